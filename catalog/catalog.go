@@ -1,0 +1,287 @@
+// Package catalog holds the bundled snapshot of SnowLuma's OneBot actions:
+// what each action takes, what it returns, whether it only reads, and how to
+// call it. It performs no I/O beyond reading its embedded files.
+//
+// The source of truth is one JSON file per category under actions/, written
+// in this project's own words. Load reads them, derives each action's
+// inputSchema from its parameters, and indexes names and aliases.
+package catalog
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+)
+
+// Version is the SnowLuma release this catalog describes.
+const Version = "1.11.1"
+
+//go:embed actions/*.json
+var files embed.FS
+
+// A Catalog is the loaded, indexed action set. It is immutable after Load
+// and safe for concurrent use.
+type Catalog struct {
+	version    string
+	categories []Category
+	actions    []*Action          // in catalog order: by name
+	byName     map[string]*Action // names and aliases
+}
+
+// A Category groups actions. Name is SnowLuma's canonical (Chinese) name;
+// Label is its English label.
+type Category struct {
+	Name  string `json:"category"`
+	Label string `json:"label"`
+	Count int    `json:"count"`
+}
+
+// An Action is one OneBot action: the complete contract get_action returns.
+type Action struct {
+	Name        string   `json:"name"`
+	Category    string   `json:"category"`
+	Summary     string   `json:"summary"`
+	Aliases     []string `json:"aliases"`
+	ReadOnly    bool     `json:"readOnly"`
+	Stream      bool     `json:"stream"`
+	Params      []Param  `json:"params"`
+	Constraints []string `json:"constraints"`
+	// Returns says in prose what a successful call's data holds.
+	Returns string `json:"returns"`
+	// ReturnsSchema describes a successful response's data (for streams,
+	// each successful frame's data), never the OneBot envelope.
+	ReturnsSchema json.RawMessage `json:"returnsSchema"`
+	Examples      []Example       `json:"examples"`
+	// InputSchema is derived from Params: an open object schema, so that
+	// fields a newer SnowLuma accepts still pass through.
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// A Param is one declared action parameter. Schema is a JSON Schema
+// (2020-12) fragment for its value, defaults included.
+type Param struct {
+	Name        string          `json:"name"`
+	Required    bool            `json:"required"`
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"schema"`
+}
+
+// An Example is an illustrative call. It is never executed by the catalog.
+type Example struct {
+	Summary string         `json:"summary"`
+	Params  map[string]any `json:"params"`
+	Notes   string         `json:"notes,omitempty"`
+}
+
+// A Brief is the compact index entry that list and search return.
+type Brief struct {
+	Name     string   `json:"name"`
+	Category string   `json:"category"`
+	Summary  string   `json:"summary"`
+	Aliases  []string `json:"aliases"`
+	ReadOnly bool     `json:"readOnly"`
+	Stream   bool     `json:"stream"`
+}
+
+// sourceFile is the layout of one file under actions/.
+type sourceFile struct {
+	Category string    `json:"category"`
+	Label    string    `json:"label"`
+	Order    int       `json:"order"`
+	Actions  []*Action `json:"actions"`
+}
+
+// Load reads and indexes the embedded catalog. It fails on malformed files,
+// duplicate names or aliases, and actions filed under the wrong category.
+func Load() (*Catalog, error) {
+	return load(files)
+}
+
+func load(fsys fs.FS) (*Catalog, error) {
+	names, err := fs.Glob(fsys, "actions/*.json")
+	if err != nil {
+		return nil, err
+	}
+	type ordered struct {
+		order int
+		cat   Category
+	}
+	cats := map[string]*ordered{}
+	c := &Catalog{version: Version, byName: make(map[string]*Action)}
+	for _, name := range names {
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		var src sourceFile
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&src); err != nil {
+			return nil, fmt.Errorf("catalog: %s: %w", path.Base(name), err)
+		}
+		if src.Category == "" || src.Label == "" {
+			return nil, fmt.Errorf("catalog: %s: category and label are required", path.Base(name))
+		}
+		for _, a := range src.Actions {
+			if a.Category == "" {
+				a.Category = src.Category
+			}
+			if a.Category != src.Category {
+				return nil, fmt.Errorf("catalog: %s: action %q is filed under %q but says %q", path.Base(name), a.Name, src.Category, a.Category)
+			}
+			if err := c.add(a); err != nil {
+				return nil, fmt.Errorf("catalog: %s: %w", path.Base(name), err)
+			}
+		}
+		// A large category may span several files; they must agree.
+		if oc, ok := cats[src.Category]; ok {
+			if oc.cat.Label != src.Label || oc.order != src.Order {
+				return nil, fmt.Errorf("catalog: %s: category %q disagrees with another file on its label or order", path.Base(name), src.Category)
+			}
+			oc.cat.Count += len(src.Actions)
+			continue
+		}
+		cats[src.Category] = &ordered{src.Order, Category{Name: src.Category, Label: src.Label, Count: len(src.Actions)}}
+	}
+	for _, oc := range slices.SortedFunc(maps.Values(cats), func(a, b *ordered) int { return a.order - b.order }) {
+		c.categories = append(c.categories, oc.cat)
+	}
+	slices.SortFunc(c.actions, func(a, b *Action) int { return strings.Compare(a.Name, b.Name) })
+	return c, nil
+}
+
+func (c *Catalog) add(a *Action) error {
+	if a.Name == "" {
+		return fmt.Errorf("an action has no name")
+	}
+	if a.Aliases == nil {
+		a.Aliases = []string{}
+	}
+	if a.Params == nil {
+		a.Params = []Param{}
+	}
+	if a.Constraints == nil {
+		a.Constraints = []string{}
+	}
+	if a.Examples == nil {
+		a.Examples = []Example{}
+	}
+	for _, n := range append([]string{a.Name}, a.Aliases...) {
+		if prev, ok := c.byName[n]; ok {
+			return fmt.Errorf("name %q of action %q is already taken by %q", n, a.Name, prev.Name)
+		}
+		c.byName[n] = a
+	}
+	schema, err := inputSchema(a.Params)
+	if err != nil {
+		return fmt.Errorf("action %q: %w", a.Name, err)
+	}
+	a.InputSchema = schema
+	c.actions = append(c.actions, a)
+	return nil
+}
+
+// inputSchema builds the open object schema of a parameter list: each
+// parameter's schema with its description, and the required names.
+func inputSchema(params []Param) (json.RawMessage, error) {
+	props := make(map[string]json.RawMessage, len(params))
+	required := []string{}
+	seen := map[string]bool{}
+	for _, p := range params {
+		if p.Name == "" {
+			return nil, fmt.Errorf("a parameter has no name")
+		}
+		if seen[p.Name] {
+			return nil, fmt.Errorf("parameter %q is declared twice", p.Name)
+		}
+		seen[p.Name] = true
+		var s map[string]json.RawMessage
+		if len(p.Schema) > 0 {
+			if err := json.Unmarshal(p.Schema, &s); err != nil {
+				return nil, fmt.Errorf("parameter %q: schema: %w", p.Name, err)
+			}
+		}
+		if s == nil {
+			s = map[string]json.RawMessage{}
+		}
+		if p.Description != "" {
+			d, _ := json.Marshal(p.Description)
+			s["description"] = d
+		}
+		b, err := json.Marshal(s)
+		if err != nil {
+			return nil, err
+		}
+		props[p.Name] = b
+		if p.Required {
+			required = append(required, p.Name)
+		}
+	}
+	return json.Marshal(struct {
+		Type                 string                     `json:"type"`
+		Properties           map[string]json.RawMessage `json:"properties"`
+		Required             []string                   `json:"required,omitempty"`
+		AdditionalProperties bool                       `json:"additionalProperties"`
+	}{"object", props, required, true})
+}
+
+// Version reports the SnowLuma release the catalog describes.
+func (c *Catalog) Version() string { return c.version }
+
+// Len reports how many actions the catalog holds (aliases not counted).
+func (c *Catalog) Len() int { return len(c.actions) }
+
+// Categories returns every category in its canonical order with its count.
+func (c *Catalog) Categories() []Category { return slices.Clone(c.categories) }
+
+// Actions returns every action in catalog order.
+func (c *Catalog) Actions() []*Action { return slices.Clone(c.actions) }
+
+// Lookup finds an action by its name or one of its aliases.
+func (c *Catalog) Lookup(name string) (*Action, bool) {
+	a, ok := c.byName[name]
+	return a, ok
+}
+
+// Category resolves a category by its canonical name or, ignoring case, its
+// English label.
+func (c *Catalog) Category(name string) (Category, bool) {
+	for _, cat := range c.categories {
+		if cat.Name == name || strings.EqualFold(cat.Label, name) {
+			return cat, true
+		}
+	}
+	return Category{}, false
+}
+
+// Brief returns the compact index entry of a.
+func (a *Action) Brief() Brief {
+	return Brief{Name: a.Name, Category: a.Category, Summary: a.Summary, Aliases: a.Aliases, ReadOnly: a.ReadOnly, Stream: a.Stream}
+}
+
+// Required lists the names of a's top-level required parameters.
+func (a *Action) Required() []string {
+	var r []string
+	for _, p := range a.Params {
+		if p.Required {
+			r = append(r, p.Name)
+		}
+	}
+	return r
+}
+
+// Param returns a's declared parameter called name.
+func (a *Action) Param(name string) (Param, bool) {
+	for _, p := range a.Params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}

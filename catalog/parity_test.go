@@ -1,0 +1,162 @@
+package catalog
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/snowluma/snowluma-mcp/internal/reference"
+)
+
+// refAction is the part of SnowLuma's own catalog snapshot that parity
+// compares: facts, never prose.
+type refAction struct {
+	Name       string   `json:"name"`
+	Aliases    []string `json:"aliases"`
+	Category   string   `json:"category"`
+	ReadOnly   bool     `json:"readOnly"`
+	Stream     bool     `json:"stream"`
+	Invariants []string `json:"invariants"`
+	Params     []struct {
+		Name     string         `json:"name"`
+		Required bool           `json:"required"`
+		Default  any            `json:"default"`
+		Schema   map[string]any `json:"schema"`
+	} `json:"params"`
+}
+
+// factsOf strips a parameter schema to its facts: no descriptions and no
+// vendor (x-) keywords, at any depth.
+func factsOf(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, x := range v {
+			if k == "description" || strings.HasPrefix(k, "x-") {
+				continue
+			}
+			out[k] = factsOf(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = factsOf(x)
+		}
+		return out
+	}
+	return v
+}
+
+// TestParity compares the embedded catalog with SnowLuma 1.11.1's own
+// snapshot and lists every difference in names, aliases, categories,
+// read-only and stream flags, declared and required parameters, parameter
+// types, constraints and defaults, and the number of cross-field constraints.
+func TestParity(t *testing.T) {
+	data, err := os.ReadFile(reference.Path(t, "snowluma-1.11.1-catalog.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		Actions []refAction `json:"actions"`
+	}
+	if err := json.Unmarshal(data, &ref); err != nil {
+		t.Fatal(err)
+	}
+	c := mustLoad(t)
+	var diffs []string
+	diff := func(format string, args ...any) { diffs = append(diffs, fmt.Sprintf(format, args...)) }
+
+	seen := map[string]bool{}
+	for _, r := range ref.Actions {
+		seen[r.Name] = true
+		a, ok := c.Lookup(r.Name)
+		if !ok {
+			diff("%s: missing", r.Name)
+			continue
+		}
+		if a.Name != r.Name {
+			diff("%s: is an alias of %s here", r.Name, a.Name)
+			continue
+		}
+		if got, want := slices.Sorted(slices.Values(a.Aliases)), slices.Sorted(slices.Values(r.Aliases)); !slices.Equal(got, want) {
+			diff("%s: aliases %v, want %v", r.Name, got, want)
+		}
+		if a.Category != r.Category {
+			diff("%s: category %q, want %q", r.Name, a.Category, r.Category)
+		}
+		if a.ReadOnly != r.ReadOnly {
+			diff("%s: readOnly %v, want %v", r.Name, a.ReadOnly, r.ReadOnly)
+		}
+		if a.Stream != r.Stream {
+			diff("%s: stream %v, want %v", r.Name, a.Stream, r.Stream)
+		}
+		if len(a.Constraints) != len(r.Invariants) {
+			diff("%s: %d cross-field constraints, want %d", r.Name, len(a.Constraints), len(r.Invariants))
+		}
+		var declared, wantDeclared, required, wantRequired []string
+		for _, p := range a.Params {
+			declared = append(declared, p.Name)
+			if p.Required {
+				required = append(required, p.Name)
+			}
+		}
+		for _, p := range r.Params {
+			wantDeclared = append(wantDeclared, p.Name)
+			if p.Required {
+				wantRequired = append(wantRequired, p.Name)
+			}
+			mine, ok := a.Param(p.Name)
+			if !ok {
+				continue
+			}
+			want := p.Schema
+			if want == nil {
+				want = map[string]any{}
+			}
+			if p.Default != nil {
+				want["default"] = p.Default
+			}
+			var got map[string]any
+			if len(mine.Schema) > 0 {
+				if err := json.Unmarshal(mine.Schema, &got); err != nil {
+					diff("%s.%s: schema: %v", r.Name, p.Name, err)
+					continue
+				}
+			}
+			if got == nil {
+				got = map[string]any{}
+			}
+			if g, w := factsOf(got), factsOf(want); !reflect.DeepEqual(g, w) {
+				gj, _ := json.Marshal(g)
+				wj, _ := json.Marshal(w)
+				diff("%s.%s: schema %s, want %s", r.Name, p.Name, gj, wj)
+			}
+		}
+		slices.Sort(declared)
+		slices.Sort(wantDeclared)
+		slices.Sort(required)
+		slices.Sort(wantRequired)
+		if !slices.Equal(declared, wantDeclared) {
+			diff("%s: parameters %v, want %v", r.Name, declared, wantDeclared)
+		}
+		if !slices.Equal(required, wantRequired) {
+			diff("%s: required %v, want %v", r.Name, required, wantRequired)
+		}
+	}
+	for _, a := range c.Actions() {
+		if !seen[a.Name] {
+			diff("%s: not in SnowLuma 1.11.1", a.Name)
+		}
+	}
+	for _, d := range diffs {
+		t.Error(d)
+	}
+	if len(diffs) > 0 {
+		t.Logf("%d differences", len(diffs))
+	}
+}
