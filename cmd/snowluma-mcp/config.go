@@ -1,0 +1,117 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/kelseyhightower/envconfig"
+	"github.com/snowluma/snowluma-mcp/internal/server"
+)
+
+// envPrefix prefixes every variable: SNOWLUMA_MCP_ENDPOINT and so on.
+const envPrefix = "SNOWLUMA_MCP"
+
+// env is the environment as read, every value a string so that a bad value
+// is reported in our words. The desc and shown tags feed --help: shown is the
+// default as a person reads it.
+type env struct {
+	Endpoint string `envconfig:"ENDPOINT" shown:"unset (docs mode)" desc:"SnowLuma OneBot HTTP endpoint: an absolute http(s) URL such as http://127.0.0.1:3000/, without credentials, query or fragment. Unset: docs mode, nothing is executed."`
+	Token    string `envconfig:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Never logged, returned or written to disk."`
+	Timeout  string `envconfig:"TIMEOUT_MS" default:"30000" shown:"30000" desc:"Timeout of one ordinary action call, in milliseconds (a positive integer)."`
+	Mode     string `envconfig:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
+}
+
+// usage is the --help table of variables.
+const usage = `{{range .}}{{.Key}}	{{.Tags.Get "shown"}}	{{.Tags.Get "desc"}}
+{{end}}`
+
+// Config is the validated configuration.
+type Config struct {
+	Endpoint  *url.URL // nil in docs mode without an endpoint
+	Token     string
+	TimeoutMS int
+	Mode      server.Mode
+	// Notes are start-up remarks for stderr, e.g. an ignored mode.
+	Notes []string
+}
+
+// A ConfigError names the variable at fault, what is wrong with its value
+// and what is accepted. It never repeats a secret value.
+type ConfigError struct {
+	Var      string
+	Problem  string
+	Accepted string
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("%s_%s: %s; accepted: %s", envPrefix, e.Var, e.Problem, e.Accepted)
+}
+
+// loadConfig reads the environment and applies the baseline's mode rules.
+func loadConfig() (*Config, error) {
+	var e env
+	if err := envconfig.Process(envPrefix, &e); err != nil {
+		return nil, err
+	}
+	return parseConfig(e)
+}
+
+func parseConfig(e env) (*Config, error) {
+	c := &Config{Token: e.Token}
+
+	t, err := strconv.Atoi(strings.TrimSpace(e.Timeout))
+	if err != nil || t <= 0 {
+		return nil, &ConfigError{"TIMEOUT_MS", fmt.Sprintf("%q is not a positive integer", e.Timeout), "a whole number of milliseconds greater than 0, e.g. 30000"}
+	}
+	c.TimeoutMS = t
+
+	if e.Endpoint != "" {
+		u, err := parseEndpoint(e.Endpoint)
+		if err != nil {
+			return nil, err
+		}
+		c.Endpoint = u
+	}
+
+	switch m := server.Mode(strings.ToLower(strings.TrimSpace(e.Mode))); m {
+	case "":
+		c.Mode = server.ModeDocs
+		if c.Endpoint != nil {
+			c.Mode = server.ModeRead
+		}
+	case server.ModeDocs, server.ModeRead, server.ModeWrite:
+		c.Mode = m
+		if c.Endpoint == nil && m != server.ModeDocs {
+			c.Mode = server.ModeDocs
+			c.Notes = append(c.Notes, fmt.Sprintf("%s_MODE=%s ignored: no %s_ENDPOINT is set, so the mode is docs", envPrefix, m, envPrefix))
+		}
+	default:
+		return nil, &ConfigError{"MODE", fmt.Sprintf("%q is not a mode", e.Mode), "docs, read or write"}
+	}
+	return c, nil
+}
+
+// parseEndpoint accepts an absolute http(s) URL with a host and nothing
+// secret in it: no user info, no query (SnowLuma's ?access_token= included)
+// and no fragment. Errors never echo the value, which may hold a secret.
+func parseEndpoint(s string) (*url.URL, error) {
+	const accepted = "an absolute http:// or https:// URL with a host, e.g. http://127.0.0.1:3000/, with the token in SNOWLUMA_MCP_TOKEN"
+	u, err := url.Parse(strings.TrimSpace(s))
+	switch {
+	case err != nil:
+		return nil, &ConfigError{"ENDPOINT", "the value is not a URL", accepted}
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, &ConfigError{"ENDPOINT", "the URL's scheme is not http or https", accepted}
+	case u.Host == "" || u.Hostname() == "":
+		return nil, &ConfigError{"ENDPOINT", "the URL has no host", accepted}
+	case u.User != nil:
+		return nil, &ConfigError{"ENDPOINT", "the URL embeds credentials", accepted}
+	case u.RawQuery != "" || u.ForceQuery:
+		return nil, &ConfigError{"ENDPOINT", "the URL has a query string", accepted}
+	case u.Fragment != "":
+		return nil, &ConfigError{"ENDPOINT", "the URL has a fragment", accepted}
+	}
+	return u, nil
+}

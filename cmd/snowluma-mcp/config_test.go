@@ -1,0 +1,123 @@
+package main_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// runBinary runs the binary with exactly env and no input, returning its
+// exit status, stdout and stderr.
+func runBinary(t *testing.T, args []string, env ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		env     []string
+		want    []string // in the one stderr line
+		secrets []string // never in it
+	}{
+		{"unknown mode", []string{"SNOWLUMA_MCP_MODE=admin"}, []string{"SNOWLUMA_MCP_MODE", `"admin"`, "docs, read or write"}, nil},
+		{"zero timeout", []string{"SNOWLUMA_MCP_TIMEOUT_MS=0"}, []string{"SNOWLUMA_MCP_TIMEOUT_MS", "positive integer"}, nil},
+		{"negative timeout", []string{"SNOWLUMA_MCP_TIMEOUT_MS=-5"}, []string{"SNOWLUMA_MCP_TIMEOUT_MS", "positive integer"}, nil},
+		{"word timeout", []string{"SNOWLUMA_MCP_TIMEOUT_MS=soon"}, []string{"SNOWLUMA_MCP_TIMEOUT_MS", `"soon"`}, nil},
+		{"relative endpoint", []string{"SNOWLUMA_MCP_ENDPOINT=127.0.0.1:3000"}, []string{"SNOWLUMA_MCP_ENDPOINT", "http"}, nil},
+		{"ftp endpoint", []string{"SNOWLUMA_MCP_ENDPOINT=ftp://127.0.0.1/"}, []string{"SNOWLUMA_MCP_ENDPOINT", "scheme"}, nil},
+		{"no host", []string{"SNOWLUMA_MCP_ENDPOINT=http:///onebot"}, []string{"SNOWLUMA_MCP_ENDPOINT", "no host"}, nil},
+		{"credentials", []string{"SNOWLUMA_MCP_ENDPOINT=http://admin:hunter2@127.0.0.1:3000/"}, []string{"SNOWLUMA_MCP_ENDPOINT", "credentials"}, []string{"hunter2", "admin:"}},
+		{"token in query", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:3000/?access_token=s3cret"}, []string{"SNOWLUMA_MCP_ENDPOINT", "query"}, []string{"s3cret"}},
+		{"fragment", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:3000/#x"}, []string{"SNOWLUMA_MCP_ENDPOINT", "fragment"}, nil},
+		{"bad mode with endpoint", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:3000/", "SNOWLUMA_MCP_MODE=READONLY", "SNOWLUMA_MCP_TOKEN=tok-123"}, []string{"SNOWLUMA_MCP_MODE"}, []string{"tok-123"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runBinary(t, nil, tc.env...)
+			if code != 2 {
+				t.Errorf("exit status %d, want 2", code)
+			}
+			if stdout != "" {
+				t.Errorf("stdout: %q", stdout)
+			}
+			if n := strings.Count(stderr, "\n"); n != 1 {
+				t.Errorf("%d stderr lines: %q", n, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q lacks %q", stderr, w)
+				}
+			}
+			for _, s := range tc.secrets {
+				if strings.Contains(stderr, s) {
+					t.Errorf("stderr %q leaks %q", stderr, s)
+				}
+			}
+		})
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	code, stdout, _ := runBinary(t, []string{"--help"})
+	if code != 0 {
+		t.Errorf("--help exit %d", code)
+	}
+	for _, v := range []string{"SNOWLUMA_MCP_ENDPOINT", "SNOWLUMA_MCP_TOKEN", "SNOWLUMA_MCP_TIMEOUT_MS", "SNOWLUMA_MCP_MODE", "30000"} {
+		if !strings.Contains(stdout, v) {
+			t.Errorf("--help lacks %s", v)
+		}
+	}
+	code, stdout, _ = runBinary(t, []string{"--version"})
+	if code != 0 || !strings.Contains(stdout, "snowluma-mcp") || !strings.Contains(stdout, "1.11.1") {
+		t.Errorf("--version: %d %q", code, stdout)
+	}
+	code, stdout, stderr := runBinary(t, []string{"--bogus"})
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "--bogus") {
+		t.Errorf("--bogus: %d %q %q", code, stdout, stderr)
+	}
+}
+
+func TestModeRules(t *testing.T) {
+	for _, tc := range []struct {
+		env      []string
+		mode     string
+		ignored  bool
+		endpoint string
+	}{
+		{nil, "docs", false, "none"},
+		{[]string{"SNOWLUMA_MCP_MODE=write"}, "docs", true, "none"},
+		{[]string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/"}, "read", false, "http://127.0.0.1:9/"},
+		{[]string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_MODE=docs"}, "docs", false, "http://127.0.0.1:9/"},
+		{[]string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TOKEN=tok-xyz"}, "write", false, "http://127.0.0.1:9/"},
+	} {
+		// With stdin closed at once the server starts, logs and exits.
+		code, stdout, stderr := runBinary(t, nil, tc.env...)
+		if code != 0 || stdout != "" {
+			t.Errorf("%v: exit %d stdout %q", tc.env, code, stdout)
+		}
+		if !strings.Contains(stderr, "mode "+tc.mode+",") || !strings.Contains(stderr, "endpoint "+tc.endpoint) {
+			t.Errorf("%v: start-up line %q", tc.env, stderr)
+		}
+		if got := strings.Contains(stderr, "ignored"); got != tc.ignored {
+			t.Errorf("%v: ignored note %v: %q", tc.env, got, stderr)
+		}
+		if strings.Contains(stderr, "tok-xyz") {
+			t.Errorf("token on stderr: %q", stderr)
+		}
+	}
+}

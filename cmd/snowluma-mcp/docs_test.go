@@ -1,0 +1,324 @@
+package main_test
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+)
+
+type brief struct {
+	Name     string   `json:"name"`
+	Category string   `json:"category"`
+	Summary  string   `json:"summary"`
+	Aliases  []string `json:"aliases"`
+	ReadOnly bool     `json:"readOnly"`
+	Stream   bool     `json:"stream"`
+}
+
+type pageResult struct {
+	Count      int             `json:"count"`
+	Total      *int            `json:"total"`
+	NextOffset json.RawMessage `json:"next_offset"` // absent, null or a number
+	Actions    []brief         `json:"actions"`
+}
+
+func docsSession(t *testing.T, era mcptest.Era) *mcp.ClientSession {
+	return mcptest.Spawn(t, bin, era).Connect(nil)
+}
+
+func TestToolDefinitions(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		cs := docsSession(t, era)
+		res, err := cs.ListTools(ctx(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range res.Tools {
+			in := decode[map[string]any](t, mustJSON(t, tool.InputSchema))
+			if in["additionalProperties"] != false {
+				t.Errorf("%s: input schema is not closed", tool.Name)
+			}
+			props, _ := in["properties"].(map[string]any)
+			for name, p := range props {
+				if d, _ := p.(map[string]any)["description"].(string); d == "" {
+					t.Errorf("%s: property %s has no description", tool.Name, name)
+				}
+			}
+			if tool.OutputSchema == nil {
+				t.Errorf("%s: no outputSchema", tool.Name)
+			}
+			if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint || tool.Annotations.OpenWorldHint == nil || *tool.Annotations.OpenWorldHint {
+				t.Errorf("%s: docs tool annotations %+v", tool.Name, tool.Annotations)
+			}
+			if tool.Description == "" {
+				t.Errorf("%s: no description", tool.Name)
+			}
+		}
+	})
+}
+
+func mustJSON(t *testing.T, v any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestListActions(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		cs := docsSession(t, era)
+
+		_, all := callTool(t, cs, "list_actions", map[string]any{})
+		full := decode[map[string]json.RawMessage](t, all.Result)
+		if _, paged := full["total"]; paged {
+			t.Error("unpaged answer carries total")
+		}
+		if _, paged := full["next_offset"]; paged {
+			t.Error("unpaged answer carries next_offset")
+		}
+		everything := decode[pageResult](t, all.Result)
+		if everything.Count != len(everything.Actions) || everything.Count == 0 {
+			t.Fatalf("count %d, %d actions", everything.Count, len(everything.Actions))
+		}
+		if !slices.IsSortedFunc(everything.Actions, func(a, b brief) int { return strings.Compare(a.Name, b.Name) }) {
+			t.Error("not in catalog (name) order")
+		}
+
+		t.Run("filters", func(t *testing.T) {
+			for _, tc := range []struct {
+				args map[string]any
+				ok   func(brief) bool
+			}{
+				{map[string]any{"read_only": true}, func(b brief) bool { return b.ReadOnly }},
+				{map[string]any{"read_only": false}, func(b brief) bool { return !b.ReadOnly }},
+				{map[string]any{"stream": true}, func(b brief) bool { return b.Stream }},
+				{map[string]any{"stream": false}, func(b brief) bool { return !b.Stream }},
+				{map[string]any{"category": "消息"}, func(b brief) bool { return b.Category == "消息" }},
+				{map[string]any{"category": "Messages"}, func(b brief) bool { return b.Category == "消息" }},
+				{map[string]any{"category": "消息", "read_only": true}, func(b brief) bool { return b.Category == "消息" && b.ReadOnly }},
+			} {
+				_, r := callTool(t, cs, "list_actions", tc.args)
+				pg := decode[pageResult](t, r.Result)
+				if pg.Count == 0 {
+					t.Errorf("%v: nothing", tc.args)
+				}
+				want := 0
+				for _, b := range everything.Actions {
+					if tc.ok(b) {
+						want++
+					}
+				}
+				if pg.Count != want {
+					t.Errorf("%v: %d actions, want %d", tc.args, pg.Count, want)
+				}
+				for _, b := range pg.Actions {
+					if !tc.ok(b) {
+						t.Errorf("%v: %s passed the filter", tc.args, b.Name)
+					}
+				}
+			}
+		})
+
+		t.Run("pagination", func(t *testing.T) {
+			var got []brief
+			offset := 0
+			for pages := 0; ; pages++ {
+				if pages > 1000 {
+					t.Fatal("pagination does not end")
+				}
+				_, r := callTool(t, cs, "list_actions", map[string]any{"limit": 2, "offset": offset})
+				pg := decode[pageResult](t, r.Result)
+				if pg.Total == nil || *pg.Total != everything.Count {
+					t.Fatalf("total = %v", pg.Total)
+				}
+				if pg.Count != len(pg.Actions) || pg.Count > 2 {
+					t.Fatalf("page count %d, %d actions", pg.Count, len(pg.Actions))
+				}
+				got = append(got, pg.Actions...)
+				if pg.NextOffset == nil {
+					t.Fatal("paged answer lacks next_offset")
+				}
+				if string(pg.NextOffset) == "null" {
+					break
+				}
+				offset = decode[int](t, pg.NextOffset)
+			}
+			if !slices.EqualFunc(got, everything.Actions, func(a, b brief) bool { return a.Name == b.Name }) {
+				t.Error("pages do not add up to the whole list")
+			}
+			// Past the end: an empty page, next_offset null.
+			_, r := callTool(t, cs, "list_actions", map[string]any{"offset": everything.Count + 5})
+			pg := decode[pageResult](t, r.Result)
+			if pg.Count != 0 || len(pg.Actions) != 0 || string(pg.NextOffset) != "null" {
+				t.Errorf("past the end: %+v", pg)
+			}
+			// Offset alone returns the rest.
+			_, r = callTool(t, cs, "list_actions", map[string]any{"offset": 1})
+			if pg := decode[pageResult](t, r.Result); pg.Count != everything.Count-1 {
+				t.Errorf("offset 1: %d actions", pg.Count)
+			}
+		})
+
+		t.Run("bad arguments", func(t *testing.T) {
+			for _, tc := range []struct {
+				args  map[string]any
+				field string
+			}{
+				{map[string]any{"limit": 0}, "/limit"},
+				{map[string]any{"limit": 201}, "/limit"},
+				{map[string]any{"offset": -1}, "/offset"},
+				{map[string]any{"limit": "ten"}, "/limit"},
+				{map[string]any{"category": "no such"}, "/category"},
+				{map[string]any{"colour": "red"}, "colour"},
+			} {
+				res, r := callTool(t, cs, "list_actions", tc.args)
+				if !res.IsError || r.Diagnostics.Kind != "invalid_arguments" || !strings.Contains(r.Diagnostics.Message, tc.field) || r.Diagnostics.NextStep == "" {
+					t.Errorf("%v: isError=%v diagnostics=%+v", tc.args, res.IsError, r.Diagnostics)
+				}
+			}
+		})
+	})
+}
+
+func TestSearchActions(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		cs := docsSession(t, era)
+		names := func(args map[string]any) []string {
+			t.Helper()
+			_, r := callTool(t, cs, "search_actions", args)
+			pg := decode[pageResult](t, r.Result)
+			var out []string
+			for _, b := range pg.Actions {
+				out = append(out, b.Name)
+			}
+			return out
+		}
+		if got := names(map[string]any{"query": "GROUP_MSG"}); !slices.Contains(got, "send_group_msg") || !slices.IsSorted(got) {
+			t.Errorf("substring: %v", got)
+		}
+		if got := names(map[string]any{"query": "群 禁言"}); len(got) != 0 {
+			t.Errorf("substring mode split the query: %v", got)
+		}
+		for _, q := range []string{"群 禁言", "mute", "禁言"} {
+			if got := names(map[string]any{"query": q, "match": "keywords"}); !slices.Contains(got, "set_group_ban") {
+				t.Errorf("keywords %q: %v", q, got)
+			}
+		}
+		if got := names(map[string]any{"query": "get_msg", "match": "keywords"}); len(got) == 0 || got[0] != "get_msg" {
+			t.Errorf("exact name not first: %v", got)
+		}
+		if got := names(map[string]any{"query": "send", "match": "keywords", "read_only": true}); slices.Contains(got, "send_group_msg") {
+			t.Errorf("read_only filter let send_group_msg through: %v", got)
+		}
+		_, r := callTool(t, cs, "search_actions", map[string]any{"query": "msg", "limit": 1})
+		pg := decode[pageResult](t, r.Result)
+		if pg.Count != 1 || pg.Total == nil || *pg.Total < 2 || string(pg.NextOffset) != "1" {
+			t.Errorf("paged search: %+v", pg)
+		}
+		res, r := callTool(t, cs, "search_actions", map[string]any{"query": "x", "match": "regex"})
+		if !res.IsError || !strings.Contains(r.Diagnostics.Message, "/match") {
+			t.Errorf("bad match: %+v", r.Diagnostics)
+		}
+		res, r = callTool(t, cs, "search_actions", map[string]any{})
+		if !res.IsError || !strings.Contains(r.Diagnostics.Message, "query") {
+			t.Errorf("missing query: %+v", r.Diagnostics)
+		}
+	})
+}
+
+type fullAction struct {
+	Name          string          `json:"name"`
+	Aliases       []string        `json:"aliases"`
+	Params        []any           `json:"params"`
+	ReturnsSchema json.RawMessage `json:"returnsSchema"`
+	Examples      []any           `json:"examples"`
+	InputSchema   map[string]any  `json:"inputSchema"`
+}
+
+func TestGetAction(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		cs := docsSession(t, era)
+		_, r := callTool(t, cs, "get_action", map[string]any{"name": "send_group_msg"})
+		a := decode[fullAction](t, r.Result)
+		if a.Name != "send_group_msg" || len(a.Params) == 0 || len(a.Examples) == 0 || len(a.ReturnsSchema) == 0 || a.InputSchema["type"] != "object" {
+			t.Errorf("entry incomplete: %s", r.Result)
+		}
+		if req, _ := a.InputSchema["required"].([]any); !slices.Contains(req, any("group_id")) || !slices.Contains(req, any("message")) {
+			t.Errorf("inputSchema required = %v", a.InputSchema["required"])
+		}
+
+		// An alias returns its target's full entry.
+		_, r = callTool(t, cs, "get_action", map[string]any{"name": "get_ptt_text"})
+		if a := decode[fullAction](t, r.Result); a.Name != "fetch_ptt_text" || !slices.Contains(a.Aliases, "get_ptt_text") {
+			t.Errorf("alias lookup: %s", r.Result)
+		}
+
+		res, r := callTool(t, cs, "get_action", map[string]any{"name": "send_grup_msg"})
+		if !res.IsError || r.Diagnostics.Kind != "unknown_action" || string(r.Result) != "null" {
+			t.Fatalf("unknown name: %+v", r)
+		}
+		if !strings.Contains(r.Diagnostics.Message, `"send_grup_msg"`) || !strings.Contains(r.Diagnostics.NextStep, "send_group_msg") {
+			t.Errorf("unknown name diagnostics: %+v", r.Diagnostics)
+		}
+	})
+}
+
+func TestListCategories(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		cs := docsSession(t, era)
+		_, r := callTool(t, cs, "list_categories", nil)
+		cats := decode[[]struct {
+			Category string `json:"category"`
+			Label    string `json:"label"`
+			Count    int    `json:"count"`
+		}](t, r.Result)
+		if len(cats) == 0 || cats[0].Category != "信息" || cats[0].Label != "Information" {
+			t.Errorf("categories: %+v", cats)
+		}
+	})
+}
+
+func TestCatalogResource(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		cs := docsSession(t, era)
+		lr, err := cs.ListResources(ctx(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(lr.Resources) != 1 || lr.Resources[0].URI != "snowluma://onebot/actions" || lr.Resources[0].MIMEType != "application/json" {
+			t.Fatalf("resources: %+v", lr.Resources)
+		}
+		rr, err := cs.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: "snowluma://onebot/actions"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := decode[struct {
+			Version    string `json:"version"`
+			Categories []struct {
+				Count int `json:"count"`
+			} `json:"categories"`
+			Actions []fullAction `json:"actions"`
+		}](t, json.RawMessage(rr.Contents[0].Text))
+		if doc.Version != "1.11.1" || len(doc.Categories) == 0 {
+			t.Errorf("version %q, %d categories", doc.Version, len(doc.Categories))
+		}
+		n := 0
+		for _, c := range doc.Categories {
+			n += c.Count
+		}
+		if n != len(doc.Actions) {
+			t.Errorf("categories count %d, %d actions", n, len(doc.Actions))
+		}
+		for _, a := range doc.Actions {
+			if len(a.ReturnsSchema) == 0 || len(a.Examples) == 0 || a.InputSchema == nil {
+				t.Errorf("%s: entry is not complete", a.Name)
+			}
+		}
+	})
+}

@@ -1,0 +1,104 @@
+// Command snowluma-mcp is a stdio MCP server that gives MCP clients
+// SnowLuma's OneBot action catalog and, when configured, drives a running
+// SnowLuma instance. It is configured by environment variables only; run it
+// with --help for the list.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+	"text/template"
+
+	"github.com/kelseyhightower/envconfig"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/server"
+)
+
+// Exit statuses.
+const (
+	exitOK     = 0
+	exitFailed = 1 // the server could not start or stopped on an error
+	exitUsage  = 2 // bad flags or configuration: nothing was served
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is main without the process: stdout is the protocol channel and
+// stderr the only log.
+func run(args []string, stdout, stderr io.Writer) int {
+	for _, a := range args {
+		switch a {
+		case "--help", "-help", "-h":
+			printHelp(stdout)
+			return exitOK
+		case "--version", "-version":
+			fmt.Fprintf(stdout, "%s %s (SnowLuma catalog %s)\n", server.Name, server.Version, catalog.Version)
+			return exitOK
+		default:
+			fmt.Fprintf(stderr, "%s: unknown argument %q; accepted: --help, --version (configuration is by environment variables)\n", server.Name, a)
+			return exitUsage
+		}
+	}
+
+	cfg, err := loadConfig()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: configuration error: %v\n", server.Name, err)
+		return exitUsage
+	}
+	cat, err := catalog.Load()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
+		return exitFailed
+	}
+	for _, n := range cfg.Notes {
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, n)
+	}
+	endpoint := "none"
+	if cfg.Endpoint != nil {
+		endpoint = cfg.Endpoint.String()
+	}
+	fmt.Fprintf(stderr, "%s %s: SnowLuma catalog %s, %d actions in %d categories, mode %s, endpoint %s\n",
+		server.Name, server.Version, cat.Version(), cat.Len(), len(cat.Categories()), cfg.Mode, endpoint)
+
+	s := server.New(server.Options{Catalog: cat, Mode: cfg.Mode, Log: stderr})
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := s.Run(ctx, &mcp.StdioTransport{}); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintf(w, `%s %s: a stdio MCP server for SnowLuma (OneBot v11) bots.
+
+It serves the bundled SnowLuma %s action catalog to any MCP client and, when
+SNOWLUMA_MCP_ENDPOINT is set, runs actions against that SnowLuma instance
+(read-only actions in read mode, any action in write mode). MCP hosts spawn
+it and talk to it over stdin/stdout; it is configured by environment
+variables only.
+
+Usage: %s [--help | --version]
+
+Environment:
+
+`, server.Name, server.Version, catalog.Version, server.Name)
+	tw := tabwriter.NewWriter(w, 1, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "VARIABLE\tDEFAULT\tMEANING")
+	tmpl := template.Must(template.New("usage").Parse(usage))
+	if err := envconfig.Usaget(envPrefix, &env{}, tw, tmpl); err != nil {
+		fmt.Fprintf(w, "(could not list variables: %v)\n", err)
+	}
+	tw.Flush()
+}

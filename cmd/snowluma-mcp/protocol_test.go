@@ -1,0 +1,155 @@
+package main_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+)
+
+var supported = []any{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"}
+
+func result(t *testing.T, m map[string]any) map[string]any {
+	t.Helper()
+	r, ok := m["result"].(map[string]any)
+	if !ok {
+		t.Fatalf("no result: %v", m)
+	}
+	return r
+}
+
+func TestModernNoHandshake(t *testing.T) {
+	p := mcptest.Spawn(t, bin, mcptest.Modern)
+	raw := p.Raw()
+	meta := mcptest.ModernMeta("2026-07-28")
+
+	r := result(t, raw.Call(1, "tools/list", `{"_meta":`+meta+`}`))
+	if r["resultType"] != "complete" {
+		t.Errorf("resultType = %v", r["resultType"])
+	}
+	info, _ := r["_meta"].(map[string]any)["io.modelcontextprotocol/serverInfo"].(map[string]any)
+	if info["name"] != "snowluma-mcp" || info["version"] == "" {
+		t.Errorf("serverInfo = %v", info)
+	}
+	checkHint(t, "tools/list", r, 300000, "private")
+	var names []string
+	for _, tool := range r["tools"].([]any) {
+		names = append(names, tool.(map[string]any)["name"].(string))
+	}
+	if want := []string{"get_action", "list_actions", "list_categories", "search_actions"}; !slices.Equal(names, want) {
+		t.Errorf("docs-mode tools = %v, want %v (sorted by name)", names, want)
+	}
+
+	checkHint(t, "resources/list", result(t, raw.Call(2, "resources/list", `{"_meta":`+meta+`}`)), 300000, "private")
+	checkHint(t, "resources/templates/list", result(t, raw.Call(3, "resources/templates/list", `{"_meta":`+meta+`}`)), 300000, "public")
+	rr := result(t, raw.Call(4, "resources/read", `{"uri":"snowluma://onebot/actions","_meta":`+meta+`}`))
+	checkHint(t, "resources/read", rr, 300000, "public")
+
+	call := result(t, raw.Call(5, "tools/call", `{"name":"list_categories","arguments":{},"_meta":`+meta+`}`))
+	if _, ok := call["ttlMs"]; ok {
+		t.Error("tools/call carries ttlMs")
+	}
+	if _, ok := call["cacheScope"]; ok {
+		t.Error("tools/call carries cacheScope")
+	}
+	if call["resultType"] != "complete" {
+		t.Errorf("tools/call resultType = %v", call["resultType"])
+	}
+}
+
+func checkHint(t *testing.T, method string, r map[string]any, ttl float64, scope string) {
+	t.Helper()
+	if r["ttlMs"] != ttl || r["cacheScope"] != scope {
+		t.Errorf("%s: ttlMs=%v cacheScope=%v, want %v %s", method, r["ttlMs"], r["cacheScope"], ttl, scope)
+	}
+}
+
+func TestDiscover(t *testing.T) {
+	p := mcptest.Spawn(t, bin, mcptest.Modern)
+	r := result(t, p.Raw().Call(1, "server/discover", `{"_meta":`+mcptest.ModernMeta("2026-07-28")+`}`))
+	if got := r["supportedVersions"]; fmt.Sprint(got) != fmt.Sprint(supported) {
+		t.Errorf("supportedVersions = %v, want %v", got, supported)
+	}
+	if info, _ := r["_meta"].(map[string]any)["io.modelcontextprotocol/serverInfo"].(map[string]any); info["name"] != "snowluma-mcp" {
+		t.Errorf("serverInfo = %v", r["serverInfo"])
+	}
+	caps, _ := r["capabilities"].(map[string]any)
+	if _, ok := caps["tools"]; !ok {
+		t.Errorf("capabilities = %v", caps)
+	}
+	if _, ok := caps["logging"]; ok {
+		t.Error("logging capability advertised; stderr is the log")
+	}
+}
+
+func TestUnsupportedRevision(t *testing.T) {
+	check := func(t *testing.T, m map[string]any, requested string) {
+		t.Helper()
+		e, ok := m["error"].(map[string]any)
+		if !ok {
+			t.Fatalf("not an error: %v", m)
+		}
+		if e["code"] != float64(-32022) {
+			t.Errorf("code = %v, want -32022", e["code"])
+		}
+		data, _ := e["data"].(map[string]any)
+		if fmt.Sprint(data["supported"]) != fmt.Sprint(supported) || data["requested"] != requested {
+			t.Errorf("data = %v", data)
+		}
+	}
+	t.Run("per-request", func(t *testing.T) {
+		p := mcptest.Spawn(t, bin, mcptest.Modern)
+		check(t, p.Raw().Call(1, "tools/call", `{"name":"list_categories","_meta":`+mcptest.ModernMeta("2099-01-01")+`}`), "2099-01-01")
+	})
+	t.Run("initialize", func(t *testing.T) {
+		p := mcptest.Spawn(t, bin, mcptest.Legacy)
+		raw := p.Raw()
+		check(t, raw.Call(1, "initialize", `{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"old","version":"1"}}`), "2024-11-05")
+		// The refusal changed nothing: a supported handshake still works.
+		r := result(t, raw.Call(2, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"new","version":"1"}}`))
+		if r["protocolVersion"] != "2025-06-18" {
+			t.Errorf("negotiated %v", r["protocolVersion"])
+		}
+	})
+}
+
+func TestLegacyRevisions(t *testing.T) {
+	for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
+		t.Run(v, func(t *testing.T) {
+			era := mcptest.Legacy
+			p := mcptest.Spawn(t, bin, era)
+			raw := p.Raw()
+			r := result(t, raw.Call(1, "initialize", fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"legacy","version":"1"}}`, v)))
+			if r["protocolVersion"] != v {
+				t.Fatalf("negotiated %v, want %s", r["protocolVersion"], v)
+			}
+			raw.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			tl := result(t, raw.Call(2, "tools/list", `{}`))
+			// ttlMs and cacheScope are always encoded by the SDK; the
+			// 2025-11-25 schema allows them as extra fields (checked on
+			// every line), but the modern resultType must not leak.
+			if _, ok := tl["resultType"]; ok {
+				t.Error("legacy tools/list carries resultType")
+			}
+			if n := len(tl["tools"].([]any)); n != 4 {
+				t.Errorf("%d tools", n)
+			}
+		})
+	}
+}
+
+func TestStdoutIsProtocolOnly(t *testing.T) {
+	p := mcptest.Spawn(t, bin, mcptest.Modern)
+	raw := p.Raw()
+	raw.Call(1, "tools/list", `{"_meta":`+mcptest.ModernMeta("2026-07-28")+`}`)
+	for _, l := range p.Received() {
+		if !strings.HasPrefix(l, `{"jsonrpc":"2.0"`) {
+			t.Errorf("stdout line is not JSON-RPC: %q", l)
+		}
+	}
+	if !strings.Contains(p.Stderr(), "SnowLuma catalog 1.11.1") {
+		t.Errorf("start-up line missing from stderr: %q", p.Stderr())
+	}
+}

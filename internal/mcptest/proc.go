@@ -1,0 +1,301 @@
+package mcptest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Build compiles cmd/snowluma-mcp into dir and returns the binary's path.
+// Call it once from TestMain.
+func Build(dir string) (string, error) {
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	bin := filepath.Join(dir, "snowluma-mcp")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/snowluma-mcp")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// A Proc is one running snowluma-mcp process with recorded stdio.
+type Proc struct {
+	tb  testing.TB
+	cmd *exec.Cmd
+	era Era
+
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+
+	mu       sync.Mutex
+	sent     [][]byte // lines written to the server
+	received [][]byte // lines the server wrote
+	stderr   bytes.Buffer
+	done     chan struct{}
+}
+
+// Spawn starts bin with exactly env (plus PATH and HOME) and checks, when
+// the test ends, every line it wrote against era's official schema.
+func Spawn(tb testing.TB, bin string, era Era, env ...string) *Proc {
+	tb.Helper()
+	cmd := exec.Command(bin)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
+	p := &Proc{tb: tb, cmd: cmd, era: era, done: make(chan struct{})}
+	cmd.Stderr = lockedWriter{&p.mu, &p.stderr}
+	var err error
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		tb.Fatal(err)
+	}
+	if p.stdout, err = cmd.StdoutPipe(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	v := NewValidator(tb, era)
+	tb.Cleanup(func() {
+		p.stdin.Close()
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-p.done
+		}
+		p.validate(v)
+	})
+	return p
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+// Stderr returns everything the process has written to stderr so far.
+func (p *Proc) Stderr() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+// Received returns every line the server has written to stdout so far.
+func (p *Proc) Received() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]string, len(p.received))
+	for i, l := range p.received {
+		out[i] = string(l)
+	}
+	return out
+}
+
+func (p *Proc) record(dst *[][]byte, line []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	*dst = append(*dst, bytes.Clone(line))
+}
+
+// validate checks every line the server wrote.
+func (p *Proc) validate(v *Validator) {
+	p.mu.Lock()
+	sent, received := p.sent, p.received
+	p.mu.Unlock()
+	methods := map[string]string{}
+	for _, l := range sent {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(l, &m) == nil && m.ID != nil && m.Method != "" {
+			methods[string(m.ID)] = m.Method
+		}
+	}
+	for _, l := range received {
+		if err := v.Check(l, methods); err != nil {
+			p.tb.Errorf("server message fails the %s schema: %v\n%s", p.era, err, truncate(l, 2000))
+		}
+	}
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}
+
+// recordingWriter forwards to the server's stdin, recording each line.
+type recordingWriter struct {
+	p   *Proc
+	buf []byte
+}
+
+func (w *recordingWriter) Write(b []byte) (int, error) {
+	w.buf = append(w.buf, b...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		w.p.record(&w.p.sent, w.buf[:i])
+		w.buf = w.buf[i+1:]
+	}
+	return w.p.stdin.Write(b)
+}
+
+func (w *recordingWriter) Close() error { return w.p.stdin.Close() }
+
+// lineReader yields the server's stdout, recording each line. When stdout
+// ends it waits for the process and marks it done.
+type lineReader struct {
+	p  *Proc
+	r  *bufio.Reader
+	in []byte
+}
+
+func (p *Proc) newLineReader() *lineReader {
+	return &lineReader{p: p, r: bufio.NewReaderSize(p.stdout, 1<<20)}
+}
+
+func (l *lineReader) Read(b []byte) (int, error) {
+	for len(l.in) == 0 {
+		line, err := l.r.ReadBytes('\n')
+		if len(line) > 0 {
+			l.p.record(&l.p.received, bytes.TrimRight(line, "\r\n"))
+			l.in = line
+		}
+		if err != nil {
+			if len(l.in) == 0 {
+				l.finish()
+				return 0, err
+			}
+			break
+		}
+	}
+	n := copy(b, l.in)
+	l.in = l.in[n:]
+	return n, nil
+}
+
+func (l *lineReader) finish() {
+	select {
+	case <-l.p.done:
+	default:
+		l.p.cmd.Wait()
+		close(l.p.done)
+	}
+}
+
+func (l *lineReader) Close() error { return l.p.stdout.Close() }
+
+// Connect attaches the official go-sdk client to the process, in the
+// process's era. opts may be nil.
+func (p *Proc) Connect(opts *mcp.ClientOptions) *mcp.ClientSession {
+	p.tb.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "snowluma-mcp-e2e", Version: "1"}, opts)
+	t := &mcp.IOTransport{Reader: p.newLineReader(), Writer: &recordingWriter{p: p}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: string(p.era)})
+	if err != nil {
+		p.tb.Fatalf("connect (%s): %v\nstderr:\n%s", p.era, err, p.Stderr())
+	}
+	if got := cs.InitializeResult().ProtocolVersion; got != string(p.era) {
+		p.tb.Fatalf("negotiated %s, want %s", got, p.era)
+	}
+	p.tb.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// A Raw connection exchanges hand-written JSON-RPC lines with the process.
+type Raw struct {
+	p     *Proc
+	w     *recordingWriter
+	lines chan []byte
+}
+
+// Raw attaches a raw line connection to the process.
+func (p *Proc) Raw() *Raw {
+	r := &Raw{p: p, w: &recordingWriter{p: p}, lines: make(chan []byte, 64)}
+	lr := p.newLineReader()
+	go func() {
+		sc := bufio.NewScanner(lr)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			r.lines <- bytes.Clone(sc.Bytes())
+		}
+		close(r.lines)
+	}()
+	return r
+}
+
+// Send writes one message.
+func (r *Raw) Send(msg string) {
+	r.p.tb.Helper()
+	if strings.ContainsRune(msg, '\n') {
+		r.p.tb.Fatal("raw message holds a newline")
+	}
+	if _, err := r.w.Write([]byte(msg + "\n")); err != nil {
+		r.p.tb.Fatal(err)
+	}
+}
+
+// Next returns the next line the server writes, failing after a generous
+// wait so that a hung server fails the test instead of the run.
+func (r *Raw) Next() map[string]any {
+	r.p.tb.Helper()
+	select {
+	case line, ok := <-r.lines:
+		if !ok {
+			r.p.tb.Fatalf("server closed stdout\nstderr:\n%s", r.p.Stderr())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(line, &m); err != nil {
+			r.p.tb.Fatalf("server wrote a line that is not JSON: %q", line)
+		}
+		return m
+	case <-time.After(30 * time.Second):
+		r.p.tb.Fatalf("no answer from the server\nstderr:\n%s", r.p.Stderr())
+	}
+	return nil
+}
+
+// Call sends a request and returns the response with the same id, skipping
+// notifications.
+func (r *Raw) Call(id int, method string, params string) map[string]any {
+	r.p.tb.Helper()
+	r.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params))
+	for {
+		m := r.Next()
+		if got, ok := m["id"].(float64); ok && int(got) == id {
+			return m
+		}
+	}
+}
+
+// ModernMeta is the _meta of a 2026-07-28 request at version v with no
+// client capabilities.
+func ModernMeta(v string) string {
+	return fmt.Sprintf(`{"io.modelcontextprotocol/protocolVersion":%q,"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}`, v)
+}

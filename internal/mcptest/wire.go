@@ -1,0 +1,166 @@
+// Package mcptest runs the real snowluma-mcp binary for end-to-end tests:
+// it builds it, spawns it with a chosen environment, connects the official
+// go-sdk client (or raw JSON-RPC lines) over its stdio, records every line
+// each side writes, and checks everything the server wrote against the
+// official MCP schema of the protocol era under test.
+package mcptest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/snowluma/snowluma-mcp/internal/reference"
+)
+
+// An Era is a protocol generation under test, named by its revision.
+type Era string
+
+const (
+	Modern Era = "2026-07-28" // per-request metadata, no handshake
+	Legacy Era = "2025-11-25" // the initialize handshake
+)
+
+// schemaFile is the official schema of each era, in ../shared/reference.
+func (e Era) schemaFile() string { return "mcp-" + string(e) + ".schema.json" }
+
+// resultDefs maps a request method to the schema definition of its result.
+var resultDefs = map[string]string{
+	"initialize":               "InitializeResult",
+	"server/discover":          "DiscoverResult",
+	"ping":                     "EmptyResult",
+	"tools/list":               "ListToolsResult",
+	"tools/call":               "CallToolResult",
+	"resources/list":           "ListResourcesResult",
+	"resources/templates/list": "ListResourceTemplatesResult",
+	"resources/read":           "ReadResourceResult",
+	"resources/subscribe":      "EmptyResult",
+	"resources/unsubscribe":    "EmptyResult",
+	"subscriptions/listen":     "SubscriptionsListenResult",
+	"prompts/list":             "ListPromptsResult",
+	"completion/complete":      "CompleteResult",
+	"logging/setLevel":         "EmptyResult",
+}
+
+// messageDefs maps a method the server sends (request or notification) to
+// its schema definition.
+var messageDefs = map[string]string{
+	"elicitation/create":                       "ElicitRequest",
+	"roots/list":                               "ListRootsRequest",
+	"sampling/createMessage":                   "CreateMessageRequest",
+	"ping":                                     "PingRequest",
+	"notifications/progress":                   "ProgressNotification",
+	"notifications/cancelled":                  "CancelledNotification",
+	"notifications/message":                    "LoggingMessageNotification",
+	"notifications/resources/updated":          "ResourceUpdatedNotification",
+	"notifications/resources/list_changed":     "ResourceListChangedNotification",
+	"notifications/tools/list_changed":         "ToolListChangedNotification",
+	"notifications/subscriptions/acknowledged": "SubscriptionsAcknowledgedNotification",
+}
+
+// A Validator checks server messages against one era's official schema.
+type Validator struct {
+	era  Era
+	doc  any
+	mu   sync.Mutex
+	defs map[string]*jsonschema.Schema
+}
+
+// NewValidator loads the era's schema from ../shared/reference, skipping
+// the test when it is absent.
+func NewValidator(tb testing.TB, era Era) *Validator {
+	tb.Helper()
+	f, err := os.Open(reference.Path(tb, era.schemaFile()))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &Validator{era: era, doc: doc, defs: map[string]*jsonschema.Schema{}}
+}
+
+func (v *Validator) def(name string) (*jsonschema.Schema, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if s, ok := v.defs[name]; ok {
+		return s, nil
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(jsonschema.SchemeURLLoader{})
+	const url = "mem:///mcp.schema.json"
+	if err := c.AddResource(url, v.doc); err != nil {
+		return nil, err
+	}
+	s, err := c.Compile(url + "#/$defs/" + name)
+	if err != nil {
+		return nil, fmt.Errorf("%s schema: %w", v.era, err)
+	}
+	v.defs[name] = s
+	return s, nil
+}
+
+// Check validates one line the server wrote. methods maps the ids of the
+// client's requests to their methods, so a response is checked against the
+// result type of the request it answers.
+func (v *Validator) Check(line []byte, methods map[string]string) error {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
+	if err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(line, &msg); err != nil {
+		return fmt.Errorf("not a JSON-RPC object: %w", err)
+	}
+	check := func(def string, x any) error {
+		s, err := v.def(def)
+		if err != nil {
+			return err
+		}
+		if err := s.Validate(x); err != nil {
+			return fmt.Errorf("does not validate as %s (%s): %v", def, v.era, err)
+		}
+		return nil
+	}
+	switch {
+	case msg.Method != "":
+		def, ok := messageDefs[msg.Method]
+		if !ok {
+			return fmt.Errorf("server sent %q, which the harness has no schema for", msg.Method)
+		}
+		return check(def, inst)
+	case msg.Error != nil:
+		return check("JSONRPCErrorResponse", inst)
+	case msg.Result != nil:
+		if err := check("JSONRPCResultResponse", inst); err != nil {
+			return err
+		}
+		method, ok := methods[string(msg.ID)]
+		if !ok {
+			return fmt.Errorf("response to unknown request id %s", msg.ID)
+		}
+		def, ok := resultDefs[method]
+		if !ok {
+			return fmt.Errorf("no result schema known for %q", method)
+		}
+		res := inst.(map[string]any)["result"]
+		if method == "tools/call" {
+			if rt, _ := res.(map[string]any)["resultType"].(string); rt == "input_required" {
+				def = "InputRequiredResult"
+			}
+		}
+		return check(def, res)
+	}
+	return fmt.Errorf("neither request, notification nor response")
+}

@@ -1,0 +1,310 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/catalog"
+)
+
+// The docs tools describe the bundled catalog. They are listed in every mode
+// and contact nothing.
+
+// filterArgs are the catalog filters shared by list_actions and
+// search_actions.
+type filterArgs struct {
+	Category string `json:"category"`
+	ReadOnly *bool  `json:"read_only"`
+	Stream   *bool  `json:"stream"`
+	Limit    *int   `json:"limit"`
+	Offset   *int   `json:"offset"`
+}
+
+type listArgs struct {
+	filterArgs
+}
+
+type searchArgs struct {
+	Query string `json:"query"`
+	Match string `json:"match"`
+	filterArgs
+}
+
+type getArgs struct {
+	Name string `json:"name"`
+}
+
+// page is the answer of list_actions and search_actions. Without limit or
+// offset it is {count, actions}; with either, count is the page size and
+// total and next_offset say what is left.
+type page struct {
+	Count      int             `json:"count"`
+	Total      *int            `json:"total,omitempty"`
+	NextOffset *int            `json:"next_offset"`
+	Actions    []catalog.Brief `json:"actions"`
+
+	paged bool
+}
+
+// MarshalJSON leaves out total and next_offset when the caller did not ask
+// for a page, keeping the baseline {count, actions} shape.
+func (p page) MarshalJSON() ([]byte, error) {
+	if !p.paged {
+		return json.Marshal(struct {
+			Count   int             `json:"count"`
+			Actions []catalog.Brief `json:"actions"`
+		}{p.Count, p.Actions})
+	}
+	type wire page
+	return json.Marshal(wire(p))
+}
+
+const filterProps = `
+    "category": {"type": "string", "minLength": 1, "description": "Only actions of this category: its canonical name (e.g. 群管理) or English label (e.g. Group administration); see list_categories."},
+    "read_only": {"type": "boolean", "description": "true: only read-only actions (callable through query_action); false: only write actions."},
+    "stream": {"type": "boolean", "description": "true: only stream actions; false: only ordinary actions."},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 200, "description": "Page size, 1 to 200. With limit or offset the answer adds total and next_offset."},
+    "offset": {"type": "integer", "minimum": 0, "description": "How many matching actions to skip (0 or more); pass the previous page's next_offset."}`
+
+const (
+	listActionsInput = `{
+  "type": "object",
+  "properties": {` + filterProps + `
+  },
+  "additionalProperties": false
+}`
+	searchActionsInput = `{
+  "type": "object",
+  "properties": {
+    "query": {"type": "string", "minLength": 1, "description": "What to look for. Default mode: a case-insensitive substring of the name, summary or an alias. Keyword mode: space-separated terms, all of which must match; common Chinese and English synonyms count (群 禁言 finds set_group_ban)."},
+    "match": {"type": "string", "enum": ["substring", "keywords"], "default": "substring", "description": "substring (default, catalog order) or keywords (AND of terms with synonyms; exact names and aliases first, then name matches, then summary matches)."},` + filterProps + `
+  },
+  "required": ["query"],
+  "additionalProperties": false
+}`
+	getActionInput = `{
+  "type": "object",
+  "properties": {
+    "name": {"type": "string", "minLength": 1, "description": "Action name or alias, e.g. send_group_msg or get_ptt_text."}
+  },
+  "required": ["name"],
+  "additionalProperties": false
+}`
+	noInput = `{"type": "object", "properties": {}, "additionalProperties": false}`
+)
+
+// briefSchema describes a catalog.Brief.
+const briefSchema = `{
+  "type": "object",
+  "properties": {
+    "name": {"type": "string"},
+    "category": {"type": "string"},
+    "summary": {"type": "string"},
+    "aliases": {"type": "array", "items": {"type": "string"}},
+    "readOnly": {"type": "boolean"},
+    "stream": {"type": "boolean"}
+  },
+  "required": ["name", "category", "summary", "aliases", "readOnly", "stream"]
+}`
+
+const pageSchema = `{
+  "type": "object",
+  "properties": {
+    "count": {"type": "integer", "minimum": 0, "description": "Actions in this answer."},
+    "total": {"type": "integer", "minimum": 0, "description": "Matching actions in all (paged answers only)."},
+    "next_offset": {"type": ["integer", "null"], "minimum": 0, "description": "Offset of the next page, or null at the end (paged answers only)."},
+    "actions": {"type": "array", "items": ` + briefSchema + `}
+  },
+  "required": ["count", "actions"]
+}`
+
+const actionSchema = `{
+  "type": "object",
+  "properties": {
+    "name": {"type": "string"},
+    "category": {"type": "string"},
+    "summary": {"type": "string"},
+    "aliases": {"type": "array", "items": {"type": "string"}},
+    "readOnly": {"type": "boolean"},
+    "stream": {"type": "boolean"},
+    "params": {"type": "array", "items": {"type": "object"}},
+    "constraints": {"type": "array", "items": {"type": "string"}},
+    "returns": {"type": "string"},
+    "returnsSchema": {"type": ["object", "boolean"]},
+    "examples": {"type": "array", "items": {"type": "object"}},
+    "inputSchema": {"type": "object"}
+  },
+  "required": ["name", "category", "summary", "aliases", "readOnly", "stream", "params", "constraints", "returns", "returnsSchema", "examples", "inputSchema"]
+}`
+
+const categoriesSchema = `{
+  "type": "array",
+  "items": {
+    "type": "object",
+    "properties": {
+      "category": {"type": "string", "description": "SnowLuma's canonical name."},
+      "label": {"type": "string", "description": "English label."},
+      "count": {"type": "integer", "minimum": 0}
+    },
+    "required": ["category", "label", "count"]
+  }
+}`
+
+// outputSchema wraps the schema of a tool's payload in the {result,
+// diagnostics} envelope every tool returns. result is null on a tool error.
+func outputSchema(result string) json.RawMessage {
+	return json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "result": {"anyOf": [` + result + `, {"type": "null"}], "description": "The payload; null when the call failed as a tool error."},
+    "diagnostics": ` + diagnosticsSchema + `
+  },
+  "required": ["result", "diagnostics"]
+}`)
+}
+
+const diagnosticsSchema = `{
+  "type": "object",
+  "properties": {
+    "outcome": {"type": "string", "enum": ["success", "failed", "unknown"]},
+    "kind": {"type": "string", "description": "Failure category; see the README's vocabulary."},
+    "message": {"type": "string"},
+    "next_step": {"type": "string"}
+  },
+  "required": ["outcome"]
+}`
+
+func docsAnnotations(title string) *mcp.ToolAnnotations {
+	f := false
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f}
+}
+
+func addDocsTools(s *mcp.Server, log *slog.Logger, cat *catalog.Catalog) {
+	addTool(s, log, &mcp.Tool{
+		Name:         "list_actions",
+		Description:  "List the bundled catalog's OneBot actions as compact entries (name, category, summary, aliases, readOnly, stream), optionally filtered by category, read_only and stream, and paged with limit/offset. Contacts nothing; use get_action for an action's full contract.",
+		InputSchema:  json.RawMessage(listActionsInput),
+		OutputSchema: outputSchema(pageSchema),
+		Annotations:  docsAnnotations("List SnowLuma actions"),
+	}, func(_ context.Context, _ *call, in listArgs) reply {
+		f, r, bad := resolveFilter(cat, in.filterArgs)
+		if bad {
+			return r
+		}
+		return ok(paginate(cat.List(f), in.filterArgs))
+	})
+
+	addTool(s, log, &mcp.Tool{
+		Name:         "search_actions",
+		Description:  "Search the bundled catalog. Default: case-insensitive substring of name, summary or alias, in catalog order. match=keywords: space-separated terms combined with AND, with common Chinese/English synonyms (群 禁言 finds set_group_ban), exact names first. Same filters and paging as list_actions. Contacts nothing.",
+		InputSchema:  json.RawMessage(searchActionsInput),
+		OutputSchema: outputSchema(pageSchema),
+		Annotations:  docsAnnotations("Search SnowLuma actions"),
+	}, func(_ context.Context, _ *call, in searchArgs) reply {
+		f, r, bad := resolveFilter(cat, in.filterArgs)
+		if bad {
+			return r
+		}
+		if strings.TrimSpace(in.Query) == "" {
+			return fail(KindInvalidArguments, "search_actions: argument /query is blank", "pass a name, word or phrase to look for")
+		}
+		var found []*catalog.Action
+		if in.Match == "keywords" {
+			found = cat.SearchKeywords(in.Query, f)
+		} else {
+			found = cat.Search(in.Query, f)
+		}
+		return ok(paginate(found, in.filterArgs))
+	})
+
+	addTool(s, log, &mcp.Tool{
+		Name:         "get_action",
+		Description:  "Get one action's whole contract by name or alias: summary, parameters, cross-field constraints, readOnly and stream flags, returnsSchema (the successful data), examples, and an inputSchema ready for building params. Contacts nothing.",
+		InputSchema:  json.RawMessage(getActionInput),
+		OutputSchema: outputSchema(actionSchema),
+		Annotations:  docsAnnotations("Describe a SnowLuma action"),
+	}, func(_ context.Context, _ *call, in getArgs) reply {
+		a, found := cat.Lookup(in.Name)
+		if !found {
+			return unknownAction(cat, in.Name)
+		}
+		return ok(a)
+	})
+
+	addTool(s, log, &mcp.Tool{
+		Name:         "list_categories",
+		Description:  "List the catalog's categories (SnowLuma's canonical name and an English label) with their action counts. Contacts nothing.",
+		InputSchema:  json.RawMessage(noInput),
+		OutputSchema: outputSchema(categoriesSchema),
+		Annotations:  docsAnnotations("List SnowLuma action categories"),
+	}, func(context.Context, *call, struct{}) reply {
+		return ok(cat.Categories())
+	})
+}
+
+// unknownAction refuses a name that is neither an action nor an alias and
+// suggests up to three close names.
+func unknownAction(cat *catalog.Catalog, name string) reply {
+	next := "use search_actions or list_actions to find the action's name"
+	if s := cat.Suggest(name, 3); len(s) > 0 {
+		next = "did you mean " + strings.Join(s, ", ") + "? Otherwise " + next
+	}
+	return fail(KindUnknownAction, fmt.Sprintf("no action or alias named %q in the SnowLuma %s catalog", name, cat.Version()), next)
+}
+
+// resolveFilter turns filter arguments into a catalog.Filter. An unknown
+// category is refused with the list of valid ones.
+func resolveFilter(cat *catalog.Catalog, in filterArgs) (catalog.Filter, reply, bool) {
+	f := catalog.Filter{ReadOnly: in.ReadOnly, Stream: in.Stream}
+	if in.Category != "" {
+		c, found := cat.Category(in.Category)
+		if !found {
+			var names []string
+			for _, c := range cat.Categories() {
+				names = append(names, c.Name+" ("+c.Label+")")
+			}
+			return f, fail(KindInvalidArguments, fmt.Sprintf("argument /category: no category %q", in.Category),
+				"use one of: "+strings.Join(names, ", ")), true
+		}
+		f.Category = c.Name
+	}
+	return f, reply{}, false
+}
+
+// paginate shapes a match list as a page.
+func paginate(found []*catalog.Action, in filterArgs) page {
+	if in.Limit == nil && in.Offset == nil {
+		p := page{Count: len(found), Actions: briefs(found)}
+		return p
+	}
+	total := len(found)
+	start := min(total, deref(in.Offset, 0))
+	end := total
+	if in.Limit != nil {
+		end = min(total, start+*in.Limit)
+	}
+	p := page{Count: end - start, Total: &total, Actions: briefs(found[start:end]), paged: true}
+	if end < total {
+		p.NextOffset = &end
+	}
+	return p
+}
+
+func briefs(as []*catalog.Action) []catalog.Brief {
+	out := make([]catalog.Brief, len(as))
+	for i, a := range as {
+		out[i] = a.Brief()
+	}
+	return out
+}
+
+func deref(p *int, def int) int {
+	if p == nil {
+		return def
+	}
+	return *p
+}

@@ -1,0 +1,85 @@
+package server
+
+import (
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Outcome says whether a call did what it was asked.
+type Outcome string
+
+const (
+	OutcomeSuccess Outcome = "success"
+	OutcomeFailed  Outcome = "failed"
+	// OutcomeUnknown marks an answer that neither confirms nor denies
+	// success, such as an asynchronous acknowledgement.
+	OutcomeUnknown Outcome = "unknown"
+)
+
+// Kind names the cause of a failure. The vocabulary is closed and
+// documented in the README; every kind has a next step a person can act on.
+type Kind string
+
+const (
+	KindInvalidArguments Kind = "invalid_arguments" // the tool's own arguments are wrong
+	KindUnknownAction    Kind = "unknown_action"    // not a catalog action or alias
+	KindModeGate         Kind = "mode_gate"         // the configured mode does not allow the tool
+	KindWriteAction      Kind = "write_action"      // a write action through a read-only tool
+	KindInvalidParams    Kind = "invalid_params"    // action params fail the catalog schema
+	KindBusiness         Kind = "business"          // SnowLuma answered with retcode ≠ 0
+	KindUnauthorized     Kind = "unauthorized"      // SnowLuma refused the token
+	KindTransport        Kind = "transport"         // SnowLuma could not be reached
+	KindTimeout          Kind = "timeout"           // no answer within the timeout
+	KindCancelled        Kind = "cancelled"         // the client cancelled the call
+	KindProtocol         Kind = "protocol"          // SnowLuma's answer was not a OneBot envelope
+	KindTooLarge         Kind = "too_large"         // an answer exceeded its documented cap
+	KindStreamFailed     Kind = "stream_failed"     // a stream ended without its final frame
+	KindUnconfirmed      Kind = "unconfirmed"       // the answer does not confirm success
+)
+
+// Diagnostics accompanies every tool result and says how the call went.
+type Diagnostics struct {
+	Outcome  Outcome `json:"outcome"`
+	Kind     Kind    `json:"kind,omitempty"`
+	Message  string  `json:"message,omitempty"`
+	NextStep string  `json:"next_step,omitempty"`
+}
+
+// A reply is what a tool handler produces: the payload and how the call
+// went. addTool turns it into the wire result.
+type reply struct {
+	result  any
+	diag    Diagnostics
+	isError bool
+}
+
+// ok reports a completed call.
+func ok(result any) reply {
+	return reply{result: result, diag: Diagnostics{Outcome: OutcomeSuccess}}
+}
+
+// fail reports a call that failed before or instead of producing a result:
+// a tool error whose result is null.
+func fail(kind Kind, message, next string) reply {
+	return reply{diag: Diagnostics{Outcome: OutcomeFailed, Kind: kind, Message: message, NextStep: next}, isError: true}
+}
+
+// toolResult renders r: structuredContent is {result, diagnostics} and the
+// text block carries the same JSON.
+func (r reply) toolResult() *mcp.CallToolResult {
+	text, err := json.Marshal(struct {
+		Result      any         `json:"result"`
+		Diagnostics Diagnostics `json:"diagnostics"`
+	}{r.result, r.diag})
+	if err != nil {
+		// Only a payload that cannot be encoded lands here; say so rather
+		// than send a half-built answer.
+		return fail(KindProtocol, "the result could not be encoded as JSON", "report this to the snowluma-mcp maintainers").toolResult()
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(text)}},
+		StructuredContent: json.RawMessage(text),
+		IsError:           r.isError,
+	}
+}

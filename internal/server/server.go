@@ -1,0 +1,81 @@
+// Package server wires snowluma-mcp's tools and resources into a go-sdk
+// MCP server: tool registration, the mode gate, structured results and
+// cache hints. It knows nothing of HTTP framing or disk layout; those belong
+// to the transfer, events and tasks packages it drives.
+package server
+
+import (
+	"io"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/catalog"
+)
+
+// Name and Version identify this server to MCP clients.
+const (
+	Name    = "snowluma-mcp"
+	Version = "0.1.0"
+)
+
+// Mode is what the server may do: only describe the catalog, also read from
+// SnowLuma, or also write to it.
+type Mode string
+
+const (
+	ModeDocs  Mode = "docs"
+	ModeRead  Mode = "read"
+	ModeWrite Mode = "write"
+)
+
+// ProtocolVersions returns the MCP revisions served, newest first. A
+// request at any other revision is refused with UnsupportedProtocolVersion
+// (-32022); a legacy initialize at another revision is answered with
+// 2025-11-25, as the handshake requires, and the client decides.
+func ProtocolVersions() []string {
+	return []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"}
+}
+
+// Options configure New.
+type Options struct {
+	Catalog *catalog.Catalog
+	Mode    Mode
+	// Log receives one line per tool call; nil discards.
+	Log io.Writer
+}
+
+// New builds the MCP server for opts. It contacts nothing: SnowLuma is only
+// reached when an execution tool is called.
+func New(opts Options) *mcp.Server {
+	logw := opts.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	log := slog.New(slog.NewTextHandler(logw, nil))
+	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "SnowLuma OneBot", Version: Version}, &mcp.ServerOptions{
+		Instructions: instructions(opts.Mode),
+		// Declared rather than inferred: no logging (deprecated in
+		// 2026-07-28; stderr is the log), and a tool list fixed per mode.
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{},
+			Resources: &mcp.ResourceCapabilities{},
+		},
+		SupportedProtocolVersions: ProtocolVersions(),
+		SetCacheable:              setCacheable,
+	})
+	s.AddReceivingMiddleware(refuseUnsupportedInitialize)
+	addDocsTools(s, log, opts.Catalog)
+	addCatalogResource(s, opts.Catalog)
+	return s
+}
+
+func instructions(m Mode) string {
+	const docs = "Describes SnowLuma's OneBot actions from a bundled catalog: list_categories, list_actions and search_actions find an action; get_action gives its parameters, result schema and examples."
+	switch m {
+	case ModeRead:
+		return docs + " query_action runs read-only actions against the configured SnowLuma."
+	case ModeWrite:
+		return docs + " query_action runs read-only actions and invoke_action runs any catalog action against the configured SnowLuma."
+	}
+	return docs + " No SnowLuma endpoint is configured, so nothing is executed."
+}

@@ -1,0 +1,92 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/snowluma/snowluma-mcp/catalog"
+)
+
+// A call is what a tool handler learns about one invocation beyond its
+// arguments. Handlers record the action they drove, for the log line.
+type call struct {
+	req    *mcp.CallToolRequest
+	action string
+}
+
+// handlerFunc is the shape of every tool implementation: typed, already
+// validated arguments in, a reply out. Failures are replies (fail), never Go
+// errors, so the model can read and correct them.
+type handlerFunc[In any] func(ctx context.Context, c *call, in In) reply
+
+// addTool registers t on s. The tool's closed input schema is compiled on
+// first use and checked before the arguments are decoded into In; a
+// violation is a tool error naming the argument. Every call is logged as one
+// stderr line without payloads.
+func addTool[In any](s *mcp.Server, log *slog.Logger, t *mcp.Tool, h handlerFunc[In]) {
+	compile := sync.OnceValues(func() (*jsonschema.Schema, error) {
+		return catalog.CompileSchema(t.InputSchema.(json.RawMessage))
+	})
+	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		c := &call{req: req}
+		r := func() reply {
+			schema, err := compile()
+			if err != nil {
+				return fail(KindProtocol, fmt.Sprintf("the %s input schema does not compile", t.Name), "report this to the snowluma-mcp maintainers")
+			}
+			args := req.Params.Arguments
+			if len(bytes.TrimSpace(args)) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
+				args = json.RawMessage("{}")
+			}
+			v, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+			if err != nil {
+				return fail(KindInvalidArguments, "the arguments are not valid JSON", "send the arguments as a JSON object")
+			}
+			if errs := catalog.Validate(schema, v); errs != nil {
+				return invalidArguments(t.Name, errs)
+			}
+			var in In
+			if err := json.Unmarshal(args, &in); err != nil {
+				return fail(KindInvalidArguments, fmt.Sprintf("the %s arguments could not be read: %v", t.Name, err), "check the argument types against the tool's input schema")
+			}
+			return h(ctx, c, in)
+		}()
+		logCall(log, t.Name, c, r.diag, time.Since(start))
+		return r.toolResult(), nil
+	})
+}
+
+// invalidArguments reports the argument-schema failures of one call.
+func invalidArguments(tool string, errs []catalog.FieldError) reply {
+	parts := make([]string, len(errs))
+	for i, e := range errs {
+		parts[i] = "argument " + e.String()
+	}
+	return fail(KindInvalidArguments,
+		fmt.Sprintf("%s: %s", tool, strings.Join(parts, "; ")),
+		"fix the named arguments to match the tool's input schema and call again")
+}
+
+// logCall writes the one stderr line of a tool call: tool, action, outcome,
+// failure kind and duration. Never arguments, results or credentials.
+func logCall(log *slog.Logger, tool string, c *call, diag Diagnostics, d time.Duration) {
+	attrs := []any{slog.String("tool", tool)}
+	if c.action != "" {
+		attrs = append(attrs, slog.String("action", c.action))
+	}
+	attrs = append(attrs, slog.String("outcome", string(diag.Outcome)))
+	if diag.Kind != "" {
+		attrs = append(attrs, slog.String("kind", string(diag.Kind)))
+	}
+	attrs = append(attrs, slog.Duration("duration", d))
+	log.Info("call", attrs...)
+}
