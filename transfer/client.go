@@ -1,0 +1,349 @@
+// Package transfer is everything that crosses HTTP to SnowLuma: the action
+// client, stream frame reading and the classification of what went wrong.
+//
+// A Client sends one OneBot action per call and never retries: a call that
+// timed out or was cancelled may still have been carried out by SnowLuma, and
+// only the caller can decide what to do about that. Answers are kept as the
+// exact bytes SnowLuma sent, so negative message ids, large integers, numbers
+// sent as strings and the difference between null and {} all survive.
+package transfer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Limits applied when the corresponding Options field is zero.
+const (
+	// DefaultTimeout bounds an ordinary call: connecting, sending, waiting for
+	// the headers and reading the body. For a stream it bounds the wait for
+	// the response headers only.
+	DefaultTimeout = 30 * time.Second
+	// DefaultMaxResponseBytes caps the body of one ordinary answer.
+	DefaultMaxResponseBytes = 16 << 20
+	// DefaultMaxStreamBytes caps the total body of one stream answer.
+	DefaultMaxStreamBytes = 64 << 20
+	// DefaultStreamIdleTimeout is the longest wait for the next bytes of a
+	// stream body.
+	DefaultStreamIdleTimeout = 60 * time.Second
+)
+
+// Options configure a Client.
+type Options struct {
+	// Endpoint is SnowLuma's HTTP endpoint, an absolute http or https URL
+	// such as http://127.0.0.1:3000/. Actions are posted to it.
+	Endpoint string
+	// Token, when not empty, is sent as "Authorization: Bearer <token>" and
+	// nowhere else: never in URLs, error messages or logs.
+	Token string
+	// Timeout bounds each ordinary call, covering connect, headers and body;
+	// for a stream it bounds the wait for the response headers. Zero means
+	// DefaultTimeout.
+	Timeout time.Duration
+	// MaxResponseBytes caps the body of one ordinary answer. Zero means
+	// DefaultMaxResponseBytes.
+	MaxResponseBytes int64
+	// MaxStreamBytes caps the total body of one stream answer. Zero means
+	// DefaultMaxStreamBytes.
+	MaxStreamBytes int64
+	// StreamIdleTimeout is the longest wait between two reads of a stream
+	// body. Zero means DefaultStreamIdleTimeout.
+	StreamIdleTimeout time.Duration
+	// HTTPClient, when set, sends the requests. The default client follows
+	// no redirects and ignores proxy settings from the environment, since
+	// SnowLuma normally runs on the same host.
+	HTTPClient *http.Client
+}
+
+// Client sends OneBot actions to one SnowLuma instance. It is safe for
+// concurrent use.
+type Client struct {
+	endpoint    string
+	token       string
+	timeout     time.Duration
+	maxResponse int64
+	maxStream   int64
+	idle        time.Duration
+	hc          *http.Client
+}
+
+// New returns a Client for opts.
+func New(opts Options) (*Client, error) {
+	u, err := url.Parse(opts.Endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("transfer: the endpoint must be an absolute http or https URL")
+	}
+	if opts.Timeout < 0 || opts.MaxResponseBytes < 0 || opts.MaxStreamBytes < 0 || opts.StreamIdleTimeout < 0 {
+		return nil, errors.New("transfer: timeouts and limits must not be negative")
+	}
+	c := &Client{
+		endpoint:    opts.Endpoint,
+		token:       opts.Token,
+		timeout:     orDefault(opts.Timeout, DefaultTimeout),
+		maxResponse: orDefault(opts.MaxResponseBytes, DefaultMaxResponseBytes),
+		maxStream:   orDefault(opts.MaxStreamBytes, DefaultMaxStreamBytes),
+		idle:        orDefault(opts.StreamIdleTimeout, DefaultStreamIdleTimeout),
+		hc:          opts.HTTPClient,
+	}
+	if c.hc == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.Proxy = nil
+		c.hc = &http.Client{
+			Transport: t,
+			CheckRedirect: func(*http.Request, []*http.Request) error {
+				return http.ErrUseLastResponse
+			},
+		}
+	}
+	return c, nil
+}
+
+// Limits are a client's effective timeouts and caps.
+type Limits struct {
+	Timeout           time.Duration
+	MaxResponseBytes  int64
+	MaxStreamBytes    int64
+	StreamIdleTimeout time.Duration
+}
+
+// Limits reports the timeouts and caps c applies, defaults filled in.
+func (c *Client) Limits() Limits {
+	return Limits{Timeout: c.timeout, MaxResponseBytes: c.maxResponse, MaxStreamBytes: c.maxStream, StreamIdleTimeout: c.idle}
+}
+
+// orDefault returns v, or def when v is zero.
+func orDefault[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// Request is one OneBot action call.
+type Request struct {
+	// Action is the OneBot action name, such as "get_status".
+	Action string
+	// Params is the action's parameters, a JSON object sent byte for byte.
+	// Nil or empty means {}.
+	Params json.RawMessage
+	// Header holds extra HTTP headers for this call, such as trace context.
+	// They travel as headers only, never inside the params.
+	Header http.Header
+}
+
+// Response is SnowLuma's answer to an ordinary call: one OneBot envelope.
+// A business failure (status "failed", a non-zero retcode, or an envelope
+// with a 4xx or 5xx HTTP status) is a Response, not an error.
+type Response struct {
+	// Envelope is the body exactly as received.
+	Envelope json.RawMessage
+	// Status is the envelope's "status": "ok", "failed", "async", ...
+	Status string
+	// Retcode is the envelope's "retcode" as sent.
+	Retcode json.Number
+	// HTTPStatus is the HTTP status code of the answer.
+	HTTPStatus int
+}
+
+// Call sends req to SnowLuma and returns its answer. It never retries.
+//
+// The call is bounded by the client's Timeout and by ctx: cancelling ctx
+// aborts both the request and the reading of the answer. Failures are
+// reported as *Error values with a Kind saying why.
+func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
+	body, err := requestBody(req)
+	if err != nil {
+		return nil, err
+	}
+	limit := &deadline{fmt.Sprintf("no answer within %v", c.timeout)}
+	callCtx, cancel := context.WithTimeoutCause(ctx, c.timeout, limit)
+	defer cancel()
+
+	hreq, err := c.newRequest(callCtx, req, body)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.hc.Do(hreq)
+	if err != nil {
+		return nil, c.failure(ctx, callCtx, req.Action, 0, "could not reach SnowLuma", err)
+	}
+	defer resp.Body.Close()
+	if e := c.checkStatus(req.Action, resp.StatusCode); e != nil {
+		return nil, e
+	}
+
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, c.maxResponse+1))
+	if err != nil {
+		return nil, c.failure(ctx, callCtx, req.Action, resp.StatusCode, "connection lost while reading the answer", err)
+	}
+	if int64(len(raw)) > c.maxResponse {
+		return nil, c.fail(req.Action, resp.StatusCode, KindTooLarge,
+			fmt.Errorf("answer larger than %d bytes", c.maxResponse))
+	}
+	env, err := parseEnvelope(raw, "answer")
+	if err != nil {
+		return nil, c.fail(req.Action, resp.StatusCode, KindProtocol, err)
+	}
+	return &Response{
+		Envelope:   raw,
+		Status:     env.Status,
+		Retcode:    env.Retcode,
+		HTTPStatus: resp.StatusCode,
+	}, nil
+}
+
+// requestBody builds {"action": ..., "params": ...} with the params bytes
+// untouched.
+func requestBody(req Request) ([]byte, error) {
+	if req.Action == "" {
+		return nil, errors.New("transfer: a request needs an action name")
+	}
+	params := bytes.Trim(req.Params, jsonSpace)
+	if len(params) == 0 {
+		params = []byte("{}")
+	} else if params[0] != '{' || !json.Valid(params) {
+		return nil, fmt.Errorf("transfer: %s: params must be a JSON object", req.Action)
+	}
+	name, err := json.Marshal(req.Action)
+	if err != nil {
+		return nil, fmt.Errorf("transfer: encoding the action name: %w", err)
+	}
+	body := make([]byte, 0, len(`{"action":,"params":}`)+len(name)+len(params))
+	body = append(body, `{"action":`...)
+	body = append(body, name...)
+	body = append(body, `,"params":`...)
+	body = append(body, params...)
+	body = append(body, '}')
+	return body, nil
+}
+
+// newRequest builds the POST for req. The caller's headers come first so
+// that they cannot replace the content type or the credentials.
+func (c *Client) newRequest(ctx context.Context, req Request, body []byte) (*http.Request, error) {
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("transfer: %s: building the request: %w", req.Action, err)
+	}
+	for k, vs := range req.Header {
+		hreq.Header[k] = slices.Clone(vs)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Del("Authorization")
+	if c.token != "" {
+		hreq.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	return hreq, nil
+}
+
+// checkStatus reports the HTTP statuses that are failures whatever the body
+// says: refused credentials and redirects (which are not followed).
+func (c *Client) checkStatus(op string, status int) *Error {
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		what := "SnowLuma refused the token"
+		if c.token == "" {
+			what = "SnowLuma requires a token"
+		}
+		return c.fail(op, status, KindUnauthorized, fmt.Errorf("%s (HTTP %d)", what, status))
+	case status >= 300 && status < 400:
+		return c.fail(op, status, KindProtocol,
+			fmt.Errorf("SnowLuma answered with a redirect (HTTP %d), which is not followed", status))
+	}
+	return nil
+}
+
+// A deadline is one of the client's own time limits. It is the cause given
+// to the context the limit cancels, so that a failure can be traced to it.
+type deadline struct{ what string }
+
+func (d *deadline) Error() string { return d.what }
+
+// failure classifies err, an error from sending a request or reading its
+// answer. parent is the caller's context and ctx the one derived for the
+// call; doing says what was going on, for transport failures.
+func (c *Client) failure(parent, ctx context.Context, op string, status int, doing string, err error) *Error {
+	if perr := parent.Err(); perr != nil {
+		if errors.Is(perr, context.Canceled) {
+			return c.fail(op, status, KindCancelled, fmt.Errorf("cancelled by the caller: %w", perr))
+		}
+		return c.fail(op, status, KindTimeout, fmt.Errorf("the caller's deadline passed: %w", perr))
+	}
+	var dl *deadline
+	if ctx.Err() != nil && errors.As(context.Cause(ctx), &dl) {
+		return c.fail(op, status, KindTimeout, fmt.Errorf("%s: %w", dl.what, context.DeadlineExceeded))
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // its message repeats the method and URL
+	}
+	var te interface{ Timeout() bool }
+	if errors.As(err, &te) && te.Timeout() {
+		return c.fail(op, status, KindTimeout, fmt.Errorf("%s: %w", doing, err))
+	}
+	return c.fail(op, status, KindTransport, fmt.Errorf("%s: %w", doing, err))
+}
+
+// fail builds an Error, making sure that the token cannot leak through the
+// message of some underlying error.
+func (c *Client) fail(op string, status int, kind Kind, err error) *Error {
+	if c.token != "" && strings.Contains(err.Error(), c.token) {
+		err = errors.New(strings.ReplaceAll(err.Error(), c.token, "[redacted]"))
+	}
+	return &Error{Kind: kind, Op: op, HTTPStatus: status, Err: err}
+}
+
+// jsonSpace is the whitespace JSON allows between tokens.
+const jsonSpace = " \t\r\n"
+
+// envelope is the part of a OneBot envelope the client looks at.
+type envelope struct {
+	Status  string          `json:"status"`
+	Retcode json.Number     `json:"retcode"`
+	Data    json.RawMessage `json:"data"`
+}
+
+// parseEnvelope checks that raw is a single JSON object with a status and
+// returns the fields the client needs. Its errors name raw as what ("answer"
+// or "stream frame") and describe the shape of the problem, never its content.
+func parseEnvelope(raw []byte, what string) (envelope, error) {
+	var env envelope
+	trimmed := bytes.TrimLeft(raw, jsonSpace)
+	if len(trimmed) == 0 {
+		return env, fmt.Errorf("empty %s where a JSON envelope was expected", what)
+	}
+	if trimmed[0] != '{' {
+		return env, fmt.Errorf("%s is not a JSON object", what)
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	if err := dec.Decode(&env); err != nil {
+		// The decoder's own messages can quote the input, so they are
+		// summarised rather than passed on.
+		var syn *json.SyntaxError
+		switch {
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return env, fmt.Errorf("%s is a truncated JSON object", what)
+		case errors.As(err, &syn):
+			return env, fmt.Errorf("%s is not valid JSON (at byte %d)", what, syn.Offset)
+		default:
+			return env, fmt.Errorf("%s has a status or retcode of the wrong type", what)
+		}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return env, fmt.Errorf("%s has data after its JSON object", what)
+	}
+	if env.Status == "" {
+		return env, fmt.Errorf("%s has no envelope status", what)
+	}
+	return env, nil
+}

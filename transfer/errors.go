@@ -1,0 +1,55 @@
+package transfer
+
+// Kind classifies why a call to SnowLuma failed. The values are the failure
+// kinds the MCP layer reports in diagnostics, so they are stable strings.
+type Kind string
+
+// The failure kinds a Client reports.
+const (
+	// KindTransport: SnowLuma could not be reached, or the connection broke
+	// before a whole answer arrived (refused, DNS, reset).
+	KindTransport Kind = "transport"
+	// KindTimeout: no answer within the call timeout, a stream stayed idle
+	// longer than its idle timeout, or the caller's deadline passed.
+	KindTimeout Kind = "timeout"
+	// KindCancelled: the caller cancelled the call (MCP cancellation).
+	KindCancelled Kind = "cancelled"
+	// KindUnauthorized: SnowLuma refused the token (HTTP 401 or 403).
+	KindUnauthorized Kind = "unauthorized"
+	// KindProtocol: the answer is not what the wire format promises, for
+	// example a body that is not a single JSON object.
+	KindProtocol Kind = "protocol"
+	// KindTooLarge: an answer, a stream or one of its frames exceeded its cap.
+	KindTooLarge Kind = "too_large"
+	// KindStreamFailed: a stream ended before its terminal frame.
+	KindStreamFailed Kind = "stream_failed"
+)
+
+// Error is the error a Client returns for a call that produced no usable
+// answer. A business failure (an envelope with status "failed") is not an
+// Error: it is returned as a Response or a Frame for the caller to judge.
+//
+// Its message never contains the token, the call's params or the answer's
+// body, so it can be shown to users and logged as it is.
+type Error struct {
+	Kind       Kind   // why the call failed
+	Op         string // the OneBot action name; empty for a bare FrameReader
+	HTTPStatus int    // the HTTP status when an answer arrived, else 0
+	Err        error  // what happened, wrapping the underlying cause if any
+}
+
+// Error returns "snowluma: <action>: <what happened>".
+func (e *Error) Error() string {
+	what := string(e.Kind)
+	if e.Err != nil {
+		what = e.Err.Error()
+	}
+	if e.Op == "" {
+		return "snowluma: " + what
+	}
+	return "snowluma: " + e.Op + ": " + what
+}
+
+// Unwrap returns the underlying error, so errors.Is(err, context.Canceled)
+// and similar checks see through an Error.
+func (e *Error) Unwrap() error { return e.Err }

@@ -1,0 +1,301 @@
+package transfer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"time"
+)
+
+// FrameDelimiter ends every frame of a stream body.
+const FrameDelimiter = "\r\n\r\n"
+
+// DefaultMaxFrameBytes caps one stream frame: enough for a 32 MiB chunk
+// (SnowLuma's largest) encoded as base64, plus room for the envelope.
+const DefaultMaxFrameBytes = 32<<20*4/3 + 64<<10
+
+// A FrameReader's buffer starts at initialBuffer bytes and grows to offer
+// each Read at least minRead bytes (or half the buffer, while it is small).
+const (
+	initialBuffer = 4 << 10
+	minRead       = 32 << 10
+)
+
+// FrameReader splits a stream body into frames. Frame boundaries need not
+// line up with the reads of the underlying reader: the body is treated as a
+// byte stream and split on FrameDelimiter.
+type FrameReader struct {
+	r     io.Reader
+	max   int
+	buf   []byte // buf[start:] holds bytes read but not yet returned
+	start int
+	scan  int   // where in buf the search for the next delimiter resumes
+	err   error // the first error seen; returned once buffered frames are drained
+}
+
+// NewFrameReader returns a FrameReader reading r. A frame longer than
+// maxFrame bytes is an error of kind KindTooLarge; maxFrame <= 0 means
+// DefaultMaxFrameBytes.
+func NewFrameReader(r io.Reader, maxFrame int) *FrameReader {
+	if maxFrame <= 0 {
+		maxFrame = DefaultMaxFrameBytes
+	}
+	return &FrameReader{r: r, max: maxFrame}
+}
+
+// Next returns the next frame without its delimiter and surrounding
+// whitespace. Blank frames are skipped. A final frame with no delimiter after
+// it is still a frame. At a clean end of the body Next returns io.EOF; errors
+// of the underlying reader are returned as they are, after the frames
+// completed before them. The returned bytes stay valid after later calls.
+func (fr *FrameReader) Next() (json.RawMessage, error) {
+	for {
+		if i := bytes.Index(fr.buf[fr.scan:], []byte(FrameDelimiter)); i >= 0 {
+			end := fr.scan + i
+			frame := fr.buf[fr.start:end]
+			fr.start = end + len(FrameDelimiter)
+			fr.scan = fr.start
+			if len(frame) > fr.max {
+				return nil, fr.tooLarge()
+			}
+			if f := bytes.Trim(frame, jsonSpace); len(f) > 0 {
+				return bytes.Clone(f), nil
+			}
+			continue
+		}
+		pending := len(fr.buf) - fr.start
+		// The last len(FrameDelimiter)-1 bytes may begin a delimiter.
+		if pending > fr.max+len(FrameDelimiter)-1 {
+			return nil, fr.tooLarge()
+		}
+		fr.scan = max(fr.start, len(fr.buf)-(len(FrameDelimiter)-1))
+		if fr.err != nil {
+			if fr.err == io.EOF && pending > 0 {
+				frame := fr.buf[fr.start:]
+				fr.start, fr.scan = len(fr.buf), len(fr.buf)
+				if len(frame) > fr.max {
+					return nil, fr.tooLarge()
+				}
+				if f := bytes.Trim(frame, jsonSpace); len(f) > 0 {
+					return bytes.Clone(f), nil
+				}
+			}
+			return nil, fr.err
+		}
+		fr.fill()
+	}
+}
+
+// tooLarge records and returns the error for an oversized frame.
+func (fr *FrameReader) tooLarge() error {
+	fr.err = &Error{Kind: KindTooLarge, Err: fmt.Errorf("stream frame larger than %d bytes", fr.max)}
+	fr.buf, fr.start, fr.scan = nil, 0, 0
+	return fr.err
+}
+
+// fill reads once more from the underlying reader, making room first.
+func (fr *FrameReader) fill() {
+	if fr.start > 0 {
+		n := copy(fr.buf, fr.buf[fr.start:])
+		fr.buf = fr.buf[:n]
+		fr.scan -= fr.start
+		fr.start = 0
+	}
+	if free := cap(fr.buf) - len(fr.buf); free == 0 || free < min(minRead, cap(fr.buf)/2) {
+		// Grow geometrically from a small start, but never far beyond what
+		// one frame may need.
+		size := min(max(2*cap(fr.buf), initialBuffer), fr.max+len(FrameDelimiter)+minRead)
+		size = max(size, len(fr.buf)+initialBuffer)
+		buf := make([]byte, len(fr.buf), size)
+		copy(buf, fr.buf)
+		fr.buf = buf
+	}
+	for range 100 {
+		n, err := fr.r.Read(fr.buf[len(fr.buf):cap(fr.buf)])
+		fr.buf = fr.buf[:len(fr.buf)+n]
+		if err != nil {
+			fr.err = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	fr.err = io.ErrNoProgress
+}
+
+// Frame is one envelope of a stream answer.
+type Frame struct {
+	// Raw is the frame as received, without its delimiter and the
+	// whitespace around it.
+	Raw json.RawMessage
+	// Status is the envelope's "status".
+	Status string
+	// Retcode is the envelope's "retcode" as sent.
+	Retcode json.Number
+	// Data is the envelope's "data" as sent; nil when absent.
+	Data json.RawMessage
+	// Type is data.type: "stream" for an intermediate frame, "response" for
+	// the final frame of a success, "error" for a failure; empty when data
+	// is not an object or has no type.
+	Type string
+	// Terminal reports that this is the stream's last frame: its status is
+	// "failed", its type is "response" or "error", or it is the only
+	// envelope of an ordinary (non-stream) answer.
+	Terminal bool
+}
+
+// Stream sends req, a stream action, and calls onFrame for each frame of the
+// answer until the terminal frame, which is delivered too, whether it reports
+// success or failure. It never retries.
+//
+// The wait for the response headers is bounded by the client's Timeout; after
+// that there is no overall limit, but each read of the body must make
+// progress within StreamIdleTimeout, and the whole body is capped at
+// MaxStreamBytes. Cancelling ctx aborts the request and the body read. When
+// SnowLuma answers with an ordinary JSON envelope instead of a stream (an
+// error, typically), that envelope is delivered as a single terminal frame.
+//
+// If onFrame returns an error, Stream stops reading and returns that error as
+// it is. Other failures are *Error values.
+func (c *Client) Stream(ctx context.Context, req Request, onFrame func(Frame) error) error {
+	body, err := requestBody(req)
+	if err != nil {
+		return err
+	}
+	streamCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	hreq, err := c.newRequest(streamCtx, req, body)
+	if err != nil {
+		return err
+	}
+	connect := &deadline{fmt.Sprintf("no answer within %v", c.timeout)}
+	connectTimer := time.AfterFunc(c.timeout, func() { cancel(connect) })
+	resp, err := c.hc.Do(hreq)
+	connectTimer.Stop()
+	if err != nil {
+		return c.failure(ctx, streamCtx, req.Action, 0, "could not reach SnowLuma", err)
+	}
+	defer resp.Body.Close()
+	if e := c.checkStatus(req.Action, resp.StatusCode); e != nil {
+		return e
+	}
+
+	idle := &deadline{fmt.Sprintf("stream idle for more than %v", c.idle)}
+	idleTimer := time.AfterFunc(c.idle, func() { cancel(idle) })
+	idleTimer.Stop()
+	defer idleTimer.Stop()
+	guarded := &guardedBody{r: resp.Body, timer: idleTimer, idle: c.idle}
+
+	// readFailure classifies an error from reading the body.
+	readFailure := func(err error, doing string) error {
+		var e *Error
+		if errors.As(err, &e) && e.Kind == KindTooLarge {
+			return c.fail(req.Action, resp.StatusCode, e.Kind, e.Err)
+		}
+		return c.failure(ctx, streamCtx, req.Action, resp.StatusCode, doing, err)
+	}
+
+	if resp.StatusCode != http.StatusOK || isJSON(resp.Header.Get("Content-Type")) {
+		guarded.limit, guarded.remaining, guarded.what = c.maxResponse, c.maxResponse, "answer"
+		raw, err := io.ReadAll(guarded)
+		if err != nil {
+			return readFailure(err, "connection lost while reading the answer")
+		}
+		f, err := parseFrame(bytes.Trim(raw, jsonSpace), "answer")
+		if err != nil {
+			return c.fail(req.Action, resp.StatusCode, KindProtocol, err)
+		}
+		f.Terminal = true
+		return onFrame(f)
+	}
+
+	guarded.limit, guarded.remaining, guarded.what = c.maxStream, c.maxStream, "stream"
+	fr := NewFrameReader(guarded, DefaultMaxFrameBytes)
+	for {
+		raw, err := fr.Next()
+		if err == io.EOF {
+			return c.fail(req.Action, resp.StatusCode, KindStreamFailed,
+				errors.New("stream ended before its final frame"))
+		}
+		if err != nil {
+			return readFailure(err, "connection lost during the stream")
+		}
+		f, err := parseFrame(raw, "stream frame")
+		if err != nil {
+			return c.fail(req.Action, resp.StatusCode, KindProtocol, err)
+		}
+		if err := onFrame(f); err != nil {
+			return err
+		}
+		if f.Terminal {
+			return nil
+		}
+	}
+}
+
+// isJSON reports whether a Content-Type header names JSON.
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
+}
+
+// parseFrame decodes the envelope fields of one frame; what names it in
+// errors.
+func parseFrame(raw []byte, what string) (Frame, error) {
+	env, err := parseEnvelope(raw, what)
+	if err != nil {
+		return Frame{}, err
+	}
+	f := Frame{Raw: raw, Status: env.Status, Retcode: env.Retcode, Data: env.Data}
+	if d := bytes.TrimLeft(env.Data, jsonSpace); len(d) > 0 && d[0] == '{' {
+		var head struct {
+			Type json.RawMessage `json:"type"`
+		}
+		if err := json.Unmarshal(d, &head); err != nil {
+			return Frame{}, fmt.Errorf("%s data is not a valid JSON object", what)
+		}
+		// A type that is not a string is no known type; it is left empty.
+		_ = json.Unmarshal(head.Type, &f.Type)
+	}
+	f.Terminal = f.Status == "failed" || f.Type == "response" || f.Type == "error"
+	return f, nil
+}
+
+// guardedBody enforces a stream's idle timeout and its byte cap on the reads
+// of a response body.
+type guardedBody struct {
+	r         io.Reader
+	timer     *time.Timer // cancels the request when it fires
+	idle      time.Duration
+	what      string // "answer" or "stream", for the error message
+	limit     int64  // the cap
+	remaining int64  // bytes still allowed; negative once the cap is passed
+}
+
+func (b *guardedBody) Read(p []byte) (int, error) {
+	if b.remaining < 0 {
+		return 0, b.tooLarge()
+	}
+	if int64(len(p)) > b.remaining+1 {
+		p = p[:b.remaining+1] // one byte more than allowed reveals overflow
+	}
+	b.timer.Reset(b.idle)
+	n, err := b.r.Read(p)
+	b.timer.Stop()
+	b.remaining -= int64(n)
+	if b.remaining < 0 {
+		return n + int(b.remaining), b.tooLarge()
+	}
+	return n, err
+}
+
+func (b *guardedBody) tooLarge() error {
+	return &Error{Kind: KindTooLarge, Err: fmt.Errorf("%s larger than %d bytes", b.what, b.limit)}
+}
