@@ -17,6 +17,9 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Version is the SnowLuma release this catalog describes.
@@ -61,6 +64,9 @@ type Action struct {
 	// InputSchema is derived from Params: an open object schema, so that
 	// fields a newer SnowLuma accepts still pass through.
 	InputSchema json.RawMessage `json:"inputSchema"`
+
+	// compiled is InputSchema compiled on first use by CheckParams.
+	compiled func() (*jsonschema.Schema, error)
 }
 
 // A Param is one declared action parameter. Schema is a JSON Schema
@@ -183,6 +189,7 @@ func (c *Catalog) add(a *Action) error {
 		return fmt.Errorf("action %q: %w", a.Name, err)
 	}
 	a.InputSchema = schema
+	a.compiled = sync.OnceValues(func() (*jsonschema.Schema, error) { return CompileSchema(a.InputSchema) })
 	c.actions = append(c.actions, a)
 	return nil
 }
@@ -284,4 +291,19 @@ func (a *Action) Param(name string) (Param, bool) {
 		}
 	}
 	return Param{}, false
+}
+
+// CheckParams validates params, a JSON object, against a's inputSchema and
+// returns each failing field, or nil when they are valid. Numbers are
+// compared exactly, whatever their size.
+func (a *Action) CheckParams(params json.RawMessage) ([]FieldError, error) {
+	s, err := a.compiled()
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %s: inputSchema: %w", a.Name, err)
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %s: params are not JSON: %w", a.Name, err)
+	}
+	return Validate(s, v), nil
 }

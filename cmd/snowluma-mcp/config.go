@@ -21,6 +21,7 @@ type env struct {
 	Token    string `envconfig:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Never logged, returned or written to disk."`
 	Timeout  string `envconfig:"TIMEOUT_MS" default:"30000" shown:"30000" desc:"Timeout of one ordinary action call, in milliseconds (a positive integer)."`
 	Mode     string `envconfig:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
+	Validate string `envconfig:"VALIDATE_PARAMS" default:"true" shown:"true" desc:"true: check action params against the catalog's inputSchema before sending; false: send them unchecked (for a SnowLuma newer than the catalog)."`
 }
 
 // usage is the --help table of variables.
@@ -33,6 +34,8 @@ type Config struct {
 	Token     string
 	TimeoutMS int
 	Mode      server.Mode
+	// ValidateParams checks action params against the catalog before sending.
+	ValidateParams bool
 	// Notes are start-up remarks for stderr, e.g. an ignored mode.
 	Notes []string
 }
@@ -66,6 +69,14 @@ func parseConfig(e env) (*Config, error) {
 		return nil, &ConfigError{"TIMEOUT_MS", fmt.Sprintf("%q is not a positive integer", e.Timeout), "a whole number of milliseconds greater than 0, e.g. 30000"}
 	}
 	c.TimeoutMS = t
+
+	switch strings.ToLower(strings.TrimSpace(e.Validate)) {
+	case "true", "1", "yes":
+		c.ValidateParams = true
+	case "false", "0", "no":
+	default:
+		return nil, &ConfigError{"VALIDATE_PARAMS", fmt.Sprintf("%q is not a boolean", e.Validate), "true or false"}
+	}
 
 	if e.Endpoint != "" {
 		u, err := parseEndpoint(e.Endpoint)

@@ -14,11 +14,13 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"text/template"
+	"time"
 
 	"github.com/kelseyhightower/envconfig"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/server"
+	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
 // Exit statuses.
@@ -69,7 +71,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "%s %s: SnowLuma catalog %s, %d actions in %d categories, mode %s, endpoint %s\n",
 		server.Name, server.Version, cat.Version(), cat.Len(), len(cat.Categories()), cfg.Mode, endpoint)
 
-	s := server.New(server.Options{Catalog: cat, Mode: cfg.Mode, Log: stderr})
+	opts := server.Options{Catalog: cat, Mode: cfg.Mode, SkipParamsCheck: !cfg.ValidateParams, Log: stderr}
+	if cfg.Mode != server.ModeDocs {
+		opts.Client, err = transfer.New(transfer.Options{
+			Endpoint: cfg.Endpoint.String(),
+			Token:    cfg.Token,
+			Timeout:  time.Duration(cfg.TimeoutMS) * time.Millisecond,
+		})
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
+			return exitFailed
+		}
+	}
+	s, err := server.New(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
+		return exitFailed
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

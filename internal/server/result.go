@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -66,9 +67,13 @@ func fail(kind Kind, message, next string) reply {
 }
 
 // toolResult renders r: structuredContent is {result, diagnostics} and the
-// text block carries the same JSON.
+// text block carries the same JSON. SnowLuma's bytes pass through untouched
+// (no HTML escaping, numbers as sent).
 func (r reply) toolResult() *mcp.CallToolResult {
-	text, err := json.Marshal(struct {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(struct {
 		Result      any         `json:"result"`
 		Diagnostics Diagnostics `json:"diagnostics"`
 	}{r.result, r.diag})
@@ -77,6 +82,7 @@ func (r reply) toolResult() *mcp.CallToolResult {
 		// than send a half-built answer.
 		return fail(KindProtocol, "the result could not be encoded as JSON", "report this to the snowluma-mcp maintainers").toolResult()
 	}
+	text := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(text)}},
 		StructuredContent: json.RawMessage(text),

@@ -5,11 +5,14 @@
 package server
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
 // Name and Version identify this server to MCP clients.
@@ -40,13 +43,25 @@ func ProtocolVersions() []string {
 type Options struct {
 	Catalog *catalog.Catalog
 	Mode    Mode
+	// Client reaches SnowLuma. It is required in read and write modes and
+	// ignored in docs mode.
+	Client *transfer.Client
+	// SkipParamsCheck turns off checking action params against the
+	// catalog's inputSchema, for a SnowLuma newer than the catalog.
+	SkipParamsCheck bool
 	// Log receives one line per tool call; nil discards.
 	Log io.Writer
 }
 
 // New builds the MCP server for opts. It contacts nothing: SnowLuma is only
 // reached when an execution tool is called.
-func New(opts Options) *mcp.Server {
+func New(opts Options) (*mcp.Server, error) {
+	if opts.Catalog == nil {
+		return nil, errors.New("server: no catalog")
+	}
+	if opts.Mode != ModeDocs && opts.Client == nil {
+		return nil, fmt.Errorf("server: %s mode needs a SnowLuma client", opts.Mode)
+	}
 	logw := opts.Log
 	if logw == nil {
 		logw = io.Discard
@@ -63,14 +78,17 @@ func New(opts Options) *mcp.Server {
 		SupportedProtocolVersions: ProtocolVersions(),
 		SetCacheable:              setCacheable,
 	})
-	s.AddReceivingMiddleware(refuseUnsupportedInitialize)
+	s.AddReceivingMiddleware(refuseUnsupportedInitialize, hideTools(opts.Mode))
 	addDocsTools(s, log, opts.Catalog)
+	x := &executor{cat: opts.Catalog, client: opts.Client, mode: opts.Mode, validate: !opts.SkipParamsCheck}
+	addExecTools(s, log, x)
+	addRuntimeTool(s, log, x)
 	addCatalogResource(s, opts.Catalog)
-	return s
+	return s, nil
 }
 
 func instructions(m Mode) string {
-	const docs = "Describes SnowLuma's OneBot actions from a bundled catalog: list_categories, list_actions and search_actions find an action; get_action gives its parameters, result schema and examples."
+	const docs = "Describes SnowLuma's OneBot actions from a bundled catalog: list_categories, list_actions and search_actions find an action; get_action gives its parameters, result schema and examples; get_runtime_info describes this server's configuration."
 	switch m {
 	case ModeRead:
 		return docs + " query_action runs read-only actions against the configured SnowLuma."

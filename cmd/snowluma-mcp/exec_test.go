@@ -1,0 +1,390 @@
+package main_test
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+)
+
+// secretToken is the access token of every execution test; no result and no
+// stderr line may ever contain it.
+const secretToken = "tok-5ecret-DO-NOT-LEAK"
+
+// live starts a fake SnowLuma requiring secretToken and a snowluma-mcp in
+// mode talking to it, and checks at the end that the token leaked nowhere.
+func live(t *testing.T, era mcptest.Era, mode string, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
+	t.Helper()
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=" + mode}, env...)
+	p := mcptest.Spawn(t, bin, era, env...)
+	cs := p.Connect(nil)
+	t.Cleanup(func() { noLeak(t, p) })
+	return fake, p, cs
+}
+
+func noLeak(t *testing.T, p *mcptest.Proc) {
+	t.Helper()
+	for _, l := range p.Received() {
+		if strings.Contains(l, secretToken) {
+			t.Errorf("token in a server message: %.300s", l)
+		}
+	}
+	if strings.Contains(p.Stderr(), secretToken) {
+		t.Errorf("token on stderr")
+	}
+}
+
+// sent lists the actions the fake received.
+func sent(fake *fakesnowluma.Server) []string {
+	var out []string
+	for _, r := range fake.Requests() {
+		out = append(out, r.Action)
+	}
+	return out
+}
+
+type envelope struct {
+	Status  string          `json:"status"`
+	Retcode json.Number     `json:"retcode"`
+	Data    json.RawMessage `json:"data"`
+	Wording string          `json:"wording"`
+}
+
+func TestGates(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		t.Run("read mode", func(t *testing.T) {
+			fake, _, cs := live(t, era, "read")
+			res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+			if res.IsError || r.Diagnostics.Outcome != "success" {
+				t.Fatalf("get_status: %+v", r)
+			}
+			if env := decode[envelope](t, r.Result); env.Status != "ok" || !sameJSON(env.Data, json.RawMessage(`{"online":true,"good":true}`)) {
+				t.Errorf("envelope %s", r.Result)
+			}
+			fake.Reset()
+
+			// A write action through the read-only tool.
+			res, r = callTool(t, cs, "query_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
+			if !res.IsError || r.Diagnostics.Kind != "write_action" || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_MODE=write") {
+				t.Errorf("write through query_action: %+v", r.Diagnostics)
+			}
+			// invoke_action is not listed in read mode, and calling it anyway
+			// is refused by the gate, not by its absence.
+			tools, err := cs.ListTools(ctx(t), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tool := range tools.Tools {
+				if tool.Name == "invoke_action" {
+					t.Error("invoke_action listed in read mode")
+				}
+			}
+			res, r = callTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
+			if !res.IsError || r.Diagnostics.Kind != "mode_gate" || string(r.Result) != "null" {
+				t.Errorf("invoke_action in read mode: %+v", r)
+			}
+			// Unknown actions are refused by both tools.
+			res, r = callTool(t, cs, "query_action", map[string]any{"action": "drop_database"})
+			if !res.IsError || r.Diagnostics.Kind != "unknown_action" {
+				t.Errorf("unknown action: %+v", r.Diagnostics)
+			}
+			if got := sent(fake); len(got) != 0 {
+				t.Errorf("refused calls reached SnowLuma: %v", got)
+			}
+		})
+		t.Run("write mode", func(t *testing.T) {
+			fake, _, cs := live(t, era, "write")
+			_, r := callTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
+			if r.Diagnostics.Outcome != "success" || !strings.Contains(string(r.Result), `"message_id":-123456`) {
+				t.Errorf("send_group_msg: %+v %s", r.Diagnostics, r.Result)
+			}
+			// An alias reaches SnowLuma under the canonical name.
+			callTool(t, cs, "query_action", map[string]any{"action": "get_ptt_text", "params": map[string]any{"message_id": "-5"}})
+			if got := sent(fake); len(got) != 2 || got[0] != "send_group_msg" || got[1] != "fetch_ptt_text" {
+				t.Errorf("sent %v", got)
+			}
+			req := fake.Requests()[0]
+			if req.Header.Get("Authorization") != "Bearer "+secretToken {
+				t.Error("token not sent as a bearer header")
+			}
+			if strings.Contains(req.RawQuery, secretToken) || strings.Contains(string(req.Params), secretToken) {
+				t.Error("token sent outside the header")
+			}
+		})
+		t.Run("docs mode", func(t *testing.T) {
+			cs := mcptest.Spawn(t, bin, era).Connect(nil)
+			res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+			if !res.IsError || r.Diagnostics.Kind != "mode_gate" {
+				t.Errorf("query_action in docs mode: %+v", r.Diagnostics)
+			}
+		})
+	})
+}
+
+func TestBusinessAndTransportFailures(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake, p, cs := live(t, era, "read", "SNOWLUMA_MCP_TIMEOUT_MS=400")
+
+		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(1200, "account offline") })
+		res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+		if res.IsError || r.Diagnostics.Outcome != "failed" || r.Diagnostics.Kind != "business" || !strings.Contains(r.Diagnostics.Message, "account offline") {
+			t.Errorf("business failure: isError=%v %+v", res.IsError, r.Diagnostics)
+		}
+		if env := decode[envelope](t, r.Result); env.Retcode != "1200" || env.Wording != "account offline" {
+			t.Errorf("envelope not returned as data: %s", r.Result)
+		}
+
+		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Async() })
+		res, r = callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+		if res.IsError || r.Diagnostics.Outcome != "unknown" {
+			t.Errorf("async: %+v", r.Diagnostics)
+		}
+
+		for _, tc := range []struct {
+			name  string
+			reply fakesnowluma.Reply
+			kind  string
+		}{
+			{"timeout", fakesnowluma.Reply{Delay: 5 * time.Second}, "timeout"},
+			{"html body", fakesnowluma.Reply{Body: []byte("<html>oops</html>"), ContentType: "text/html"}, "protocol"},
+			{"array body", fakesnowluma.Reply{Body: []byte(`[1,2]`)}, "protocol"},
+			{"unauthorized", fakesnowluma.Reply{Status: 401, Body: []byte(`{"status":"failed","retcode":1401,"data":null,"wording":"unauthorized"}`)}, "unauthorized"},
+		} {
+			fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return tc.reply })
+			res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+			if !res.IsError || r.Diagnostics.Kind != tc.kind || string(r.Result) != "null" || r.Diagnostics.NextStep == "" {
+				t.Errorf("%s: isError=%v %+v", tc.name, res.IsError, r)
+			}
+		}
+
+		// Cancellation reaches the HTTP request: the call is abandoned and
+		// logged as cancelled.
+		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Hang: true} })
+		cctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		before := len(fake.Requests())
+		go func() {
+			_, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "query_action", Arguments: map[string]any{"action": "get_status"}})
+			done <- err
+		}()
+		waitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) > before })
+		cancel()
+		if err := <-done; err == nil {
+			t.Error("cancelled call returned no error to the client")
+		}
+		waitFor(t, "a cancelled call on stderr", func() bool { return strings.Contains(p.Stderr(), "kind=cancelled") })
+	})
+}
+
+func TestUnreachableAndWrongToken(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close() // nothing listens there now
+		p := mcptest.Spawn(t, bin, era, "SNOWLUMA_MCP_ENDPOINT=http://"+addr+"/", "SNOWLUMA_MCP_TOKEN="+secretToken)
+		cs := p.Connect(nil)
+		res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+		if !res.IsError || r.Diagnostics.Kind != "transport" || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_ENDPOINT") {
+			t.Errorf("refused: %+v", r.Diagnostics)
+		}
+		noLeak(t, p)
+
+		fake := fakesnowluma.Start(t, fakesnowluma.WithToken("the-right-one"))
+		p = mcptest.Spawn(t, bin, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken)
+		cs = p.Connect(nil)
+		res, r = callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+		if !res.IsError || r.Diagnostics.Kind != "unauthorized" || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_TOKEN") {
+			t.Errorf("wrong token: %+v", r.Diagnostics)
+		}
+		noLeak(t, p)
+	})
+}
+
+func TestExactNumbers(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake, _, cs := live(t, era, "read")
+		const data = `{"message_id":-2147483648,"real_id":-1,"big":12345678901234567890,"file_size":"1024","none":null,"empty":{},"f":1.50}`
+		fake.Handle("get_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(json.RawMessage(data)) })
+		res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_msg", "params": json.RawMessage(`{"message_id":-2147483648}`)})
+		if r.Diagnostics.Outcome != "success" {
+			t.Fatalf("%+v", r.Diagnostics)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if !strings.Contains(text, data) {
+			t.Errorf("data not carried byte for byte:\n%s", text)
+		}
+		if got := string(fake.Requests()[0].Params); got != `{"message_id":-2147483648}` {
+			t.Errorf("params sent as %s", got)
+		}
+	})
+}
+
+func TestParamsCheck(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake, _, cs := live(t, era, "write")
+		for _, tc := range []struct {
+			params  map[string]any
+			pointer string
+		}{
+			{map[string]any{"group_id": "abc", "message": "hi"}, "/group_id"},
+			{map[string]any{"group_id": 0, "message": "hi"}, "/group_id"},
+			{map[string]any{"message": "hi"}, "group_id"},
+			{map[string]any{"group_id": 20001, "message": "hi", "auto_escape": "yes"}, "/auto_escape"},
+		} {
+			res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": tc.params})
+			if !res.IsError || r.Diagnostics.Kind != "invalid_params" || !strings.Contains(r.Diagnostics.Message, tc.pointer) {
+				t.Errorf("%v: %+v", tc.params, r.Diagnostics)
+			}
+		}
+		// Undeclared fields pass through: the schemas are open.
+		_, r := callTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi", "future_field": true}})
+		if r.Diagnostics.Outcome != "success" {
+			t.Errorf("undeclared field: %+v", r.Diagnostics)
+		}
+		if got := sent(fake); len(got) != 1 {
+			t.Errorf("sent %v; only the valid call may reach SnowLuma", got)
+		}
+
+		// The opt-out sends what the catalog would refuse.
+		fake2, _, cs2 := live(t, era, "write", "SNOWLUMA_MCP_VALIDATE_PARAMS=false")
+		_, r = callTool(t, cs2, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": "abc", "message": "hi"}})
+		if got := sent(fake2); len(got) != 1 || r.Diagnostics.Kind == "invalid_params" {
+			t.Errorf("opt-out: sent %v, %+v", got, r.Diagnostics)
+		}
+	})
+}
+
+func TestGenericStream(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		_, _, cs := live(t, era, "write")
+		_, r := callTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream"})
+		got := decode[struct {
+			Frames   []json.RawMessage `json:"frames"`
+			Count    int               `json:"count"`
+			Terminal envelope          `json:"terminal"`
+		}](t, r.Result)
+		if r.Diagnostics.Outcome != "success" || got.Count != 10 || len(got.Frames) != 10 || got.Terminal.Status != "ok" {
+			t.Fatalf("stream: %+v %s", r.Diagnostics, r.Result)
+		}
+		if !strings.Contains(string(got.Frames[0]), "data_chunk") {
+			t.Errorf("frame data: %s", got.Frames[0])
+		}
+		res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream", "params": map[string]any{"error": true}})
+		if res.IsError || r.Diagnostics.Outcome != "failed" || r.Diagnostics.Kind != "business" {
+			t.Errorf("error frame: %+v", r.Diagnostics)
+		}
+	})
+}
+
+type runtimeInfo struct {
+	Mode              string                     `json:"mode"`
+	ExecutionEnabled  bool                       `json:"execution_enabled"`
+	WriteEnabled      bool                       `json:"write_enabled"`
+	CatalogVersion    string                     `json:"catalog_version"`
+	ActionCount       int                        `json:"action_count"`
+	ServerSupport     string                     `json:"server_support"`
+	Transport         map[string]any             `json:"transport"`
+	ConnectionChecked bool                       `json:"connection_checked"`
+	Checks            map[string]json.RawMessage `json:"checks"`
+}
+
+func TestRuntimeInfo(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		t.Run("docs", func(t *testing.T) {
+			cs := mcptest.Spawn(t, bin, era).Connect(nil)
+			_, r := callTool(t, cs, "get_runtime_info", map[string]any{})
+			info := decode[runtimeInfo](t, r.Result)
+			if info.Mode != "docs" || info.ExecutionEnabled || info.Transport != nil || info.ConnectionChecked || info.ServerSupport != "unknown" || info.CatalogVersion != "1.11.1" || info.ActionCount != 177 {
+				t.Errorf("docs: %+v", info)
+			}
+			res, r := callTool(t, cs, "get_runtime_info", map[string]any{"check_connection": true})
+			if !res.IsError || r.Diagnostics.Kind != "mode_gate" {
+				t.Errorf("check in docs mode: %+v", r.Diagnostics)
+			}
+		})
+		t.Run("read", func(t *testing.T) {
+			fake, p, cs := live(t, era, "read", "SNOWLUMA_MCP_TIMEOUT_MS=1234")
+			_, r := callTool(t, cs, "get_runtime_info", nil)
+			info := decode[runtimeInfo](t, r.Result)
+			if info.Mode != "read" || !info.ExecutionEnabled || info.WriteEnabled || info.ConnectionChecked || info.Transport["request_timeout_ms"] != float64(1234) {
+				t.Errorf("read: %+v", info)
+			}
+			if len(fake.Requests()) != 0 {
+				t.Error("overview without check_connection contacted SnowLuma")
+			}
+			if strings.Contains(string(r.Result), strings.TrimSuffix(strings.TrimPrefix(fake.URL, "http://"), "/")) {
+				t.Error("overview shows the endpoint")
+			}
+
+			_, r = callTool(t, cs, "get_runtime_info", map[string]any{"check_connection": true})
+			info = decode[runtimeInfo](t, r.Result)
+			if !info.ConnectionChecked || len(info.Checks) != 3 || r.Diagnostics.Outcome != "success" {
+				t.Fatalf("check: %+v %+v", info, r.Diagnostics)
+			}
+			if got := sent(fake); strings.Join(got, ",") != "get_login_info,get_status,get_version_info" {
+				t.Errorf("sent %v", got)
+			}
+
+			// A partial failure stays visible.
+			fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(1200, "offline") })
+			res, r := callTool(t, cs, "get_runtime_info", map[string]any{"check_connection": true})
+			info = decode[runtimeInfo](t, r.Result)
+			if res.IsError || r.Diagnostics.Outcome != "failed" || !strings.Contains(r.Diagnostics.Message, "get_status") {
+				t.Errorf("partial failure: %+v", r.Diagnostics)
+			}
+			status := decode[toolResult](t, info.Checks["get_status"])
+			login := decode[toolResult](t, info.Checks["get_login_info"])
+			if status.Diagnostics.Kind != "business" || login.Diagnostics.Outcome != "success" {
+				t.Errorf("checks: %s", mustJSON(t, info.Checks))
+			}
+			if !strings.Contains(p.Stderr(), "tool=get_runtime_info") {
+				t.Error("no log line for get_runtime_info")
+			}
+		})
+	})
+}
+
+func TestCallLog(t *testing.T) {
+	fake, p, cs := live(t, mcptest.Modern, "write")
+	fake.Handle("send_private_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(100, "blocked") })
+	callTool(t, cs, "invoke_action", map[string]any{"action": "send_private_msg", "params": map[string]any{"user_id": 30001, "message": "private words here"}})
+	var line string
+	for _, l := range strings.Split(p.Stderr(), "\n") {
+		if strings.Contains(l, "tool=invoke_action") {
+			line = l
+		}
+	}
+	for _, want := range []string{"action=send_private_msg", "outcome=failed", "kind=business", "duration="} {
+		if !strings.Contains(line, want) {
+			t.Errorf("log line %q lacks %s", line, want)
+		}
+	}
+	for _, never := range []string{"private words", "30001", "blocked", secretToken} {
+		if strings.Contains(p.Stderr(), never) {
+			t.Errorf("stderr carries %q", never)
+		}
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after a generous
+// wait. It asserts an eventual state, never a duration.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

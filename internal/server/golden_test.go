@@ -1,0 +1,93 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/transfer"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// TestToolsGolden keeps every tool definition the server lists, one golden
+// file per mode and client capability set, so that a change to a name,
+// description, schema or annotation shows up in review. Run
+// `go test ./internal/server -run Golden -update` to accept a change.
+func TestToolsGolden(t *testing.T) {
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		golden string
+		mode   Mode
+		caps   *mcp.ClientCapabilities
+	}{
+		{"tools-docs.json", ModeDocs, nil},
+		{"tools-read.json", ModeRead, nil},
+		{"tools-write.json", ModeWrite, nil},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			opts := Options{Catalog: cat, Mode: tc.mode}
+			if tc.mode != ModeDocs {
+				c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts.Client = c
+			}
+			s, err := New(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs := connect(t, s, tc.caps)
+			res, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := json.MarshalIndent(res.Tools, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, '\n')
+			path := filepath.Join("testdata", tc.golden)
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("tool definitions differ from %s; run with -update and review the diff", path)
+			}
+		})
+	}
+}
+
+// connect attaches an in-memory go-sdk client to s.
+func connect(t *testing.T, s *mcp.Server, caps *mcp.ClientCapabilities) *mcp.ClientSession {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "golden", Version: "1"}, &mcp.ClientOptions{Capabilities: caps})
+	cs, err := c.Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	return cs
+}

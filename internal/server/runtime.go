@@ -1,0 +1,135 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type runtimeArgs struct {
+	CheckConnection bool `json:"check_connection"`
+}
+
+const runtimeInput = `{
+  "type": "object",
+  "properties": {
+    "check_connection": {"type": "boolean", "default": false, "description": "Read and write modes only: also run get_login_info, get_status and get_version_info against SnowLuma through the read-only gate and report each answer. Without it nothing is contacted."}
+  },
+  "additionalProperties": false
+}`
+
+const runtimeResult = `{
+  "type": "object",
+  "properties": {
+    "mode": {"type": "string", "enum": ["docs", "read", "write"]},
+    "execution_enabled": {"type": "boolean"},
+    "write_enabled": {"type": "boolean"},
+    "catalog_version": {"type": "string", "description": "SnowLuma release the bundled catalog describes."},
+    "action_count": {"type": "integer"},
+    "server_support": {"const": "unknown", "description": "Always unknown: the catalog is a snapshot, not proof of what the connected SnowLuma supports."},
+    "transport": {
+      "type": ["object", "null"],
+      "description": "Effective limits of calls to SnowLuma; null in docs mode. Paths, when present, are on the MCP host.",
+      "properties": {
+        "request_timeout_ms": {"type": "integer"},
+        "max_response_bytes": {"type": "integer"},
+        "max_stream_bytes": {"type": "integer"},
+        "stream_idle_timeout_ms": {"type": "integer"},
+        "max_collected_stream_bytes": {"type": "integer"},
+        "params_validated": {"type": "boolean"}
+      }
+    },
+    "connection_checked": {"type": "boolean", "description": "true only when check_connection ran; local configuration is not proof of a live login."},
+    "checks": {"type": "object", "description": "With check_connection: each action's {result, diagnostics}.", "additionalProperties": {"type": "object"}}
+  },
+  "required": ["mode", "execution_enabled", "write_enabled", "catalog_version", "action_count", "server_support", "transport", "connection_checked"]
+}`
+
+// runtimeInfo is get_runtime_info's answer. It never holds the endpoint,
+// the token or any header.
+type runtimeInfo struct {
+	Mode              Mode                 `json:"mode"`
+	ExecutionEnabled  bool                 `json:"execution_enabled"`
+	WriteEnabled      bool                 `json:"write_enabled"`
+	CatalogVersion    string               `json:"catalog_version"`
+	ActionCount       int                  `json:"action_count"`
+	ServerSupport     string               `json:"server_support"`
+	Transport         *transportInfo       `json:"transport"`
+	ConnectionChecked bool                 `json:"connection_checked"`
+	Checks            map[string]checkInfo `json:"checks,omitempty"`
+}
+
+type transportInfo struct {
+	RequestTimeoutMS        int64 `json:"request_timeout_ms"`
+	MaxResponseBytes        int64 `json:"max_response_bytes"`
+	MaxStreamBytes          int64 `json:"max_stream_bytes"`
+	StreamIdleTimeoutMS     int64 `json:"stream_idle_timeout_ms"`
+	MaxCollectedStreamBytes int64 `json:"max_collected_stream_bytes"`
+	ParamsValidated         bool  `json:"params_validated"`
+}
+
+type checkInfo struct {
+	Result      any         `json:"result"`
+	Diagnostics Diagnostics `json:"diagnostics"`
+}
+
+func addRuntimeTool(s *mcp.Server, log *slog.Logger, x *executor) {
+	f := false
+	addTool(s, log, &mcp.Tool{
+		Name:         "get_runtime_info",
+		Description:  "Describe this server as configured: mode, whether execution and writes are enabled, the catalog version and size, and the effective transport limits. Contacts nothing unless check_connection is true (read and write modes), which runs get_login_info, get_status and get_version_info and reports each answer. Never shows the endpoint or token.",
+		InputSchema:  json.RawMessage(runtimeInput),
+		OutputSchema: outputSchema(runtimeResult),
+		Annotations:  &mcp.ToolAnnotations{Title: "SnowLuma MCP runtime overview", ReadOnlyHint: true, OpenWorldHint: &f},
+	}, func(ctx context.Context, c *call, in runtimeArgs) reply {
+		info := runtimeInfo{
+			Mode:             x.mode,
+			ExecutionEnabled: x.enabled(),
+			WriteEnabled:     x.mode.allows(ModeWrite),
+			CatalogVersion:   x.cat.Version(),
+			ActionCount:      x.cat.Len(),
+			ServerSupport:    "unknown",
+		}
+		if x.enabled() {
+			l := x.client.Limits()
+			info.Transport = &transportInfo{
+				RequestTimeoutMS:        l.Timeout.Milliseconds(),
+				MaxResponseBytes:        l.MaxResponseBytes,
+				MaxStreamBytes:          l.MaxStreamBytes,
+				StreamIdleTimeoutMS:     l.StreamIdleTimeout.Milliseconds(),
+				MaxCollectedStreamBytes: MaxCollectedStream,
+				ParamsValidated:         x.validate,
+			}
+		}
+		if !in.CheckConnection {
+			return ok(info)
+		}
+		if !x.enabled() {
+			return fail(KindModeGate, "check_connection needs read or write mode; this server runs in docs mode",
+				"set SNOWLUMA_MCP_ENDPOINT (and optionally SNOWLUMA_MCP_MODE=read) and restart the server")
+		}
+		info.ConnectionChecked = true
+		info.Checks = map[string]checkInfo{}
+		var failed []string
+		checks := []string{"get_login_info", "get_status", "get_version_info"}
+		for _, name := range checks {
+			r := x.run(ctx, &call{req: c.req}, actionArgs{Action: name}, false)
+			info.Checks[name] = checkInfo{Result: r.result, Diagnostics: r.diag}
+			if r.diag.Outcome != OutcomeSuccess {
+				failed = append(failed, name)
+			}
+		}
+		r := ok(info)
+		if len(failed) > 0 {
+			first := info.Checks[failed[0]].Diagnostics
+			r.diag = Diagnostics{Outcome: OutcomeFailed, Kind: first.Kind,
+				Message:  fmt.Sprintf("%d of %d connection checks did not succeed: %s", len(failed), len(checks), strings.Join(failed, ", ")),
+				NextStep: "read each entry under result.checks; " + first.NextStep}
+		}
+		return r
+	})
+}
