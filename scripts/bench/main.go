@@ -1,0 +1,110 @@
+// Command bench measures cold start: milliseconds from spawning a stdio MCP
+// server to its answer to a first tools/list, and the process's peak RSS. It
+// measures snowluma-mcp (in docs and in write mode, with its whole catalog)
+// and, as the yardstick, a bare go-sdk server built from the same module,
+// and prints the medians.
+//
+//	go run ./scripts/bench [-runs 40]
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// listTools is a 2026-07-28 tools/list: no handshake, so the first answer
+// the server writes is the tool list.
+const listTools = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n"
+
+func main() {
+	runs := flag.Int("runs", 40, "spawns per server")
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "snowluma-bench")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	build := func(name, pkg string) string {
+		out := filepath.Join(dir, name)
+		cmd := exec.Command("go", "build", "-o", out, pkg)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			log.Fatalf("build %s: %v", pkg, err)
+		}
+		return out
+	}
+	bare := build("bare", "./scripts/bench/bare")
+	server := build("snowluma-mcp", "./cmd/snowluma-mcp")
+
+	fmt.Printf("cold start to first tools/list answer, median of %d spawns (%s)\n", *runs, time.Now().Format(time.DateOnly))
+	fmt.Printf("%-34s %10s %12s\n", "server", "ms", "peak RSS MB")
+	for _, s := range []struct {
+		name string
+		bin  string
+		env  []string
+	}{
+		{"bare go-sdk server", bare, nil},
+		{"snowluma-mcp (docs mode)", server, nil},
+		{"snowluma-mcp (write mode)", server, []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_MODE=write"}},
+	} {
+		var ms, rss []float64
+		for range *runs {
+			d, kb, err := once(s.bin, s.env)
+			if err != nil {
+				log.Fatalf("%s: %v", s.name, err)
+			}
+			ms = append(ms, float64(d.Microseconds())/1000)
+			rss = append(rss, float64(kb)/1024)
+		}
+		fmt.Printf("%-34s %10.1f %12.1f\n", s.name, median(ms), median(rss))
+	}
+}
+
+// once spawns bin, sends tools/list, waits for the answer, then closes stdin
+// and reports the elapsed time and the peak RSS in KiB.
+func once(bin string, env []string) (time.Duration, int64, error) {
+	cmd := exec.Command(bin)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, env...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return 0, 0, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, 0, err
+	}
+	cmd.Stderr = io.Discard
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, 0, err
+	}
+	if _, err := io.WriteString(stdin, listTools); err != nil {
+		return 0, 0, err
+	}
+	line, err := bufio.NewReaderSize(stdout, 1<<20).ReadString('\n')
+	elapsed := time.Since(start)
+	if err != nil || !strings.Contains(line, `"tools"`) {
+		return 0, 0, fmt.Errorf("no tool list (%v): %.200s", err, line)
+	}
+	stdin.Close()
+	io.Copy(io.Discard, stdout)
+	if err := cmd.Wait(); err != nil {
+		return 0, 0, err
+	}
+	return elapsed, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, nil
+}
+
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	return xs[len(xs)/2]
+}
