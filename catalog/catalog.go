@@ -18,8 +18,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Version is the SnowLuma release this catalog describes.
@@ -66,7 +64,7 @@ type Action struct {
 	InputSchema json.RawMessage `json:"inputSchema"`
 
 	// compiled is InputSchema compiled on first use by CheckParams.
-	compiled func() (*jsonschema.Schema, error)
+	compiled func() (*ObjectSchema, error)
 }
 
 // A Param is one declared action parameter. Schema is a JSON Schema
@@ -80,9 +78,9 @@ type Param struct {
 
 // An Example is an illustrative call. It is never executed by the catalog.
 type Example struct {
-	Summary string         `json:"summary"`
-	Params  map[string]any `json:"params"`
-	Notes   string         `json:"notes,omitempty"`
+	Summary string          `json:"summary"`
+	Params  json.RawMessage `json:"params"`
+	Notes   string          `json:"notes,omitempty"`
 }
 
 // A Brief is the compact index entry that list and search return.
@@ -107,6 +105,16 @@ type sourceFile struct {
 // duplicate names or aliases, and actions filed under the wrong category.
 func Load() (*Catalog, error) {
 	return load(files)
+}
+
+// Preload starts Load in the background and returns a function that waits
+// for its result. A server uses it so that answering a host's first
+// requests, which need no catalog, does not wait for the catalog's few
+// milliseconds of decoding.
+func Preload() func() (*Catalog, error) {
+	get := sync.OnceValues(Load)
+	go get()
+	return get
 }
 
 func load(fsys fs.FS) (*Catalog, error) {
@@ -189,53 +197,64 @@ func (c *Catalog) add(a *Action) error {
 		return fmt.Errorf("action %q: %w", a.Name, err)
 	}
 	a.InputSchema = schema
-	a.compiled = sync.OnceValues(func() (*jsonschema.Schema, error) { return CompileSchema(a.InputSchema) })
+	a.compiled = sync.OnceValues(func() (*ObjectSchema, error) { return CompileObject(a.InputSchema) })
 	c.actions = append(c.actions, a)
 	return nil
 }
 
 // inputSchema builds the open object schema of a parameter list: each
-// parameter's schema with its description, and the required names.
+// parameter's schema with its description, and the required names. It
+// splices bytes rather than decoding and re-encoding each schema, since it
+// runs for every action at start-up.
 func inputSchema(params []Param) (json.RawMessage, error) {
-	props := make(map[string]json.RawMessage, len(params))
-	required := []string{}
-	seen := map[string]bool{}
-	for _, p := range params {
+	sorted := slices.Clone(params)
+	slices.SortFunc(sorted, func(a, b Param) int { return strings.Compare(a.Name, b.Name) })
+	var b bytes.Buffer
+	b.WriteString(`{"type":"object","properties":{`)
+	var required []string
+	for i, p := range sorted {
 		if p.Name == "" {
 			return nil, fmt.Errorf("a parameter has no name")
 		}
-		if seen[p.Name] {
-			return nil, fmt.Errorf("parameter %q is declared twice", p.Name)
-		}
-		seen[p.Name] = true
-		var s map[string]json.RawMessage
-		if len(p.Schema) > 0 {
-			if err := json.Unmarshal(p.Schema, &s); err != nil {
-				return nil, fmt.Errorf("parameter %q: schema: %w", p.Name, err)
+		if i > 0 {
+			if p.Name == sorted[i-1].Name {
+				return nil, fmt.Errorf("parameter %q is declared twice", p.Name)
 			}
+			b.WriteByte(',')
 		}
-		if s == nil {
-			s = map[string]json.RawMessage{}
+		name, _ := json.Marshal(p.Name)
+		b.Write(name)
+		b.WriteByte(':')
+		schema := bytes.TrimSpace(p.Schema)
+		if len(schema) == 0 {
+			schema = []byte("{}")
 		}
-		if p.Description != "" {
-			d, _ := json.Marshal(p.Description)
-			s["description"] = d
+		if schema[0] != '{' || !json.Valid(schema) {
+			return nil, fmt.Errorf("parameter %q: schema is not a JSON object", p.Name)
 		}
-		b, err := json.Marshal(s)
-		if err != nil {
-			return nil, err
+		if p.Description == "" {
+			b.Write(schema)
+		} else {
+			desc, _ := json.Marshal(p.Description)
+			b.WriteString(`{"description":`)
+			b.Write(desc)
+			if rest := bytes.TrimSpace(schema[1:]); rest[0] != '}' {
+				b.WriteByte(',')
+			}
+			b.Write(schema[1:])
 		}
-		props[p.Name] = b
 		if p.Required {
 			required = append(required, p.Name)
 		}
 	}
-	return json.Marshal(struct {
-		Type                 string                     `json:"type"`
-		Properties           map[string]json.RawMessage `json:"properties"`
-		Required             []string                   `json:"required,omitempty"`
-		AdditionalProperties bool                       `json:"additionalProperties"`
-	}{"object", props, required, true})
+	b.WriteString(`}`)
+	if len(required) > 0 {
+		req, _ := json.Marshal(required)
+		b.WriteString(`,"required":`)
+		b.Write(req)
+	}
+	b.WriteString(`,"additionalProperties":true}`)
+	return b.Bytes(), nil
 }
 
 // Version reports the SnowLuma release the catalog describes.
@@ -294,16 +313,11 @@ func (a *Action) Param(name string) (Param, bool) {
 }
 
 // CheckParams validates params, a JSON object, against a's inputSchema and
-// returns each failing field, or nil when they are valid. Numbers are
-// compared exactly, whatever their size.
+// returns each failing field, or nil when they are valid.
 func (a *Action) CheckParams(params json.RawMessage) ([]FieldError, error) {
 	s, err := a.compiled()
 	if err != nil {
 		return nil, fmt.Errorf("catalog: %s: inputSchema: %w", a.Name, err)
 	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(params))
-	if err != nil {
-		return nil, fmt.Errorf("catalog: %s: params are not JSON: %w", a.Name, err)
-	}
-	return Validate(s, v), nil
+	return s.Check(params), nil
 }

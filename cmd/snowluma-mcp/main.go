@@ -37,6 +37,8 @@ func main() {
 // run is main without the process: stdout is the protocol channel and
 // stderr the only log.
 func run(args []string, stdout, stderr io.Writer) int {
+	// The catalog decodes in the background while the rest starts up.
+	loadCatalog := catalog.Preload()
 	for _, a := range args {
 		switch a {
 		case "--help", "-help", "-h":
@@ -56,22 +58,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: configuration error: %v\n", server.Name, err)
 		return exitUsage
 	}
-	cat, err := catalog.Load()
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
-		return exitFailed
-	}
 	for _, n := range cfg.Notes {
 		fmt.Fprintf(stderr, "%s: %s\n", server.Name, n)
 	}
-	endpoint := "none"
-	if cfg.Endpoint != nil {
-		endpoint = cfg.Endpoint.String()
-	}
-	fmt.Fprintf(stderr, "%s %s: SnowLuma catalog %s, %d actions in %d categories, mode %s, endpoint %s\n",
-		server.Name, server.Version, cat.Version(), cat.Len(), len(cat.Categories()), cfg.Mode, endpoint)
 
-	opts := server.Options{Catalog: cat, Mode: cfg.Mode, SkipParamsCheck: !cfg.ValidateParams, Log: stderr}
+	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, SkipParamsCheck: !cfg.ValidateParams, Log: stderr}
 	if cfg.Mode != server.ModeDocs {
 		opts.Client, err = transfer.New(transfer.Options{
 			Endpoint: cfg.Endpoint.String(),
@@ -91,7 +82,35 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := s.Run(ctx, &mcp.StdioTransport{}); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+
+	// The start-up line waits for the catalog, but serving does not. A
+	// catalog that fails to load is a packaging defect: stop.
+	failed := make(chan error, 1)
+	announced := make(chan struct{})
+	go func() {
+		defer close(announced)
+		cat, err := loadCatalog()
+		if err != nil {
+			failed <- err
+			stop()
+			return
+		}
+		endpoint := "none"
+		if cfg.Endpoint != nil {
+			endpoint = cfg.Endpoint.String()
+		}
+		fmt.Fprintf(stderr, "%s %s: SnowLuma catalog %s, %d actions in %d categories, mode %s, endpoint %s\n",
+			server.Name, server.Version, cat.Version(), cat.Len(), len(cat.Categories()), cfg.Mode, endpoint)
+	}()
+	err = s.Run(ctx, &mcp.StdioTransport{})
+	<-announced
+	select {
+	case cerr := <-failed:
+		fmt.Fprintf(stderr, "%s: %v\n", server.Name, cerr)
+		return exitFailed
+	default:
+	}
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
 		return exitFailed
 	}

@@ -149,7 +149,5 @@ func TestStdoutIsProtocolOnly(t *testing.T) {
 			t.Errorf("stdout line is not JSON-RPC: %q", l)
 		}
 	}
-	if !strings.Contains(p.Stderr(), "SnowLuma catalog 1.11.1") {
-		t.Errorf("start-up line missing from stderr: %q", p.Stderr())
-	}
+	waitFor(t, "the start-up line", func() bool { return strings.Contains(p.Stderr(), "SnowLuma catalog 1.11.1, 177 actions in 11 categories") })
 }

@@ -183,7 +183,7 @@ func docsAnnotations(title string) *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f}
 }
 
-func addDocsTools(s *mcp.Server, log *slog.Logger, cat *catalog.Catalog) {
+func addDocsTools(s *mcp.Server, log *slog.Logger, src catalogSource) {
 	addTool(s, log, &mcp.Tool{
 		Name:         "list_actions",
 		Description:  "List the bundled catalog's OneBot actions as compact entries (name, category, summary, aliases, readOnly, stream), optionally filtered by category, read_only and stream, and paged with limit/offset. Contacts nothing; use get_action for an action's full contract.",
@@ -191,6 +191,10 @@ func addDocsTools(s *mcp.Server, log *slog.Logger, cat *catalog.Catalog) {
 		OutputSchema: outputSchema(pageSchema),
 		Annotations:  docsAnnotations("List SnowLuma actions"),
 	}, func(_ context.Context, _ *call, in listArgs) reply {
+		cat, r, loaded := src.get()
+		if !loaded {
+			return r
+		}
 		f, r, bad := resolveFilter(cat, in.filterArgs)
 		if bad {
 			return r
@@ -205,6 +209,10 @@ func addDocsTools(s *mcp.Server, log *slog.Logger, cat *catalog.Catalog) {
 		OutputSchema: outputSchema(pageSchema),
 		Annotations:  docsAnnotations("Search SnowLuma actions"),
 	}, func(_ context.Context, _ *call, in searchArgs) reply {
+		cat, r, loaded := src.get()
+		if !loaded {
+			return r
+		}
 		f, r, bad := resolveFilter(cat, in.filterArgs)
 		if bad {
 			return r
@@ -228,6 +236,10 @@ func addDocsTools(s *mcp.Server, log *slog.Logger, cat *catalog.Catalog) {
 		OutputSchema: outputSchema(actionSchema),
 		Annotations:  docsAnnotations("Describe a SnowLuma action"),
 	}, func(_ context.Context, _ *call, in getArgs) reply {
+		cat, r, loaded := src.get()
+		if !loaded {
+			return r
+		}
 		a, found := cat.Lookup(in.Name)
 		if !found {
 			return unknownAction(cat, in.Name)
@@ -242,6 +254,10 @@ func addDocsTools(s *mcp.Server, log *slog.Logger, cat *catalog.Catalog) {
 		OutputSchema: outputSchema(categoriesSchema),
 		Annotations:  docsAnnotations("List SnowLuma action categories"),
 	}, func(context.Context, *call, struct{}) reply {
+		cat, r, loaded := src.get()
+		if !loaded {
+			return r
+		}
 		return ok(cat.Categories())
 	})
 }

@@ -54,7 +54,7 @@ const envelopeResult = `{
 // executor runs catalog actions against SnowLuma for the execution tools.
 // In docs mode it has no client and the mode gate refuses every call.
 type executor struct {
-	cat      *catalog.Catalog
+	catalog  catalogSource
 	client   *transfer.Client
 	mode     Mode
 	validate bool
@@ -95,9 +95,13 @@ func (x *executor) run(ctx context.Context, c *call, in actionArgs, write bool) 
 	if r, allowed := gate(x.mode, tool); !allowed {
 		return r
 	}
-	a, found := x.cat.Lookup(in.Action)
+	cat, r, loaded := x.catalog.get()
+	if !loaded {
+		return r
+	}
+	a, found := cat.Lookup(in.Action)
 	if !found {
-		return unknownAction(x.cat, in.Action)
+		return unknownAction(cat, in.Action)
 	}
 	c.action = a.Name
 	if !write && !a.ReadOnly {

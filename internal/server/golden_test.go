@@ -21,10 +21,6 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // description, schema or annotation shows up in review. Run
 // `go test ./internal/server -run Golden -update` to accept a change.
 func TestToolsGolden(t *testing.T) {
-	cat, err := catalog.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
 		golden string
 		mode   Mode
@@ -35,7 +31,7 @@ func TestToolsGolden(t *testing.T) {
 		{"tools-write.json", ModeWrite, nil},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
-			opts := Options{Catalog: cat, Mode: tc.mode}
+			opts := Options{Catalog: catalog.Preload(), Mode: tc.mode}
 			if tc.mode != ModeDocs {
 				c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
 				if err != nil {

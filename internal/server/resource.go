@@ -15,8 +15,12 @@ const CatalogURI = "snowluma://onebot/actions"
 // addCatalogResource serves the catalog: its version, the categories with
 // counts, and every action's full entry. The document is encoded once, on
 // first read, since it never changes.
-func addCatalogResource(s *mcp.Server, cat *catalog.Catalog) {
+func addCatalogResource(s *mcp.Server, src catalogSource) {
 	doc := sync.OnceValues(func() ([]byte, error) {
+		cat, err := src()
+		if err != nil {
+			return nil, err
+		}
 		return json.Marshal(struct {
 			Version    string             `json:"version"`
 			Categories []catalog.Category `json:"categories"`
@@ -27,7 +31,7 @@ func addCatalogResource(s *mcp.Server, cat *catalog.Catalog) {
 		URI:         CatalogURI,
 		Name:        "snowluma-actions",
 		Title:       "SnowLuma OneBot action catalog",
-		Description: "The bundled SnowLuma " + cat.Version() + " action catalog: version, categories with counts, and every action's full entry (parameters, constraints, flags, returnsSchema, examples, inputSchema).",
+		Description: "The bundled SnowLuma " + catalog.Version + " action catalog: version, categories with counts, and every action's full entry (parameters, constraints, flags, returnsSchema, examples, inputSchema).",
 		MIMEType:    "application/json",
 	}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		b, err := doc()

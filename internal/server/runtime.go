@@ -86,12 +86,16 @@ func addRuntimeTool(s *mcp.Server, log *slog.Logger, x *executor) {
 		OutputSchema: outputSchema(runtimeResult),
 		Annotations:  &mcp.ToolAnnotations{Title: "SnowLuma MCP runtime overview", ReadOnlyHint: true, OpenWorldHint: &f},
 	}, func(ctx context.Context, c *call, in runtimeArgs) reply {
+		cat, r, loaded := x.catalog.get()
+		if !loaded {
+			return r
+		}
 		info := runtimeInfo{
 			Mode:             x.mode,
 			ExecutionEnabled: x.enabled(),
 			WriteEnabled:     x.mode.allows(ModeWrite),
-			CatalogVersion:   x.cat.Version(),
-			ActionCount:      x.cat.Len(),
+			CatalogVersion:   cat.Version(),
+			ActionCount:      cat.Len(),
 			ServerSupport:    "unknown",
 		}
 		if x.enabled() {
@@ -123,7 +127,7 @@ func addRuntimeTool(s *mcp.Server, log *slog.Logger, x *executor) {
 				failed = append(failed, name)
 			}
 		}
-		r := ok(info)
+		r = ok(info)
 		if len(failed) > 0 {
 			first := info.Checks[failed[0]].Diagnostics
 			r.diag = Diagnostics{Outcome: OutcomeFailed, Kind: first.Kind,

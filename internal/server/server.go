@@ -41,7 +41,9 @@ func ProtocolVersions() []string {
 
 // Options configure New.
 type Options struct {
-	Catalog *catalog.Catalog
+	// Catalog returns the bundled catalog, waiting for it if it is still
+	// loading (see catalog.Preload).
+	Catalog func() (*catalog.Catalog, error)
 	Mode    Mode
 	// Client reaches SnowLuma. It is required in read and write modes and
 	// ignored in docs mode.
@@ -79,11 +81,12 @@ func New(opts Options) (*mcp.Server, error) {
 		SetCacheable:              setCacheable,
 	})
 	s.AddReceivingMiddleware(refuseUnsupportedInitialize, hideTools(opts.Mode))
-	addDocsTools(s, log, opts.Catalog)
-	x := &executor{cat: opts.Catalog, client: opts.Client, mode: opts.Mode, validate: !opts.SkipParamsCheck}
+	cat := catalogSource(opts.Catalog)
+	addDocsTools(s, log, cat)
+	x := &executor{catalog: cat, client: opts.Client, mode: opts.Mode, validate: !opts.SkipParamsCheck}
 	addExecTools(s, log, x)
 	addRuntimeTool(s, log, x)
-	addCatalogResource(s, opts.Catalog)
+	addCatalogResource(s, cat)
 	return s, nil
 }
 
@@ -96,4 +99,17 @@ func instructions(m Mode) string {
 		return docs + " query_action runs read-only actions and invoke_action runs any catalog action against the configured SnowLuma."
 	}
 	return docs + " No SnowLuma endpoint is configured, so nothing is executed."
+}
+
+// A catalogSource yields the catalog once it has loaded.
+type catalogSource func() (*catalog.Catalog, error)
+
+// get returns the catalog, or the reply that says it could not be loaded (a
+// packaging defect: the embedded catalog is checked by the tests).
+func (src catalogSource) get() (*catalog.Catalog, reply, bool) {
+	c, err := src()
+	if err != nil {
+		return nil, fail(KindProtocol, "the bundled catalog could not be loaded: "+err.Error(), "reinstall snowluma-mcp; report this to its maintainers"), false
+	}
+	return c, reply{}, true
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/snowluma/snowluma-mcp/catalog"
 )
 
@@ -32,8 +31,8 @@ type handlerFunc[In any] func(ctx context.Context, c *call, in In) reply
 // violation is a tool error naming the argument. Every call is logged as one
 // stderr line without payloads.
 func addTool[In any](s *mcp.Server, log *slog.Logger, t *mcp.Tool, h handlerFunc[In]) {
-	compile := sync.OnceValues(func() (*jsonschema.Schema, error) {
-		return catalog.CompileSchema(t.InputSchema.(json.RawMessage))
+	compile := sync.OnceValues(func() (*catalog.ObjectSchema, error) {
+		return catalog.CompileObject(t.InputSchema.(json.RawMessage))
 	})
 	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
@@ -47,11 +46,7 @@ func addTool[In any](s *mcp.Server, log *slog.Logger, t *mcp.Tool, h handlerFunc
 			if len(bytes.TrimSpace(args)) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
 				args = json.RawMessage("{}")
 			}
-			v, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-			if err != nil {
-				return fail(KindInvalidArguments, "the arguments are not valid JSON", "send the arguments as a JSON object")
-			}
-			if errs := catalog.Validate(schema, v); errs != nil {
+			if errs := schema.Check(args); errs != nil {
 				return invalidArguments(t.Name, errs)
 			}
 			var in In

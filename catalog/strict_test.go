@@ -1,5 +1,12 @@
 package catalog
 
+// The strict validator of the tests: santhosh-tekuri/jsonschema checks every
+// catalog schema against the 2020-12 metaschema and validates examples with
+// exact numbers. It is kept out of the binary because its package init
+// compiles every draft's metaschema on each start (about 10 ms and 1.7 MB,
+// more than a bare go-sdk server's whole cold start); the binary validates
+// with validate.go instead.
+
 import (
 	"bytes"
 	"encoding/json"
@@ -17,10 +24,10 @@ import (
 // schemaURL names the single in-memory document a compilation sees.
 const schemaURL = "mem:///schema.json"
 
-// CompileSchema compiles the JSON Schema (2020-12 unless it says otherwise)
+// strictCompile compiles the JSON Schema (2020-12 unless it says otherwise)
 // held in raw. It never loads an external document: any $ref that leaves
 // raw fails to compile instead of being fetched or treated as permissive.
-func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
+func strictCompile(raw json.RawMessage) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("schema is not JSON: %w", err)
@@ -34,25 +41,10 @@ func CompileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
 	return c.Compile(schemaURL)
 }
 
-// A FieldError is one reason a value failed its schema: where (a JSON
-// pointer into the value) and what was expected there.
-type FieldError struct {
-	Pointer string `json:"pointer"`
-	Problem string `json:"problem"`
-}
-
-func (e FieldError) String() string {
-	p := e.Pointer
-	if p == "" {
-		p = "/"
-	}
-	return p + ": " + e.Problem
-}
-
-// Validate checks v, a value decoded by jsonschema.UnmarshalJSON (so that
+// strictValidate checks v, a value decoded by jsonschema.UnmarshalJSON (so that
 // numbers stay exact), against s. It returns the leaf failures, sorted by
 // pointer, or nil when v is valid.
-func Validate(s *jsonschema.Schema, v any) []FieldError {
+func strictValidate(s *jsonschema.Schema, v any) []FieldError {
 	err := s.Validate(v)
 	if err == nil {
 		return nil
@@ -67,7 +59,7 @@ func Validate(s *jsonschema.Schema, v any) []FieldError {
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
 			if _, isRef := e.ErrorKind.(*kind.Reference); !isRef {
-				out = append(out, FieldError{Pointer: pointer(e.InstanceLocation), Problem: e.ErrorKind.LocalizedString(p)})
+				out = append(out, FieldError{Pointer: locPointer(e.InstanceLocation), Problem: e.ErrorKind.LocalizedString(p)})
 			}
 			return
 		}
@@ -77,14 +69,14 @@ func Validate(s *jsonschema.Schema, v any) []FieldError {
 	}
 	walk(ve)
 	if len(out) == 0 {
-		out = append(out, FieldError{Pointer: pointer(ve.InstanceLocation), Problem: ve.ErrorKind.LocalizedString(p)})
+		out = append(out, FieldError{Pointer: locPointer(ve.InstanceLocation), Problem: ve.ErrorKind.LocalizedString(p)})
 	}
 	slices.SortStableFunc(out, func(a, b FieldError) int { return strings.Compare(a.Pointer, b.Pointer) })
 	return slices.Compact(out)
 }
 
-// pointer renders an instance location as a JSON pointer (RFC 6901).
-func pointer(loc []string) string {
+// locPointer renders an instance location as a JSON pointer (RFC 6901).
+func locPointer(loc []string) string {
 	var b strings.Builder
 	for _, s := range loc {
 		b.WriteByte('/')

@@ -1,0 +1,192 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// The runtime validator. It uses github.com/google/jsonschema-go, which the
+// go-sdk already links, and checks an object one property at a time so that
+// every failure names its field and says what was expected there, without
+// echoing the value it got. The tests cross-check every catalog schema with
+// a strict 2020-12 validator (strict_test.go).
+
+// A FieldError is one reason an object failed its schema: where (a JSON
+// pointer into the object) and what is wrong or expected there.
+type FieldError struct {
+	Pointer string `json:"pointer"`
+	Problem string `json:"problem"`
+}
+
+func (e FieldError) String() string {
+	p := e.Pointer
+	if p == "" {
+		p = "/"
+	}
+	return p + ": " + e.Problem
+}
+
+// An ObjectSchema checks JSON objects against a top-level object schema:
+// its properties, its required list and, when closed, that nothing else is
+// present. It is immutable and safe for concurrent use.
+type ObjectSchema struct {
+	props    map[string]propSchema
+	names    []string // declared property names, sorted
+	required []string
+	closed   bool
+}
+
+type propSchema struct {
+	resolved *jsonschema.Resolved
+	expected string // what a valid value looks like, in words
+}
+
+// CompileObject compiles raw, an object schema. It never loads anything
+// external: a $ref that leaves a property's schema fails to compile instead
+// of being fetched or treated as permissive.
+func CompileObject(raw json.RawMessage) (*ObjectSchema, error) {
+	var top struct {
+		Type                 string                     `json:"type"`
+		Properties           map[string]json.RawMessage `json:"properties"`
+		Required             []string                   `json:"required"`
+		AdditionalProperties *bool                      `json:"additionalProperties"`
+	}
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	if top.Type != "object" {
+		return nil, fmt.Errorf("schema: type is %q, not object", top.Type)
+	}
+	s := &ObjectSchema{
+		props:    make(map[string]propSchema, len(top.Properties)),
+		required: top.Required,
+		closed:   top.AdditionalProperties != nil && !*top.AdditionalProperties,
+	}
+	for name, p := range top.Properties {
+		var js jsonschema.Schema
+		if err := json.Unmarshal(p, &js); err != nil {
+			return nil, fmt.Errorf("schema: property %q: %w", name, err)
+		}
+		r, err := js.Resolve(nil) // no loader: remote references fail
+		if err != nil {
+			return nil, fmt.Errorf("schema: property %q: %w", name, err)
+		}
+		var facts map[string]any
+		_ = json.Unmarshal(p, &facts)
+		s.props[name] = propSchema{resolved: r, expected: describe(facts)}
+		s.names = append(s.names, name)
+	}
+	slices.Sort(s.names)
+	return s, nil
+}
+
+// Check validates obj and returns each failure sorted by pointer, or nil
+// when obj is valid.
+func (s *ObjectSchema) Check(obj json.RawMessage) []FieldError {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(obj, &fields); err != nil || fields == nil {
+		return []FieldError{{Pointer: "", Problem: "must be a JSON object"}}
+	}
+	var errs []FieldError
+	for _, name := range s.required {
+		if _, ok := fields[name]; !ok {
+			errs = append(errs, FieldError{Pointer: pointer(name), Problem: "is required but missing"})
+		}
+	}
+	for name, raw := range fields {
+		p, declared := s.props[name]
+		if !declared {
+			if s.closed {
+				errs = append(errs, FieldError{Pointer: pointer(name), Problem: "is not accepted; accepted: " + strings.Join(s.names, ", ")})
+			}
+			continue
+		}
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		if err := dec.Decode(&v); err != nil {
+			errs = append(errs, FieldError{Pointer: pointer(name), Problem: "is not valid JSON"})
+			continue
+		}
+		if err := p.resolved.Validate(v); err != nil {
+			errs = append(errs, FieldError{Pointer: pointer(name), Problem: "expected " + p.expected})
+		}
+	}
+	slices.SortFunc(errs, func(a, b FieldError) int { return strings.Compare(a.Pointer, b.Pointer) })
+	return errs
+}
+
+// pointer renders a top-level property name as a JSON pointer (RFC 6901).
+func pointer(name string) string {
+	return "/" + strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
+}
+
+// describe says in words what a schema accepts: its type and the usual
+// constraints, or the schema itself when it is more involved.
+func describe(s map[string]any) string {
+	if len(s) == 0 {
+		return "any JSON value"
+	}
+	var parts []string
+	switch t := s["type"].(type) {
+	case string:
+		parts = append(parts, t)
+	case []any:
+		var ts []string
+		for _, x := range t {
+			ts = append(ts, fmt.Sprint(x))
+		}
+		parts = append(parts, strings.Join(ts, " or "))
+	}
+	if items, ok := s["items"].(map[string]any); ok {
+		parts = append(parts, "of "+describe(items))
+	}
+	if e, ok := s["enum"].([]any); ok {
+		var vs []string
+		for _, x := range e {
+			b, _ := json.Marshal(x)
+			vs = append(vs, string(b))
+		}
+		parts = append(parts, "one of "+strings.Join(vs, ", "))
+	}
+	lo, hasLo := s["minimum"].(float64)
+	hi, hasHi := s["maximum"].(float64)
+	switch {
+	case hasLo && hasHi:
+		parts = append(parts, "from "+num(lo)+" to "+num(hi))
+	case hasLo:
+		parts = append(parts, "≥ "+num(lo))
+	case hasHi:
+		parts = append(parts, "≤ "+num(hi))
+	}
+	if n, ok := s["minLength"].(float64); ok {
+		parts = append(parts, "at least "+num(n)+" characters long")
+	}
+	if n, ok := s["maxLength"].(float64); ok {
+		parts = append(parts, "at most "+num(n)+" characters long")
+	}
+	if p, ok := s["pattern"].(string); ok {
+		parts = append(parts, "matching "+p)
+	}
+	if not, ok := s["not"].(map[string]any); ok {
+		if c, ok := not["const"]; ok && len(not) == 1 {
+			b, _ := json.Marshal(c)
+			parts = append(parts, "other than "+string(b))
+		}
+	}
+	if len(parts) == 0 || s["oneOf"] != nil || s["anyOf"] != nil || s["allOf"] != nil {
+		b, _ := json.Marshal(s)
+		if len(b) > 200 {
+			b = append(b[:200], "…"...)
+		}
+		return "a value matching " + string(b)
+	}
+	return strings.Join(parts, " ")
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
