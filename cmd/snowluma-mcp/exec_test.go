@@ -31,6 +31,7 @@ func live(t *testing.T, era mcptest.Era, mode string, env ...string) (*fakesnowl
 
 func noLeak(t *testing.T, p *mcptest.Proc) {
 	t.Helper()
+	p.Close() // so that stderr and stdout are complete
 	for _, l := range p.Received() {
 		if strings.Contains(l, secretToken) {
 			t.Errorf("token in a server message: %.300s", l)
@@ -347,9 +348,7 @@ func TestRuntimeInfo(t *testing.T) {
 			if status.Diagnostics.Kind != "business" || login.Diagnostics.Outcome != "success" {
 				t.Errorf("checks: %s", mustJSON(t, info.Checks))
 			}
-			if !strings.Contains(p.Stderr(), "tool=get_runtime_info") {
-				t.Error("no log line for get_runtime_info")
-			}
+			waitFor(t, "a log line for get_runtime_info", func() bool { return strings.Contains(p.Stderr(), "tool=get_runtime_info") })
 		})
 	})
 }
@@ -358,6 +357,8 @@ func TestCallLog(t *testing.T) {
 	fake, p, cs := live(t, mcptest.Modern, "write")
 	fake.Handle("send_private_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(100, "blocked") })
 	callTool(t, cs, "invoke_action", map[string]any{"action": "send_private_msg", "params": map[string]any{"user_id": 30001, "message": "private words here"}})
+	// stderr arrives through a pipe: wait for the line.
+	waitFor(t, "the call's log line", func() bool { return strings.Contains(p.Stderr(), "tool=invoke_action") })
 	var line string
 	for _, l := range strings.Split(p.Stderr(), "\n") {
 		if strings.Contains(l, "tool=invoke_action") {

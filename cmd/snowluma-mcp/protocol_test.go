@@ -149,5 +149,7 @@ func TestStdoutIsProtocolOnly(t *testing.T) {
 			t.Errorf("stdout line is not JSON-RPC: %q", l)
 		}
 	}
-	waitFor(t, "the start-up line", func() bool { return strings.Contains(p.Stderr(), "SnowLuma catalog 1.11.1, 177 actions in 11 categories") })
+	waitFor(t, "the start-up line", func() bool {
+		return strings.Contains(p.Stderr(), "SnowLuma catalog 1.11.1, 177 actions in 11 categories")
+	})
 }

@@ -46,7 +46,9 @@ type Proc struct {
 	sent     [][]byte // lines written to the server
 	received [][]byte // lines the server wrote
 	stderr   bytes.Buffer
-	done     chan struct{}
+	attached bool          // a reader consumes stdout
+	done     chan struct{} // closed once the process has exited
+	close    sync.Once
 }
 
 // Spawn starts bin with exactly env (plus PATH and HOME) and checks, when
@@ -69,16 +71,32 @@ func Spawn(tb testing.TB, bin string, era Era, env ...string) *Proc {
 	}
 	v := NewValidator(tb, era)
 	tb.Cleanup(func() {
-		p.stdin.Close()
-		select {
-		case <-p.done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-p.done
-		}
+		p.Close()
 		p.validate(v)
 	})
 	return p
+}
+
+// Close ends the process by closing its stdin, as a host does, and waits
+// for it to exit (killing it after a generous wait). Afterwards Stderr and
+// Received are complete. It is called at the end of the test; calling it
+// earlier is fine.
+func (p *Proc) Close() {
+	p.close.Do(func() {
+		p.stdin.Close()
+		p.mu.Lock()
+		drain := !p.attached
+		p.mu.Unlock()
+		if drain {
+			go io.Copy(io.Discard, p.newLineReader())
+		}
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+			p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
 }
 
 type lockedWriter struct {
@@ -175,6 +193,9 @@ type lineReader struct {
 }
 
 func (p *Proc) newLineReader() *lineReader {
+	p.mu.Lock()
+	p.attached = true
+	p.mu.Unlock()
 	return &lineReader{p: p, r: bufio.NewReaderSize(p.stdout, 1<<20)}
 }
 
