@@ -124,7 +124,7 @@ func (x *executor) run(ctx context.Context, c *call, in actionArgs, write bool) 
 			return invalidParams(a, errs)
 		}
 	}
-	req := transfer.Request{Action: a.Name, Params: params}
+	req := transfer.Request{Action: a.Name, Params: params, Header: c.trace.Header()}
 	if a.Stream {
 		return x.stream(ctx, req)
 	}

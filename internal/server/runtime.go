@@ -121,7 +121,7 @@ func addRuntimeTool(s *mcp.Server, log *slog.Logger, x *executor) {
 		var failed []string
 		checks := []string{"get_login_info", "get_status", "get_version_info"}
 		for _, name := range checks {
-			r := x.run(ctx, &call{req: c.req}, actionArgs{Action: name}, false)
+			r := x.run(ctx, &call{req: c.req, trace: c.trace}, actionArgs{Action: name}, false)
 			info.Checks[name] = checkInfo{Result: r.result, Diagnostics: r.diag}
 			if r.diag.Outcome != OutcomeSuccess {
 				failed = append(failed, name)

@@ -12,12 +12,16 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/trace"
 )
 
 // A call is what a tool handler learns about one invocation beyond its
-// arguments. Handlers record the action they drove, for the log line.
+// arguments: the request, and the call's trace context, which travels to
+// SnowLuma in HTTP headers. Handlers record the action they drove, for the
+// log line.
 type call struct {
 	req    *mcp.CallToolRequest
+	trace  trace.Context
 	action string
 }
 
@@ -28,15 +32,20 @@ type handlerFunc[In any] func(ctx context.Context, c *call, in In) reply
 
 // addTool registers t on s. The tool's closed input schema is compiled on
 // first use and checked before the arguments are decoded into In; a
-// violation is a tool error naming the argument. Every call is logged as one
-// stderr line without payloads.
+// violation is a tool error naming the argument. Every call gets a W3C trace
+// context (the caller's trace continued, or a new one) returned in the
+// result's _meta, and is logged as one stderr line without payloads.
 func addTool[In any](s *mcp.Server, log *slog.Logger, t *mcp.Tool, h handlerFunc[In]) {
 	compile := sync.OnceValues(func() (*catalog.ObjectSchema, error) {
 		return catalog.CompileObject(t.InputSchema.(json.RawMessage))
 	})
 	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
-		c := &call{req: req}
+		tc, problem := trace.Start(req.Params.Meta)
+		if problem != "" {
+			log.Warn("trace", slog.String("tool", t.Name), slog.String("problem", string(problem)))
+		}
+		c := &call{req: req, trace: tc}
 		r := func() reply {
 			schema, err := compile()
 			if err != nil {
@@ -56,7 +65,9 @@ func addTool[In any](s *mcp.Server, log *slog.Logger, t *mcp.Tool, h handlerFunc
 			return h(ctx, c, in)
 		}()
 		logCall(log, t.Name, c, r.diag, time.Since(start))
-		return r.toolResult(), nil
+		res := r.toolResult()
+		res.Meta = mcp.Meta{trace.TraceparentKey: tc.Traceparent()}
+		return res, nil
 	})
 }
 
@@ -72,7 +83,8 @@ func invalidArguments(tool string, errs []catalog.FieldError) reply {
 }
 
 // logCall writes the one stderr line of a tool call: tool, action, outcome,
-// failure kind and duration. Never arguments, results or credentials.
+// failure kind, duration and traceparent. Never arguments, results, trace
+// state, baggage or credentials.
 func logCall(log *slog.Logger, tool string, c *call, diag Diagnostics, d time.Duration) {
 	attrs := []any{slog.String("tool", tool)}
 	if c.action != "" {
@@ -82,6 +94,6 @@ func logCall(log *slog.Logger, tool string, c *call, diag Diagnostics, d time.Du
 	if diag.Kind != "" {
 		attrs = append(attrs, slog.String("kind", string(diag.Kind)))
 	}
-	attrs = append(attrs, slog.Duration("duration", d))
+	attrs = append(attrs, slog.Duration("duration", d), slog.String("traceparent", c.trace.Traceparent()))
 	log.Info("call", attrs...)
 }
