@@ -88,33 +88,53 @@ func addExecTools(s *mcp.Server, log *slog.Logger, x *executor) {
 // run is the path of one query_action (write false) or invoke_action
 // (write true) call.
 func (x *executor) run(ctx context.Context, c *call, in actionArgs, write bool) reply {
-	tool := "query_action"
-	if write {
-		tool = "invoke_action"
-	}
-	if r, allowed := gate(x.mode, tool); !allowed {
+	a, r, allowed := x.admit(c, toolName(write), in.Action, write)
+	if !allowed {
 		return r
-	}
-	cat, r, loaded := x.catalog.get()
-	if !loaded {
-		return r
-	}
-	a, found := cat.Lookup(in.Action)
-	if !found {
-		return unknownAction(cat, in.Action)
-	}
-	c.action = a.Name
-	if !write && !a.ReadOnly {
-		next := "set SNOWLUMA_MCP_MODE=write in the server's environment to enable invoke_action, then call it instead"
-		if x.mode == ModeWrite {
-			next = "call invoke_action with the same arguments"
-		}
-		return fail(KindWriteAction, fmt.Sprintf("%s is a write action; query_action only runs read-only actions", a.Name), next)
 	}
 	params := in.Params
 	if len(params) == 0 || bytes.Equal(params, []byte("null")) {
 		params = json.RawMessage("{}")
 	}
+	return x.execute(ctx, c, a, params)
+}
+
+// toolName is the execution tool for write or read-only calls.
+func toolName(write bool) string {
+	if write {
+		return "invoke_action"
+	}
+	return "query_action"
+}
+
+// admit applies tool's mode gate, finds the action and applies the
+// read/write gate. It records the action on c for the log line.
+func (x *executor) admit(c *call, tool, name string, write bool) (*catalog.Action, reply, bool) {
+	if r, allowed := gate(x.mode, tool); !allowed {
+		return nil, r, false
+	}
+	cat, r, loaded := x.catalog.get()
+	if !loaded {
+		return nil, r, false
+	}
+	a, found := cat.Lookup(name)
+	if !found {
+		return nil, unknownAction(cat, name), false
+	}
+	c.action = a.Name
+	if !write && !a.ReadOnly {
+		writer := strings.Replace(tool, "query_action", "invoke_action", 1)
+		next := "set SNOWLUMA_MCP_MODE=write in the server's environment to enable " + writer + ", then call it instead"
+		if x.mode == ModeWrite {
+			next = "call " + writer + " with the same arguments"
+		}
+		return nil, fail(KindWriteAction, fmt.Sprintf("%s is a write action; %s only runs read-only actions", a.Name, tool), next), false
+	}
+	return a, reply{}, true
+}
+
+// execute checks params against the catalog and sends the action.
+func (x *executor) execute(ctx context.Context, c *call, a *catalog.Action, params json.RawMessage) reply {
 	if x.validate {
 		errs, err := a.CheckParams(params)
 		if err != nil {

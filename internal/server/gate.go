@@ -12,13 +12,13 @@ import (
 // does not allow is left out of tools/list and refused when called anyway.
 // Hiding a tool is a courtesy; the refusal in its handler is the gate.
 
-// needs reports the mode a tool requires: query_action reads from SnowLuma,
-// invoke_action may write. Other tools run in every mode.
+// needs reports the mode a tool requires: the query tools read from
+// SnowLuma, the invoke tools may write. Other tools run in every mode.
 func needs(tool string) Mode {
 	switch tool {
-	case "query_action":
+	case "query_action", "query_action_with_input":
 		return ModeRead
-	case "invoke_action":
+	case "invoke_action", "invoke_action_with_input":
 		return ModeWrite
 	}
 	return ModeDocs

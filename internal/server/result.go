@@ -16,6 +16,9 @@ const (
 	// OutcomeUnknown marks an answer that neither confirms nor denies
 	// success, such as an asynchronous acknowledgement.
 	OutcomeUnknown Outcome = "unknown"
+	// outcomeInputRequired is logged for a call that asked for input; it is
+	// never part of a result.
+	outcomeInputRequired Outcome = "input_required"
 )
 
 // Kind names the cause of a failure. The vocabulary is closed and
@@ -37,6 +40,12 @@ const (
 	KindTooLarge         Kind = "too_large"         // an answer exceeded its documented cap
 	KindStreamFailed     Kind = "stream_failed"     // a stream ended without its final frame
 	KindUnconfirmed      Kind = "unconfirmed"       // the answer does not confirm success
+
+	KindElicitationUnsupported Kind = "elicitation_unsupported" // the client cannot show a form
+	KindDeclined               Kind = "declined"                // the user declined the form
+	KindInvalidAnswer          Kind = "invalid_answer"          // the form's answer is unusable
+	KindContinuation           Kind = "continuation"            // requestState is forged, stale, reused or foreign
+	KindTooManyPending         Kind = "too_many_pending"        // 256 continuations already wait
 )
 
 // Diagnostics accompanies every tool result and says how the call went.
@@ -53,6 +62,15 @@ type reply struct {
 	result  any
 	diag    Diagnostics
 	isError bool
+	// input, when set, makes the reply an input-required continuation
+	// instead of a completed result.
+	input *inputRequired
+}
+
+// inputRequired asks the client for more input before the call can finish.
+type inputRequired struct {
+	requests mcp.InputRequestMap
+	state    string
 }
 
 // ok reports a completed call.
@@ -70,6 +88,12 @@ func fail(kind Kind, message, next string) reply {
 // text block carries the same JSON. SnowLuma's bytes pass through untouched
 // (no HTML escaping, numbers as sent).
 func (r reply) toolResult() *mcp.CallToolResult {
+	if r.input != nil {
+		// A continuation carries no content: the SDK answers modern clients
+		// with resultType input_required and runs elicitation/create for
+		// legacy ones.
+		return &mcp.CallToolResult{InputRequests: r.input.requests, RequestState: r.input.state}
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -53,6 +55,9 @@ type Options struct {
 	SkipParamsCheck bool
 	// Log receives one line per tool call; nil discards.
 	Log io.Writer
+	// Now is the clock of input continuations; nil means time.Now. Tests
+	// set it to see continuations expire.
+	Now func() time.Time
 }
 
 // New builds the MCP server for opts. It contacts nothing: SnowLuma is only
@@ -85,6 +90,11 @@ func New(opts Options) (*mcp.Server, error) {
 	addDocsTools(s, log, cat)
 	x := &executor{catalog: cat, client: opts.Client, mode: opts.Mode, validate: !opts.SkipParamsCheck}
 	addExecTools(s, log, x)
+	sealer, err := seal.New(seal.Options{Now: opts.Now})
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	addInputTools(s, log, x, sealer)
 	addRuntimeTool(s, log, x)
 	addCatalogResource(s, cat)
 	return s, nil

@@ -1,0 +1,301 @@
+package main_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+)
+
+// formAnswer is a client's elicitation handler that answers params_json.
+func formAnswer(paramsJSON string, seen *[]*mcp.ElicitParams, mu *sync.Mutex) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	return func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		mu.Lock()
+		*seen = append(*seen, req.Params)
+		mu.Unlock()
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"params_json": paramsJSON}}, nil
+	}
+}
+
+// liveWith is live with client options.
+func liveWith(t *testing.T, era mcptest.Era, mode string, opts *mcp.ClientOptions) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
+	t.Helper()
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	p := mcptest.Spawn(t, bin, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_MODE="+mode)
+	cs := p.Connect(opts)
+	t.Cleanup(func() { noLeak(t, p) })
+	return fake, p, cs
+}
+
+var partial = map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001}}
+
+// TestInputWholeLoop runs the round as a host would: the go-sdk client's
+// own machinery answers the form, modern clients through input_required and
+// legacy ones through elicitation/create.
+func TestInputWholeLoop(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		var mu sync.Mutex
+		var seen []*mcp.ElicitParams
+		fake, p, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: formAnswer(`{"message":"Hello"}`, &seen, &mu)})
+		_, r := callTool(t, cs, "invoke_action_with_input", partial)
+		if r.Diagnostics.Outcome != "success" {
+			t.Fatalf("%+v", r.Diagnostics)
+		}
+		reqs := fake.Requests()
+		if len(reqs) != 1 || reqs[0].Action != "send_group_msg" || !sameJSON(reqs[0].Params, json.RawMessage(`{"group_id":20001,"message":"Hello"}`)) {
+			t.Errorf("sent %+v", reqs)
+		}
+		if len(seen) != 1 || !strings.Contains(seen[0].Message, "send_group_msg") || !strings.Contains(seen[0].Message, "message") {
+			t.Fatalf("form: %+v", seen)
+		}
+		schema := decode[map[string]any](t, mustJSON(t, seen[0].RequestedSchema))
+		if props, _ := schema["properties"].(map[string]any); len(props) != 1 || props["params_json"] == nil {
+			t.Errorf("form schema %v", schema)
+		}
+		// The legacy round is the server's own elicitation/create request.
+		sawElicit := false
+		for _, l := range p.Received() {
+			var m struct {
+				Method string `json:"method"`
+			}
+			if json.Unmarshal([]byte(l), &m) == nil && m.Method == "elicitation/create" {
+				sawElicit = true
+			}
+		}
+		if sawElicit != (era == mcptest.Legacy) {
+			t.Errorf("%s: elicitation/create sent: %v", era, sawElicit)
+		}
+
+		// Complete arguments skip the round.
+		seen = nil
+		_, r = callTool(t, cs, "invoke_action_with_input", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "direct"}})
+		if r.Diagnostics.Outcome != "success" || len(seen) != 0 {
+			t.Errorf("complete args: %+v, %d forms", r.Diagnostics, len(seen))
+		}
+	})
+}
+
+func TestInputNoElicitation(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake, _, cs := live(t, era, "write")
+		res, r := callTool(t, cs, "invoke_action_with_input", partial)
+		if !res.IsError || r.Diagnostics.Kind != "elicitation_unsupported" || !strings.Contains(r.Diagnostics.NextStep, "invoke_action") {
+			t.Errorf("%+v", r.Diagnostics)
+		}
+		if len(fake.Requests()) != 0 {
+			t.Error("something was sent")
+		}
+	})
+}
+
+// interim is the first, input-required round of a modern client whose
+// multi-round-trip middleware is off.
+func interim(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.NeedsInput() || res.RequestState == "" {
+		t.Fatalf("not an input-required result: %+v", res)
+	}
+	return res
+}
+
+// answer resumes a continuation with an elicitation result.
+func answer(t *testing.T, cs *mcp.ClientSession, tool string, args any, state string, er *mcp.ElicitResult) (*mcp.CallToolResult, toolResult) {
+	t.Helper()
+	res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: tool, Arguments: args, RequestState: state,
+		InputResponses: mcp.InputResponseMap{"params": er}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr toolResult
+	if err := json.Unmarshal(mustJSON(t, res.StructuredContent), &tr); err != nil {
+		t.Fatal(err)
+	}
+	return res, tr
+}
+
+func accept(paramsJSON string) *mcp.ElicitResult {
+	return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"params_json": paramsJSON}}
+}
+
+func TestInputModernRounds(t *testing.T) {
+	var mu sync.Mutex
+	var seen []*mcp.ElicitParams
+	fake, p, cs := liveWith(t, mcptest.Modern, "write", &mcp.ClientOptions{
+		ElicitationHandler: formAnswer("{}", &seen, &mu),
+		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
+	})
+	const tool = "invoke_action_with_input"
+
+	res := interim(t, cs, tool, partial)
+	form, ok := res.InputRequests["params"].(*mcp.ElicitParams)
+	if !ok || form.Mode != "form" || !strings.Contains(form.Message, "group_id") {
+		t.Fatalf("input request: %+v", res.InputRequests)
+	}
+	if len(fake.Requests()) != 0 {
+		t.Fatal("asking sent something")
+	}
+	res2, r := answer(t, cs, tool, partial, res.RequestState, accept(`{"message":"Hello"}`))
+	if res2.IsError || r.Diagnostics.Outcome != "success" || len(fake.Requests()) != 1 {
+		t.Fatalf("answer: %+v", r.Diagnostics)
+	}
+
+	// Every refused answer executes nothing and says why.
+	fake.Reset()
+	for _, tc := range []struct {
+		name   string
+		answer *mcp.ElicitResult
+		kind   string
+		say    string
+	}{
+		{"declined", &mcp.ElicitResult{Action: "decline"}, "declined", "declined"},
+		{"cancelled", &mcp.ElicitResult{Action: "cancel"}, "cancelled", "cancelled"},
+		{"not JSON", accept(`message: hi`), "invalid_answer", "not a JSON object"},
+		{"array", accept(`["hi"]`), "invalid_answer", "not a JSON object"},
+		{"extra field", accept(`{"message":"hi","auto_escape":true}`), "invalid_answer", "auto_escape was not asked for"},
+		{"overwrite", accept(`{"message":"hi","group_id":666}`), "invalid_answer", "group_id was already provided"},
+		{"action", accept(`{"message":"hi","action":"delete_friend"}`), "invalid_answer", "action cannot be set"},
+		{"missing", accept(`{}`), "invalid_answer", "message is missing"},
+		{"no field", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"other": "x"}}, "invalid_answer", "params_json"},
+	} {
+		first := interim(t, cs, tool, partial)
+		res, r := answer(t, cs, tool, partial, first.RequestState, tc.answer)
+		if !res.IsError || r.Diagnostics.Kind != tc.kind || !strings.Contains(r.Diagnostics.Message, tc.say) || !strings.Contains(r.Diagnostics.Message, "nothing was run") {
+			t.Errorf("%s: %+v", tc.name, r.Diagnostics)
+		}
+	}
+
+	// Forged, replayed and foreign states.
+	first := interim(t, cs, tool, partial)
+	tampered := []byte(first.RequestState)
+	tampered[len(tampered)/2] ^= 1
+	for _, tc := range []struct {
+		name  string
+		tool  string
+		args  any
+		state string
+		say   string
+	}{
+		{"tampered", tool, partial, string(tampered), "altered"},
+		{"garbage", tool, partial, "not-a-state", "malformed"},
+		{"other arguments", tool, map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20002}}, first.RequestState, "other arguments"},
+		{"other tool", "query_action_with_input", partial, first.RequestState, ""},
+	} {
+		res, r := answer(t, cs, tc.tool, tc.args, tc.state, accept(`{"message":"hi"}`))
+		if !res.IsError || (tc.say != "" && !strings.Contains(r.Diagnostics.Message, tc.say)) {
+			t.Errorf("%s: %+v", tc.name, r.Diagnostics)
+		}
+		if tc.name != "other tool" && r.Diagnostics.Kind != "continuation" {
+			t.Errorf("%s: kind %s", tc.name, r.Diagnostics.Kind)
+		}
+	}
+	// A foreign tool's state, with that tool's own arguments.
+	getMsg := map[string]any{"action": "get_msg"}
+	q := interim(t, cs, "query_action_with_input", getMsg)
+	res, r = answer(t, cs, tool, getMsg, q.RequestState, accept(`{"message_id":-5}`))
+	if !res.IsError || r.Diagnostics.Kind != "continuation" || !strings.Contains(r.Diagnostics.Message, "another tool") {
+		t.Errorf("foreign state: %+v", r.Diagnostics)
+	}
+	// The untouched state still works once, then is spent.
+	res, r = answer(t, cs, tool, partial, first.RequestState, accept(`{"message":"once"}`))
+	if res.IsError {
+		t.Fatalf("genuine state refused: %+v", r.Diagnostics)
+	}
+	res, r = answer(t, cs, tool, partial, first.RequestState, accept(`{"message":"twice"}`))
+	if !res.IsError || !strings.Contains(r.Diagnostics.Message, "already used") {
+		t.Errorf("replay: %+v", r.Diagnostics)
+	}
+	if got := sent(fake); len(got) != 1 {
+		t.Errorf("refused answers reached SnowLuma: %v", got)
+	}
+	if !strings.Contains(p.Stderr(), "outcome=input_required") {
+		t.Error("no log line for the input round")
+	}
+}
+
+func TestInputConcurrentAnswers(t *testing.T) {
+	fake, _, cs := liveWith(t, mcptest.Modern, "write", &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}})
+	const tool = "invoke_action_with_input"
+	first := interim(t, cs, tool, partial)
+	const n = 8
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	succeeded := 0
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, _ := answer(t, cs, tool, partial, first.RequestState, accept(fmt.Sprintf(`{"message":"try %d"}`, i)))
+			if !res.IsError {
+				mu.Lock()
+				succeeded++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if succeeded != 1 || len(fake.Requests()) != 1 {
+		t.Errorf("%d answers succeeded, %d requests sent; want exactly one", succeeded, len(fake.Requests()))
+	}
+}
+
+func TestInputPendingLimit(t *testing.T) {
+	_, _, cs := liveWith(t, mcptest.Modern, "write", &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}})
+	const tool = "invoke_action_with_input"
+	var first *mcp.CallToolResult
+	for i := range 256 {
+		res := interim(t, cs, tool, partial)
+		if i == 0 {
+			first = res
+		}
+	}
+	res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: tool, Arguments: partial})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r toolResult
+	json.Unmarshal(mustJSON(t, res.StructuredContent), &r)
+	if !res.IsError || r.Diagnostics.Kind != "too_many_pending" || !strings.Contains(r.Diagnostics.Message, "256") {
+		t.Fatalf("257th: %+v", r.Diagnostics)
+	}
+	// Answering one frees a place; nothing was evicted to make room.
+	if res, r := answer(t, cs, tool, partial, first.RequestState, accept(`{"message":"hi"}`)); res.IsError {
+		t.Fatalf("oldest continuation was evicted: %+v", r.Diagnostics)
+	}
+	interim(t, cs, tool, partial)
+}
+
+func TestInputGates(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		var mu sync.Mutex
+		var seen []*mcp.ElicitParams
+		fake, _, cs := liveWith(t, era, "read", &mcp.ClientOptions{ElicitationHandler: formAnswer(`{"message":"x"}`, &seen, &mu)})
+		res, r := callTool(t, cs, "invoke_action_with_input", partial)
+		if !res.IsError || r.Diagnostics.Kind != "mode_gate" {
+			t.Errorf("invoke in read mode: %+v", r.Diagnostics)
+		}
+		res, r = callTool(t, cs, "query_action_with_input", partial)
+		if !res.IsError || r.Diagnostics.Kind != "write_action" || !strings.Contains(r.Diagnostics.NextStep, "invoke_action_with_input") {
+			t.Errorf("write action through query: %+v", r.Diagnostics)
+		}
+		// Ill-typed provided params are refused before anyone is asked.
+		res, r = callTool(t, cs, "query_action_with_input", map[string]any{"action": "get_group_member_info", "params": map[string]any{"group_id": "abc"}})
+		if !res.IsError || r.Diagnostics.Kind != "invalid_params" {
+			t.Errorf("bad provided params: %+v", r.Diagnostics)
+		}
+		if len(seen) != 0 || len(fake.Requests()) != 0 {
+			t.Errorf("%d forms, %d requests", len(seen), len(fake.Requests()))
+		}
+	})
+}

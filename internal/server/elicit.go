@@ -1,0 +1,244 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/seal"
+)
+
+// query_action_with_input and invoke_action_with_input take the same
+// arguments and gates as their plain twins. When a field of the action's
+// top-level required list is absent they ask the user for it through a form
+// with one string field, params_json, and run the action only with a valid
+// answer. The continuation travels in requestState, sealed (see
+// internal/seal): bound to the tool and the arguments, single-use, ten
+// minutes long, at most 256 pending, void after a restart.
+
+// answerKey names the one input request of a continuation.
+const answerKey = "params"
+
+// answerField is the form's only field.
+const answerField = "params_json"
+
+func addInputTools(s *mcp.Server, log *slog.Logger, x *executor, sealer *seal.Sealer) {
+	t := true
+	for _, write := range []bool{false, true} {
+		tool := &mcp.Tool{
+			Name:         toolName(write) + "_with_input",
+			InputSchema:  json.RawMessage(actionInput),
+			OutputSchema: outputSchema(envelopeResult),
+		}
+		if write {
+			tool.Description = "Like invoke_action, but when a required parameter of the action is missing it asks the user for it through a form (params_json, a JSON object of the missing fields) and runs the action only with a valid answer. Needs a client with form elicitation; otherwise call invoke_action with complete params. Complete params run at once."
+			tool.Annotations = &mcp.ToolAnnotations{Title: "Invoke a SnowLuma action, asking for missing params", DestructiveHint: &t, OpenWorldHint: &t}
+		} else {
+			tool.Description = "Like query_action, but when a required parameter of the read-only action is missing it asks the user for it through a form (params_json, a JSON object of the missing fields) and runs the action only with a valid answer. Needs a client with form elicitation; otherwise call query_action with complete params. Complete params run at once."
+			tool.Annotations = &mcp.ToolAnnotations{Title: "Query SnowLuma, asking for missing params", ReadOnlyHint: true, OpenWorldHint: &t}
+		}
+		addTool(s, log, tool, func(ctx context.Context, c *call, in actionArgs) reply {
+			return x.runWithInput(ctx, c, in, write, sealer)
+		})
+	}
+}
+
+// runWithInput is the path of one *_with_input call: the first round asks
+// for what is missing, the second (with requestState) checks the answer and
+// runs the action.
+func (x *executor) runWithInput(ctx context.Context, c *call, in actionArgs, write bool, sealer *seal.Sealer) reply {
+	tool := toolName(write) + "_with_input"
+	a, r, allowed := x.admit(c, tool, in.Action, write)
+	if !allowed {
+		return r
+	}
+	provided := map[string]json.RawMessage{}
+	if len(in.Params) > 0 && !bytes.Equal(in.Params, []byte("null")) {
+		if err := json.Unmarshal(in.Params, &provided); err != nil {
+			return fail(KindInvalidArguments, tool+": argument /params must be a JSON object", "pass params as a JSON object")
+		}
+	}
+	argsHash, err := seal.CanonicalHash(c.req.Params.Arguments)
+	if err != nil {
+		return fail(KindInvalidArguments, tool+": the arguments cannot be bound to a continuation: "+err.Error(), "send the arguments as a plain JSON object without duplicate keys")
+	}
+
+	p := c.req.Params
+	if p.RequestState != "" || len(p.InputResponses) > 0 {
+		return x.resume(ctx, c, tool, a, provided, argsHash, sealer)
+	}
+
+	var missing []string
+	for _, name := range a.Required() {
+		if _, ok := provided[name]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) == 0 {
+		return x.execute(ctx, c, a, merge(provided, nil))
+	}
+	// What was given must already be right: only the missing fields are asked.
+	if x.validate {
+		errs, err := a.CheckParams(merge(provided, nil))
+		if err != nil {
+			return fail(KindInvalidParams, err.Error(), "set SNOWLUMA_MCP_VALIDATE_PARAMS=false to skip the check, and report this")
+		}
+		errs = slices.DeleteFunc(errs, func(e catalog.FieldError) bool { return slices.Contains(missing, strings.TrimPrefix(e.Pointer, "/")) })
+		if len(errs) > 0 {
+			return invalidParams(a, errs)
+		}
+	}
+	if !supportsForms(c.req) {
+		return fail(KindElicitationUnsupported,
+			fmt.Sprintf("%s needs %s, and this client did not advertise form elicitation, so it cannot be asked for", a.Name, strings.Join(missing, ", ")),
+			fmt.Sprintf("call %s with complete params (see get_action %s)", toolName(write), a.Name))
+	}
+	state, err := sealer.Seal(seal.Claims{Tool: tool, ArgsHash: argsHash, Missing: missing})
+	if errors.Is(err, seal.ErrTooManyPending) {
+		return fail(KindTooManyPending, err.Error(), fmt.Sprintf("answer or abandon pending forms, or call %s with complete params", toolName(write)))
+	}
+	if err != nil {
+		return fail(KindContinuation, "could not seal the continuation: "+err.Error(), "try again")
+	}
+	return reply{
+		diag: Diagnostics{Outcome: outcomeInputRequired},
+		input: &inputRequired{
+			requests: mcp.InputRequestMap{answerKey: form(a, provided, missing)},
+			state:    state,
+		},
+	}
+}
+
+// supportsForms reports whether the client advertised form elicitation. An
+// empty elicitation capability means form, as in 2025-06-18.
+func supportsForms(req *mcp.CallToolRequest) bool {
+	caps := req.ClientCapabilities()
+	if caps == nil || caps.Elicitation == nil {
+		return false
+	}
+	e := caps.Elicitation
+	return e.Form != nil || e.URL == nil
+}
+
+// form builds the elicitation for the missing fields: one string field
+// holding a JSON object.
+func form(a *catalog.Action, provided map[string]json.RawMessage, missing []string) *mcp.ElicitParams {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s needs ", a.Name)
+	if len(missing) == 1 {
+		b.WriteString("one more parameter.")
+	} else {
+		fmt.Fprintf(&b, "%d more parameters.", len(missing))
+	}
+	b.WriteString(" Enter a JSON object with exactly these fields:")
+	for _, m := range missing {
+		p, _ := a.Param(m)
+		fmt.Fprintf(&b, "\n- %s: %s", m, p.Description)
+	}
+	if len(provided) > 0 {
+		b.WriteString("\nAlready set, and not to be repeated: " + strings.Join(slices.Sorted(maps.Keys(provided)), ", ") + ".")
+	}
+	return &mcp.ElicitParams{
+		Mode:    "form",
+		Message: b.String(),
+		RequestedSchema: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				answerField: map[string]any{
+					"type":        "string",
+					"title":       "Parameters (JSON object)",
+					"description": fmt.Sprintf(`A JSON object with exactly: %s. For example {"%s": ...}`, strings.Join(missing, ", "), missing[0]),
+				},
+			},
+			"required": []string{answerField},
+		},
+	}
+}
+
+// resume checks the continuation and the answer, then runs the action. The
+// continuation is consumed before anything is checked or sent, so a state
+// answers at most once however often it is replayed.
+func (x *executor) resume(ctx context.Context, c *call, tool string, a *catalog.Action, provided map[string]json.RawMessage, argsHash string, sealer *seal.Sealer) reply {
+	p := c.req.Params
+	restart := fmt.Sprintf("call %s again without requestState to get a new form, or %s with complete params", tool, strings.TrimSuffix(tool, "_with_input"))
+	if p.RequestState == "" {
+		return fail(KindContinuation, "an answer came without its requestState", restart)
+	}
+	claims, err := sealer.Open(p.RequestState, tool, argsHash)
+	if err != nil {
+		return fail(KindContinuation, err.Error()+"; nothing was run", restart)
+	}
+	resp, ok := p.InputResponses[answerKey].(*mcp.ElicitResult)
+	if !ok || resp == nil {
+		return fail(KindInvalidAnswer, "the continuation came back without an answer to the form; nothing was run", restart)
+	}
+	switch resp.Action {
+	case "accept":
+	case "decline":
+		return fail(KindDeclined, "the user declined to provide "+strings.Join(claims.Missing, ", ")+"; nothing was run", "ask the user how to proceed; "+restart)
+	case "cancel":
+		return fail(KindCancelled, "the user cancelled the form; nothing was run", restart)
+	default:
+		return fail(KindInvalidAnswer, fmt.Sprintf("the form's answer has action %q; nothing was run", resp.Action), restart)
+	}
+
+	text, ok := resp.Content[answerField].(string)
+	if !ok {
+		return fail(KindInvalidAnswer, "the answer has no "+answerField+" string; nothing was run", restart)
+	}
+	var answer map[string]json.RawMessage
+	dec := json.NewDecoder(strings.NewReader(text))
+	if err := dec.Decode(&answer); err != nil || answer == nil || dec.More() {
+		return fail(KindInvalidAnswer, answerField+" is not a JSON object; nothing was run", restart)
+	}
+	var problems []string
+	for _, k := range slices.Sorted(maps.Keys(answer)) {
+		switch {
+		case k == "action" || k == "execution":
+			problems = append(problems, k+" cannot be set by the answer (the action name and execution options are fixed)")
+		case provided[k] != nil:
+			problems = append(problems, k+" was already provided and cannot be overwritten")
+		case !slices.Contains(claims.Missing, k):
+			problems = append(problems, k+" was not asked for")
+		}
+	}
+	for _, m := range claims.Missing {
+		if _, ok := answer[m]; !ok {
+			problems = append(problems, m+" is missing from the answer")
+		}
+	}
+	if len(problems) > 0 {
+		return fail(KindInvalidAnswer, "the answer was refused: "+strings.Join(problems, "; ")+"; nothing was run", restart)
+	}
+	params := merge(provided, answer)
+	if errs, err := a.CheckParams(params); err != nil || errs != nil {
+		var parts []string
+		for _, e := range errs {
+			parts = append(parts, e.String())
+		}
+		return fail(KindInvalidAnswer, "the answer does not fit the action's schema: "+strings.Join(parts, "; ")+"; nothing was run", restart)
+	}
+	return x.execute(ctx, c, a, params)
+}
+
+// merge joins the provided params and the answer into one object, keeping
+// every value's bytes.
+func merge(provided, answer map[string]json.RawMessage) json.RawMessage {
+	all := make(map[string]json.RawMessage, len(provided)+len(answer))
+	for k, v := range provided {
+		all[k] = v
+	}
+	for k, v := range answer {
+		all[k] = v
+	}
+	b, _ := json.Marshal(all) // raw values that decoded once encode again
+	return b
+}
