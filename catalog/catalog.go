@@ -33,6 +33,10 @@ type Catalog struct {
 	categories []Category
 	actions    []*Action          // in catalog order: by name
 	byName     map[string]*Action // names and aliases
+
+	// folded is the lower-cased search text of each action, built on the
+	// first search.
+	folded func() []foldedAction
 }
 
 // A Category groups actions. Name is SnowLuma's canonical (Chinese) name;
@@ -166,6 +170,7 @@ func load(fsys fs.FS) (*Catalog, error) {
 	for _, oc := range slices.SortedFunc(maps.Values(cats), func(a, b *ordered) int { return a.order - b.order }) {
 		c.categories = append(c.categories, oc.cat)
 	}
+	c.folded = sync.OnceValue(c.fold)
 	slices.SortFunc(c.actions, func(a, b *Action) int { return strings.Compare(a.Name, b.Name) })
 	return c, nil
 }

@@ -30,19 +30,44 @@ func (c *Catalog) List(f Filter) []*Action {
 	return out
 }
 
+// foldedAction is an action's search text, lower-cased once.
+type foldedAction struct {
+	names   []string // name, then aliases
+	summary string
+	// text is the summary and both names of the category.
+	text string
+}
+
+func (c *Catalog) fold() []foldedAction {
+	labels := make(map[string]string, len(c.categories))
+	for _, cat := range c.categories {
+		labels[cat.Name] = strings.ToLower(cat.Label)
+	}
+	out := make([]foldedAction, len(c.actions))
+	for i, a := range c.actions {
+		summary := strings.ToLower(a.Summary)
+		out[i] = foldedAction{
+			names:   append([]string{strings.ToLower(a.Name)}, lowerAll(a.Aliases)...),
+			summary: summary,
+			text:    summary + "\n" + strings.ToLower(a.Category) + "\n" + labels[a.Category],
+		}
+	}
+	return out
+}
+
 // Search returns the actions that pass f and whose name, summary or an alias
 // contains query, ignoring case, in catalog order. It is the baseline
 // substring search.
 func (c *Catalog) Search(query string, f Filter) []*Action {
 	q := strings.ToLower(query)
+	folded := c.folded()
 	var out []*Action
-	for _, a := range c.actions {
+	for i, a := range c.actions {
 		if !f.match(a) {
 			continue
 		}
-		if strings.Contains(strings.ToLower(a.Name), q) || strings.Contains(strings.ToLower(a.Summary), q) || slices.ContainsFunc(a.Aliases, func(s string) bool {
-			return strings.Contains(strings.ToLower(s), q)
-		}) {
+		fa := folded[i]
+		if strings.Contains(fa.summary, q) || slices.ContainsFunc(fa.names, func(s string) bool { return strings.Contains(s, q) }) {
 			out = append(out, a)
 		}
 	}
@@ -64,23 +89,19 @@ func (c *Catalog) SearchKeywords(query string, f Filter) []*Action {
 	for i, t := range terms {
 		expanded[i] = expand(t)
 	}
-	labels := make(map[string]string, len(c.categories))
-	for _, cat := range c.categories {
-		labels[cat.Name] = strings.ToLower(cat.Label)
-	}
 	whole := strings.ToLower(strings.TrimSpace(query))
+	folded := c.folded()
 
 	type hit struct {
 		a    *Action
 		rank int
 	}
 	var hits []hit
-	for _, a := range c.actions {
+	for i, a := range c.actions {
 		if !f.match(a) {
 			continue
 		}
-		names := append([]string{strings.ToLower(a.Name)}, lowerAll(a.Aliases)...)
-		text := strings.ToLower(a.Summary) + "\n" + strings.ToLower(a.Category) + "\n" + labels[a.Category]
+		names, text := folded[i].names, folded[i].text
 		inNames, inAll := true, true
 		for _, alts := range expanded {
 			n := containsAny(names, alts)

@@ -112,3 +112,9 @@ func TestContinuationExpiryAndRestart(t *testing.T) {
 		t.Errorf("live state: %+v", d)
 	}
 }
+
+func transferClient(endpoint string) (*transfer.Client, error) {
+	return transfer.New(transfer.Options{Endpoint: endpoint})
+}
+
+func catalogForTests() func() (*catalog.Catalog, error) { return catalog.Preload() }
