@@ -1,0 +1,94 @@
+package main_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+)
+
+// TestTypeScriptClient drives the binary with the official TypeScript SDK
+// client (npm @modelcontextprotocol/sdk 1.32, a 2025-11-25 peer) through
+// scripts/interop/client.mjs. .ci/run installs it; elsewhere the test skips
+// when it is not installed, and under CI a missing install fails.
+func TestTypeScriptClient(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "scripts", "interop"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := exec.LookPath("node")
+	_, modErr := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk"))
+	if err != nil || modErr != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the TypeScript SDK client is not installed (node: %v, module: %v); .ci/run runs npm ci in scripts/interop", err, modErr)
+		}
+		t.Skip("TypeScript SDK client not installed: run `npm ci` in scripts/interop to include this test")
+	}
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	cmd := exec.Command(node, "client.mjs")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "SNOWLUMA_BIN=" + bin,
+		"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=write"}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("client.mjs: %v\n%s", err, stderr.String())
+	}
+	type call struct {
+		IsError    bool            `json:"isError"`
+		Structured json.RawMessage `json:"structured"`
+		Meta       map[string]any  `json:"meta"`
+	}
+	var out struct {
+		Server          struct{ Name string }
+		Tools           []string
+		Categories      call
+		Search          call
+		Alias           call
+		Unknown         call
+		ResourceActions int
+		GetMsg          call
+		WithInput       call
+		Forms           []string
+	}
+	if err := json.Unmarshal(stdout, &out); err != nil {
+		t.Fatalf("output %s: %v", stdout, err)
+	}
+	if out.Server.Name != "snowluma-mcp" || len(out.Tools) != 9 || out.ResourceActions != 177 {
+		t.Errorf("server %q, %d tools, %d actions in the resource", out.Server.Name, len(out.Tools), out.ResourceActions)
+	}
+	for name, c := range map[string]call{"list_categories": out.Categories, "search_actions": out.Search, "get_action": out.Alias, "query_action": out.GetMsg, "invoke_action_with_input": out.WithInput} {
+		if c.IsError || !strings.Contains(string(c.Structured), `"outcome":"success"`) {
+			t.Errorf("%s: %s", name, c.Structured)
+		}
+		if tp, _ := c.Meta["traceparent"].(string); !strings.HasPrefix(tp, "00-") {
+			t.Errorf("%s: no traceparent in _meta", name)
+		}
+	}
+	if !strings.Contains(string(out.Search.Structured), "set_group_ban") || !strings.Contains(string(out.Alias.Structured), `"name":"fetch_ptt_text"`) {
+		t.Errorf("search %s / alias %s", out.Search.Structured, out.Alias.Structured)
+	}
+	if !out.Unknown.IsError || !strings.Contains(string(out.Unknown.Structured), "unknown_action") {
+		t.Errorf("unknown: %s", out.Unknown.Structured)
+	}
+	if !strings.Contains(string(out.GetMsg.Structured), "-2147483648") {
+		t.Errorf("get_msg: %s", out.GetMsg.Structured)
+	}
+	if len(out.Forms) != 1 || !strings.Contains(out.Forms[0], "send_group_msg") {
+		t.Errorf("forms: %v", out.Forms)
+	}
+	var sentMsg bool
+	for _, r := range fake.Requests() {
+		if r.Action == "send_group_msg" && strings.Contains(string(r.Params), "Hello from TypeScript") {
+			sentMsg = true
+		}
+	}
+	if !sentMsg {
+		t.Error("the elicited message never reached SnowLuma")
+	}
+}
