@@ -7,17 +7,12 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 )
 
-type brief struct {
-	Name     string   `json:"name"`
-	Category string   `json:"category"`
-	Summary  string   `json:"summary"`
-	Aliases  []string `json:"aliases"`
-	ReadOnly bool     `json:"readOnly"`
-	Stream   bool     `json:"stream"`
-}
+// brief is list and search's compact entry.
+type brief = catalog.Brief
 
 type pageResult struct {
 	Count      int             `json:"count"`

@@ -191,15 +191,7 @@ func addDocsTools(s *mcp.Server, log *slog.Logger, src catalogSource) {
 		OutputSchema: outputSchema(pageSchema),
 		Annotations:  docsAnnotations("List SnowLuma actions"),
 	}, func(_ context.Context, _ *call, in listArgs) reply {
-		cat, r, loaded := src.get()
-		if !loaded {
-			return r
-		}
-		f, r, bad := resolveFilter(cat, in.filterArgs)
-		if bad {
-			return r
-		}
-		return ok(paginate(cat.List(f), in.filterArgs))
+		return matching(src, in.filterArgs, (*catalog.Catalog).List)
 	})
 
 	addTool(s, log, &mcp.Tool{
@@ -209,24 +201,16 @@ func addDocsTools(s *mcp.Server, log *slog.Logger, src catalogSource) {
 		OutputSchema: outputSchema(pageSchema),
 		Annotations:  docsAnnotations("Search SnowLuma actions"),
 	}, func(_ context.Context, _ *call, in searchArgs) reply {
-		cat, r, loaded := src.get()
-		if !loaded {
-			return r
-		}
-		f, r, bad := resolveFilter(cat, in.filterArgs)
-		if bad {
-			return r
-		}
 		if strings.TrimSpace(in.Query) == "" {
 			return fail(KindInvalidArguments, "search_actions: argument /query is blank", "pass a name, word or phrase to look for")
 		}
-		var found []*catalog.Action
+		search := (*catalog.Catalog).Search
 		if in.Match == "keywords" {
-			found = cat.SearchKeywords(in.Query, f)
-		} else {
-			found = cat.Search(in.Query, f)
+			search = (*catalog.Catalog).SearchKeywords
 		}
-		return ok(paginate(found, in.filterArgs))
+		return matching(src, in.filterArgs, func(cat *catalog.Catalog, f catalog.Filter) []*catalog.Action {
+			return search(cat, in.Query, f)
+		})
 	})
 
 	addTool(s, log, &mcp.Tool{
@@ -270,6 +254,20 @@ func unknownAction(cat *catalog.Catalog, name string) reply {
 		next = "did you mean " + strings.Join(s, ", ") + "? Otherwise " + next
 	}
 	return fail(KindUnknownAction, fmt.Sprintf("no action or alias named %q in the SnowLuma %s catalog", name, cat.Version()), next)
+}
+
+// matching answers list_actions and search_actions: it resolves the
+// filters, finds the matches and pages them.
+func matching(src catalogSource, in filterArgs, find func(*catalog.Catalog, catalog.Filter) []*catalog.Action) reply {
+	cat, r, loaded := src.get()
+	if !loaded {
+		return r
+	}
+	f, r, bad := resolveFilter(cat, in)
+	if bad {
+		return r
+	}
+	return ok(paginate(find(cat, f), in))
 }
 
 // resolveFilter turns filter arguments into a catalog.Filter. An unknown
