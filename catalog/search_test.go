@@ -97,3 +97,41 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+// TestSynonyms checks that operators' common words, in Chinese and in
+// English, find the actions they mean.
+func TestSynonyms(t *testing.T) {
+	c := mustLoad(t)
+	for _, tc := range []struct {
+		query, want string
+	}{
+		{"群 禁言", "set_group_ban"},
+		{"mute", "set_group_ban"},
+		{"ban member", "set_group_ban"},
+		{"踢", "set_group_kick"},
+		{"kick", "set_group_kick"},
+		{"群 公告", "_send_group_notice"},
+		{"notice", "_get_group_notice"},
+		{"精华", "set_essence_msg"},
+		{"戳", "group_poke"},
+		{"poke", "friend_poke"},
+		{"赞", "send_like"},
+		{"相册", "get_group_album_list"},
+		{"空间", "send_qzone_msg"},
+		{"qzone", "like_qzone"},
+		{"上传 文件", "upload_group_file"},
+		{"下载", "download_file"},
+		{"好友 列表", "get_friend_list"},
+		{"管理员", "set_group_admin"},
+		{"成员", "get_group_member_list"},
+		{"好友 请求", "set_friend_add_request"},
+		{"消息", "send_msg"},
+		{"撤回", "delete_msg"},
+		{"群 文件", "get_group_root_files"},
+		{"messages", "get_msg"},
+	} {
+		if got := names(c.SearchKeywords(tc.query, Filter{})); !slices.Contains(got, tc.want) {
+			t.Errorf("%q: %s not among %v", tc.query, tc.want, got)
+		}
+	}
+}

@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,21 +54,7 @@ func TestToolsGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got = append(got, '\n')
-			path := filepath.Join("testdata", tc.golden)
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("tool definitions differ from %s; run with -update and review the diff", path)
-			}
+			golden(t, tc.golden, append(got, '\n'))
 		})
 	}
 }
@@ -86,4 +74,52 @@ func connect(t *testing.T, s *mcp.Server, caps *mcp.ClientCapabilities) *mcp.Cli
 	}
 	t.Cleanup(func() { cs.Close(); ss.Wait() })
 	return cs
+}
+
+// TestCatalogIndexGolden keeps the action index of the catalog resource in
+// a golden file, one action a line (name, category, read-only, stream,
+// aliases), so that any change to the bundled catalog's facts shows up in
+// review.
+func TestCatalogIndexGolden(t *testing.T) {
+	s, err := New(Options{Catalog: catalog.Preload(), Mode: ModeDocs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s, nil)
+	res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: CatalogURI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Version string
+		Actions []catalog.Brief
+	}
+	if err := json.Unmarshal([]byte(res.Contents[0].Text), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# SnowLuma %s: %d actions\n# name\tcategory\treadOnly\tstream\taliases\n", doc.Version, len(doc.Actions))
+	for _, a := range doc.Actions {
+		fmt.Fprintf(&b, "%s\t%s\t%v\t%v\t%s\n", a.Name, a.Category, a.ReadOnly, a.Stream, strings.Join(a.Aliases, ","))
+	}
+	golden(t, "actions-index.tsv", b.Bytes())
+}
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s is out of date; run with -update and review the diff", path)
+	}
 }
