@@ -46,6 +46,8 @@ const (
 	KindInvalidAnswer          Kind = "invalid_answer"          // the form's answer is unusable
 	KindContinuation           Kind = "continuation"            // requestState is forged, stale, reused or foreign
 	KindTooManyPending         Kind = "too_many_pending"        // 256 continuations already wait
+
+	KindInternal Kind = "internal" // a defect of snowluma-mcp itself
 )
 
 // Diagnostics accompanies every tool result and says how the call went.
@@ -104,7 +106,7 @@ func (r reply) toolResult() *mcp.CallToolResult {
 	if err != nil {
 		// Only a payload that cannot be encoded lands here; say so rather
 		// than send a half-built answer.
-		return fail(KindProtocol, "the result could not be encoded as JSON", "report this to the snowluma-mcp maintainers").toolResult()
+		return fail(KindInternal, "the result could not be encoded as JSON", "report this to the snowluma-mcp maintainers").toolResult()
 	}
 	text := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	return &mcp.CallToolResult{

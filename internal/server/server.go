@@ -1,7 +1,7 @@
 // Package server wires snowluma-mcp's tools and resources into a go-sdk
 // MCP server: tool registration, the mode gate, structured results and
-// cache hints. It knows nothing of HTTP framing or disk layout; those belong
-// to the transfer, events and tasks packages it drives.
+// cache hints. It knows nothing of HTTP framing: that belongs to the
+// transfer package it drives.
 package server
 
 import (
@@ -34,9 +34,8 @@ const (
 )
 
 // ProtocolVersions returns the MCP revisions served, newest first. A
-// request at any other revision is refused with UnsupportedProtocolVersion
-// (-32022); a legacy initialize at another revision is answered with
-// 2025-11-25, as the handshake requires, and the client decides.
+// request at any other revision, a legacy initialize included, is refused
+// with UnsupportedProtocolVersion (-32022) and this list.
 func ProtocolVersions() []string {
 	return []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"}
 }
@@ -104,9 +103,9 @@ func instructions(m Mode) string {
 	const docs = "Describes SnowLuma's OneBot actions from a bundled catalog: list_categories, list_actions and search_actions find an action; get_action gives its parameters, result schema and examples; get_runtime_info describes this server's configuration."
 	switch m {
 	case ModeRead:
-		return docs + " query_action runs read-only actions against the configured SnowLuma."
+		return docs + " query_action runs read-only actions against the configured SnowLuma; query_action_with_input asks the user for missing required params."
 	case ModeWrite:
-		return docs + " query_action runs read-only actions and invoke_action runs any catalog action against the configured SnowLuma."
+		return docs + " query_action runs read-only actions and invoke_action runs any catalog action against the configured SnowLuma; their _with_input variants ask the user for missing required params."
 	}
 	return docs + " No SnowLuma endpoint is configured, so nothing is executed."
 }
@@ -119,7 +118,7 @@ type catalogSource func() (*catalog.Catalog, error)
 func (src catalogSource) get() (*catalog.Catalog, reply, bool) {
 	c, err := src()
 	if err != nil {
-		return nil, fail(KindProtocol, "the bundled catalog could not be loaded: "+err.Error(), "reinstall snowluma-mcp; report this to its maintainers"), false
+		return nil, fail(KindInternal, "the bundled catalog could not be loaded: "+err.Error(), "reinstall snowluma-mcp; report this to its maintainers"), false
 	}
 	return c, reply{}, true
 }

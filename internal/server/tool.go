@@ -49,7 +49,7 @@ func addTool[In any](s *mcp.Server, log *slog.Logger, t *mcp.Tool, h handlerFunc
 		r := func() reply {
 			schema, err := compile()
 			if err != nil {
-				return fail(KindProtocol, fmt.Sprintf("the %s input schema does not compile", t.Name), "report this to the snowluma-mcp maintainers")
+				return fail(KindInternal, fmt.Sprintf("the %s input schema does not compile", t.Name), "report this to the snowluma-mcp maintainers")
 			}
 			args := req.Params.Arguments
 			if len(bytes.TrimSpace(args)) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
