@@ -227,7 +227,7 @@ func (x *executor) stream(ctx context.Context, req transfer.Request) reply {
 	})
 	if errors.Is(err, errCollectCap) {
 		return fail(KindTooLarge, fmt.Sprintf("the %s stream exceeded %d MiB of frames, the most a tool result collects", req.Action, MaxCollectedStream>>20),
-			"ask for a smaller answer (for example a larger chunk_size is not the fix: narrow the request)")
+			"narrow the request: a tool result holds at most that much of a stream's frames")
 	}
 	if err != nil {
 		return transportFailure(err)
