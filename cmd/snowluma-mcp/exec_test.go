@@ -267,8 +267,12 @@ func TestParamsCheck(t *testing.T) {
 
 func TestGenericStream(t *testing.T) {
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
-		_, _, cs := live(t, era, "write")
-		_, r := callTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream"})
+		fake, _, cs := live(t, era, "write")
+		res0, r := callTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream"})
+		// A stream request carries the call's trace context too.
+		if got := fake.Requests()[0].Header.Get("traceparent"); got == "" || got != res0.Meta["traceparent"] {
+			t.Errorf("stream request traceparent %q, result %v", got, res0.Meta["traceparent"])
+		}
 		got := decode[struct {
 			Frames   []json.RawMessage `json:"frames"`
 			Count    int               `json:"count"`
@@ -283,6 +287,18 @@ func TestGenericStream(t *testing.T) {
 		res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream", "params": map[string]any{"error": true}})
 		if res.IsError || r.Diagnostics.Outcome != "failed" || r.Diagnostics.Kind != "business" {
 			t.Errorf("error frame: %+v", r.Diagnostics)
+		}
+
+		// Past 8 MiB of frames the call stops reading and fails.
+		chunk := fakesnowluma.StreamOK(map[string]any{"type": "stream", "data_type": "data_chunk", "data": strings.Repeat("x", 1<<20)})
+		frames := make([][]byte, 12)
+		for i := range frames {
+			frames[i] = chunk
+		}
+		fake.Handle("test_download_stream", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Frames: frames} })
+		res, r = callTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream"})
+		if !res.IsError || r.Diagnostics.Kind != "too_large" || !strings.Contains(r.Diagnostics.Message, "8 MiB") {
+			t.Errorf("oversized stream: %+v", r.Diagnostics)
 		}
 	})
 }
