@@ -48,13 +48,9 @@ type Category struct {
 }
 
 // An Action is one OneBot action: the complete contract get_action returns.
+// Its Brief is the compact part that list and search return.
 type Action struct {
-	Name        string   `json:"name"`
-	Category    string   `json:"category"`
-	Summary     string   `json:"summary"`
-	Aliases     []string `json:"aliases"`
-	ReadOnly    bool     `json:"readOnly"`
-	Stream      bool     `json:"stream"`
+	Brief
 	Params      []Param  `json:"params"`
 	Constraints []string `json:"constraints"`
 	// Returns says in prose what a successful call's data holds.
@@ -289,11 +285,6 @@ func (c *Catalog) Category(name string) (Category, bool) {
 		}
 	}
 	return Category{}, false
-}
-
-// Brief returns the compact index entry of a.
-func (a *Action) Brief() Brief {
-	return Brief{Name: a.Name, Category: a.Category, Summary: a.Summary, Aliases: a.Aliases, ReadOnly: a.ReadOnly, Stream: a.Stream}
 }
 
 // Required lists the names of a's top-level required parameters.

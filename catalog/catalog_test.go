@@ -108,10 +108,10 @@ func TestLookupAlias(t *testing.T) {
 
 func TestDuplicateNamesRejected(t *testing.T) {
 	c := &Catalog{byName: map[string]*Action{}}
-	if err := c.add(&Action{Name: "a", Aliases: []string{"b"}}); err != nil {
+	if err := c.add(&Action{Brief: Brief{Name: "a", Aliases: []string{"b"}}}); err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range []*Action{{Name: "b"}, {Name: "c", Aliases: []string{"a"}}} {
+	for _, a := range []*Action{{Brief: Brief{Name: "b"}}, {Brief: Brief{Name: "c", Aliases: []string{"a"}}}} {
 		if err := c.add(a); err == nil {
 			t.Errorf("%+v: duplicate accepted", a)
 		}

@@ -97,19 +97,19 @@ const (
 	noInput = `{"type": "object", "properties": {}, "additionalProperties": false}`
 )
 
-// briefSchema describes a catalog.Brief.
-const briefSchema = `{
-  "type": "object",
-  "properties": {
+// briefProps and briefRequired describe a catalog.Brief, on its own and as
+// the first part of a catalog.Action.
+const (
+	briefProps = `
     "name": {"type": "string"},
     "category": {"type": "string"},
     "summary": {"type": "string"},
     "aliases": {"type": "array", "items": {"type": "string"}},
     "readOnly": {"type": "boolean"},
-    "stream": {"type": "boolean"}
-  },
-  "required": ["name", "category", "summary", "aliases", "readOnly", "stream"]
-}`
+    "stream": {"type": "boolean"}`
+	briefRequired = `"name", "category", "summary", "aliases", "readOnly", "stream"`
+	briefSchema   = `{"type": "object", "properties": {` + briefProps + `}, "required": [` + briefRequired + `]}`
+)
 
 const pageSchema = `{
   "type": "object",
@@ -124,13 +124,7 @@ const pageSchema = `{
 
 const actionSchema = `{
   "type": "object",
-  "properties": {
-    "name": {"type": "string"},
-    "category": {"type": "string"},
-    "summary": {"type": "string"},
-    "aliases": {"type": "array", "items": {"type": "string"}},
-    "readOnly": {"type": "boolean"},
-    "stream": {"type": "boolean"},
+  "properties": {` + briefProps + `,
     "params": {"type": "array", "items": {"type": "object"}},
     "constraints": {"type": "array", "items": {"type": "string"}},
     "returns": {"type": "string"},
@@ -138,7 +132,7 @@ const actionSchema = `{
     "examples": {"type": "array", "items": {"type": "object"}},
     "inputSchema": {"type": "object"}
   },
-  "required": ["name", "category", "summary", "aliases", "readOnly", "stream", "params", "constraints", "returns", "returnsSchema", "examples", "inputSchema"]
+  "required": [` + briefRequired + `, "params", "constraints", "returns", "returnsSchema", "examples", "inputSchema"]
 }`
 
 const categoriesSchema = `{
@@ -311,7 +305,7 @@ func paginate(found []*catalog.Action, in filterArgs) page {
 func briefs(as []*catalog.Action) []catalog.Brief {
 	out := make([]catalog.Brief, len(as))
 	for i, a := range as {
-		out[i] = a.Brief()
+		out[i] = a.Brief
 	}
 	return out
 }
