@@ -13,13 +13,16 @@ import (
 // envPrefix prefixes every variable: SNOWLUMA_MCP_ENDPOINT and so on.
 const envPrefix = "SNOWLUMA_MCP"
 
+// maxTimeoutMS is the longest call timeout accepted: a day.
+const maxTimeoutMS = 86_400_000
+
 // env is the environment as read, every value a string so that a bad value
 // is reported in our words. The desc and shown tags feed --help: shown is the
 // default as a person reads it.
 type env struct {
 	Endpoint string `envconfig:"ENDPOINT" shown:"unset (docs mode)" desc:"SnowLuma OneBot HTTP endpoint: an absolute http(s) URL such as http://127.0.0.1:3000/, without credentials, query or fragment. Unset: docs mode, nothing is executed."`
 	Token    string `envconfig:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Never logged, returned or written to disk."`
-	Timeout  string `envconfig:"TIMEOUT_MS" default:"30000" shown:"30000" desc:"Timeout of one ordinary action call, in milliseconds (a positive integer)."`
+	Timeout  string `envconfig:"TIMEOUT_MS" default:"30000" shown:"30000" desc:"Timeout of one ordinary action call, in milliseconds (1 to 86400000)."`
 	Mode     string `envconfig:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
 	Validate string `envconfig:"VALIDATE_PARAMS" default:"true" shown:"true" desc:"true: check action params against the catalog's inputSchema before sending; false: send them unchecked (for a SnowLuma newer than the catalog)."`
 }
@@ -65,8 +68,8 @@ func parseConfig(e env) (*Config, error) {
 	c := &Config{Token: e.Token}
 
 	t, err := strconv.Atoi(strings.TrimSpace(e.Timeout))
-	if err != nil || t <= 0 {
-		return nil, &ConfigError{"TIMEOUT_MS", fmt.Sprintf("%q is not a positive integer", e.Timeout), "a whole number of milliseconds greater than 0, e.g. 30000"}
+	if err != nil || t <= 0 || t > maxTimeoutMS {
+		return nil, &ConfigError{"TIMEOUT_MS", fmt.Sprintf("%q is not a positive integer of at most %d", e.Timeout, maxTimeoutMS), "a whole number of milliseconds from 1 to 86400000 (a day), e.g. 30000"}
 	}
 	c.TimeoutMS = t
 

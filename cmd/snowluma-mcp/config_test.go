@@ -39,6 +39,8 @@ func TestConfigErrors(t *testing.T) {
 		{"zero timeout", []string{"SNOWLUMA_MCP_TIMEOUT_MS=0"}, []string{"SNOWLUMA_MCP_TIMEOUT_MS", "positive integer"}, nil},
 		{"negative timeout", []string{"SNOWLUMA_MCP_TIMEOUT_MS=-5"}, []string{"SNOWLUMA_MCP_TIMEOUT_MS", "positive integer"}, nil},
 		{"word timeout", []string{"SNOWLUMA_MCP_TIMEOUT_MS=soon"}, []string{"SNOWLUMA_MCP_TIMEOUT_MS", `"soon"`}, nil},
+		{"huge timeout", []string{"SNOWLUMA_MCP_TIMEOUT_MS=99999999999999"}, []string{"SNOWLUMA_MCP_TIMEOUT_MS", "86400000"}, nil},
+		{"bad validate", []string{"SNOWLUMA_MCP_VALIDATE_PARAMS=maybe"}, []string{"SNOWLUMA_MCP_VALIDATE_PARAMS", "true or false"}, nil},
 		{"relative endpoint", []string{"SNOWLUMA_MCP_ENDPOINT=127.0.0.1:3000"}, []string{"SNOWLUMA_MCP_ENDPOINT", "http"}, nil},
 		{"ftp endpoint", []string{"SNOWLUMA_MCP_ENDPOINT=ftp://127.0.0.1/"}, []string{"SNOWLUMA_MCP_ENDPOINT", "scheme"}, nil},
 		{"no host", []string{"SNOWLUMA_MCP_ENDPOINT=http:///onebot"}, []string{"SNOWLUMA_MCP_ENDPOINT", "no host"}, nil},
