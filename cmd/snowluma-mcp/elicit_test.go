@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 )
 
@@ -21,16 +20,6 @@ func formAnswer(paramsJSON string, seen *[]*mcp.ElicitParams, mu *sync.Mutex) fu
 		mu.Unlock()
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"params_json": paramsJSON}}, nil
 	}
-}
-
-// liveWith is live with client options.
-func liveWith(t *testing.T, era mcptest.Era, mode string, opts *mcp.ClientOptions) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
-	t.Helper()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	p := mcptest.Spawn(t, bin, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_MODE="+mode)
-	cs := p.Connect(opts)
-	t.Cleanup(func() { noLeak(t, p) })
-	return fake, p, cs
 }
 
 var partial = map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001}}

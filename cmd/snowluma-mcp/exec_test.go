@@ -18,13 +18,20 @@ import (
 const secretToken = "tok-5ecret-DO-NOT-LEAK"
 
 // live starts a fake SnowLuma requiring secretToken and a snowluma-mcp in
-// mode talking to it, and checks at the end that the token leaked nowhere.
+// mode talking to it, with extra environment, and checks at the end that
+// the token leaked nowhere.
 func live(t *testing.T, era mcptest.Era, mode string, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
+	t.Helper()
+	return liveWith(t, era, mode, nil, env...)
+}
+
+// liveWith is live with client options.
+func liveWith(t *testing.T, era mcptest.Era, mode string, opts *mcp.ClientOptions, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
 	t.Helper()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=" + mode}, env...)
 	p := mcptest.Spawn(t, bin, era, env...)
-	cs := p.Connect(nil)
+	cs := p.Connect(opts)
 	t.Cleanup(func() { noLeak(t, p) })
 	return fake, p, cs
 }

@@ -39,23 +39,5 @@ func BenchmarkSearchKeywords(b *testing.B) {
 
 func benchSession(b *testing.B, fake *fakesnowluma.Server) *mcp.ClientSession {
 	b.Helper()
-	client, err := transferClient(fake.URL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := New(Options{Catalog: catalogForTests(), Mode: ModeRead, Client: client})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(context.Background(), st, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { cs.Close(); ss.Wait() })
-	return cs
+	return connect(b, liveServer(b, ModeRead, fake.URL, nil), nil)
 }

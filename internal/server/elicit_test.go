@@ -9,9 +9,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
-	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -27,32 +25,14 @@ func (c *fakeClock) Add(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// writeServer is a write-mode server talking to fake, with clock.
+// writeServer is a write-mode server talking to fake, with clock, and a
+// client that advertises forms and answers continuations by hand.
 func writeServer(t *testing.T, fake *fakesnowluma.Server, clock *fakeClock) *mcp.ClientSession {
 	t.Helper()
-	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(Options{Catalog: catalog.Preload(), Mode: ModeWrite, Client: client, Now: clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+	return connect(t, liveServer(t, ModeWrite, fake.URL, clock.Now), &mcp.ClientOptions{
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities:   &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
 	})
-	cs, err := c.Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close(); ss.Wait() })
-	return cs
 }
 
 func diagnosticsOf(t *testing.T, res *mcp.CallToolResult) Diagnostics {
@@ -112,9 +92,3 @@ func TestContinuationExpiryAndRestart(t *testing.T) {
 		t.Errorf("live state: %+v", d)
 	}
 }
-
-func transferClient(endpoint string) (*transfer.Client, error) {
-	return transfer.New(transfer.Options{Endpoint: endpoint})
-}
-
-func catalogForTests() func() (*catalog.Catalog, error) { return catalog.Preload() }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
@@ -45,7 +46,7 @@ func TestToolsGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cs := connect(t, s, tc.caps)
+			cs := connect(t, s, &mcp.ClientOptions{Capabilities: tc.caps})
 			res, err := cs.ListTools(context.Background(), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -59,21 +60,36 @@ func TestToolsGolden(t *testing.T) {
 	}
 }
 
-// connect attaches an in-memory go-sdk client to s.
-func connect(t *testing.T, s *mcp.Server, caps *mcp.ClientCapabilities) *mcp.ClientSession {
-	t.Helper()
+// connect attaches an in-memory go-sdk client with opts (nil for the
+// defaults) to s.
+func connect(tb testing.TB, s *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+	tb.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(context.Background(), st, nil)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "golden", Version: "1"}, &mcp.ClientOptions{Capabilities: caps})
-	cs, err := c.Connect(context.Background(), ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(context.Background(), ct, nil)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	tb.Cleanup(func() { cs.Close(); ss.Wait() })
 	return cs
+}
+
+// liveServer is a server in mode talking to the SnowLuma at endpoint, with
+// clock now (nil for time.Now).
+func liveServer(tb testing.TB, mode Mode, endpoint string, now func() time.Time) *mcp.Server {
+	tb.Helper()
+	client, err := transfer.New(transfer.Options{Endpoint: endpoint})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := New(Options{Catalog: catalog.Preload(), Mode: mode, Client: client, Now: now})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }
 
 // TestCatalogIndexGolden keeps the action index of the catalog resource in
