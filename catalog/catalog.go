@@ -311,7 +311,11 @@ func (a *Action) Param(name string) (Param, bool) {
 // CheckParams validates params, a JSON object, against a's inputSchema and
 // returns each failing field, or nil when they are valid.
 func (a *Action) CheckParams(params json.RawMessage) ([]FieldError, error) {
-	s, err := a.compiled()
+	compile := a.compiled
+	if compile == nil { // an Action built outside Load: compile now
+		compile = func() (*ObjectSchema, error) { return CompileObject(a.InputSchema) }
+	}
+	s, err := compile()
 	if err != nil {
 		return nil, fmt.Errorf("catalog: %s: inputSchema: %w", a.Name, err)
 	}

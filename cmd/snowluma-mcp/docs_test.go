@@ -46,8 +46,12 @@ func TestToolDefinitions(t *testing.T) {
 			if tool.OutputSchema == nil {
 				t.Errorf("%s: no outputSchema", tool.Name)
 			}
-			if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint || tool.Annotations.OpenWorldHint == nil || *tool.Annotations.OpenWorldHint {
-				t.Errorf("%s: docs tool annotations %+v", tool.Name, tool.Annotations)
+			// Every tool of docs mode is read-only; all but get_runtime_info
+			// (whose check_connection contacts SnowLuma in other modes) are
+			// closed-world.
+			open := tool.Name == "get_runtime_info"
+			if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint || tool.Annotations.OpenWorldHint == nil || *tool.Annotations.OpenWorldHint != open {
+				t.Errorf("%s: docs-mode tool annotations %+v", tool.Name, tool.Annotations)
 			}
 			if tool.Description == "" {
 				t.Errorf("%s: no description", tool.Name)

@@ -294,3 +294,37 @@ func TestInputGates(t *testing.T) {
 		}
 	})
 }
+
+// TestInputResumeParamsCheck: the answer goes through the same params check
+// as every other path, in both eras (the go-sdk client answers the form
+// through its own machinery). With the check on, a wrong answer names the
+// field and the expected type; with SNOWLUMA_MCP_VALIDATE_PARAMS=false the
+// answer is sent as given, as invoke_action would send it.
+func TestInputResumeParamsCheck(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		var mu sync.Mutex
+		var seen []*mcp.ElicitParams
+		getMsg := map[string]any{"action": "get_msg"}
+		opts := &mcp.ClientOptions{ElicitationHandler: formAnswer(`{"message_id":"abc"}`, &seen, &mu)}
+
+		fake, _, cs := liveWith(t, era, "read", opts)
+		res, r := callTool(t, cs, "query_action_with_input", getMsg)
+		d := r.Diagnostics
+		if !res.IsError || d.Kind != "invalid_answer" || !strings.Contains(d.Message, "params/message_id: expected integer") || !strings.Contains(d.Message, "nothing was run") {
+			t.Errorf("checked answer: %+v", d)
+		}
+		if n := len(fake.Requests()); n != 0 {
+			t.Errorf("a refused answer sent %d requests", n)
+		}
+
+		fake, _, cs = liveWith(t, era, "read", opts, "SNOWLUMA_MCP_VALIDATE_PARAMS=false")
+		res, r = callTool(t, cs, "query_action_with_input", getMsg)
+		if res.IsError {
+			t.Fatalf("unchecked answer refused: %+v", r.Diagnostics)
+		}
+		got := fake.Requests()
+		if len(got) != 1 || !sameJSON(got[0].Params, json.RawMessage(`{"message_id":"abc"}`)) {
+			t.Errorf("unchecked answer: SnowLuma got %+v", got)
+		}
+	})
+}

@@ -4,11 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
 
 // The docs tools describe the bundled catalog. They are listed in every mode
@@ -148,111 +147,90 @@ const categoriesSchema = `{
   }
 }`
 
-// outputSchema wraps the schema of a tool's payload in the {result,
-// diagnostics} envelope every tool returns. result is null on a tool error.
-func outputSchema(result string) json.RawMessage {
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "result": {"anyOf": [` + result + `, {"type": "null"}], "description": "The payload; null when the call failed as a tool error."},
-    "diagnostics": ` + diagnosticsSchema + `
-  },
-  "required": ["result", "diagnostics"]
-}`)
-}
-
-const diagnosticsSchema = `{
-  "type": "object",
-  "properties": {
-    "outcome": {"type": "string", "enum": ["success", "failed", "unknown"]},
-    "kind": {"type": "string", "description": "Failure category; see the README's vocabulary."},
-    "message": {"type": "string"},
-    "next_step": {"type": "string"}
-  },
-  "required": ["outcome"]
-}`
-
-func docsAnnotations(title string) *mcp.ToolAnnotations {
-	f := false
-	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f}
-}
-
-func addDocsTools(s *mcp.Server, log *slog.Logger, src catalogSource) {
-	addTool(s, log, &mcp.Tool{
-		Name:         "list_actions",
-		Description:  "List the bundled catalog's OneBot actions as compact entries (name, category, summary, aliases, readOnly, stream), optionally filtered by category, read_only and stream, and paged with limit/offset. Contacts nothing; use get_action for an action's full contract.",
-		InputSchema:  json.RawMessage(listActionsInput),
-		OutputSchema: outputSchema(pageSchema),
-		Annotations:  docsAnnotations("List SnowLuma actions"),
-	}, func(_ context.Context, _ *call, in listArgs) reply {
-		return matching(src, in.filterArgs, (*catalog.Catalog).List)
-	})
-
-	addTool(s, log, &mcp.Tool{
-		Name:         "search_actions",
-		Description:  "Search the bundled catalog. Default: case-insensitive substring of name, summary or alias, in catalog order. match=keywords: space-separated terms combined with AND, with common Chinese/English synonyms (群 禁言 finds set_group_ban), exact names first. Same filters and paging as list_actions. Contacts nothing.",
-		InputSchema:  json.RawMessage(searchActionsInput),
-		OutputSchema: outputSchema(pageSchema),
-		Annotations:  docsAnnotations("Search SnowLuma actions"),
-	}, func(_ context.Context, _ *call, in searchArgs) reply {
-		if strings.TrimSpace(in.Query) == "" {
-			return fail(KindInvalidArguments, "search_actions: argument /query is blank", "pass a name, word or phrase to look for")
-		}
-		search := (*catalog.Catalog).Search
-		if in.Match == "keywords" {
-			search = (*catalog.Catalog).SearchKeywords
-		}
-		return matching(src, in.filterArgs, func(cat *catalog.Catalog, f catalog.Filter) []*catalog.Action {
-			return search(cat, in.Query, f)
-		})
-	})
-
-	addTool(s, log, &mcp.Tool{
-		Name:         "get_action",
-		Description:  "Get one action's whole contract by name or alias: summary, parameters, cross-field constraints, readOnly and stream flags, returnsSchema (the successful data), examples, and an inputSchema ready for building params. Contacts nothing.",
-		InputSchema:  json.RawMessage(getActionInput),
-		OutputSchema: outputSchema(actionSchema),
-		Annotations:  docsAnnotations("Describe a SnowLuma action"),
-	}, func(_ context.Context, _ *call, in getArgs) reply {
-		cat, r, loaded := src.get()
-		if !loaded {
-			return r
-		}
-		a, found := cat.Lookup(in.Name)
-		if !found {
-			return unknownAction(cat, in.Name)
-		}
-		return ok(a)
-	})
-
-	addTool(s, log, &mcp.Tool{
-		Name:         "list_categories",
-		Description:  "List the catalog's categories (SnowLuma's canonical name and an English label) with their action counts. Contacts nothing.",
-		InputSchema:  json.RawMessage(noInput),
-		OutputSchema: outputSchema(categoriesSchema),
-		Annotations:  docsAnnotations("List SnowLuma action categories"),
-	}, func(context.Context, *call, struct{}) reply {
-		cat, r, loaded := src.get()
-		if !loaded {
-			return r
-		}
-		return ok(cat.Categories())
-	})
+// docsTools declares the docs tools: every mode, read-only, and contacting
+// nothing.
+func docsTools(src catalogSource) []toolkit.Spec {
+	return []toolkit.Spec{{
+		Name:        "list_actions",
+		Title:       "List SnowLuma actions",
+		Description: "List the bundled catalog's OneBot actions as compact entries (name, category, summary, aliases, readOnly, stream), optionally filtered by category, read_only and stream, and paged with limit/offset. Contacts nothing; use get_action for an action's full contract.",
+		Input:       listActionsInput,
+		Output:      pageSchema,
+		Needs:       toolkit.ModeDocs,
+		Idempotent:  true,
+		Handler: toolkit.Handle(func(_ context.Context, _ *toolkit.Call, in listArgs) toolkit.Reply {
+			return matching(src, in.filterArgs, (*catalog.Catalog).List)
+		}),
+	}, {
+		Name:        "search_actions",
+		Title:       "Search SnowLuma actions",
+		Description: "Search the bundled catalog. Default: case-insensitive substring of name, summary or alias, in catalog order. match=keywords: space-separated terms combined with AND, with common Chinese/English synonyms (群 禁言 finds set_group_ban), exact names first. Same filters and paging as list_actions. Contacts nothing.",
+		Input:       searchActionsInput,
+		Output:      pageSchema,
+		Needs:       toolkit.ModeDocs,
+		Idempotent:  true,
+		Handler: toolkit.Handle(func(_ context.Context, _ *toolkit.Call, in searchArgs) toolkit.Reply {
+			if strings.TrimSpace(in.Query) == "" {
+				return toolkit.Fail(toolkit.KindInvalidArguments, "search_actions: argument /query is blank", "pass a name, word or phrase to look for")
+			}
+			search := (*catalog.Catalog).Search
+			if in.Match == "keywords" {
+				search = (*catalog.Catalog).SearchKeywords
+			}
+			return matching(src, in.filterArgs, func(cat *catalog.Catalog, f catalog.Filter) []*catalog.Action {
+				return search(cat, in.Query, f)
+			})
+		}),
+	}, {
+		Name:        "get_action",
+		Title:       "Describe a SnowLuma action",
+		Description: "Get one action's whole contract by name or alias: summary, parameters, cross-field constraints, readOnly and stream flags, returnsSchema (the successful data), examples, and an inputSchema ready for building params. Contacts nothing.",
+		Input:       getActionInput,
+		Output:      actionSchema,
+		Needs:       toolkit.ModeDocs,
+		Idempotent:  true,
+		Handler: toolkit.Handle(func(_ context.Context, _ *toolkit.Call, in getArgs) toolkit.Reply {
+			cat, r, loaded := src.get()
+			if !loaded {
+				return r
+			}
+			a, found := cat.Lookup(in.Name)
+			if !found {
+				return unknownAction(cat, in.Name)
+			}
+			return toolkit.OK(a)
+		}),
+	}, {
+		Name:        "list_categories",
+		Title:       "List SnowLuma action categories",
+		Description: "List the catalog's categories (SnowLuma's canonical name and an English label) with their action counts. Contacts nothing.",
+		Input:       noInput,
+		Output:      categoriesSchema,
+		Needs:       toolkit.ModeDocs,
+		Idempotent:  true,
+		Handler: toolkit.Handle(func(context.Context, *toolkit.Call, struct{}) toolkit.Reply {
+			cat, r, loaded := src.get()
+			if !loaded {
+				return r
+			}
+			return toolkit.OK(cat.Categories())
+		}),
+	}}
 }
 
 // unknownAction refuses a name that is neither an action nor an alias and
 // suggests up to three close names.
-func unknownAction(cat *catalog.Catalog, name string) reply {
+func unknownAction(cat *catalog.Catalog, name string) toolkit.Reply {
 	next := "use search_actions or list_actions to find the action's name"
 	if s := cat.Suggest(name, 3); len(s) > 0 {
 		next = "did you mean " + strings.Join(s, ", ") + "? Otherwise " + next
 	}
-	return fail(KindUnknownAction, fmt.Sprintf("no action or alias named %q in the SnowLuma %s catalog", name, cat.Version()), next)
+	return toolkit.Fail(toolkit.KindUnknownAction, fmt.Sprintf("no action or alias named %q in the SnowLuma %s catalog", name, cat.Version()), next)
 }
 
 // matching answers list_actions and search_actions: it resolves the
 // filters, finds the matches and pages them.
-func matching(src catalogSource, in filterArgs, find func(*catalog.Catalog, catalog.Filter) []*catalog.Action) reply {
+func matching(src catalogSource, in filterArgs, find func(*catalog.Catalog, catalog.Filter) []*catalog.Action) toolkit.Reply {
 	cat, r, loaded := src.get()
 	if !loaded {
 		return r
@@ -261,12 +239,12 @@ func matching(src catalogSource, in filterArgs, find func(*catalog.Catalog, cata
 	if bad {
 		return r
 	}
-	return ok(paginate(find(cat, f), in))
+	return toolkit.OK(paginate(find(cat, f), in))
 }
 
 // resolveFilter turns filter arguments into a catalog.Filter. An unknown
 // category is refused with the list of valid ones.
-func resolveFilter(cat *catalog.Catalog, in filterArgs) (catalog.Filter, reply, bool) {
+func resolveFilter(cat *catalog.Catalog, in filterArgs) (catalog.Filter, toolkit.Reply, bool) {
 	f := catalog.Filter{ReadOnly: in.ReadOnly, Stream: in.Stream}
 	if in.Category != "" {
 		c, found := cat.Category(in.Category)
@@ -275,12 +253,12 @@ func resolveFilter(cat *catalog.Catalog, in filterArgs) (catalog.Filter, reply, 
 			for _, c := range cat.Categories() {
 				names = append(names, c.Name+" ("+c.Label+")")
 			}
-			return f, fail(KindInvalidArguments, fmt.Sprintf("argument /category: no category %q", in.Category),
+			return f, toolkit.Fail(toolkit.KindInvalidArguments, fmt.Sprintf("argument /category: no category %q", in.Category),
 				"use one of: "+strings.Join(names, ", ")), true
 		}
 		f.Category = c.Name
 	}
-	return f, reply{}, false
+	return f, toolkit.Reply{}, false
 }
 
 // paginate shapes a match list as a page.

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
 
 // query_action_with_input and invoke_action_with_input take the same
@@ -30,31 +30,38 @@ const answerKey = "params"
 // answerField is the form's only field.
 const answerField = "params_json"
 
-func addInputTools(s *mcp.Server, log *slog.Logger, x *executor, sealer *seal.Sealer) {
-	t := true
+// inputTools declares query_action_with_input and
+// invoke_action_with_input.
+func inputTools(x *executor, sealer *seal.Sealer) []toolkit.Spec {
+	specs := make([]toolkit.Spec, 0, 2)
 	for _, write := range []bool{false, true} {
-		tool := &mcp.Tool{
-			Name:         toolName(write) + "_with_input",
-			InputSchema:  json.RawMessage(actionInput),
-			OutputSchema: outputSchema(envelopeResult),
+		spec := toolkit.Spec{
+			Name:      toolName(write) + "_with_input",
+			Input:     actionInput,
+			Output:    envelopeResult,
+			OpenWorld: true,
+			Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in actionArgs) toolkit.Reply {
+				return x.runWithInput(ctx, c, in, write, sealer)
+			}),
 		}
 		if write {
-			tool.Description = "Like invoke_action, but when a required parameter of the action is missing it asks the user for it through a form (params_json, a JSON object of the missing fields) and runs the action only with a valid answer. Needs a client with form elicitation; otherwise call invoke_action with complete params. Complete params run at once."
-			tool.Annotations = &mcp.ToolAnnotations{Title: "Invoke a SnowLuma action, asking for missing params", DestructiveHint: &t, OpenWorldHint: &t}
+			spec.Title = "Invoke a SnowLuma action, asking for missing params"
+			spec.Description = "Like invoke_action, but when a required parameter of the action is missing it asks the user for it through a form (params_json, a JSON object of the missing fields) and runs the action only with a valid answer. Needs a client with form elicitation; otherwise call invoke_action with complete params. Complete params run at once."
+			spec.Needs, spec.Writes, spec.Destructive = toolkit.ModeWrite, true, true
 		} else {
-			tool.Description = "Like query_action, but when a required parameter of the read-only action is missing it asks the user for it through a form (params_json, a JSON object of the missing fields) and runs the action only with a valid answer. Needs a client with form elicitation; otherwise call query_action with complete params. Complete params run at once."
-			tool.Annotations = &mcp.ToolAnnotations{Title: "Query SnowLuma, asking for missing params", ReadOnlyHint: true, OpenWorldHint: &t}
+			spec.Title = "Query SnowLuma, asking for missing params"
+			spec.Description = "Like query_action, but when a required parameter of the read-only action is missing it asks the user for it through a form (params_json, a JSON object of the missing fields) and runs the action only with a valid answer. Needs a client with form elicitation; otherwise call query_action with complete params. Complete params run at once."
+			spec.Needs = toolkit.ModeRead
 		}
-		addTool(s, log, tool, func(ctx context.Context, c *call, in actionArgs) reply {
-			return x.runWithInput(ctx, c, in, write, sealer)
-		})
+		specs = append(specs, spec)
 	}
+	return specs
 }
 
 // runWithInput is the path of one *_with_input call: the first round asks
 // for what is missing, the second (with requestState) checks the answer and
 // runs the action.
-func (x *executor) runWithInput(ctx context.Context, c *call, in actionArgs, write bool, sealer *seal.Sealer) reply {
+func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionArgs, write bool, sealer *seal.Sealer) toolkit.Reply {
 	tool := toolName(write) + "_with_input"
 	a, r, allowed := x.admit(c, tool, in.Action, write)
 	if !allowed {
@@ -63,15 +70,15 @@ func (x *executor) runWithInput(ctx context.Context, c *call, in actionArgs, wri
 	provided := map[string]json.RawMessage{}
 	if len(in.Params) > 0 && !bytes.Equal(in.Params, []byte("null")) {
 		if err := json.Unmarshal(in.Params, &provided); err != nil {
-			return fail(KindInvalidArguments, tool+": argument /params must be a JSON object", "pass params as a JSON object")
+			return toolkit.Fail(toolkit.KindInvalidArguments, tool+": argument /params must be a JSON object", "pass params as a JSON object")
 		}
 	}
-	argsHash, err := seal.CanonicalHash(c.req.Params.Arguments)
+	argsHash, err := seal.CanonicalHash(c.Req.Params.Arguments)
 	if err != nil {
-		return fail(KindInvalidArguments, tool+": the arguments cannot be bound to a continuation: "+err.Error(), "send the arguments as a plain JSON object without duplicate keys")
+		return toolkit.Fail(toolkit.KindInvalidArguments, tool+": the arguments cannot be bound to a continuation: "+err.Error(), "send the arguments as a plain JSON object without duplicate keys")
 	}
 
-	p := c.req.Params
+	p := c.Req.Params
 	if p.RequestState != "" || len(p.InputResponses) > 0 {
 		return x.resume(ctx, c, tool, a, provided, argsHash, sealer)
 	}
@@ -86,46 +93,27 @@ func (x *executor) runWithInput(ctx context.Context, c *call, in actionArgs, wri
 		return x.execute(ctx, c, a, merge(provided, nil))
 	}
 	// What was given must already be right: only the missing fields are asked.
-	if x.validate {
-		errs, err := a.CheckParams(merge(provided, nil))
-		if err != nil {
-			return fail(KindInvalidParams, err.Error(), "set SNOWLUMA_MCP_VALIDATE_PARAMS=false to skip the check, and report this")
-		}
-		errs = slices.DeleteFunc(errs, func(e catalog.FieldError) bool { return slices.Contains(missing, strings.TrimPrefix(e.Pointer, "/")) })
-		if len(errs) > 0 {
-			return invalidParams(a, errs)
-		}
+	errs, bad := x.checkParams(a, merge(provided, nil))
+	if bad != nil {
+		return *bad
 	}
-	if !supportsForms(c.req) {
-		return fail(KindElicitationUnsupported,
+	errs = slices.DeleteFunc(errs, func(e catalog.FieldError) bool { return slices.Contains(missing, strings.TrimPrefix(e.Pointer, "/")) })
+	if len(errs) > 0 {
+		return invalidParams(a, errs)
+	}
+	if !toolkit.SupportsForms(c.Req.ClientCapabilities()) {
+		return toolkit.Fail(toolkit.KindElicitationUnsupported,
 			fmt.Sprintf("%s needs %s, and this client did not advertise form elicitation, so it cannot be asked for", a.Name, strings.Join(missing, ", ")),
 			fmt.Sprintf("call %s with complete params (see get_action %s)", toolName(write), a.Name))
 	}
 	state, err := sealer.Seal(seal.Claims{Tool: tool, ArgsHash: argsHash, Missing: missing})
 	if errors.Is(err, seal.ErrTooManyPending) {
-		return fail(KindTooManyPending, err.Error(), fmt.Sprintf("answer or abandon pending forms, or call %s with complete params", toolName(write)))
+		return toolkit.Fail(toolkit.KindTooManyPending, err.Error(), fmt.Sprintf("answer or abandon pending forms, or call %s with complete params", toolName(write)))
 	}
 	if err != nil {
-		return fail(KindContinuation, "could not seal the continuation: "+err.Error(), "try again")
+		return toolkit.Fail(toolkit.KindContinuation, "could not seal the continuation: "+err.Error(), "try again")
 	}
-	return reply{
-		diag: Diagnostics{Outcome: outcomeInputRequired},
-		input: &inputRequired{
-			requests: mcp.InputRequestMap{answerKey: form(a, provided, missing)},
-			state:    state,
-		},
-	}
-}
-
-// supportsForms reports whether the client advertised form elicitation. An
-// empty elicitation capability means form, as in 2025-06-18.
-func supportsForms(req *mcp.CallToolRequest) bool {
-	caps := req.ClientCapabilities()
-	if caps == nil || caps.Elicitation == nil {
-		return false
-	}
-	e := caps.Elicitation
-	return e.Form != nil || e.URL == nil
+	return toolkit.Ask(mcp.InputRequestMap{answerKey: form(a, provided, missing)}, state)
 }
 
 // form builds the elicitation for the missing fields: one string field
@@ -166,38 +154,38 @@ func form(a *catalog.Action, provided map[string]json.RawMessage, missing []stri
 // resume checks the continuation and the answer, then runs the action. The
 // continuation is consumed before anything is checked or sent, so a state
 // answers at most once however often it is replayed.
-func (x *executor) resume(ctx context.Context, c *call, tool string, a *catalog.Action, provided map[string]json.RawMessage, argsHash string, sealer *seal.Sealer) reply {
-	p := c.req.Params
+func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *catalog.Action, provided map[string]json.RawMessage, argsHash string, sealer *seal.Sealer) toolkit.Reply {
+	p := c.Req.Params
 	restart := fmt.Sprintf("call %s again without requestState to get a new form, or %s with complete params", tool, strings.TrimSuffix(tool, "_with_input"))
 	if p.RequestState == "" {
-		return fail(KindContinuation, "an answer came without its requestState", restart)
+		return toolkit.Fail(toolkit.KindContinuation, "an answer came without its requestState", restart)
 	}
 	claims, err := sealer.Open(p.RequestState, tool, argsHash)
 	if err != nil {
-		return fail(KindContinuation, err.Error()+"; nothing was run", restart)
+		return toolkit.Fail(toolkit.KindContinuation, err.Error()+"; nothing was run", restart)
 	}
 	resp, ok := p.InputResponses[answerKey].(*mcp.ElicitResult)
 	if !ok || resp == nil {
-		return fail(KindInvalidAnswer, "the continuation came back without an answer to the form; nothing was run", restart)
+		return toolkit.Fail(toolkit.KindInvalidAnswer, "the continuation came back without an answer to the form; nothing was run", restart)
 	}
 	switch resp.Action {
 	case "accept":
 	case "decline":
-		return fail(KindDeclined, "the user declined to provide "+strings.Join(claims.Missing, ", ")+"; nothing was run", "ask the user how to proceed; "+restart)
+		return toolkit.Fail(toolkit.KindDeclined, "the user declined to provide "+strings.Join(claims.Missing, ", ")+"; nothing was run", "ask the user how to proceed; "+restart)
 	case "cancel":
-		return fail(KindCancelled, "the user cancelled the form; nothing was run", restart)
+		return toolkit.Fail(toolkit.KindCancelled, "the user cancelled the form; nothing was run", restart)
 	default:
-		return fail(KindInvalidAnswer, fmt.Sprintf("the form's answer has action %q; nothing was run", resp.Action), restart)
+		return toolkit.Fail(toolkit.KindInvalidAnswer, fmt.Sprintf("the form's answer has action %q; nothing was run", resp.Action), restart)
 	}
 
 	text, ok := resp.Content[answerField].(string)
 	if !ok {
-		return fail(KindInvalidAnswer, "the answer has no "+answerField+" string; nothing was run", restart)
+		return toolkit.Fail(toolkit.KindInvalidAnswer, "the answer has no "+answerField+" string; nothing was run", restart)
 	}
 	var answer map[string]json.RawMessage
 	dec := json.NewDecoder(strings.NewReader(text))
 	if err := dec.Decode(&answer); err != nil || answer == nil || dec.More() {
-		return fail(KindInvalidAnswer, answerField+" is not a JSON object; nothing was run", restart)
+		return toolkit.Fail(toolkit.KindInvalidAnswer, answerField+" is not a JSON object; nothing was run", restart)
 	}
 	var problems []string
 	for _, k := range slices.Sorted(maps.Keys(answer)) {
@@ -216,15 +204,19 @@ func (x *executor) resume(ctx context.Context, c *call, tool string, a *catalog.
 		}
 	}
 	if len(problems) > 0 {
-		return fail(KindInvalidAnswer, "the answer was refused: "+strings.Join(problems, "; ")+"; nothing was run", restart)
+		return toolkit.Fail(toolkit.KindInvalidAnswer, "the answer was refused: "+strings.Join(problems, "; ")+"; nothing was run", restart)
 	}
 	params := merge(provided, answer)
-	if errs, err := a.CheckParams(params); err != nil || errs != nil {
-		var parts []string
-		for _, e := range errs {
-			parts = append(parts, e.String())
+	errs, bad := x.checkParams(a, params)
+	if bad != nil {
+		return *bad
+	}
+	if errs != nil {
+		parts := make([]string, len(errs))
+		for i, e := range errs {
+			parts[i] = "params" + e.String()
 		}
-		return fail(KindInvalidAnswer, "the answer does not fit the action's schema: "+strings.Join(parts, "; ")+"; nothing was run", restart)
+		return toolkit.Fail(toolkit.KindInvalidAnswer, "the answer does not fit the action's schema: "+strings.Join(parts, "; ")+"; nothing was run", restart)
 	}
 	return x.execute(ctx, c, a, params)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -35,11 +36,11 @@ func writeServer(t *testing.T, fake *fakesnowluma.Server, clock *fakeClock) *mcp
 	})
 }
 
-func diagnosticsOf(t *testing.T, res *mcp.CallToolResult) Diagnostics {
+func diagnosticsOf(t *testing.T, res *mcp.CallToolResult) toolkit.Diagnostics {
 	t.Helper()
 	b, _ := json.Marshal(res.StructuredContent)
 	var sc struct {
-		Diagnostics Diagnostics `json:"diagnostics"`
+		Diagnostics toolkit.Diagnostics `json:"diagnostics"`
 	}
 	if err := json.Unmarshal(b, &sc); err != nil {
 		t.Fatal(err)
@@ -62,7 +63,7 @@ func TestContinuationExpiryAndRestart(t *testing.T) {
 		}
 		return res.RequestState
 	}
-	answer := func(cs *mcp.ClientSession, state string) Diagnostics {
+	answer := func(cs *mcp.ClientSession, state string) toolkit.Diagnostics {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "invoke_action_with_input", Arguments: args, RequestState: state,
 			InputResponses: mcp.InputResponseMap{"params": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"params_json": `{"message":"hi"}`}}}})
 		if err != nil {
@@ -73,14 +74,14 @@ func TestContinuationExpiryAndRestart(t *testing.T) {
 
 	state := ask(cs)
 	clock.Add(10*time.Minute + time.Second)
-	if d := answer(cs, state); d.Kind != KindContinuation || !strings.Contains(d.Message, "expired") {
+	if d := answer(cs, state); d.Kind != toolkit.KindContinuation || !strings.Contains(d.Message, "expired") {
 		t.Errorf("expired: %+v", d)
 	}
 
 	// A restart (a new server, a new key) invalidates every state.
 	state = ask(cs)
 	restarted := writeServer(t, fake, clock)
-	if d := answer(restarted, state); d.Kind != KindContinuation || !strings.Contains(d.Message, "earlier run") {
+	if d := answer(restarted, state); d.Kind != toolkit.KindContinuation || !strings.Contains(d.Message, "earlier run") {
 		t.Errorf("after restart: %+v", d)
 	}
 	if n := len(fake.Requests()); n != 0 {
@@ -88,7 +89,7 @@ func TestContinuationExpiryAndRestart(t *testing.T) {
 	}
 	// Within its lifetime the state still works on the server that made it.
 	clock.Add(9 * time.Minute)
-	if d := answer(cs, state); d.Outcome != OutcomeSuccess {
+	if d := answer(cs, state); d.Outcome != toolkit.OutcomeSuccess {
 		t.Errorf("live state: %+v", d)
 	}
 }

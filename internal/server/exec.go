@@ -6,11 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -63,31 +62,38 @@ type executor struct {
 // enabled reports whether SnowLuma can be reached at all.
 func (x *executor) enabled() bool { return x.mode != ModeDocs }
 
-func addExecTools(s *mcp.Server, log *slog.Logger, x *executor) {
-	t := true
-	addTool(s, log, &mcp.Tool{
-		Name:         "query_action",
-		Description:  "Run a read-only catalog action against the configured SnowLuma and return its OneBot envelope as {result, diagnostics}. Write actions are refused: use invoke_action (write mode). A business failure (retcode ≠ 0) is returned as data with outcome failed; transport failures are tool errors.",
-		InputSchema:  json.RawMessage(actionInput),
-		OutputSchema: outputSchema(envelopeResult),
-		Annotations:  &mcp.ToolAnnotations{Title: "Query SnowLuma (read-only)", ReadOnlyHint: true, OpenWorldHint: &t},
-	}, func(ctx context.Context, c *call, in actionArgs) reply {
-		return x.run(ctx, c, in, false)
-	})
-	addTool(s, log, &mcp.Tool{
-		Name:         "invoke_action",
-		Description:  "Run any catalog action (reads, writes and streams) against the configured SnowLuma and return its OneBot envelope as {result, diagnostics}; a stream action returns its collected frames. This can send messages and change the account's groups and friends. A timeout or cancellation can leave a write's outcome unknown: check before repeating.",
-		InputSchema:  json.RawMessage(actionInput),
-		OutputSchema: outputSchema(envelopeResult),
-		Annotations:  &mcp.ToolAnnotations{Title: "Invoke a SnowLuma action", DestructiveHint: &t, IdempotentHint: false, ReadOnlyHint: false, OpenWorldHint: &t},
-	}, func(ctx context.Context, c *call, in actionArgs) reply {
-		return x.run(ctx, c, in, true)
-	})
+// execTools declares query_action and invoke_action.
+func execTools(x *executor) []toolkit.Spec {
+	return []toolkit.Spec{{
+		Name:        "query_action",
+		Title:       "Query SnowLuma (read-only)",
+		Description: "Run a read-only catalog action against the configured SnowLuma and return its OneBot envelope as {result, diagnostics}. Write actions are refused: use invoke_action (write mode). A business failure (retcode ≠ 0) is returned as data with outcome failed; transport failures are tool errors.",
+		Input:       actionInput,
+		Output:      envelopeResult,
+		Needs:       toolkit.ModeRead,
+		OpenWorld:   true,
+		Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in actionArgs) toolkit.Reply {
+			return x.run(ctx, c, in, false)
+		}),
+	}, {
+		Name:        "invoke_action",
+		Title:       "Invoke a SnowLuma action",
+		Description: "Run any catalog action (reads, writes and streams) against the configured SnowLuma and return its OneBot envelope as {result, diagnostics}; a stream action returns its collected frames. This can send messages and change the account's groups and friends. A timeout or cancellation can leave a write's outcome unknown: check before repeating.",
+		Input:       actionInput,
+		Output:      envelopeResult,
+		Needs:       toolkit.ModeWrite,
+		Writes:      true,
+		Destructive: true,
+		OpenWorld:   true,
+		Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in actionArgs) toolkit.Reply {
+			return x.run(ctx, c, in, true)
+		}),
+	}}
 }
 
 // run is the path of one query_action (write false) or invoke_action
 // (write true) call.
-func (x *executor) run(ctx context.Context, c *call, in actionArgs, write bool) reply {
+func (x *executor) run(ctx context.Context, c *toolkit.Call, in actionArgs, write bool) toolkit.Reply {
 	a, r, allowed := x.admit(c, toolName(write), in.Action, write)
 	if !allowed {
 		return r
@@ -107,12 +113,9 @@ func toolName(write bool) string {
 	return "query_action"
 }
 
-// admit applies tool's mode gate, finds the action and applies the
-// read/write gate. It records the action on c for the log line.
-func (x *executor) admit(c *call, tool, name string, write bool) (*catalog.Action, reply, bool) {
-	if r, allowed := gate(x.mode, tool); !allowed {
-		return nil, r, false
-	}
+// admit finds the action and applies the read/write gate (the mode gate
+// was applied by the toolkit). It records the action on c for the log line.
+func (x *executor) admit(c *toolkit.Call, tool, name string, write bool) (*catalog.Action, toolkit.Reply, bool) {
 	cat, r, loaded := x.catalog.get()
 	if !loaded {
 		return nil, r, false
@@ -121,30 +124,44 @@ func (x *executor) admit(c *call, tool, name string, write bool) (*catalog.Actio
 	if !found {
 		return nil, unknownAction(cat, name), false
 	}
-	c.action = a.Name
+	c.Action = a.Name
 	if !write && !a.ReadOnly {
 		writer := strings.Replace(tool, "query_action", "invoke_action", 1)
 		next := "set SNOWLUMA_MCP_MODE=write in the server's environment to enable " + writer + ", then call it instead"
 		if x.mode == ModeWrite {
 			next = "call " + writer + " with the same arguments"
 		}
-		return nil, fail(KindWriteAction, fmt.Sprintf("%s is a write action; %s only runs read-only actions", a.Name, tool), next), false
+		return nil, toolkit.Fail(toolkit.KindWriteAction, fmt.Sprintf("%s is a write action; %s only runs read-only actions", a.Name, tool), next), false
 	}
-	return a, reply{}, true
+	return a, toolkit.Reply{}, true
+}
+
+// checkParams is the one params check of every path: params against a's
+// catalog inputSchema, unless the operator turned the check off. A schema
+// that does not compile is the server's defect, not the caller's.
+func (x *executor) checkParams(a *catalog.Action, params json.RawMessage) ([]catalog.FieldError, *toolkit.Reply) {
+	if !x.validate {
+		return nil, nil
+	}
+	errs, err := a.CheckParams(params)
+	if err != nil {
+		r := toolkit.Fail(toolkit.KindInternal, fmt.Sprintf("the catalog's inputSchema of %s does not compile; nothing was sent", a.Name),
+			"set SNOWLUMA_MCP_VALIDATE_PARAMS=false to send unchecked params, and report this to the snowluma-mcp maintainers")
+		return nil, &r
+	}
+	return errs, nil
 }
 
 // execute checks params against the catalog and sends the action.
-func (x *executor) execute(ctx context.Context, c *call, a *catalog.Action, params json.RawMessage) reply {
-	if x.validate {
-		errs, err := a.CheckParams(params)
-		if err != nil {
-			return fail(KindInvalidParams, err.Error(), "set SNOWLUMA_MCP_VALIDATE_PARAMS=false to skip the check, and report this")
-		}
-		if errs != nil {
-			return invalidParams(a, errs)
-		}
+func (x *executor) execute(ctx context.Context, c *toolkit.Call, a *catalog.Action, params json.RawMessage) toolkit.Reply {
+	errs, bad := x.checkParams(a, params)
+	if bad != nil {
+		return *bad
 	}
-	req := transfer.Request{Action: a.Name, Params: params, Header: c.trace.Header()}
+	if errs != nil {
+		return invalidParams(a, errs)
+	}
+	req := transfer.Request{Action: a.Name, Params: params, Header: c.Trace.Header()}
 	if a.Stream {
 		return x.stream(ctx, req)
 	}
@@ -158,21 +175,21 @@ func (x *executor) execute(ctx context.Context, c *call, a *catalog.Action, para
 // judge turns a OneBot envelope into a reply: success only when SnowLuma
 // confirms it; an asynchronous acknowledgement or an envelope that confirms
 // nothing is unknown; anything else is a business failure returned as data.
-func judge(envelope json.RawMessage, status string, retcode json.Number) reply {
-	r := reply{result: envelope}
+func judge(envelope json.RawMessage, status string, retcode json.Number) toolkit.Reply {
+	r := toolkit.Reply{Result: envelope}
 	switch {
 	case status == "ok" && retcode == "0":
-		r.diag = Diagnostics{Outcome: OutcomeSuccess}
+		r.Diag = toolkit.Diagnostics{Outcome: toolkit.OutcomeSuccess}
 	case status == "async":
-		r.diag = Diagnostics{Outcome: OutcomeUnknown, Kind: KindUnconfirmed,
+		r.Diag = toolkit.Diagnostics{Outcome: toolkit.OutcomeUnknown, Kind: toolkit.KindUnconfirmed,
 			Message:  "SnowLuma acknowledged the action without confirming it was carried out",
 			NextStep: "check its effect (for example with a read-only action) before repeating it"}
 	case status == "failed" || (retcode != "" && retcode != "0"):
-		r.diag = Diagnostics{Outcome: OutcomeFailed, Kind: KindBusiness,
+		r.Diag = toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: toolkit.KindBusiness,
 			Message:  businessMessage(envelope, retcode),
 			NextStep: "read result.wording and result.retcode; fix the params or the account state, then call again"}
 	default:
-		r.diag = Diagnostics{Outcome: OutcomeUnknown, Kind: KindUnconfirmed,
+		r.Diag = toolkit.Diagnostics{Outcome: toolkit.OutcomeUnknown, Kind: toolkit.KindUnconfirmed,
 			Message:  "the answer does not confirm success (no status ok with retcode 0)",
 			NextStep: "inspect result and check the action's effect before repeating it"}
 	}
@@ -207,7 +224,7 @@ type streamResult struct {
 var errCollectCap = errors.New("collected frames exceed the cap")
 
 // stream runs a stream action and collects each frame's data.
-func (x *executor) stream(ctx context.Context, req transfer.Request) reply {
+func (x *executor) stream(ctx context.Context, req transfer.Request) toolkit.Reply {
 	res := streamResult{Frames: []json.RawMessage{}}
 	var last transfer.Frame
 	size := 0
@@ -226,53 +243,56 @@ func (x *executor) stream(ctx context.Context, req transfer.Request) reply {
 		return nil
 	})
 	if errors.Is(err, errCollectCap) {
-		return fail(KindTooLarge, fmt.Sprintf("the %s stream exceeded %d MiB of frames, the most a tool result collects", req.Action, MaxCollectedStream>>20),
+		return toolkit.Fail(toolkit.KindTooLarge, fmt.Sprintf("the %s stream exceeded %d MiB of frames, the most a tool result collects", req.Action, MaxCollectedStream>>20),
 			"narrow the request: a tool result holds at most that much of a stream's frames")
 	}
 	if err != nil {
 		return transportFailure(err)
 	}
 	r := judge(last.Raw, last.Status, last.Retcode)
-	if r.diag.Outcome == OutcomeSuccess && last.Type != "response" {
-		r.diag = Diagnostics{Outcome: OutcomeUnknown, Kind: KindUnconfirmed,
+	if r.Diag.Outcome == toolkit.OutcomeSuccess && last.Type != "response" {
+		r.Diag = toolkit.Diagnostics{Outcome: toolkit.OutcomeUnknown, Kind: toolkit.KindUnconfirmed,
 			Message:  "the stream's final frame is not a response frame",
 			NextStep: "inspect result.terminal before relying on the stream's data"}
 	}
-	r.result = res
+	r.Result = res
 	return r
 }
 
 // invalidParams reports params that fail the action's catalog schema.
-func invalidParams(a *catalog.Action, errs []catalog.FieldError) reply {
+func invalidParams(a *catalog.Action, errs []catalog.FieldError) toolkit.Reply {
 	parts := make([]string, len(errs))
 	for i, e := range errs {
 		parts[i] = "params" + e.String()
 	}
-	return fail(KindInvalidParams,
+	return toolkit.Fail(toolkit.KindInvalidParams,
 		fmt.Sprintf("%s: %s; nothing was sent", a.Name, strings.Join(parts, "; ")),
 		"fix the named params per get_action's inputSchema; SNOWLUMA_MCP_VALIDATE_PARAMS=false skips this check for a SnowLuma newer than the catalog")
 }
 
-// transportFailure reports a call that produced no usable answer.
-func transportFailure(err error) reply {
+// transportFailure reports a call that produced no usable answer. One
+// table maps each transfer failure kind to the kind a tool reports and the
+// next step a person can act on.
+func transportFailure(err error) toolkit.Reply {
+	table := map[transfer.Kind]struct {
+		kind toolkit.Kind
+		next string
+	}{
+		transfer.KindUnauthorized: {toolkit.KindUnauthorized, "set SNOWLUMA_MCP_TOKEN to SnowLuma's access token and restart the server"},
+		transfer.KindTimeout:      {toolkit.KindTimeout, "SnowLuma may still carry the action out: check its effect before repeating; raise SNOWLUMA_MCP_TIMEOUT_MS for slow actions"},
+		transfer.KindCancelled:    {toolkit.KindCancelled, "the call was cancelled; SnowLuma may already have carried it out, so check before repeating"},
+		transfer.KindProtocol:     {toolkit.KindProtocol, "check that SNOWLUMA_MCP_ENDPOINT points at SnowLuma's OneBot HTTP endpoint"},
+		transfer.KindTooLarge:     {toolkit.KindTooLarge, "narrow the request so that the answer is smaller"},
+		transfer.KindStreamFailed: {toolkit.KindStreamFailed, "the transfer broke off; check SnowLuma's logs and try again"},
+		transfer.KindTransport:    {toolkit.KindTransport, "check that SnowLuma is running and reachable at SNOWLUMA_MCP_ENDPOINT"},
+	}
 	var te *transfer.Error
 	if !errors.As(err, &te) {
-		return fail(KindTransport, "the call to SnowLuma failed: "+err.Error(), "check that SnowLuma is running and reachable at SNOWLUMA_MCP_ENDPOINT")
+		return toolkit.Fail(toolkit.KindTransport, "the call to SnowLuma failed: "+err.Error(), table[transfer.KindTransport].next)
 	}
-	msg := te.Error()
-	switch te.Kind {
-	case transfer.KindUnauthorized:
-		return fail(KindUnauthorized, msg, "set SNOWLUMA_MCP_TOKEN to SnowLuma's access token and restart the server")
-	case transfer.KindTimeout:
-		return fail(KindTimeout, msg, "SnowLuma may still carry the action out: check its effect before repeating; raise SNOWLUMA_MCP_TIMEOUT_MS for slow actions")
-	case transfer.KindCancelled:
-		return fail(KindCancelled, msg, "the call was cancelled; SnowLuma may already have carried it out, so check before repeating")
-	case transfer.KindProtocol:
-		return fail(KindProtocol, msg, "check that SNOWLUMA_MCP_ENDPOINT points at SnowLuma's OneBot HTTP endpoint")
-	case transfer.KindTooLarge:
-		return fail(KindTooLarge, msg, "narrow the request so that the answer is smaller")
-	case transfer.KindStreamFailed:
-		return fail(KindStreamFailed, msg, "the transfer broke off; check SnowLuma's logs and try again")
+	f, known := table[te.Kind]
+	if !known {
+		f = table[transfer.KindTransport]
 	}
-	return fail(KindTransport, msg, "check that SnowLuma is running and reachable at SNOWLUMA_MCP_ENDPOINT")
+	return toolkit.Fail(f.kind, te.Error(), f.next)
 }

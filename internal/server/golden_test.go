@@ -24,39 +24,37 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // description, schema or annotation shows up in review. Run
 // `go test ./internal/server -run Golden -update` to accept a change.
 func TestToolsGolden(t *testing.T) {
-	for _, tc := range []struct {
-		golden string
-		mode   Mode
-		caps   *mcp.ClientCapabilities
-	}{
-		{"tools-docs.json", ModeDocs, nil},
-		{"tools-read.json", ModeRead, nil},
-		{"tools-write.json", ModeWrite, nil},
-	} {
-		t.Run(tc.golden, func(t *testing.T) {
-			opts := Options{Catalog: catalog.Preload(), Mode: tc.mode}
-			if tc.mode != ModeDocs {
-				c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
+	forms := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}
+	for _, mode := range []Mode{ModeDocs, ModeRead, ModeWrite} {
+		for _, cs := range []struct {
+			name string
+			caps *mcp.ClientCapabilities
+		}{{"plain", nil}, {"forms", forms}} {
+			name := fmt.Sprintf("tools-%s-%s.json", mode, cs.name)
+			t.Run(name, func(t *testing.T) {
+				opts := Options{Catalog: catalog.Preload(), Mode: mode}
+				if mode != ModeDocs {
+					c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					opts.Client = c
+				}
+				s, err := New(opts)
 				if err != nil {
 					t.Fatal(err)
 				}
-				opts.Client = c
-			}
-			s, err := New(opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cs := connect(t, s, &mcp.ClientOptions{Capabilities: tc.caps})
-			res, err := cs.ListTools(context.Background(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := json.MarshalIndent(res.Tools, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			golden(t, tc.golden, append(got, '\n'))
-		})
+				res, err := connect(t, s, &mcp.ClientOptions{Capabilities: cs.caps}).ListTools(context.Background(), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := json.MarshalIndent(res.Tools, "", "  ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				golden(t, name, append(got, '\n'))
+			})
+		}
 	}
 }
 
@@ -136,6 +134,81 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s is out of date; run with -update and review the diff", path)
+		t.Errorf("%s is out of date (run with -update to accept):\n%s", path, unifiedDiff(path, string(want), string(got)))
 	}
+}
+
+// unifiedDiff renders the line differences from want to got as a unified
+// diff with three lines of context, from a longest-common-subsequence table
+// (the golden files are small enough for its quadratic cost).
+func unifiedDiff(name, want, got string) string {
+	a, b := strings.SplitAfter(want, "\n"), strings.SplitAfter(got, "\n")
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	type line struct {
+		op   byte
+		text string
+		ai   int
+		bi   int
+	}
+	var ops []line
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			ops = append(ops, line{' ', a[i], i, j})
+			i, j = i+1, j+1
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
+			ops = append(ops, line{'-', a[i], i, j})
+			i++
+		default:
+			ops = append(ops, line{'+', b[j], i, j})
+			j++
+		}
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "--- %s (golden)\n+++ %s (got)\n", name, name)
+	const context = 3
+	for k := 0; k < len(ops); {
+		if ops[k].op == ' ' {
+			k++
+			continue
+		}
+		start := max(0, k-context)
+		end := k
+		for end < len(ops) {
+			if ops[end].op != ' ' {
+				end++
+				continue
+			}
+			run := end
+			for run < len(ops) && ops[run].op == ' ' {
+				run++
+			}
+			if run-end > 2*context || run == len(ops) {
+				end = min(len(ops), end+context)
+				break
+			}
+			end = run
+		}
+		fmt.Fprintf(&out, "@@ -%d +%d @@\n", ops[start].ai+1, ops[start].bi+1)
+		for _, l := range ops[start:end] {
+			out.WriteByte(l.op)
+			out.WriteString(strings.TrimSuffix(l.text, "\n"))
+			out.WriteByte('\n')
+		}
+		k = end
+	}
+	return out.String()
 }

@@ -2,12 +2,10 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"log/slog"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
 
 type runtimeArgs struct {
@@ -73,67 +71,76 @@ type transportInfo struct {
 }
 
 type checkInfo struct {
-	Result      any         `json:"result"`
-	Diagnostics Diagnostics `json:"diagnostics"`
+	Result      any                 `json:"result"`
+	Diagnostics toolkit.Diagnostics `json:"diagnostics"`
 }
 
-func addRuntimeTool(s *mcp.Server, log *slog.Logger, x *executor) {
-	f := false
-	addTool(s, log, &mcp.Tool{
-		Name:         "get_runtime_info",
-		Description:  "Describe this server as configured: mode, whether execution and writes are enabled, the catalog version and size, and the effective transport limits. Contacts nothing unless check_connection is true (read and write modes), which runs get_login_info, get_status and get_version_info and reports each answer. Never shows the endpoint or token.",
-		InputSchema:  json.RawMessage(runtimeInput),
-		OutputSchema: outputSchema(runtimeResult),
-		Annotations:  &mcp.ToolAnnotations{Title: "SnowLuma MCP runtime overview", ReadOnlyHint: true, OpenWorldHint: &f},
-	}, func(ctx context.Context, c *call, in runtimeArgs) reply {
-		cat, r, loaded := x.catalog.get()
-		if !loaded {
-			return r
-		}
-		info := runtimeInfo{
-			Mode:             x.mode,
-			ExecutionEnabled: x.enabled(),
-			WriteEnabled:     x.mode.allows(ModeWrite),
-			CatalogVersion:   cat.Version(),
-			ActionCount:      cat.Len(),
-			ServerSupport:    "unknown",
-		}
-		if x.enabled() {
-			l := x.client.Limits()
-			info.Transport = &transportInfo{
-				RequestTimeoutMS:        l.Timeout.Milliseconds(),
-				MaxResponseBytes:        l.MaxResponseBytes,
-				MaxStreamBytes:          l.MaxStreamBytes,
-				StreamIdleTimeoutMS:     l.StreamIdleTimeout.Milliseconds(),
-				MaxCollectedStreamBytes: MaxCollectedStream,
-				ParamsValidated:         x.validate,
-			}
-		}
-		if !in.CheckConnection {
-			return ok(info)
-		}
-		if !x.enabled() {
-			return fail(KindModeGate, "check_connection needs read or write mode; this server runs in docs mode",
-				"set SNOWLUMA_MCP_ENDPOINT (and optionally SNOWLUMA_MCP_MODE=read) and restart the server")
-		}
-		info.ConnectionChecked = true
-		info.Checks = map[string]checkInfo{}
-		var failed []string
-		checks := []string{"get_login_info", "get_status", "get_version_info"}
-		for _, name := range checks {
-			r := x.run(ctx, &call{req: c.req, trace: c.trace}, actionArgs{Action: name}, false)
-			info.Checks[name] = checkInfo{Result: r.result, Diagnostics: r.diag}
-			if r.diag.Outcome != OutcomeSuccess {
-				failed = append(failed, name)
-			}
-		}
-		r = ok(info)
-		if len(failed) > 0 {
-			first := info.Checks[failed[0]].Diagnostics
-			r.diag = Diagnostics{Outcome: OutcomeFailed, Kind: first.Kind,
-				Message:  fmt.Sprintf("%d of %d connection checks did not succeed: %s", len(failed), len(checks), strings.Join(failed, ", ")),
-				NextStep: "read each entry under result.checks; " + first.NextStep}
-		}
+// runtimeTool declares get_runtime_info. It runs in every mode and
+// contacts SnowLuma only with check_connection, so it is open-world.
+func runtimeTool(x *executor) toolkit.Spec {
+	return toolkit.Spec{
+		Name:        "get_runtime_info",
+		Title:       "SnowLuma MCP runtime overview",
+		Description: "Describe this server as configured: mode, whether execution and writes are enabled, the catalog version and size, and the effective transport limits. Contacts nothing unless check_connection is true (read and write modes), which runs get_login_info, get_status and get_version_info and reports each answer. Never shows the endpoint or token.",
+		Input:       runtimeInput,
+		Output:      runtimeResult,
+		Needs:       toolkit.ModeDocs,
+		OpenWorld:   true,
+		Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in runtimeArgs) toolkit.Reply {
+			return x.runtimeInfo(ctx, c, in)
+		}),
+	}
+}
+
+// runtimeInfo answers get_runtime_info.
+func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeArgs) toolkit.Reply {
+	cat, r, loaded := x.catalog.get()
+	if !loaded {
 		return r
-	})
+	}
+	info := runtimeInfo{
+		Mode:             x.mode,
+		ExecutionEnabled: x.enabled(),
+		WriteEnabled:     x.mode.Allows(ModeWrite),
+		CatalogVersion:   cat.Version(),
+		ActionCount:      cat.Len(),
+		ServerSupport:    "unknown",
+	}
+	if x.enabled() {
+		l := x.client.Limits()
+		info.Transport = &transportInfo{
+			RequestTimeoutMS:        l.Timeout.Milliseconds(),
+			MaxResponseBytes:        l.MaxResponseBytes,
+			MaxStreamBytes:          l.MaxStreamBytes,
+			StreamIdleTimeoutMS:     l.StreamIdleTimeout.Milliseconds(),
+			MaxCollectedStreamBytes: MaxCollectedStream,
+			ParamsValidated:         x.validate,
+		}
+	}
+	if !in.CheckConnection {
+		return toolkit.OK(info)
+	}
+	if !x.enabled() {
+		return toolkit.Fail(toolkit.KindModeGate, "check_connection needs read or write mode; this server runs in docs mode",
+			"set SNOWLUMA_MCP_ENDPOINT (and optionally SNOWLUMA_MCP_MODE=read) and restart the server")
+	}
+	info.ConnectionChecked = true
+	info.Checks = map[string]checkInfo{}
+	var failed []string
+	checks := []string{"get_login_info", "get_status", "get_version_info"}
+	for _, name := range checks {
+		r := x.run(ctx, &toolkit.Call{Req: c.Req, Trace: c.Trace}, actionArgs{Action: name}, false)
+		info.Checks[name] = checkInfo{Result: r.Result, Diagnostics: r.Diag}
+		if r.Diag.Outcome != toolkit.OutcomeSuccess {
+			failed = append(failed, name)
+		}
+	}
+	r = toolkit.OK(info)
+	if len(failed) > 0 {
+		first := info.Checks[failed[0]].Diagnostics
+		r.Diag = toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: first.Kind,
+			Message:  fmt.Sprintf("%d of %d connection checks did not succeed: %s", len(failed), len(checks), strings.Join(failed, ", ")),
+			NextStep: "read each entry under result.checks; " + first.NextStep}
+	}
+	return r
 }

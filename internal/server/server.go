@@ -1,7 +1,8 @@
-// Package server wires snowluma-mcp's tools and resources into a go-sdk
-// MCP server: tool registration, the mode gate, structured results and
-// cache hints. It knows nothing of HTTP framing: that belongs to the
-// transfer package it drives.
+// Package server wires snowluma-mcp's features into a go-sdk MCP server.
+// Each feature is one adapter file declaring its tools as toolkit.Specs
+// (docs.go, exec.go, elicit.go, runtime.go) and its resources; New composes
+// them. The tool framework itself (gate, rendering, kinds) is the toolkit
+// package. Nothing here knows HTTP framing: that belongs to transfer.
 package server
 
 import (
@@ -14,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -25,12 +27,12 @@ const (
 
 // Mode is what the server may do: only describe the catalog, also read from
 // SnowLuma, or also write to it.
-type Mode string
+type Mode = toolkit.Mode
 
 const (
-	ModeDocs  Mode = "docs"
-	ModeRead  Mode = "read"
-	ModeWrite Mode = "write"
+	ModeDocs  = toolkit.ModeDocs
+	ModeRead  = toolkit.ModeRead
+	ModeWrite = toolkit.ModeWrite
 )
 
 // ProtocolVersions returns the MCP revisions served, newest first. A
@@ -84,17 +86,20 @@ func New(opts Options) (*mcp.Server, error) {
 		SupportedProtocolVersions: ProtocolVersions(),
 		SetCacheable:              setCacheable,
 	})
-	s.AddReceivingMiddleware(refuseUnsupportedInitialize, hideTools(opts.Mode))
+	s.AddReceivingMiddleware(refuseUnsupportedInitialize)
 	cat := catalogSource(opts.Catalog)
-	addDocsTools(s, log, cat)
 	x := &executor{catalog: cat, client: opts.Client, mode: opts.Mode, validate: !opts.SkipParamsCheck}
-	addExecTools(s, log, x)
 	sealer, err := seal.New(seal.Options{Now: opts.Now})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	addInputTools(s, log, x, sealer)
-	addRuntimeTool(s, log, x)
+	specs := docsTools(cat)
+	specs = append(specs, execTools(x)...)
+	specs = append(specs, inputTools(x, sealer)...)
+	specs = append(specs, runtimeTool(x))
+	if err := toolkit.Register(s, opts.Mode, log, specs...); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	addCatalogResource(s, cat)
 	return s, nil
 }
@@ -115,10 +120,10 @@ type catalogSource func() (*catalog.Catalog, error)
 
 // get returns the catalog, or the reply that says it could not be loaded (a
 // packaging defect: the embedded catalog is checked by the tests).
-func (src catalogSource) get() (*catalog.Catalog, reply, bool) {
+func (src catalogSource) get() (*catalog.Catalog, toolkit.Reply, bool) {
 	c, err := src()
 	if err != nil {
-		return nil, fail(KindInternal, "the bundled catalog could not be loaded: "+err.Error(), "reinstall snowluma-mcp; report this to its maintainers"), false
+		return nil, toolkit.Fail(toolkit.KindInternal, "the bundled catalog could not be loaded: "+err.Error(), "reinstall snowluma-mcp; report this to its maintainers"), false
 	}
-	return c, reply{}, true
+	return c, toolkit.Reply{}, true
 }

@@ -1,0 +1,93 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+)
+
+// sampleArgs holds, for every tool, arguments that exercise its widest
+// reach. A tool without an entry fails TestAnnotationsMatchBehaviour:
+// adding a tool means saying how to call it here.
+var sampleArgs = map[string]map[string]any{
+	"list_actions":             {},
+	"search_actions":           {"query": "group"},
+	"get_action":               {"name": "get_status"},
+	"list_categories":          {},
+	"get_runtime_info":         {"check_connection": true},
+	"query_action":             {"action": "get_status"},
+	"query_action_with_input":  {"action": "get_msg", "params": map[string]any{"message_id": 5}},
+	"invoke_action":            {"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}},
+	"invoke_action_with_input": {"action": "delete_msg", "params": map[string]any{"message_id": 5}},
+}
+
+// TestAnnotationsMatchBehaviour calls every tool a fully capable client
+// sees in write mode, against a fake SnowLuma that records what reaches it,
+// and holds each tool's annotations to what the call did: a tool that
+// contacted SnowLuma must say openWorldHint true, and a tool that says
+// readOnlyHint must not have sent a write action.
+func TestAnnotationsMatchBehaviour(t *testing.T) {
+	fake := fakesnowluma.Start(t)
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range cat.Actions() {
+		fake.Handle(a.Name, func(json.RawMessage) fakesnowluma.Reply {
+			return fakesnowluma.Reply{Envelope: fakesnowluma.Envelope{Status: "ok", Data: []byte(`{}`)}}
+		})
+	}
+	cs := connect(t, liveServer(t, ModeWrite, fake.URL, nil), &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+	})
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range res.Tools {
+		args, ok := sampleArgs[tool.Name]
+		if !ok {
+			t.Errorf("%s: no sample arguments in sampleArgs", tool.Name)
+			continue
+		}
+		fake.Reset()
+		r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool.Name, Arguments: args})
+		if err != nil || r.IsError {
+			t.Errorf("%s: sample call failed: %v %+v", tool.Name, err, r)
+			continue
+		}
+		an := tool.Annotations
+		reached := fake.Requests()
+		if len(reached) > 0 && (an.OpenWorldHint == nil || !*an.OpenWorldHint) {
+			t.Errorf("%s contacted SnowLuma but does not declare openWorldHint: true", tool.Name)
+		}
+		for _, req := range reached {
+			if a, ok := cat.Lookup(req.Action); an.ReadOnlyHint && (!ok || !a.ReadOnly) {
+				t.Errorf("%s declares readOnlyHint but sent the write action %s", tool.Name, req.Action)
+			}
+		}
+		if !an.ReadOnlyHint && an.DestructiveHint == nil {
+			t.Errorf("%s writes but leaves destructiveHint to the default", tool.Name)
+		}
+	}
+}
+
+// TestBrokenCatalogSchemaIsInternal: a catalog inputSchema that does not
+// compile is the server's defect (kind internal), not the caller's params,
+// and nothing is sent.
+func TestBrokenCatalogSchemaIsInternal(t *testing.T) {
+	a := &catalog.Action{Brief: catalog.Brief{Name: "broken"}, InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":7}}}`)}
+	x := &executor{validate: true}
+	_, r := x.checkParams(a, json.RawMessage(`{"x":1}`))
+	if r == nil || r.Diag.Kind != "internal" || !r.IsError {
+		t.Fatalf("broken schema: %+v", r)
+	}
+	x.validate = false
+	if errs, r := x.checkParams(a, json.RawMessage(`{"x":1}`)); errs != nil || r != nil {
+		t.Errorf("with the check off: %v %+v", errs, r)
+	}
+}

@@ -1,0 +1,119 @@
+package toolkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Outcome says whether a call did what it was asked.
+type Outcome string
+
+const (
+	OutcomeSuccess Outcome = "success"
+	OutcomeFailed  Outcome = "failed"
+	// OutcomeUnknown marks an answer that neither confirms nor denies
+	// success, such as an asynchronous acknowledgement.
+	OutcomeUnknown Outcome = "unknown"
+	// outcomeInputRequired is logged for a call that asked for input; it
+	// is never part of a result.
+	outcomeInputRequired Outcome = "input_required"
+)
+
+// Diagnostics accompanies every tool result and says how the call went.
+type Diagnostics struct {
+	Outcome  Outcome `json:"outcome"`
+	Kind     Kind    `json:"kind,omitempty"`
+	Message  string  `json:"message,omitempty"`
+	NextStep string  `json:"next_step,omitempty"`
+}
+
+// A Reply is what a tool handler produces: the payload and how the call
+// went, or a request for more input. Register turns it into the wire result.
+type Reply struct {
+	Result  any
+	Diag    Diagnostics
+	IsError bool
+
+	input *inputRequired
+}
+
+// inputRequired asks the client for more input before the call can finish.
+type inputRequired struct {
+	requests mcp.InputRequestMap
+	state    string
+}
+
+// OK reports a completed call.
+func OK(result any) Reply {
+	return Reply{Result: result, Diag: Diagnostics{Outcome: OutcomeSuccess}}
+}
+
+// Fail reports a call that failed before or instead of producing a result:
+// a tool error whose result is null.
+func Fail(kind Kind, message, nextStep string) Reply {
+	return Reply{Diag: Diagnostics{Outcome: OutcomeFailed, Kind: kind, Message: message, NextStep: nextStep}, IsError: true}
+}
+
+// Ask makes a continuation: the SDK answers 2026-07-28 clients with an
+// input-required result carrying requests and state, and runs
+// elicitation/create for legacy ones. The call comes back with the answers
+// and state in its params.
+func Ask(requests mcp.InputRequestMap, state string) Reply {
+	return Reply{Diag: Diagnostics{Outcome: outcomeInputRequired}, input: &inputRequired{requests, state}}
+}
+
+// Refusal is a ready-made tool error: why a tool cannot run and what to do.
+type Refusal struct {
+	Kind     Kind
+	Message  string
+	NextStep string
+}
+
+// Reply returns r as a tool error.
+func (r *Refusal) Reply() Reply { return Fail(r.Kind, r.Message, r.NextStep) }
+
+// TextLimit is the largest structured result whose JSON the text block
+// repeats. Past it, the text block says where the result is instead of
+// doubling the answer's size on the wire.
+const TextLimit = 64 << 10
+
+// MaxResultBytes caps the JSON of one structured result. A larger result
+// is refused with too_large, so that no answer line outgrows what common
+// clients read per line.
+const MaxResultBytes = 8 << 20
+
+// toolResult renders r: structuredContent is {result, diagnostics}, encoded
+// once without HTML escaping and with SnowLuma's bytes untouched, and the
+// text block carries the same JSON while it is small.
+func (r Reply) toolResult() *mcp.CallToolResult {
+	if r.input != nil {
+		return &mcp.CallToolResult{InputRequests: r.input.requests, RequestState: r.input.state}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(struct {
+		Result      any         `json:"result"`
+		Diagnostics Diagnostics `json:"diagnostics"`
+	}{r.Result, r.Diag})
+	if err != nil {
+		return Fail(KindInternal, "the result could not be encoded as JSON", "report this to the snowluma-mcp maintainers").toolResult()
+	}
+	if buf.Len() > MaxResultBytes {
+		return Fail(KindTooLarge, fmt.Sprintf("the result is %d bytes of JSON, over the %d MiB a tool result may hold", buf.Len(), MaxResultBytes>>20),
+			"narrow the request (a smaller page, fewer ids, a stream to a file) so that the answer is smaller").toolResult()
+	}
+	js := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	text := string(js)
+	if len(js) > TextLimit {
+		text = fmt.Sprintf("The result is %d bytes of JSON, too large to repeat here: read structuredContent. Outcome: %s.", len(js), r.Diag.Outcome)
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: json.RawMessage(js),
+		IsError:           r.IsError,
+	}
+}

@@ -1,0 +1,162 @@
+package toolkit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/trace"
+)
+
+// A Spec declares one tool. Its definition, the mode gate, whether a client
+// sees it in tools/list, and its annotations all derive from it, so a tool
+// cannot be listed where its handler refuses it, or annotated as safer than
+// it is.
+type Spec struct {
+	Name, Title, Description string
+	// Input is the closed JSON Schema of the arguments; Output the schema
+	// of structuredContent.result, which Register wraps in the
+	// {result, diagnostics} envelope every tool returns.
+	Input, Output string
+
+	// Needs is the least mode the tool runs in.
+	Needs Mode
+	// Writes marks a tool that may change state on SnowLuma, in a QQ chat
+	// or on the host's disk (readOnlyHint false); Destructive and Idempotent
+	// refine it.
+	Writes, Destructive, Idempotent bool
+	// OpenWorld marks a tool any of whose calls may contact SnowLuma.
+	OpenWorld bool
+
+	// NeedsForms hides and refuses the tool for clients that did not
+	// advertise form elicitation.
+	NeedsForms bool
+	// NeedsExtension, when set, hides and refuses the tool for clients that
+	// did not advertise that extension.
+	NeedsExtension string
+	// ModernOnly hides and refuses the tool for clients of the legacy
+	// initialize era.
+	ModernOnly bool
+	// Unavailable, when set, hides the tool and refuses every call with it,
+	// for a tool whose service is not configured.
+	Unavailable *Refusal
+	// ListMeta, when set, gives the tool's _meta for one client, by its
+	// capabilities; nil meta lists the tool without any.
+	ListMeta func(caps *mcp.ClientCapabilities) mcp.Meta
+
+	Handler Handler
+}
+
+// A Handler runs one call whose arguments already passed Input. Failures
+// are Replies (Fail), never Go errors, so the model can read and correct
+// them.
+type Handler func(ctx context.Context, c *Call) Reply
+
+// A Call is what a handler learns about one invocation.
+type Call struct {
+	// Req is the request: its session (for progress notifications), its
+	// _meta and its continuation fields.
+	Req *mcp.CallToolRequest
+	// Args are the arguments, checked against the tool's Input; "{}" when
+	// none were sent.
+	Args json.RawMessage
+	// Trace is the call's W3C trace context; Trace.Header() goes on every
+	// HTTP request the call makes.
+	Trace trace.Context
+	// Action is the catalog action the call drove, for the log line.
+	Action string
+}
+
+// Handle adapts a handler of typed arguments: Args are decoded into In.
+func Handle[In any](h func(ctx context.Context, c *Call, in In) Reply) Handler {
+	return func(ctx context.Context, c *Call) Reply {
+		var in In
+		if err := json.Unmarshal(c.Args, &in); err != nil {
+			return Fail(KindInvalidArguments, fmt.Sprintf("the arguments could not be read: %v", err), "check the argument types against the tool's input schema")
+		}
+		return h(ctx, c, in)
+	}
+}
+
+// Annotations derives the tool's annotations from the spec.
+func (s *Spec) Annotations() *mcp.ToolAnnotations {
+	open := s.OpenWorld
+	a := &mcp.ToolAnnotations{Title: s.Title, ReadOnlyHint: !s.Writes, IdempotentHint: s.Idempotent, OpenWorldHint: &open}
+	if s.Writes {
+		d := s.Destructive
+		a.DestructiveHint = &d
+	}
+	return a
+}
+
+// compiled is a Spec ready to serve: its wire definition and its compiled
+// input schema.
+type compiled struct {
+	*Spec
+	tool  *mcp.Tool
+	input *catalog.ObjectSchema
+}
+
+// compile checks the spec and builds its definition. A schema that does not
+// compile is a defect, reported when the server is built.
+func (s *Spec) compile() (*compiled, error) {
+	switch {
+	case s.Name == "" || s.Description == "" || s.Title == "":
+		return nil, fmt.Errorf("tool %q: name, title and description are required", s.Name)
+	case s.Handler == nil:
+		return nil, fmt.Errorf("tool %s: no handler", s.Name)
+	case s.Needs != ModeDocs && s.Needs != ModeRead && s.Needs != ModeWrite:
+		return nil, fmt.Errorf("tool %s: needs mode %q", s.Name, s.Needs)
+	case (s.Destructive) && !s.Writes:
+		return nil, fmt.Errorf("tool %s: destructive but not writing", s.Name)
+	}
+	in, err := catalog.CompileObject(json.RawMessage(s.Input))
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: input schema: %w", s.Name, err)
+	}
+	out := OutputSchema(s.Output)
+	if _, err := catalog.CompileObject(out); err != nil {
+		return nil, fmt.Errorf("tool %s: output schema: %w", s.Name, err)
+	}
+	return &compiled{
+		Spec:  s,
+		input: in,
+		tool: &mcp.Tool{
+			Name:         s.Name,
+			Description:  s.Description,
+			InputSchema:  json.RawMessage(s.Input),
+			OutputSchema: out,
+			Annotations:  s.Annotations(),
+		},
+	}, nil
+}
+
+// OutputSchema wraps the schema of a tool's payload in the {result,
+// diagnostics} envelope every tool returns. result is null on a tool error;
+// diagnostics.kind is one of Kinds.
+func OutputSchema(result string) json.RawMessage {
+	kinds := make([]string, 0, len(Kinds()))
+	for _, k := range Kinds() {
+		kinds = append(kinds, `"`+string(k.Kind)+`"`)
+	}
+	return json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "result": {"anyOf": [` + result + `, {"type": "null"}], "description": "The payload; null when the call failed as a tool error."},
+    "diagnostics": {
+      "type": "object",
+      "properties": {
+        "outcome": {"type": "string", "enum": ["success", "failed", "unknown"]},
+        "kind": {"type": "string", "enum": [` + strings.Join(kinds, ", ") + `], "description": "Failure category; see the README's vocabulary."},
+        "message": {"type": "string"},
+        "next_step": {"type": "string"}
+      },
+      "required": ["outcome"]
+    }
+  },
+  "required": ["result", "diagnostics"]
+}`)
+}

@@ -1,0 +1,229 @@
+package toolkit
+
+import (
+	"context"
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func echo(ctx context.Context, c *Call) Reply { return OK(json.RawMessage(c.Args)) }
+
+func spec(name string, mut func(*Spec)) Spec {
+	s := Spec{Name: name, Title: "T " + name, Description: "D " + name,
+		Input:  `{"type":"object","properties":{"n":{"type":"integer","description":"a number"}},"additionalProperties":false}`,
+		Output: `{"type":"object"}`, Needs: ModeDocs, Handler: echo}
+	if mut != nil {
+		mut(&s)
+	}
+	return s
+}
+
+func newServer() *mcp.Server {
+	return mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ServerOptions{
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
+}
+
+func TestRegisterRefusesBadSpecs(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, tc := range []struct {
+		name string
+		spec Spec
+		say  string
+	}{
+		{"input not an object", spec("a", func(s *Spec) { s.Input = `{"type":"string"}` }), "input schema"},
+		{"input not JSON", spec("a", func(s *Spec) { s.Input = `{` }), "input schema"},
+		{"property schema broken", spec("a", func(s *Spec) { s.Input = `{"type":"object","properties":{"x":{"type":7}}}` }), "input schema"},
+		{"no handler", spec("a", func(s *Spec) { s.Handler = nil }), "no handler"},
+		{"no title", spec("a", func(s *Spec) { s.Title = "" }), "required"},
+		{"bad mode", spec("a", func(s *Spec) { s.Needs = "root" }), "needs mode"},
+		{"destructive read", spec("a", func(s *Spec) { s.Destructive = true }), "destructive"},
+	} {
+		err := Register(newServer(), ModeWrite, quiet, tc.spec)
+		if err == nil || !strings.Contains(err.Error(), tc.say) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+	if err := Register(newServer(), ModeWrite, quiet, spec("a", nil), spec("a", nil)); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("duplicate: %v", err)
+	}
+}
+
+func TestAnnotationsFollowSpec(t *testing.T) {
+	for _, tc := range []struct {
+		s                     Spec
+		readOnly, open        bool
+		destructive, hasDestr bool
+	}{
+		{spec("docs", nil), true, false, false, false},
+		{spec("read", func(s *Spec) { s.Needs, s.OpenWorld = ModeRead, true }), true, true, false, false},
+		{spec("write", func(s *Spec) { s.Needs, s.Writes, s.Destructive, s.OpenWorld = ModeWrite, true, true, true }), false, true, true, true},
+		{spec("local", func(s *Spec) { s.Writes = true }), false, false, false, true},
+	} {
+		a := tc.s.Annotations()
+		if a.ReadOnlyHint != tc.readOnly || a.OpenWorldHint == nil || *a.OpenWorldHint != tc.open || a.Title != tc.s.Title {
+			t.Errorf("%s: %+v", tc.s.Name, a)
+		}
+		if (a.DestructiveHint != nil) != tc.hasDestr || (a.DestructiveHint != nil && *a.DestructiveHint != tc.destructive) {
+			t.Errorf("%s: destructiveHint %v", tc.s.Name, a.DestructiveHint)
+		}
+	}
+}
+
+// TestGateHidesAndRefuses: a tool a client may not call is neither listed
+// nor runnable, and the refusal names the reason.
+func TestGateHidesAndRefuses(t *testing.T) {
+	const ext = "io.example/ext"
+	specs := []Spec{
+		spec("docs_tool", nil),
+		spec("write_tool", func(s *Spec) { s.Needs, s.Writes = ModeWrite, true }),
+		spec("off_tool", func(s *Spec) { s.Unavailable = &Refusal{KindNotConfigured, "off_tool needs X", "set X"} }),
+		spec("forms_tool", func(s *Spec) { s.NeedsForms = true }),
+		spec("ext_tool", func(s *Spec) { s.NeedsExtension = ext }),
+		spec("meta_tool", func(s *Spec) {
+			s.ListMeta = func(caps *mcp.ClientCapabilities) mcp.Meta {
+				if HasExtension(caps, ext) {
+					return mcp.Meta{"x": 1}
+				}
+				return nil
+			}
+		}),
+	}
+	for _, tc := range []struct {
+		name   string
+		mode   Mode
+		caps   *mcp.ClientCapabilities
+		listed []string
+		kinds  map[string]Kind
+	}{
+		{"read, plain", ModeRead, nil, []string{"docs_tool", "meta_tool"},
+			map[string]Kind{"write_tool": KindModeGate, "off_tool": KindNotConfigured, "forms_tool": KindCapability, "ext_tool": KindCapability}},
+		{"write, all caps", ModeWrite, &mcp.ClientCapabilities{
+			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}},
+			Extensions:  map[string]any{ext: map[string]any{}}},
+			[]string{"docs_tool", "ext_tool", "forms_tool", "meta_tool", "write_tool"},
+			map[string]Kind{"off_tool": KindNotConfigured}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer()
+			if err := Register(s, tc.mode, slog.New(slog.NewTextHandler(io.Discard, nil)), specs...); err != nil {
+				t.Fatal(err)
+			}
+			ct, st := mcp.NewInMemoryTransports()
+			ss, err := s.Connect(context.Background(), st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{Capabilities: tc.caps}).Connect(context.Background(), ct, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { cs.Close(); ss.Wait() }()
+			res, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tool := range res.Tools {
+				names = append(names, tool.Name)
+				if tool.Name == "meta_tool" && (tool.Meta["x"] != nil) != HasExtension(tc.caps, ext) {
+					t.Errorf("meta_tool _meta %v", tool.Meta)
+				}
+			}
+			if !slices.Equal(names, tc.listed) {
+				t.Errorf("listed %v, want %v", names, tc.listed)
+			}
+			for name, kind := range tc.kinds {
+				r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var sc struct{ Diagnostics Diagnostics }
+				b, _ := json.Marshal(r.StructuredContent)
+				json.Unmarshal(b, &sc)
+				if !r.IsError || sc.Diagnostics.Kind != kind || sc.Diagnostics.NextStep == "" {
+					t.Errorf("%s: %+v", name, sc.Diagnostics)
+				}
+			}
+			for _, name := range tc.listed {
+				r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"n": 1}})
+				if err != nil || r.IsError {
+					t.Errorf("%s refused: %v %+v", name, err, r)
+				}
+			}
+			r, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "docs_tool", Arguments: map[string]any{"n": "x", "m": 1}})
+			if b, _ := json.Marshal(r.StructuredContent); !r.IsError || !strings.Contains(string(b), "argument /m: is not accepted") || !strings.Contains(string(b), "argument /n") {
+				t.Errorf("bad arguments: %s", b)
+			}
+		})
+	}
+}
+
+// TestRender: no HTML escaping, the text block repeats small results only,
+// and an oversized result is refused with too_large.
+func TestRender(t *testing.T) {
+	small := OK(map[string]string{"s": "<b>&"}).toolResult()
+	if got := string(small.StructuredContent.(json.RawMessage)); got != `{"result":{"s":"<b>&"},"diagnostics":{"outcome":"success"}}` {
+		t.Errorf("structured: %s", got)
+	}
+	if small.Content[0].(*mcp.TextContent).Text != string(small.StructuredContent.(json.RawMessage)) {
+		t.Error("small result: text block differs")
+	}
+	big := OK(strings.Repeat("x", TextLimit)).toolResult()
+	if text := big.Content[0].(*mcp.TextContent).Text; len(text) > 200 || !strings.Contains(text, "structuredContent") {
+		t.Errorf("big result text block: %.200s", text)
+	}
+	huge := OK(strings.Repeat("<", MaxResultBytes)).toolResult()
+	if !huge.IsError || !strings.Contains(string(huge.StructuredContent.(json.RawMessage)), `"kind":"too_large"`) {
+		t.Errorf("huge result: %.300s", huge.StructuredContent)
+	}
+}
+
+// TestKindsDeclared: every Kind constant is in Kinds exactly once, with a
+// meaning, so the outputSchema enum and the README cover the vocabulary.
+func TestKindsDeclared(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "kinds.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var consts []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		if vs, ok := n.(*ast.ValueSpec); ok {
+			if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "Kind" {
+				for _, v := range vs.Values {
+					consts = append(consts, strings.Trim(v.(*ast.BasicLit).Value, `"`))
+				}
+			}
+		}
+		return true
+	})
+	seen := map[Kind]bool{}
+	for _, k := range Kinds() {
+		if seen[k.Kind] || k.Meaning == "" {
+			t.Errorf("%s: listed twice or without a meaning", k.Kind)
+		}
+		seen[k.Kind] = true
+	}
+	for _, c := range consts {
+		if !seen[Kind(c)] {
+			t.Errorf("kind %s is declared but not in Kinds()", c)
+		}
+	}
+	if len(consts) != len(seen) {
+		t.Errorf("%d constants, %d listed", len(consts), len(seen))
+	}
+	schema := string(OutputSchema(`{"type":"object"}`))
+	for k := range seen {
+		if !strings.Contains(schema, `"`+string(k)+`"`) {
+			t.Errorf("outputSchema enum lacks %s", k)
+		}
+	}
+}
