@@ -97,15 +97,19 @@ func New(opts Options) (*mcp.Server, error) {
 	specs = append(specs, execTools(x)...)
 	specs = append(specs, inputTools(x, sealer)...)
 	specs = append(specs, runtimeTool(x))
+	specs = append(specs, previewTool(opts.Mode))
 	if err := toolkit.Register(s, opts.Mode, log, specs...); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	addCatalogResource(s, cat)
+	if err := addPreviewPanel(s); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	return s, nil
 }
 
 func instructions(m Mode) string {
-	const docs = "Describes SnowLuma's OneBot actions from a bundled catalog: list_categories, list_actions and search_actions find an action; get_action gives its parameters, result schema and examples; get_runtime_info describes this server's configuration."
+	const docs = "Describes SnowLuma's OneBot actions from a bundled catalog: list_categories, list_actions and search_actions find an action; get_action gives its parameters, result schema and examples; get_runtime_info describes this server's configuration; preview_message drafts a literal text message and the invoke_action call that sends it, without sending."
 	switch m {
 	case ModeRead:
 		return docs + " query_action runs read-only actions against the configured SnowLuma; query_action_with_input asks the user for missing required params."

@@ -7,6 +7,8 @@ const NOT_SENT = new Set([
   "invalid_arguments",
   "unknown_action",
   "mode_gate",
+  "not_configured",
+  "capability",
   "write_action",
   "invalid_params",
   "unauthorized",

@@ -32,7 +32,7 @@ function reason() {
     case "sending":
       return "Sending…";
     case "done":
-      return "Sent once from this panel; draft again to send another message.";
+      return "This panel made its one attempt and never repeats it; draft again to send another message.";
   }
   if (!state.preview.can_send) {
     return state.preview.cannot_send || "This server cannot send messages in its current mode.";
@@ -60,7 +60,7 @@ function render() {
   const send = $("send");
   send.disabled = why !== "";
   send.textContent = state.phase === "sending" ? "Sending…" : "Send";
-  $("reason").textContent = state.phase === "ready" ? why : why;
+  $("reason").textContent = why;
   const status = $("status");
   if (state.outcome) {
     status.dataset.kind = state.outcome.kind;

@@ -1,0 +1,292 @@
+package main_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/server"
+)
+
+// hostile is a draft that must reach the screen and SnowLuma as text: an
+// HTML element with a script handler, and a CQ code that would mention the
+// whole group if it were parsed.
+const hostile = `<img src=x onerror=alert(1)> [CQ:at,qq=all]`
+
+// panelScenario is one run of the panel in the browser (see
+// ui/browsertest/run.mjs).
+type panelScenario struct {
+	Name        string         `json:"name"`
+	Endpoint    string         `json:"endpoint,omitempty"`
+	Mode        string         `json:"mode"`
+	TimeoutMs   int            `json:"timeoutMs,omitempty"`
+	Theme       string         `json:"theme"`
+	ServerTools bool           `json:"serverTools"`
+	Click       string         `json:"click"`
+	Args        map[string]any `json:"args"`
+}
+
+// panelLook is what the panel showed at one moment.
+type panelLook struct {
+	Type, Target, Text, Reason, Status, StatusKind, Theme, Background string
+	Reply                                                             *string
+	Elements                                                          int
+	SendDisabled                                                      bool
+}
+
+type panelRun struct {
+	Name        string
+	ResourceURI string
+	Listed      []string
+	PanelMime   string
+	PanelMeta   map[string]any
+	Preview     toolResult
+	Relayed     []struct{ Name string }
+	Dialogs     []string
+	Shots       []string
+	Focused     string
+	Before      panelLook
+	After       panelLook
+	Final       panelLook
+}
+
+// TestPreviewPanelInBrowser shows the message preview panel in Debian's
+// headless Chromium inside a small MCP Apps host page (ext-apps' AppBridge)
+// that relays its tool calls to the real binary over stdio, against fake
+// SnowLumas, and checks what a person would see and what SnowLuma receives.
+// .ci/run installs chromium and ui's npm packages; elsewhere the test skips
+// without them, and under CI=true their absence fails it.
+func TestPreviewPanelInBrowser(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "ui"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, nodeErr := exec.LookPath("node")
+	chromium := os.Getenv("CHROMIUM")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	_, chromeErr := os.Stat(chromium)
+	_, modErr := os.Stat(filepath.Join(dir, "node_modules", "playwright-core"))
+	if nodeErr != nil || chromeErr != nil || modErr != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the browser test cannot run (node: %v, chromium: %v, ui packages: %v); .ci/run installs chromium and runs npm ci in ui", nodeErr, chromeErr, modErr)
+		}
+		t.Skip("browser test needs node, Debian's chromium and `npm ci` in ui (.ci/run installs them)")
+	}
+	shots := os.Getenv("SNOWLUMA_PANEL_SHOTS")
+	if shots == "" {
+		shots = filepath.Join(os.TempDir(), "snowluma-mcp-panel-shots")
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	fakes := map[string]*fakesnowluma.Server{}
+	for _, name := range []string{"keyboard", "double", "failure", "timeout", "read", "no-server-tools"} {
+		fakes[name] = fakesnowluma.Start(t)
+	}
+	const wording = "发送失败：当前群已开启全员禁言 (group is muted)"
+	fakes["failure"].Handle("send_group_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(120, wording) })
+	fakes["timeout"].Handle("send_group_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Hang: true} })
+
+	group := map[string]any{"message_type": "group", "target_id": 20001, "text": hostile}
+	reply := map[string]any{"message_type": "group", "target_id": 20001, "text": hostile, "reply_to": -123456}
+	private := map[string]any{"message_type": "private", "target_id": 30001, "text": hostile}
+	scenarios := []panelScenario{
+		{Name: "keyboard", Mode: "write", Theme: "light", ServerTools: true, Click: "keyboard", Args: reply},
+		{Name: "double", Mode: "write", Theme: "dark", ServerTools: true, Click: "dblclick", Args: private},
+		{Name: "failure", Mode: "write", Theme: "light", ServerTools: true, Click: "click", Args: group},
+		{Name: "timeout", Mode: "write", TimeoutMs: 1500, Theme: "dark", ServerTools: true, Click: "click", Args: group},
+		{Name: "read", Mode: "read", Theme: "light", ServerTools: true, Click: "none", Args: group},
+		{Name: "no-server-tools", Mode: "write", Theme: "light", ServerTools: false, Click: "none", Args: group},
+	}
+	for i := range scenarios {
+		scenarios[i].Endpoint = fakes[scenarios[i].Name].URL
+	}
+	input, err := json.Marshal(map[string]any{"bin": bin, "shots": shots, "scenarios": scenarios})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, filepath.Join("browsertest", "run.mjs"))
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "CHROMIUM=" + chromium, "PANEL_TEST=" + string(input)}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("run.mjs: %v\n%s", err, stderr.String())
+	}
+	var out struct {
+		Results  []panelRun
+		Requests []string
+		Blocked  []string
+	}
+	if err := json.Unmarshal(stdout, &out); err != nil {
+		t.Fatalf("output %.2000s: %v", stdout, err)
+	}
+	if len(out.Results) != len(scenarios) {
+		t.Fatalf("%d results for %d scenarios", len(out.Results), len(scenarios))
+	}
+	t.Logf("screenshots in %s", shots)
+
+	// Nothing but the host page itself was requested: the panel fetched no
+	// script, style, font or image (the <img> stayed text) and opened no
+	// connection.
+	if len(out.Blocked) != 0 {
+		t.Errorf("requests left the page: %v", out.Blocked)
+	}
+	for _, u := range out.Requests {
+		if u != "http://panel-host.test/host.html" {
+			t.Errorf("request to %s", u)
+		}
+	}
+
+	runs := map[string]panelRun{}
+	for _, r := range out.Results {
+		runs[r.Name] = r
+		checkPanelBasics(t, r)
+	}
+	sends := func(name, action string) []fakesnowluma.Recorded {
+		var got []fakesnowluma.Recorded
+		for _, r := range fakes[name].Requests() {
+			if strings.HasPrefix(r.Action, "send_") {
+				if r.Action != action {
+					t.Errorf("%s: SnowLuma got %s, want %s", name, r.Action, action)
+				}
+				got = append(got, r)
+			}
+		}
+		return got
+	}
+
+	// One keyboard press of Send: exactly one request, carrying the text
+	// literally after the quoted reply.
+	kb := runs["keyboard"]
+	if kb.Focused != "send" {
+		t.Errorf("keyboard: Tab from the text focused %q, not Send", kb.Focused)
+	}
+	if kb.Before.Reply == nil || *kb.Before.Reply != "message -123456" {
+		t.Errorf("keyboard: reply shown as %v", kb.Before.Reply)
+	}
+	got := sends("keyboard", "send_group_msg")
+	if len(got) != 1 {
+		t.Fatalf("keyboard: %d send requests, want 1", len(got))
+	}
+	want := `{"group_id":20001,"message":[{"type":"reply","data":{"id":"-123456"}},{"type":"text","data":{"text":"` + hostile + `"}}]}`
+	if !sameJSON(got[0].Params, json.RawMessage(want)) {
+		t.Errorf("keyboard: params %s, want %s", got[0].Params, want)
+	}
+	expectOutcome(t, kb, "success", "message -123456")
+
+	// A double click: still one request, sent as escaped literal text.
+	db := runs["double"]
+	got = sends("double", "send_private_msg")
+	if len(got) != 1 {
+		t.Fatalf("double click: %d send requests, want 1", len(got))
+	}
+	want = `{"user_id":30001,"message":` + string(mustJSON(t, hostile)) + `,"auto_escape":true}`
+	if !sameJSON(got[0].Params, json.RawMessage(want)) {
+		t.Errorf("double click: params %s, want %s", got[0].Params, want)
+	}
+	expectOutcome(t, db, "success", "message -123456")
+	if db.Before.Theme != "dark" || db.Before.Background == runs["keyboard"].Before.Background {
+		t.Errorf("dark theme not followed: theme %q, background %s (light %s)", db.Before.Theme, db.Before.Background, runs["keyboard"].Before.Background)
+	}
+	if runs["keyboard"].Before.Theme != "light" {
+		t.Errorf("light theme not followed: %q", runs["keyboard"].Before.Theme)
+	}
+
+	// A business failure and a timeout: shown, one request each, no retry.
+	if n := len(sends("failure", "send_group_msg")); n != 1 {
+		t.Errorf("failure: %d send requests, want 1", n)
+	}
+	expectOutcome(t, runs["failure"], "failed", wording)
+	if n := len(sends("timeout", "send_group_msg")); n != 1 {
+		t.Errorf("timeout: %d send requests, want 1", n)
+	}
+	expectOutcome(t, runs["timeout"], "unknown", "Outcome unknown: check QQ before sending again")
+
+	// Read mode, and a host that cannot call server tools: Send stays
+	// disabled with the reason, and nothing is relayed or sent.
+	for name, why := range map[string]string{"read": "read mode", "no-server-tools": "cannot call server tools"} {
+		r := runs[name]
+		if !r.Before.SendDisabled || !r.Final.SendDisabled || !strings.Contains(r.Before.Reason, why) {
+			t.Errorf("%s: send disabled %v/%v, reason %q (want it to say %q)", name, r.Before.SendDisabled, r.Final.SendDisabled, r.Before.Reason, why)
+		}
+		if len(r.Relayed) != 0 || r.Final.Status != "" {
+			t.Errorf("%s: %d calls relayed, status %q", name, len(r.Relayed), r.Final.Status)
+		}
+		if n := len(sends(name, "send_group_msg")); n != 0 {
+			t.Errorf("%s: %d send requests reached SnowLuma", name, n)
+		}
+	}
+	if runs["read"].Preview.Diagnostics.Outcome != "success" || !strings.Contains(string(runs["read"].Preview.Result), `"can_send":false`) {
+		t.Errorf("read: preview %s", runs["read"].Preview.Result)
+	}
+
+	// The README shows the light and dark panels; refresh them on request.
+	if docs := os.Getenv("SNOWLUMA_PANEL_DOCS"); docs != "" {
+		for name, file := range map[string]string{"keyboard": "preview-panel-light.png", "double": "preview-panel-dark.png"} {
+			b, err := os.ReadFile(runs[name].Shots[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(docs, file), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// checkPanelBasics checks what every scenario shares: the Apps listing,
+// the panel resource, the literal draft and the screenshots.
+func checkPanelBasics(t *testing.T, r panelRun) {
+	t.Helper()
+	if r.ResourceURI != server.PreviewPanelURI || !slices.Contains(r.Listed, server.PreviewPanelURI) {
+		t.Errorf("%s: tool resourceUri %q, listed resources %v", r.Name, r.ResourceURI, r.Listed)
+	}
+	if r.PanelMime != "text/html;profile=mcp-app" {
+		t.Errorf("%s: panel MIME %q", r.Name, r.PanelMime)
+	}
+	if meta, _ := json.Marshal(r.PanelMeta); !strings.Contains(string(meta), `"csp":{"connectDomains":[],"frameDomains":[],"resourceDomains":[]}`) {
+		t.Errorf("%s: panel _meta %s", r.Name, meta)
+	}
+	if r.Before.Text != hostile || r.Before.Elements != 0 || len(r.Dialogs) != 0 {
+		t.Errorf("%s: text %q, %d loading elements, dialogs %v: the draft was not shown literally", r.Name, r.Before.Text, r.Before.Elements, r.Dialogs)
+	}
+	if r.Before.Type == "" || !strings.Contains(r.Before.Target, "0001") {
+		t.Errorf("%s: type %q, target %q", r.Name, r.Before.Type, r.Before.Target)
+	}
+	for _, s := range r.Shots {
+		if st, err := os.Stat(s); err != nil || st.Size() == 0 {
+			t.Errorf("%s: screenshot %s: %v", r.Name, s, err)
+		}
+	}
+	if len(r.Shots) != 2 {
+		t.Errorf("%s: %d screenshots", r.Name, len(r.Shots))
+	}
+}
+
+// expectOutcome checks one send: one relayed invoke_action, the outcome
+// shown, and Send disabled for good.
+func expectOutcome(t *testing.T, r panelRun, kind, says string) {
+	t.Helper()
+	if len(r.Relayed) != 1 || r.Relayed[0].Name != "invoke_action" {
+		t.Errorf("%s: relayed %+v, want one invoke_action", r.Name, r.Relayed)
+	}
+	if r.Before.SendDisabled || r.Before.Reason != "" {
+		t.Errorf("%s: Send disabled before the click (%q)", r.Name, r.Before.Reason)
+	}
+	if r.After.StatusKind != kind || !strings.Contains(r.After.Status, says) {
+		t.Errorf("%s: status %s %q, want %s saying %q", r.Name, r.After.StatusKind, r.After.Status, kind, says)
+	}
+	if !r.After.SendDisabled || !r.Final.SendDisabled || r.Final.Status != r.After.Status {
+		t.Errorf("%s: Send enabled again after the outcome (%+v)", r.Name, r.Final)
+	}
+}

@@ -1,0 +1,184 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/preview"
+	"github.com/snowluma/snowluma-mcp/ui"
+)
+
+// The message preview: the preview_message tool (package preview drafts,
+// contacting nothing) and its MCP Apps panel (package ui), served as a ui://
+// resource to hosts that can show it.
+
+// Identifiers of the MCP Apps extension (ext-apps 2.0.4).
+const (
+	appsExtension = "io.modelcontextprotocol/ui"
+	// PreviewPanelURI is the panel's resource.
+	PreviewPanelURI = "ui://snowluma-mcp/message-preview.html"
+)
+
+const previewInput = `{
+  "type": "object",
+  "properties": {
+    "message_type": {"type": "string", "enum": ["group", "private"], "description": "group to send to a group chat, private to send to one QQ user."},
+    "target_id": {"type": "integer", "minimum": 1, "maximum": 9007199254740991, "description": "The group number (group; from get_group_list) or the QQ number (private; normally a friend, from get_friend_list)."},
+    "text": {"type": "string", "minLength": 1, "maxLength": 4500, "description": "The message text, sent literally: CQ codes, HTML and markup stay text."},
+    "reply_to": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647, "not": {"const": 0}, "description": "Optional: the signed 32-bit id of the message to quote (from a message event or a send_*_msg result); never 0."}
+  },
+  "required": ["message_type", "target_id", "text"],
+  "additionalProperties": false
+}`
+
+const previewResult = `{
+  "type": "object",
+  "properties": {
+    "draft": {
+      "type": "object",
+      "description": "What QQ will show once the message is sent.",
+      "properties": {
+        "message_type": {"type": "string", "enum": ["group", "private"]},
+        "target_id": {"type": "integer", "minimum": 1},
+        "reply_to": {"type": "integer", "description": "The quoted message's id; absent when the draft quotes nothing."},
+        "text": {"type": "string", "description": "The text exactly as it will be sent and shown."},
+        "readable": {"type": "string", "description": "Recipient, quoted reply and text, as a person reads them."}
+      },
+      "required": ["message_type", "target_id", "text", "readable"]
+    },
+    "can_send": {"type": "boolean", "description": "Whether this server could send the draft now (write mode)."},
+    "cannot_send": {"type": "string", "description": "Why can_send is false, with the fix."},
+    "invoke": {
+      "type": "object",
+      "description": "The exact invoke_action arguments that send the draft.",
+      "properties": {
+        "action": {"type": "string", "enum": ["send_group_msg", "send_private_msg"]},
+        "params": {"type": "object"}
+      },
+      "required": ["action", "params"]
+    }
+  },
+  "required": ["draft", "can_send", "invoke"]
+}`
+
+// previewTool declares preview_message. It runs in every mode and contacts
+// nothing; can_send says whether this server's mode lets the draft be sent.
+// Clients that show MCP Apps get the panel's resourceUri in its _meta.
+func previewTool(mode Mode) toolkit.Spec {
+	canSend := mode == ModeWrite
+	cannotSend := ""
+	switch mode {
+	case ModeRead:
+		cannotSend = "This server runs in read mode, so it cannot send: set SNOWLUMA_MCP_MODE=write in its environment and restart it."
+	case ModeDocs:
+		cannotSend = "No SnowLuma endpoint is configured (docs mode), so nothing can be sent: set SNOWLUMA_MCP_ENDPOINT and SNOWLUMA_MCP_MODE=write and restart the server."
+	}
+	return toolkit.Spec{
+		Name:  "preview_message",
+		Title: "Preview a QQ message",
+		Description: "Draft a plain-text QQ message without sending it: returns {draft, can_send, invoke}, the readable draft (with the quoted reply noted), " +
+			"whether this server could send it now (write mode) and the exact invoke_action arguments that send it. The text is sent literally " +
+			"(auto_escape, or a text segment after a quoted reply), so CQ codes and HTML stay text. Contacts nothing. " +
+			"Hosts that show MCP Apps display a panel where a person reviews the draft and sends it with one click.",
+		Input:      previewInput,
+		Output:     previewResult,
+		Needs:      toolkit.ModeDocs,
+		Idempotent: true,
+		ListMeta: func(caps *mcp.ClientCapabilities) mcp.Meta {
+			if !showsApps(caps) {
+				return nil
+			}
+			return mcp.Meta{"ui": map[string]any{"resourceUri": PreviewPanelURI}}
+		},
+		Handler: toolkit.Handle(func(_ context.Context, _ *toolkit.Call, in preview.Args) toolkit.Reply {
+			p, problems := preview.Prepare(in, canSend, cannotSend)
+			if problems != nil {
+				parts := make([]string, len(problems))
+				for i, pr := range problems {
+					parts[i] = "argument /" + pr.String()
+				}
+				return toolkit.Fail(toolkit.KindInvalidArguments, "preview_message: "+strings.Join(parts, "; "), "fix the named arguments and call again; nothing was sent")
+			}
+			return toolkit.OK(p)
+		}),
+	}
+}
+
+// addPreviewPanel serves the panel as a ui:// resource. Apps hosts see it in
+// resources/list; anyone may read it (hosts prefetch), and reads carry the
+// public five-minute cache hints of every bundled asset (setCacheable). It
+// fails when the embedded panel is not a usable build, so a broken package
+// is seen at start rather than as a blank view.
+func addPreviewPanel(s *mcp.Server) error {
+	html, err := ui.Panel()
+	if err != nil {
+		return err
+	}
+	meta := panelMeta()
+	s.AddResource(&mcp.Resource{
+		URI:         PreviewPanelURI,
+		Name:        "message-preview",
+		Title:       "Message preview panel",
+		Description: "The MCP Apps panel of preview_message: shows the draft as text and sends it with invoke_action after one click.",
+		MIMEType:    ui.MIMEType,
+		Meta:        meta,
+	}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: PreviewPanelURI, MIMEType: ui.MIMEType, Text: html, Meta: meta}}}, nil
+	})
+	s.AddReceivingMiddleware(panelListing)
+	return nil
+}
+
+// panelMeta is the panel resource's MCP Apps metadata: a content security
+// policy with no external domain at all (no connections, scripts, styles,
+// fonts, images or frames from anywhere), and a request for a border.
+func panelMeta() mcp.Meta {
+	return mcp.Meta{"ui": map[string]any{
+		"csp": map[string]any{
+			"connectDomains":  []string{},
+			"resourceDomains": []string{},
+			"frameDomains":    []string{},
+		},
+		"prefersBorder": true,
+	}}
+}
+
+// showsApps reports whether the client advertised the MCP Apps extension
+// with the HTML view type: per request for 2026-07-28 clients, in initialize
+// for legacy ones (the SDK's ClientCapabilities reads both).
+func showsApps(caps *mcp.ClientCapabilities) bool {
+	if caps == nil {
+		return false
+	}
+	settings, found := caps.Extensions[appsExtension]
+	if !found {
+		return false
+	}
+	var s struct {
+		MIMETypes []string `json:"mimeTypes"`
+	}
+	b, err := json.Marshal(settings)
+	if err != nil || json.Unmarshal(b, &s) != nil {
+		return false
+	}
+	return slices.Contains(s.MIMETypes, ui.MIMEType)
+}
+
+// panelListing leaves the panel out of resources/list for clients that
+// cannot show it. The list is one page, so filtering the page filters it.
+func panelListing(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		lr, isList := res.(*mcp.ListResourcesResult)
+		lreq, isReq := req.(*mcp.ListResourcesRequest)
+		if err != nil || !isList || !isReq || showsApps(lreq.ClientCapabilities()) {
+			return res, err
+		}
+		lr.Resources = slices.DeleteFunc(slices.Clone(lr.Resources), func(r *mcp.Resource) bool { return r.URI == PreviewPanelURI })
+		return lr, nil
+	}
+}
