@@ -38,7 +38,7 @@ func TestModernNoHandshake(t *testing.T) {
 	for _, tool := range r["tools"].([]any) {
 		names = append(names, tool.(map[string]any)["name"].(string))
 	}
-	if want := []string{"get_action", "get_runtime_info", "list_actions", "list_categories", "search_actions"}; !slices.Equal(names, want) {
+	if want := []string{"get_action", "get_runtime_info", "list_actions", "list_categories", "preview_message", "search_actions"}; !slices.Equal(names, want) {
 		t.Errorf("docs-mode tools = %v, want %v (sorted by name)", names, want)
 	}
 
@@ -133,7 +133,7 @@ func TestLegacyRevisions(t *testing.T) {
 			if _, ok := tl["resultType"]; ok {
 				t.Error("legacy tools/list carries resultType")
 			}
-			if n := len(tl["tools"].([]any)); n != 5 {
+			if n := len(tl["tools"].([]any)); n != 6 {
 				t.Errorf("%d tools", n)
 			}
 		})

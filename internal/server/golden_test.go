@@ -25,11 +25,12 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // `go test ./internal/server -run Golden -update` to accept a change.
 func TestToolsGolden(t *testing.T) {
 	forms := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}
+	apps := &mcp.ClientCapabilities{Extensions: map[string]any{appsExtension: map[string]any{"mimeTypes": []string{"text/html;profile=mcp-app"}}}}
 	for _, mode := range []Mode{ModeDocs, ModeRead, ModeWrite} {
 		for _, cs := range []struct {
 			name string
 			caps *mcp.ClientCapabilities
-		}{{"plain", nil}, {"forms", forms}} {
+		}{{"plain", nil}, {"forms", forms}, {"apps", apps}} {
 			name := fmt.Sprintf("tools-%s-%s.json", mode, cs.name)
 			t.Run(name, func(t *testing.T) {
 				opts := Options{Catalog: catalog.Preload(), Mode: mode}

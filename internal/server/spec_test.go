@@ -23,6 +23,7 @@ var sampleArgs = map[string]map[string]any{
 	"query_action_with_input":  {"action": "get_msg", "params": map[string]any{"message_id": 5}},
 	"invoke_action":            {"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}},
 	"invoke_action_with_input": {"action": "delete_msg", "params": map[string]any{"message_id": 5}},
+	"preview_message":          {"message_type": "group", "target_id": 20001, "text": "hi", "reply_to": -5},
 }
 
 // TestAnnotationsMatchBehaviour calls every tool a fully capable client

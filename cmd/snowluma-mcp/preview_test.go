@@ -1,0 +1,186 @@
+package main_test
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/server"
+)
+
+// appsCaps advertises the MCP Apps extension with its HTML view type.
+func appsCaps(mimeTypes ...string) *mcp.ClientOptions {
+	return &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{
+		Extensions: map[string]any{"io.modelcontextprotocol/ui": map[string]any{"mimeTypes": mimeTypes}},
+	}}
+}
+
+type previewResult struct {
+	Draft struct {
+		MessageType string `json:"message_type"`
+		TargetID    int64  `json:"target_id"`
+		ReplyTo     *int32 `json:"reply_to"`
+		Text        string `json:"text"`
+		Readable    string `json:"readable"`
+	} `json:"draft"`
+	CanSend    bool   `json:"can_send"`
+	CannotSend string `json:"cannot_send"`
+	Invoke     struct {
+		Action string          `json:"action"`
+		Params json.RawMessage `json:"params"`
+	} `json:"invoke"`
+}
+
+// TestPreviewMessage: in every mode the tool drafts without contacting
+// SnowLuma; only write mode can send, and the prepared call, made with
+// invoke_action, delivers the text literally.
+func TestPreviewMessage(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		args := map[string]any{"message_type": "group", "target_id": 20001, "text": hostile, "reply_to": -123456}
+		for _, mode := range []string{"docs", "read", "write"} {
+			t.Run(mode, func(t *testing.T) {
+				fake, _, cs := live(t, era, mode)
+				_, tr := callTool(t, cs, "preview_message", args)
+				if tr.Diagnostics.Outcome != "success" {
+					t.Fatalf("preview: %+v", tr.Diagnostics)
+				}
+				p := decode[previewResult](t, tr.Result)
+				if p.Draft.Text != hostile || p.Draft.TargetID != 20001 || p.Draft.ReplyTo == nil || *p.Draft.ReplyTo != -123456 {
+					t.Errorf("draft %+v", p.Draft)
+				}
+				if !strings.Contains(p.Draft.Readable, "quoting message -123456") || !strings.HasSuffix(p.Draft.Readable, hostile) {
+					t.Errorf("readable %q", p.Draft.Readable)
+				}
+				if p.CanSend != (mode == "write") || (p.CanSend == (p.CannotSend != "")) {
+					t.Errorf("%s mode: can_send %v, reason %q", mode, p.CanSend, p.CannotSend)
+				}
+				if p.Invoke.Action != "send_group_msg" {
+					t.Errorf("invoke %s", p.Invoke.Action)
+				}
+				if n := len(fake.Requests()); n != 0 {
+					t.Fatalf("preview_message contacted SnowLuma (%v)", sent(fake))
+				}
+				if mode != "write" {
+					return
+				}
+				_, sentRes := callTool(t, cs, "invoke_action", map[string]any{"action": p.Invoke.Action, "params": p.Invoke.Params})
+				if sentRes.Diagnostics.Outcome != "success" {
+					t.Fatalf("invoke: %+v", sentRes.Diagnostics)
+				}
+				reqs := fake.Requests()
+				want := `{"group_id":20001,"message":[{"type":"reply","data":{"id":"-123456"}},{"type":"text","data":{"text":` + string(mustJSON(t, hostile)) + `}}]}`
+				if len(reqs) != 1 || !sameJSON(reqs[0].Params, json.RawMessage(want)) {
+					t.Errorf("SnowLuma got %d requests, first %s; want %s", len(reqs), reqs[0].Params, want)
+				}
+			})
+		}
+	})
+}
+
+// TestPreviewMessageNamesBadArguments: every bad argument is named in one
+// answer, and nothing is prepared.
+func TestPreviewMessageNamesBadArguments(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		cs := mcptest.Spawn(t, bin, era).Connect(nil)
+		for _, tc := range []struct {
+			args   map[string]any
+			fields []string
+		}{
+			{map[string]any{}, []string{"message_type", "target_id", "text"}},
+			{map[string]any{"message_type": "discuss", "target_id": 0, "text": "", "reply_to": 0}, []string{"message_type", "target_id", "text", "reply_to"}},
+			{map[string]any{"message_type": "group", "target_id": 9007199254740992, "text": strings.Repeat("a", 4501), "reply_to": 2147483648}, []string{"target_id", "text", "reply_to"}},
+			{map[string]any{"message_type": "group", "target_id": 1.5, "text": "x", "reply_to": -2147483649}, []string{"target_id", "reply_to"}},
+			{map[string]any{"message_type": "group", "target_id": "20001", "text": 7}, []string{"target_id", "text"}},
+			{map[string]any{"message_type": "group", "target_id": 1, "text": "x", "group_id": 1}, []string{"group_id"}},
+		} {
+			res, tr := callTool(t, cs, "preview_message", tc.args)
+			if !res.IsError || tr.Diagnostics.Kind != "invalid_arguments" || string(tr.Result) != "null" {
+				t.Errorf("%v: %+v %s", tc.args, tr.Diagnostics, tr.Result)
+				continue
+			}
+			for _, f := range tc.fields {
+				if !strings.Contains(tr.Diagnostics.Message, "/"+f+":") {
+					t.Errorf("%v: %q does not name %s", tc.args, tr.Diagnostics.Message, f)
+				}
+			}
+		}
+	})
+}
+
+// TestPreviewPanelListing: only a client advertising the Apps extension
+// with text/html;profile=mcp-app sees the tool's resourceUri and the panel
+// in resources/list, per request (2026-07-28) or from initialize (legacy);
+// anyone can read the panel.
+func TestPreviewPanelListing(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		for _, tc := range []struct {
+			name  string
+			opts  *mcp.ClientOptions
+			shown bool
+		}{
+			{"plain", nil, false},
+			{"apps", appsCaps("text/html;profile=mcp-app"), true},
+			{"apps-other-type", appsCaps("text/html"), false},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				cs := mcptest.Spawn(t, bin, era).Connect(tc.opts)
+				tools, err := cs.ListTools(ctx(t), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				i := slices.IndexFunc(tools.Tools, func(x *mcp.Tool) bool { return x.Name == "preview_message" })
+				if i < 0 {
+					t.Fatal("preview_message not listed")
+				}
+				meta, _ := json.Marshal(tools.Tools[i].Meta)
+				want := `{"ui":{"resourceUri":"` + server.PreviewPanelURI + `"}}`
+				if tc.shown != (string(meta) == want) || (!tc.shown && string(meta) != "null") {
+					t.Errorf("tool _meta %s (shown %v)", meta, tc.shown)
+				}
+				res, err := cs.ListResources(ctx(t), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				listed := slices.ContainsFunc(res.Resources, func(r *mcp.Resource) bool { return r.URI == server.PreviewPanelURI })
+				if listed != tc.shown || !slices.ContainsFunc(res.Resources, func(r *mcp.Resource) bool { return r.URI == server.CatalogURI }) {
+					t.Errorf("resources %d, panel listed %v (want %v)", len(res.Resources), listed, tc.shown)
+				}
+				read, err := cs.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: server.PreviewPanelURI})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c := read.Contents[0]
+				cmeta, _ := json.Marshal(c.Meta)
+				if c.MIMEType != "text/html;profile=mcp-app" || !strings.HasPrefix(c.Text, "<!doctype html>") ||
+					string(cmeta) != `{"ui":{"csp":{"connectDomains":[],"frameDomains":[],"resourceDomains":[]},"prefersBorder":true}}` {
+					t.Errorf("panel read: %s, %d bytes, _meta %s", c.MIMEType, len(c.Text), cmeta)
+				}
+			})
+		}
+	})
+}
+
+// TestPreviewPanelCacheHints: a 2026-07-28 read of the panel carries the
+// public five-minute hints of a bundled asset, and advertising the Apps
+// extension per request is what lists it.
+func TestPreviewPanelCacheHints(t *testing.T) {
+	raw := mcptest.Spawn(t, bin, mcptest.Modern).Raw()
+	plain := mcptest.ModernMeta("2026-07-28")
+	apps := strings.Replace(plain, `"io.modelcontextprotocol/clientCapabilities":{}`,
+		`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`, 1)
+	rr := result(t, raw.Call(1, "resources/read", `{"uri":"`+server.PreviewPanelURI+`","_meta":`+plain+`}`))
+	checkHint(t, "resources/read", rr, 300000, "public")
+	for i, tc := range []struct {
+		meta  string
+		shown bool
+	}{{plain, false}, {apps, true}} {
+		rl := result(t, raw.Call(2+i, "resources/list", `{"_meta":`+tc.meta+`}`))
+		b, _ := json.Marshal(rl["resources"])
+		if strings.Contains(string(b), server.PreviewPanelURI) != tc.shown {
+			t.Errorf("resources/list with apps=%v: %s", tc.shown, b)
+		}
+	}
+}
