@@ -39,4 +39,4 @@ for (const [marker, body] of [["/*PANEL_CSS*/", style], ["/*PANEL_JS*/", script]
   html = html.replace(marker, () => body);
 }
 await writeFile(new URL("panel.html", here), html);
-console.log(`ui/panel.html: ${html.length} bytes`);
+console.log(`ui/panel.html: ${Buffer.byteLength(html)} bytes`);
