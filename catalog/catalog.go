@@ -91,6 +91,15 @@ type Brief struct {
 	Aliases  []string `json:"aliases"`
 	ReadOnly bool     `json:"readOnly"`
 	Stream   bool     `json:"stream"`
+	// Sensitive marks an action whose answer is a credential or key of
+	// the account (cookies, CSRF token, clientkey, rkeys, database keys).
+	Sensitive bool `json:"sensitive,omitempty"`
+	// Destructive marks an irreversible effect on people or the account:
+	// kicks, leaving a group, deleting a friend, a recall, deleted files.
+	Destructive bool `json:"destructive,omitempty"`
+	// Send marks an action that posts something others see (messages,
+	// forwards, pokes, likes, files, announcements): sends are paced.
+	Send bool `json:"send,omitempty"`
 }
 
 // sourceFile is the layout of one file under actions/.
@@ -186,6 +195,9 @@ func (c *Catalog) add(a *Action) error {
 	}
 	if a.Examples == nil {
 		a.Examples = []Example{}
+	}
+	if a.ReadOnly && (a.Destructive || a.Send) {
+		return fmt.Errorf("action %q is read-only but flagged destructive or send", a.Name)
 	}
 	for _, n := range append([]string{a.Name}, a.Aliases...) {
 		if prev, ok := c.byName[n]; ok {

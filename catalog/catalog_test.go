@@ -3,6 +3,7 @@ package catalog
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,6 +115,72 @@ func TestDuplicateNamesRejected(t *testing.T) {
 	for _, a := range []*Action{{Brief: Brief{Name: "b"}}, {Brief: Brief{Name: "c", Aliases: []string{"a"}}}} {
 		if err := c.add(a); err == nil {
 			t.Errorf("%+v: duplicate accepted", a)
+		}
+	}
+}
+
+// TestSafetyFlags pins the actions the safety policy fences: the ones the
+// README names must carry their flag, and the flags agree with readOnly.
+func TestSafetyFlags(t *testing.T) {
+	c := mustLoad(t)
+	want := map[string][]string{
+		"sensitive":   {"get_cookies", "get_credentials", "get_csrf_token", "get_clientkey", "get_rkey", "get_rkey_server", "request_decrypt_key", "send_packet"},
+		"destructive": {"set_group_kick", "set_group_kick_members", "set_group_leave", "delete_friend", "set_group_whole_ban", "set_group_ban", "delete_msg", "delete_group_file", "delete_group_folder", "delete_group_file_folder", "_del_group_notice", "del_group_album_media", "delete_qzone_msg", "delete_custom_face", "delete_flash_file", "bot_exit", "send_packet"},
+		"send":        {"send_msg", "send_group_msg", "send_private_msg", "send_forward_msg", "send_group_forward_msg", "send_private_forward_msg", "forward_friend_single_msg", "forward_group_single_msg", "friend_poke", "group_poke", "send_poke", "send_like", "send_flash_msg", "send_group_ai_record", "upload_group_file", "upload_private_file", "_send_group_notice", "send_qzone_msg", "comment_qzone"},
+	}
+	flag := func(a *Action, f string) bool {
+		switch f {
+		case "sensitive":
+			return a.Sensitive
+		case "destructive":
+			return a.Destructive
+		}
+		return a.Send
+	}
+	for f, names := range want {
+		got := 0
+		for _, a := range c.Actions() {
+			if flag(a, f) {
+				got++
+				if !slices.Contains(names, a.Name) {
+					t.Errorf("%s is flagged %s but not listed here (and in the README)", a.Name, f)
+				}
+			}
+		}
+		for _, n := range names {
+			a, ok := c.Lookup(n)
+			if !ok || !flag(a, f) {
+				t.Errorf("%s: want flag %s", n, f)
+			}
+		}
+		if got != len(names) {
+			t.Errorf("%s: %d flagged, %d listed", f, got, len(names))
+		}
+	}
+	b, _ := json.Marshal(mustAction(t, c, "get_status").Brief)
+	if strings.Contains(string(b), "sensitive") || strings.Contains(string(b), "destructive") {
+		t.Errorf("unflagged brief shows flags: %s", b)
+	}
+	b, _ = json.Marshal(mustAction(t, c, "set_group_kick").Brief)
+	if !strings.Contains(string(b), `"destructive":true`) {
+		t.Errorf("flagged brief hides its flag: %s", b)
+	}
+}
+
+func mustAction(t *testing.T, c *Catalog, name string) *Action {
+	t.Helper()
+	a, ok := c.Lookup(name)
+	if !ok {
+		t.Fatalf("no action %s", name)
+	}
+	return a
+}
+
+func TestReadOnlyFlagConflict(t *testing.T) {
+	c := &Catalog{byName: map[string]*Action{}}
+	for _, a := range []*Action{{Brief: Brief{Name: "a", ReadOnly: true, Destructive: true}}, {Brief: Brief{Name: "b", ReadOnly: true, Send: true}}} {
+		if err := c.add(a); err == nil {
+			t.Errorf("%s: a read-only action flagged as a write was accepted", a.Name)
 		}
 	}
 }

@@ -105,7 +105,10 @@ const (
     "summary": {"type": "string"},
     "aliases": {"type": "array", "items": {"type": "string"}},
     "readOnly": {"type": "boolean"},
-    "stream": {"type": "boolean"}`
+    "stream": {"type": "boolean"},
+    "sensitive": {"type": "boolean", "description": "Present and true when the answer is a credential or key of the account; see SNOWLUMA_MCP_SENSITIVE."},
+    "destructive": {"type": "boolean", "description": "Present and true for an irreversible effect on people or the account; see SNOWLUMA_MCP_CONFIRM."},
+    "send": {"type": "boolean", "description": "Present and true when the action posts something others see; sends are paced."}`
 	briefRequired = `"name", "category", "summary", "aliases", "readOnly", "stream"`
 	briefSchema   = `{"type": "object", "properties": {` + briefProps + `}, "required": [` + briefRequired + `]}`
 )
