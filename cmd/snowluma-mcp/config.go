@@ -5,9 +5,11 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kelseyhightower/envconfig"
 	"github.com/snowluma/snowluma-mcp/internal/server"
+	"github.com/snowluma/snowluma-mcp/safety"
 )
 
 // envPrefix prefixes every variable: SNOWLUMA_MCP_ENDPOINT and so on.
@@ -25,7 +27,19 @@ type env struct {
 	Timeout  string `envconfig:"TIMEOUT_MS" default:"30000" shown:"30000" desc:"Timeout of one ordinary action call, in milliseconds (1 to 86400000)."`
 	Mode     string `envconfig:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
 	Validate string `envconfig:"VALIDATE_PARAMS" default:"true" shown:"true" desc:"true: check action params against the catalog's inputSchema before sending; false: send them unchecked (for a SnowLuma newer than the catalog)."`
+
+	// Account safety (README, Safety).
+	Sensitive     string `envconfig:"SENSITIVE" default:"deny" shown:"deny" desc:"Actions whose answer is a credential of the account (get_cookies, get_clientkey, ...): deny refuses them, redact runs them and masks every string and number of the answer's data, allow returns them unchanged."`
+	Confirm       string `envconfig:"CONFIRM" default:"none" shown:"none" desc:"none, destructive or writes: which actions a person must confirm through a form before they run (destructive: kicks, leaving a group, recalls, deletions...; writes: every write action)."`
+	SendInterval  string `envconfig:"SEND_MIN_INTERVAL_MS" default:"1000" shown:"1000" desc:"Least milliseconds between two message sends to the same group or user (0 to 86400000; 0 turns it off). A faster send is refused with kind rate_limited."`
+	SendPerMinute string `envconfig:"SEND_PER_MINUTE" default:"20" shown:"20" desc:"Most message sends in any minute across all targets (0 to 100000; 0 turns it off). A send over it is refused with kind rate_limited."`
+	Groups        string `envconfig:"ALLOWED_GROUPS" shown:"unset (any group)" desc:"Comma-separated group numbers the actions may name in group_id; any other is refused with kind target_not_allowed, reads included."`
+	Users         string `envconfig:"ALLOWED_USERS" shown:"unset (any user)" desc:"Comma-separated QQ numbers the actions may name in user_id; any other is refused with kind target_not_allowed, reads included."`
+	AuditFile     string `envconfig:"AUDIT_FILE" shown:"unset (no audit)" desc:"Absolute path of a file that gets one JSON line per write action attempted (ids and outcome only), created 0600. When it cannot be written, write actions are refused."`
 }
+
+// maxPerMinute bounds SNOWLUMA_MCP_SEND_PER_MINUTE.
+const maxPerMinute = 100_000
 
 // usage is the --help table of variables.
 const usage = `{{range .}}{{.Key}}	{{.Tags.Get "shown"}}	{{.Tags.Get "desc"}}
@@ -39,6 +53,11 @@ type Config struct {
 	Mode      server.Mode
 	// ValidateParams checks action params against the catalog before sending.
 	ValidateParams bool
+	// Safety is the account-safety policy; its pacer is built by the
+	// caller from SendInterval and SendPerMinute.
+	Safety        safety.Policy
+	SendInterval  time.Duration
+	SendPerMinute int
 	// Notes are start-up remarks for stderr, e.g. an ignored mode.
 	Notes []string
 }
@@ -79,6 +98,10 @@ func parseConfig(e env) (*Config, error) {
 	case "false", "0", "no":
 	default:
 		return nil, &ConfigError{"VALIDATE_PARAMS", fmt.Sprintf("%q is not a boolean", e.Validate), "true or false"}
+	}
+
+	if err := parseSafety(e, c); err != nil {
+		return nil, err
 	}
 
 	if e.Endpoint != "" {
@@ -128,4 +151,39 @@ func parseEndpoint(s string) (*url.URL, error) {
 		return nil, &ConfigError{"ENDPOINT", "the URL has a fragment", accepted}
 	}
 	return u, nil
+}
+
+// parseSafety reads the account-safety variables into c. The audit file is
+// opened (and created) here, so a path that cannot be written stops the
+// start.
+func parseSafety(e env, c *Config) error {
+	var err error
+	if c.Safety.Sensitive, err = safety.ParseSensitive(e.Sensitive); err != nil {
+		return &ConfigError{"SENSITIVE", err.Error(), "deny, redact or allow"}
+	}
+	if c.Safety.Confirm, err = safety.ParseConfirm(e.Confirm); err != nil {
+		return &ConfigError{"CONFIRM", err.Error(), "none, destructive or writes"}
+	}
+	ms, err := strconv.Atoi(strings.TrimSpace(e.SendInterval))
+	if err != nil || ms < 0 || ms > maxTimeoutMS {
+		return &ConfigError{"SEND_MIN_INTERVAL_MS", fmt.Sprintf("%q is not a whole number from 0 to %d", e.SendInterval, maxTimeoutMS), "milliseconds from 0 (off) to 86400000, e.g. 1000"}
+	}
+	c.SendInterval = time.Duration(ms) * time.Millisecond
+	n, err := strconv.Atoi(strings.TrimSpace(e.SendPerMinute))
+	if err != nil || n < 0 || n > maxPerMinute {
+		return &ConfigError{"SEND_PER_MINUTE", fmt.Sprintf("%q is not a whole number from 0 to %d", e.SendPerMinute, maxPerMinute), "a count from 0 (off) to 100000, e.g. 20"}
+	}
+	c.SendPerMinute = n
+	if c.Safety.Groups, err = safety.ParseIDs(e.Groups); err != nil {
+		return &ConfigError{"ALLOWED_GROUPS", err.Error(), "comma-separated positive group numbers, e.g. 20001,20002, or unset for any group"}
+	}
+	if c.Safety.Users, err = safety.ParseIDs(e.Users); err != nil {
+		return &ConfigError{"ALLOWED_USERS", err.Error(), "comma-separated positive QQ numbers, e.g. 30001,30002, or unset for any user"}
+	}
+	if p := strings.TrimSpace(e.AuditFile); p != "" {
+		if c.Safety.Audit, err = safety.OpenAudit(p); err != nil {
+			return &ConfigError{"AUDIT_FILE", err.Error(), "an absolute path of a file this process may create and append to, e.g. /var/log/snowluma-mcp/audit.jsonl"}
+		}
+	}
+	return nil
 }

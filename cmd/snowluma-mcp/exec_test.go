@@ -29,7 +29,10 @@ func live(t *testing.T, era mcptest.Era, mode string, env ...string) (*fakesnowl
 func liveWith(t *testing.T, era mcptest.Era, mode string, opts *mcp.ClientOptions, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
 	t.Helper()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=" + mode}, env...)
+	// Send pacing is off unless a test sets it: most tests send to one
+	// group back to back, and pacing has tests of its own (safety_test.go).
+	env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=" + mode,
+		"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0", "SNOWLUMA_MCP_SEND_PER_MINUTE=0"}, env...)
 	p := mcptest.Spawn(t, bin, era, env...)
 	cs := p.Connect(opts)
 	t.Cleanup(func() { noLeak(t, p) })

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/server"
+	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -62,7 +63,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %s\n", server.Name, n)
 	}
 
-	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, SkipParamsCheck: !cfg.ValidateParams, Log: stderr}
+	policy := cfg.Safety
+	policy.Pacer = safety.NewPacer(cfg.SendInterval, cfg.SendPerMinute, nil)
+	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, SkipParamsCheck: !cfg.ValidateParams, Log: stderr, Safety: &policy}
 	if cfg.Mode != server.ModeDocs {
 		opts.Client, err = transfer.New(transfer.Options{
 			Endpoint: cfg.Endpoint.String(),

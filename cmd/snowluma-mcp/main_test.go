@@ -56,6 +56,8 @@ type toolResult struct {
 		Kind     string `json:"kind"`
 		Message  string `json:"message"`
 		NextStep string `json:"next_step"`
+		// RetryAfterMS comes with kind rate_limited.
+		RetryAfterMS int64 `json:"retry_after_ms"`
 	} `json:"diagnostics"`
 }
 

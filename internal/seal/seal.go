@@ -88,6 +88,7 @@ type Claims struct {
 	Tool     string    // the tool that issued it, e.g. "invoke_action_with_input"
 	ArgsHash string    // CanonicalHash of the original arguments (64 lowercase hex digits)
 	Missing  []string  // the missing required fields asked for, sorted
+	Confirm  bool      // the form also asked a person to confirm the action
 	ID       string    // single-use id (random, 128 bits, hex), set by Seal
 	Expires  time.Time // set by Seal: now + TTL
 }
@@ -98,6 +99,7 @@ type wireClaims struct {
 	Tool     string   `json:"t"`
 	ArgsHash string   `json:"a"`
 	Missing  []string `json:"m"`
+	Confirm  bool     `json:"c,omitempty"`
 	ID       string   `json:"i"`
 	Expires  int64    `json:"e"` // Unix nanoseconds
 }
@@ -208,6 +210,7 @@ func (s *Sealer) Seal(c Claims) (state string, err error) {
 		Tool:     c.Tool,
 		ArgsHash: c.ArgsHash,
 		Missing:  missing,
+		Confirm:  c.Confirm,
 		ID:       hex.EncodeToString(id[:]),
 		Expires:  s.now().Add(s.ttl).UnixNano(),
 	}
@@ -303,6 +306,7 @@ func (s *Sealer) Open(state string, tool string, argsHash string) (Claims, error
 		Tool:     w.Tool,
 		ArgsHash: w.ArgsHash,
 		Missing:  w.Missing,
+		Confirm:  w.Confirm,
 		ID:       w.ID,
 		Expires:  expires,
 	}, nil

@@ -116,6 +116,18 @@ func TestRoundTrip(t *testing.T) {
 	if got := s.Pending(); got != 0 {
 		t.Errorf("Pending after Open = %d, want 0", got)
 	}
+	if got.Confirm {
+		t.Error("Confirm set without being sealed")
+	}
+
+	// A confirmation round's flag survives the round trip.
+	state, err = s.Seal(Claims{Tool: testTool, ArgsHash: hash, Confirm: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Open(state, testTool, hash); err != nil || !got.Confirm || len(got.Missing) != 0 {
+		t.Errorf("confirm round trip: %+v %v", got, err)
+	}
 }
 
 func TestSealsDiffer(t *testing.T) {

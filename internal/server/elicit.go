@@ -83,6 +83,9 @@ func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionA
 		return x.resume(ctx, c, tool, a, provided, argsHash, sealer)
 	}
 
+	if r, ok := x.fence(a); !ok {
+		return x.refused(c, a, merge(provided, nil), r)
+	}
 	var missing []string
 	for _, name := range a.Required() {
 		if _, ok := provided[name]; !ok {
@@ -106,19 +109,20 @@ func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionA
 			fmt.Sprintf("%s needs %s, and this client did not advertise form elicitation, so it cannot be asked for", a.Name, strings.Join(missing, ", ")),
 			fmt.Sprintf("call %s with complete params (see get_action %s)", toolName(write), a.Name))
 	}
-	state, err := sealer.Seal(seal.Claims{Tool: tool, ArgsHash: argsHash, Missing: missing})
+	confirm := x.safety.Confirm.Needs(a.Destructive, a.ReadOnly)
+	state, err := sealer.Seal(seal.Claims{Tool: tool, ArgsHash: argsHash, Missing: missing, Confirm: confirm})
 	if errors.Is(err, seal.ErrTooManyPending) {
 		return toolkit.Fail(toolkit.KindTooManyPending, err.Error(), fmt.Sprintf("answer or abandon pending forms, or call %s with complete params", toolName(write)))
 	}
 	if err != nil {
 		return toolkit.Fail(toolkit.KindContinuation, "could not seal the continuation: "+err.Error(), "try again")
 	}
-	return toolkit.Ask(mcp.InputRequestMap{answerKey: form(a, provided, missing)}, state)
+	return toolkit.Ask(mcp.InputRequestMap{answerKey: form(a, provided, missing, confirm)}, state)
 }
 
 // form builds the elicitation for the missing fields: one string field
 // holding a JSON object.
-func form(a *catalog.Action, provided map[string]json.RawMessage, missing []string) *mcp.ElicitParams {
+func form(a *catalog.Action, provided map[string]json.RawMessage, missing []string, confirm bool) *mcp.ElicitParams {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s needs ", a.Name)
 	if len(missing) == 1 {
@@ -134,19 +138,27 @@ func form(a *catalog.Action, provided map[string]json.RawMessage, missing []stri
 	if len(provided) > 0 {
 		b.WriteString("\nAlready set, and not to be repeated: " + strings.Join(slices.Sorted(maps.Keys(provided)), ", ") + ".")
 	}
+	props := map[string]any{
+		answerField: map[string]any{
+			"type":        "string",
+			"title":       "Parameters (JSON object)",
+			"description": fmt.Sprintf(`A JSON object with exactly: %s. For example {"%s": ...}`, strings.Join(missing, ", "), missing[0]),
+		},
+	}
+	required := []string{answerField}
+	if confirm {
+		// The same form asks the person to confirm the action itself.
+		fmt.Fprintf(&b, "\nThis action must be confirmed: set %s to true to run %s once with these parameters. %s", confirmField, a.Name, a.Summary)
+		props[confirmField] = confirmProperty
+		required = append(required, confirmField)
+	}
 	return &mcp.ElicitParams{
 		Mode:    "form",
 		Message: b.String(),
 		RequestedSchema: map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				answerField: map[string]any{
-					"type":        "string",
-					"title":       "Parameters (JSON object)",
-					"description": fmt.Sprintf(`A JSON object with exactly: %s. For example {"%s": ...}`, strings.Join(missing, ", "), missing[0]),
-				},
-			},
-			"required": []string{answerField},
+			"type":       "object",
+			"properties": props,
+			"required":   required,
 		},
 	}
 }
@@ -157,35 +169,48 @@ func form(a *catalog.Action, provided map[string]json.RawMessage, missing []stri
 func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *catalog.Action, provided map[string]json.RawMessage, argsHash string, sealer *seal.Sealer) toolkit.Reply {
 	p := c.Req.Params
 	restart := fmt.Sprintf("call %s again without requestState to get a new form, or %s with complete params", tool, strings.TrimSuffix(tool, "_with_input"))
+	refuse := func(r toolkit.Reply) toolkit.Reply { return x.refused(c, a, merge(provided, nil), r) }
 	if p.RequestState == "" {
-		return toolkit.Fail(toolkit.KindContinuation, "an answer came without its requestState", restart)
+		return refuse(toolkit.Fail(toolkit.KindContinuation, "an answer came without its requestState", restart))
 	}
 	claims, err := sealer.Open(p.RequestState, tool, argsHash)
 	if err != nil {
-		return toolkit.Fail(toolkit.KindContinuation, err.Error()+"; nothing was run", restart)
+		return refuse(toolkit.Fail(toolkit.KindContinuation, err.Error()+"; nothing was run", restart))
+	}
+	if len(claims.Missing) == 0 {
+		// Nothing was missing: the round only asked for confirmation.
+		resp, _ := p.InputResponses[confirmKey].(*mcp.ElicitResult)
+		r, ok := confirmAnswer(a, resp, true, restart)
+		switch {
+		case !claims.Confirm:
+			return refuse(toolkit.Fail(toolkit.KindContinuation, "the continuation asked for nothing; nothing was run", restart))
+		case !ok:
+			return refuse(r)
+		}
+		return x.perform(ctx, c, a, merge(provided, nil), true)
 	}
 	resp, ok := p.InputResponses[answerKey].(*mcp.ElicitResult)
 	if !ok || resp == nil {
-		return toolkit.Fail(toolkit.KindInvalidAnswer, "the continuation came back without an answer to the form; nothing was run", restart)
+		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the continuation came back without an answer to the form; nothing was run", restart))
 	}
 	switch resp.Action {
 	case "accept":
 	case "decline":
-		return toolkit.Fail(toolkit.KindDeclined, "the user declined to provide "+strings.Join(claims.Missing, ", ")+"; nothing was run", "ask the user how to proceed; "+restart)
+		return refuse(toolkit.Fail(toolkit.KindDeclined, "the user declined to provide "+strings.Join(claims.Missing, ", ")+"; nothing was run", "ask the user how to proceed; "+restart))
 	case "cancel":
-		return toolkit.Fail(toolkit.KindCancelled, "the user cancelled the form; nothing was run", restart)
+		return refuse(toolkit.Fail(toolkit.KindCancelled, "the user cancelled the form; nothing was run", restart))
 	default:
-		return toolkit.Fail(toolkit.KindInvalidAnswer, fmt.Sprintf("the form's answer has action %q; nothing was run", resp.Action), restart)
+		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, fmt.Sprintf("the form's answer has action %q; nothing was run", resp.Action), restart))
 	}
 
 	text, ok := resp.Content[answerField].(string)
 	if !ok {
-		return toolkit.Fail(toolkit.KindInvalidAnswer, "the answer has no "+answerField+" string; nothing was run", restart)
+		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the answer has no "+answerField+" string; nothing was run", restart))
 	}
 	var answer map[string]json.RawMessage
 	dec := json.NewDecoder(strings.NewReader(text))
 	if err := dec.Decode(&answer); err != nil || answer == nil || dec.More() {
-		return toolkit.Fail(toolkit.KindInvalidAnswer, answerField+" is not a JSON object; nothing was run", restart)
+		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, answerField+" is not a JSON object; nothing was run", restart))
 	}
 	var problems []string
 	for _, k := range slices.Sorted(maps.Keys(answer)) {
@@ -204,7 +229,7 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 		}
 	}
 	if len(problems) > 0 {
-		return toolkit.Fail(toolkit.KindInvalidAnswer, "the answer was refused: "+strings.Join(problems, "; ")+"; nothing was run", restart)
+		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the answer was refused: "+strings.Join(problems, "; ")+"; nothing was run", restart))
 	}
 	params := merge(provided, answer)
 	errs, bad := x.checkParams(a, params)
@@ -216,9 +241,14 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 		for i, e := range errs {
 			parts[i] = "params" + e.String()
 		}
-		return toolkit.Fail(toolkit.KindInvalidAnswer, "the answer does not fit the action's schema: "+strings.Join(parts, "; ")+"; nothing was run", restart)
+		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the answer does not fit the action's schema: "+strings.Join(parts, "; ")+"; nothing was run", restart))
 	}
-	return x.execute(ctx, c, a, params)
+	if claims.Confirm {
+		if r, ok := confirmAnswer(a, resp, false, restart); !ok {
+			return refuse(r)
+		}
+	}
+	return x.perform(ctx, c, a, params, claims.Confirm)
 }
 
 // merge joins the provided params and the answer into one object, keeping

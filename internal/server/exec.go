@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -57,6 +60,9 @@ type executor struct {
 	client   *transfer.Client
 	mode     Mode
 	validate bool
+	safety   *safety.Policy
+	sealer   *seal.Sealer // continuations of input and confirmation rounds
+	log      *slog.Logger
 }
 
 // enabled reports whether SnowLuma can be reached at all.
@@ -101,6 +107,9 @@ func (x *executor) run(ctx context.Context, c *toolkit.Call, in actionArgs, writ
 	params := in.Params
 	if len(params) == 0 || bytes.Equal(params, []byte("null")) {
 		params = json.RawMessage("{}")
+	}
+	if p := c.Req.Params; p.RequestState != "" || len(p.InputResponses) > 0 {
+		return x.resumeConfirm(ctx, c, a, params)
 	}
 	return x.execute(ctx, c, a, params)
 }
@@ -152,15 +161,14 @@ func (x *executor) checkParams(a *catalog.Action, params json.RawMessage) ([]cat
 	return errs, nil
 }
 
-// execute checks params against the catalog and sends the action.
+// execute runs the action through the safety policy (confirm.go), which
+// checks params against the catalog and then calls send.
 func (x *executor) execute(ctx context.Context, c *toolkit.Call, a *catalog.Action, params json.RawMessage) toolkit.Reply {
-	errs, bad := x.checkParams(a, params)
-	if bad != nil {
-		return *bad
-	}
-	if errs != nil {
-		return invalidParams(a, errs)
-	}
+	return x.perform(ctx, c, a, params, false)
+}
+
+// send sends the action to SnowLuma and judges the answer.
+func (x *executor) send(ctx context.Context, c *toolkit.Call, a *catalog.Action, params json.RawMessage) toolkit.Reply {
 	req := transfer.Request{Action: a.Name, Params: params, Header: c.Trace.Header()}
 	if a.Stream {
 		return x.stream(ctx, req)

@@ -41,10 +41,11 @@ const runtimeResult = `{
         "params_validated": {"type": "boolean"}
       }
     },
+    "safety": ` + safetySchema + `,
     "connection_checked": {"type": "boolean", "description": "true only when check_connection ran; local configuration is not proof of a live login."},
     "checks": {"type": "object", "description": "With check_connection: each action's {result, diagnostics}.", "additionalProperties": {"type": "object"}}
   },
-  "required": ["mode", "execution_enabled", "write_enabled", "catalog_version", "action_count", "server_support", "transport", "connection_checked"]
+  "required": ["mode", "execution_enabled", "write_enabled", "catalog_version", "action_count", "server_support", "transport", "safety", "connection_checked"]
 }`
 
 // runtimeInfo is get_runtime_info's answer. It never holds the endpoint,
@@ -57,6 +58,7 @@ type runtimeInfo struct {
 	ActionCount       int                  `json:"action_count"`
 	ServerSupport     string               `json:"server_support"`
 	Transport         *transportInfo       `json:"transport"`
+	Safety            *safetyInfo          `json:"safety"`
 	ConnectionChecked bool                 `json:"connection_checked"`
 	Checks            map[string]checkInfo `json:"checks,omitempty"`
 }
@@ -81,7 +83,7 @@ func runtimeTool(x *executor) toolkit.Spec {
 	return toolkit.Spec{
 		Name:        "get_runtime_info",
 		Title:       "SnowLuma MCP runtime overview",
-		Description: "Describe this server as configured: mode, whether execution and writes are enabled, the catalog version and size, and the effective transport limits. Contacts nothing unless check_connection is true (read and write modes), which runs get_login_info, get_status and get_version_info and reports each answer. Never shows the endpoint or token.",
+		Description: "Describe this server as configured: mode, whether execution and writes are enabled, the catalog version and size, and the effective transport limits and the account-safety policy. Contacts nothing unless check_connection is true (read and write modes), which runs get_login_info, get_status and get_version_info and reports each answer. Never shows the endpoint or token.",
 		Input:       runtimeInput,
 		Output:      runtimeResult,
 		Needs:       toolkit.ModeDocs,
@@ -105,6 +107,7 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 		CatalogVersion:   cat.Version(),
 		ActionCount:      cat.Len(),
 		ServerSupport:    "unknown",
+		Safety:           x.safetyInfo(),
 	}
 	if x.enabled() {
 		l := x.client.Limits()

@@ -16,6 +16,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -59,6 +60,9 @@ type Options struct {
 	// Now is the clock of input continuations; nil means time.Now. Tests
 	// set it to see continuations expire.
 	Now func() time.Time
+	// Safety is the account-safety policy; nil means the documented
+	// defaults (credentials denied, no confirmation, default pacing).
+	Safety *safety.Policy
 }
 
 // New builds the MCP server for opts. It contacts nothing: SnowLuma is only
@@ -88,11 +92,15 @@ func New(opts Options) (*mcp.Server, error) {
 	})
 	s.AddReceivingMiddleware(refuseUnsupportedInitialize)
 	cat := catalogSource(opts.Catalog)
-	x := &executor{catalog: cat, client: opts.Client, mode: opts.Mode, validate: !opts.SkipParamsCheck}
 	sealer, err := seal.New(seal.Options{Now: opts.Now})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	policy := opts.Safety
+	if policy == nil {
+		policy = defaultSafety()
+	}
+	x := &executor{catalog: cat, client: opts.Client, mode: opts.Mode, validate: !opts.SkipParamsCheck, safety: policy, sealer: sealer, log: log}
 	specs := docsTools(cat)
 	specs = append(specs, execTools(x)...)
 	specs = append(specs, inputTools(x, sealer)...)

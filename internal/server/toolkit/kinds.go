@@ -29,6 +29,13 @@ const (
 	KindContinuation           Kind = "continuation"
 	KindTooManyPending         Kind = "too_many_pending"
 
+	KindSensitive               Kind = "sensitive"
+	KindConfirmationUnavailable Kind = "confirmation_unavailable"
+	KindNotConfirmed            Kind = "not_confirmed"
+	KindRateLimited             Kind = "rate_limited"
+	KindTargetNotAllowed        Kind = "target_not_allowed"
+	KindAuditFailed             Kind = "audit_failed"
+
 	KindInternal Kind = "internal"
 )
 
@@ -64,6 +71,12 @@ func Kinds() []KindDoc {
 		{KindInvalidAnswer, "the form's answer is unusable"},
 		{KindContinuation, "requestState is forged, stale, reused or foreign"},
 		{KindTooManyPending, "256 continuations already wait"},
+		{KindSensitive, "the action answers with a credential of the account and SNOWLUMA_MCP_SENSITIVE is deny"},
+		{KindConfirmationUnavailable, "the action must be confirmed by a person and the client cannot show a form"},
+		{KindNotConfirmed, "the person answered the confirmation with confirm false"},
+		{KindRateLimited, "a message send over the pacing limits; diagnostics.retry_after_ms says when to retry"},
+		{KindTargetNotAllowed, "the params name a group or user outside the allowlists"},
+		{KindAuditFailed, "the audit file cannot be written, so the write action was not run"},
 		{KindInternal, "a defect of snowluma-mcp itself"},
 	}
 }

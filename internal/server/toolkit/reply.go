@@ -28,6 +28,9 @@ type Diagnostics struct {
 	Kind     Kind    `json:"kind,omitempty"`
 	Message  string  `json:"message,omitempty"`
 	NextStep string  `json:"next_step,omitempty"`
+	// RetryAfterMS, with kind rate_limited, is how long to wait before
+	// the refused call may go.
+	RetryAfterMS int64 `json:"retry_after_ms,omitempty"`
 }
 
 // A Reply is what a tool handler produces: the payload and how the call

@@ -152,7 +152,8 @@ func OutputSchema(result string) json.RawMessage {
         "outcome": {"type": "string", "enum": ["success", "failed", "unknown"]},
         "kind": {"type": "string", "enum": [` + strings.Join(kinds, ", ") + `], "description": "Failure category; see the README's vocabulary."},
         "message": {"type": "string"},
-        "next_step": {"type": "string"}
+        "next_step": {"type": "string"},
+        "retry_after_ms": {"type": "integer", "minimum": 1, "description": "With kind rate_limited: milliseconds to wait before sending again."}
       },
       "required": ["outcome"]
     }
