@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -120,6 +121,36 @@ func TestModeRules(t *testing.T) {
 		}
 		if strings.Contains(stderr, "tok-xyz") {
 			t.Errorf("token on stderr: %q", stderr)
+		}
+	}
+}
+
+// TestSafetyConfigErrors covers the account-safety variables (README,
+// Safety): each bad value stops the start with one line naming it.
+func TestSafetyConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		env  string
+		want []string
+	}{
+		{"SNOWLUMA_MCP_SENSITIVE=maybe", []string{"SNOWLUMA_MCP_SENSITIVE", "deny, redact or allow"}},
+		{"SNOWLUMA_MCP_CONFIRM=always", []string{"SNOWLUMA_MCP_CONFIRM", "none, destructive or writes"}},
+		{"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=-1", []string{"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS", "0 (off)"}},
+		{"SNOWLUMA_MCP_SEND_PER_MINUTE=lots", []string{"SNOWLUMA_MCP_SEND_PER_MINUTE", `"lots"`}},
+		{"SNOWLUMA_MCP_ALLOWED_GROUPS=20001,abc", []string{"SNOWLUMA_MCP_ALLOWED_GROUPS", "item 2"}},
+		{"SNOWLUMA_MCP_ALLOWED_USERS=,", []string{"SNOWLUMA_MCP_ALLOWED_USERS", "no id"}},
+		{"SNOWLUMA_MCP_AUDIT_FILE=audit.jsonl", []string{"SNOWLUMA_MCP_AUDIT_FILE", "not absolute"}},
+		{"SNOWLUMA_MCP_AUDIT_FILE=" + filepath.Join(dir, "missing", "audit.jsonl"), []string{"SNOWLUMA_MCP_AUDIT_FILE", "no such file"}},
+		{"SNOWLUMA_MCP_AUDIT_FILE=" + dir, []string{"SNOWLUMA_MCP_AUDIT_FILE", "directory"}},
+	} {
+		code, stdout, stderr := runBinary(t, nil, tc.env)
+		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", tc.env, code, stdout, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%s: stderr %q lacks %q", tc.env, stderr, w)
+			}
 		}
 	}
 }

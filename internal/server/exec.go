@@ -84,7 +84,7 @@ func execTools(x *executor) []toolkit.Spec {
 	}, {
 		Name:        "invoke_action",
 		Title:       "Invoke a SnowLuma action",
-		Description: "Run any catalog action (reads, writes and streams) against the configured SnowLuma and return its OneBot envelope as {result, diagnostics}; a stream action returns its collected frames. This can send messages and change the account's groups and friends. A timeout or cancellation can leave a write's outcome unknown: check before repeating.",
+		Description: "Run any catalog action (reads, writes and streams) against the configured SnowLuma and return its OneBot envelope as {result, diagnostics}; a stream action returns its collected frames. This can send messages and change the account's groups and friends. A timeout or cancellation can leave a write's outcome unknown: check before repeating. The operator's safety policy may refuse a call before sending it (kinds sensitive, target_not_allowed, rate_limited) or have a person confirm it first through a form.",
 		Input:       actionInput,
 		Output:      envelopeResult,
 		Needs:       toolkit.ModeWrite,
