@@ -472,7 +472,7 @@ type auditLine struct {
 func TestAuditFile(t *testing.T) {
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		path := filepath.Join(t.TempDir(), "audit.jsonl")
-		fake, _, cs := live(t, era, "write", "SNOWLUMA_MCP_AUDIT_FILE="+path, "SNOWLUMA_MCP_ALLOWED_GROUPS=20001")
+		fake, p, cs := live(t, era, "write", "SNOWLUMA_MCP_AUDIT_FILE="+path, "SNOWLUMA_MCP_ALLOWED_GROUPS=20001")
 		fake.Handle("set_group_kick_members", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(100, "not admin") })
 		const text = "audit-must-not-see-this"
 		calls := []map[string]any{
@@ -531,14 +531,19 @@ func TestAuditFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		res, r := callTool(t, cs, "invoke_action", calls[0])
-		if !res.IsError || r.Diagnostics.Kind != "audit_failed" || !strings.Contains(r.Diagnostics.Message, "was not run") {
+		if !res.IsError || r.Diagnostics.Kind != "audit_failed" || !strings.Contains(r.Diagnostics.Message, "was not run") || strings.Contains(r.Diagnostics.Message, path) {
 			t.Errorf("unwritable audit: %+v", r.Diagnostics)
 		}
+
 		if _, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"}); r.Diagnostics.Outcome != "success" {
 			t.Errorf("read with an unwritable audit: %+v", r.Diagnostics)
 		}
 		if got := sent(fake); len(got) != 1 || got[0] != "get_status" {
 			t.Errorf("sent %v", got)
+		}
+		p.Close() // so that stderr is complete
+		if !strings.Contains(p.Stderr(), "is a directory") {
+			t.Errorf("stderr does not say why the audit failed")
 		}
 	})
 }

@@ -73,7 +73,9 @@ func (x *executor) perform(ctx context.Context, c *toolkit.Call, a *catalog.Acti
 	var entry *safety.Entry
 	if x.audits(a) {
 		if entry, err = x.safety.Audit.Begin(); err != nil {
-			return toolkit.Fail(toolkit.KindAuditFailed, a.Name+" was not run because its audit record cannot be written: "+err.Error(),
+			// The detail names a path on the host: stderr, not the client.
+			x.log.Warn("audit", "action", a.Name, "problem", err.Error())
+			return toolkit.Fail(toolkit.KindAuditFailed, a.Name+" was not run because its audit record cannot be written (the server's stderr says why); nothing was sent",
 				"ask the operator to make SNOWLUMA_MCP_AUDIT_FILE writable again (or unset it), then call again")
 		}
 	}
