@@ -549,3 +549,47 @@ func TestAuditFile(t *testing.T) {
 }
 
 func mustJSONString(t *testing.T, v any) string { return string(mustJSON(t, v)) }
+
+// TestSafetyFlagsShown checks that the catalog's safety flags reach the
+// client through get_action, list_actions and the catalog resource.
+func TestSafetyFlagsShown(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		cs := docsSession(t, era)
+		_, r := callTool(t, cs, "get_action", map[string]any{"name": "get_cookies"})
+		if a := decode[map[string]any](t, r.Result); a["sensitive"] != true || a["destructive"] != nil {
+			t.Errorf("get_action get_cookies: sensitive %v destructive %v", a["sensitive"], a["destructive"])
+		}
+		_, r = callTool(t, cs, "list_actions", map[string]any{"read_only": false, "limit": 200})
+		flags := map[string]map[string]any{}
+		for _, a := range decode[struct {
+			Actions []map[string]any `json:"actions"`
+		}](t, r.Result).Actions {
+			flags[a["name"].(string)] = a
+		}
+		if flags["set_group_kick"]["destructive"] != true || flags["send_group_msg"]["send"] != true || flags["request_decrypt_key"]["sensitive"] != true {
+			t.Errorf("list_actions flags: %v %v %v", flags["set_group_kick"], flags["send_group_msg"], flags["request_decrypt_key"])
+		}
+		if _, ok := flags["set_group_card"]["destructive"]; ok {
+			t.Error("an unflagged entry shows destructive")
+		}
+		res, err := cs.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: "snowluma://onebot/actions"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Actions []map[string]any `json:"actions"`
+		}
+		if err := json.Unmarshal([]byte(res.Contents[0].Text), &doc); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, a := range doc.Actions {
+			if a["sensitive"] == true {
+				n++
+			}
+		}
+		if n != len(credentialActions) {
+			t.Errorf("resource: %d sensitive actions, want %d", n, len(credentialActions))
+		}
+	})
+}

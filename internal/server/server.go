@@ -99,6 +99,10 @@ func New(opts Options) (*mcp.Server, error) {
 	policy := opts.Safety
 	if policy == nil {
 		policy = defaultSafety()
+	} else if policy.Pacer == nil {
+		p := *policy
+		p.Pacer = defaultSafety().Pacer
+		policy = &p
 	}
 	x := &executor{catalog: cat, client: opts.Client, mode: opts.Mode, validate: !opts.SkipParamsCheck, safety: policy, sealer: sealer, log: log}
 	specs := docsTools(cat)
