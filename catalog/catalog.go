@@ -85,12 +85,22 @@ type Example struct {
 
 // A Brief is the compact index entry that list and search return.
 type Brief struct {
-	Name     string   `json:"name"`
-	Category string   `json:"category"`
-	Summary  string   `json:"summary"`
-	Aliases  []string `json:"aliases"`
-	ReadOnly bool     `json:"readOnly"`
-	Stream   bool     `json:"stream"`
+	Name     string `json:"name"`
+	Category string `json:"category"`
+	// CategoryLabel is the category's English label, filled in by Load
+	// from the action's file.
+	CategoryLabel string `json:"categoryLabel"`
+	Summary       string `json:"summary"`
+	// SummaryZh is the summary in Simplified Chinese, for the operators
+	// who search in Chinese.
+	SummaryZh string   `json:"summaryZh"`
+	Aliases   []string `json:"aliases"`
+	ReadOnly  bool     `json:"readOnly"`
+	Stream    bool     `json:"stream"`
+	// Supported is false for a stub, a no-op or an action SnowLuma
+	// registers but does not implement, and absent otherwise: such an
+	// action answers without doing what its name says, or always fails.
+	Supported *bool `json:"supported,omitempty"`
 	// Sensitive marks an action whose answer is a credential or key of
 	// the account (cookies, CSRF token, clientkey, rkeys, database keys).
 	Sensitive bool `json:"sensitive,omitempty"`
@@ -101,6 +111,10 @@ type Brief struct {
 	// forwards, pokes, likes, files, announcements): sends are paced.
 	Send bool `json:"send,omitempty"`
 }
+
+// IsSupported reports whether the action does what its name says (see
+// Brief.Supported).
+func (b *Brief) IsSupported() bool { return b.Supported == nil || *b.Supported }
 
 // sourceFile is the layout of one file under actions/.
 type sourceFile struct {
@@ -158,6 +172,10 @@ func load(fsys fs.FS) (*Catalog, error) {
 			if a.Category != src.Category {
 				return nil, fmt.Errorf("catalog: %s: action %q is filed under %q but says %q", path.Base(name), a.Name, src.Category, a.Category)
 			}
+			if a.CategoryLabel != "" {
+				return nil, fmt.Errorf("catalog: %s: action %q sets categoryLabel, which comes from the file's label", path.Base(name), a.Name)
+			}
+			a.CategoryLabel = src.Label
 			if err := c.add(a); err != nil {
 				return nil, fmt.Errorf("catalog: %s: %w", path.Base(name), err)
 			}
@@ -183,6 +201,9 @@ func load(fsys fs.FS) (*Catalog, error) {
 func (c *Catalog) add(a *Action) error {
 	if a.Name == "" {
 		return fmt.Errorf("an action has no name")
+	}
+	if a.Supported != nil && *a.Supported {
+		return fmt.Errorf("action %q: write supported only as false; a supported action leaves it out", a.Name)
 	}
 	if a.Aliases == nil {
 		a.Aliases = []string{}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -31,6 +32,12 @@ func TestEntries(t *testing.T) {
 		t.Run(a.Name, func(t *testing.T) {
 			if strings.TrimSpace(a.Summary) == "" {
 				t.Error("summary is empty")
+			}
+			if !strings.ContainsFunc(a.SummaryZh, func(r rune) bool { return unicode.Is(unicode.Han, r) }) {
+				t.Errorf("summaryZh %q is not Chinese", a.SummaryZh)
+			}
+			if a.CategoryLabel == "" {
+				t.Error("categoryLabel is empty")
 			}
 			if strings.TrimSpace(a.Returns) == "" {
 				t.Error("returns is empty")
@@ -182,5 +189,13 @@ func TestReadOnlyFlagConflict(t *testing.T) {
 		if err := c.add(a); err == nil {
 			t.Errorf("%s: a read-only action flagged as a write was accepted", a.Name)
 		}
+	}
+}
+
+func TestSupportedOnlyFalse(t *testing.T) {
+	yes := true
+	c := &Catalog{byName: map[string]*Action{}}
+	if err := c.add(&Action{Brief: Brief{Name: "a", Supported: &yes}}); err == nil {
+		t.Error("supported: true accepted; only false may be written")
 	}
 }

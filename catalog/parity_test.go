@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/snowluma/snowluma-mcp/internal/reference"
 )
@@ -16,6 +18,7 @@ import (
 // compares: facts, never prose.
 type refAction struct {
 	Name       string   `json:"name"`
+	Summary    string   `json:"summary"`
 	Aliases    []string `json:"aliases"`
 	Category   string   `json:"category"`
 	ReadOnly   bool     `json:"readOnly"`
@@ -158,5 +161,78 @@ func TestParity(t *testing.T) {
 	}
 	if len(diffs) > 0 {
 		t.Logf("%d differences", len(diffs))
+	}
+}
+
+// TestChineseSummariesOurOwn checks that no Chinese summary is SnowLuma's
+// own description copied, or copied with small edits: after folding case,
+// full-width forms and punctuation away, a summary may not equal the
+// snapshot's or lie within a third of the longer one's length in edits.
+func TestChineseSummariesOurOwn(t *testing.T) {
+	data, err := os.ReadFile(reference.Path(t, "snowluma-1.11.1-catalog.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		Actions []refAction `json:"actions"`
+	}
+	if err := json.Unmarshal(data, &ref); err != nil {
+		t.Fatal(err)
+	}
+	c := mustLoad(t)
+	compared := 0
+	for _, r := range ref.Actions {
+		a, ok := c.Lookup(r.Name)
+		theirs := normalise(r.Summary)
+		if !ok || theirs == "" {
+			continue
+		}
+		compared++
+		if tooClose(normalise(a.SummaryZh), theirs) {
+			t.Errorf("%s: summaryZh %q is SnowLuma's %q, or nearly", a.Name, a.SummaryZh, r.Summary)
+		}
+	}
+	if compared < 100 {
+		t.Errorf("only %d summaries compared: is the snapshot's layout still {actions: [{name, summary}]}?", compared)
+	}
+}
+
+// normalise folds s for comparing prose: full-width forms to ASCII, lower
+// case, and only letters and digits kept.
+func normalise(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 0xFF01 && r <= 0xFF5E {
+			r -= 0xFEE0
+		}
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// tooClose reports whether normalised a and b are equal or within a third
+// of the longer one's length in edits.
+func tooClose(a, b string) bool {
+	longer := max(utf8.RuneCountInString(a), utf8.RuneCountInString(b))
+	return a == b || editDistance(a, b)*3 <= longer
+}
+
+func TestTooClose(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"撤回消息", "撤回消息", true},
+		{normalise("撤回消息（需要权限）"), normalise("撤回消息(需要权限)"), true},
+		{normalise("发送群消息，支持 CQ 码"), normalise("发送群消息；支持CQ码。"), true},
+		{normalise("发送群消息，支持 CQ 码"), normalise("发送群聊消息，可用 CQ 码"), true},
+		{"向群发送一条消息", "发送群消息", false},
+		{"", "x", false},
+	} {
+		if got := tooClose(tc.a, tc.b); got != tc.want {
+			t.Errorf("tooClose(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
 	}
 }

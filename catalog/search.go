@@ -32,54 +32,61 @@ func (c *Catalog) List(f Filter) []*Action {
 
 // foldedAction is an action's search text, lower-cased once.
 type foldedAction struct {
-	names   []string // name, then aliases
-	summary string
-	// text is the summary and both names of the category.
+	names []string // name, then aliases
+	// summaries holds the English and the Chinese summary.
+	summaries []string
+	// text is both summaries and both names of the category.
 	text string
 }
 
 func (c *Catalog) fold() []foldedAction {
-	labels := make(map[string]string, len(c.categories))
-	for _, cat := range c.categories {
-		labels[cat.Name] = strings.ToLower(cat.Label)
-	}
 	out := make([]foldedAction, len(c.actions))
 	for i, a := range c.actions {
-		summary := strings.ToLower(a.Summary)
+		summaries := lowerAll([]string{a.Summary, a.SummaryZh})
 		out[i] = foldedAction{
-			names:   append([]string{strings.ToLower(a.Name)}, lowerAll(a.Aliases)...),
-			summary: summary,
-			text:    summary + "\n" + strings.ToLower(a.Category) + "\n" + labels[a.Category],
+			names:     append([]string{strings.ToLower(a.Name)}, lowerAll(a.Aliases)...),
+			summaries: summaries,
+			text:      strings.Join(append(summaries, strings.ToLower(a.Category), strings.ToLower(a.CategoryLabel)), "\n"),
 		}
 	}
 	return out
 }
 
-// Search returns the actions that pass f and whose name, summary or an alias
-// contains query, ignoring case, in catalog order. It is the baseline
-// substring search.
+// Search returns the actions that pass f and whose name, an alias, or the
+// English or Chinese summary contains query, ignoring case. It is the
+// baseline substring search: catalog order, except that unsupported actions
+// (stubs and no-ops) come last.
 func (c *Catalog) Search(query string, f Filter) []*Action {
 	q := strings.ToLower(query)
 	folded := c.folded()
-	var out []*Action
+	var out, unsupported []*Action
 	for i, a := range c.actions {
 		if !f.match(a) {
 			continue
 		}
 		fa := folded[i]
-		if strings.Contains(fa.summary, q) || slices.ContainsFunc(fa.names, func(s string) bool { return strings.Contains(s, q) }) {
+		if !containsAny(fa.summaries, []string{q}) && !containsAny(fa.names, []string{q}) {
+			continue
+		}
+		if a.IsSupported() {
 			out = append(out, a)
+		} else {
+			unsupported = append(unsupported, a)
 		}
 	}
-	return out
+	return append(out, unsupported...)
 }
 
 // SearchKeywords splits query on white space and returns the actions that
 // pass f and match every term, where a term also matches through its
 // synonyms (Chinese and English). Terms are looked for in names, aliases,
-// summaries and both names of the category. Exact names or aliases rank
-// first, then actions whose name or alias matches every term, then the rest;
-// ties keep catalog order.
+// both summaries and both names of the category.
+//
+// The best match comes first: an exact name or alias; then, with
+// unsupported actions (stubs and no-ops) always after the rest, the action
+// whose name or aliases hit more terms, then whose summaries hit more terms,
+// then a OneBot v11 standard action before an extension; ties keep catalog
+// order.
 func (c *Catalog) SearchKeywords(query string, f Filter) []*Action {
 	terms := strings.Fields(strings.ToLower(query))
 	if len(terms) == 0 {
@@ -93,44 +100,68 @@ func (c *Catalog) SearchKeywords(query string, f Filter) []*Action {
 	folded := c.folded()
 
 	type hit struct {
-		a    *Action
-		rank int
+		a                    *Action
+		exact, supported     bool
+		nameHits, summaryHit int
+		common               bool
 	}
 	var hits []hit
 	for i, a := range c.actions {
 		if !f.match(a) {
 			continue
 		}
-		names, text := folded[i].names, folded[i].text
-		inNames, inAll := true, true
+		fa := folded[i]
+		h := hit{a: a, supported: a.IsSupported(), common: onebot11[a.Name]}
+		all := true
 		for _, alts := range expanded {
-			n := containsAny(names, alts)
-			if !n {
-				inNames = false
-				if !containsAny([]string{text}, alts) {
-					inAll = false
-					break
-				}
+			inName, inSummary := containsAny(fa.names, alts), containsAny(fa.summaries, alts)
+			if !inName && !inSummary && !containsAny([]string{fa.text}, alts) {
+				all = false
+				break
+			}
+			if inName {
+				h.nameHits++
+			}
+			if inSummary {
+				h.summaryHit++
 			}
 		}
-		if !inAll {
+		if !all {
 			continue
 		}
-		rank := 2
-		switch {
-		case slices.Contains(names, whole) || (len(terms) == 1 && slices.ContainsFunc(names, func(n string) bool { return slices.Contains(expanded[0], n) })):
-			rank = 0
-		case inNames:
-			rank = 1
-		}
-		hits = append(hits, hit{a, rank})
+		h.exact = slices.Contains(fa.names, whole) ||
+			(len(terms) == 1 && slices.ContainsFunc(fa.names, func(n string) bool { return slices.Contains(expanded[0], n) }))
+		hits = append(hits, h)
 	}
-	slices.SortStableFunc(hits, func(x, y hit) int { return x.rank - y.rank })
+	slices.SortStableFunc(hits, func(x, y hit) int {
+		switch {
+		case x.exact != y.exact:
+			return first(x.exact)
+		case x.supported != y.supported:
+			return first(x.supported)
+		case x.nameHits != y.nameHits:
+			return y.nameHits - x.nameHits
+		case x.summaryHit != y.summaryHit:
+			return y.summaryHit - x.summaryHit
+		case x.common != y.common:
+			return first(x.common)
+		}
+		return 0
+	})
 	out := make([]*Action, len(hits))
 	for i, h := range hits {
 		out[i] = h.a
 	}
 	return out
+}
+
+// first orders a pair that differs in one flag: the one holding it (x when
+// xHas) first.
+func first(xHas bool) int {
+	if xHas {
+		return -1
+	}
+	return 1
 }
 
 func lowerAll(ss []string) []string {

@@ -135,3 +135,106 @@ func TestSynonyms(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchChinese checks that the default substring mode finds actions by
+// the Chinese words operators type, through the Chinese summaries.
+func TestSearchChinese(t *testing.T) {
+	c := mustLoad(t)
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"禁言", []string{"set_group_ban", "set_group_whole_ban"}},
+		{"撤回", []string{"delete_msg"}},
+		{"好友", []string{"get_friend_list", "delete_friend", "set_friend_add_request", "friend_poke"}},
+		{"上传", []string{"upload_group_file", "upload_private_file", "upload_file_stream"}},
+	} {
+		got := names(c.Search(tc.query, Filter{}))
+		for _, w := range tc.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%q: %s not among %v", tc.query, w, got)
+			}
+		}
+	}
+	if got := names(c.Search("撤回", Filter{})); len(got) == 0 || got[0] != "delete_msg" {
+		t.Errorf("撤回: delete_msg is not first: %v", got)
+	}
+}
+
+// TestRanking checks that the action an operator means comes first and that
+// stubs and no-ops come last, in both modes.
+func TestRanking(t *testing.T) {
+	c := mustLoad(t)
+	if got := names(c.SearchKeywords("群 禁言", Filter{})); len(got) == 0 || got[0] != "set_group_ban" {
+		t.Errorf("群 禁言: %v, want set_group_ban first", got)
+	}
+	if got := names(c.SearchKeywords("send message", Filter{})); len(got) < 2 ||
+		!slices.ContainsFunc(got[:2], func(n string) bool { return n == "send_msg" || n == "send_group_msg" }) {
+		t.Errorf("send message: %v, want send_msg or send_group_msg in the top two", got)
+	}
+	// More terms in the name beat fewer.
+	if got := names(c.SearchKeywords("好友 列表", Filter{})); len(got) == 0 || got[0] != "get_friend_list" {
+		t.Errorf("好友 列表: %v, want get_friend_list first", got)
+	}
+	// An exact name comes first even when it is a stub.
+	if got := names(c.SearchKeywords("set_group_anonymous_ban", Filter{})); len(got) == 0 || got[0] != "set_group_anonymous_ban" {
+		t.Errorf("exact stub name not first: %v", got)
+	}
+	for _, tc := range []struct {
+		mode  string
+		query string
+		find  func(string, Filter) []*Action
+	}{
+		{"keywords", "群 禁言", c.SearchKeywords},
+		{"keywords", "cache", c.SearchKeywords},
+		{"keywords", "anonymous", c.SearchKeywords},
+		{"substring", "禁言", c.Search},
+		{"substring", "ban", c.Search},
+		{"substring", "cache", c.Search},
+	} {
+		got := tc.find(tc.query, Filter{})
+		seenStub := false
+		stubs := 0
+		for _, a := range got {
+			if !a.IsSupported() {
+				seenStub = true
+				stubs++
+			} else if seenStub {
+				t.Errorf("%s %q: supported %s after a stub: %v", tc.mode, tc.query, a.Name, names(got))
+				break
+			}
+		}
+		if stubs == 0 {
+			t.Errorf("%s %q: no stub among %v, so the test proves nothing", tc.mode, tc.query, names(got))
+		}
+	}
+}
+
+// TestUnsupportedFlag checks the flag on the known stubs and that it is
+// absent, not true, elsewhere.
+func TestUnsupportedFlag(t *testing.T) {
+	c := mustLoad(t)
+	for _, n := range []string{"set_group_anonymous_ban", "set_group_anonymous", "clean_cache", "set_restart", ".get_word_slices", "create_collection", "get_online_clients"} {
+		a, ok := c.Lookup(n)
+		if !ok || a.IsSupported() {
+			t.Errorf("%s: want supported false", n)
+		}
+	}
+	for _, n := range []string{"set_group_ban", "send_msg", "get_friend_list"} {
+		a, ok := c.Lookup(n)
+		if !ok || !a.IsSupported() || a.Supported != nil {
+			t.Errorf("%s: want supported absent", n)
+		}
+	}
+}
+
+// TestOneBot11Names checks that every action ranked as OneBot v11 standard
+// exists in the catalog under that name.
+func TestOneBot11Names(t *testing.T) {
+	c := mustLoad(t)
+	for n := range onebot11 {
+		if a, ok := c.Lookup(n); !ok || a.Name != n {
+			t.Errorf("%s is not an action of the catalog", n)
+		}
+	}
+}
