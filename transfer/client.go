@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"slices"
@@ -58,6 +59,10 @@ type Options struct {
 	// StreamIdleTimeout is the longest wait between two reads of a stream
 	// body. Zero means DefaultStreamIdleTimeout.
 	StreamIdleTimeout time.Duration
+	// UserAgent, when not empty, is the User-Agent header of every request
+	// (snowluma-mcp/<version>), so that SnowLuma's logs and any proxy
+	// between show who is calling.
+	UserAgent string
 	// HTTPClient, when set, sends the requests. The default client follows
 	// no redirects and ignores proxy settings from the environment, since
 	// SnowLuma normally runs on the same host.
@@ -69,6 +74,7 @@ type Options struct {
 type Client struct {
 	endpoint    string
 	token       string
+	userAgent   string
 	timeout     time.Duration
 	maxResponse int64
 	maxStream   int64
@@ -88,6 +94,7 @@ func New(opts Options) (*Client, error) {
 	c := &Client{
 		endpoint:    opts.Endpoint,
 		token:       opts.Token,
+		userAgent:   opts.UserAgent,
 		timeout:     orDefault(opts.Timeout, DefaultTimeout),
 		maxResponse: orDefault(opts.MaxResponseBytes, DefaultMaxResponseBytes),
 		maxStream:   orDefault(opts.MaxStreamBytes, DefaultMaxStreamBytes),
@@ -192,7 +199,7 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 	}
 	env, err := parseEnvelope(raw, "answer")
 	if err != nil {
-		return nil, c.fail(req.Action, resp.StatusCode, KindProtocol, err)
+		return nil, c.fail(req.Action, resp.StatusCode, KindProtocol, notEnvelope(resp, err))
 	}
 	return &Response{
 		Envelope:   raw,
@@ -238,6 +245,9 @@ func (c *Client) newRequest(ctx context.Context, req Request, body []byte) (*htt
 		hreq.Header[k] = slices.Clone(vs)
 	}
 	hreq.Header.Set("Content-Type", "application/json")
+	if c.userAgent != "" {
+		hreq.Header.Set("User-Agent", c.userAgent)
+	}
 	hreq.Header.Del("Authorization")
 	if c.token != "" {
 		hreq.Header.Set("Authorization", "Bearer "+c.token)
@@ -260,6 +270,27 @@ func (c *Client) checkStatus(op string, status int) *Error {
 			fmt.Errorf("SnowLuma answered with a redirect (HTTP %d), which is not followed", status))
 	}
 	return nil
+}
+
+// notEnvelope explains an answer that is not a OneBot envelope by what came
+// instead: the HTTP status and content type, which usually show that the
+// endpoint is some other web server or the wrong path of this one. err says
+// what is wrong with the body, never quoting it.
+func notEnvelope(resp *http.Response, err error) error {
+	return fmt.Errorf("HTTP %d, %s: not a OneBot envelope (%w); check the endpoint path", resp.StatusCode, mediaType(resp.Header.Get("Content-Type")), err)
+}
+
+// mediaType names a Content-Type header for a message: its media type
+// alone, without parameters, or what is wrong with it.
+func mediaType(contentType string) string {
+	if strings.TrimSpace(contentType) == "" {
+		return "no content type"
+	}
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil || len(mt) > 100 {
+		return "an unreadable content type"
+	}
+	return mt
 }
 
 // A deadline is one of the client's own time limits. It is the cause given

@@ -22,7 +22,7 @@ func newTestClient(t *testing.T, h http.HandlerFunc, edit func(*Options)) *Clien
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	opts := Options{Endpoint: srv.URL + "/", Token: testToken}
+	opts := Options{Endpoint: srv.URL + "/", Token: testToken, UserAgent: "snowluma-mcp/test"}
 	if edit != nil {
 		edit(&opts)
 	}
@@ -91,7 +91,7 @@ func TestCallSendsRequestAndPreservesEnvelope(t *testing.T) {
 	const envelope = `{"status":"ok","retcode":0,"data":{"message_id":-2147483648,"seq":12345678901234567890,` +
 		`"file_size":"1024","ratio":1.50,"extra":{},"none":null},"message":"","wording":""}`
 	var got struct {
-		method, contentType, auth, trace, body string
+		method, contentType, auth, trace, body, userAgent string
 	}
 	c := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
@@ -99,6 +99,7 @@ func TestCallSendsRequestAndPreservesEnvelope(t *testing.T) {
 		got.contentType = r.Header.Get("Content-Type")
 		got.auth = r.Header.Get("Authorization")
 		got.trace = r.Header.Get("Traceparent")
+		got.userAgent = r.Header.Get("User-Agent")
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, envelope)
 	}, nil)
@@ -106,6 +107,7 @@ func TestCallSendsRequestAndPreservesEnvelope(t *testing.T) {
 	header := http.Header{}
 	header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
 	header.Set("Authorization", "Bearer not-this-one")
+	header.Set("User-Agent", "not-this-one-either")
 	resp, err := c.Call(context.Background(), Request{
 		Action: "get_msg",
 		Params: json.RawMessage(`{"message_id":-2147483648,"seq":12345678901234567890}`),
@@ -131,6 +133,35 @@ func TestCallSendsRequestAndPreservesEnvelope(t *testing.T) {
 	}
 	if got.trace == "" {
 		t.Error("the request's extra headers were not sent")
+	}
+	if got.userAgent != "snowluma-mcp/test" {
+		t.Errorf("User-Agent %q, want the client's snowluma-mcp/test", got.userAgent)
+	}
+}
+
+// TestProtocolFailureSaysWhatCame checks that an answer that is not a
+// OneBot envelope is explained by its HTTP status and content type, which
+// point at a wrong endpoint path, without quoting the body.
+func TestProtocolFailureSaysWhatCame(t *testing.T) {
+	for _, tc := range []struct {
+		h    http.HandlerFunc
+		want string
+	}{
+		{answer(404, "text/plain; charset=utf-8", "404 page not found"), "HTTP 404, text/plain: not a OneBot envelope"},
+		{answer(200, "text/html", "<html>hello</html>"), "HTTP 200, text/html: not a OneBot envelope"},
+		{answer(502, "", ""), "HTTP 502, no content type: not a OneBot envelope"},
+		{answer(200, "application/json", `{"retcode":0}`), "HTTP 200, application/json: not a OneBot envelope (answer has no envelope status)"},
+		{answer(200, "text/html; charset", "x"), "HTTP 200, an unreadable content type: not a OneBot envelope"},
+	} {
+		c := newTestClient(t, tc.h, nil)
+		_, err := c.Call(context.Background(), Request{Action: "get_status"})
+		e := checkError(t, err, "get_status", KindProtocol)
+		if !strings.Contains(e.Error(), tc.want) || !strings.HasSuffix(e.Error(), "; check the endpoint path") {
+			t.Errorf("message %q, want %q ... check the endpoint path", e.Error(), tc.want)
+		}
+		if strings.Contains(e.Error(), "page not found") || strings.Contains(e.Error(), "hello") {
+			t.Errorf("message quotes the body: %q", e.Error())
+		}
 	}
 }
 

@@ -210,7 +210,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onFrame func(Frame) er
 		}
 		f, err := parseFrame(bytes.Trim(raw, jsonSpace), "answer")
 		if err != nil {
-			return c.fail(req.Action, resp.StatusCode, KindProtocol, err)
+			return c.fail(req.Action, resp.StatusCode, KindProtocol, notEnvelope(resp, err))
 		}
 		f.Terminal = true
 		return onFrame(f)

@@ -430,10 +430,10 @@ func TestStreamOnFrameError(t *testing.T) {
 }
 
 func TestStreamSendsParamsAndToken(t *testing.T) {
-	var body, auth string
+	var body, auth, ua string
 	c := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		body, auth = string(b), r.Header.Get("Authorization")
+		body, auth, ua = string(b), r.Header.Get("Authorization"), r.Header.Get("User-Agent")
 		streamHandler([]string{completeFrame}, false)(w, r)
 	}, nil)
 	err := c.Stream(context.Background(), Request{Action: "test_download_stream", Params: []byte(`{"error":false}`)},
@@ -441,8 +441,19 @@ func TestStreamSendsParamsAndToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if body != `{"action":"test_download_stream","params":{"error":false}}` || auth != "Bearer "+testToken {
-		t.Errorf("body %s, auth %q", body, auth)
+	if body != `{"action":"test_download_stream","params":{"error":false}}` || auth != "Bearer "+testToken || ua != "snowluma-mcp/test" {
+		t.Errorf("body %s, auth %q, User-Agent %q", body, auth, ua)
+	}
+}
+
+// TestStreamNotEnvelope checks that a stream call answered by some other
+// web server says what came: HTTP status and content type.
+func TestStreamNotEnvelope(t *testing.T) {
+	c := newTestClient(t, answer(404, "text/plain; charset=utf-8", "404 page not found"), nil)
+	_, err := collect(t, c, context.Background())
+	e := checkError(t, err, "test_download_stream", KindProtocol)
+	if !strings.Contains(e.Error(), "HTTP 404, text/plain: not a OneBot envelope") || strings.Contains(e.Error(), "page not found") {
+		t.Errorf("message %q", e.Error())
 	}
 }
 

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
+	"os"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/kelseyhightower/envconfig"
 	"github.com/snowluma/snowluma-mcp/internal/server"
@@ -23,10 +28,10 @@ const maxTimeoutMS = 86_400_000
 // default as a person reads it.
 type env struct {
 	Endpoint string `envconfig:"ENDPOINT" shown:"unset (docs mode)" desc:"SnowLuma OneBot HTTP endpoint: an absolute http(s) URL such as http://127.0.0.1:3000/, without credentials, query or fragment. Unset: docs mode, nothing is executed."`
-	Token    string `envconfig:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Never logged, returned or written to disk."`
+	Token    string `envconfig:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Give the bare token: surrounding white space is trimmed; a control character or a 'Bearer ' prefix stops the server at start. Never logged, returned or written to disk."`
 	Timeout  string `envconfig:"TIMEOUT_MS" default:"30000" shown:"30000" desc:"Timeout of one ordinary action call, in milliseconds (1 to 86400000)."`
 	Mode     string `envconfig:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
-	Validate string `envconfig:"VALIDATE_PARAMS" default:"true" shown:"true" desc:"true: check action params against the catalog's inputSchema before sending; false: send them unchecked (for a SnowLuma newer than the catalog)."`
+	Validate string `envconfig:"VALIDATE_PARAMS" default:"true" shown:"true" desc:"true, 1 or yes: check action params against the catalog's inputSchema before sending; false, 0 or no: send them unchecked (for a SnowLuma newer than the catalog). Case is ignored."`
 
 	// Account safety (README, Safety).
 	Sensitive     string `envconfig:"SENSITIVE" default:"deny" shown:"deny" desc:"Actions whose answer is a credential of the account (get_cookies, get_clientkey, ...): deny refuses them, redact runs them and masks every string and number of the answer's data, allow returns them unchanged."`
@@ -80,11 +85,98 @@ func loadConfig() (*Config, error) {
 	if err := envconfig.Process(envPrefix, &e); err != nil {
 		return nil, err
 	}
-	return parseConfig(e)
+	c, err := parseConfig(e)
+	if err != nil {
+		return nil, err
+	}
+	c.Notes = append(c.Notes, unknownVariables(os.Environ())...)
+	return c, nil
+}
+
+// knownVariables lists the full names of the variables env declares, read
+// from its tags so that a new field is known without another list.
+func knownVariables() []string {
+	t := reflect.TypeFor[env]()
+	var out []string
+	for i := range t.NumField() {
+		if k := t.Field(i).Tag.Get("envconfig"); k != "" {
+			out = append(out, envPrefix+"_"+k)
+		}
+	}
+	return out
+}
+
+// unknownVariables returns one warning for each variable in environ that
+// carries our prefix but is not one we read (a typo such as
+// SNOWLUMA_MCP_TIMEOUT), naming the closest known variable. The value is
+// never repeated: a misspelt SNOWLUMA_MCP_TOKEN holds a secret.
+func unknownVariables(environ []string) []string {
+	known := knownVariables()
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, envPrefix+"_") || slices.Contains(known, name) {
+			continue
+		}
+		closest := slices.MinFunc(known, func(a, b string) int {
+			return cmp.Compare(nameDistance(name, a), nameDistance(name, b))
+		})
+		out = append(out, fmt.Sprintf("warning: %s is not a variable this server reads and is ignored; did you mean %s? (see --help)", name, closest))
+	}
+	return out
+}
+
+// nameDistance is how far a misspelt variable name is from a real one: 0
+// when one is the start of the other (SNOWLUMA_MCP_TIMEOUT for
+// SNOWLUMA_MCP_TIMEOUT_MS), else their edit distance.
+func nameDistance(typed, real string) int {
+	if strings.HasPrefix(real, typed) || strings.HasPrefix(typed, real) {
+		return 0
+	}
+	return editDistance(typed, real)
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes
+// (variable names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// parseToken trims surrounding white space from the token and refuses what
+// would make every call fail later as a transport error: a control
+// character (a CRLF .env file leaves a carriage return) or a pasted
+// "Bearer " prefix, since the server adds that itself. Errors never echo
+// the token.
+func parseToken(s string) (string, error) {
+	const accepted = "the bare access token on one line, without control characters or a 'Bearer ' prefix (the server sends 'Authorization: Bearer <token>' itself)"
+	tok := strings.TrimSpace(s)
+	if i := strings.IndexFunc(tok, unicode.IsControl); i >= 0 {
+		return "", &ConfigError{"TOKEN", fmt.Sprintf("the token contains a control character (%U), as a line break or a CRLF .env file leaves", []rune(tok[i:])[0]), accepted}
+	}
+	if len(tok) >= 7 && strings.EqualFold(tok[:7], "bearer ") {
+		return "", &ConfigError{"TOKEN", "the token starts with a 'Bearer ' prefix", accepted}
+	}
+	return tok, nil
 }
 
 func parseConfig(e env) (*Config, error) {
-	c := &Config{Token: e.Token}
+	c := &Config{}
 
 	t, err := strconv.Atoi(strings.TrimSpace(e.Timeout))
 	if err != nil || t <= 0 || t > maxTimeoutMS {
@@ -97,8 +189,14 @@ func parseConfig(e env) (*Config, error) {
 		c.ValidateParams = true
 	case "false", "0", "no":
 	default:
-		return nil, &ConfigError{"VALIDATE_PARAMS", fmt.Sprintf("%q is not a boolean", e.Validate), "true or false"}
+		return nil, &ConfigError{"VALIDATE_PARAMS", fmt.Sprintf("%q is not a boolean", e.Validate), "true or false (also 1/yes or 0/no, any case)"}
 	}
+
+	tok, err := parseToken(e.Token)
+	if err != nil {
+		return nil, err
+	}
+	c.Token = tok
 
 	if err := parseSafety(e, c); err != nil {
 		return nil, err
@@ -137,6 +235,8 @@ func parseEndpoint(s string) (*url.URL, error) {
 	const accepted = "an absolute http:// or https:// URL with a host, e.g. http://127.0.0.1:3000/, with the token in SNOWLUMA_MCP_TOKEN"
 	u, err := url.Parse(strings.TrimSpace(s))
 	switch {
+	case err != nil && strings.Contains(err.Error(), "invalid port"):
+		return nil, &ConfigError{"ENDPOINT", "the URL's port is not a number from 1 to 65535", accepted}
 	case err != nil:
 		return nil, &ConfigError{"ENDPOINT", "the value is not a URL", accepted}
 	case u.Scheme != "http" && u.Scheme != "https":
@@ -149,6 +249,11 @@ func parseEndpoint(s string) (*url.URL, error) {
 		return nil, &ConfigError{"ENDPOINT", "the URL has a query string", accepted}
 	case u.Fragment != "":
 		return nil, &ConfigError{"ENDPOINT", "the URL has a fragment", accepted}
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, &ConfigError{"ENDPOINT", "the URL's port is not a number from 1 to 65535", accepted}
+		}
 	}
 	return u, nil
 }

@@ -48,6 +48,13 @@ func TestConfigErrors(t *testing.T) {
 		{"credentials", []string{"SNOWLUMA_MCP_ENDPOINT=http://admin:hunter2@127.0.0.1:3000/"}, []string{"SNOWLUMA_MCP_ENDPOINT", "credentials"}, []string{"hunter2", "admin:"}},
 		{"token in query", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:3000/?access_token=s3cret"}, []string{"SNOWLUMA_MCP_ENDPOINT", "query"}, []string{"s3cret"}},
 		{"fragment", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:3000/#x"}, []string{"SNOWLUMA_MCP_ENDPOINT", "fragment"}, nil},
+		{"control character in token", []string{"SNOWLUMA_MCP_TOKEN=tok-a\x01b-5ecret"}, []string{"SNOWLUMA_MCP_TOKEN", "control character", "U+0001"}, []string{"tok-a", "5ecret"}},
+		{"line break inside token", []string{"SNOWLUMA_MCP_TOKEN=tok-ab\r\n5ecret"}, []string{"SNOWLUMA_MCP_TOKEN", "control character", "U+000D"}, []string{"tok-ab", "5ecret"}},
+		{"bearer prefix", []string{"SNOWLUMA_MCP_TOKEN=Bearer tok-5ecret"}, []string{"SNOWLUMA_MCP_TOKEN", "'Bearer ' prefix"}, []string{"tok-5ecret"}},
+		{"bearer prefix any case", []string{"SNOWLUMA_MCP_TOKEN=  bearer tok-5ecret\n"}, []string{"SNOWLUMA_MCP_TOKEN", "'Bearer ' prefix"}, []string{"tok-5ecret"}},
+		{"port zero", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:0/"}, []string{"SNOWLUMA_MCP_ENDPOINT", "port", "1 to 65535"}, nil},
+		{"port too big", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:65536/"}, []string{"SNOWLUMA_MCP_ENDPOINT", "port", "1 to 65535"}, nil},
+		{"port not a number", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:30x0/"}, []string{"SNOWLUMA_MCP_ENDPOINT", "port", "1 to 65535"}, nil},
 		{"bad mode with endpoint", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:3000/", "SNOWLUMA_MCP_MODE=READONLY", "SNOWLUMA_MCP_TOKEN=tok-123"}, []string{"SNOWLUMA_MCP_MODE"}, []string{"tok-123"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,7 +87,7 @@ func TestHelpAndVersion(t *testing.T) {
 	if code != 0 {
 		t.Errorf("--help exit %d", code)
 	}
-	for _, v := range []string{"SNOWLUMA_MCP_ENDPOINT", "SNOWLUMA_MCP_TOKEN", "SNOWLUMA_MCP_TIMEOUT_MS", "SNOWLUMA_MCP_MODE", "30000"} {
+	for _, v := range []string{"SNOWLUMA_MCP_ENDPOINT", "SNOWLUMA_MCP_TOKEN", "SNOWLUMA_MCP_TIMEOUT_MS", "SNOWLUMA_MCP_MODE", "30000", "true, 1 or yes", "false, 0 or no"} {
 		if !strings.Contains(stdout, v) {
 			t.Errorf("--help lacks %s", v)
 		}
@@ -152,5 +159,60 @@ func TestSafetyConfigErrors(t *testing.T) {
 				t.Errorf("%s: stderr %q lacks %q", tc.env, stderr, w)
 			}
 		}
+	}
+}
+
+// TestTokenAndPortAccepted checks the values next to the refused ones: a
+// token with surrounding white space (a CRLF .env line) and the highest
+// port start the server.
+func TestTokenAndPortAccepted(t *testing.T) {
+	for _, env := range [][]string{
+		{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN= tok-5ecret\r\n"},
+		{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:65535/"},
+		{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:1/", "SNOWLUMA_MCP_TOKEN=Bearertok"},
+	} {
+		code, stdout, stderr := runBinary(t, nil, env...)
+		if code != 0 || stdout != "" || !strings.Contains(stderr, "mode read,") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", env, code, stdout, stderr)
+		}
+		if strings.Contains(stderr, "tok-5ecret") {
+			t.Errorf("token on stderr: %q", stderr)
+		}
+	}
+}
+
+// TestUnknownVariableWarning checks that a misspelt variable gets one
+// warning naming the closest real one, the server still starts, and the
+// value is never repeated.
+func TestUnknownVariableWarning(t *testing.T) {
+	for _, tc := range []struct {
+		name, closest string
+	}{
+		{"SNOWLUMA_MCP_TIMEOUT", "SNOWLUMA_MCP_TIMEOUT_MS"},
+		{"SNOWLUMA_MCP_TOKN", "SNOWLUMA_MCP_TOKEN"},
+		{"SNOWLUMA_MCP_ENDPIONT", "SNOWLUMA_MCP_ENDPOINT"},
+		{"SNOWLUMA_MCP_VALIDATE", "SNOWLUMA_MCP_VALIDATE_PARAMS"},
+	} {
+		code, stdout, stderr := runBinary(t, nil, tc.name+"=v-5ecret-value")
+		if code != 0 || stdout != "" {
+			t.Errorf("%s: exit %d, stdout %q", tc.name, code, stdout)
+		}
+		var warnings []string
+		for _, l := range strings.Split(stderr, "\n") {
+			if strings.Contains(l, "warning") {
+				warnings = append(warnings, l)
+			}
+		}
+		if len(warnings) != 1 || !strings.Contains(warnings[0], tc.name+" is not a variable") || !strings.Contains(warnings[0], "did you mean "+tc.closest+"?") {
+			t.Errorf("%s: warnings %q", tc.name, warnings)
+		}
+		if strings.Contains(stderr, "5ecret") {
+			t.Errorf("%s: value on stderr: %q", tc.name, stderr)
+		}
+	}
+	// Every declared variable set at once: no warning.
+	_, _, stderr := runBinary(t, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN=t", "SNOWLUMA_MCP_TIMEOUT_MS=5", "SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_VALIDATE_PARAMS=no")
+	if strings.Contains(stderr, "warning") {
+		t.Errorf("a declared variable was warned about: %q", stderr)
 	}
 }

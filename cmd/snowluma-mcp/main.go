@@ -68,9 +68,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, SkipParamsCheck: !cfg.ValidateParams, Log: stderr, Safety: &policy}
 	if cfg.Mode != server.ModeDocs {
 		opts.Client, err = transfer.New(transfer.Options{
-			Endpoint: cfg.Endpoint.String(),
-			Token:    cfg.Token,
-			Timeout:  time.Duration(cfg.TimeoutMS) * time.Millisecond,
+			Endpoint:  cfg.Endpoint.String(),
+			Token:     cfg.Token,
+			Timeout:   time.Duration(cfg.TimeoutMS) * time.Millisecond,
+			UserAgent: server.Name + "/" + server.Version,
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
