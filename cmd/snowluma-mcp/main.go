@@ -32,12 +32,16 @@ const (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, stdinIsTerminal()))
 }
 
+// terminalHint follows the start-up line when a person starts the server in
+// a terminal, where it would otherwise seem to hang.
+const terminalHint = "this is an MCP server: it speaks JSON-RPC on stdin/stdout and is meant to be started by an MCP host (Claude Desktop, Claude Code, VS Code, Cursor, the MCP Inspector); see the README's host configurations. Press Ctrl-D (Ctrl-Z then Enter on Windows) to stop it"
+
 // run is main without the process: stdout is the protocol channel and
-// stderr the only log.
-func run(args []string, stdout, stderr io.Writer) int {
+// stderr the only log. terminal says whether stdin is a terminal.
+func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	// The catalog decodes in the background while the rest starts up.
 	loadCatalog := catalog.Preload()
 	for _, a := range args {
@@ -105,6 +109,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stderr, "%s %s: SnowLuma catalog %s, %d actions in %d categories, mode %s, endpoint %s\n",
 			server.Name, server.Version, cat.Version(), cat.Len(), len(cat.Categories()), cfg.Mode, endpoint)
+		if terminal {
+			fmt.Fprintf(stderr, "%s: %s\n", server.Name, terminalHint)
+		}
 	}()
 	err = s.Run(ctx, &mcp.StdioTransport{})
 	<-announced

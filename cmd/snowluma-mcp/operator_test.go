@@ -14,7 +14,7 @@ import (
 // every request names the server in its User-Agent.
 func TestPastedTokenAndUserAgent(t *testing.T) {
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, _, cs := live(t, era, "read", "SNOWLUMA_MCP_TOKEN="+secretToken+"\r\n")
+		fake, p, cs := live(t, era, "read", "SNOWLUMA_MCP_TOKEN="+secretToken+"\r\n")
 		res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if res.IsError || r.Diagnostics.Outcome != "success" {
 			t.Fatalf("with a CRLF-ended token: %+v", r.Diagnostics)
@@ -27,6 +27,10 @@ func TestPastedTokenAndUserAgent(t *testing.T) {
 			if ua := req.Header.Get("User-Agent"); !strings.HasPrefix(ua, "snowluma-mcp/") || len(ua) == len("snowluma-mcp/") {
 				t.Errorf("%s: User-Agent %q, want snowluma-mcp/<version>", req.Action, ua)
 			}
+		}
+		// Started by a host, with stdin a pipe: no terminal hint.
+		if strings.Contains(p.Stderr(), hintWords) {
+			t.Errorf("terminal hint with stdin a pipe: %q", p.Stderr())
 		}
 	})
 }
