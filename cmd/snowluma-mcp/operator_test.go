@@ -2,8 +2,11 @@ package main_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
@@ -52,6 +55,168 @@ func TestProtocolFailureNamesWhatCame(t *testing.T) {
 		}
 		if strings.Contains(r.Diagnostics.Message, "page not found") {
 			t.Errorf("the body is quoted: %q", r.Diagnostics.Message)
+		}
+	})
+}
+
+// TestSearchAsOperatorsDo drives search_actions the way a Chinese-speaking
+// operator's agent does: Chinese substrings, the best action first, stubs
+// last and marked, and an empty search that says what to try.
+func TestSearchAsOperatorsDo(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		cs := docsSession(t, era)
+		search := func(args map[string]any) (pageResult, toolResult) {
+			t.Helper()
+			_, r := callTool(t, cs, "search_actions", args)
+			return decode[pageResult](t, r.Result), r
+		}
+		names := func(pg pageResult) []string {
+			var out []string
+			for _, b := range pg.Actions {
+				out = append(out, b.Name)
+			}
+			return out
+		}
+		for _, tc := range []struct {
+			query string
+			want  []string
+		}{
+			{"禁言", []string{"set_group_ban", "set_group_whole_ban"}},
+			{"撤回", []string{"delete_msg"}},
+			{"好友", []string{"get_friend_list", "delete_friend", "set_friend_add_request"}},
+			{"上传", []string{"upload_group_file", "upload_private_file"}},
+		} {
+			pg, _ := search(map[string]any{"query": tc.query})
+			for _, w := range tc.want {
+				if !slices.Contains(names(pg), w) {
+					t.Errorf("substring %q: %s not among %v", tc.query, w, names(pg))
+				}
+			}
+			for _, b := range pg.Actions {
+				if b.SummaryZh == "" || b.CategoryLabel == "" {
+					t.Errorf("%s: compact entry without summaryZh or categoryLabel: %+v", b.Name, b)
+				}
+			}
+		}
+
+		pg, _ := search(map[string]any{"query": "群 禁言", "match": "keywords"})
+		got := names(pg)
+		if len(got) == 0 || got[0] != "set_group_ban" {
+			t.Errorf("群 禁言: %v, want set_group_ban first", got)
+		}
+		if last := pg.Actions[len(pg.Actions)-1]; last.Name != "set_group_anonymous_ban" || last.Supported == nil || *last.Supported {
+			t.Errorf("群 禁言: the stub is not last with supported false: %+v", last)
+		}
+		for _, b := range pg.Actions[:len(pg.Actions)-1] {
+			if b.Supported != nil {
+				t.Errorf("%s carries supported %v", b.Name, *b.Supported)
+			}
+		}
+		pg, _ = search(map[string]any{"query": "send message", "match": "keywords"})
+		if got := names(pg); len(got) < 2 || !slices.ContainsFunc(got[:2], func(n string) bool { return n == "send_msg" || n == "send_group_msg" }) {
+			t.Errorf("send message: %v, want send_msg or send_group_msg in the top two", got)
+		}
+
+		pg, r := search(map[string]any{"query": "群 禁言"})
+		if pg.Count != 0 || r.Diagnostics.Outcome != "success" || !strings.Contains(r.Diagnostics.Message, "no action") ||
+			!strings.Contains(r.Diagnostics.NextStep, `match: "keywords"`) {
+			t.Errorf("empty substring search: %+v %+v", pg, r.Diagnostics)
+		}
+		pg, r = search(map[string]any{"query": "禁言", "limit": 5})
+		if pg.Count == 0 || r.Diagnostics.Message != "" {
+			t.Errorf("a search that finds something carries a message: %+v", r.Diagnostics)
+		}
+
+		_, r = callTool(t, cs, "get_action", map[string]any{"name": "set_group_anonymous_ban"})
+		a := decode[brief](t, r.Result)
+		if a.SummaryZh == "" || a.CategoryLabel != "Group administration" || a.Supported == nil || *a.Supported {
+			t.Errorf("get_action of a stub: %s", r.Result)
+		}
+	})
+}
+
+// TestFailuresPointAtTheCause checks the next steps of invalid_params and of
+// a read-only action's timeout.
+func TestFailuresPointAtTheCause(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake, _, cs := live(t, era, "read", "SNOWLUMA_MCP_TIMEOUT_MS=400")
+
+		for _, tc := range []struct {
+			action   string
+			params   map[string]any
+			field    string
+			validate bool // the next step offers SNOWLUMA_MCP_VALIDATE_PARAMS
+		}{
+			{"get_msg", map[string]any{"message_id": "abc"}, "message_id", false},
+			{"get_msg", map[string]any{}, "message_id", false},
+			{"get_record", map[string]any{"file": "a.amr", "out_format": "opus"}, "out_format", true},
+			{"get_recent_contact", map[string]any{"count": "ten"}, "count", true},
+		} {
+			res, r := callTool(t, cs, "query_action", map[string]any{"action": tc.action, "params": tc.params})
+			if !res.IsError || r.Diagnostics.Kind != "invalid_params" || !strings.Contains(r.Diagnostics.Message, "/"+tc.field) ||
+				!strings.HasPrefix(r.Diagnostics.NextStep, "fix the named params") {
+				t.Errorf("%s %v: %+v", tc.action, tc.params, r.Diagnostics)
+				continue
+			}
+			if got := strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_VALIDATE_PARAMS"); got != tc.validate {
+				t.Errorf("%s %v: next step %q mentions SNOWLUMA_MCP_VALIDATE_PARAMS: %v, want %v", tc.action, tc.params, r.Diagnostics.NextStep, got, tc.validate)
+			}
+		}
+		if n := len(fake.Requests()); n != 0 {
+			t.Errorf("invalid params reached SnowLuma %d times", n)
+		}
+
+		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Delay: 5 * time.Second} })
+		res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+		if !res.IsError || r.Diagnostics.Kind != "timeout" || strings.Contains(r.Diagnostics.NextStep, "may still") ||
+			!strings.Contains(r.Diagnostics.NextStep, "only reads") || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_TIMEOUT_MS") {
+			t.Errorf("read-only timeout: %+v", r.Diagnostics)
+		}
+
+	})
+}
+
+// TestCheckConnectionProbesAtOnce checks that check_connection's three
+// probes are in flight together: each waits until all three have arrived,
+// or, if they came one by one, until a generous limit well inside the call
+// timeout, which marks them as not together.
+func TestCheckConnectionProbesAtOnce(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake, _, cs := live(t, era, "read")
+		var mu sync.Mutex
+		arrived := 0
+		all := make(chan struct{})
+		together := true
+		probe := func(json.RawMessage) fakesnowluma.Reply {
+			mu.Lock()
+			arrived++
+			if arrived == 3 {
+				close(all)
+			}
+			mu.Unlock()
+			select {
+			case <-all:
+			case <-time.After(10 * time.Second):
+				mu.Lock()
+				together = false
+				mu.Unlock()
+			}
+			return fakesnowluma.OK(map[string]any{})
+		}
+		for _, a := range []string{"get_login_info", "get_status", "get_version_info"} {
+			fake.Handle(a, probe)
+		}
+		_, r := callTool(t, cs, "get_runtime_info", map[string]any{"check_connection": true})
+		mu.Lock()
+		defer mu.Unlock()
+		if arrived != 3 || !together {
+			t.Errorf("check_connection: %d probes arrived, together %v", arrived, together)
+		}
+		info := decode[struct {
+			Checks map[string]json.RawMessage `json:"checks"`
+		}](t, r.Result)
+		if len(info.Checks) != 3 {
+			t.Errorf("checks: %s", r.Result)
 		}
 	})
 }

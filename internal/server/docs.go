@@ -79,8 +79,8 @@ const (
 	searchActionsInput = `{
   "type": "object",
   "properties": {
-    "query": {"type": "string", "minLength": 1, "description": "What to look for. Default mode: a case-insensitive substring of the name, summary or an alias. Keyword mode: space-separated terms, all of which must match; common Chinese and English synonyms count (群 禁言 finds set_group_ban)."},
-    "match": {"type": "string", "enum": ["substring", "keywords"], "default": "substring", "description": "substring (default, catalog order) or keywords (AND of terms with synonyms; exact names and aliases first, then name matches, then summary matches)."},` + filterProps + `
+    "query": {"type": "string", "minLength": 1, "description": "What to look for, in English or Chinese. Default mode: a case-insensitive substring of the name, an alias, or the English or Chinese summary (禁言 finds set_group_ban). Keyword mode: space-separated terms, all of which must match; common Chinese and English synonyms count (群 禁言 finds set_group_ban)."},
+    "match": {"type": "string", "enum": ["substring", "keywords"], "default": "substring", "description": "substring (default; catalog order) or keywords (AND of terms with synonyms, best match first: exact name or alias, then more terms in the name, then in the summaries, then OneBot v11 standard actions). Either way actions marked supported: false (stubs and no-ops) come last."},` + filterProps + `
   },
   "required": ["query"],
   "additionalProperties": false
@@ -101,15 +101,18 @@ const (
 const (
 	briefProps = `
     "name": {"type": "string"},
-    "category": {"type": "string"},
+    "category": {"type": "string", "description": "SnowLuma's canonical (Chinese) category name."},
+    "categoryLabel": {"type": "string", "description": "The category's English label."},
     "summary": {"type": "string"},
+    "summaryZh": {"type": "string", "description": "The summary in Simplified Chinese."},
     "aliases": {"type": "array", "items": {"type": "string"}},
     "readOnly": {"type": "boolean"},
     "stream": {"type": "boolean"},
+    "supported": {"const": false, "description": "Present only on stubs, no-ops and actions SnowLuma 1.11.1 does not implement: they answer without doing what the name says, or always fail."},
     "sensitive": {"type": "boolean", "description": "Present and true when the answer is a credential or key of the account; see SNOWLUMA_MCP_SENSITIVE."},
     "destructive": {"type": "boolean", "description": "Present and true for an irreversible effect on people or the account; see SNOWLUMA_MCP_CONFIRM."},
     "send": {"type": "boolean", "description": "Present and true when the action posts something others see; sends are paced."}`
-	briefRequired = `"name", "category", "summary", "aliases", "readOnly", "stream"`
+	briefRequired = `"name", "category", "categoryLabel", "summary", "summaryZh", "aliases", "readOnly", "stream"`
 	briefSchema   = `{"type": "object", "properties": {` + briefProps + `}, "required": [` + briefRequired + `]}`
 )
 
@@ -156,7 +159,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 	return []toolkit.Spec{{
 		Name:        "list_actions",
 		Title:       "List SnowLuma actions",
-		Description: "List the bundled catalog's OneBot actions as compact entries (name, category, summary, aliases, readOnly, stream), optionally filtered by category, read_only and stream, and paged with limit/offset. Contacts nothing; use get_action for an action's full contract.",
+		Description: "List the bundled catalog's OneBot actions as compact entries (name, category and its English categoryLabel, summary and Chinese summaryZh, aliases, readOnly, stream, supported: false on stubs and no-ops, and the safety flags sensitive, destructive and send when set), optionally filtered by category, read_only and stream, and paged with limit/offset. Contacts nothing; use get_action for an action's full contract.",
 		Input:       listActionsInput,
 		Output:      pageSchema,
 		Needs:       toolkit.ModeDocs,
@@ -167,7 +170,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 	}, {
 		Name:        "search_actions",
 		Title:       "Search SnowLuma actions",
-		Description: "Search the bundled catalog. Default: case-insensitive substring of name, summary or alias, in catalog order. match=keywords: space-separated terms combined with AND, with common Chinese/English synonyms (群 禁言 finds set_group_ban), exact names first. Same filters and paging as list_actions. Contacts nothing.",
+		Description: "Search the bundled catalog in English or Chinese. Default: case-insensitive substring of the name, an alias, or the English or Chinese summary (禁言 finds set_group_ban), in catalog order. match=keywords: space-separated terms combined with AND, with common Chinese/English synonyms (群 禁言), best match first. Either way stubs and no-ops (supported: false) come last. Same filters and paging as list_actions. Contacts nothing.",
 		Input:       searchActionsInput,
 		Output:      pageSchema,
 		Needs:       toolkit.ModeDocs,
@@ -180,9 +183,13 @@ func docsTools(src catalogSource) []toolkit.Spec {
 			if in.Match == "keywords" {
 				search = (*catalog.Catalog).SearchKeywords
 			}
-			return matching(src, in.filterArgs, func(cat *catalog.Catalog, f catalog.Filter) []*catalog.Action {
+			r := matching(src, in.filterArgs, func(cat *catalog.Catalog, f catalog.Filter) []*catalog.Action {
 				return search(cat, in.Query, f)
 			})
+			if p, ok := r.Result.(page); ok && (p.Total == nil && p.Count == 0 || p.Total != nil && *p.Total == 0) {
+				r.Diag.Message, r.Diag.NextStep = nothingFound(in)
+			}
+			return r
 		}),
 	}, {
 		Name:        "get_action",
@@ -219,6 +226,23 @@ func docsTools(src catalogSource) []toolkit.Spec {
 			return toolkit.OK(cat.Categories())
 		}),
 	}}
+}
+
+// nothingFound says why a search found nothing and what to try instead.
+func nothingFound(in searchArgs) (message, next string) {
+	filtered := in.Category != "" || in.ReadOnly != nil || in.Stream != nil
+	if in.Match == "keywords" {
+		next = "use fewer or more general terms"
+		if filtered {
+			next += ", or drop the category, read_only and stream filters"
+		}
+		return fmt.Sprintf("no action matches every term of %q", in.Query), next
+	}
+	next = `try match: "keywords", which splits the query into terms and knows Chinese and English synonyms`
+	if filtered {
+		next += ", or drop the category, read_only and stream filters"
+	}
+	return fmt.Sprintf("no action's name, alias or summary contains %q", in.Query), next
 }
 
 // unknownAction refuses a name that is neither an action nor an alias and

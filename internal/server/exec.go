@@ -171,11 +171,11 @@ func (x *executor) execute(ctx context.Context, c *toolkit.Call, a *catalog.Acti
 func (x *executor) send(ctx context.Context, c *toolkit.Call, a *catalog.Action, params json.RawMessage) toolkit.Reply {
 	req := transfer.Request{Action: a.Name, Params: params, Header: c.Trace.Header()}
 	if a.Stream {
-		return x.stream(ctx, req)
+		return x.stream(ctx, req, a.ReadOnly)
 	}
 	resp, err := x.client.Call(ctx, req)
 	if err != nil {
-		return transportFailure(err)
+		return transportFailure(err, a.ReadOnly)
 	}
 	return judge(resp.Envelope, resp.Status, resp.Retcode)
 }
@@ -232,7 +232,7 @@ type streamResult struct {
 var errCollectCap = errors.New("collected frames exceed the cap")
 
 // stream runs a stream action and collects each frame's data.
-func (x *executor) stream(ctx context.Context, req transfer.Request) toolkit.Reply {
+func (x *executor) stream(ctx context.Context, req transfer.Request, readOnly bool) toolkit.Reply {
 	res := streamResult{Frames: []json.RawMessage{}}
 	var last transfer.Frame
 	size := 0
@@ -255,7 +255,7 @@ func (x *executor) stream(ctx context.Context, req transfer.Request) toolkit.Rep
 			"narrow the request: a tool result holds at most that much of a stream's frames")
 	}
 	if err != nil {
-		return transportFailure(err)
+		return transportFailure(err, readOnly)
 	}
 	r := judge(last.Raw, last.Status, last.Retcode)
 	if r.Diag.Outcome == toolkit.OutcomeSuccess && last.Type != "response" {
@@ -267,21 +267,54 @@ func (x *executor) stream(ctx context.Context, req transfer.Request) toolkit.Rep
 	return r
 }
 
-// invalidParams reports params that fail the action's catalog schema.
+// invalidParams reports params that fail the action's catalog schema. The
+// next step is to fix them; turning the check off is offered only where the
+// catalog itself may be behind the connected SnowLuma (see newerMayAccept).
 func invalidParams(a *catalog.Action, errs []catalog.FieldError) toolkit.Reply {
 	parts := make([]string, len(errs))
 	for i, e := range errs {
 		parts[i] = "params" + e.String()
 	}
+	next := fmt.Sprintf("fix the named params as get_action %s's inputSchema says, then call again", a.Name)
+	if why := newerMayAccept(a, errs); why != "" {
+		next += "; " + why + ", so if the connected SnowLuma is newer than the catalog's " + catalog.Version +
+			", SNOWLUMA_MCP_VALIDATE_PARAMS=false sends params unchecked"
+	}
 	return toolkit.Fail(toolkit.KindInvalidParams,
-		fmt.Sprintf("%s: %s; nothing was sent", a.Name, strings.Join(parts, "; ")),
-		"fix the named params per get_action's inputSchema; SNOWLUMA_MCP_VALIDATE_PARAMS=false skips this check for a SnowLuma newer than the catalog")
+		fmt.Sprintf("%s: %s; nothing was sent", a.Name, strings.Join(parts, "; ")), next)
+}
+
+// newerMayAccept says why a SnowLuma newer than the catalog might accept
+// what the catalog refused, or returns "": the action is one 1.11.1 does
+// not implement (a later release may, with other params), or a refused
+// value is outside a fixed list of values (a later release may add some).
+// A missing field or a wrong type is the caller's to fix.
+func newerMayAccept(a *catalog.Action, errs []catalog.FieldError) string {
+	if !a.IsSupported() {
+		return a.Name + " is not implemented in SnowLuma " + catalog.Version
+	}
+	for _, e := range errs {
+		name, _, _ := strings.Cut(strings.TrimPrefix(e.Pointer, "/"), "/")
+		p, ok := a.Param(name)
+		if !ok || !strings.HasPrefix(e.Problem, "expected ") {
+			continue
+		}
+		var top map[string]json.RawMessage
+		if json.Unmarshal(p.Schema, &top) != nil {
+			continue
+		}
+		if _, ok := top["enum"]; ok {
+			return "the catalog lists the values " + name + " accepts and a later SnowLuma may accept more"
+		}
+	}
+	return ""
 }
 
 // transportFailure reports a call that produced no usable answer. One
 // table maps each transfer failure kind to the kind a tool reports and the
-// next step a person can act on.
-func transportFailure(err error) toolkit.Reply {
+// next step a person can act on. readOnly is the action's flag: a timed-out
+// or cancelled read changed nothing, so it may simply be called again.
+func transportFailure(err error, readOnly bool) toolkit.Reply {
 	table := map[transfer.Kind]struct {
 		kind toolkit.Kind
 		next string
@@ -301,6 +334,14 @@ func transportFailure(err error) toolkit.Reply {
 	f, known := table[te.Kind]
 	if !known {
 		f = table[transfer.KindTransport]
+	}
+	if readOnly {
+		switch te.Kind {
+		case transfer.KindTimeout:
+			f.next = "the action only reads, so calling it again is safe; if SnowLuma is slow to answer it, raise SNOWLUMA_MCP_TIMEOUT_MS"
+		case transfer.KindCancelled:
+			f.next = "the call was cancelled; the action only reads, so calling it again is safe"
+		}
 	}
 	return toolkit.Fail(f.kind, te.Error(), f.next)
 }

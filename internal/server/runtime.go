@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
@@ -28,7 +29,7 @@ const runtimeResult = `{
     "write_enabled": {"type": "boolean"},
     "catalog_version": {"type": "string", "description": "SnowLuma release the bundled catalog describes."},
     "action_count": {"type": "integer"},
-    "server_support": {"const": "unknown", "description": "Always unknown: the catalog is a snapshot, not proof of what the connected SnowLuma supports."},
+    "server_support": {"const": "unknown", "description": "Always unknown, by design: the catalog describes SnowLuma 1.11.1, and the connected SnowLuma may be another release, so this server does not claim that any action is available there. Call the action (or use check_connection) to find out."},
     "transport": {
       "type": ["object", "null"],
       "description": "Effective limits of calls to SnowLuma; null in docs mode. Paths, when present, are on the MCP host.",
@@ -83,7 +84,7 @@ func runtimeTool(x *executor) toolkit.Spec {
 	return toolkit.Spec{
 		Name:        "get_runtime_info",
 		Title:       "SnowLuma MCP runtime overview",
-		Description: "Describe this server as configured: mode, whether execution and writes are enabled, the catalog version and size, and the effective transport limits and the account-safety policy. Contacts nothing unless check_connection is true (read and write modes), which runs get_login_info, get_status and get_version_info and reports each answer. Never shows the endpoint or token.",
+		Description: "Describe this server as configured: mode, whether execution and writes are enabled, the catalog version and size, the effective transport limits and the account-safety policy. server_support is always \"unknown\": the catalog is a snapshot of SnowLuma 1.11.1, not proof of what the connected SnowLuma supports. Contacts nothing unless check_connection is true (read and write modes), which runs get_login_info, get_status and get_version_info at once and reports each answer. Never shows the endpoint or token.",
 		Input:       runtimeInput,
 		Output:      runtimeResult,
 		Needs:       toolkit.ModeDocs,
@@ -129,10 +130,20 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 	}
 	info.ConnectionChecked = true
 	info.Checks = map[string]checkInfo{}
-	var failed []string
+	// The three probes are independent reads: run them at once, so that a
+	// slow or unreachable SnowLuma costs one timeout, not three.
 	checks := []string{"get_login_info", "get_status", "get_version_info"}
-	for _, name := range checks {
-		r := x.run(ctx, &toolkit.Call{Req: c.Req, Trace: c.Trace}, actionArgs{Action: name}, false)
+	replies := make([]toolkit.Reply, len(checks))
+	var wg sync.WaitGroup
+	for i, name := range checks {
+		wg.Go(func() {
+			replies[i] = x.run(ctx, &toolkit.Call{Req: c.Req, Trace: c.Trace}, actionArgs{Action: name}, false)
+		})
+	}
+	wg.Wait()
+	var failed []string
+	for i, name := range checks {
+		r := replies[i]
 		info.Checks[name] = checkInfo{Result: r.Result, Diagnostics: r.Diag}
 		if r.Diag.Outcome != toolkit.OutcomeSuccess {
 			failed = append(failed, name)

@@ -1,0 +1,35 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/transfer"
+)
+
+// TestTransportFailureReadOnly checks that a timed-out or cancelled read
+// says it is safe to call again, and a write warns that it may have
+// happened.
+func TestTransportFailureReadOnly(t *testing.T) {
+	for _, kind := range []transfer.Kind{transfer.KindTimeout, transfer.KindCancelled} {
+		err := &transfer.Error{Kind: kind, Op: "get_status", Err: context.DeadlineExceeded}
+		read := transportFailure(err, true).Diag
+		write := transportFailure(err, false).Diag
+		if !strings.Contains(read.NextStep, "only reads") || strings.Contains(read.NextStep, "may") {
+			t.Errorf("%s of a read: %q", kind, read.NextStep)
+		}
+		if !strings.Contains(write.NextStep, "may") || strings.Contains(write.NextStep, "only reads") {
+			t.Errorf("%s of a write: %q", kind, write.NextStep)
+		}
+		if read.Kind != write.Kind || read.Kind != toolkit.Kind(kind) {
+			t.Errorf("%s: kinds %s and %s", kind, read.Kind, write.Kind)
+		}
+	}
+	// Other kinds do not depend on the flag.
+	err := &transfer.Error{Kind: transfer.KindProtocol, Op: "get_status"}
+	if transportFailure(err, true).Diag != transportFailure(err, false).Diag {
+		t.Error("a protocol failure's diagnostics depend on readOnly")
+	}
+}
