@@ -51,6 +51,11 @@ type Category struct {
 // Its Brief is the compact part that list and search return.
 type Action struct {
 	Brief
+	// SummaryZh is the summary in Simplified Chinese, for the operators
+	// who search in Chinese. Substring search matches it; it stays out of
+	// the Brief so that the whole compact listing remains small enough to
+	// repeat as text for hosts that read no structured content.
+	SummaryZh   string   `json:"summaryZh"`
 	Params      []Param  `json:"params"`
 	Constraints []string `json:"constraints"`
 	// Returns says in prose what a successful call's data holds.
@@ -89,14 +94,11 @@ type Brief struct {
 	Category string `json:"category"`
 	// CategoryLabel is the category's English label, filled in by Load
 	// from the action's file.
-	CategoryLabel string `json:"categoryLabel"`
-	Summary       string `json:"summary"`
-	// SummaryZh is the summary in Simplified Chinese, for the operators
-	// who search in Chinese.
-	SummaryZh string   `json:"summaryZh"`
-	Aliases   []string `json:"aliases"`
-	ReadOnly  bool     `json:"readOnly"`
-	Stream    bool     `json:"stream"`
+	CategoryLabel string   `json:"categoryLabel"`
+	Summary       string   `json:"summary"`
+	Aliases       []string `json:"aliases"`
+	ReadOnly      bool     `json:"readOnly"`
+	Stream        bool     `json:"stream"`
 	// Supported is false for a stub, a no-op or an action SnowLuma
 	// registers but does not implement, and absent otherwise: such an
 	// action answers without doing what its name says, or always fails.

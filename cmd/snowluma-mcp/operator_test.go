@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 )
@@ -93,8 +95,8 @@ func TestSearchAsOperatorsDo(t *testing.T) {
 				}
 			}
 			for _, b := range pg.Actions {
-				if b.SummaryZh == "" || b.CategoryLabel == "" {
-					t.Errorf("%s: compact entry without summaryZh or categoryLabel: %+v", b.Name, b)
+				if b.CategoryLabel == "" {
+					t.Errorf("%s: compact entry without categoryLabel: %+v", b.Name, b)
 				}
 			}
 		}
@@ -127,9 +129,22 @@ func TestSearchAsOperatorsDo(t *testing.T) {
 			t.Errorf("a search that finds something carries a message: %+v", r.Diagnostics)
 		}
 
+		rr, err := cs.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: "snowluma://onebot/actions"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := decode[struct {
+			Actions []catalog.Action `json:"actions"`
+		}](t, json.RawMessage(rr.Contents[0].Text))
+		for _, a := range doc.Actions {
+			if a.SummaryZh == "" || a.CategoryLabel == "" {
+				t.Errorf("resource: %s lacks summaryZh or categoryLabel", a.Name)
+			}
+		}
+
 		_, r = callTool(t, cs, "get_action", map[string]any{"name": "set_group_anonymous_ban"})
-		a := decode[brief](t, r.Result)
-		if a.SummaryZh == "" || a.CategoryLabel != "Group administration" || a.Supported == nil || *a.Supported {
+		a := decode[catalog.Action](t, r.Result)
+		if !strings.Contains(a.SummaryZh, "禁言") || a.CategoryLabel != "Group administration" || a.Supported == nil || *a.Supported {
 			t.Errorf("get_action of a stub: %s", r.Result)
 		}
 	})

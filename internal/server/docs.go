@@ -104,7 +104,6 @@ const (
     "category": {"type": "string", "description": "SnowLuma's canonical (Chinese) category name."},
     "categoryLabel": {"type": "string", "description": "The category's English label."},
     "summary": {"type": "string"},
-    "summaryZh": {"type": "string", "description": "The summary in Simplified Chinese."},
     "aliases": {"type": "array", "items": {"type": "string"}},
     "readOnly": {"type": "boolean"},
     "stream": {"type": "boolean"},
@@ -112,7 +111,7 @@ const (
     "sensitive": {"type": "boolean", "description": "Present and true when the answer is a credential or key of the account; see SNOWLUMA_MCP_SENSITIVE."},
     "destructive": {"type": "boolean", "description": "Present and true for an irreversible effect on people or the account; see SNOWLUMA_MCP_CONFIRM."},
     "send": {"type": "boolean", "description": "Present and true when the action posts something others see; sends are paced."}`
-	briefRequired = `"name", "category", "categoryLabel", "summary", "summaryZh", "aliases", "readOnly", "stream"`
+	briefRequired = `"name", "category", "categoryLabel", "summary", "aliases", "readOnly", "stream"`
 	briefSchema   = `{"type": "object", "properties": {` + briefProps + `}, "required": [` + briefRequired + `]}`
 )
 
@@ -130,6 +129,7 @@ const pageSchema = `{
 const actionSchema = `{
   "type": "object",
   "properties": {` + briefProps + `,
+    "summaryZh": {"type": "string", "description": "The summary in Simplified Chinese."},
     "params": {"type": "array", "items": {"type": "object"}},
     "constraints": {"type": "array", "items": {"type": "string"}},
     "returns": {"type": "string"},
@@ -137,7 +137,7 @@ const actionSchema = `{
     "examples": {"type": "array", "items": {"type": "object"}},
     "inputSchema": {"type": "object"}
   },
-  "required": [` + briefRequired + `, "params", "constraints", "returns", "returnsSchema", "examples", "inputSchema"]
+  "required": [` + briefRequired + `, "summaryZh", "params", "constraints", "returns", "returnsSchema", "examples", "inputSchema"]
 }`
 
 const categoriesSchema = `{
@@ -159,7 +159,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 	return []toolkit.Spec{{
 		Name:        "list_actions",
 		Title:       "List SnowLuma actions",
-		Description: "List the bundled catalog's OneBot actions as compact entries (name, category and its English categoryLabel, summary and Chinese summaryZh, aliases, readOnly, stream, supported: false on stubs and no-ops, and the safety flags sensitive, destructive and send when set), optionally filtered by category, read_only and stream, and paged with limit/offset. Contacts nothing; use get_action for an action's full contract.",
+		Description: "List the bundled catalog's OneBot actions as compact entries (name, category and its English categoryLabel, summary, aliases, readOnly, stream, supported: false on stubs and no-ops, and the safety flags sensitive, destructive and send when set), optionally filtered by category, read_only and stream, and paged with limit/offset. Contacts nothing; use get_action for an action's full contract.",
 		Input:       listActionsInput,
 		Output:      pageSchema,
 		Needs:       toolkit.ModeDocs,
@@ -194,7 +194,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 	}, {
 		Name:        "get_action",
 		Title:       "Describe a SnowLuma action",
-		Description: "Get one action's whole contract by name or alias: summary, parameters, cross-field constraints, readOnly and stream flags, returnsSchema (the successful data), examples, and an inputSchema ready for building params. Contacts nothing.",
+		Description: "Get one action's whole contract by name or alias: summary and Chinese summaryZh, parameters, cross-field constraints, readOnly and stream flags, returnsSchema (the successful data), examples, and an inputSchema ready for building params. Contacts nothing.",
 		Input:       getActionInput,
 		Output:      actionSchema,
 		Needs:       toolkit.ModeDocs,
