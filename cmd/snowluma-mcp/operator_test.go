@@ -124,6 +124,11 @@ func TestSearchAsOperatorsDo(t *testing.T) {
 			!strings.Contains(r.Diagnostics.NextStep, `match: "keywords"`) {
 			t.Errorf("empty substring search: %+v %+v", pg, r.Diagnostics)
 		}
+		pg, r = search(map[string]any{"query": "禁言 zzzz", "match": "keywords", "read_only": true})
+		if pg.Count != 0 || !strings.Contains(r.Diagnostics.Message, "no action matches every term") ||
+			!strings.Contains(r.Diagnostics.NextStep, "fewer") || !strings.Contains(r.Diagnostics.NextStep, "filters") {
+			t.Errorf("empty keyword search: %+v %+v", pg, r.Diagnostics)
+		}
 		pg, r = search(map[string]any{"query": "禁言", "limit": 5})
 		if pg.Count == 0 || r.Diagnostics.Message != "" {
 			t.Errorf("a search that finds something carries a message: %+v", r.Diagnostics)
