@@ -5,7 +5,8 @@
 //
 // It is split by concern: this file holds the server, routing and request
 // recording; actions.go the replies and the default responders of ordinary
-// actions; streams.go the stream actions and the writing of stream frames.
+// actions; streams.go the stream actions and the writing of stream frames;
+// events.go the event WebSocket.
 package fakesnowluma
 
 import (
@@ -41,6 +42,9 @@ type Server struct {
 	handlers map[string]Handler
 	requests []Recorded
 	closed   bool
+	// The event WebSocket (events.go).
+	upgrades   []http.Header
+	eventConns []*EventConn
 	inflight sync.WaitGroup // running ServeHTTP calls
 }
 
@@ -150,6 +154,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.inflight.Add(1)
 	s.mu.Unlock()
 	defer s.inflight.Done()
+	if isUpgrade(r) {
+		s.serveEvents(w, r)
+		return
+	}
 
 	// Reading the whole body also lets the server notice when the client
 	// goes away, which ends the request's context.

@@ -1,0 +1,126 @@
+package events
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+)
+
+// FuzzParseFrame checks that any frame either is refused or routes without
+// breaking a resource's caps, and that an accepted frame is a JSON object
+// with a post_type.
+func FuzzParseFrame(f *testing.F) {
+	for _, seed := range []string{
+		fakesnowluma.GroupMessage(20001, 30001, "hi"), fakesnowluma.PrivateMessage(1, "x"),
+		fakesnowluma.GroupIncrease(1, 2), fakesnowluma.FriendRequest(3), fakesnowluma.Heartbeat(),
+		`{"post_type":"message_sent","self_id":"10001","user_id":"1"}`, `[]`, `null`, `{"post_type":""}`,
+		`{"post_type":"notice","self_id":1e3,"group_id":-1}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Add([]byte(`{"post_type":"notice","self_id":1,"self_id":2,"\u0067roup_id":3,"x":{"user_id":4},"s":"}\\"{"}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		fr, err := parseFrame(raw)
+		if err != nil {
+			return
+		}
+		// The hand scanner must agree with encoding/json.
+		var obj struct {
+			PostType      string          `json:"post_type"`
+			SelfID        json.RawMessage `json:"self_id"`
+			GroupID       json.RawMessage `json:"group_id"`
+			UserID        json.RawMessage `json:"user_id"`
+			MetaEventType json.RawMessage `json:"meta_event_type"`
+			SubType       json.RawMessage `json:"sub_type"`
+		}
+		if raw := bytes.TrimLeft(raw, " \t\r\n"); len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
+			t.Fatalf("accepted a frame that is not a JSON object: %q", raw)
+		}
+		if obj.PostType == "" || obj.PostType != fr.postType {
+			t.Fatalf("post_type %q, parsed %q", obj.PostType, fr.postType)
+		}
+		for _, p := range []struct {
+			name string
+			raw  json.RawMessage
+			v    int64
+			ok   bool
+		}{{"self_id", obj.SelfID, fr.selfID, fr.hasSelf}, {"group_id", obj.GroupID, fr.groupID, fr.hasGroup}, {"user_id", obj.UserID, fr.userID, fr.hasUser}} {
+			if v, ok := id(p.raw); v != p.v || ok != p.ok {
+				t.Fatalf("%s: encoding/json reads %s (%d %v), the scanner %d %v", p.name, p.raw, v, ok, p.v, p.ok)
+			}
+		}
+		r := newResource(t)
+		r.filter = Filter{SelfID: 1, Types: AllTypes}
+		for range MaxEvents + 1 {
+			if r.filter.match(fr) {
+				r.add(raw)
+			}
+		}
+		if r.n > MaxEvents || r.bytes > MaxBytes && r.n > 1 {
+			t.Fatalf("caps broken: %d events, %d bytes", r.n, r.bytes)
+		}
+	})
+}
+
+// ingestHub is a Hub with one connection (no socket) and n resources that
+// all take every event.
+func ingestHub(n int, onUpdate func(string)) (*Hub, *conn) {
+	h := New(Options{OnUpdate: onUpdate})
+	c := &conn{selfID: fakesnowluma.SelfID, status: StatusConnected}
+	h.conn = c
+	for range n {
+		h.add(c, Filter{SelfID: fakesnowluma.SelfID, Types: AllTypes})
+	}
+	return h, c
+}
+
+// BenchmarkIngest measures events per second through parse, account check,
+// filter and buffer, with one resource and with the 16 a process may hold.
+func BenchmarkIngest(b *testing.B) {
+	frame := []byte(fakesnowluma.GroupMessage(20001, 30001, "a typical short group message, about as long as most"))
+	for _, n := range []int{1, MaxResources} {
+		b.Run(fmt.Sprintf("resources=%d", n), func(b *testing.B) {
+			h, c := ingestHub(n, func(string) {})
+			b.SetBytes(int64(len(frame)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, reason := h.ingest(c, bytes.Clone(frame)); reason != "" {
+					b.Fatal(reason)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
+
+// BenchmarkFullResource measures the heap one resource holds when full,
+// with small events (the 256-entry cap binds) and large ones (the 1 MiB cap
+// binds), after far more events than it keeps.
+func BenchmarkFullResource(b *testing.B) {
+	for _, size := range []int{512, 16 << 10} {
+		b.Run(fmt.Sprintf("event=%dB", size), func(b *testing.B) {
+			frame := fmt.Sprintf(`{"post_type":"notice","self_id":%d,"pad":"%s"}`, fakesnowluma.SelfID, strings.Repeat("x", size))
+			var held float64
+			for i := 0; i < b.N; i++ {
+				runtime.GC()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				h, c := ingestHub(1, nil) // no update timers to hold the resource
+				for range 4 * MaxEvents {
+					h.ingest(c, []byte(frame))
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				held = float64(after.HeapAlloc) - float64(before.HeapAlloc)
+				runtime.KeepAlive(h)
+			}
+			b.ReportMetric(held, "heap-B/resource")
+		})
+	}
+}

@@ -1,0 +1,446 @@
+// Package events holds SnowLuma's live account events for an MCP client:
+// the one WebSocket event connection, the filters that route each event to
+// the resources subscribed to it, each resource's bounded buffer and its
+// opaque cursors, and the connection status every resource reports.
+//
+// The connection opens on the first Subscribe, never earlier, and is never
+// silently reopened: when it ends, the resources keep their buffers and say
+// why, and a new connection needs them released first. Releasing the last
+// resource closes the socket. Memory is bounded by the caps below whatever
+// SnowLuma sends. Nothing here sends an action or a message to SnowLuma.
+package events
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// Limits of the features document ("Live event resources").
+const (
+	MaxResources   = 16        // resources per process, sharing one connection
+	MaxEvents      = 256       // entries held by one resource
+	MaxBytes       = 1 << 20   // event bytes held by one resource
+	MaxFrame       = 256 << 10 // bytes of one incoming frame
+	MaxFilterIDs   = 100       // distinct ids in one group or user filter
+	UpdateInterval = 100 * time.Millisecond
+	// DialTimeout bounds opening the connection when the caller sets no
+	// earlier deadline.
+	DialTimeout = 10 * time.Second
+)
+
+// Status is the state of the connection a resource belongs to.
+type Status string
+
+const (
+	// StatusNotConnected: no connection is open because no resource exists.
+	StatusNotConnected Status = "not_connected"
+	StatusConnected    Status = "connected"
+	// StatusDisconnected: SnowLuma closed the socket, or it failed.
+	StatusDisconnected Status = "disconnected"
+	// StatusStopped: this server closed the socket (a bad frame, a release,
+	// the end of the session).
+	StatusStopped Status = "stopped"
+)
+
+// State is a connection's status and why, in words.
+type State struct {
+	Status Status `json:"status"`
+	Reason string `json:"status_reason"`
+	// Resources counts the live event resources.
+	Resources int `json:"resources"`
+}
+
+// Options configure a Hub.
+type Options struct {
+	// URL is SnowLuma's event WebSocket, ws:// or wss://.
+	URL string
+	// Token, when set, goes in the upgrade's Authorization header and
+	// nowhere else.
+	Token string
+	// OnUpdate is told that a resource changed (new events or a new
+	// status), at most once per UpdateInterval per resource, on its own
+	// goroutine. It may be nil.
+	OnUpdate func(id string)
+}
+
+// A Hub owns the event connection and the resources fed by it. It is safe
+// for concurrent use.
+type Hub struct {
+	opts Options
+
+	dialMu sync.Mutex // one Subscribe at a time opens a connection
+
+	mu        sync.Mutex
+	conn      *conn       // nil while no resource exists
+	resources []*resource // live resources, oldest first
+	closed    bool
+}
+
+// conn is one WebSocket connection. status, reason and sawDisable are
+// guarded by the Hub's mutex.
+type conn struct {
+	ws         *websocket.Conn
+	selfID     int64
+	status     Status
+	reason     string
+	sawDisable bool
+	done       chan struct{} // closed when the reader has returned
+}
+
+func (c *conn) state() State {
+	return State{Status: c.status, Reason: c.reason}
+}
+
+// New returns a Hub for opts. It connects to nothing.
+func New(opts Options) *Hub {
+	return &Hub{opts: opts}
+}
+
+// Info describes a created resource.
+type Info struct {
+	ID     string
+	Filter Filter
+}
+
+// Subscribe creates a resource for f, opening the connection when none is
+// open. It refuses a 17th resource, an account other than the open
+// connection's, and any new resource while the existing ones belong to a
+// connection that has ended.
+func (h *Hub) Subscribe(ctx context.Context, f Filter) (Info, error) {
+	f, err := f.Normalize()
+	if err != nil {
+		return Info{}, err
+	}
+	h.dialMu.Lock()
+	defer h.dialMu.Unlock()
+
+	h.mu.Lock()
+	if err := h.admit(f); err != nil {
+		h.mu.Unlock()
+		return Info{}, err
+	}
+	if h.conn != nil {
+		defer h.mu.Unlock()
+		return h.add(h.conn, f), nil
+	}
+	h.mu.Unlock()
+
+	ws, err := h.dial(ctx)
+	if err != nil {
+		return Info{}, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		ws.CloseNow()
+		return Info{}, errClosed()
+	}
+	c := &conn{ws: ws, selfID: f.SelfID, status: StatusConnected, reason: "the event connection to SnowLuma is open", done: make(chan struct{})}
+	h.conn = c
+	info := h.add(c, f)
+	go h.read(c)
+	return info, nil
+}
+
+// admit checks that a resource for f may be created. h.mu is held.
+func (h *Hub) admit(f Filter) error {
+	switch {
+	case h.closed:
+		return errClosed()
+	case len(h.resources) >= MaxResources:
+		return &Error{Code: CodeTooManyResources,
+			Message:  fmt.Sprintf("%d event resources already exist, the most one server holds", MaxResources),
+			NextStep: "release one you no longer read with unsubscribe_events {\"uri\": ...} (legacy clients: resources/unsubscribe), then subscribe again"}
+	case h.conn == nil:
+		return nil
+	case h.conn.status != StatusConnected:
+		return &Error{Code: CodeReleaseFirst,
+			Message:  fmt.Sprintf("the event connection is %s (%s) and is never reopened silently; %d event resources still hold its buffers", h.conn.status, h.conn.reason, len(h.resources)),
+			NextStep: "read what the existing resources hold, release each with unsubscribe_events, then subscribe again to open a new connection"}
+	case h.conn.selfID != f.SelfID:
+		return &Error{Code: CodeReleaseFirst,
+			Message:  fmt.Sprintf("the event connection serves account %d, not %d", h.conn.selfID, f.SelfID),
+			NextStep: "subscribe with self_id " + fmt.Sprint(h.conn.selfID) + ", or release every existing event resource with unsubscribe_events before changing accounts"}
+	}
+	return nil
+}
+
+// add creates a resource on c. h.mu is held.
+func (h *Hub) add(c *conn, f Filter) Info {
+	r := &resource{filter: f, conn: c}
+	rand.Read(r.id[:])
+	h.resources = append(h.resources, r)
+	return Info{ID: r.name(), Filter: f}
+}
+
+func errClosed() *Error {
+	return &Error{Code: CodeClosed, Message: "the event service has shut down with the MCP session", NextStep: "start a new MCP session"}
+}
+
+// dial opens the WebSocket with the token in the Authorization header.
+func (h *Hub) dial(ctx context.Context) (*websocket.Conn, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DialTimeout)
+		defer cancel()
+	}
+	hdr := http.Header{}
+	if h.opts.Token != "" {
+		hdr.Set("Authorization", "Bearer "+h.opts.Token)
+	}
+	ws, resp, err := websocket.Dial(ctx, h.opts.URL, &websocket.DialOptions{HTTPHeader: hdr})
+	if err == nil {
+		ws.SetReadLimit(MaxFrame)
+		return ws, nil
+	}
+	const check = "check that SnowLuma is running with its forward WebSocket enabled at SNOWLUMA_MCP_EVENTS_URL"
+	switch {
+	case resp != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden):
+		return nil, &Error{Code: CodeUnauthorized,
+			Message:  fmt.Sprintf("SnowLuma refused the event connection's token (HTTP %d)", resp.StatusCode),
+			NextStep: "set SNOWLUMA_MCP_TOKEN to SnowLuma's access token and restart the server"}
+	case resp != nil:
+		return nil, &Error{Code: CodeConnect,
+			Message:  fmt.Sprintf("SnowLuma answered the WebSocket upgrade with HTTP %d", resp.StatusCode),
+			NextStep: check}
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return nil, &Error{Code: CodeTimeout, Message: "opening the event connection timed out", NextStep: check + ", then subscribe again"}
+	case errors.Is(ctx.Err(), context.Canceled):
+		return nil, &Error{Code: CodeCancelled, Message: "subscribing was cancelled while connecting; no resource was created", NextStep: "subscribe again if it is still wanted"}
+	}
+	return nil, &Error{Code: CodeConnect, Message: "the event connection could not be opened: " + err.Error(), NextStep: check}
+}
+
+// read feeds c's frames to the resources until the socket ends.
+func (h *Hub) read(c *conn) {
+	defer close(c.done)
+	for {
+		typ, raw, err := c.ws.Read(context.Background())
+		if err != nil {
+			h.ended(c, err)
+			return
+		}
+		if typ != websocket.MessageText {
+			h.stop(c, websocket.StatusUnsupportedData, "SnowLuma sent a binary frame; events are JSON text frames")
+			return
+		}
+		if code, reason := h.ingest(c, raw); reason != "" {
+			h.stop(c, code, reason)
+			return
+		}
+	}
+}
+
+// ingest routes one frame to the resources whose filter it passes. A frame
+// that must stop the connection returns the close code and the reason.
+func (h *Hub) ingest(c *conn, raw []byte) (websocket.StatusCode, string) {
+	f, err := parseFrame(raw)
+	if err != nil {
+		return websocket.StatusInvalidFramePayloadData, "SnowLuma sent a malformed event (not a JSON object with a post_type), so this server stopped the connection"
+	}
+	if !f.hasSelf || f.selfID != c.selfID {
+		got := "no self_id"
+		if f.hasSelf {
+			got = fmt.Sprintf("self_id %d", f.selfID)
+		}
+		return websocket.StatusPolicyViolation, fmt.Sprintf("an event with %s arrived on the connection subscribed for account %d, so this server stopped the connection", got, c.selfID)
+	}
+	if f.category == "" {
+		if f.lifecycleDisable {
+			h.mu.Lock()
+			c.sawDisable = true
+			h.mu.Unlock()
+		}
+		return 0, ""
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, r := range h.resources {
+		if r.conn == c && r.filter.match(f) {
+			r.add(raw)
+			h.changed(r)
+		}
+	}
+	return 0, ""
+}
+
+// stop ends c on this server's side for reason.
+func (h *Hub) stop(c *conn, code websocket.StatusCode, reason string) {
+	h.setStatus(c, StatusStopped, reason)
+	c.ws.Close(code, "")
+}
+
+// ended records why c's socket ended, unless this server ended it first.
+func (h *Hub) ended(c *conn, err error) {
+	if errors.Is(err, websocket.ErrMessageTooBig) {
+		h.setStatus(c, StatusStopped, fmt.Sprintf("SnowLuma sent a frame over the %d KiB limit, so this server stopped the connection", MaxFrame>>10))
+		c.ws.CloseNow()
+		return
+	}
+	h.mu.Lock()
+	disable := c.sawDisable
+	h.mu.Unlock()
+	var reason string
+	switch code := websocket.CloseStatus(err); {
+	case disable:
+		reason = "SnowLuma shut down (lifecycle disable) and closed the connection"
+	case code != -1:
+		reason = fmt.Sprintf("SnowLuma closed the connection (WebSocket status %d)", int(code))
+	default:
+		reason = "the connection to SnowLuma failed: " + err.Error()
+	}
+	h.setStatus(c, StatusDisconnected, reason)
+	c.ws.CloseNow()
+}
+
+// setStatus moves a connected c to status and tells its resources. A
+// connection that already ended keeps its first status.
+func (h *Hub) setStatus(c *conn, status Status, reason string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if c.status != StatusConnected {
+		return
+	}
+	c.status, c.reason = status, reason+" at "+time.Now().UTC().Format(time.RFC3339)
+	for _, r := range h.resources {
+		if r.conn == c {
+			h.changed(r)
+		}
+	}
+}
+
+// changed schedules r's update call, coalescing to one per UpdateInterval.
+// h.mu is held.
+func (h *Hub) changed(r *resource) {
+	if r.pending || h.opts.OnUpdate == nil {
+		return
+	}
+	r.pending = true
+	time.AfterFunc(time.Until(r.lastUpdate.Add(UpdateInterval)), func() {
+		h.mu.Lock()
+		r.pending = false
+		if r.released {
+			h.mu.Unlock()
+			return
+		}
+		r.lastUpdate = time.Now()
+		id := r.name()
+		h.mu.Unlock()
+		h.opts.OnUpdate(id)
+	})
+}
+
+// find returns the live resource with id. h.mu is held.
+func (h *Hub) find(id string) (int, *resource, error) {
+	for i, r := range h.resources {
+		if r.name() == id {
+			return i, r, nil
+		}
+	}
+	return -1, nil, &Error{Code: CodeUnknownResource,
+		Message:  "no live event resource has that URI (it was never created, or it was released)",
+		NextStep: "call subscribe_events and use the uri it returns"}
+}
+
+// Read returns the entries of resource id newer than the after cursor (all
+// held entries when after is empty), with the status and loss counters.
+func (h *Hub) Read(id, after string) (Snapshot, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, r, err := h.find(id)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	var seq int64
+	if after != "" {
+		if seq, err = r.parseCursor(after); err != nil {
+			return Snapshot{}, err
+		}
+	}
+	return r.snapshot(seq), nil
+}
+
+// Exists reports whether id is a live resource.
+func (h *Hub) Exists(id string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, _, err := h.find(id)
+	return err == nil
+}
+
+// NotificationFailed records that an update notification for id could not
+// be delivered; reads of id say so from then on.
+func (h *Hub) NotificationFailed(id string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, r, err := h.find(id); err == nil {
+		r.notificationFailed = true
+	}
+}
+
+// Release drops resource id and its buffer. Releasing the last resource
+// closes the connection.
+func (h *Hub) Release(id string) error {
+	h.mu.Lock()
+	i, r, err := h.find(id)
+	if err != nil {
+		h.mu.Unlock()
+		return err
+	}
+	r.released = true
+	h.resources = slices.Delete(h.resources, i, i+1)
+	var last *conn
+	if len(h.resources) == 0 {
+		last, h.conn = h.conn, nil
+		if last.status == StatusConnected {
+			last.status, last.reason = StatusStopped, "the last event resource was released"
+		}
+	}
+	h.mu.Unlock()
+	if last != nil {
+		last.ws.Close(websocket.StatusNormalClosure, "")
+		<-last.done
+	}
+	return nil
+}
+
+// Close releases every resource and closes the connection cleanly: the MCP
+// session has ended. Later calls are refused.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	h.closed = true
+	for _, r := range h.resources {
+		r.released = true
+	}
+	h.resources = nil
+	c := h.conn
+	h.conn = nil
+	if c != nil && c.status == StatusConnected {
+		c.status, c.reason = StatusStopped, "the MCP session ended"
+	}
+	h.mu.Unlock()
+	if c != nil {
+		c.ws.Close(websocket.StatusNormalClosure, "")
+		<-c.done
+	}
+}
+
+// State reports the connection's status and the number of live resources.
+func (h *Hub) State() State {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.conn == nil {
+		return State{Status: StatusNotConnected, Reason: "no event resource exists; subscribe_events opens the connection"}
+	}
+	st := h.conn.state()
+	st.Resources = len(h.resources)
+	return st
+}
