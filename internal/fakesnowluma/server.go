@@ -45,7 +45,7 @@ type Server struct {
 	// The event WebSocket (events.go).
 	upgrades   []http.Header
 	eventConns []*EventConn
-	inflight sync.WaitGroup // running ServeHTTP calls
+	inflight   sync.WaitGroup // running ServeHTTP calls
 }
 
 // Option configures a Server.
