@@ -70,7 +70,10 @@ func FuzzParseFrame(f *testing.F) {
 // ingestHub is a Hub with one connection (no socket) and n resources that
 // all take every event.
 func ingestHub(n int, onUpdate func(string)) (*Hub, *conn) {
-	h := New(Options{OnUpdate: onUpdate})
+	h := New(Options{})
+	if onUpdate != nil {
+		h.OnUpdate(onUpdate)
+	}
 	c := &conn{selfID: fakesnowluma.SelfID, status: StatusConnected}
 	h.conn = c
 	for range n {

@@ -230,7 +230,8 @@ func (u *updates) of(id string) []time.Time {
 func start(t *testing.T) (*fakesnowluma.Server, *Hub, *updates) {
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(token))
 	u := &updates{}
-	h := New(Options{URL: fake.EventsURL(), Token: token, OnUpdate: u.on})
+	h := New(Options{URL: fake.EventsURL(), Token: token})
+	h.OnUpdate(u.on)
 	t.Cleanup(h.Close)
 	return fake, h, u
 }

@@ -65,10 +65,6 @@ type Options struct {
 	// Token, when set, goes in the upgrade's Authorization header and
 	// nowhere else.
 	Token string
-	// OnUpdate is told that a resource changed (new events or a new
-	// status), at most once per UpdateInterval per resource, on its own
-	// goroutine. It may be nil.
-	OnUpdate func(id string)
 }
 
 // A Hub owns the event connection and the resources fed by it. It is safe
@@ -79,6 +75,7 @@ type Hub struct {
 	dialMu sync.Mutex // one Subscribe at a time opens a connection
 
 	mu        sync.Mutex
+	onUpdate  func(id string)
 	conn      *conn       // nil while no resource exists
 	resources []*resource // live resources, oldest first
 	closed    bool
@@ -102,6 +99,15 @@ func (c *conn) state() State {
 // New returns a Hub for opts. It connects to nothing.
 func New(opts Options) *Hub {
 	return &Hub{opts: opts}
+}
+
+// OnUpdate sets f to be told that a resource changed (new events or a new
+// status), at most once per UpdateInterval per resource, on its own
+// goroutine.
+func (h *Hub) OnUpdate(f func(id string)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.onUpdate = f
 }
 
 // Info describes a created resource.
@@ -320,7 +326,7 @@ func (h *Hub) setStatus(c *conn, status Status, reason string) {
 // changed schedules r's update call, coalescing to one per UpdateInterval.
 // h.mu is held.
 func (h *Hub) changed(r *resource) {
-	if r.pending || h.opts.OnUpdate == nil {
+	if r.pending || h.onUpdate == nil {
 		return
 	}
 	r.pending = true
@@ -332,9 +338,9 @@ func (h *Hub) changed(r *resource) {
 			return
 		}
 		r.lastUpdate = time.Now()
-		id := r.name()
+		id, f := r.name(), h.onUpdate
 		h.mu.Unlock()
-		h.opts.OnUpdate(id)
+		f(id)
 	})
 }
 

@@ -31,6 +31,7 @@ type env struct {
 	Token    string `envconfig:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Give the bare token: surrounding white space is trimmed; a control character or a 'Bearer ' prefix stops the server at start. Never logged, returned or written to disk."`
 	Timeout  string `envconfig:"TIMEOUT_MS" default:"30000" shown:"30000" desc:"Timeout of one ordinary action call, in milliseconds (1 to 86400000)."`
 	Mode     string `envconfig:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
+	Events   string `envconfig:"EVENTS_URL" shown:"unset (no event tools)" desc:"SnowLuma's forward event WebSocket: a ws:// or wss:// URL such as ws://127.0.0.1:3001/event, without credentials, query or fragment (the token goes in the Authorization header). Set: read and write modes offer subscribe_events and unsubscribe_events. Never guessed from the endpoint."`
 	Validate string `envconfig:"VALIDATE_PARAMS" default:"true" shown:"true" desc:"true, 1 or yes: check action params against the catalog's inputSchema before sending; false, 0 or no: send them unchecked (for a SnowLuma newer than the catalog). Case is ignored."`
 
 	// Account safety (README, Safety).
@@ -63,6 +64,8 @@ type Config struct {
 	Safety        safety.Policy
 	SendInterval  time.Duration
 	SendPerMinute int
+	// EventsURL is SnowLuma's event WebSocket; nil when events are off.
+	EventsURL *url.URL
 	// Notes are start-up remarks for stderr, e.g. an ignored mode.
 	Notes []string
 }
@@ -210,6 +213,15 @@ func parseConfig(e env) (*Config, error) {
 		c.Endpoint = u
 	}
 
+	if e.Events != "" {
+		u, err := parseURL("EVENTS_URL", e.Events, []string{"ws", "wss"},
+			"an absolute ws:// or wss:// URL with a host, e.g. ws://127.0.0.1:3001/event, with the token in SNOWLUMA_MCP_TOKEN")
+		if err != nil {
+			return nil, err
+		}
+		c.EventsURL = u
+	}
+
 	switch m := server.Mode(strings.ToLower(strings.TrimSpace(e.Mode))); m {
 	case "":
 		c.Mode = server.ModeDocs
@@ -225,6 +237,10 @@ func parseConfig(e env) (*Config, error) {
 	default:
 		return nil, &ConfigError{"MODE", fmt.Sprintf("%q is not a mode", e.Mode), "docs, read or write"}
 	}
+	if c.EventsURL != nil && c.Mode == server.ModeDocs {
+		c.EventsURL = nil
+		c.Notes = append(c.Notes, fmt.Sprintf("%s_EVENTS_URL ignored: docs mode stays offline, so no event tools are offered", envPrefix))
+	}
 	return c, nil
 }
 
@@ -232,27 +248,33 @@ func parseConfig(e env) (*Config, error) {
 // secret in it: no user info, no query (SnowLuma's ?access_token= included)
 // and no fragment. Errors never echo the value, which may hold a secret.
 func parseEndpoint(s string) (*url.URL, error) {
-	const accepted = "an absolute http:// or https:// URL with a host, e.g. http://127.0.0.1:3000/, with the token in SNOWLUMA_MCP_TOKEN"
+	return parseURL("ENDPOINT", s, []string{"http", "https"},
+		"an absolute http:// or https:// URL with a host, e.g. http://127.0.0.1:3000/, with the token in SNOWLUMA_MCP_TOKEN")
+}
+
+// parseURL checks the URL in variable v: one of schemes, a host, a port
+// from 1 to 65535 when one is given, and no user info, query or fragment.
+func parseURL(v, s string, schemes []string, accepted string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(s))
 	switch {
 	case err != nil && strings.Contains(err.Error(), "invalid port"):
-		return nil, &ConfigError{"ENDPOINT", "the URL's port is not a number from 1 to 65535", accepted}
+		return nil, &ConfigError{v, "the URL's port is not a number from 1 to 65535", accepted}
 	case err != nil:
-		return nil, &ConfigError{"ENDPOINT", "the value is not a URL", accepted}
-	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, &ConfigError{"ENDPOINT", "the URL's scheme is not http or https", accepted}
+		return nil, &ConfigError{v, "the value is not a URL", accepted}
+	case !slices.Contains(schemes, u.Scheme):
+		return nil, &ConfigError{v, "the URL's scheme is not " + strings.Join(schemes, " or "), accepted}
 	case u.Host == "" || u.Hostname() == "":
-		return nil, &ConfigError{"ENDPOINT", "the URL has no host", accepted}
+		return nil, &ConfigError{v, "the URL has no host", accepted}
 	case u.User != nil:
-		return nil, &ConfigError{"ENDPOINT", "the URL embeds credentials", accepted}
+		return nil, &ConfigError{v, "the URL embeds credentials", accepted}
 	case u.RawQuery != "" || u.ForceQuery:
-		return nil, &ConfigError{"ENDPOINT", "the URL has a query string", accepted}
+		return nil, &ConfigError{v, "the URL has a query string", accepted}
 	case u.Fragment != "":
-		return nil, &ConfigError{"ENDPOINT", "the URL has a fragment", accepted}
+		return nil, &ConfigError{v, "the URL has a fragment", accepted}
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return nil, &ConfigError{"ENDPOINT", "the URL's port is not a number from 1 to 65535", accepted}
+			return nil, &ConfigError{v, "the URL's port is not a number from 1 to 65535", accepted}
 		}
 	}
 	return u, nil

@@ -55,6 +55,13 @@ func TestConfigErrors(t *testing.T) {
 		{"port zero", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:0/"}, []string{"SNOWLUMA_MCP_ENDPOINT", "port", "1 to 65535"}, nil},
 		{"port too big", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:65536/"}, []string{"SNOWLUMA_MCP_ENDPOINT", "port", "1 to 65535"}, nil},
 		{"port not a number", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:30x0/"}, []string{"SNOWLUMA_MCP_ENDPOINT", "port", "1 to 65535"}, nil},
+		{"http events", []string{"SNOWLUMA_MCP_EVENTS_URL=http://127.0.0.1:3001/event"}, []string{"SNOWLUMA_MCP_EVENTS_URL", "scheme is not ws or wss"}, nil},
+		{"relative events", []string{"SNOWLUMA_MCP_EVENTS_URL=127.0.0.1:3001"}, []string{"SNOWLUMA_MCP_EVENTS_URL", "ws://"}, nil},
+		{"events without host", []string{"SNOWLUMA_MCP_EVENTS_URL=ws:///event"}, []string{"SNOWLUMA_MCP_EVENTS_URL", "no host"}, nil},
+		{"events credentials", []string{"SNOWLUMA_MCP_EVENTS_URL=ws://bot:pa55word@127.0.0.1:3001/event"}, []string{"SNOWLUMA_MCP_EVENTS_URL", "credentials"}, []string{"pa55word", "bot:"}},
+		{"events token in query", []string{"SNOWLUMA_MCP_EVENTS_URL=ws://127.0.0.1:3001/event?access_token=s3cret"}, []string{"SNOWLUMA_MCP_EVENTS_URL", "query"}, []string{"s3cret"}},
+		{"events port", []string{"SNOWLUMA_MCP_EVENTS_URL=ws://127.0.0.1:70000/event"}, []string{"SNOWLUMA_MCP_EVENTS_URL", "port", "1 to 65535"}, nil},
+		{"events fragment", []string{"SNOWLUMA_MCP_EVENTS_URL=wss://127.0.0.1:3001/event#x"}, []string{"SNOWLUMA_MCP_EVENTS_URL", "fragment"}, nil},
 		{"bad mode with endpoint", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:3000/", "SNOWLUMA_MCP_MODE=READONLY", "SNOWLUMA_MCP_TOKEN=tok-123"}, []string{"SNOWLUMA_MCP_MODE"}, []string{"tok-123"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,7 +94,7 @@ func TestHelpAndVersion(t *testing.T) {
 	if code != 0 {
 		t.Errorf("--help exit %d", code)
 	}
-	for _, v := range []string{"SNOWLUMA_MCP_ENDPOINT", "SNOWLUMA_MCP_TOKEN", "SNOWLUMA_MCP_TIMEOUT_MS", "SNOWLUMA_MCP_MODE", "30000", "true, 1 or yes", "false, 0 or no"} {
+	for _, v := range []string{"SNOWLUMA_MCP_ENDPOINT", "SNOWLUMA_MCP_TOKEN", "SNOWLUMA_MCP_TIMEOUT_MS", "SNOWLUMA_MCP_MODE", "SNOWLUMA_MCP_EVENTS_URL", "30000", "true, 1 or yes", "false, 0 or no"} {
 		if !strings.Contains(stdout, v) {
 			t.Errorf("--help lacks %s", v)
 		}
@@ -114,6 +121,8 @@ func TestModeRules(t *testing.T) {
 		{[]string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/"}, "read", false, "http://127.0.0.1:9/"},
 		{[]string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_MODE=docs"}, "docs", false, "http://127.0.0.1:9/"},
 		{[]string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TOKEN=tok-xyz"}, "write", false, "http://127.0.0.1:9/"},
+		{[]string{"SNOWLUMA_MCP_EVENTS_URL=ws://127.0.0.1:9/event"}, "docs", true, "none"},
+		{[]string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_EVENTS_URL=wss://127.0.0.1:9/event", "SNOWLUMA_MCP_TOKEN=tok-xyz"}, "read", false, "http://127.0.0.1:9/"},
 	} {
 		// With stdin closed at once the server starts, logs and exits.
 		code, stdout, stderr := runBinary(t, nil, tc.env...)

@@ -19,6 +19,7 @@ import (
 	"github.com/kelseyhightower/envconfig"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
@@ -81,6 +82,12 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 			fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
 			return exitFailed
 		}
+	}
+	if cfg.EventsURL != nil {
+		// Nothing connects until the first subscribe_events; the end of
+		// the session releases every event resource and closes the socket.
+		opts.Events = events.New(events.Options{URL: cfg.EventsURL.String(), Token: cfg.Token})
+		defer opts.Events.Close()
 	}
 	s, err := server.New(opts)
 	if err != nil {

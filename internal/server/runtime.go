@@ -44,9 +44,19 @@ const runtimeResult = `{
     },
     "safety": ` + safetySchema + `,
     "connection_checked": {"type": "boolean", "description": "true only when check_connection ran; local configuration is not proof of a live login."},
+    "events_enabled": {"type": "boolean", "description": "true when subscribe_events is offered (SNOWLUMA_MCP_EVENTS_URL set, read or write mode)."},
+    "events": {
+      "type": ["object", "null"],
+      "description": "The event connection; null when events are off. Never shows its URL or the token.",
+      "properties": {
+        "status": {"type": "string", "enum": ["not_connected", "connected", "disconnected", "stopped"]},
+        "status_reason": {"type": "string"},
+        "resources": {"type": "integer", "description": "Live event resources (at most 16)."}
+      }
+    },
     "checks": {"type": "object", "description": "With check_connection: each action's {result, diagnostics}.", "additionalProperties": {"type": "object"}}
   },
-  "required": ["mode", "execution_enabled", "write_enabled", "catalog_version", "action_count", "server_support", "transport", "safety", "connection_checked"]
+  "required": ["mode", "execution_enabled", "write_enabled", "catalog_version", "action_count", "server_support", "transport", "safety", "connection_checked", "events_enabled", "events"]
 }`
 
 // runtimeInfo is get_runtime_info's answer. It never holds the endpoint,
@@ -61,6 +71,8 @@ type runtimeInfo struct {
 	Transport         *transportInfo       `json:"transport"`
 	Safety            *safetyInfo          `json:"safety"`
 	ConnectionChecked bool                 `json:"connection_checked"`
+	EventsEnabled     bool                 `json:"events_enabled"`
+	Events            *eventsInfo          `json:"events"`
 	Checks            map[string]checkInfo `json:"checks,omitempty"`
 }
 
@@ -80,7 +92,7 @@ type checkInfo struct {
 
 // runtimeTool declares get_runtime_info. It runs in every mode and
 // contacts SnowLuma only with check_connection, so it is open-world.
-func runtimeTool(x *executor) toolkit.Spec {
+func runtimeTool(x *executor, ev *eventService) toolkit.Spec {
 	return toolkit.Spec{
 		Name:        "get_runtime_info",
 		Title:       "SnowLuma MCP runtime overview",
@@ -90,7 +102,12 @@ func runtimeTool(x *executor) toolkit.Spec {
 		Needs:       toolkit.ModeDocs,
 		OpenWorld:   true,
 		Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in runtimeArgs) toolkit.Reply {
-			return x.runtimeInfo(ctx, c, in)
+			r := x.runtimeInfo(ctx, c, in)
+			if info, ok := r.Result.(runtimeInfo); ok {
+				info.EventsEnabled, info.Events = ev != nil, ev.runtime()
+				r.Result = info
+			}
+			return r
 		}),
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
@@ -63,6 +64,9 @@ type Options struct {
 	// Safety is the account-safety policy; nil means the documented
 	// defaults (credentials denied, no confirmation, default pacing).
 	Safety *safety.Policy
+	// Events, when set, serves live event resources in read and write
+	// modes. The caller closes it when the session ends.
+	Events *events.Hub
 }
 
 // New builds the MCP server for opts. It contacts nothing: SnowLuma is only
@@ -79,7 +83,8 @@ func New(opts Options) (*mcp.Server, error) {
 		logw = io.Discard
 	}
 	log := slog.New(slog.NewTextHandler(logw, nil))
-	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "SnowLuma OneBot", Version: Version}, &mcp.ServerOptions{
+	ev := newEventService(opts.Events, opts.Mode)
+	sopts := &mcp.ServerOptions{
 		Instructions: instructions(opts.Mode),
 		// Declared rather than inferred: no logging (deprecated in
 		// 2026-07-28; stderr is the log), and a tool list fixed per mode.
@@ -88,8 +93,11 @@ func New(opts Options) (*mcp.Server, error) {
 			Resources: &mcp.ResourceCapabilities{},
 		},
 		SupportedProtocolVersions: ProtocolVersions(),
-		SetCacheable:              setCacheable,
-	})
+		SetCacheable:              cacheHints(ev != nil),
+	}
+	ev.configure(sopts)
+	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "SnowLuma OneBot", Version: Version}, sopts)
+	ev.attach(s)
 	s.AddReceivingMiddleware(refuseUnsupportedInitialize)
 	cat := catalogSource(opts.Catalog)
 	sealer, err := seal.New(seal.Options{Now: opts.Now})
@@ -108,7 +116,8 @@ func New(opts Options) (*mcp.Server, error) {
 	specs := docsTools(cat)
 	specs = append(specs, execTools(x)...)
 	specs = append(specs, inputTools(x, sealer)...)
-	specs = append(specs, runtimeTool(x))
+	specs = append(specs, eventTools(ev)...)
+	specs = append(specs, runtimeTool(x, ev))
 	specs = append(specs, previewTool(opts.Mode))
 	if err := toolkit.Register(s, opts.Mode, log, specs...); err != nil {
 		return nil, fmt.Errorf("server: %w", err)

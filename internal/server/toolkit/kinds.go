@@ -35,6 +35,9 @@ const (
 	KindRateLimited             Kind = "rate_limited"
 	KindTargetNotAllowed        Kind = "target_not_allowed"
 	KindAuditFailed             Kind = "audit_failed"
+	KindUnknownResource  Kind = "unknown_resource"
+	KindTooManyResources Kind = "too_many_resources"
+	KindReleaseRequired  Kind = "release_required"
 
 	KindInternal Kind = "internal"
 )
@@ -77,6 +80,9 @@ func Kinds() []KindDoc {
 		{KindRateLimited, "a message send over the pacing limits; diagnostics.retry_after_ms says when to retry"},
 		{KindTargetNotAllowed, "the params name a group or user outside the allowlists"},
 		{KindAuditFailed, "the audit file cannot be written, so the write action was not run"},
+		{KindUnknownResource, "the URI names no live event resource"},
+		{KindTooManyResources, "16 event resources already exist"},
+		{KindReleaseRequired, "existing event resources must be released first: their connection ended, or serves another account"},
 		{KindInternal, "a defect of snowluma-mcp itself"},
 	}
 }

@@ -1,0 +1,622 @@
+package main_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+)
+
+const eventsPrefix = "snowluma://onebot/events/"
+
+// liveEvents starts a fake SnowLuma and a snowluma-mcp in mode with
+// SNOWLUMA_MCP_EVENTS_URL pointing at the fake's event WebSocket.
+func liveEvents(t *testing.T, era mcptest.Era, mode string, opts *mcp.ClientOptions) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
+	t.Helper()
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	p := mcptest.Spawn(t, bin, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken,
+		"SNOWLUMA_MCP_MODE="+mode, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL())
+	cs := p.Connect(opts)
+	t.Cleanup(func() { noLeak(t, p) })
+	return fake, p, cs
+}
+
+// eventsRead is an event resource read.
+type eventsRead struct {
+	Events []struct {
+		Cursor string          `json:"cursor"`
+		Event  json.RawMessage `json:"event"`
+	} `json:"events"`
+	Status             string  `json:"status"`
+	StatusReason       string  `json:"status_reason"`
+	NextCursor         string  `json:"next_cursor"`
+	OldestCursor       *string `json:"oldest_cursor"`
+	DroppedEvents      int64   `json:"dropped_events"`
+	Gap                bool    `json:"gap"`
+	NotificationFailed bool    `json:"notification_failed"`
+}
+
+func subscribeEvents(t *testing.T, cs *mcp.ClientSession, args map[string]any) string {
+	t.Helper()
+	if args["self_id"] == nil {
+		args["self_id"] = fakesnowluma.SelfID
+	}
+	res, r := callTool(t, cs, "subscribe_events", args)
+	if res.IsError {
+		t.Fatalf("subscribe_events %v: %+v", args, r.Diagnostics)
+	}
+	out := decode[struct {
+		URI    string `json:"uri"`
+		Status string `json:"status"`
+	}](t, r.Result)
+	if !strings.HasPrefix(out.URI, eventsPrefix) || strings.Contains(out.URI, "?") || out.Status != "connected" {
+		t.Fatalf("subscribe_events: %s", r.Result)
+	}
+	return out.URI
+}
+
+// readEvents reads uri, checking the cache hint of 2026-07-28 answers.
+func readEvents(t *testing.T, cs *mcp.ClientSession, uri string) (eventsRead, error) {
+	t.Helper()
+	res, err := cs.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: uri})
+	if err != nil {
+		return eventsRead{}, err
+	}
+	if cs.InitializeResult().ProtocolVersion == string(mcptest.Modern) && (res.TTLMs != 0 || res.CacheScope != "private") {
+		t.Errorf("event read cache hint %d %q, want 0 private", res.TTLMs, res.CacheScope)
+	}
+	if len(res.Contents) != 1 || res.Contents[0].MIMEType != "application/json" || res.Contents[0].URI != uri {
+		t.Fatalf("read %s: contents %+v", uri, res.Contents)
+	}
+	return decode[eventsRead](t, json.RawMessage(res.Contents[0].Text)), nil
+}
+
+func mustRead(t *testing.T, cs *mcp.ClientSession, uri string) eventsRead {
+	t.Helper()
+	r, err := readEvents(t, cs, uri)
+	if err != nil {
+		t.Fatalf("read %s: %v", uri, err)
+	}
+	return r
+}
+
+// waitRead polls uri until cond holds, failing after a generous wait.
+func waitRead(t *testing.T, cs *mcp.ClientSession, uri string, what string, cond func(eventsRead) bool) eventsRead {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		r := mustRead(t, cs, uri)
+		if cond(r) {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never held: %d events, status %s (%s)", what, len(r.Events), r.Status, r.StatusReason)
+		}
+	}
+}
+
+func push(t *testing.T, c *fakesnowluma.EventConn, frames ...string) {
+	t.Helper()
+	for _, f := range frames {
+		if err := c.Send(f); err != nil {
+			t.Fatalf("pushing an event: %v", err)
+		}
+	}
+}
+
+func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(ctx(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	return names
+}
+
+func resourceURIs(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListResources(ctx(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.InitializeResult().ProtocolVersion == string(mcptest.Modern) && (res.TTLMs != 0 || res.CacheScope != "private") {
+		t.Errorf("resources/list cache hint %d %q with events enabled, want 0 private", res.TTLMs, res.CacheScope)
+	}
+	var uris []string
+	for _, r := range res.Resources {
+		uris = append(uris, r.URI)
+	}
+	return uris
+}
+
+type eventsRuntime struct {
+	EventsEnabled bool `json:"events_enabled"`
+	Events        *struct {
+		Status       string `json:"status"`
+		StatusReason string `json:"status_reason"`
+		Resources    int    `json:"resources"`
+	} `json:"events"`
+}
+
+func runtimeEvents(t *testing.T, cs *mcp.ClientSession) eventsRuntime {
+	t.Helper()
+	_, r := callTool(t, cs, "get_runtime_info", map[string]any{})
+	return decode[eventsRuntime](t, r.Result)
+}
+
+func TestEventsNotConfigured(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		_, _, cs := live(t, era, "write")
+		if names := toolNames(t, cs); slices.Contains(names, "subscribe_events") || slices.Contains(names, "unsubscribe_events") {
+			t.Errorf("event tools listed without an events URL: %v", names)
+		}
+		for _, tool := range []string{"subscribe_events", "unsubscribe_events"} {
+			res, r := callTool(t, cs, tool, map[string]any{"self_id": 1})
+			if !res.IsError || r.Diagnostics.Kind != "not_configured" || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_EVENTS_URL") {
+				t.Errorf("%s without an events URL: %+v", tool, r.Diagnostics)
+			}
+		}
+		if rt := runtimeEvents(t, cs); rt.EventsEnabled || rt.Events != nil {
+			t.Errorf("runtime %+v", rt)
+		}
+
+		// Docs mode stays offline whatever the events URL says.
+		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+		p := mcptest.Spawn(t, bin, era, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL())
+		docs := p.Connect(nil)
+		if names := toolNames(t, docs); slices.Contains(names, "subscribe_events") {
+			t.Errorf("docs mode lists subscribe_events")
+		}
+		res, r := callTool(t, docs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID})
+		if !res.IsError || r.Diagnostics.Kind != "mode_gate" {
+			t.Errorf("docs-mode subscribe: %+v", r.Diagnostics)
+		}
+		if n := len(fake.Upgrades()); n != 0 {
+			t.Errorf("docs mode opened %d event connections", n)
+		}
+		p.Close()
+		if !strings.Contains(p.Stderr(), "SNOWLUMA_MCP_EVENTS_URL ignored") {
+			t.Errorf("no start-up note: %s", p.Stderr())
+		}
+	})
+}
+
+func TestEventsSubscribeFilterRead(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake, _, cs := liveEvents(t, era, "read", nil)
+		names := toolNames(t, cs)
+		if !slices.Contains(names, "subscribe_events") || !slices.Contains(names, "unsubscribe_events") {
+			t.Fatalf("tools %v", names)
+		}
+		if uris := resourceURIs(t, cs); !slices.Equal(uris, []string{"snowluma://onebot/actions"}) {
+			t.Errorf("resources before subscribing: %v", uris)
+		}
+		if rt := runtimeEvents(t, cs); !rt.EventsEnabled || rt.Events == nil || rt.Events.Status != "not_connected" {
+			t.Errorf("runtime before subscribing: %+v", rt)
+		}
+		if n := len(fake.Upgrades()); n != 0 {
+			t.Fatalf("%d event connections before the first subscribe", n)
+		}
+
+		// Bad filters change nothing.
+		for _, bad := range []map[string]any{
+			{"self_id": 0}, {"types": []string{"meta_event"}}, {"group_ids": []int{-1}}, {"self_id": 1, "extra": true},
+			{"user_ids": func() []int {
+				ids := make([]int, 101)
+				for i := range ids {
+					ids[i] = i + 1
+				}
+				return ids
+			}()},
+		} {
+			if bad["self_id"] == nil {
+				bad["self_id"] = fakesnowluma.SelfID
+			}
+			res, r := callTool(t, cs, "subscribe_events", bad)
+			if !res.IsError || r.Diagnostics.Kind != "invalid_arguments" {
+				t.Errorf("subscribe %v: %+v", bad, r.Diagnostics)
+			}
+		}
+		if n := len(fake.Upgrades()); n != 0 {
+			t.Fatalf("a refused subscribe connected")
+		}
+
+		all := subscribeEvents(t, cs, map[string]any{})
+		c := fake.EventConn(t, 0)
+		if got := c.Header.Get("Authorization"); got != "Bearer "+secretToken {
+			t.Errorf("upgrade Authorization %q", got)
+		}
+		_, r := callTool(t, cs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID, "types": []string{"request", "notice", "notice"}, "group_ids": []int{20001, 20002, 20001}})
+		applied := decode[struct {
+			Filter struct {
+				Types    []string `json:"types"`
+				GroupIDs []int64  `json:"group_ids"`
+				UserIDs  []int64  `json:"user_ids"`
+			} `json:"filter"`
+		}](t, r.Result).Filter
+		if !slices.Equal(applied.Types, []string{"notice", "request"}) || !slices.Equal(applied.GroupIDs, []int64{20001, 20002}) || applied.UserIDs != nil {
+			t.Errorf("filter as applied: %+v", applied)
+		}
+		noticeReq := decode[struct {
+			URI string `json:"uri"`
+		}](t, r.Result).URI
+		group := subscribeEvents(t, cs, map[string]any{"group_ids": []int{20001}})
+		both := subscribeEvents(t, cs, map[string]any{"types": []string{"message"}, "group_ids": []int{20001}, "user_ids": []int{30001}})
+		if n := len(fake.Upgrades()); n != 1 {
+			t.Errorf("%d event connections for 4 resources", n)
+		}
+		uris := resourceURIs(t, cs)
+		for _, u := range []string{all, noticeReq, group, both} {
+			if !slices.Contains(uris, u) {
+				t.Errorf("resources/list %v lacks %s", uris, u)
+			}
+		}
+
+		sentMsg := `{"time":1700000001,"self_id":10001,"post_type":"message_sent","message_type":"group","group_id":20001,"user_id":10001,"message_id":9,"message":"<b>&amp;</b>","raw_message":"<b>&amp;</b>",  "sender":{"user_id":10001}}`
+		frames := []string{
+			fakesnowluma.Heartbeat(),
+			fakesnowluma.GroupMessage(20001, 30001, "one"),
+			fakesnowluma.GroupMessage(20001, 30002, "two"),
+			fakesnowluma.GroupMessage(20002, 30001, "three"),
+			fakesnowluma.PrivateMessage(30001, "four"),
+			fakesnowluma.GroupIncrease(20001, 30003),
+			fakesnowluma.FriendRequest(30001),
+			sentMsg,
+		}
+		push(t, c, frames...)
+		got := waitRead(t, cs, all, "7 account events", func(r eventsRead) bool { return len(r.Events) == 7 })
+		for i, e := range got.Events {
+			if string(e.Event) != frames[i+1] {
+				t.Errorf("event %d not as sent:\n got %s\nwant %s", i, e.Event, frames[i+1])
+			}
+		}
+		if got.Status != "connected" || got.Gap || got.DroppedEvents != 0 || got.NotificationFailed || got.OldestCursor == nil || *got.OldestCursor != got.Events[0].Cursor {
+			t.Errorf("read: %+v", got)
+		}
+		count := func(uri string) []string {
+			var texts []string
+			for _, e := range mustRead(t, cs, uri).Events {
+				var ev struct {
+					PostType string `json:"post_type"`
+					Raw      string `json:"raw_message"`
+					Notice   string `json:"notice_type"`
+					Request  string `json:"request_type"`
+				}
+				json.Unmarshal(e.Event, &ev)
+				texts = append(texts, ev.PostType+":"+ev.Raw+ev.Notice+ev.Request)
+			}
+			return texts
+		}
+		if got := count(noticeReq); !slices.Equal(got, []string{"notice:group_increase"}) {
+			t.Errorf("notice+request in groups 20001/20002: %v", got)
+		}
+		if got := count(group); !slices.Equal(got, []string{"message:one", "message:two", "notice:group_increase", "message_sent:<b>&amp;</b>"}) {
+			t.Errorf("group 20001: %v", got)
+		}
+		if got := count(both); !slices.Equal(got, []string{"message:one"}) {
+			t.Errorf("messages in 20001 from 30001: %v", got)
+		}
+
+		// Cursors: after returns only newer entries; next_cursor returns none.
+		after := mustRead(t, cs, all+"?after="+got.Events[2].Cursor)
+		if len(after.Events) != 4 || string(after.Events[0].Event) != frames[4] || after.Gap {
+			t.Errorf("after the third: %d events, gap %v", len(after.Events), after.Gap)
+		}
+		if none := mustRead(t, cs, all+"?after="+got.NextCursor); len(none.Events) != 0 || none.NextCursor != got.NextCursor || none.Gap {
+			t.Errorf("after next_cursor: %+v", none)
+		}
+		push(t, c, fakesnowluma.PrivateMessage(5, "later"))
+		if newer := waitRead(t, cs, all+"?after="+got.NextCursor, "the later event", func(r eventsRead) bool { return len(r.Events) == 1 }); !strings.Contains(string(newer.Events[0].Event), "later") {
+			t.Errorf("newer: %s", newer.Events[0].Event)
+		}
+		// Reads never consume.
+		if again := mustRead(t, cs, all); len(again.Events) != 8 {
+			t.Errorf("a second read holds %d events", len(again.Events))
+		}
+		for _, tc := range []struct{ uri, want string }{
+			{group + "?after=" + got.Events[0].Cursor, "another event resource"},
+			{all + "?after=not-a-cursor", "not a cursor"},
+			{all + "?since=1", "only after"},
+			{eventsPrefix + "0123456789abcdef", "no live event resource"},
+		} {
+			if _, err := readEvents(t, cs, tc.uri); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("read %s: %v, want %q", tc.uri, err, tc.want)
+			}
+		}
+		if rt := runtimeEvents(t, cs); rt.Events == nil || rt.Events.Status != "connected" || rt.Events.Resources != 4 {
+			t.Errorf("runtime: %+v", rt.Events)
+		}
+
+		// Release: the socket stays up until the last resource goes.
+		res, r := callTool(t, cs, "unsubscribe_events", map[string]any{"uri": all + "?after=" + got.NextCursor})
+		if !res.IsError || r.Diagnostics.Kind != "invalid_arguments" {
+			t.Errorf("unsubscribe with ?after: %+v", r.Diagnostics)
+		}
+		for i, u := range []string{all, noticeReq, group} {
+			res, r := callTool(t, cs, "unsubscribe_events", map[string]any{"uri": u})
+			if res.IsError || decode[struct {
+				Remaining int `json:"remaining_resources"`
+			}](t, r.Result).Remaining != 3-i {
+				t.Fatalf("unsubscribe %s: %s %+v", u, r.Result, r.Diagnostics)
+			}
+		}
+		if !c.Open() {
+			t.Fatal("the socket closed while a resource remains")
+		}
+		if _, err := readEvents(t, cs, all); err == nil {
+			t.Error("a released resource is still readable")
+		}
+		callTool(t, cs, "unsubscribe_events", map[string]any{"uri": both})
+		if code, err := c.Wait(15 * time.Second); err != nil || code != websocket.StatusNormalClosure {
+			t.Errorf("after the last release: close %v %v", code, err)
+		}
+		res, r = callTool(t, cs, "unsubscribe_events", map[string]any{"uri": both})
+		if !res.IsError || r.Diagnostics.Kind != "unknown_resource" {
+			t.Errorf("second unsubscribe: %+v", r.Diagnostics)
+		}
+		if uris := resourceURIs(t, cs); !slices.Equal(uris, []string{"snowluma://onebot/actions"}) {
+			t.Errorf("resources after releasing all: %v", uris)
+		}
+		if n := len(fake.Requests()); n != 0 {
+			t.Errorf("event operations sent %d actions", n)
+		}
+	})
+}
+
+func TestEventsCaps(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake, _, cs := liveEvents(t, era, "read", nil)
+		msgs := subscribeEvents(t, cs, map[string]any{"types": []string{"message"}})
+		notices := subscribeEvents(t, cs, map[string]any{"types": []string{"notice"}})
+		c := fake.EventConn(t, 0)
+		first := mustRead(t, cs, msgs).NextCursor
+		for i := range 300 {
+			push(t, c, fakesnowluma.PrivateMessage(1, fmt.Sprint(i)))
+		}
+		r := waitRead(t, cs, msgs, "300 events seen", func(r eventsRead) bool { return r.DroppedEvents == 300-256 })
+		if len(r.Events) != 256 || !r.Gap || !strings.Contains(string(r.Events[0].Event), `"raw_message":"44"`) {
+			t.Errorf("after 300 events: %d held, gap %v, oldest %s", len(r.Events), r.Gap, r.Events[0].Event)
+		}
+		if r := mustRead(t, cs, msgs+"?after="+first); !r.Gap || len(r.Events) != 256 {
+			t.Errorf("after a cursor whose successors were evicted: gap %v, %d events", r.Gap, len(r.Events))
+		}
+		if r := mustRead(t, cs, msgs+"?after="+r.Events[10].Cursor); r.Gap || len(r.Events) != 245 {
+			t.Errorf("after a held cursor: gap %v, %d events", r.Gap, len(r.Events))
+		}
+
+		pad := strings.Repeat("x", 200<<10)
+		for i := range 8 {
+			push(t, c, fmt.Sprintf(`{"time":1,"self_id":10001,"post_type":"notice","notice_type":"notify","n":%d,"pad":%q}`, i, pad))
+		}
+		r = waitRead(t, cs, notices, "8 large notices seen", func(r eventsRead) bool { return r.DroppedEvents == 3 })
+		held := 0
+		for _, e := range r.Events {
+			held += len(e.Event)
+		}
+		if len(r.Events) != 5 || held > 1<<20 || !r.Gap || !strings.Contains(string(r.Events[0].Event), `"n":3`) {
+			t.Errorf("1 MiB cap: %d events of %d bytes, gap %v", len(r.Events), held, r.Gap)
+		}
+
+		for range 14 {
+			subscribeEvents(t, cs, map[string]any{})
+		}
+		res, tr := callTool(t, cs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID})
+		if !res.IsError || tr.Diagnostics.Kind != "too_many_resources" || !strings.Contains(tr.Diagnostics.NextStep, "unsubscribe_events") {
+			t.Errorf("17th resource: %+v", tr.Diagnostics)
+		}
+		if n := len(fake.Upgrades()); n != 1 {
+			t.Errorf("%d connections for 16 resources", n)
+		}
+		callTool(t, cs, "unsubscribe_events", map[string]any{"uri": msgs})
+		subscribeEvents(t, cs, map[string]any{})
+	})
+}
+
+func TestEventsConnectionEnds(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		end    func(c *fakesnowluma.EventConn) error
+		status string
+		reason string
+	}{
+		{"account mismatch", func(c *fakesnowluma.EventConn) error {
+			return c.Send(strings.Replace(fakesnowluma.PrivateMessage(1, "x"), `"self_id":10001`, `"self_id":20002`, 1))
+		}, "stopped", "self_id 20002"},
+		{"malformed", func(c *fakesnowluma.EventConn) error { return c.Send(`{"self_id":10001,"message":"no post_type"}`) }, "stopped", "malformed"},
+		{"not an object", func(c *fakesnowluma.EventConn) error { return c.Send(`"hello"`) }, "stopped", "malformed"},
+		{"oversized", func(c *fakesnowluma.EventConn) error {
+			return c.Send(`{"self_id":10001,"post_type":"notice","pad":"` + strings.Repeat("y", 256<<10) + `"}`)
+		}, "stopped", "256 KiB"},
+		{"server close", func(c *fakesnowluma.EventConn) error { return c.Close(websocket.StatusGoingAway) }, "disconnected", "closed the connection"},
+		{"shutdown", func(c *fakesnowluma.EventConn) error { return c.Shutdown() }, "disconnected", "lifecycle disable"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			forEachEra(t, func(t *testing.T, era mcptest.Era) {
+				fake, _, cs := liveEvents(t, era, "read", nil)
+				uri := subscribeEvents(t, cs, map[string]any{})
+				c := fake.EventConn(t, 0)
+				push(t, c, fakesnowluma.PrivateMessage(7, "kept"))
+				waitRead(t, cs, uri, "the first event", func(r eventsRead) bool { return len(r.Events) == 1 })
+				tc.end(c)
+				r := waitRead(t, cs, uri, "status "+tc.status, func(r eventsRead) bool { return r.Status == tc.status })
+				if !strings.Contains(r.StatusReason, tc.reason) || len(r.Events) != 1 {
+					t.Errorf("status_reason %q (want %q), %d events kept", r.StatusReason, tc.reason, len(r.Events))
+				}
+				if _, err := c.Wait(15 * time.Second); err != nil {
+					t.Error(err)
+				}
+				if rt := runtimeEvents(t, cs); rt.Events == nil || rt.Events.Status != tc.status {
+					t.Errorf("runtime: %+v", rt.Events)
+				}
+				// No silent reconnect.
+				res, tr := callTool(t, cs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID})
+				if !res.IsError || tr.Diagnostics.Kind != "release_required" {
+					t.Errorf("subscribe after the end: %+v", tr.Diagnostics)
+				}
+				if n := len(fake.Upgrades()); n != 1 {
+					t.Errorf("%d connections", n)
+				}
+				callTool(t, cs, "unsubscribe_events", map[string]any{"uri": uri})
+				subscribeEvents(t, cs, map[string]any{})
+				fake.EventConn(t, 1)
+			})
+		})
+	}
+}
+
+// updates collects notifications/resources/updated.
+type updates struct {
+	mu    sync.Mutex
+	times []time.Time
+	metas []mcp.Meta
+	uris  []string
+}
+
+func (u *updates) handler(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.times = append(u.times, time.Now())
+	u.metas = append(u.metas, req.Params.Meta)
+	u.uris = append(u.uris, req.Params.URI)
+}
+
+func (u *updates) snapshot() ([]time.Time, []mcp.Meta, []string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Clone(u.times), slices.Clone(u.metas), slices.Clone(u.uris)
+}
+
+func TestEventsNotifications(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		u := &updates{}
+		fake, p, cs := liveEvents(t, era, "read", &mcp.ClientOptions{ResourceUpdatedHandler: u.handler})
+		uri := subscribeEvents(t, cs, map[string]any{})
+		other := subscribeEvents(t, cs, map[string]any{"types": []string{"request"}})
+		c := fake.EventConn(t, 0)
+
+		// Only event resources, by their canonical URI, can be watched. The
+		// SDK's 2026-07-28 Subscribe does not wait for the listen's answer,
+		// so that era's refusals are read off the wire.
+		for _, bad := range []struct{ uri, want string }{
+			{"snowluma://onebot/actions", "only event resources"},
+			{uri + "?after=x", "without ?after"},
+			{eventsPrefix + "0011223344556677", "no live event resource"},
+		} {
+			err := cs.Subscribe(ctx(t), &mcp.SubscribeParams{URI: bad.uri})
+			if era == mcptest.Legacy && (err == nil || !strings.Contains(err.Error(), bad.want)) {
+				t.Errorf("subscribing to %s: %v, want %q", bad.uri, err, bad.want)
+			}
+			if era == mcptest.Modern {
+				for deadline := time.Now().Add(15 * time.Second); !slices.ContainsFunc(p.Received(), func(l string) bool {
+					return strings.Contains(l, `"error"`) && strings.Contains(l, bad.want)
+				}); time.Sleep(5 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						t.Fatalf("listen on %s was not refused", bad.uri)
+					}
+				}
+			}
+			cs.Unsubscribe(ctx(t), &mcp.UnsubscribeParams{URI: bad.uri})
+		}
+
+		listening := make(chan error, 1)
+		if era == mcptest.Modern {
+			// The SDK holds a subscriptions/listen stream open until
+			// Unsubscribe; it is acknowledged before any update.
+			go func() { listening <- cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}) }()
+			for deadline := time.Now().Add(15 * time.Second); !slices.ContainsFunc(p.Received(), func(l string) bool {
+				return strings.Contains(l, "notifications/subscriptions/acknowledged") && strings.Contains(l, uri)
+			}); time.Sleep(5 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("no notifications/subscriptions/acknowledged for the event resource")
+				}
+			}
+		} else if err := cs.Subscribe(ctx(t), &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
+
+		start := time.Now()
+		const burst = 60
+		for i := range burst {
+			push(t, c, fakesnowluma.PrivateMessage(1, fmt.Sprint(i)))
+		}
+		waitRead(t, cs, uri, "the burst", func(r eventsRead) bool { return len(r.Events) == burst })
+		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			// The last update comes at most 100 ms after the last event.
+			if ts, _, _ := u.snapshot(); len(ts) > 0 && time.Since(ts[len(ts)-1]) > 300*time.Millisecond {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("no notifications/resources/updated")
+			}
+		}
+		times, metas, uris := u.snapshot()
+		// Coalescing: the server sends one update per resource per 100 ms
+		// at most, so n updates need at least (n-1)×100 ms after the first
+		// event was pushed, however slow the machine is.
+		if span := times[len(times)-1].Sub(start); time.Duration(len(times)-1)*100*time.Millisecond > span {
+			t.Errorf("%d updates within %v: not coalesced to one per 100 ms", len(times), span)
+		}
+		for i, got := range uris {
+			if got != uri {
+				t.Errorf("update for %s, which this client did not subscribe to", got)
+			}
+			if _, ok := metas[i]["io.modelcontextprotocol/subscriptionId"]; ok != (era == mcptest.Modern) {
+				t.Errorf("update _meta %v: subscriptionId present %v in era %s", metas[i], ok, era)
+			}
+		}
+		if r := mustRead(t, cs, uri); r.NotificationFailed {
+			t.Error("notification_failed after delivered updates")
+		}
+
+		cs.Unsubscribe(ctx(t), &mcp.UnsubscribeParams{URI: uri})
+		if era == mcptest.Modern {
+			if err := <-listening; err != nil && !strings.Contains(err.Error(), "context canceled") {
+				t.Errorf("listen ended with %v", err)
+			}
+			// Closing the listen stream keeps the buffer.
+			if r := mustRead(t, cs, uri); len(r.Events) != burst {
+				t.Errorf("after closing the listen stream: %d events", len(r.Events))
+			}
+			callTool(t, cs, "unsubscribe_events", map[string]any{"uri": uri})
+		}
+		// Legacy resources/unsubscribe releases, as unsubscribe_events does.
+		if _, err := readEvents(t, cs, uri); err == nil {
+			t.Error("the resource survives its release")
+		}
+		if !c.Open() {
+			t.Error("the socket closed while a resource remains")
+		}
+		callTool(t, cs, "unsubscribe_events", map[string]any{"uri": other})
+		if code, err := c.Wait(15 * time.Second); err != nil || code != websocket.StatusNormalClosure {
+			t.Errorf("close %v %v", code, err)
+		}
+	})
+}
+
+func TestEventsSessionEnd(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake, p, cs := liveEvents(t, era, "write", nil)
+		subscribeEvents(t, cs, map[string]any{})
+		subscribeEvents(t, cs, map[string]any{"types": []string{"notice"}})
+		c := fake.EventConn(t, 0)
+		p.Close() // stdin closed: the session ends
+		if code, err := c.Wait(15 * time.Second); err != nil || code != websocket.StatusNormalClosure {
+			t.Errorf("after stdin closed: close %v %v", code, err)
+		}
+		if strings.Contains(p.Stderr(), "panic") {
+			t.Errorf("stderr: %s", p.Stderr())
+		}
+	})
+}

@@ -1,0 +1,407 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+)
+
+// EventsURIPrefix starts every event resource's canonical URI; the
+// resource's id follows it.
+const EventsURIPrefix = "snowluma://onebot/events/"
+
+// eventsTemplate also matches reads with ?after=<cursor>.
+const eventsTemplate = EventsURIPrefix + "{id}{?after}"
+
+// eventService is the MCP face of the live event resources: the tools, the
+// resources and both eras' update notifications. nil when events are not
+// configured (or the mode is docs).
+type eventService struct {
+	hub *events.Hub
+	s   *mcp.Server
+}
+
+// newEventService returns the service over hub, or nil when events are off.
+func newEventService(hub *events.Hub, mode Mode) *eventService {
+	if hub == nil || !mode.Allows(ModeRead) {
+		return nil
+	}
+	return &eventService{hub: hub}
+}
+
+// configure declares resource subscriptions and a changing resource list
+// in the server's options, before the server is built.
+func (ev *eventService) configure(o *mcp.ServerOptions) {
+	if ev == nil {
+		return
+	}
+	o.Capabilities.Resources = &mcp.ResourceCapabilities{Subscribe: true, ListChanged: true}
+	o.SubscribeHandler = ev.subscribe
+	o.UnsubscribeHandler = ev.unsubscribe
+}
+
+// attach registers the read template, notices undelivered notifications
+// and forwards the hub's updates as notifications/resources/updated: to
+// legacy sessions that called resources/subscribe, and on the
+// subscriptions/listen streams of 2026-07-28 clients that named the URI.
+func (ev *eventService) attach(s *mcp.Server) {
+	if ev == nil {
+		return
+	}
+	ev.s = s
+	s.AddResourceTemplate(&mcp.ResourceTemplate{
+		URITemplate: eventsTemplate,
+		Name:        "snowluma-events",
+		Title:       "SnowLuma live events",
+		Description: "An event resource created by subscribe_events. Read it for the buffered events; add ?after=<next_cursor> for only newer ones.",
+		MIMEType:    "application/json",
+	}, ev.read)
+	s.AddSendingMiddleware(ev.noticeFailures)
+	ev.hub.OnUpdate(func(id string) {
+		s.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: EventsURIPrefix + id})
+	})
+}
+
+// noticeFailures marks the resource whose update notification could not
+// be written, so that its reads say notification_failed.
+func (ev *eventService) noticeFailures(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if p, ok := req.GetParams().(*mcp.ResourceUpdatedNotificationParams); ok && err != nil {
+			if id, ok := strings.CutPrefix(p.URI, EventsURIPrefix); ok {
+				ev.hub.NotificationFailed(id)
+			}
+		}
+		return res, err
+	}
+}
+
+// subscribeArgs are subscribe_events' arguments.
+type subscribeArgs struct {
+	SelfID   int64    `json:"self_id"`
+	Types    []string `json:"types"`
+	GroupIDs []int64  `json:"group_ids"`
+	UserIDs  []int64  `json:"user_ids"`
+}
+
+const subscribeInput = `{
+  "type": "object",
+  "properties": {
+    "self_id": {"type": "integer", "minimum": 1, "description": "The logged-in QQ account (get_login_info's user_id). Every event must carry it; an event of another account stops the connection."},
+    "types": {"type": "array", "items": {"type": "string", "enum": ["message", "notice", "request"]}, "description": "Event categories to keep; omitted means all three. message includes message_sent (the bot's own messages). Meta events are never kept."},
+    "group_ids": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "Keep only events whose group_id is one of these (at most 100 distinct); events without a group_id are left out."},
+    "user_ids": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "Keep only events whose user_id is one of these (at most 100 distinct). Combined with group_ids by AND."}
+  },
+  "required": ["self_id"],
+  "additionalProperties": false
+}`
+
+const filterSchema = `{
+  "type": "object",
+  "description": "The filter as applied: types in canonical order, ids sorted without duplicates, null for no restriction.",
+  "properties": {
+    "self_id": {"type": "integer"},
+    "types": {"type": "array", "items": {"type": "string"}},
+    "group_ids": {"type": ["array", "null"], "items": {"type": "integer"}},
+    "user_ids": {"type": ["array", "null"], "items": {"type": "integer"}}
+  },
+  "required": ["self_id", "types", "group_ids", "user_ids"]
+}`
+
+const subscribeResult = `{
+  "type": "object",
+  "properties": {
+    "uri": {"type": "string", "description": "The canonical event resource URI: read it with resources/read (add ?after=<next_cursor> for newer entries); subscribe to it without ?after."},
+    "filter": ` + filterSchema + `,
+    "status": {"type": "string", "enum": ["connected", "disconnected", "stopped"]},
+    "status_reason": {"type": "string"}
+  },
+  "required": ["uri", "filter", "status", "status_reason"]
+}`
+
+type unsubscribeArgs struct {
+	URI string `json:"uri"`
+}
+
+const unsubscribeInput = `{
+  "type": "object",
+  "properties": {
+    "uri": {"type": "string", "description": "The canonical snowluma://onebot/events/<id> URI subscribe_events returned, without ?after."}
+  },
+  "required": ["uri"],
+  "additionalProperties": false
+}`
+
+const unsubscribeResult = `{
+  "type": "object",
+  "properties": {
+    "uri": {"type": "string"},
+    "released": {"const": true},
+    "remaining_resources": {"type": "integer", "description": "Event resources still live; at 0 the WebSocket is closed."}
+  },
+  "required": ["uri", "released", "remaining_resources"]
+}`
+
+// eventTools declares subscribe_events and unsubscribe_events. Without an
+// events URL both are hidden and refused.
+func eventTools(ev *eventService) []toolkit.Spec {
+	var off *toolkit.Refusal
+	if ev == nil {
+		off = &toolkit.Refusal{Kind: toolkit.KindNotConfigured,
+			Message:  "live events are not configured on this server",
+			NextStep: "set SNOWLUMA_MCP_EVENTS_URL to SnowLuma's event WebSocket (e.g. ws://127.0.0.1:3001/event), use read or write mode, and restart the server"}
+	}
+	return []toolkit.Spec{{
+		Name:        "subscribe_events",
+		Title:       "Subscribe to SnowLuma live events",
+		Description: "Create a live event resource for the logged-in account: events that pass the filter (types, group_ids, user_ids, combined by AND) are buffered from now on, at most 256 events and 1 MiB (oldest dropped first, counted). Returns its canonical snowluma://onebot/events/<id> URI: read it with resources/read (?after=<next_cursor> for newer entries) and watch it with subscriptions/listen (2026-07-28) or resources/subscribe (legacy). The first subscription opens the event WebSocket; at most 16 resources share it. Sends no action and no message.",
+		Input:       subscribeInput,
+		Output:      subscribeResult,
+		Needs:       toolkit.ModeRead,
+		OpenWorld:   true,
+		Unavailable: off,
+		Handler:     toolkit.Handle(ev.subscribeEvents),
+	}, {
+		Name:        "unsubscribe_events",
+		Title:       "Release a SnowLuma live event resource",
+		Description: "Release an event resource created by subscribe_events and drop its buffer. Releasing the last one closes the event WebSocket. Works for both protocol eras; closing a subscriptions/listen stream does not release anything.",
+		Input:       unsubscribeInput,
+		Output:      unsubscribeResult,
+		Needs:       toolkit.ModeRead,
+		OpenWorld:   true,
+		Unavailable: off,
+		Handler:     toolkit.Handle(ev.unsubscribeEvents),
+	}}
+}
+
+func (ev *eventService) subscribeEvents(ctx context.Context, _ *toolkit.Call, in subscribeArgs) toolkit.Reply {
+	info, err := ev.hub.Subscribe(ctx, events.Filter{SelfID: in.SelfID, Types: in.Types, GroupIDs: in.GroupIDs, UserIDs: in.UserIDs})
+	if err != nil {
+		return eventFailure(err)
+	}
+	uri := EventsURIPrefix + info.ID
+	ev.s.AddResource(&mcp.Resource{
+		URI:         uri,
+		Name:        "snowluma-events-" + info.ID,
+		Title:       fmt.Sprintf("SnowLuma live events of account %d", info.Filter.SelfID),
+		Description: "Events buffered since subscribe_events for " + describeFilter(info.Filter) + "; read with ?after=<next_cursor> for newer ones.",
+		MIMEType:    "application/json",
+	}, ev.read)
+	st := ev.hub.State()
+	return toolkit.OK(struct {
+		URI          string        `json:"uri"`
+		Filter       events.Filter `json:"filter"`
+		Status       events.Status `json:"status"`
+		StatusReason string        `json:"status_reason"`
+	}{uri, info.Filter, st.Status, st.Reason})
+}
+
+func describeFilter(f events.Filter) string {
+	s := strings.Join(f.Types, ", ") + " events"
+	if f.GroupIDs != nil {
+		s += fmt.Sprintf(" in %d group(s)", len(f.GroupIDs))
+	}
+	if f.UserIDs != nil {
+		s += fmt.Sprintf(" from %d user(s)", len(f.UserIDs))
+	}
+	return s
+}
+
+func (ev *eventService) unsubscribeEvents(_ context.Context, _ *toolkit.Call, in unsubscribeArgs) toolkit.Reply {
+	id, after, err := parseEventsURI(in.URI)
+	switch {
+	case err != nil:
+		return toolkit.Fail(toolkit.KindInvalidArguments, "uri: "+err.Error(), "pass the uri subscribe_events returned, exactly")
+	case after != "":
+		return toolkit.Fail(toolkit.KindInvalidArguments, "uri: carries ?after; a resource is released by its canonical URI", "pass the uri subscribe_events returned, without ?after")
+	}
+	if err := ev.release(id); err != nil {
+		return eventFailure(err)
+	}
+	return toolkit.OK(struct {
+		URI       string `json:"uri"`
+		Released  bool   `json:"released"`
+		Remaining int    `json:"remaining_resources"`
+	}{in.URI, true, ev.hub.State().Resources})
+}
+
+// release drops a resource from the hub and from resources/list.
+func (ev *eventService) release(id string) error {
+	if err := ev.hub.Release(id); err != nil {
+		return err
+	}
+	ev.s.RemoveResources(EventsURIPrefix + id)
+	return nil
+}
+
+// eventFailure turns a hub refusal into a tool error.
+func eventFailure(err error) toolkit.Reply {
+	var e *events.Error
+	if !errors.As(err, &e) {
+		return toolkit.Fail(toolkit.KindInternal, "the event service failed: "+err.Error(), "report this to the snowluma-mcp maintainers")
+	}
+	kind := map[events.Code]toolkit.Kind{
+		events.CodeInvalidFilter:    toolkit.KindInvalidArguments,
+		events.CodeBadCursor:        toolkit.KindInvalidArguments,
+		events.CodeUnknownResource:  toolkit.KindUnknownResource,
+		events.CodeTooManyResources: toolkit.KindTooManyResources,
+		events.CodeReleaseFirst:     toolkit.KindReleaseRequired,
+		events.CodeUnauthorized:     toolkit.KindUnauthorized,
+		events.CodeConnect:          toolkit.KindTransport,
+		events.CodeTimeout:          toolkit.KindTimeout,
+		events.CodeCancelled:        toolkit.KindCancelled,
+		events.CodeClosed:           toolkit.KindCancelled,
+	}[e.Code]
+	if kind == "" {
+		kind = toolkit.KindInternal
+	}
+	return toolkit.Fail(kind, e.Message, e.NextStep)
+}
+
+// parseEventsURI splits an event resource URI into its id and its after
+// cursor. Only the after parameter is accepted.
+func parseEventsURI(uri string) (id, after string, err error) {
+	rest, ok := strings.CutPrefix(uri, EventsURIPrefix)
+	if !ok {
+		return "", "", fmt.Errorf("%q is not an event resource URI (%s<id>)", uri, EventsURIPrefix)
+	}
+	id, query, _ := strings.Cut(rest, "?")
+	if id == "" || strings.ContainsAny(id, "/#") {
+		return "", "", fmt.Errorf("%q is not an event resource URI (%s<id>)", uri, EventsURIPrefix)
+	}
+	if query == "" {
+		return id, "", nil
+	}
+	q, qerr := url.ParseQuery(query)
+	if qerr != nil {
+		return "", "", fmt.Errorf("the query of %q cannot be read", uri)
+	}
+	for k := range q {
+		if k != "after" {
+			return "", "", fmt.Errorf("unknown parameter %q; only after=<cursor> is accepted", k)
+		}
+	}
+	if len(q["after"]) != 1 || q.Get("after") == "" {
+		return "", "", errors.New("after must be given once, with a cursor")
+	}
+	return id, q.Get("after"), nil
+}
+
+// read answers resources/read of an event resource, with or without after.
+func (ev *eventService) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	id, after, err := parseEventsURI(uri)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	}
+	snap, err := ev.hub.Read(id, after)
+	var e *events.Error
+	switch {
+	case errors.As(err, &e) && e.Code == events.CodeUnknownResource:
+		return nil, &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: e.Message + "; " + e.NextStep,
+			Data: json.RawMessage(fmt.Sprintf(`{"uri":%q}`, uri))}
+	case errors.As(err, &e):
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: e.Message + "; " + e.NextStep}
+	case err != nil:
+		return nil, err
+	}
+	text, err := encodeSnapshot(snap)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: text}}}, nil
+}
+
+// encodeSnapshot writes a read's JSON with each event's bytes exactly as
+// SnowLuma sent them (encoding/json would re-compact and escape them).
+func encodeSnapshot(s events.Snapshot) (string, error) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"events":[`)
+	for i, e := range s.Events {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		fmt.Fprintf(&buf, `{"cursor":%q,"event":`, e.Cursor)
+		buf.Write(e.Event)
+		buf.WriteByte('}')
+	}
+	buf.WriteString("],")
+	s.Events = nil
+	var rest bytes.Buffer
+	enc := json.NewEncoder(&rest)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return "", err
+	}
+	tail, ok := bytes.CutPrefix(bytes.TrimSpace(rest.Bytes()), []byte(`{"events":null,`))
+	if !ok {
+		return "", errors.New("event snapshot: events is not its first field")
+	}
+	buf.Write(tail)
+	return buf.String(), nil
+}
+
+// subscribe accepts resources/subscribe (legacy) and each URI of a
+// subscriptions/listen (2026-07-28) when it names a live event resource.
+func (ev *eventService) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
+	id, after, err := parseEventsURI(req.Params.URI)
+	switch {
+	case err != nil:
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "only event resources can be subscribed to: " + err.Error()}
+	case after != "":
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "subscribe to the canonical URI, without ?after"}
+	case !ev.hub.Exists(id):
+		return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "no live event resource has that URI; call subscribe_events and use the uri it returns",
+			Data: json.RawMessage(fmt.Sprintf(`{"uri":%q}`, req.Params.URI))}
+	}
+	return nil
+}
+
+// unsubscribe handles resources/unsubscribe of a legacy client, which
+// releases the resource. The SDK also calls it when a 2026-07-28
+// subscriptions/listen stream closes; that releases nothing.
+func (ev *eventService) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
+	if p := req.Session.InitializeParams(); p == nil || p.ProtocolVersion >= toolkit.ModernRevision {
+		return nil
+	}
+	id, after, err := parseEventsURI(req.Params.URI)
+	if err != nil || after != "" {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unsubscribe from the canonical event resource URI subscribe_events returned"}
+	}
+	if err := ev.release(id); err != nil {
+		return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: err.Error(),
+			Data: json.RawMessage(fmt.Sprintf(`{"uri":%q}`, req.Params.URI))}
+	}
+	return nil
+}
+
+// eventsInfo is get_runtime_info's view of the event service.
+type eventsInfo struct {
+	Status       events.Status `json:"status"`
+	StatusReason string        `json:"status_reason"`
+	Resources    int           `json:"resources"`
+}
+
+// runtime reports the connection's state; nil when events are off.
+func (ev *eventService) runtime() *eventsInfo {
+	if ev == nil {
+		return nil
+	}
+	st := ev.hub.State()
+	return &eventsInfo{st.Status, st.Reason, st.Resources}
+}
+
+// isEventsRead reports whether req reads an event resource.
+func isEventsRead(req mcp.Request) bool {
+	r, ok := req.(*mcp.ReadResourceRequest)
+	return ok && r.Params != nil && strings.HasPrefix(r.Params.URI, EventsURIPrefix)
+}
