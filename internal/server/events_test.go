@@ -1,0 +1,123 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/transfer"
+)
+
+// undeliverable is a server transport whose connection cannot write
+// notifications/resources/updated, as when the client has stopped reading.
+type undeliverable struct{ mcp.Transport }
+
+func (u undeliverable) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := u.Transport.Connect(ctx)
+	return undeliverableConn{c}, err
+}
+
+type undeliverableConn struct{ mcp.Connection }
+
+func (c undeliverableConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "notifications/resources/updated" {
+		return errors.New("the client is gone")
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+// TestEventsNotificationFailed: an update notification that cannot be
+// written sets notification_failed on the resource's reads. A broken writer
+// also ends the session (the SDK's JSON-RPC layer gives up on it), so the
+// flag is read from the hub; a write that times out leaves the session up
+// and the flag is what its later reads show.
+func TestEventsNotificationFailed(t *testing.T) {
+	fake := fakesnowluma.Start(t)
+	hub := events.New(events.Options{URL: fake.EventsURL()})
+	t.Cleanup(hub.Close)
+	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{Catalog: catalog.Preload(), Mode: ModeRead, Client: client, Events: hub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), undeliverable{st}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Wait() })
+
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "subscribe_events", Arguments: map[string]any{"self_id": fakesnowluma.SelfID}})
+	if err != nil || res.IsError {
+		t.Fatalf("subscribe_events: %v %+v", err, res)
+	}
+	var out struct {
+		Result struct {
+			URI string `json:"uri"`
+		} `json:"result"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(b, &out)
+	uri := out.Result.URI
+	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	read := func() string {
+		r, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Contents[0].Text
+	}
+	if strings.Contains(read(), `"notification_failed":true`) {
+		t.Fatal("notification_failed before any notification")
+	}
+	if err := fake.EventConn(t, 0).Send(fakesnowluma.FriendRequest(3)); err != nil {
+		t.Fatal(err)
+	}
+	id := strings.TrimPrefix(uri, EventsURIPrefix)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		snap, err := hub.Read(id, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if snap.NotificationFailed {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("notification_failed never set: %+v", snap)
+		}
+	}
+}
+
+// TestEncodeSnapshot: events keep their exact bytes; the rest is the
+// snapshot's JSON.
+func TestEncodeSnapshot(t *testing.T) {
+	raw := `{"post_type":"notice",  "html":"<a>&</a>","big":123456789012345678901234567890}`
+	oldest := "b"
+	text, err := encodeSnapshot(events.Snapshot{
+		Events: []events.Entry{{Cursor: "a", Event: json.RawMessage(raw)}}, Status: events.StatusConnected,
+		StatusReason: "up <ok>", NextCursor: "a", OldestCursor: &oldest,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(text, `{"events":[{"cursor":"a","event":`+raw+`}],"status":"connected","status_reason":"up <ok>","next_cursor":"a","oldest_cursor":"b"`) || !json.Valid([]byte(text)) {
+		t.Errorf("encoded %s", text)
+	}
+}
