@@ -460,3 +460,13 @@ func TestSnapshotJSON(t *testing.T) {
 		t.Errorf("event not exactly as received: %s", m["events"])
 	}
 }
+
+func TestScanDepthLimit(t *testing.T) {
+	for _, n := range []int{9998, 9999, 10000} {
+		raw := []byte(`{"post_type":"notice","a":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}`)
+		_, err := parseFrame(raw)
+		if (err == nil) != json.Valid(raw) {
+			t.Errorf("nesting %d: parseFrame %v, json.Valid %v", n+1, err, json.Valid(raw))
+		}
+	}
+}
