@@ -38,6 +38,14 @@ func newEventService(hub *events.Hub, mode Mode) *eventService {
 	return &eventService{hub: hub}
 }
 
+// instructions tells the model about the event tools, when they exist.
+func (ev *eventService) instructions() string {
+	if ev == nil {
+		return ""
+	}
+	return " subscribe_events creates a live event resource (snowluma://onebot/events/<id>) for the logged-in account: read it with resources/read, passing ?after=<next_cursor> for newer events; unsubscribe_events releases it."
+}
+
 // configure declares resource subscriptions and a changing resource list
 // in the server's options, before the server is built.
 func (ev *eventService) configure(o *mcp.ServerOptions) {

@@ -96,7 +96,7 @@ func runtimeTool(x *executor, ev *eventService) toolkit.Spec {
 	return toolkit.Spec{
 		Name:        "get_runtime_info",
 		Title:       "SnowLuma MCP runtime overview",
-		Description: "Describe this server as configured: mode, whether execution and writes are enabled, the catalog version and size, the effective transport limits and the account-safety policy. server_support is always \"unknown\": the catalog is a snapshot of SnowLuma 1.11.1, not proof of what the connected SnowLuma supports. Contacts nothing unless check_connection is true (read and write modes), which runs get_login_info, get_status and get_version_info at once and reports each answer. Never shows the endpoint or token.",
+		Description: "Describe this server as configured: mode, whether execution and writes are enabled, the catalog version and size, the effective transport limits, the account-safety policy, and whether live events are enabled with their connection status. server_support is always \"unknown\": the catalog is a snapshot of SnowLuma 1.11.1, not proof of what the connected SnowLuma supports. Contacts nothing unless check_connection is true (read and write modes), which runs get_login_info, get_status and get_version_info at once and reports each answer. Never shows the endpoint or token.",
 		Input:       runtimeInput,
 		Output:      runtimeResult,
 		Needs:       toolkit.ModeDocs,

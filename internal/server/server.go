@@ -85,7 +85,7 @@ func New(opts Options) (*mcp.Server, error) {
 	log := slog.New(slog.NewTextHandler(logw, nil))
 	ev := newEventService(opts.Events, opts.Mode)
 	sopts := &mcp.ServerOptions{
-		Instructions: instructions(opts.Mode),
+		Instructions: instructions(opts.Mode) + ev.instructions(),
 		// Declared rather than inferred: no logging (deprecated in
 		// 2026-07-28; stderr is the log), and a tool list fixed per mode.
 		Capabilities: &mcp.ServerCapabilities{
