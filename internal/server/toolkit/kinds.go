@@ -35,9 +35,9 @@ const (
 	KindRateLimited             Kind = "rate_limited"
 	KindTargetNotAllowed        Kind = "target_not_allowed"
 	KindAuditFailed             Kind = "audit_failed"
-	KindUnknownResource  Kind = "unknown_resource"
-	KindTooManyResources Kind = "too_many_resources"
-	KindReleaseRequired  Kind = "release_required"
+	KindUnknownResource         Kind = "unknown_resource"
+	KindTooManyResources        Kind = "too_many_resources"
+	KindReleaseRequired         Kind = "release_required"
 
 	KindInternal Kind = "internal"
 )
