@@ -65,6 +65,10 @@ type Options struct {
 	// Token, when set, goes in the upgrade's Authorization header and
 	// nowhere else.
 	Token string
+	// AllowGroups and AllowUsers, when not nil, are the only groups and
+	// users whose events any resource buffers: an event naming another
+	// group_id or user_id is dropped on arrival, whatever the filters say.
+	AllowGroups, AllowUsers []int64
 }
 
 // A Hub owns the event connection and the resources fed by it. It is safe
@@ -267,6 +271,9 @@ func (h *Hub) ingest(c *conn, raw []byte) (websocket.StatusCode, string) {
 		}
 		return 0, ""
 	}
+	if !h.allowed(f) {
+		return 0, ""
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, r := range h.resources {
@@ -276,6 +283,17 @@ func (h *Hub) ingest(c *conn, raw []byte) (websocket.StatusCode, string) {
 		}
 	}
 	return 0, ""
+}
+
+// allowed reports whether f names only allowed groups and users.
+func (h *Hub) allowed(f *frame) bool {
+	if h.opts.AllowGroups != nil && f.hasGroup && !slices.Contains(h.opts.AllowGroups, f.groupID) {
+		return false
+	}
+	if h.opts.AllowUsers != nil && f.hasUser && !slices.Contains(h.opts.AllowUsers, f.userID) {
+		return false
+	}
+	return true
 }
 
 // stop ends c on this server's side for reason.

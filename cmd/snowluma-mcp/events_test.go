@@ -20,11 +20,11 @@ const eventsPrefix = "snowluma://onebot/events/"
 
 // liveEvents starts a fake SnowLuma and a snowluma-mcp in mode with
 // SNOWLUMA_MCP_EVENTS_URL pointing at the fake's event WebSocket.
-func liveEvents(t *testing.T, era mcptest.Era, mode string, opts *mcp.ClientOptions) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
+func liveEvents(t *testing.T, era mcptest.Era, mode string, opts *mcp.ClientOptions, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
 	t.Helper()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	p := mcptest.Spawn(t, bin, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken,
-		"SNOWLUMA_MCP_MODE="+mode, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL())
+	p := mcptest.Spawn(t, bin, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken,
+		"SNOWLUMA_MCP_MODE=" + mode, "SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL()}, env...)...)
 	cs := p.Connect(opts)
 	t.Cleanup(func() { noLeak(t, p) })
 	return fake, p, cs
@@ -617,6 +617,46 @@ func TestEventsSessionEnd(t *testing.T) {
 		}
 		if strings.Contains(p.Stderr(), "panic") {
 			t.Errorf("stderr: %s", p.Stderr())
+		}
+	})
+}
+
+// TestEventsAllowlist: with the target allowlists set, a filter naming
+// another group or user is refused, and events of other groups and users
+// are never buffered, whatever the filter.
+func TestEventsAllowlist(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake, _, cs := liveEvents(t, era, "read", nil, "SNOWLUMA_MCP_ALLOWED_GROUPS=20001", "SNOWLUMA_MCP_ALLOWED_USERS=30001,30002")
+		for _, bad := range []map[string]any{{"group_ids": []int{20002}}, {"user_ids": []int{30001, 39999}}} {
+			bad["self_id"] = fakesnowluma.SelfID
+			res, r := callTool(t, cs, "subscribe_events", bad)
+			if !res.IsError || r.Diagnostics.Kind != "target_not_allowed" {
+				t.Errorf("subscribe %v: %+v", bad, r.Diagnostics)
+			}
+		}
+		if n := len(fake.Upgrades()); n != 0 {
+			t.Fatal("a refused subscribe connected")
+		}
+		all := subscribeEvents(t, cs, map[string]any{})
+		c := fake.EventConn(t, 0)
+		push(t, c,
+			fakesnowluma.GroupMessage(20001, 30001, "allowed"),
+			fakesnowluma.GroupMessage(20002, 30001, "other group"),
+			fakesnowluma.GroupMessage(20001, 39999, "other user"),
+			fakesnowluma.PrivateMessage(39999, "other private"),
+			fakesnowluma.PrivateMessage(30002, "allowed private"),
+		)
+		got := waitRead(t, cs, all, "the allowed events", func(r eventsRead) bool { return len(r.Events) >= 2 })
+		var texts []string
+		for _, e := range got.Events {
+			var ev struct {
+				Raw string `json:"raw_message"`
+			}
+			json.Unmarshal(e.Event, &ev)
+			texts = append(texts, ev.Raw)
+		}
+		if !slices.Equal(texts, []string{"allowed", "allowed private"}) {
+			t.Errorf("buffered %v", texts)
 		}
 	})
 }

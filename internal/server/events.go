@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/safety"
 )
 
 // EventsURIPrefix starts every event resource's canonical URI; the
@@ -28,6 +29,8 @@ const eventsTemplate = EventsURIPrefix + "{id}{?after}"
 type eventService struct {
 	hub *events.Hub
 	s   *mcp.Server
+	// allow holds the target allowlists a filter must stay within.
+	allow *safety.Policy
 }
 
 // newEventService returns the service over hub, or nil when events are off.
@@ -192,6 +195,13 @@ func eventTools(ev *eventService) []toolkit.Spec {
 }
 
 func (ev *eventService) subscribeEvents(ctx context.Context, _ *toolkit.Call, in subscribeArgs) toolkit.Reply {
+	if ev.allow != nil {
+		if out := ev.allow.CheckTargets(safety.Targets{Groups: in.GroupIDs, Users: in.UserIDs}); out != nil {
+			return toolkit.Fail(toolkit.KindTargetNotAllowed,
+				fmt.Sprintf("the filter names %s, outside this server's allowed targets; no resource was created", strings.Join(out, ", ")),
+				"filter only on the groups and users in get_runtime_info's safety.allowed_groups and allowed_users (events of other groups and users are never buffered)")
+		}
+	}
 	info, err := ev.hub.Subscribe(ctx, events.Filter{SelfID: in.SelfID, Types: in.Types, GroupIDs: in.GroupIDs, UserIDs: in.UserIDs})
 	if err != nil {
 		return eventFailure(err)

@@ -84,6 +84,9 @@ func New(opts Options) (*mcp.Server, error) {
 	}
 	log := slog.New(slog.NewTextHandler(logw, nil))
 	ev := newEventService(opts.Events, opts.Mode)
+	if ev != nil {
+		ev.allow = opts.Safety
+	}
 	sopts := &mcp.ServerOptions{
 		Instructions: instructions(opts.Mode) + ev.instructions(),
 		// Declared rather than inferred: no logging (deprecated in
