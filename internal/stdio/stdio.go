@@ -1,0 +1,351 @@
+// Package stdio is the server's end of the stdio channel: newline-delimited
+// JSON-RPC 2.0 on stdin and stdout, built so that no input ends the process.
+//
+// Transport implements the go-sdk's mcp.Transport with the SDK's public
+// jsonrpc package, in place of mcp.StdioTransport, and adds what that
+// transport lacks (each of which used to end the process or go unanswered):
+//
+//   - Lines are read with a bounded buffer. A line longer than the limit is
+//     discarded up to its newline without being held in memory and answered
+//     with an error that names the limit.
+//   - A line that is not JSON is answered with -32700. A line that is JSON
+//     but not a JSON-RPC 2.0 message object, a batch, or nesting arrays and
+//     objects deeper than MaxDepth is answered with -32600. A request whose
+//     params is neither an object nor null is answered with -32602. Each of
+//     these writes one stderr line naming the problem, never the input, and
+//     the next line is read as usual. A reply whose request id cannot be
+//     read carries no id (MCP's schema has no null id).
+//   - A request reusing the id of a request still in flight is answered
+//     with -32600 instead of being dropped.
+//   - The response to a request the client cancelled with
+//     notifications/cancelled is not written, as MCP asks.
+//   - An error the SDK answers with code 0 (a request before initialize, a
+//     params object it cannot decode) gets a standard JSON-RPC code, and the
+//     request-before-initialize error says what to send.
+//   - Shutdown stops all output after the last complete message and ends
+//     the input, which makes the SDK cancel every request in flight.
+package stdio
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultMaxLineBytes is the longest input line accepted by default: 4 MiB,
+// newline excluded.
+const DefaultMaxLineBytes = 4 << 20
+
+// MaxDepth is how deeply arrays and objects may nest in one message, the
+// message's own object counting as the first level. Deeper input is refused
+// before any decoder recurses into it.
+const MaxDepth = 64
+
+// readBufferBytes is the read buffer; lines longer than it are assembled
+// from several reads, and discarded ones never take more than it.
+const readBufferBytes = 64 << 10
+
+// ErrStopped is returned by writes after Shutdown or Close.
+var ErrStopped = errors.New("stdio: output stopped")
+
+// Options configures a Transport.
+type Options struct {
+	// MaxLineBytes is the longest input line accepted, newline excluded;
+	// 0 means DefaultMaxLineBytes.
+	MaxLineBytes int
+	// Log receives one line per refused input; nil discards.
+	Log io.Writer
+	// Name prefixes log lines, e.g. "snowluma-mcp".
+	Name string
+}
+
+// Transport is the server side of a stdio channel. Connect it once (the
+// SDK's Server.Run does), and call Shutdown to stop.
+type Transport struct {
+	c         *conn
+	connected atomic.Bool
+}
+
+// New returns a transport that reads in and writes out.
+func New(in io.Reader, out io.Writer, opts Options) *Transport {
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	return &Transport{c: &conn{
+		lines:    &lineReader{r: bufio.NewReaderSize(in, readBufferBytes), max: opts.MaxLineBytes},
+		out:      out,
+		log:      opts.Log,
+		name:     opts.Name,
+		incoming: make(chan jsonrpc.Message),
+		readDone: make(chan struct{}),
+		stop:     make(chan struct{}),
+		inflight: map[jsonrpc.ID]*request{},
+	}}
+}
+
+// Connect implements mcp.Transport. It starts reading the input.
+func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
+	if !t.connected.CompareAndSwap(false, true) {
+		return nil, errors.New("stdio: transport connected twice")
+	}
+	go t.c.readLoop()
+	return t.c, nil
+}
+
+// Shutdown ends the channel at once: nothing more is written after the
+// message being written now, if any, and reading reports end of input, so
+// the SDK cancels every request in flight and the session ends when their
+// handlers return. It returns how many requests were in flight. It may be
+// called more than once.
+func (t *Transport) Shutdown() int {
+	t.c.halt()
+	t.c.stateMu.Lock()
+	defer t.c.stateMu.Unlock()
+	return len(t.c.inflight)
+}
+
+// Quiet returns a channel closed once no message is being written; after
+// Shutdown, stdout then ends on a complete message for good.
+func (t *Transport) Quiet() <-chan struct{} {
+	ch := make(chan struct{})
+	go func() {
+		t.c.writeMu.Lock()
+		t.c.writeMu.Unlock()
+		close(ch)
+	}()
+	return ch
+}
+
+// A request is a request read and not yet answered.
+type request struct {
+	cancelled bool // the client sent notifications/cancelled for it
+}
+
+// conn is the mcp.Connection of a Transport.
+type conn struct {
+	lines *lineReader
+	log   io.Writer
+	name  string
+
+	incoming chan jsonrpc.Message // from readLoop to Read
+	readDone chan struct{}        // closed when readLoop returns
+	readErr  error                // why readLoop returned; set before readDone closes
+
+	stop     chan struct{} // closed by halt: Read reports end of input
+	stopOnce sync.Once
+
+	writeMu sync.Mutex // held while a message is written
+	out     io.Writer
+	stopped atomic.Bool // set by halt: nothing more is written
+
+	stateMu  sync.Mutex
+	inflight map[jsonrpc.ID]*request
+}
+
+func (c *conn) SessionID() string { return "" }
+
+// Read implements mcp.Connection.
+func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.stop:
+		return nil, io.EOF
+	default:
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.stop:
+		return nil, io.EOF
+	case m := <-c.incoming:
+		return m, nil
+	case <-c.readDone:
+		return nil, c.readErr
+	}
+}
+
+// Write implements mcp.Connection. The response to a cancelled request is
+// dropped; an error response without a standard code gets one.
+func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		if c.answered(resp.ID) {
+			return nil
+		}
+		if resp.Error != nil {
+			coded := *resp
+			coded.Error = standardCode(resp.Error)
+			msg = &coded
+		}
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("stdio: encoding a message: %w", err)
+	}
+	return c.writeLine(data)
+}
+
+// answered forgets a request as it is answered and reports whether the
+// client cancelled it, in which case the response must not be written.
+// Forgetting it before the response is written lets the client reuse the
+// id as soon as it reads the response.
+func (c *conn) answered(id jsonrpc.ID) (cancelled bool) {
+	c.stateMu.Lock()
+	defer c.stateMu.Unlock()
+	r := c.inflight[id]
+	delete(c.inflight, id)
+	return r != nil && r.cancelled
+}
+
+// writeLine writes data and a newline as one message, unless output has
+// stopped.
+func (c *conn) writeLine(data []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	if c.stopped.Load() {
+		return ErrStopped
+	}
+	_, err := c.out.Write(append(data, '\n'))
+	return err
+}
+
+// Close implements mcp.Connection: the SDK calls it when the session ends.
+func (c *conn) Close() error {
+	c.halt()
+	return nil
+}
+
+func (c *conn) halt() {
+	c.stopped.Store(true)
+	c.stopOnce.Do(func() { close(c.stop) })
+}
+
+// readLoop reads lines until the input ends, delivering messages to Read
+// and answering the lines that are refused.
+func (c *conn) readLoop() {
+	defer close(c.readDone)
+	for n := 1; ; n++ {
+		line, size, err := c.lines.next()
+		var msg jsonrpc.Message
+		var r *refusal
+		switch {
+		case size > c.lines.max:
+			r = &refusal{code: jsonrpc.CodeInvalidRequest,
+				message: fmt.Sprintf("Invalid request: the line is longer than the limit of %d bytes and was discarded; send smaller messages (the server's limit is set by SNOWLUMA_MCP_MAX_REQUEST_BYTES)", c.lines.max),
+				problem: fmt.Sprintf("longer than the limit of %d bytes (discarded unread)", c.lines.max)}
+		case line != nil:
+			msg, r = check(line)
+		}
+		if r != nil {
+			c.refuse(n, size, r)
+		}
+		if msg != nil {
+			msg, r = c.track(msg)
+			if r != nil {
+				c.refuse(n, size, r)
+			}
+		}
+		if msg != nil {
+			select {
+			case c.incoming <- msg:
+			case <-c.stop:
+				return
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				err = fmt.Errorf("stdio: reading stdin: %w", err)
+			}
+			c.readErr = err
+			return
+		}
+	}
+}
+
+// track records a request as in flight and the cancellation of one,
+// refusing a request whose id is already in flight.
+func (c *conn) track(msg jsonrpc.Message) (jsonrpc.Message, *refusal) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return msg, nil
+	}
+	c.stateMu.Lock()
+	defer c.stateMu.Unlock()
+	if req.IsCall() {
+		if _, dup := c.inflight[req.ID]; dup {
+			return nil, &refusal{code: jsonrpc.CodeInvalidRequest, id: req.ID,
+				message: fmt.Sprintf("Invalid request: id %v is already used by a request in flight; give every request a new id", idText(req.ID)),
+				problem: "reuses the id of a request in flight"}
+		}
+		c.inflight[req.ID] = &request{}
+		return msg, nil
+	}
+	if req.Method == "notifications/cancelled" {
+		if id, ok := cancelledID(req.Params); ok {
+			if r := c.inflight[id]; r != nil {
+				r.cancelled = true
+			}
+		}
+	}
+	return msg, nil
+}
+
+// refuse answers a refused line (requests and undecidable lines; never a
+// well-formed notification) and logs it.
+func (c *conn) refuse(n, size int, r *refusal) {
+	fmt.Fprintf(c.log, "%s: stdin line %d (%d bytes) refused with %d: %s\n", c.name, n, size, r.code, r.problem)
+	if r.silent {
+		return
+	}
+	resp := &jsonrpc.Response{ID: r.id, Error: &jsonrpc.Error{Code: r.code, Message: r.message}}
+	data, err := jsonrpc.EncodeMessage(resp)
+	if err != nil {
+		fmt.Fprintf(c.log, "%s: could not encode the refusal: %v\n", c.name, err)
+		return
+	}
+	// After Shutdown the refusal is not written, like every message.
+	_ = c.writeLine(data)
+}
+
+// initHint says what a legacy request sent before initialize should have
+// been preceded by, or carried.
+const initHint = `send "initialize" first (protocol 2025-11-25 and earlier), or put the 2026-07-28 fields io.modelcontextprotocol/protocolVersion, io.modelcontextprotocol/clientCapabilities and io.modelcontextprotocol/clientInfo in params._meta`
+
+// standardCode gives an error the SDK would send with code 0 a standard
+// JSON-RPC code; an error that has one is kept.
+func standardCode(err error) error {
+	var we *jsonrpc.Error
+	if errors.As(err, &we) && we.Code != 0 {
+		return err
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "invalid during session initialization"):
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg + ": " + initHint}
+	case strings.Contains(msg, "unmarshaling") || strings.Contains(msg, `missing required "params"`):
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
+	default:
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}
+	}
+}
+
+func idText(id jsonrpc.ID) string {
+	if s, ok := id.Raw().(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprint(id.Raw())
+}
