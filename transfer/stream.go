@@ -220,6 +220,11 @@ func (c *Client) Stream(ctx context.Context, req Request, onFrame func(Frame) er
 	fr := NewFrameReader(guarded, DefaultMaxFrameBytes)
 	for {
 		raw, err := fr.Next()
+		if err == io.EOF && ctx.Err() != nil {
+			// The body can end cleanly when the call is cancelled
+			// mid-stream; that is a cancellation, not a broken stream.
+			return readFailure(ctx.Err(), "the stream was interrupted")
+		}
 		if err == io.EOF {
 			return c.fail(req.Action, resp.StatusCode, KindStreamFailed,
 				errors.New("stream ended before its final frame"))

@@ -23,16 +23,23 @@ const envPrefix = "SNOWLUMA_MCP"
 // maxTimeoutMS is the longest call timeout accepted: a day.
 const maxTimeoutMS = 86_400_000
 
+// The accepted range of SNOWLUMA_MCP_MAX_REQUEST_BYTES: 64 KiB to 256 MiB.
+const (
+	minRequestBytes = 64 << 10
+	maxRequestBytes = 256 << 20
+)
+
 // env is the environment as read, every value a string so that a bad value
 // is reported in our words. The desc and shown tags feed --help: shown is the
 // default as a person reads it.
 type env struct {
-	Endpoint string `envconfig:"ENDPOINT" shown:"unset (docs mode)" desc:"SnowLuma OneBot HTTP endpoint: an absolute http(s) URL such as http://127.0.0.1:3000/, without credentials, query or fragment. Unset: docs mode, nothing is executed."`
-	Token    string `envconfig:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Give the bare token: surrounding white space is trimmed; a control character or a 'Bearer ' prefix stops the server at start. Never logged, returned or written to disk."`
-	Timeout  string `envconfig:"TIMEOUT_MS" default:"30000" shown:"30000" desc:"Timeout of one ordinary action call, in milliseconds (1 to 86400000)."`
-	Mode     string `envconfig:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
-	Events   string `envconfig:"EVENTS_URL" shown:"unset (no event tools)" desc:"SnowLuma's forward event WebSocket: a ws:// or wss:// URL such as ws://127.0.0.1:3001/event, without credentials, query or fragment (the token goes in the Authorization header). Set: read and write modes offer subscribe_events and unsubscribe_events. Never guessed from the endpoint."`
-	Validate string `envconfig:"VALIDATE_PARAMS" default:"true" shown:"true" desc:"true, 1 or yes: check action params against the catalog's inputSchema before sending; false, 0 or no: send them unchecked (for a SnowLuma newer than the catalog). Case is ignored."`
+	Endpoint   string `envconfig:"ENDPOINT" shown:"unset (docs mode)" desc:"SnowLuma OneBot HTTP endpoint: an absolute http(s) URL such as http://127.0.0.1:3000/, without credentials, query or fragment. Unset: docs mode, nothing is executed."`
+	Token      string `envconfig:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Give the bare token: surrounding white space is trimmed; a control character or a 'Bearer ' prefix stops the server at start. Never logged, returned or written to disk."`
+	Timeout    string `envconfig:"TIMEOUT_MS" default:"30000" shown:"30000" desc:"Timeout of one ordinary action call, in milliseconds (1 to 86400000)."`
+	Mode       string `envconfig:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
+	Events     string `envconfig:"EVENTS_URL" shown:"unset (no event tools)" desc:"SnowLuma's forward event WebSocket: a ws:// or wss:// URL such as ws://127.0.0.1:3001/event, without credentials, query or fragment (the token goes in the Authorization header). Set: read and write modes offer subscribe_events and unsubscribe_events. Never guessed from the endpoint."`
+	MaxRequest string `envconfig:"MAX_REQUEST_BYTES" default:"4194304" shown:"4194304 (4 MiB)" desc:"Longest request line read from stdin, in bytes (65536 to 268435456); a longer line is discarded and answered with an error."`
+	Validate   string `envconfig:"VALIDATE_PARAMS" default:"true" shown:"true" desc:"true, 1 or yes: check action params against the catalog's inputSchema before sending; false, 0 or no: send them unchecked (for a SnowLuma newer than the catalog). Case is ignored."`
 
 	// Account safety (README, Safety).
 	Sensitive     string `envconfig:"SENSITIVE" default:"deny" shown:"deny" desc:"Actions whose answer is a credential of the account (get_cookies, get_clientkey, ...): deny refuses them, redact runs them and masks every string and number of the answer's data, allow returns them unchanged."`
@@ -56,7 +63,9 @@ type Config struct {
 	Endpoint  *url.URL // nil in docs mode without an endpoint
 	Token     string
 	TimeoutMS int
-	Mode      server.Mode
+	// MaxRequestBytes is the longest stdin line read.
+	MaxRequestBytes int
+	Mode            server.Mode
 	// ValidateParams checks action params against the catalog before sending.
 	ValidateParams bool
 	// Safety is the account-safety policy; its pacer is built by the
@@ -186,6 +195,12 @@ func parseConfig(e env) (*Config, error) {
 		return nil, &ConfigError{"TIMEOUT_MS", fmt.Sprintf("%q is not a positive integer of at most %d", e.Timeout, maxTimeoutMS), "a whole number of milliseconds from 1 to 86400000 (a day), e.g. 30000"}
 	}
 	c.TimeoutMS = t
+
+	m, err := strconv.Atoi(strings.TrimSpace(e.MaxRequest))
+	if err != nil || m < minRequestBytes || m > maxRequestBytes {
+		return nil, &ConfigError{"MAX_REQUEST_BYTES", fmt.Sprintf("%q is not a whole number of bytes from %d to %d", e.MaxRequest, minRequestBytes, maxRequestBytes), "a whole number of bytes from 65536 (64 KiB) to 268435456 (256 MiB), e.g. 4194304"}
+	}
+	c.MaxRequestBytes = m
 
 	switch strings.ToLower(strings.TrimSpace(e.Validate)) {
 	case "true", "1", "yes":

@@ -41,6 +41,9 @@ func TestConfigErrors(t *testing.T) {
 		{"negative timeout", []string{"SNOWLUMA_MCP_TIMEOUT_MS=-5"}, []string{"SNOWLUMA_MCP_TIMEOUT_MS", "positive integer"}, nil},
 		{"word timeout", []string{"SNOWLUMA_MCP_TIMEOUT_MS=soon"}, []string{"SNOWLUMA_MCP_TIMEOUT_MS", `"soon"`}, nil},
 		{"huge timeout", []string{"SNOWLUMA_MCP_TIMEOUT_MS=99999999999999"}, []string{"SNOWLUMA_MCP_TIMEOUT_MS", "86400000"}, nil},
+		{"small request limit", []string{"SNOWLUMA_MCP_MAX_REQUEST_BYTES=1000"}, []string{"SNOWLUMA_MCP_MAX_REQUEST_BYTES", `"1000"`, "65536"}, nil},
+		{"huge request limit", []string{"SNOWLUMA_MCP_MAX_REQUEST_BYTES=1000000000"}, []string{"SNOWLUMA_MCP_MAX_REQUEST_BYTES", "268435456"}, nil},
+		{"word request limit", []string{"SNOWLUMA_MCP_MAX_REQUEST_BYTES=4MiB"}, []string{"SNOWLUMA_MCP_MAX_REQUEST_BYTES", `"4MiB"`}, nil},
 		{"bad validate", []string{"SNOWLUMA_MCP_VALIDATE_PARAMS=maybe"}, []string{"SNOWLUMA_MCP_VALIDATE_PARAMS", "true or false"}, nil},
 		{"relative endpoint", []string{"SNOWLUMA_MCP_ENDPOINT=127.0.0.1:3000"}, []string{"SNOWLUMA_MCP_ENDPOINT", "http"}, nil},
 		{"ftp endpoint", []string{"SNOWLUMA_MCP_ENDPOINT=ftp://127.0.0.1/"}, []string{"SNOWLUMA_MCP_ENDPOINT", "scheme"}, nil},
@@ -94,7 +97,7 @@ func TestHelpAndVersion(t *testing.T) {
 	if code != 0 {
 		t.Errorf("--help exit %d", code)
 	}
-	for _, v := range []string{"SNOWLUMA_MCP_ENDPOINT", "SNOWLUMA_MCP_TOKEN", "SNOWLUMA_MCP_TIMEOUT_MS", "SNOWLUMA_MCP_MODE", "SNOWLUMA_MCP_EVENTS_URL", "30000", "true, 1 or yes", "false, 0 or no"} {
+	for _, v := range []string{"SNOWLUMA_MCP_ENDPOINT", "SNOWLUMA_MCP_TOKEN", "SNOWLUMA_MCP_TIMEOUT_MS", "SNOWLUMA_MCP_MODE", "SNOWLUMA_MCP_EVENTS_URL", "30000", "true, 1 or yes", "false, 0 or no", "SNOWLUMA_MCP_MAX_REQUEST_BYTES", "4194304"} {
 		if !strings.Contains(stdout, v) {
 			t.Errorf("--help lacks %s", v)
 		}

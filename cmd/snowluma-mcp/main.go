@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/kelseyhightower/envconfig"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/server"
+	"github.com/snowluma/snowluma-mcp/internal/stdio"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -96,8 +96,10 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 		return exitFailed
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	tr := stdio.New(os.Stdin, stdout, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name})
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 
 	// The start-up line waits for the catalog, but serving does not. A
 	// catalog that fails to load is a packaging defect: stop.
@@ -108,7 +110,7 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 		cat, err := loadCatalog()
 		if err != nil {
 			failed <- err
-			stop()
+			tr.Shutdown()
 			return
 		}
 		endpoint := "none"
@@ -121,7 +123,15 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 			fmt.Fprintf(stderr, "%s: %s\n", server.Name, terminalHint)
 		}
 	}()
-	err = s.Run(ctx, &mcp.StdioTransport{})
+	served := make(chan error, 1)
+	go func() { served <- s.Run(context.Background(), tr) }()
+
+	select {
+	case sig := <-sigs:
+		shutdown(tr, sig, sigs, served, stderr)
+		return exitOK
+	case err = <-served:
+	}
 	<-announced
 	select {
 	case cerr := <-failed:
@@ -134,6 +144,33 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// shutdownGrace is how long calls in flight get to return once a signal
+// has cancelled them; the process exits within it and a little more.
+const shutdownGrace = 1500 * time.Millisecond
+
+// shutdown ends the process on SIGTERM or SIGINT: stdout stops after the
+// last complete message, every call in flight is cancelled (with its HTTP
+// request or stream), and the calls get shutdownGrace to return (time for
+// them to remove partial files) unless a second signal comes first.
+func shutdown(tr *stdio.Transport, sig os.Signal, sigs <-chan os.Signal, served <-chan error, stderr io.Writer) {
+	n := tr.Shutdown()
+	fmt.Fprintf(stderr, "%s: %v: cancelling %d request(s) in flight and exiting\n", server.Name, sig, n)
+	grace := time.NewTimer(shutdownGrace)
+	defer grace.Stop()
+	select {
+	case <-served:
+	case <-grace.C:
+		fmt.Fprintf(stderr, "%s: calls still running after %v are abandoned\n", server.Name, shutdownGrace)
+	case <-sigs:
+	}
+	// A message being written when the signal came is finished, unless
+	// the host stopped reading stdout.
+	select {
+	case <-tr.Quiet():
+	case <-time.After(250 * time.Millisecond):
+	}
 }
 
 func printHelp(w io.Writer) {

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -46,6 +47,7 @@ type Proc struct {
 	sent     [][]byte // lines written to the server
 	received [][]byte // lines the server wrote
 	stderr   bytes.Buffer
+	partial  bool          // stdout ended inside a line
 	attached bool          // a reader consumes stdout
 	done     chan struct{} // closed once the process has exited
 	close    sync.Once
@@ -99,6 +101,46 @@ func (p *Proc) Close() {
 	})
 }
 
+// Signal sends sig to the process.
+func (p *Proc) Signal(sig os.Signal) {
+	p.tb.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		p.tb.Fatal(err)
+	}
+}
+
+// Wait waits up to d for the process to exit on its own, with its stdin
+// still open, and returns how it exited, or nil if it is still running.
+func (p *Proc) Wait(d time.Duration) *os.ProcessState {
+	p.mu.Lock()
+	drain := !p.attached
+	p.mu.Unlock()
+	if drain {
+		go io.Copy(io.Discard, p.newLineReader())
+	}
+	select {
+	case <-p.done:
+		return p.cmd.ProcessState
+	case <-time.After(d):
+		return nil
+	}
+}
+
+// MaxRSS is the peak resident set of the exited process, in bytes.
+func (p *Proc) MaxRSS() int64 {
+	p.tb.Helper()
+	select {
+	case <-p.done:
+	default:
+		p.tb.Fatal("MaxRSS of a running process")
+	}
+	ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		p.tb.Fatal("no resource usage on this platform")
+	}
+	return ru.Maxrss * 1024 // kilobytes on Linux
+}
+
 type lockedWriter struct {
 	mu *sync.Mutex
 	w  io.Writer
@@ -137,8 +179,11 @@ func (p *Proc) record(dst *[][]byte, line []byte) {
 // validate checks every line the server wrote.
 func (p *Proc) validate(v *Validator) {
 	p.mu.Lock()
-	sent, received := p.sent, p.received
+	sent, received, partial := p.sent, p.received, p.partial
 	p.mu.Unlock()
+	if partial {
+		p.tb.Errorf("the server's stdout ended inside a line (%s)", p.era)
+	}
 	methods := map[string]string{}
 	for _, l := range sent {
 		var m struct {
@@ -202,6 +247,11 @@ func (p *Proc) newLineReader() *lineReader {
 func (l *lineReader) Read(b []byte) (int, error) {
 	for len(l.in) == 0 {
 		line, err := l.r.ReadBytes('\n')
+		if err != nil && len(line) > 0 {
+			l.p.mu.Lock()
+			l.p.partial = true
+			l.p.mu.Unlock()
+		}
 		if len(line) > 0 {
 			l.p.record(&l.p.received, bytes.TrimRight(line, "\r\n"))
 			l.in = line

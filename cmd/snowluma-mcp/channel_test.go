@@ -1,0 +1,270 @@
+package main_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+)
+
+// rawSession attaches a raw connection ready for requests in era (a legacy
+// one after initialize with the given client capabilities) and returns it
+// with a function that makes a request's params for the era: for
+// 2026-07-28 it adds the _meta fields with the same capabilities.
+func rawSession(t *testing.T, p *mcptest.Proc, era mcptest.Era, caps string) (*mcptest.Raw, func(params string) string) {
+	t.Helper()
+	raw := p.Raw()
+	if era == mcptest.Legacy {
+		result(t, raw.Call(1000, "initialize", `{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":{"name":"raw","version":"1"}}`))
+		raw.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		return raw, func(params string) string { return params }
+	}
+	meta := fmt.Sprintf(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s,"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}`, caps)
+	return raw, func(params string) string {
+		if params == "{}" {
+			return `{"_meta":` + meta + `}`
+		}
+		return `{"_meta":` + meta + `,` + strings.TrimPrefix(params, "{")
+	}
+}
+
+// rpcError returns a response's error object, failing when there is none.
+func rpcError(t *testing.T, m map[string]any) map[string]any {
+	t.Helper()
+	e, ok := m["error"].(map[string]any)
+	if !ok {
+		t.Fatalf("not an error response: %v", m)
+	}
+	return e
+}
+
+// TestHostileLines sends each malformed, oversized and deeply nested line
+// to one process, each followed by a valid request, which is answered.
+func TestHostileLines(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		p := mcptest.Spawn(t, bin, era)
+		raw, params := rawSession(t, p, era, "{}")
+		deep := strings.Repeat("[", 1000) + strings.Repeat("]", 1000)
+		secret := strings.Repeat("x", 64)
+		for i, tc := range []struct {
+			name, line string
+			code       float64
+			id         any // nil: the reply has no id
+		}{
+			{"not JSON", "hello " + secret, -32700, nil},
+			{"truncated", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_m`, -32700, nil},
+			{"binary", "\x00\x01\xfe\xff" + secret, -32700, nil},
+			{"two messages", `{"jsonrpc":"2.0","id":2,"method":"ping"} {"jsonrpc":"2.0","id":3,"method":"ping"}`, -32700, nil},
+			{"empty batch", "[]", -32600, nil},
+			{"batch", `[{"jsonrpc":"2.0","id":4,"method":"ping"}]`, -32600, nil},
+			{"deeply nested", deep, -32600, nil},
+			{"deeply nested arguments", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_action","arguments":{"name":` + deep + `}}}`, -32600, nil},
+			{"oversized", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"get_action","arguments":{"name":"` + strings.Repeat(secret, 5<<20/64) + `"}}}`, -32600, nil},
+			{"wrong version", `{"jsonrpc":"1.0","id":7,"method":"ping"}`, -32600, float64(7)},
+			{"object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, -32600, nil},
+			{"array params", `{"jsonrpc":"2.0","id":8,"method":"tools/list","params":["` + secret + `"]}`, -32602, float64(8)},
+			{"string params", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":"list_categories"}`, -32602, float64(9)},
+		} {
+			raw.Send(tc.line)
+			m := raw.Next()
+			e := rpcError(t, m)
+			if e["code"] != tc.code || m["id"] != tc.id {
+				t.Errorf("%s: answered %v", tc.name, m)
+			}
+			if tc.name == "oversized" && !strings.Contains(e["message"].(string), "4194304 bytes") {
+				t.Errorf("oversized: the error does not name the limit: %v", e["message"])
+			}
+			if tc.code == -32602 && !strings.Contains(e["message"].(string), "_meta") {
+				t.Errorf("%s: the error does not say what to send: %v", tc.name, e["message"])
+			}
+			// The server still serves.
+			r := result(t, raw.Call(100+i, "tools/call", params(`{"name":"list_categories","arguments":{}}`)))
+			if r["isError"] == true {
+				t.Errorf("after %s: %v", tc.name, r)
+			}
+		}
+		p.Close()
+		stderr := p.Stderr()
+		if n := strings.Count(stderr, "refused with"); n != 13 {
+			t.Errorf("%d refusal lines on stderr:\n%.3000s", n, stderr)
+		}
+		if strings.Contains(stderr, secret) || strings.Contains(stderr, "hello") {
+			t.Errorf("stderr repeats the input:\n%.3000s", stderr)
+		}
+	})
+}
+
+// TestRequestSizeSetting: SNOWLUMA_MCP_MAX_REQUEST_BYTES moves the limit.
+func TestRequestSizeSetting(t *testing.T) {
+	p := mcptest.Spawn(t, bin, mcptest.Modern, "SNOWLUMA_MCP_MAX_REQUEST_BYTES=65536")
+	raw, params := rawSession(t, p, mcptest.Modern, "{}")
+	call := func(id, nameLen int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, id,
+			params(`{"name":"search_actions","arguments":{"query":"`+strings.Repeat("q", nameLen)+`"}}`))
+	}
+	raw.Send(call(1, 70000))
+	if e := rpcError(t, raw.Next()); e["code"] != float64(-32600) || !strings.Contains(e["message"].(string), "65536 bytes") {
+		t.Errorf("over the limit: %v", e)
+	}
+	raw.Send(call(2, 60000))
+	if m := raw.Next(); m["id"] != float64(2) || m["result"] == nil {
+		t.Errorf("within the limit: %.500v", m)
+	}
+}
+
+// TestRequestBeforeInitialize: a legacy request sent too early gets a
+// standard code and a message saying what to send.
+func TestRequestBeforeInitialize(t *testing.T) {
+	p := mcptest.Spawn(t, bin, mcptest.Legacy)
+	raw := p.Raw()
+	e := rpcError(t, raw.Call(1, "tools/list", `{}`))
+	msg, _ := e["message"].(string)
+	if e["code"] != float64(-32600) || !strings.Contains(msg, `"initialize"`) || !strings.Contains(msg, "_meta") {
+		t.Errorf("before initialize: %v", e)
+	}
+	result(t, raw.Call(2, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`))
+}
+
+// hangingLive is a live process whose SnowLuma never answers get_status.
+func hangingLive(t *testing.T, era mcptest.Era, mode string) (*fakesnowluma.Server, *mcptest.Proc) {
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Hang: true} })
+	p := mcptest.Spawn(t, bin, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_MODE="+mode)
+	t.Cleanup(func() { noLeak(t, p) })
+	return fake, p
+}
+
+// answered reports whether the server wrote a response with id.
+func answered(p *mcptest.Proc, id float64) bool {
+	for _, l := range p.Received() {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) == nil && m["id"] == id && m["method"] == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func TestDuplicateRequestID(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake, p := hangingLive(t, era, "read")
+		raw, params := rawSession(t, p, era, "{}")
+		call := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":%s}`, params(`{"name":"query_action","arguments":{"action":"get_status"}}`))
+		raw.Send(call)
+		waitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
+		raw.Send(call)
+		m := raw.Next()
+		if e := rpcError(t, m); m["id"] != float64(1) || e["code"] != float64(-32600) || !strings.Contains(e["message"].(string), "in flight") {
+			t.Errorf("duplicate: %v", m)
+		}
+		if len(fake.Requests()) != 1 {
+			t.Errorf("the duplicate reached SnowLuma")
+		}
+	})
+}
+
+// TestCancelledCallGetsNoResponse: after notifications/cancelled the call
+// stops, is logged as cancelled, and nothing answers it, in both eras and
+// for a legacy call waiting on the client's elicitation/create.
+func TestCancelledCallGetsNoResponse(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake, p := hangingLive(t, era, "read")
+		raw, params := rawSession(t, p, era, `{"elicitation":{"form":{}}}`)
+		raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":%s}`, params(`{"name":"query_action","arguments":{"action":"get_status"}}`)))
+		waitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
+		raw.Send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"user"}}`)
+		waitFor(t, "a cancelled call on stderr", func() bool { return strings.Contains(p.Stderr(), "kind=cancelled") })
+
+		if era == mcptest.Legacy {
+			// A form the client never answers, then cancels.
+			raw.Send(`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"query_action_with_input","arguments":{"action":"get_msg","params":{}}}}`)
+			if m := raw.Next(); m["method"] != "elicitation/create" {
+				t.Fatalf("expected elicitation/create, got %v", m)
+			}
+			raw.Send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":6}}`)
+			// The server withdraws its form.
+			if m := raw.Next(); m["method"] != "notifications/cancelled" {
+				t.Errorf("expected the form to be cancelled, got %v", m)
+			}
+		}
+		result(t, raw.Call(7, "tools/call", params(`{"name":"list_categories","arguments":{}}`)))
+		p.Close()
+		for _, id := range []float64{5, 6} {
+			if answered(p, id) {
+				t.Errorf("the cancelled call %v was answered", id)
+			}
+		}
+	})
+}
+
+// TestSignalsEndPromptly: SIGTERM or SIGINT during a call SnowLuma never
+// answers, or during a stream that trickles, cancels the call and exits
+// with status 0, leaving stdout on a complete message (the harness checks
+// every line).
+func TestSignalsEndPromptly(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		sig    os.Signal
+		stream bool
+	}{
+		{"SIGTERM hanging call", syscall.SIGTERM, false},
+		{"SIGINT hanging call", os.Interrupt, false},
+		{"SIGTERM trickling stream", syscall.SIGTERM, true},
+		{"SIGINT trickling stream", os.Interrupt, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			forEachEra(t, func(t *testing.T, era mcptest.Era) {
+				fake, p := hangingLive(t, era, "write")
+				frames := make([][]byte, 2000)
+				for i := range frames {
+					frames[i] = fakesnowluma.StreamOK(json.RawMessage(`{"type":"stream","data_type":"data_chunk","data":"tick"}`))
+				}
+				fake.Handle("test_download_stream", func(json.RawMessage) fakesnowluma.Reply {
+					return fakesnowluma.Reply{Frames: frames, FrameDelay: 20 * time.Millisecond}
+				})
+				action := "get_status"
+				if tc.stream {
+					action = "test_download_stream"
+				}
+				cs := p.Connect(nil)
+				done := make(chan error, 1)
+				go func() {
+					_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "invoke_action", Arguments: map[string]any{"action": action}})
+					done <- err
+				}()
+				waitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
+				if tc.stream {
+					time.Sleep(100 * time.Millisecond) // a few frames arrive
+				}
+				p.Signal(tc.sig)
+				st := p.Wait(10 * time.Second)
+				if st == nil {
+					t.Fatal("the process is still running 10 s after the signal")
+				}
+				if st.ExitCode() != 0 {
+					t.Errorf("exit status %d, want 0", st.ExitCode())
+				}
+				if err := <-done; err == nil {
+					t.Error("the interrupted call returned a result")
+				}
+				stderr := p.Stderr()
+				if !strings.Contains(stderr, "cancelling 1 request(s) in flight") {
+					t.Errorf("stderr lacks the shutdown line:\n%s", stderr)
+				}
+				// The call ended through its cancelled context (with its
+				// HTTP request), not by being abandoned.
+				if !strings.Contains(stderr, "kind=cancelled") || strings.Contains(stderr, "abandoned") {
+					t.Errorf("the call was not cancelled:\n%s", stderr)
+				}
+			})
+		})
+	}
+}
