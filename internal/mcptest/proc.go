@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -126,19 +125,26 @@ func (p *Proc) Wait(d time.Duration) *os.ProcessState {
 	}
 }
 
-// MaxRSS is the peak resident set of the exited process, in bytes.
-func (p *Proc) MaxRSS() int64 {
+// PeakRSS is the running process's peak resident set so far, in bytes
+// (VmHWM in /proc/<pid>/status; Linux only). The exited process's rusage
+// is no use: Linux carries the parent's peak across fork and exec into it.
+func (p *Proc) PeakRSS() int64 {
 	p.tb.Helper()
-	select {
-	case <-p.done:
-	default:
-		p.tb.Fatal("MaxRSS of a running process")
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		p.tb.Fatalf("peak RSS: %v", err)
 	}
-	ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		p.tb.Fatal("no resource usage on this platform")
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(v), "%d kB", &kb); err != nil {
+				p.tb.Fatalf("peak RSS: %q: %v", line, err)
+			}
+			return kb << 10
+		}
 	}
-	return ru.Maxrss * 1024 // kilobytes on Linux
+	p.tb.Fatal("peak RSS: no VmHWM in /proc/<pid>/status")
+	return 0
 }
 
 type lockedWriter struct {

@@ -219,7 +219,11 @@ func (c *conn) writeLine(data []byte) error {
 	if c.stopped.Load() {
 		return ErrStopped
 	}
-	_, err := c.out.Write(append(data, '\n'))
+	// Two writes rather than an append, which could copy a large message.
+	if _, err := c.out.Write(data); err != nil {
+		return err
+	}
+	_, err := c.out.Write([]byte{'\n'})
 	return err
 }
 

@@ -37,7 +37,7 @@ func Register(s *mcp.Server, mode Mode, log *slog.Logger, specs ...Spec) error {
 	for _, c := range byName {
 		s.AddTool(c.tool, serve(c, mode, log))
 	}
-	s.AddReceivingMiddleware(filterList(mode, byName))
+	s.AddReceivingMiddleware(filterList(mode, byName), plainResults)
 	return nil
 }
 
