@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
@@ -193,6 +194,9 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 	if !ok || resp == nil {
 		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the continuation came back without an answer to the form; nothing was run", restart))
 	}
+	if resp.Meta[unansweredKey] == true {
+		return toolkit.Fail(toolkit.KindContinuation, "the form was not answered before the continuation expired; nothing was run", restart)
+	}
 	switch resp.Action {
 	case "accept":
 	case "decline":
@@ -263,4 +267,36 @@ func merge(provided, answer map[string]json.RawMessage) json.RawMessage {
 	}
 	b, _ := json.Marshal(all) // raw values that decoded once encode again
 	return b
+}
+
+// unansweredKey marks, in the _meta of the answer handed back to the tool,
+// a form a legacy client did not answer in time. It is set only by
+// boundFormWait, inside this process, and never travels on the wire.
+const unansweredKey = "snowluma-mcp/unanswered"
+
+// errUnanswered is the cause of a form wait that ran out.
+var errUnanswered = errors.New("the form was not answered in time")
+
+// boundFormWait is a sending middleware that bounds the wait for a legacy
+// client's answer to elicitation/create, which the SDK sends on the tool's
+// behalf when a handler asks for input, by the continuation's lifetime.
+// When it runs out the SDK withdraws the request (notifications/cancelled)
+// and the tool is handed an unanswered form, which it reports as an
+// expired continuation; nothing is run. A 2026-07-28 client holds the
+// continuation itself and is unaffected.
+func boundFormWait(ttl time.Duration) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "elicitation/create" {
+				return next(ctx, method, req)
+			}
+			wait, cancel := context.WithTimeoutCause(ctx, ttl, errUnanswered)
+			defer cancel()
+			res, err := next(wait, method, req)
+			if err != nil && ctx.Err() == nil && errors.Is(context.Cause(wait), errUnanswered) {
+				return &mcp.ElicitResult{Action: "cancel", Meta: mcp.Meta{unansweredKey: true}}, nil
+			}
+			return res, err
+		}
+	}
 }

@@ -6,6 +6,7 @@
 package server
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -67,6 +68,10 @@ type Options struct {
 	// Events, when set, serves live event resources in read and write
 	// modes. The caller closes it when the session ends.
 	Events *events.Hub
+	// ContinuationTTL is how long a form's continuation lasts, and so how
+	// long a legacy client's answer to elicitation/create is waited for;
+	// 0 means seal.DefaultTTL (ten minutes). Tests shorten it.
+	ContinuationTTL time.Duration
 }
 
 // New builds the MCP server for opts. It contacts nothing: SnowLuma is only
@@ -103,7 +108,7 @@ func New(opts Options) (*mcp.Server, error) {
 	ev.attach(s)
 	s.AddReceivingMiddleware(refuseUnsupportedInitialize)
 	cat := catalogSource(opts.Catalog)
-	sealer, err := seal.New(seal.Options{Now: opts.Now})
+	sealer, err := seal.New(seal.Options{Now: opts.Now, TTL: opts.ContinuationTTL})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -129,6 +134,7 @@ func New(opts Options) (*mcp.Server, error) {
 	if err := addPreviewPanel(s); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	s.AddSendingMiddleware(boundFormWait(cmp.Or(opts.ContinuationTTL, seal.DefaultTTL)))
 	return s, nil
 }
 
