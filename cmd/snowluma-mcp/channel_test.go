@@ -190,10 +190,11 @@ func TestCancelledCallGetsNoResponse(t *testing.T) {
 				t.Fatalf("expected elicitation/create, got %v", m)
 			}
 			raw.Send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":6}}`)
-			// The server withdraws its form.
+			// The server withdraws its form, and logs the call.
 			if m := raw.Next(); m["method"] != "notifications/cancelled" {
 				t.Errorf("expected the form to be cancelled, got %v", m)
 			}
+			waitFor(t, "the cancelled form call on stderr", func() bool { return strings.Count(p.Stderr(), "kind=cancelled") == 2 })
 		}
 		result(t, raw.Call(7, "tools/call", params(`{"name":"list_categories","arguments":{}}`)))
 		p.Close()

@@ -194,8 +194,11 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 	if !ok || resp == nil {
 		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the continuation came back without an answer to the form; nothing was run", restart))
 	}
-	if resp.Meta[unansweredKey] == true {
+	switch resp.Meta[unansweredKey] {
+	case unansweredExpired:
 		return toolkit.Fail(toolkit.KindContinuation, "the form was not answered before the continuation expired; nothing was run", restart)
+	case unansweredCancelled:
+		return toolkit.Fail(toolkit.KindCancelled, "the call was cancelled while its form was open; nothing was run", restart)
 	}
 	switch resp.Action {
 	case "accept":
@@ -270,9 +273,13 @@ func merge(provided, answer map[string]json.RawMessage) json.RawMessage {
 }
 
 // unansweredKey marks, in the _meta of the answer handed back to the tool,
-// a form a legacy client did not answer in time. It is set only by
-// boundFormWait, inside this process, and never travels on the wire.
-const unansweredKey = "snowluma-mcp/unanswered"
+// a form a legacy client did not answer: its value says why. It is set
+// only by boundFormWait, inside this process, and never travels on the wire.
+const (
+	unansweredKey       = "snowluma-mcp/unanswered"
+	unansweredExpired   = "expired"   // the continuation's lifetime ran out
+	unansweredCancelled = "cancelled" // the client cancelled the call
+)
 
 // errUnanswered is the cause of a form wait that ran out.
 var errUnanswered = errors.New("the form was not answered in time")
@@ -280,10 +287,11 @@ var errUnanswered = errors.New("the form was not answered in time")
 // boundFormWait is a sending middleware that bounds the wait for a legacy
 // client's answer to elicitation/create, which the SDK sends on the tool's
 // behalf when a handler asks for input, by the continuation's lifetime.
-// When it runs out the SDK withdraws the request (notifications/cancelled)
-// and the tool is handed an unanswered form, which it reports as an
-// expired continuation; nothing is run. A 2026-07-28 client holds the
-// continuation itself and is unaffected.
+// When the wait runs out, or the client cancels the call meanwhile, the SDK
+// withdraws the request (notifications/cancelled) and the tool is handed
+// an unanswered form, which it reports (and logs) as an expired
+// continuation or a cancelled call; nothing is run. A 2026-07-28 client
+// holds the continuation itself and is unaffected.
 func boundFormWait(ttl time.Duration) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -293,8 +301,13 @@ func boundFormWait(ttl time.Duration) mcp.Middleware {
 			wait, cancel := context.WithTimeoutCause(ctx, ttl, errUnanswered)
 			defer cancel()
 			res, err := next(wait, method, req)
-			if err != nil && ctx.Err() == nil && errors.Is(context.Cause(wait), errUnanswered) {
-				return &mcp.ElicitResult{Action: "cancel", Meta: mcp.Meta{unansweredKey: true}}, nil
+			switch {
+			case err == nil:
+				return res, nil
+			case ctx.Err() != nil:
+				return &mcp.ElicitResult{Action: "cancel", Meta: mcp.Meta{unansweredKey: unansweredCancelled}}, nil
+			case errors.Is(context.Cause(wait), errUnanswered):
+				return &mcp.ElicitResult{Action: "cancel", Meta: mcp.Meta{unansweredKey: unansweredExpired}}, nil
 			}
 			return res, err
 		}
