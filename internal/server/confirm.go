@@ -261,6 +261,9 @@ func confirmAnswer(a *catalog.Action, resp *mcp.ElicitResult, withAction bool, r
 	if resp == nil {
 		return toolkit.Fail(toolkit.KindInvalidAnswer, "the continuation came back without an answer to the confirmation; nothing was run", restart), false
 	}
+	if r, ok := unansweredForm(resp, restart); ok {
+		return r, false
+	}
 	if withAction {
 		switch resp.Action {
 		case "accept":

@@ -194,11 +194,8 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 	if !ok || resp == nil {
 		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the continuation came back without an answer to the form; nothing was run", restart))
 	}
-	switch resp.Meta[unansweredKey] {
-	case unansweredExpired:
-		return toolkit.Fail(toolkit.KindContinuation, "the form was not answered before the continuation expired; nothing was run", restart)
-	case unansweredCancelled:
-		return toolkit.Fail(toolkit.KindCancelled, "the call was cancelled while its form was open; nothing was run", restart)
+	if r, ok := unansweredForm(resp, restart); ok {
+		return r
 	}
 	switch resp.Action {
 	case "accept":
@@ -280,6 +277,17 @@ const (
 	unansweredExpired   = "expired"   // the continuation's lifetime ran out
 	unansweredCancelled = "cancelled" // the client cancelled the call
 )
+
+// unansweredForm reports a form boundFormWait handed back unanswered.
+func unansweredForm(resp *mcp.ElicitResult, restart string) (toolkit.Reply, bool) {
+	switch resp.Meta[unansweredKey] {
+	case unansweredExpired:
+		return toolkit.Fail(toolkit.KindContinuation, "the form was not answered before the continuation expired; nothing was run", restart), true
+	case unansweredCancelled:
+		return toolkit.Fail(toolkit.KindCancelled, "the call was cancelled while its form was open; nothing was run", restart), true
+	}
+	return toolkit.Reply{}, false
+}
 
 // errUnanswered is the cause of a form wait that ran out.
 var errUnanswered = errors.New("the form was not answered in time")
