@@ -129,6 +129,11 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	select {
 	case sig := <-sigs:
 		shutdown(tr, sig, sigs, served, stderr)
+		if opts.Events != nil {
+			// A WebSocket close handshake may wait seconds for SnowLuma;
+			// the deferred Close then finds nothing left to close.
+			within(250*time.Millisecond, opts.Events.Close)
+		}
 		return exitOK
 	case err = <-served:
 	}
@@ -170,6 +175,19 @@ func shutdown(tr *stdio.Transport, sig os.Signal, sigs <-chan os.Signal, served 
 	select {
 	case <-tr.Quiet():
 	case <-time.After(250 * time.Millisecond):
+	}
+}
+
+// within runs f, waiting for it at most d.
+func within(d time.Duration, f func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
 	}
 }
 
