@@ -26,16 +26,20 @@ import (
 // Limits applied when the corresponding Options field is zero.
 const (
 	// DefaultTimeout bounds an ordinary call: connecting, sending, waiting for
-	// the headers and reading the body. For a stream it bounds the wait for
-	// the response headers only.
+	// the headers and reading the body. Streams do not use it.
 	DefaultTimeout = 30 * time.Second
 	// DefaultMaxResponseBytes caps the body of one ordinary answer.
 	DefaultMaxResponseBytes = 16 << 20
 	// DefaultMaxStreamBytes caps the total body of one stream answer.
 	DefaultMaxStreamBytes = 64 << 20
 	// DefaultStreamIdleTimeout is the longest wait for the next bytes of a
-	// stream body.
+	// stream: its response headers, or the next read of its body.
 	DefaultStreamIdleTimeout = 60 * time.Second
+	// DefaultStreamConnectTimeout bounds connecting to SnowLuma and sending
+	// a stream call's request.
+	DefaultStreamConnectTimeout = 10 * time.Second
+	// DefaultMaxStreams is how many stream calls may run at once.
+	DefaultMaxStreams = 4
 )
 
 // Options configure a Client.
@@ -46,9 +50,9 @@ type Options struct {
 	// Token, when not empty, is sent as "Authorization: Bearer <token>" and
 	// nowhere else: never in URLs, error messages or logs.
 	Token string
-	// Timeout bounds each ordinary call, covering connect, headers and body;
-	// for a stream it bounds the wait for the response headers. Zero means
-	// DefaultTimeout.
+	// Timeout bounds each ordinary call, covering connect, headers and body.
+	// Streams use StreamConnectTimeout and StreamIdleTimeout instead. Zero
+	// means DefaultTimeout.
 	Timeout time.Duration
 	// MaxResponseBytes caps the body of one ordinary answer. Zero means
 	// DefaultMaxResponseBytes.
@@ -56,13 +60,22 @@ type Options struct {
 	// MaxStreamBytes caps the total body of one stream answer. Zero means
 	// DefaultMaxStreamBytes.
 	MaxStreamBytes int64
-	// StreamIdleTimeout is the longest wait between two reads of a stream
-	// body. Zero means DefaultStreamIdleTimeout.
+	// StreamIdleTimeout is the longest wait for the next bytes of a stream:
+	// its response headers once the request is sent, and each read of its
+	// body. A long stream that keeps moving never times out. Zero means
+	// DefaultStreamIdleTimeout.
 	StreamIdleTimeout time.Duration
 	// UserAgent, when not empty, is the User-Agent header of every request
 	// (snowluma-mcp/<version>), so that SnowLuma's logs and any proxy
 	// between show who is calling.
 	UserAgent string
+	// StreamConnectTimeout bounds connecting to SnowLuma and sending the
+	// request of a stream call. Zero means DefaultStreamConnectTimeout.
+	StreamConnectTimeout time.Duration
+	// MaxStreams is how many stream calls (Stream, Download, Upload) may run
+	// at once; one more fails at once with KindBusy. Zero means
+	// DefaultMaxStreams.
+	MaxStreams int
 	// HTTPClient, when set, sends the requests. The default client follows
 	// no redirects and ignores proxy settings from the environment, since
 	// SnowLuma normally runs on the same host.
@@ -79,6 +92,8 @@ type Client struct {
 	maxResponse int64
 	maxStream   int64
 	idle        time.Duration
+	connect     time.Duration
+	slots       chan struct{} // one token per running stream call
 	hc          *http.Client
 }
 
@@ -88,7 +103,8 @@ func New(opts Options) (*Client, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, errors.New("transfer: the endpoint must be an absolute http or https URL")
 	}
-	if opts.Timeout < 0 || opts.MaxResponseBytes < 0 || opts.MaxStreamBytes < 0 || opts.StreamIdleTimeout < 0 {
+	if opts.Timeout < 0 || opts.MaxResponseBytes < 0 || opts.MaxStreamBytes < 0 || opts.StreamIdleTimeout < 0 ||
+		opts.StreamConnectTimeout < 0 || opts.MaxStreams < 0 {
 		return nil, errors.New("transfer: timeouts and limits must not be negative")
 	}
 	c := &Client{
@@ -99,6 +115,8 @@ func New(opts Options) (*Client, error) {
 		maxResponse: orDefault(opts.MaxResponseBytes, DefaultMaxResponseBytes),
 		maxStream:   orDefault(opts.MaxStreamBytes, DefaultMaxStreamBytes),
 		idle:        orDefault(opts.StreamIdleTimeout, DefaultStreamIdleTimeout),
+		connect:     orDefault(opts.StreamConnectTimeout, DefaultStreamConnectTimeout),
+		slots:       make(chan struct{}, orDefault(opts.MaxStreams, DefaultMaxStreams)),
 		hc:          opts.HTTPClient,
 	}
 	if c.hc == nil {
@@ -116,15 +134,30 @@ func New(opts Options) (*Client, error) {
 
 // Limits are a client's effective timeouts and caps.
 type Limits struct {
-	Timeout           time.Duration
-	MaxResponseBytes  int64
-	MaxStreamBytes    int64
-	StreamIdleTimeout time.Duration
+	Timeout              time.Duration
+	MaxResponseBytes     int64
+	MaxStreamBytes       int64
+	StreamIdleTimeout    time.Duration
+	StreamConnectTimeout time.Duration
+	MaxStreams           int
 }
 
 // Limits reports the timeouts and caps c applies, defaults filled in.
 func (c *Client) Limits() Limits {
-	return Limits{Timeout: c.timeout, MaxResponseBytes: c.maxResponse, MaxStreamBytes: c.maxStream, StreamIdleTimeout: c.idle}
+	return Limits{Timeout: c.timeout, MaxResponseBytes: c.maxResponse, MaxStreamBytes: c.maxStream,
+		StreamIdleTimeout: c.idle, StreamConnectTimeout: c.connect, MaxStreams: cap(c.slots)}
+}
+
+// acquire takes one of the stream slots for op, or fails at once with
+// KindBusy when every slot is taken. The caller calls the release function
+// it returns when its stream call ends.
+func (c *Client) acquire(op string) (release func(), err error) {
+	select {
+	case c.slots <- struct{}{}:
+		return func() { <-c.slots }, nil
+	default:
+		return nil, c.fail(op, 0, KindBusy, fmt.Errorf("%d stream calls are already running, the most allowed at once", cap(c.slots)))
+	}
 }
 
 // orDefault returns v, or def when v is zero.

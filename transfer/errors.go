@@ -19,10 +19,22 @@ const (
 	// KindProtocol: the answer is not what the wire format promises, for
 	// example a body that is not a single JSON object.
 	KindProtocol Kind = "protocol"
-	// KindTooLarge: an answer, a stream or one of its frames exceeded its cap.
+	// KindTooLarge: an answer, a stream or one of its frames exceeded its
+	// cap, or a file is larger than the file size limit.
 	KindTooLarge Kind = "too_large"
 	// KindStreamFailed: a stream ended before its terminal frame.
 	KindStreamFailed Kind = "stream_failed"
+	// KindQuota: saving a download would take the download directory past
+	// its quota.
+	KindQuota Kind = "quota"
+	// KindBusy: as many stream calls as allowed are already running.
+	KindBusy Kind = "busy"
+	// KindPathRefused: a file to upload lies outside the upload root, or is
+	// not a readable regular file; nothing was sent.
+	KindPathRefused Kind = "path_refused"
+	// KindLocalIO: the MCP host's own disk failed a read or write of a
+	// transfer (a full disk, a permission changed under the server).
+	KindLocalIO Kind = "local_io"
 )
 
 // Error is the error a Client returns for a call that produced no usable

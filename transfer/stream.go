@@ -9,6 +9,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/http/httptrace"
+	"sync"
 	"time"
 )
 
@@ -54,6 +56,15 @@ func NewFrameReader(r io.Reader, maxFrame int) *FrameReader {
 // of the underlying reader are returned as they are, after the frames
 // completed before them. The returned bytes stay valid after later calls.
 func (fr *FrameReader) Next() (json.RawMessage, error) {
+	f, err := fr.view()
+	return bytes.Clone(f), err
+}
+
+// view is Next without the copy: the frame it returns lies in the reader's
+// buffer and is valid only until the next call. A download reads every
+// frame this way, so that a long stream allocates nothing per frame and
+// the process's memory stays flat however busy the garbage collector is.
+func (fr *FrameReader) view() ([]byte, error) {
 	for {
 		if i := bytes.Index(fr.buf[fr.scan:], []byte(FrameDelimiter)); i >= 0 {
 			end := fr.scan + i
@@ -64,7 +75,7 @@ func (fr *FrameReader) Next() (json.RawMessage, error) {
 				return nil, fr.tooLarge()
 			}
 			if f := bytes.Trim(frame, jsonSpace); len(f) > 0 {
-				return bytes.Clone(f), nil
+				return f, nil
 			}
 			continue
 		}
@@ -82,7 +93,7 @@ func (fr *FrameReader) Next() (json.RawMessage, error) {
 					return nil, fr.tooLarge()
 				}
 				if f := bytes.Trim(frame, jsonSpace); len(f) > 0 {
-					return bytes.Clone(f), nil
+					return f, nil
 				}
 			}
 			return nil, fr.err
@@ -154,87 +165,57 @@ type Frame struct {
 // answer until the terminal frame, which is delivered too, whether it reports
 // success or failure. It never retries.
 //
-// The wait for the response headers is bounded by the client's Timeout; after
-// that there is no overall limit, but each read of the body must make
-// progress within StreamIdleTimeout, and the whole body is capped at
-// MaxStreamBytes. Cancelling ctx aborts the request and the body read. When
-// SnowLuma answers with an ordinary JSON envelope instead of a stream (an
-// error, typically), that envelope is delivered as a single terminal frame.
+// Connecting and sending the request are bounded by StreamConnectTimeout;
+// after that there is no overall limit, but each wait for bytes (the
+// response headers, then every read of the body) must end within
+// StreamIdleTimeout, and the whole body is capped at MaxStreamBytes.
+// Cancelling ctx aborts the request and the body read. When SnowLuma answers
+// with an ordinary JSON envelope instead of a stream (an error, typically),
+// that envelope is delivered as a single terminal frame. The call holds one
+// of the client's MaxStreams slots; with none free it fails at once with
+// KindBusy.
 //
 // If onFrame returns an error, Stream stops reading and returns that error as
 // it is. Other failures are *Error values.
 func (c *Client) Stream(ctx context.Context, req Request, onFrame func(Frame) error) error {
+	release, err := c.acquire(req.Action)
+	if err != nil {
+		return err
+	}
+	defer release()
 	body, err := requestBody(req)
 	if err != nil {
 		return err
 	}
-	streamCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-
-	hreq, err := c.newRequest(streamCtx, req, body)
+	s, err := c.open(ctx, req, body, c.maxStream)
 	if err != nil {
 		return err
 	}
-	connect := &deadline{fmt.Sprintf("no answer within %v", c.timeout)}
-	connectTimer := time.AfterFunc(c.timeout, func() { cancel(connect) })
-	resp, err := c.hc.Do(hreq)
-	connectTimer.Stop()
-	if err != nil {
-		return c.failure(ctx, streamCtx, req.Action, 0, "could not reach SnowLuma", err)
-	}
-	defer resp.Body.Close()
-	if e := c.checkStatus(req.Action, resp.StatusCode); e != nil {
-		return e
-	}
-
-	idle := &deadline{fmt.Sprintf("stream idle for more than %v", c.idle)}
-	idleTimer := time.AfterFunc(c.idle, func() { cancel(idle) })
-	idleTimer.Stop()
-	defer idleTimer.Stop()
-	guarded := &guardedBody{r: resp.Body, timer: idleTimer, idle: c.idle}
-
-	// readFailure classifies an error from reading the body.
-	readFailure := func(err error, doing string) error {
-		var e *Error
-		if errors.As(err, &e) && e.Kind == KindTooLarge {
-			return c.fail(req.Action, resp.StatusCode, e.Kind, e.Err)
-		}
-		return c.failure(ctx, streamCtx, req.Action, resp.StatusCode, doing, err)
-	}
-
-	if resp.StatusCode != http.StatusOK || isJSON(resp.Header.Get("Content-Type")) {
-		guarded.limit, guarded.remaining, guarded.what = c.maxResponse, c.maxResponse, "answer"
-		raw, err := io.ReadAll(guarded)
+	defer s.close()
+	if !s.framed() {
+		f, err := s.single()
 		if err != nil {
-			return readFailure(err, "connection lost while reading the answer")
+			return err
 		}
-		f, err := parseFrame(bytes.Trim(raw, jsonSpace), "answer")
-		if err != nil {
-			return c.fail(req.Action, resp.StatusCode, KindProtocol, notEnvelope(resp, err))
-		}
-		f.Terminal = true
 		return onFrame(f)
 	}
-
-	guarded.limit, guarded.remaining, guarded.what = c.maxStream, c.maxStream, "stream"
-	fr := NewFrameReader(guarded, DefaultMaxFrameBytes)
+	fr := NewFrameReader(s.body, DefaultMaxFrameBytes)
 	for {
 		raw, err := fr.Next()
 		if err == io.EOF && ctx.Err() != nil {
 			// The body can end cleanly when the call is cancelled
 			// mid-stream; that is a cancellation, not a broken stream.
-			return readFailure(ctx.Err(), "the stream was interrupted")
+			return s.readFailure(ctx.Err(), "the stream was interrupted")
 		}
 		if err == io.EOF {
-			return c.fail(req.Action, resp.StatusCode, KindStreamFailed,
-				errors.New("stream ended before its final frame"))
+			return s.fail(KindStreamFailed, errors.New("stream ended before its final frame"))
 		}
 		if err != nil {
-			return readFailure(err, "connection lost during the stream")
+			return s.readFailure(err, "connection lost during the stream")
 		}
 		f, err := parseFrame(raw, "stream frame")
 		if err != nil {
-			return c.fail(req.Action, resp.StatusCode, KindProtocol, err)
+			return s.fail(KindProtocol, err)
 		}
 		if err := onFrame(f); err != nil {
 			return err
@@ -243,6 +224,162 @@ func (c *Client) Stream(ctx context.Context, req Request, onFrame func(Frame) er
 			return nil
 		}
 	}
+}
+
+// StreamCall sends req, one call of a stream action that SnowLuma answers
+// with a single frame (a hand-made upload_file_stream chunk), and returns
+// that frame. It holds a stream slot and uses the stream timeouts.
+func (c *Client) StreamCall(ctx context.Context, req Request) (Frame, error) {
+	release, err := c.acquire(req.Action)
+	if err != nil {
+		return Frame{}, err
+	}
+	defer release()
+	body, err := requestBody(req)
+	if err != nil {
+		return Frame{}, err
+	}
+	return c.callFrame(ctx, req, body)
+}
+
+// callFrame sends req, one call of a stream action that SnowLuma answers
+// with a single frame (an upload chunk, a reset), and returns that frame.
+// It uses the stream timeouts and the ordinary answer cap, and holds no
+// slot: the caller does. When the body holds several frames the last one
+// is the answer.
+func (c *Client) callFrame(ctx context.Context, req Request, body []byte) (Frame, error) {
+	s, err := c.open(ctx, req, body, c.maxResponse)
+	if err != nil {
+		return Frame{}, err
+	}
+	defer s.close()
+	if !s.framed() {
+		return s.single()
+	}
+	s.body.what = "answer"
+	fr := NewFrameReader(s.body, DefaultMaxFrameBytes)
+	var last Frame
+	for n := 0; ; n++ {
+		raw, err := fr.Next()
+		if err == io.EOF {
+			if n == 0 {
+				return Frame{}, s.fail(KindStreamFailed, errors.New("the answer held no frame"))
+			}
+			return last, nil
+		}
+		if err != nil {
+			return Frame{}, s.readFailure(err, "connection lost while reading the answer")
+		}
+		if last, err = parseFrame(raw, "stream frame"); err != nil {
+			return Frame{}, s.fail(KindProtocol, err)
+		}
+	}
+}
+
+// An openStream is a stream call whose response headers have arrived.
+type openStream struct {
+	c      *Client
+	op     string
+	parent context.Context // the caller's context
+	ctx    context.Context // the call's own, cancelled by the timeouts
+	cancel context.CancelCauseFunc
+	resp   *http.Response
+	body   *guardedBody
+}
+
+// open sends req with body and waits for the response headers. Connecting
+// and writing the request are bounded by the connect timeout; the wait for
+// the headers and each later read of the body by the idle timeout. The body
+// is capped at limit bytes. The caller must call close.
+func (c *Client) open(ctx context.Context, req Request, body []byte, limit int64) (*openStream, error) {
+	callCtx, cancel := context.WithCancelCause(ctx)
+	connect := &deadline{fmt.Sprintf("could not connect to SnowLuma and send the request within %v", c.connect)}
+	idle := &deadline{fmt.Sprintf("no bytes from SnowLuma for more than %v (the stream idle timeout)", c.idle)}
+	connectTimer := time.AfterFunc(c.connect, func() { cancel(connect) })
+	idleTimer := time.AfterFunc(c.idle, func() { cancel(idle) })
+	idleTimer.Stop()
+
+	// Once the request is written, the wait for the headers is idle time.
+	// The lock keeps a late report of the write from arming the idle timer
+	// after the headers have arrived.
+	var mu sync.Mutex
+	headers := false
+	trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !headers && connectTimer.Stop() {
+			idleTimer.Reset(c.idle)
+		}
+	}}
+	hreq, err := c.newRequest(httptrace.WithClientTrace(callCtx, trace), req, body)
+	if err != nil {
+		connectTimer.Stop()
+		cancel(nil)
+		return nil, err
+	}
+	resp, err := c.hc.Do(hreq)
+	mu.Lock()
+	headers = true
+	connectTimer.Stop()
+	idleTimer.Stop()
+	mu.Unlock()
+	if err != nil {
+		e := c.failure(ctx, callCtx, req.Action, 0, "could not reach SnowLuma", err)
+		cancel(nil)
+		return nil, e
+	}
+	if e := c.checkStatus(req.Action, resp.StatusCode); e != nil {
+		resp.Body.Close()
+		cancel(nil)
+		return nil, e
+	}
+	return &openStream{
+		c: c, op: req.Action, parent: ctx, ctx: callCtx, cancel: cancel, resp: resp,
+		body: &guardedBody{r: resp.Body, timer: idleTimer, idle: c.idle, what: "stream", limit: limit, remaining: limit},
+	}, nil
+}
+
+// close releases the connection and stops the timers.
+func (s *openStream) close() {
+	s.body.timer.Stop()
+	s.resp.Body.Close()
+	s.cancel(nil)
+}
+
+// framed reports whether the answer is a stream of frames rather than an
+// ordinary JSON envelope (which SnowLuma sends for errors).
+func (s *openStream) framed() bool {
+	return s.resp.StatusCode == http.StatusOK && !isJSON(s.resp.Header.Get("Content-Type"))
+}
+
+// single reads an ordinary answer, capped at the answer limit, as one
+// terminal frame.
+func (s *openStream) single() (Frame, error) {
+	s.body.limit, s.body.remaining, s.body.what = s.c.maxResponse, s.c.maxResponse, "answer"
+	raw, err := io.ReadAll(s.body)
+	if err != nil {
+		return Frame{}, s.readFailure(err, "connection lost while reading the answer")
+	}
+	f, err := parseFrame(bytes.Trim(raw, jsonSpace), "answer")
+	if err != nil {
+		return Frame{}, s.fail(KindProtocol, notEnvelope(s.resp, err))
+	}
+	f.Terminal = true
+	return f, nil
+}
+
+// fail builds the call's Error of kind.
+func (s *openStream) fail(kind Kind, err error) *Error {
+	return s.c.fail(s.op, s.resp.StatusCode, kind, err)
+}
+
+// readFailure classifies an error from reading the body.
+func (s *openStream) readFailure(err error, doing string) error {
+	var e *Error
+	if errors.As(err, &e) && e.Kind == KindTooLarge {
+		return s.fail(e.Kind, e.Err)
+	}
+	return s.c.failure(s.parent, s.ctx, s.op, s.resp.StatusCode, doing, err)
 }
 
 // isJSON reports whether a Content-Type header names JSON.

@@ -370,7 +370,7 @@ func TestStreamFailures(t *testing.T) {
 		{"idle", streamHandler(downloadFrames(2, completeFrame)[:2], true),
 			func(o *Options) { o.StreamIdleTimeout = 50 * time.Millisecond }, KindTimeout},
 		{"no headers", func(w http.ResponseWriter, r *http.Request) { waitGone(r) },
-			func(o *Options) { o.Timeout = 50 * time.Millisecond }, KindTimeout},
+			func(o *Options) { o.StreamIdleTimeout = 50 * time.Millisecond }, KindTimeout},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newTestClient(t, tc.h, tc.edit)

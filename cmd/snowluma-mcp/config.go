@@ -2,9 +2,11 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -49,6 +51,15 @@ type env struct {
 	Groups        string `envconfig:"ALLOWED_GROUPS" shown:"unset (any group)" desc:"Comma-separated group numbers the actions may name in group_id; any other is refused with kind target_not_allowed, reads included."`
 	Users         string `envconfig:"ALLOWED_USERS" shown:"unset (any user)" desc:"Comma-separated QQ numbers the actions may name in user_id; any other is refused with kind target_not_allowed, reads included."`
 	AuditFile     string `envconfig:"AUDIT_FILE" shown:"unset (no audit)" desc:"Absolute path of a file that gets one JSON line per write action attempted (ids and outcome only), created 0600. When it cannot be written, write actions are refused."`
+
+	// Stream transfers.
+	DownloadDir   string `envconfig:"DOWNLOAD_DIR" shown:"<user cache dir>/snowluma-mcp/downloads" desc:"Absolute directory on the MCP host where downloads are saved; created 0700 when missing."`
+	UploadRoot    string `envconfig:"UPLOAD_ROOT" shown:"unset (automatic upload off)" desc:"Absolute path of an existing directory: the only place invoke_action's execution.input_file may read from (symlinks resolved)."`
+	MaxFileBytes  string `envconfig:"MAX_FILE_BYTES" default:"1073741824" shown:"1073741824 (1 GiB)" desc:"Largest file a download saves or an automatic upload sends, in bytes."`
+	DownloadQuota string `envconfig:"DOWNLOAD_QUOTA_BYTES" default:"4294967296" shown:"4294967296 (4 GiB)" desc:"Most bytes the whole download directory may hold; a download that would pass it fails with kind quota."`
+	MaxStreams    string `envconfig:"MAX_STREAMS" default:"4" shown:"4" desc:"Stream calls that may run at once (1 to 64); one more fails at once with kind busy."`
+	StreamConnect string `envconfig:"STREAM_CONNECT_TIMEOUT_MS" default:"10000" shown:"10000" desc:"Longest time to connect to SnowLuma and send a stream call's request, in milliseconds (1 to 86400000)."`
+	StreamIdle    string `envconfig:"STREAM_IDLE_TIMEOUT_MS" default:"60000" shown:"60000" desc:"Longest wait for the next bytes of a stream, in milliseconds (1 to 86400000); a long stream that keeps moving never times out."`
 }
 
 // maxPerMinute bounds SNOWLUMA_MCP_SEND_PER_MINUTE.
@@ -75,9 +86,29 @@ type Config struct {
 	SendPerMinute int
 	// EventsURL is SnowLuma's event WebSocket; nil when events are off.
 	EventsURL *url.URL
+	// Streams configures stream transfers.
+	Streams StreamConfig
 	// Notes are start-up remarks for stderr, e.g. an ignored mode.
 	Notes []string
 }
+
+// StreamConfig is the validated configuration of stream transfers.
+type StreamConfig struct {
+	DownloadDir      string // absolute; empty in docs mode
+	UploadRoot       string // absolute, an existing directory; empty: automatic upload off
+	MaxFileBytes     int64
+	QuotaBytes       int64
+	MaxStreams       int
+	ConnectTimeoutMS int
+	IdleTimeoutMS    int
+}
+
+// Largest accepted byte limits: a file of 1 TiB, a directory of 64 TiB.
+const (
+	maxFileBytesLimit  = 1 << 40
+	maxQuotaBytesLimit = 1 << 46
+	maxStreamsLimit    = 64 // SnowLuma's own limit of concurrent streams
+)
 
 // A ConfigError names the variable at fault, what is wrong with its value
 // and what is accepted. It never repeats a secret value.
@@ -220,6 +251,10 @@ func parseConfig(e env) (*Config, error) {
 		return nil, err
 	}
 
+	if err := parseStreams(e, &c.Streams); err != nil {
+		return nil, err
+	}
+
 	if e.Endpoint != "" {
 		u, err := parseEndpoint(e.Endpoint)
 		if err != nil {
@@ -256,7 +291,68 @@ func parseConfig(e env) (*Config, error) {
 		c.EventsURL = nil
 		c.Notes = append(c.Notes, fmt.Sprintf("%s_EVENTS_URL ignored: docs mode stays offline, so no event tools are offered", envPrefix))
 	}
+	if c.Mode != server.ModeDocs && c.Streams.DownloadDir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return nil, &ConfigError{"DOWNLOAD_DIR", "it is unset and this system has no user cache directory", "an absolute directory path"}
+		}
+		c.Streams.DownloadDir = filepath.Join(cache, "snowluma-mcp", "downloads")
+	}
 	return c, nil
+}
+
+// parseStreams validates the stream transfer variables.
+func parseStreams(e env, s *StreamConfig) error {
+	var err error
+	if s.MaxFileBytes, err = parseInt("MAX_FILE_BYTES", e.MaxFileBytes, maxFileBytesLimit, "a whole number of bytes from 1 to 1099511627776 (1 TiB), e.g. 1073741824"); err != nil {
+		return err
+	}
+	if s.QuotaBytes, err = parseInt("DOWNLOAD_QUOTA_BYTES", e.DownloadQuota, maxQuotaBytesLimit, "a whole number of bytes from 1 to 70368744177664 (64 TiB), e.g. 4294967296"); err != nil {
+		return err
+	}
+	n, err := parseInt("MAX_STREAMS", e.MaxStreams, maxStreamsLimit, "a whole number from 1 to 64, e.g. 4")
+	if err != nil {
+		return err
+	}
+	s.MaxStreams = int(n)
+	if n, err = parseInt("STREAM_CONNECT_TIMEOUT_MS", e.StreamConnect, maxTimeoutMS, "a whole number of milliseconds from 1 to 86400000 (a day), e.g. 10000"); err != nil {
+		return err
+	}
+	s.ConnectTimeoutMS = int(n)
+	if n, err = parseInt("STREAM_IDLE_TIMEOUT_MS", e.StreamIdle, maxTimeoutMS, "a whole number of milliseconds from 1 to 86400000 (a day), e.g. 60000"); err != nil {
+		return err
+	}
+	s.IdleTimeoutMS = int(n)
+	if d := strings.TrimSpace(e.DownloadDir); d != "" {
+		if !filepath.IsAbs(d) {
+			return &ConfigError{"DOWNLOAD_DIR", fmt.Sprintf("%q is not an absolute path", e.DownloadDir), "an absolute directory path on the MCP host; it is created 0700 when missing"}
+		}
+		s.DownloadDir = filepath.Clean(d)
+	}
+	if r := strings.TrimSpace(e.UploadRoot); r != "" {
+		const accepted = "the absolute path of an existing directory on the MCP host, or unset to turn automatic upload off"
+		if !filepath.IsAbs(r) {
+			return &ConfigError{"UPLOAD_ROOT", fmt.Sprintf("%q is not an absolute path", e.UploadRoot), accepted}
+		}
+		fi, err := os.Stat(r)
+		if err != nil {
+			return &ConfigError{"UPLOAD_ROOT", fmt.Sprintf("%q cannot be used: %v", e.UploadRoot, errors.Unwrap(err)), accepted}
+		}
+		if !fi.IsDir() {
+			return &ConfigError{"UPLOAD_ROOT", fmt.Sprintf("%q is not a directory", e.UploadRoot), accepted}
+		}
+		s.UploadRoot = filepath.Clean(r)
+	}
+	return nil
+}
+
+// parseInt reads a positive integer of at most limit from variable name.
+func parseInt(name, value string, limit int64, accepted string) (int64, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+	if err != nil || n <= 0 || n > limit {
+		return 0, &ConfigError{name, fmt.Sprintf("%q is not a positive integer of at most %d", value, limit), accepted}
+	}
+	return n, nil
 }
 
 // parseEndpoint accepts an absolute http(s) URL with a host and nothing

@@ -15,7 +15,8 @@ import (
 func runBinary(t *testing.T, args []string, env ...string) (int, string, string) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, env...)
+	// A private HOME: the default download directory lives in its cache.
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -65,6 +66,16 @@ func TestConfigErrors(t *testing.T) {
 		{"events token in query", []string{"SNOWLUMA_MCP_EVENTS_URL=ws://127.0.0.1:3001/event?access_token=s3cret"}, []string{"SNOWLUMA_MCP_EVENTS_URL", "query"}, []string{"s3cret"}},
 		{"events port", []string{"SNOWLUMA_MCP_EVENTS_URL=ws://127.0.0.1:70000/event"}, []string{"SNOWLUMA_MCP_EVENTS_URL", "port", "1 to 65535"}, nil},
 		{"events fragment", []string{"SNOWLUMA_MCP_EVENTS_URL=wss://127.0.0.1:3001/event#x"}, []string{"SNOWLUMA_MCP_EVENTS_URL", "fragment"}, nil},
+		{"relative download dir", []string{"SNOWLUMA_MCP_DOWNLOAD_DIR=downloads"}, []string{"SNOWLUMA_MCP_DOWNLOAD_DIR", "absolute"}, nil},
+		{"relative upload root", []string{"SNOWLUMA_MCP_UPLOAD_ROOT=uploads"}, []string{"SNOWLUMA_MCP_UPLOAD_ROOT", "absolute"}, nil},
+		{"missing upload root", []string{"SNOWLUMA_MCP_UPLOAD_ROOT=/nonexistent/snowluma-uploads"}, []string{"SNOWLUMA_MCP_UPLOAD_ROOT", "existing directory"}, nil},
+		{"file as upload root", []string{"SNOWLUMA_MCP_UPLOAD_ROOT=/etc/hostname"}, []string{"SNOWLUMA_MCP_UPLOAD_ROOT", "not a directory"}, nil},
+		{"zero max file", []string{"SNOWLUMA_MCP_MAX_FILE_BYTES=0"}, []string{"SNOWLUMA_MCP_MAX_FILE_BYTES", "positive integer"}, nil},
+		{"word quota", []string{"SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES=lots"}, []string{"SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES", `"lots"`}, nil},
+		{"too many streams", []string{"SNOWLUMA_MCP_MAX_STREAMS=65"}, []string{"SNOWLUMA_MCP_MAX_STREAMS", "1 to 64"}, nil},
+		{"negative connect timeout", []string{"SNOWLUMA_MCP_STREAM_CONNECT_TIMEOUT_MS=-1"}, []string{"SNOWLUMA_MCP_STREAM_CONNECT_TIMEOUT_MS", "positive integer"}, nil},
+		{"huge idle timeout", []string{"SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS=86400001"}, []string{"SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS", "86400000"}, nil},
+		{"download dir under a file", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_DOWNLOAD_DIR=/etc/hostname/downloads"}, []string{"SNOWLUMA_MCP_DOWNLOAD_DIR"}, nil},
 		{"bad mode with endpoint", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:3000/", "SNOWLUMA_MCP_MODE=READONLY", "SNOWLUMA_MCP_TOKEN=tok-123"}, []string{"SNOWLUMA_MCP_MODE"}, []string{"tok-123"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,7 +108,9 @@ func TestHelpAndVersion(t *testing.T) {
 	if code != 0 {
 		t.Errorf("--help exit %d", code)
 	}
-	for _, v := range []string{"SNOWLUMA_MCP_ENDPOINT", "SNOWLUMA_MCP_TOKEN", "SNOWLUMA_MCP_TIMEOUT_MS", "SNOWLUMA_MCP_MODE", "SNOWLUMA_MCP_EVENTS_URL", "30000", "true, 1 or yes", "false, 0 or no", "SNOWLUMA_MCP_MAX_REQUEST_BYTES", "4194304"} {
+	for _, v := range []string{"SNOWLUMA_MCP_ENDPOINT", "SNOWLUMA_MCP_TOKEN", "SNOWLUMA_MCP_TIMEOUT_MS", "SNOWLUMA_MCP_MODE", "SNOWLUMA_MCP_EVENTS_URL", "30000", "true, 1 or yes", "false, 0 or no", "SNOWLUMA_MCP_MAX_REQUEST_BYTES", "4194304",
+		"SNOWLUMA_MCP_DOWNLOAD_DIR", "SNOWLUMA_MCP_UPLOAD_ROOT", "SNOWLUMA_MCP_MAX_FILE_BYTES", "SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES",
+		"SNOWLUMA_MCP_MAX_STREAMS", "SNOWLUMA_MCP_STREAM_CONNECT_TIMEOUT_MS", "SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS", "user cache dir"} {
 		if !strings.Contains(stdout, v) {
 			t.Errorf("--help lacks %s", v)
 		}

@@ -72,15 +72,29 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	policy.Pacer = safety.NewPacer(cfg.SendInterval, cfg.SendPerMinute, nil)
 	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, SkipParamsCheck: !cfg.ValidateParams, Log: stderr, Safety: &policy}
 	if cfg.Mode != server.ModeDocs {
+		st := cfg.Streams
 		opts.Client, err = transfer.New(transfer.Options{
-			Endpoint:  cfg.Endpoint.String(),
-			Token:     cfg.Token,
-			Timeout:   time.Duration(cfg.TimeoutMS) * time.Millisecond,
-			UserAgent: server.Name + "/" + server.Version,
+			Endpoint:             cfg.Endpoint.String(),
+			Token:                cfg.Token,
+			Timeout:              time.Duration(cfg.TimeoutMS) * time.Millisecond,
+			StreamConnectTimeout: time.Duration(st.ConnectTimeoutMS) * time.Millisecond,
+			StreamIdleTimeout:    time.Duration(st.IdleTimeoutMS) * time.Millisecond,
+			MaxStreams:           st.MaxStreams,
+			UserAgent:            server.Name + "/" + server.Version,
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
 			return exitFailed
+		}
+		if opts.Downloads, err = transfer.NewStore(st.DownloadDir, st.MaxFileBytes, st.QuotaBytes); err != nil {
+			fmt.Fprintf(stderr, "%s: configuration error: %s_DOWNLOAD_DIR: %v\n", server.Name, envPrefix, err)
+			return exitUsage
+		}
+		if st.UploadRoot != "" {
+			if opts.UploadRoot, err = transfer.NewUploadRoot(st.UploadRoot); err != nil {
+				fmt.Fprintf(stderr, "%s: configuration error: %s_UPLOAD_ROOT: %v\n", server.Name, envPrefix, err)
+				return exitUsage
+			}
 		}
 	}
 	if cfg.EventsURL != nil {

@@ -1,6 +1,7 @@
 package fakesnowluma
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -33,6 +34,11 @@ type Reply struct {
 	Frames [][]byte
 	// FrameDelay is a pause between two frames of a stream.
 	FrameDelay time.Duration
+	// Produce, when not nil, makes the answer a stream whose frames are made
+	// while it is sent: it calls emit with each frame (without delimiter)
+	// until it is done or emit returns false because the client went away.
+	// ctx ends when the client goes away.
+	Produce func(ctx context.Context, emit func(frame []byte) bool)
 }
 
 // Envelope is a OneBot answer envelope.
@@ -128,7 +134,7 @@ func writeReply(w http.ResponseWriter, r *http.Request, reply Reply) {
 			return
 		}
 	}
-	if reply.Frames != nil {
+	if reply.Frames != nil || reply.Produce != nil {
 		writeFrames(w, r, reply)
 		return
 	}
@@ -164,20 +170,24 @@ func statusOr200(status int) int {
 }
 
 // defaultHandlers returns the responders a new server starts with.
-func defaultHandlers() map[string]Handler {
+func (s *Server) defaultHandlers() map[string]Handler {
 	fixed := func(data string) Handler {
 		return func(json.RawMessage) Reply { return OK(json.RawMessage(data)) }
 	}
 	sent := fixed(`{"message_id":-123456}`)
 	return map[string]Handler{
-		"get_login_info":       fixed(`{"user_id":10001,"nickname":"SnowBot"}`),
-		"get_status":           fixed(`{"online":true,"good":true}`),
-		"get_version_info":     fixed(`{"app_name":"SnowLuma","app_version":"1.11.1","protocol_version":"v11"}`),
-		"get_msg":              getMsg,
-		"send_group_msg":       sent,
-		"send_private_msg":     sent,
-		"set_group_ban":        func(json.RawMessage) Reply { return OK(nil) },
-		"test_download_stream": testDownloadStream,
+		"get_login_info":              fixed(`{"user_id":10001,"nickname":"SnowBot"}`),
+		"get_status":                  fixed(`{"online":true,"good":true}`),
+		"get_version_info":            fixed(`{"app_name":"SnowLuma","app_version":"1.11.1","protocol_version":"v11"}`),
+		"get_msg":                     getMsg,
+		"send_group_msg":              sent,
+		"send_private_msg":            sent,
+		"set_group_ban":               func(json.RawMessage) Reply { return OK(nil) },
+		"test_download_stream":        testDownloadStream,
+		"download_file_stream":        s.download,
+		"download_file_image_stream":  s.download,
+		"download_file_record_stream": s.download,
+		uploadAction:                  s.upload,
 	}
 }
 

@@ -5,7 +5,8 @@
 //
 // It is split by concern: this file holds the server, routing and request
 // recording; actions.go the replies and the default responders of ordinary
-// actions; streams.go the stream actions and the writing of stream frames;
+// actions; streams.go the writing of stream frames and test_download_stream;
+// files.go the download and upload stream actions, which move real bytes;
 // events.go the event WebSocket.
 package fakesnowluma
 
@@ -14,9 +15,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -45,7 +48,10 @@ type Server struct {
 	// The event WebSocket (events.go).
 	upgrades   []http.Header
 	eventConns []*EventConn
+	serveErr   error
 	inflight   sync.WaitGroup // running ServeHTTP calls
+
+	files files // the download and upload stream actions (files.go)
 }
 
 // Option configures a Server.
@@ -69,7 +75,9 @@ type Recorded struct {
 	// Action is the action name from the path or the body; empty when the
 	// request named none or its body could not be read.
 	Action string
-	// Params is the params object exactly as received.
+	// Params is the params object exactly as received, except that the
+	// chunk_data of an upload_file_stream call is replaced by a string
+	// giving its length, to keep a long upload's record small.
 	Params json.RawMessage
 	// Header is a copy of the request's headers.
 	Header http.Header
@@ -80,17 +88,38 @@ type Recorded struct {
 // waiting then (a Hang or a Delay) are abandoned.
 func Start(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
+	s, err := New(opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return s
+}
+
+// New starts a fake SnowLuma like Start, for programs that are not tests
+// (the benchmark). The caller calls Close.
+func New(opts ...Option) (*Server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		tb.Fatalf("fakesnowluma: listening on loopback: %v", err)
+		return nil, fmt.Errorf("fakesnowluma: listening on loopback: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "fakesnowluma-uploads")
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("fakesnowluma: %w", err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{
-		URL:      "http://" + ln.Addr().String() + "/",
-		served:   make(chan struct{}),
-		stop:     stop,
-		handlers: defaultHandlers(),
+		URL:    "http://" + ln.Addr().String() + "/",
+		served: make(chan struct{}),
+		stop:   stop,
+		files:  files{dir: dir, uploads: map[string]*upload{}, byName: map[string]File{}},
 	}
+	s.handlers = s.defaultHandlers()
 	for _, opt := range opts {
 		opt(s)
 	}
@@ -102,11 +131,22 @@ func Start(tb testing.TB, opts ...Option) *Server {
 	go func() {
 		defer close(s.served)
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			tb.Errorf("fakesnowluma: serving: %v", err)
+			s.mu.Lock()
+			s.serveErr = fmt.Errorf("fakesnowluma: serving: %w", err)
+			s.mu.Unlock()
 		}
 	}()
-	tb.Cleanup(s.close)
-	return s
+	return s, nil
+}
+
+// Close shuts the server down, waits for every request to finish and
+// removes the files uploaded to it. It reports a failure of the server.
+func (s *Server) Close() error {
+	s.close()
+	os.RemoveAll(s.files.dir)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.serveErr
 }
 
 // close shuts the server down and waits for every request to finish.
@@ -140,7 +180,7 @@ func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.requests = nil
-	s.handlers = defaultHandlers()
+	s.handlers = s.defaultHandlers()
 }
 
 // ServeHTTP routes one request: POST / with {"action", "params"}, or
@@ -175,6 +215,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if readErr == nil {
 		rec.Action, rec.Params, parseErr = parseRequest(r.URL.Path, body)
 	}
+	params := rec.Params
+	if rec.Action == uploadAction && parseErr == nil {
+		rec.Params = withoutChunkData(rec.Params)
+	}
 	s.mu.Lock()
 	s.requests = append(s.requests, rec)
 	handler := s.handlers[rec.Action]
@@ -193,7 +237,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case handler == nil:
 		writeReply(w, r, wireError(http.StatusNotFound, 1404, "unknown action"))
 	default:
-		writeReply(w, r, handler(rec.Params))
+		writeReply(w, r, handler(params))
 	}
 }
 

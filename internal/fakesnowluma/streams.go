@@ -95,6 +95,18 @@ func writeFrames(w http.ResponseWriter, r *http.Request, reply Reply) {
 			}
 		}
 	}
+	if reply.Produce != nil {
+		reply.Produce(ctx, func(frame []byte) bool {
+			// Split inside the frame, so that reads never line up with it.
+			half := len(frame) / 2
+			for _, chunk := range [][]byte{frame[:half], frame[half:], []byte(frameDelimiter)} {
+				if _, err := w.Write(chunk); err != nil {
+					return false
+				}
+			}
+			return rc.Flush() == nil && ctx.Err() == nil
+		})
+	}
 	if reply.Hang {
 		<-ctx.Done()
 	}

@@ -27,6 +27,8 @@ const MaxCollectedStream = 8 << 20
 type actionArgs struct {
 	Action string          `json:"action"`
 	Params json.RawMessage `json:"params"`
+	// Execution is invoke_action's only (see streams.go).
+	Execution *executionArgs `json:"execution"`
 }
 
 const actionInput = `{
@@ -63,6 +65,10 @@ type executor struct {
 	safety   *safety.Policy
 	sealer   *seal.Sealer // continuations of input and confirmation rounds
 	log      *slog.Logger
+	// downloads is where download streams are saved; uploads, when not
+	// nil, the root automatic uploads read from (streams.go).
+	downloads *transfer.Store
+	uploads   *transfer.UploadRoot
 }
 
 // enabled reports whether SnowLuma can be reached at all.
@@ -84,9 +90,9 @@ func execTools(x *executor) []toolkit.Spec {
 	}, {
 		Name:        "invoke_action",
 		Title:       "Invoke a SnowLuma action",
-		Description: "Run any catalog action (reads, writes and streams) against the configured SnowLuma and return its OneBot envelope as {result, diagnostics}; a stream action returns its collected frames. This can send messages and change the account's groups and friends. A timeout or cancellation can leave a write's outcome unknown: check before repeating. The operator's safety policy may refuse a call before sending it (kinds sensitive, target_not_allowed, rate_limited) or have a person confirm it first through a form.",
-		Input:       actionInput,
-		Output:      envelopeResult,
+		Description: "Run any catalog action (reads, writes and streams) against the configured SnowLuma and return its OneBot envelope as {result, diagnostics}. Downloads (download_file_*stream) are saved to the download directory and return {saved: {path, sha256, ...}, terminal}; upload_file_stream with execution.input_file uploads a file from the upload root and returns {sent, terminal}; other streams return their collected frames. Send _meta.progressToken to get notifications/progress. This can send messages and change the account's groups and friends. A timeout or cancellation can leave a write's outcome unknown: check before repeating. The operator's safety policy may refuse a call before sending it (kinds sensitive, target_not_allowed, rate_limited) or have a person confirm it first through a form.",
+		Input:       invokeInput,
+		Output:      invokeResult,
 		Needs:       toolkit.ModeWrite,
 		Writes:      true,
 		Destructive: true,
@@ -107,6 +113,9 @@ func (x *executor) run(ctx context.Context, c *toolkit.Call, in actionArgs, writ
 	params := in.Params
 	if len(params) == 0 || bytes.Equal(params, []byte("null")) {
 		params = json.RawMessage("{}")
+	}
+	if in.Execution != nil {
+		return x.runExecution(ctx, c, a, params, in.Execution)
 	}
 	if p := c.Req.Params; p.RequestState != "" || len(p.InputResponses) > 0 {
 		return x.resumeConfirm(ctx, c, a, params)
@@ -171,7 +180,7 @@ func (x *executor) execute(ctx context.Context, c *toolkit.Call, a *catalog.Acti
 func (x *executor) send(ctx context.Context, c *toolkit.Call, a *catalog.Action, params json.RawMessage) toolkit.Reply {
 	req := transfer.Request{Action: a.Name, Params: params, Header: c.Trace.Header()}
 	if a.Stream {
-		return x.stream(ctx, req, a.ReadOnly)
+		return x.stream(ctx, c, req, a.ReadOnly)
 	}
 	resp, err := x.client.Call(ctx, req)
 	if err != nil {
@@ -219,52 +228,6 @@ func businessMessage(envelope json.RawMessage, retcode json.Number) string {
 		why = "no reason given"
 	}
 	return fmt.Sprintf("SnowLuma reported a failure (retcode %s): %s", retcode, why)
-}
-
-// streamResult is a generic stream's collected answer.
-type streamResult struct {
-	Frames   []json.RawMessage `json:"frames"`
-	Count    int               `json:"count"`
-	Terminal json.RawMessage   `json:"terminal"`
-}
-
-// errCollectCap stops a stream whose frames outgrow MaxCollectedStream.
-var errCollectCap = errors.New("collected frames exceed the cap")
-
-// stream runs a stream action and collects each frame's data.
-func (x *executor) stream(ctx context.Context, req transfer.Request, readOnly bool) toolkit.Reply {
-	res := streamResult{Frames: []json.RawMessage{}}
-	var last transfer.Frame
-	size := 0
-	err := x.client.Stream(ctx, req, func(f transfer.Frame) error {
-		size += len(f.Raw)
-		if size > MaxCollectedStream {
-			return errCollectCap
-		}
-		if f.Terminal {
-			last = f
-			res.Terminal = f.Raw
-			return nil
-		}
-		res.Frames = append(res.Frames, f.Data)
-		res.Count++
-		return nil
-	})
-	if errors.Is(err, errCollectCap) {
-		return toolkit.Fail(toolkit.KindTooLarge, fmt.Sprintf("the %s stream exceeded %d MiB of frames, the most a tool result collects", req.Action, MaxCollectedStream>>20),
-			"narrow the request: a tool result holds at most that much of a stream's frames")
-	}
-	if err != nil {
-		return transportFailure(err, readOnly)
-	}
-	r := judge(last.Raw, last.Status, last.Retcode)
-	if r.Diag.Outcome == toolkit.OutcomeSuccess && last.Type != "response" {
-		r.Diag = toolkit.Diagnostics{Outcome: toolkit.OutcomeUnknown, Kind: toolkit.KindUnconfirmed,
-			Message:  "the stream's final frame is not a response frame",
-			NextStep: "inspect result.terminal before relying on the stream's data"}
-	}
-	r.Result = res
-	return r
 }
 
 // invalidParams reports params that fail the action's catalog schema. The

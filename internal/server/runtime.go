@@ -39,7 +39,14 @@ const runtimeResult = `{
         "max_stream_bytes": {"type": "integer"},
         "stream_idle_timeout_ms": {"type": "integer"},
         "max_collected_stream_bytes": {"type": "integer"},
-        "params_validated": {"type": "boolean"}
+        "params_validated": {"type": "boolean"},
+        "download_dir": {"type": ["string", "null"], "description": "Where downloads are saved, on the MCP host."},
+        "upload_root": {"type": ["string", "null"], "description": "The only directory automatic uploads read from; null when automatic upload is off."},
+        "upload_enabled": {"type": "boolean", "description": "Whether execution.input_file works; stream actions still need write mode."},
+        "max_file_bytes": {"type": "integer", "description": "Largest file a download saves or an upload sends."},
+        "download_quota_bytes": {"type": "integer", "description": "Most bytes the download directory may hold."},
+        "max_streams": {"type": "integer", "description": "Stream calls that may run at once; one more fails with busy."},
+        "stream_connect_timeout_ms": {"type": "integer"}
       }
     },
     "safety": ` + safetySchema + `,
@@ -83,6 +90,14 @@ type transportInfo struct {
 	StreamIdleTimeoutMS     int64 `json:"stream_idle_timeout_ms"`
 	MaxCollectedStreamBytes int64 `json:"max_collected_stream_bytes"`
 	ParamsValidated         bool  `json:"params_validated"`
+
+	DownloadDir            *string `json:"download_dir"`
+	UploadRoot             *string `json:"upload_root"`
+	UploadEnabled          bool    `json:"upload_enabled"`
+	MaxFileBytes           int64   `json:"max_file_bytes"`
+	DownloadQuotaBytes     int64   `json:"download_quota_bytes"`
+	MaxStreams             int     `json:"max_streams"`
+	StreamConnectTimeoutMS int64   `json:"stream_connect_timeout_ms"`
 }
 
 type checkInfo struct {
@@ -137,6 +152,7 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 			MaxCollectedStreamBytes: MaxCollectedStream,
 			ParamsValidated:         x.validate,
 		}
+		x.describeFiles(info.Transport, l)
 	}
 	if !in.CheckConnection {
 		return toolkit.OK(info)

@@ -54,6 +54,11 @@ type Options struct {
 	// Client reaches SnowLuma. It is required in read and write modes and
 	// ignored in docs mode.
 	Client *transfer.Client
+	// Downloads is the directory download streams are saved to; without it
+	// they are refused. UploadRoot, when set, enables automatic uploads
+	// (invoke_action's execution.input_file) from inside it.
+	Downloads  *transfer.Store
+	UploadRoot *transfer.UploadRoot
 	// SkipParamsCheck turns off checking action params against the
 	// catalog's inputSchema, for a SnowLuma newer than the catalog.
 	SkipParamsCheck bool
@@ -120,7 +125,8 @@ func New(opts Options) (*mcp.Server, error) {
 		p.Pacer = defaultSafety().Pacer
 		policy = &p
 	}
-	x := &executor{catalog: cat, client: opts.Client, mode: opts.Mode, validate: !opts.SkipParamsCheck, safety: policy, sealer: sealer, log: log}
+	x := &executor{catalog: cat, client: opts.Client, mode: opts.Mode, validate: !opts.SkipParamsCheck, safety: policy, sealer: sealer, log: log,
+		downloads: opts.Downloads, uploads: opts.UploadRoot}
 	specs := docsTools(cat)
 	specs = append(specs, execTools(x)...)
 	specs = append(specs, inputTools(x, sealer)...)

@@ -2,9 +2,11 @@
 // server to its answer to a first tools/list, and the process's peak RSS. It
 // measures snowluma-mcp (in docs and in write mode, with its whole catalog)
 // and, as the yardstick, a bare go-sdk server built from the same module,
-// and prints the medians.
+// and prints the medians. With -transfer it measures stream transfers
+// instead (see transfer.go).
 //
 //	go run ./scripts/bench [-runs 40]
+//	go run ./scripts/bench -transfer [-size 256] [-runs 3]
 package main
 
 import (
@@ -27,8 +29,20 @@ import (
 const listTools = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}` + "\n"
 
 func main() {
-	runs := flag.Int("runs", 40, "spawns per server")
+	runs := flag.Int("runs", 40, "spawns per server (transfer mode: runs of each transfer, default 3)")
+	transferMode := flag.Bool("transfer", false, "measure a download and an upload through the server against plain HTTP")
+	sizeMiB := flag.Int("size", 256, "transfer mode: file size in MiB")
+	raw := flag.String("raw", "", "internal: run the plain transfer client (download or upload) and print its duration")
+	rawURL := flag.String("raw-url", "", "internal: the fake SnowLuma for -raw")
+	rawPath := flag.String("raw-path", "", "internal: the file for -raw")
+	rawSize := flag.Int64("raw-size", 0, "internal: the file size for -raw")
 	flag.Parse()
+	if *raw != "" {
+		if err := runRaw(*raw, *rawURL, *rawPath, *rawSize); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	dir, err := os.MkdirTemp("", "snowluma-bench")
 	if err != nil {
 		log.Fatal(err)
@@ -45,6 +59,16 @@ func main() {
 	}
 	bare := build("bare", "./scripts/bench/bare")
 	server := build("snowluma-mcp", "./cmd/snowluma-mcp")
+	if *transferMode {
+		n := *runs
+		if !isFlagSet("runs") {
+			n = 3
+		}
+		if err := benchTransfer(server, *sizeMiB, n); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 
 	fmt.Printf("cold start to first tools/list answer, median of %d spawns (%s)\n", *runs, time.Now().Format(time.DateOnly))
 	fmt.Printf("%-34s %10s %12s\n", "server", "ms", "peak RSS MB")
@@ -102,6 +126,13 @@ func once(bin string, env []string) (time.Duration, int64, error) {
 		return 0, 0, err
 	}
 	return elapsed, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, nil
+}
+
+// isFlagSet reports whether the command line set flag name.
+func isFlagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func median(xs []float64) float64 {

@@ -22,6 +22,10 @@ const (
 	KindProtocol         Kind = "protocol"
 	KindTooLarge         Kind = "too_large"
 	KindStreamFailed     Kind = "stream_failed"
+	KindQuota            Kind = "quota"
+	KindBusy             Kind = "busy"
+	KindPathRefused      Kind = "path_refused"
+	KindLocalIO          Kind = "local_io"
 
 	KindElicitationUnsupported Kind = "elicitation_unsupported"
 	KindDeclined               Kind = "declined"
@@ -69,6 +73,10 @@ func Kinds() []KindDoc {
 		{KindProtocol, "SnowLuma's answer was not a OneBot envelope"},
 		{KindTooLarge, "an answer exceeded its documented cap"},
 		{KindStreamFailed, "a stream ended without its final frame"},
+		{KindQuota, "a download would take the download directory past its quota"},
+		{KindBusy, "as many stream calls as SNOWLUMA_MCP_MAX_STREAMS allows are already running"},
+		{KindPathRefused, "execution.input_file is outside the upload root or not a readable regular file; nothing was sent"},
+		{KindLocalIO, "the MCP host's disk failed a transfer's read or write"},
 		{KindElicitationUnsupported, "the client cannot show a form"},
 		{KindDeclined, "the user declined the form"},
 		{KindInvalidAnswer, "the form's answer is unusable"},

@@ -1,0 +1,626 @@
+package main_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+)
+
+// progressLog records the progress notifications a client receives.
+type progressLog struct {
+	mu    sync.Mutex
+	notes []*mcp.ProgressNotificationParams
+	first chan struct{} // closed at the first notification
+	once  sync.Once
+}
+
+func newProgressLog() *progressLog { return &progressLog{first: make(chan struct{})} }
+
+func (l *progressLog) options() *mcp.ClientOptions {
+	return &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+		l.mu.Lock()
+		l.notes = append(l.notes, r.Params)
+		l.mu.Unlock()
+		l.once.Do(func() { close(l.first) })
+	}}
+}
+
+func (l *progressLog) all() []*mcp.ProgressNotificationParams {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]*mcp.ProgressNotificationParams(nil), l.notes...)
+}
+
+// waitFirst waits for the first notification, failing after a generous wait.
+func (l *progressLog) waitFirst(t *testing.T) {
+	t.Helper()
+	select {
+	case <-l.first:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no progress notification arrived")
+	}
+}
+
+// callWithProgress calls a tool with a progress token.
+func callWithProgress(t *testing.T, ctx context.Context, cs *mcp.ClientSession, token string, args any) (*mcp.CallToolResult, toolResult, error) {
+	t.Helper()
+	params := &mcp.CallToolParams{Name: "invoke_action", Arguments: args}
+	if token != "" {
+		params.SetProgressToken(token)
+	}
+	res, err := cs.CallTool(ctx, params)
+	if err != nil {
+		return nil, toolResult{}, err
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var tr toolResult
+	if err := json.Unmarshal(raw, &tr); err != nil {
+		t.Fatalf("structuredContent %s: %v", raw, err)
+	}
+	return res, tr, nil
+}
+
+// fileHash is the SHA-256 of the file at path.
+func fileHash(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func contentHash(seed uint64, size int64) string {
+	h := sha256.New()
+	io.Copy(h, fakesnowluma.Content(seed, size))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+type saved struct {
+	Saved *struct {
+		Path     string `json:"path"`
+		FileName string `json:"file_name"`
+		Bytes    int64  `json:"bytes"`
+		SHA256   string `json:"sha256"`
+		Chunks   int64  `json:"chunks"`
+	} `json:"saved"`
+	Terminal json.RawMessage `json:"terminal"`
+}
+
+// names lists a directory, hidden files included.
+func names(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// waitEmpty waits until dir holds nothing, failing after a generous wait.
+func waitEmpty(t *testing.T, dir string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(names(t, dir)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s still holds %v", dir, names(t, dir))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// checkProgressLines checks, on the wire, every progress notification the
+// server wrote for token: values strictly increase, total is the size when
+// given, and none comes after the response to the call (the calls of these
+// tests run one at a time).
+func checkProgressLines(t *testing.T, p *mcptest.Proc, token string, total int64) []float64 {
+	t.Helper()
+	var values []float64
+	answered := false
+	for _, line := range p.Received() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				ProgressToken any     `json:"progressToken"`
+				Progress      float64 `json:"progress"`
+				Total         *int64  `json:"total"`
+			} `json:"params"`
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal([]byte(line), &m) != nil {
+			continue
+		}
+		if m.Method == "notifications/progress" && m.Params.ProgressToken == token {
+			if answered {
+				t.Errorf("progress after the result: %s", line)
+			}
+			if len(values) > 0 && m.Params.Progress <= values[len(values)-1] {
+				t.Errorf("progress %v after %v", m.Params.Progress, values[len(values)-1])
+			}
+			if (total > 0) != (m.Params.Total != nil) || (m.Params.Total != nil && *m.Params.Total != total) {
+				t.Errorf("total %v, want %d", m.Params.Total, total)
+			}
+			values = append(values, m.Params.Progress)
+		}
+		// Calls in these tests run one at a time: the first response after
+		// the token's first notification answers the call that sent it.
+		if m.Result != nil && len(values) > 0 {
+			answered = true
+		}
+	}
+	return values
+}
+
+var (
+	plainOnce sync.Once
+	plainBin  string
+	plainErr  error
+)
+
+// plainBinary is the server built without the race detector, whose memory
+// figures are the product's.
+func plainBinary(t *testing.T) string {
+	t.Helper()
+	plainOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "snowluma-mcp-plain")
+		if err != nil {
+			plainErr = err
+			return
+		}
+		plainBin = filepath.Join(dir, "snowluma-mcp")
+		cmd := exec.Command("go", "build", "-o", plainBin, ".")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			plainErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if plainErr != nil {
+		t.Fatal(plainErr)
+	}
+	return plainBin
+}
+
+// TestDownloadLargeFlatMemory downloads 64 MiB through the real binary and
+// checks the saved bytes, the progress on the wire and the server's peak
+// memory (its own high-water mark once the download is done; see
+// mcptest.Proc.PeakRSS for why not the exited process's rusage).
+func TestDownloadLargeFlatMemory(t *testing.T) {
+	const size = 64 << 20
+	want := contentHash(42, size)
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+		fake.AddFile("big", fakesnowluma.File{Name: "big.bin", Size: size, Seed: 42})
+		dir := filepath.Join(t.TempDir(), "downloads")
+		p := mcptest.Spawn(t, plainBinary(t), era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken,
+			"SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
+		progress := newProgressLog()
+		cs := p.Connect(progress.options())
+		res, r, err := callWithProgress(t, ctx(t), cs, "dl-1", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "big"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError || r.Diagnostics.Outcome != "success" {
+			t.Fatalf("download: %+v", r)
+		}
+		s := decode[saved](t, r.Result)
+		if s.Saved == nil || s.Saved.Bytes != size || s.Saved.SHA256 != want || s.Saved.Path != filepath.Join(dir, "big.bin") || s.Saved.Chunks != size/(64<<10) {
+			t.Fatalf("saved %+v", s.Saved)
+		}
+		if got := fileHash(t, s.Saved.Path); got != want {
+			t.Errorf("file on disk hashes to %s, want %s", got, want)
+		}
+		if strings.Contains(string(r.Result), "\"data\":\"") {
+			t.Error("the result carries file bytes")
+		}
+		rss := p.PeakRSS() // the high-water mark, read before the process exits
+		cs.Close()
+		p.Close()
+		values := checkProgressLines(t, p, "dl-1", size)
+		if len(values) == 0 || values[len(values)-1] != size {
+			t.Errorf("progress values end %v, want %d", values[max(len(values)-1, 0):], size)
+		}
+		// Throttled: far fewer notifications than the 1024 chunks.
+		if len(values) > 256 {
+			t.Errorf("%d progress notifications for 1024 chunks", len(values))
+		}
+		t.Logf("peak RSS %.1f MiB for a %d MiB download (%d notifications)", float64(rss)/(1<<20), size>>20, len(values))
+		if rss >= 64<<20 {
+			t.Errorf("peak RSS %d bytes, want under 64 MiB", rss)
+		}
+		noLeak(t, p)
+	})
+}
+
+func TestDownloadLimitsLeaveNothing(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		for _, tc := range []struct {
+			name, env, kind string
+			file            fakesnowluma.File
+			keep            []string
+		}{
+			{"size announced", "SNOWLUMA_MCP_MAX_FILE_BYTES=100000", "too_large", fakesnowluma.File{Name: "a.bin", Size: 300000}, nil},
+			{"size while streaming", "SNOWLUMA_MCP_MAX_FILE_BYTES=100000", "too_large", fakesnowluma.File{Name: "a.bin", Size: 300000, UnknownSize: true}, nil},
+			{"quota", "SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES=350000", "quota", fakesnowluma.File{Name: "a.bin", Size: 300000, UnknownSize: true}, []string{"old.bin"}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				dir := filepath.Join(t.TempDir(), "downloads")
+				os.MkdirAll(dir, 0o700)
+				for _, k := range tc.keep {
+					os.WriteFile(filepath.Join(dir, k), make([]byte, 100000), 0o600)
+				}
+				fake, _, cs := live(t, era, "write", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir, tc.env)
+				fake.AddFile("f", tc.file)
+				res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "f"}})
+				if !res.IsError || r.Diagnostics.Kind != tc.kind || r.Diagnostics.NextStep == "" {
+					t.Errorf("diagnostics %+v", r.Diagnostics)
+				}
+				if got := names(t, dir); len(got) != len(tc.keep) {
+					t.Errorf("directory holds %v, want %v", got, tc.keep)
+				}
+			})
+		}
+	})
+}
+
+func TestDownloadHostileNames(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		dir := filepath.Join(t.TempDir(), "downloads")
+		fake, _, cs := live(t, era, "write", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
+		for i, name := range []string{"../../x", "/etc/passwd", "bad\x07name\n.txt"} {
+			id := string(rune('a' + i))
+			fake.AddFile(id, fakesnowluma.File{Name: name, Size: 1000, Seed: 5})
+			_, r := callTool(t, cs, "invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file_id": id}})
+			s := decode[saved](t, r.Result)
+			if r.Diagnostics.Outcome != "success" || s.Saved == nil || filepath.Dir(s.Saved.Path) != dir || strings.ContainsAny(s.Saved.FileName, "/\x07\n") {
+				t.Errorf("%q: %+v %s", name, r.Diagnostics, r.Result)
+			}
+		}
+		if got := names(t, dir); len(got) != 3 {
+			t.Errorf("directory holds %v", got)
+		}
+		if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "x")); err == nil {
+			t.Error("a file landed outside the download directory")
+		}
+	})
+}
+
+func TestDownloadCancelledAndIdle(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		dir := filepath.Join(t.TempDir(), "downloads")
+		progress := newProgressLog()
+		fake, p, cs := liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir, "SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS=400")
+		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 4 << 20, Seed: 6, Stall: true, StallAfter: 8})
+
+		// Idle: the stalled stream fails with timeout and leaves nothing.
+		res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "download_file_image_stream", "params": map[string]any{"file": "stuck"}})
+		if !res.IsError || r.Diagnostics.Kind != "timeout" || !strings.Contains(r.Diagnostics.Message, "idle") {
+			t.Errorf("stalled download: %+v", r.Diagnostics)
+		}
+		if got := names(t, dir); len(got) != 0 {
+			t.Errorf("after the timeout the directory holds %v", got)
+		}
+
+		// Cancelled mid-download: nothing left behind, the server serves on.
+		p.Close() // a fresh server with a long idle timeout
+		fake, _, cs = liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
+		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 4 << 20, Seed: 6, Stall: true, StallAfter: 8})
+		cctx, cancel := context.WithCancel(ctx(t))
+		done := make(chan error, 1)
+		go func() {
+			_, _, err := callWithProgress(t, cctx, cs, "dl-cancel", map[string]any{"action": "download_file_record_stream", "params": map[string]any{"file": "stuck"}})
+			done <- err
+		}()
+		progress.waitFirst(t)
+		if len(names(t, dir)) != 1 {
+			t.Errorf("no partial file while downloading: %v", names(t, dir))
+		}
+		cancel()
+		if err := <-done; err == nil {
+			t.Error("the cancelled call returned a result")
+		}
+		waitEmpty(t, dir)
+		_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "get_status"})
+		if r.Diagnostics.Outcome != "success" {
+			t.Errorf("after the cancellation: %+v", r.Diagnostics)
+		}
+	})
+}
+
+func TestStreamsBusy(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		progress := newProgressLog()
+		fake, _, cs := liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_MAX_STREAMS=1")
+		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 1 << 20, Seed: 6, Stall: true, StallAfter: 2})
+		cctx, cancel := context.WithCancel(ctx(t))
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			callWithProgress(t, cctx, cs, "busy-1", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "stuck"}})
+		}()
+		progress.waitFirst(t)
+		res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream"})
+		if !res.IsError || r.Diagnostics.Kind != "busy" || !strings.Contains(r.Diagnostics.Message, "1 stream calls") || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_MAX_STREAMS") {
+			t.Errorf("second stream: %+v", r.Diagnostics)
+		}
+		cancel()
+		<-done
+		// Ordinary calls were never limited, and the slot comes back.
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream"})
+			if r.Diagnostics.Kind != "busy" || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if r.Diagnostics.Outcome != "success" {
+			t.Errorf("after the first stream ended: %+v", r.Diagnostics)
+		}
+	})
+}
+
+// uploadSetup makes an upload root with a file of size bytes.
+func uploadSetup(t *testing.T, size int64) (root, file string) {
+	t.Helper()
+	root = filepath.Join(t.TempDir(), "uploads")
+	os.Mkdir(root, 0o700)
+	file = filepath.Join(root, "photo.jpg")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(f, fakesnowluma.Content(11, size))
+	f.Close()
+	return root, file
+}
+
+type sentResult struct {
+	Sent struct {
+		InputFile string `json:"input_file"`
+		Bytes     int64  `json:"bytes"`
+		SHA256    string `json:"sha256"`
+		Chunks    int64  `json:"chunks"`
+		StreamID  string `json:"stream_id"`
+	} `json:"sent"`
+	Terminal struct {
+		Data struct {
+			FilePath string `json:"file_path"`
+			SHA256   string `json:"sha256"`
+		} `json:"data"`
+	} `json:"terminal"`
+}
+
+// runtimeTransport is get_runtime_info's transport object.
+type runtimeTransport struct {
+	Transport map[string]any `json:"transport"`
+}
+
+func TestUploadEndToEnd(t *testing.T) {
+	const size = 3<<20 + 12345
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		root, file := uploadSetup(t, size)
+		want := fileHash(t, file)
+		progress := newProgressLog()
+		fake, p, cs := liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
+		res, r, err := callWithProgress(t, ctx(t), cs, "up-1", map[string]any{"action": "upload_file_stream",
+			"params": map[string]any{"filename": "holiday.jpg", "file_retention": 0}, "execution": map[string]any{"input_file": file}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError || r.Diagnostics.Outcome != "success" {
+			t.Fatalf("upload: %+v", r.Diagnostics)
+		}
+		s := decode[sentResult](t, r.Result)
+		ups := fake.Uploads()
+		if len(ups) != 1 || s.Sent.SHA256 != want || s.Sent.Bytes != size || s.Sent.Chunks != 4 || s.Sent.InputFile != file ||
+			s.Terminal.Data.FilePath != ups[0].Path || ups[0].SHA256 != want || s.Sent.StreamID != ups[0].StreamID {
+			t.Fatalf("sent %+v, SnowLuma has %+v", s, ups)
+		}
+		if got := fileHash(t, ups[0].Path); got != want || !strings.HasSuffix(ups[0].Path, "holiday.jpg") {
+			t.Errorf("merged file %s hashes to %s, want %s", ups[0].Path, got, want)
+		}
+		cs.Close()
+		p.Close()
+		values := checkProgressLines(t, p, "up-1", size)
+		if len(values) == 0 || values[len(values)-1] != size {
+			t.Errorf("progress %v", values)
+		}
+	})
+}
+
+func TestUploadCancelledSendsReset(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		root, file := uploadSetup(t, 4<<20)
+		progress := newProgressLog()
+		fake, _, cs := liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
+		fake.StallUploads(2)
+		cctx, cancel := context.WithCancel(ctx(t))
+		done := make(chan error, 1)
+		go func() {
+			_, _, err := callWithProgress(t, cctx, cs, "up-cancel", map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": file}})
+			done <- err
+		}()
+		progress.waitFirst(t)
+		cancel()
+		<-done
+		deadline := time.Now().Add(20 * time.Second)
+		for !resetSent(fake) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no reset reached SnowLuma: %v", sent(fake))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if len(fake.Uploads()) != 0 {
+			t.Error("a cancelled upload was merged")
+		}
+	})
+}
+
+// resetSent reports whether the fake received an upload reset.
+func resetSent(fake *fakesnowluma.Server) bool {
+	for _, r := range fake.Requests() {
+		if r.Action == "upload_file_stream" && strings.Contains(string(r.Params), `"reset":true`) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestUploadRefusalsSendNothing(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		root, file := uploadSetup(t, 100)
+		outside := filepath.Join(t.TempDir(), "secret.txt")
+		os.WriteFile(outside, []byte("secret"), 0o600)
+		os.Symlink(outside, filepath.Join(root, "escape"))
+		os.Mkdir(filepath.Join(root, "sub"), 0o700)
+		fake, _, cs := live(t, era, "write", "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
+		for name, path := range map[string]string{
+			"outside":   outside,
+			"symlink":   filepath.Join(root, "escape"),
+			"dot dot":   root + "/sub/../photo.jpg",
+			"directory": filepath.Join(root, "sub"),
+			"missing":   filepath.Join(root, "nope.jpg"),
+		} {
+			res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": path}})
+			if !res.IsError || r.Diagnostics.Kind != "path_refused" || !strings.Contains(r.Diagnostics.Message, "nothing was sent") {
+				t.Errorf("%s: %+v", name, r.Diagnostics)
+			}
+		}
+		for name, args := range map[string]map[string]any{
+			"another action":     {"action": "get_status", "execution": map[string]any{"input_file": file}},
+			"chosen params":      {"action": "upload_file_stream", "params": map[string]any{"stream_id": "mine"}, "execution": map[string]any{"input_file": file}},
+			"unknown field":      {"action": "upload_file_stream", "execution": map[string]any{"input_file": file, "chunk": 1}},
+			"no input_file":      {"action": "upload_file_stream", "execution": map[string]any{}},
+			"bad file_retention": {"action": "upload_file_stream", "params": map[string]any{"file_retention": "soon"}, "execution": map[string]any{"input_file": file}},
+		} {
+			res, r := callTool(t, cs, "invoke_action", args)
+			if !res.IsError || (r.Diagnostics.Kind != "invalid_arguments" && r.Diagnostics.Kind != "invalid_params") {
+				t.Errorf("%s: %+v", name, r.Diagnostics)
+			}
+		}
+		res, r := callTool(t, cs, "invoke_action_with_input", map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": file}})
+		if !res.IsError || r.Diagnostics.Kind != "invalid_arguments" {
+			t.Errorf("execution through invoke_action_with_input: %+v", r.Diagnostics)
+		}
+		if got := sent(fake); len(got) != 0 {
+			t.Errorf("refused uploads reached SnowLuma: %v", got)
+		}
+	})
+	t.Run("no upload root", func(t *testing.T) {
+		_, file := uploadSetup(t, 100)
+		fake, _, cs := live(t, mcptest.Modern, "write")
+		res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": file}})
+		if !res.IsError || r.Diagnostics.Kind != "invalid_arguments" || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_UPLOAD_ROOT") {
+			t.Errorf("%+v", r.Diagnostics)
+		}
+		if got := sent(fake); len(got) != 0 {
+			t.Errorf("sent %v", got)
+		}
+	})
+}
+
+func TestNoProgressWithoutToken(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		progress := newProgressLog()
+		fake, p, cs := liveWith(t, era, "write", progress.options())
+		fake.AddFile("f", fakesnowluma.File{Name: "f.bin", Size: 1 << 20, Seed: 1})
+		_, r := callTool(t, cs, "invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "f", "chunk_size": 1024}})
+		if r.Diagnostics.Outcome != "success" {
+			t.Fatalf("%+v", r.Diagnostics)
+		}
+		// A generic stream with a token reports frames accepted.
+		_, _, err := callWithProgress(t, ctx(t), cs, "gen-1", map[string]any{"action": "test_download_stream"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs.Close()
+		p.Close()
+		for _, l := range p.Received() {
+			if strings.Contains(l, "notifications/progress") && !strings.Contains(l, `"gen-1"`) {
+				t.Errorf("progress without a token: %s", l)
+			}
+		}
+		values := checkProgressLines(t, p, "gen-1", 0)
+		if len(values) == 0 || values[len(values)-1] != 10 {
+			t.Errorf("generic stream progress %v, want it to end at 10 frames", values)
+		}
+	})
+}
+
+func TestRuntimeInfoTransport(t *testing.T) {
+	root, _ := uploadSetup(t, 1)
+	dir := filepath.Join(t.TempDir(), "dl")
+	_, _, cs := live(t, mcptest.Modern, "read", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir, "SNOWLUMA_MCP_UPLOAD_ROOT="+root,
+		"SNOWLUMA_MCP_MAX_FILE_BYTES=5000", "SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES=9000", "SNOWLUMA_MCP_MAX_STREAMS=3",
+		"SNOWLUMA_MCP_STREAM_CONNECT_TIMEOUT_MS=1234", "SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS=5678")
+	_, r := callTool(t, cs, "get_runtime_info", map[string]any{})
+	info := decode[runtimeTransport](t, r.Result)
+	for k, want := range map[string]any{"download_dir": dir, "upload_root": root, "upload_enabled": true, "max_file_bytes": 5000.0,
+		"download_quota_bytes": 9000.0, "max_streams": 3.0, "stream_connect_timeout_ms": 1234.0, "stream_idle_timeout_ms": 5678.0} {
+		if info.Transport[k] != want {
+			t.Errorf("transport.%s = %v, want %v", k, info.Transport[k], want)
+		}
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("download directory %v %v", fi, err)
+	}
+	_, _, cs = live(t, mcptest.Modern, "write")
+	_, r = callTool(t, cs, "get_runtime_info", map[string]any{})
+	info = decode[runtimeTransport](t, r.Result)
+	if v, ok := info.Transport["upload_root"]; !ok || v != nil || info.Transport["upload_enabled"] != false {
+		t.Errorf("without a root: %v", info.Transport)
+	}
+}
+
+// TestUploadByHandAndWithInput: without execution, upload_file_stream
+// sends the caller's chunk and returns SnowLuma's one answer frame; an
+// elicited answer that tries to add execution is refused, nothing sent.
+func TestUploadByHandAndWithInput(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		root, file := uploadSetup(t, 10)
+		var mu sync.Mutex
+		var seen []*mcp.ElicitParams
+		answer := `{"stream_id":"s1","execution":{"input_file":` + strconvQuote(file) + `}}`
+		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: formAnswer(answer, &seen, &mu)}, "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
+		_, r := callTool(t, cs, "invoke_action_with_input", map[string]any{"action": "upload_file_stream", "params": map[string]any{"chunk_data": "aGVsbG8=", "chunk_index": 0, "total_chunks": 1}})
+		if r.Diagnostics.Outcome != "failed" || r.Diagnostics.Kind != "invalid_answer" || len(seen) != 1 {
+			t.Errorf("an answer adding execution: %+v (%d forms)", r.Diagnostics, len(seen))
+		}
+		if got := sent(fake); len(got) != 0 {
+			t.Errorf("sent %v", got)
+		}
+		_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "params": map[string]any{"stream_id": "by-hand", "chunk_data": "aGVsbG8=", "chunk_index": 0, "total_chunks": 1}})
+		res := decode[sentResult](t, r.Result)
+		if r.Diagnostics.Outcome != "success" || !strings.Contains(string(r.Result), `"status":"file_complete"`) || res.Terminal.Data.SHA256 != "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824" {
+			t.Errorf("upload by hand: %+v %s", r.Diagnostics, r.Result)
+		}
+	})
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

@@ -1,0 +1,357 @@
+package fakesnowluma
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// uploadAction is SnowLuma's upload stream action.
+const uploadAction = "upload_file_stream"
+
+// Download chunk sizes: SnowLuma's default, and its cap on a requested one.
+const (
+	defaultChunkSize = 64 << 10
+	maxChunkSize     = 16 << 20
+)
+
+// File is a file the fake streams to download_file_stream and its image
+// and record variants, given its id as file or file_id.
+type File struct {
+	// Name is the file_name the frames carry; hostile names are welcome.
+	Name string
+	// Size and Seed make the content: the first Size bytes of
+	// Content(Seed, Size), generated while streaming, never held whole.
+	Size int64
+	Seed uint64
+	// UnknownSize announces file_size 0, as SnowLuma does for a URL without
+	// a length.
+	UnknownSize bool
+	// Stall, when set, stops the stream after StallAfter chunks with the
+	// body left open until the client goes away.
+	Stall      bool
+	StallAfter int
+}
+
+// Content returns the bytes of a File: size bytes generated from seed. A
+// test computes a download's expected hash from it, and writes files to
+// upload with it.
+func Content(seed uint64, size int64) io.Reader {
+	var key [32]byte
+	binary.LittleEndian.PutUint64(key[:], seed)
+	return io.LimitReader(rand.NewChaCha8(key), size)
+}
+
+// AddFile makes f downloadable under id.
+func (s *Server) AddFile(id string, f File) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.files.byName[id] = f
+}
+
+// StallUploads makes every upload chunk from index from onward hang without
+// an answer (and without being stored) until the client goes away; a
+// negative from turns that off.
+func (s *Server) StallUploads(from int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.files.stallFrom = from
+	s.files.stall = from >= 0
+}
+
+// Uploaded is a file merged by upload_file_stream.
+type Uploaded struct {
+	StreamID string
+	// Path is the merged file on this host; it lives until the server
+	// closes.
+	Path   string
+	Size   int64
+	SHA256 string
+}
+
+// Uploads returns the files merged so far, in order.
+func (s *Server) Uploads() []Uploaded {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Uploaded(nil), s.files.done...)
+}
+
+// files is the state of the file stream actions, guarded by Server.mu.
+type files struct {
+	dir       string // merged uploads and their chunks
+	byName    map[string]File
+	uploads   map[string]*upload // unfinished streams by id
+	done      []Uploaded
+	stall     bool
+	stallFrom int
+}
+
+// upload is one unfinished upload stream.
+type upload struct {
+	total    int
+	size     *int64
+	sha      string
+	filename string
+	chunks   map[int]string // index -> file holding its bytes
+}
+
+// download streams a registered file: file_info, its chunks, file_complete.
+func (s *Server) download(params json.RawMessage) Reply {
+	var p struct {
+		File      string      `json:"file"`
+		FileID    string      `json:"file_id"`
+		ChunkSize json.Number `json:"chunk_size"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return Failed(1400, "invalid params")
+	}
+	id := p.File
+	if id == "" {
+		id = p.FileID
+	}
+	s.mu.Lock()
+	f, ok := s.files.byName[id]
+	s.mu.Unlock()
+	if !ok {
+		return Reply{Frames: [][]byte{StreamError(1404, "file not found")}}
+	}
+	chunk := defaultChunkSize
+	if p.ChunkSize != "" {
+		n, err := strconv.Atoi(p.ChunkSize.String())
+		if err != nil || n < 1 {
+			return Reply{Frames: [][]byte{StreamError(1400, "invalid chunk_size")}}
+		}
+		chunk = min(n, maxChunkSize)
+	}
+	return Reply{Produce: func(ctx context.Context, emit func([]byte) bool) {
+		announced := f.Size
+		if f.UnknownSize {
+			announced = 0
+		}
+		info, _ := json.Marshal(map[string]any{"type": "stream", "data_type": "file_info",
+			"file_name": f.Name, "file_size": announced, "chunk_size": chunk})
+		if !emit(StreamOK(json.RawMessage(info))) {
+			return
+		}
+		r := Content(f.Seed, f.Size)
+		buf := make([]byte, chunk)
+		var frame []byte
+		var sent int64
+		index := 0
+		for {
+			if f.Stall && index == f.StallAfter {
+				<-ctx.Done()
+				return
+			}
+			n, err := io.ReadFull(r, buf)
+			if n > 0 {
+				sent += int64(n)
+				progress := 0
+				if !f.UnknownSize && f.Size > 0 {
+					progress = int(sent * 100 / f.Size)
+				}
+				frame = chunkFrame(frame[:0], index, buf[:n], progress)
+				if !emit(frame) {
+					return
+				}
+				index++
+			}
+			if err != nil {
+				break
+			}
+		}
+		done, _ := json.Marshal(map[string]any{"type": "response", "data_type": "file_complete",
+			"file_name": f.Name, "total_chunks": index, "total_bytes": sent, "message": "Download completed"})
+		emit(StreamOK(json.RawMessage(done)))
+	}}
+}
+
+// chunkFrame appends a file_chunk frame for data to dst.
+func chunkFrame(dst []byte, index int, data []byte, progress int) []byte {
+	b64 := base64.StdEncoding.EncodedLen(len(data))
+	dst = append(dst, `{"status":"ok","retcode":0,"stream":"stream-action","data":{"type":"stream","data_type":"file_chunk","index":`...)
+	dst = strconv.AppendInt(dst, int64(index), 10)
+	dst = append(dst, `,"data":"`...)
+	dst = base64.StdEncoding.AppendEncode(dst, data)
+	dst = append(dst, `","size":`...)
+	dst = strconv.AppendInt(dst, int64(len(data)), 10)
+	dst = append(dst, `,"progress":`...)
+	dst = strconv.AppendInt(dst, int64(progress), 10)
+	dst = append(dst, `,"base64_size":`...)
+	dst = strconv.AppendInt(dst, int64(b64), 10)
+	return append(dst, `}}`...)
+}
+
+// streamIDPattern is what SnowLuma accepts as a stream id.
+var streamIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+
+// one answers a single stream frame.
+func one(frame []byte) Reply { return Reply{Frames: [][]byte{frame}} }
+
+// upload follows snowluma-wire.md: chunks acknowledged one call at a time,
+// merged and checked against expected_sha256 once all have arrived.
+func (s *Server) upload(params json.RawMessage) Reply {
+	var p struct {
+		StreamID       string  `json:"stream_id"`
+		ChunkData      *string `json:"chunk_data"`
+		ChunkIndex     *int    `json:"chunk_index"`
+		TotalChunks    *int    `json:"total_chunks"`
+		FileSize       *int64  `json:"file_size"`
+		ExpectedSHA256 string  `json:"expected_sha256"`
+		Filename       string  `json:"filename"`
+		IsComplete     bool    `json:"is_complete"`
+		Reset          bool    `json:"reset"`
+		VerifyOnly     bool    `json:"verify_only"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return one(StreamError(1400, "invalid params"))
+	}
+	if !streamIDPattern.MatchString(p.StreamID) {
+		return one(StreamError(1400, "invalid stream_id"))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.files.uploads[p.StreamID]
+	if p.Reset {
+		if st != nil {
+			for _, path := range st.chunks {
+				os.Remove(path)
+			}
+			delete(s.files.uploads, p.StreamID)
+		}
+		return one(StreamError(1200, "Stream reset completed"))
+	}
+	if st == nil {
+		if p.TotalChunks == nil || *p.TotalChunks < 1 {
+			return one(StreamError(1400, "total_chunks is required on the first call of a stream"))
+		}
+		st = &upload{total: *p.TotalChunks, chunks: map[int]string{}}
+		s.files.uploads[p.StreamID] = st
+	}
+	if p.FileSize != nil {
+		st.size = p.FileSize
+	}
+	if p.ExpectedSHA256 != "" {
+		st.sha = strings.ToLower(p.ExpectedSHA256)
+	}
+	if p.Filename != "" {
+		st.filename = p.Filename
+	}
+	state := func(status string) Reply {
+		b, _ := json.Marshal(map[string]any{"type": "stream", "stream_id": p.StreamID, "status": status,
+			"received_chunks": len(st.chunks), "total_chunks": st.total})
+		return one(StreamOK(json.RawMessage(b)))
+	}
+	if p.VerifyOnly {
+		return state("file_created")
+	}
+	if p.ChunkData != nil {
+		if p.ChunkIndex == nil || *p.ChunkIndex < 0 || *p.ChunkIndex >= st.total {
+			return one(StreamError(1400, "invalid chunk_index"))
+		}
+		if s.files.stall && *p.ChunkIndex >= s.files.stallFrom {
+			return Reply{Hang: true}
+		}
+		data, err := base64.StdEncoding.DecodeString(*p.ChunkData)
+		if err != nil {
+			return one(StreamError(1400, "chunk_data is not base64"))
+		}
+		path := filepath.Join(s.files.dir, fmt.Sprintf("%s.chunk%d", p.StreamID, *p.ChunkIndex))
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			return one(StreamError(1200, "could not store the chunk"))
+		}
+		st.chunks[*p.ChunkIndex] = path
+		if len(st.chunks) < st.total {
+			return state("chunk_received")
+		}
+	} else if !p.IsComplete {
+		return state("file_created")
+	}
+	return s.merge(p.StreamID, st)
+}
+
+// merge joins a stream's chunks in order into one file and checks it.
+// s.mu is held.
+func (s *Server) merge(id string, st *upload) Reply {
+	delete(s.files.uploads, id)
+	indexes := make([]int, 0, len(st.chunks))
+	for i := range st.chunks {
+		indexes = append(indexes, i)
+	}
+	sort.Ints(indexes)
+	defer func() {
+		for _, path := range st.chunks {
+			os.Remove(path)
+		}
+	}()
+	if len(indexes) != st.total {
+		return one(StreamError(1400, fmt.Sprintf("missing chunks: %d of %d received", len(indexes), st.total)))
+	}
+	name := st.filename
+	if name == "" {
+		name = "upload_" + id
+	}
+	path := filepath.Join(s.files.dir, id+"-"+filepath.Base(filepath.Clean("/"+name)))
+	out, err := os.Create(path)
+	if err != nil {
+		return one(StreamError(1200, "could not create the merged file"))
+	}
+	defer out.Close()
+	h := sha256.New()
+	var n int64
+	for _, i := range indexes {
+		in, err := os.Open(st.chunks[i])
+		if err != nil {
+			return one(StreamError(1200, "could not read a chunk"))
+		}
+		k, err := io.Copy(io.MultiWriter(out, h), in)
+		in.Close()
+		if err != nil {
+			return one(StreamError(1200, "could not merge the chunks"))
+		}
+		n += k
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	if st.sha != "" && st.sha != sum {
+		os.Remove(path)
+		return one(StreamError(1400, "sha256 mismatch"))
+	}
+	if st.size != nil && *st.size != n {
+		os.Remove(path)
+		return one(StreamError(1400, "file_size mismatch"))
+	}
+	s.files.done = append(s.files.done, Uploaded{StreamID: id, Path: path, Size: n, SHA256: sum})
+	b, _ := json.Marshal(map[string]any{"type": "response", "status": "file_complete",
+		"file_path": path, "file_size": n, "sha256": sum})
+	return one(StreamOK(json.RawMessage(b)))
+}
+
+// withoutChunkData replaces an upload call's chunk_data by its length.
+func withoutChunkData(params json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(params, &m) != nil {
+		return params
+	}
+	d, ok := m["chunk_data"]
+	if !ok {
+		return params
+	}
+	m["chunk_data"] = json.RawMessage(strconv.Quote(fmt.Sprintf("<%d bytes>", len(d)-2)))
+	b, err := json.Marshal(m)
+	if err != nil {
+		return params
+	}
+	return b
+}
