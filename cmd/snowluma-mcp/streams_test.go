@@ -624,3 +624,28 @@ func strconvQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestUploadTakesTheSafetyPath: an automatic upload is a write like any
+// other, so SNOWLUMA_MCP_CONFIRM=writes has a person confirm it first; a
+// refusal sends nothing, an acceptance uploads the file.
+func TestUploadTakesTheSafetyPath(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		root, file := uploadSetup(t, 5000)
+		c := &confirmer{}
+		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle}, "SNOWLUMA_MCP_UPLOAD_ROOT="+root, "SNOWLUMA_MCP_CONFIRM=writes")
+		args := map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": file}}
+		c.answer(confirmAnswer(false))
+		res, r := callTool(t, cs, "invoke_action", args)
+		if !res.IsError || r.Diagnostics.Kind != "not_confirmed" || len(c.forms()) != 1 {
+			t.Errorf("refused: %+v", r.Diagnostics)
+		}
+		if got := sent(fake); len(got) != 0 {
+			t.Fatalf("a refused upload sent %v", got)
+		}
+		c.answer(confirmAnswer(true))
+		res, r = callTool(t, cs, "invoke_action", args)
+		if res.IsError || r.Diagnostics.Outcome != "success" || len(fake.Uploads()) != 1 || decode[sentResult](t, r.Result).Sent.SHA256 != fileHash(t, file) {
+			t.Errorf("confirmed: %+v %s", r.Diagnostics, r.Result)
+		}
+	})
+}
