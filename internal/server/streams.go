@@ -195,6 +195,13 @@ func (x *executor) runExecution(ctx context.Context, c *toolkit.Call, a *catalog
 			return toolkit.Fail(toolkit.KindInvalidParams, "upload_file_stream: params/filename must be a string; nothing was sent", "give filename as a string")
 		}
 	}
+	// A path that will be refused is refused now, before a person is asked
+	// to confirm the upload; Upload checks it again when it opens the file.
+	f, err := x.uploads.Open(ex.InputFile)
+	if err != nil {
+		return streamFailure(err, false)
+	}
+	f.Close()
 	// The upload takes the path every action takes through the safety
 	// policy (confirmation, audit), with its params as the checks see them.
 	ctx = context.WithValue(ctx, uploadKey{}, up)
