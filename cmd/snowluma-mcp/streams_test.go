@@ -419,7 +419,7 @@ type runtimeTransport struct {
 }
 
 func TestUploadEndToEnd(t *testing.T) {
-	const size = 3<<20 + 12345
+	const size = 2<<20 + 12345
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		root, file := uploadSetup(t, size)
 		want := fileHash(t, file)
@@ -435,7 +435,7 @@ func TestUploadEndToEnd(t *testing.T) {
 		}
 		s := decode[sentResult](t, r.Result)
 		ups := fake.Uploads()
-		if len(ups) != 1 || s.Sent.SHA256 != want || s.Sent.Bytes != size || s.Sent.Chunks != 4 || s.Sent.InputFile != file ||
+		if len(ups) != 1 || s.Sent.SHA256 != want || s.Sent.Bytes != size || s.Sent.Chunks != 3 || s.Sent.InputFile != file ||
 			s.Terminal.Data.FilePath != ups[0].Path || ups[0].SHA256 != want || s.Sent.StreamID != ups[0].StreamID {
 			t.Fatalf("sent %+v, SnowLuma has %+v", s, ups)
 		}
@@ -453,10 +453,10 @@ func TestUploadEndToEnd(t *testing.T) {
 
 func TestUploadCancelledSendsReset(t *testing.T) {
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
-		root, file := uploadSetup(t, 4<<20)
+		root, file := uploadSetup(t, 3<<20)
 		progress := newProgressLog()
 		fake, _, cs := liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
-		fake.StallUploads(2)
+		fake.StallUploads(1)
 		cctx, cancel := context.WithCancel(ctx(t))
 		done := make(chan error, 1)
 		go func() {
