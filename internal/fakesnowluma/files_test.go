@@ -1,0 +1,85 @@
+package fakesnowluma
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestUploadProtocol(t *testing.T) {
+	s := Start(t)
+	call := func(params string) string {
+		t.Helper()
+		_, body := post(t, s, "/upload_file_stream", params, nil)
+		return body
+	}
+	sum := sha256.Sum256([]byte("hello world"))
+	hash := hex.EncodeToString(sum[:])
+
+	if got := call(`{"stream_id":"a","chunk_data":"aGVsbG8=","chunk_index":0}`); !strings.Contains(got, "total_chunks is required") {
+		t.Errorf("first call without total_chunks: %s", got)
+	}
+	if got := call(`{"stream_id":"bad id!","total_chunks":1}`); !strings.Contains(got, `"status":"failed"`) {
+		t.Errorf("bad stream id: %s", got)
+	}
+	// "hello" + " world" in two chunks; chunk 0 sent twice counts once.
+	for i := range 2 {
+		got := call(`{"stream_id":"s","chunk_data":"aGVsbG8=","chunk_index":0,"total_chunks":2,"expected_sha256":"` + hash + `","filename":"../x.txt"}`)
+		if !strings.Contains(got, `"chunk_received"`) || !strings.Contains(got, `"received_chunks":1`) || !strings.HasSuffix(got, "\r\n\r\n") {
+			t.Errorf("chunk 0, try %d: %q", i, got)
+		}
+	}
+	if got := call(`{"stream_id":"s","verify_only":true}`); !strings.Contains(got, `"file_created"`) {
+		t.Errorf("verify_only: %s", got)
+	}
+	got := call(`{"stream_id":"s","chunk_data":"IHdvcmxk","chunk_index":1}`)
+	if !strings.Contains(got, `"file_complete"`) || !strings.Contains(got, hash) {
+		t.Fatalf("last chunk: %s", got)
+	}
+	ups := s.Uploads()
+	if len(ups) != 1 || ups[0].Size != 11 || ups[0].SHA256 != hash || !strings.HasSuffix(ups[0].Path, "s-x.txt") {
+		t.Errorf("uploads %+v", ups)
+	}
+
+	// A hash that does not match fails the merge.
+	if got := call(`{"stream_id":"m","chunk_data":"aGVsbG8=","chunk_index":0,"total_chunks":1,"expected_sha256":"00"}`); !strings.Contains(got, "sha256 mismatch") {
+		t.Errorf("mismatch: %s", got)
+	}
+	// A reset drops the stream.
+	call(`{"stream_id":"r","chunk_data":"aGVsbG8=","chunk_index":0,"total_chunks":2}`)
+	if got := call(`{"stream_id":"r","reset":true}`); !strings.Contains(got, "Stream reset completed") {
+		t.Errorf("reset: %s", got)
+	}
+	if got := call(`{"stream_id":"r","chunk_data":"aGVsbG8=","chunk_index":1}`); !strings.Contains(got, "total_chunks is required") {
+		t.Errorf("after the reset the stream is gone: %s", got)
+	}
+	// The record holds the chunk's length, not its data.
+	for _, r := range s.Requests() {
+		if strings.Contains(string(r.Params), "aGVsbG8=") {
+			t.Errorf("chunk data recorded: %s", r.Params)
+		}
+	}
+}
+
+func TestDownloadFrames(t *testing.T) {
+	s := Start(t)
+	s.AddFile("f", File{Name: "f.bin", Size: 100, Seed: 3})
+	_, body := post(t, s, "/download_file_stream", `{"file":"f","chunk_size":40}`, nil)
+	frames := strings.Split(strings.TrimSuffix(body, "\r\n\r\n"), "\r\n\r\n")
+	if len(frames) != 5 || !strings.Contains(frames[0], `"file_info"`) || !strings.Contains(frames[0], `"file_size":100`) ||
+		!strings.Contains(frames[3], `"index":2`) || !strings.Contains(frames[3], `"size":20`) ||
+		!strings.Contains(frames[4], `"total_chunks":3`) || !strings.Contains(frames[4], `"total_bytes":100`) {
+		t.Errorf("frames %q", frames)
+	}
+	a, _ := io.ReadAll(Content(3, 100))
+	b, _ := io.ReadAll(Content(3, 100))
+	c, _ := io.ReadAll(Content(4, 100))
+	if string(a) != string(b) || string(a) == string(c) || len(a) != 100 {
+		t.Error("Content is not a deterministic function of its seed")
+	}
+	if _, body := post(t, s, "/download_file_stream", `{"file":"nope"}`, nil); !strings.Contains(body, "file not found") {
+		t.Errorf("missing file: %s", body)
+	}
+}
