@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -115,8 +116,8 @@ type uploadResult struct {
 func (x *executor) stream(ctx context.Context, c *toolkit.Call, req transfer.Request, readOnly bool) toolkit.Reply {
 	p := progressOf(ctx, c)
 	var r toolkit.Reply
-	if up, ok := ctx.Value(uploadKey{}).(transfer.Upload); ok && req.Action == uploadAction {
-		r = x.upload(ctx, up, p, readOnly)
+	if pu, ok := ctx.Value(uploadKey{}).(pendingUpload); ok && req.Action == uploadAction {
+		r = x.upload(ctx, pu, p, readOnly)
 	} else if downloadActions[req.Action] {
 		r = x.download(ctx, req, p, readOnly)
 	} else if req.Action == uploadAction {
@@ -166,35 +167,6 @@ func (x *executor) runExecution(ctx context.Context, c *toolkit.Call, a *catalog
 			fmt.Sprintf("invoke_action: with execution the server chooses the stream, chunks, sizes and hash itself; %s may not be given; nothing was sent", strings.Join(slices.Sorted(slices.Values(chosen)), ", ")),
 			"keep only params.filename and params.file_retention, or drop execution to send chunks yourself")
 	}
-	// filename and file_retention are checked against the catalog like
-	// any params; the stream id the server will choose stands in for its
-	// required field.
-	probe := map[string]json.RawMessage{"stream_id": json.RawMessage(`"` + uploadStandIn + `"`)}
-	for k, v := range given {
-		probe[k] = v
-	}
-	check, _ := json.Marshal(probe)
-	errs, bad := x.checkParams(a, check)
-	if bad != nil {
-		return *bad
-	}
-	if errs != nil {
-		return invalidParams(a, errs)
-	}
-	up := transfer.Upload{InputFile: ex.InputFile, Retention: given["file_retention"], Header: c.Trace.Header(), MaxFileBytes: x.maxFile()}
-	if up.Retention != nil {
-		// Checked here too for SNOWLUMA_MCP_VALIDATE_PARAMS=false: the
-		// value goes into every chunk call as it is.
-		var n json.Number
-		if json.Unmarshal(up.Retention, &n) != nil || up.Retention[0] == '"' {
-			return toolkit.Fail(toolkit.KindInvalidParams, "upload_file_stream: params/file_retention must be a number of milliseconds; nothing was sent", "give file_retention as a whole number, e.g. 300000, or 0 to keep the file")
-		}
-	}
-	if raw, ok := given["filename"]; ok {
-		if err := json.Unmarshal(raw, &up.Filename); err != nil {
-			return toolkit.Fail(toolkit.KindInvalidParams, "upload_file_stream: params/filename must be a string; nothing was sent", "give filename as a string")
-		}
-	}
 	// A path that will be refused is refused now, before a person is asked
 	// to confirm the upload; Upload checks it again when it opens the file.
 	f, err := x.uploads.Open(ex.InputFile)
@@ -203,16 +175,45 @@ func (x *executor) runExecution(ctx context.Context, c *toolkit.Call, a *catalog
 	}
 	f.Close()
 	// The upload takes the path every action takes through the safety
-	// policy (confirmation, audit), with its params as the checks see them.
-	ctx = context.WithValue(ctx, uploadKey{}, up)
+	// policy: the params check (filename and file_retention against the
+	// catalog, a stand-in for the stream id the server will choose), the
+	// confirmation, the audit.
+	probe := map[string]json.RawMessage{"stream_id": json.RawMessage(`"` + uploadStandIn + `"`)}
+	for k, v := range given {
+		probe[k] = v
+	}
+	check, _ := json.Marshal(probe)
+	ctx = context.WithValue(ctx, uploadKey{}, pendingUpload{input: ex.InputFile, given: given, trace: c.Trace.Header()})
 	if p := c.Req.Params; p.RequestState != "" || len(p.InputResponses) > 0 {
 		return x.resumeConfirm(ctx, c, a, check)
 	}
 	return x.perform(ctx, c, a, check, false)
 }
 
+// pendingUpload is an automatic upload on its way through the safety
+// checks.
+type pendingUpload struct {
+	input string
+	given map[string]json.RawMessage // filename and file_retention, as given
+	trace http.Header
+}
+
 // upload runs an automatic upload.
-func (x *executor) upload(ctx context.Context, up transfer.Upload, p *transfer.Throttle, readOnly bool) toolkit.Reply {
+func (x *executor) upload(ctx context.Context, pu pendingUpload, p *transfer.Throttle, readOnly bool) toolkit.Reply {
+	up := transfer.Upload{InputFile: pu.input, Retention: pu.given["file_retention"], Header: pu.trace, MaxFileBytes: x.maxFile()}
+	if up.Retention != nil {
+		// Checked here too for SNOWLUMA_MCP_VALIDATE_PARAMS=false: the
+		// value goes into every chunk call as it is.
+		var n json.Number
+		if json.Unmarshal(up.Retention, &n) != nil || up.Retention[0] == '"' {
+			return toolkit.Fail(toolkit.KindInvalidParams, "upload_file_stream: params/file_retention must be a number of milliseconds; nothing was sent", "give file_retention as a whole number, e.g. 300000, or 0 to keep the file")
+		}
+	}
+	if raw, ok := pu.given["filename"]; ok {
+		if err := json.Unmarshal(raw, &up.Filename); err != nil {
+			return toolkit.Fail(toolkit.KindInvalidParams, "upload_file_stream: params/filename must be a string; nothing was sent", "give filename as a string")
+		}
+	}
 	res, err := x.client.Upload(ctx, x.uploads, up, p.Update)
 	if err != nil {
 		r := streamFailure(err, readOnly)
