@@ -5,12 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -54,9 +56,10 @@ func (l *progressLog) waitFirst(t *testing.T) {
 	}
 }
 
-// callWithProgress calls a tool with a progress token.
-func callWithProgress(t *testing.T, ctx context.Context, cs *mcp.ClientSession, token string, args any) (*mcp.CallToolResult, toolResult, error) {
-	t.Helper()
+// callWithProgress calls invoke_action with a progress token. It reports
+// every problem as an error, never through t, so that it can run on a
+// goroutine of its own.
+func callWithProgress(ctx context.Context, cs *mcp.ClientSession, token string, args any) (*mcp.CallToolResult, toolResult, error) {
 	params := &mcp.CallToolParams{Name: "invoke_action", Arguments: args}
 	if token != "" {
 		params.SetProgressToken(token)
@@ -68,7 +71,7 @@ func callWithProgress(t *testing.T, ctx context.Context, cs *mcp.ClientSession, 
 	raw, _ := json.Marshal(res.StructuredContent)
 	var tr toolResult
 	if err := json.Unmarshal(raw, &tr); err != nil {
-		t.Fatalf("structuredContent %s: %v", raw, err)
+		return nil, toolResult{}, fmt.Errorf("structuredContent %s: %w", raw, err)
 	}
 	return res, tr, nil
 }
@@ -218,7 +221,7 @@ func TestDownloadLargeFlatMemory(t *testing.T) {
 			"SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
 		progress := newProgressLog()
 		cs := p.Connect(progress.options())
-		res, r, err := callWithProgress(t, ctx(t), cs, "dl-1", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "big"}})
+		res, r, err := callWithProgress(ctx(t), cs, "dl-1", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "big"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -330,7 +333,7 @@ func TestDownloadCancelledAndIdle(t *testing.T) {
 		cctx, cancel := context.WithCancel(ctx(t))
 		done := make(chan error, 1)
 		go func() {
-			_, _, err := callWithProgress(t, cctx, cs, "dl-cancel", map[string]any{"action": "download_file_record_stream", "params": map[string]any{"file": "stuck"}})
+			_, _, err := callWithProgress(cctx, cs, "dl-cancel", map[string]any{"action": "download_file_record_stream", "params": map[string]any{"file": "stuck"}})
 			done <- err
 		}()
 		progress.waitFirst(t)
@@ -358,7 +361,7 @@ func TestStreamsBusy(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			callWithProgress(t, cctx, cs, "busy-1", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "stuck"}})
+			callWithProgress(cctx, cs, "busy-1", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "stuck"}})
 		}()
 		progress.waitFirst(t)
 		res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream"})
@@ -425,7 +428,7 @@ func TestUploadEndToEnd(t *testing.T) {
 		want := fileHash(t, file)
 		progress := newProgressLog()
 		fake, p, cs := liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
-		res, r, err := callWithProgress(t, ctx(t), cs, "up-1", map[string]any{"action": "upload_file_stream",
+		res, r, err := callWithProgress(ctx(t), cs, "up-1", map[string]any{"action": "upload_file_stream",
 			"params": map[string]any{"filename": "holiday.jpg", "file_retention": 0}, "execution": map[string]any{"input_file": file}})
 		if err != nil {
 			t.Fatal(err)
@@ -460,7 +463,7 @@ func TestUploadCancelledSendsReset(t *testing.T) {
 		cctx, cancel := context.WithCancel(ctx(t))
 		done := make(chan error, 1)
 		go func() {
-			_, _, err := callWithProgress(t, cctx, cs, "up-cancel", map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": file}})
+			_, _, err := callWithProgress(cctx, cs, "up-cancel", map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": file}})
 			done <- err
 		}()
 		progress.waitFirst(t)
@@ -552,7 +555,7 @@ func TestNoProgressWithoutToken(t *testing.T) {
 			t.Fatalf("%+v", r.Diagnostics)
 		}
 		// A generic stream with a token reports frames accepted.
-		_, _, err := callWithProgress(t, ctx(t), cs, "gen-1", map[string]any{"action": "test_download_stream"})
+		_, _, err := callWithProgress(ctx(t), cs, "gen-1", map[string]any{"action": "test_download_stream"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -646,6 +649,30 @@ func TestUploadTakesTheSafetyPath(t *testing.T) {
 		res, r = callTool(t, cs, "invoke_action", args)
 		if res.IsError || r.Diagnostics.Outcome != "success" || len(fake.Uploads()) != 1 || decode[sentResult](t, r.Result).Sent.SHA256 != fileHash(t, file) {
 			t.Errorf("confirmed: %+v %s", r.Diagnostics, r.Result)
+		}
+	})
+}
+
+// TestSignalDuringDownloadLeavesNothing: SIGTERM mid-download cancels the
+// call, whose partial file goes with it, before the process exits.
+func TestSignalDuringDownloadLeavesNothing(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		dir := filepath.Join(t.TempDir(), "downloads")
+		progress := newProgressLog()
+		fake, p, cs := liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
+		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 1 << 20, Seed: 6, Stall: true, StallAfter: 4})
+		go callWithProgress(context.Background(), cs, "sig-1", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "stuck"}})
+		progress.waitFirst(t)
+		if len(names(t, dir)) != 1 {
+			t.Fatalf("no partial file while downloading: %v", names(t, dir))
+		}
+		p.Signal(syscall.SIGTERM)
+		st := p.Wait(10 * time.Second)
+		if st == nil || st.ExitCode() != 0 {
+			t.Fatalf("after SIGTERM: %v", st)
+		}
+		if got := names(t, dir); len(got) != 0 {
+			t.Errorf("the process exited leaving %v", got)
 		}
 	})
 }
