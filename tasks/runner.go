@@ -15,9 +15,11 @@ const MaxRunning = 4
 // ErrBusy reports that MaxRunning tasks are already running.
 var ErrBusy = fmt.Errorf("%d background tasks are already running; wait for one to end (poll it) or cancel one", MaxRunning)
 
-// A Job is the work of one task. It returns the result to keep, or an
-// error. It must stop promptly when ctx is cancelled.
-type Job func(ctx context.Context) (json.RawMessage, error)
+// A Job is the work of one task. It returns the result to keep and, when
+// the work failed, why (a failed task may keep a result too, such as the
+// diagnostics of the failure). It must stop promptly when ctx is
+// cancelled.
+type Job func(ctx context.Context) (result json.RawMessage, failure error)
 
 // A Runner starts jobs as tasks of a Store and records how they end.
 type Runner struct {
@@ -36,11 +38,22 @@ type run struct {
 	cancelled bool // by Cancel, not by Close
 }
 
-// NewRunner runs tasks in store. notify, when not nil, is called with each
-// status change (the new working record included); it must not block.
-func NewRunner(store *Store, notify func(Record)) *Runner {
-	return &Runner{store: store, notify: notify, running: map[string]*run{}}
+// NewRunner runs tasks in store.
+func NewRunner(store *Store) *Runner {
+	return &Runner{store: store, running: map[string]*run{}}
 }
+
+// OnChange sets the function that hears each status change (a new working
+// task included), in order per task. It must not block. Set it before the
+// first Start.
+func (r *Runner) OnChange(notify func(Record)) {
+	r.mu.Lock()
+	r.notify = notify
+	r.mu.Unlock()
+}
+
+// Store is the store the runner records tasks in.
+func (r *Runner) Store() *Store { return r.store }
 
 // Running is how many tasks are running now.
 func (r *Runner) Running() int {
@@ -101,7 +114,7 @@ func (r *Runner) Start(tool, action string, job Job) (Record, error) {
 		case ctx.Err() != nil:
 			end, err = r.store.finish(rec.ID, StatusFailed, nil, "the server stopped during this task; "+UnknownOutcome)
 		default:
-			end, err = r.store.finish(rec.ID, StatusFailed, nil, jobErr.Error())
+			end, err = r.store.finish(rec.ID, StatusFailed, result, jobErr.Error())
 		}
 		if err == nil {
 			r.tell(*end)
@@ -146,7 +159,10 @@ func (r *Runner) Close() {
 }
 
 func (r *Runner) tell(rec Record) {
-	if r.notify != nil {
-		r.notify(rec.Meta())
+	r.mu.Lock()
+	notify := r.notify
+	r.mu.Unlock()
+	if notify != nil {
+		notify(rec.Meta())
 	}
 }

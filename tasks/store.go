@@ -227,10 +227,8 @@ func (s *Store) finish(id string, status Status, result json.RawMessage, msg str
 	}
 	r := *m
 	r.Status, r.UpdatedAt, r.StatusMessage = status, s.now().UTC(), msg
-	switch status {
-	case StatusCompleted:
-		r.Result = result
-	case StatusFailed:
+	r.Result = result
+	if status == StatusFailed {
 		r.Error = msg
 	}
 	if err := s.write(&r); err != nil {

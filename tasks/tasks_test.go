@@ -48,7 +48,8 @@ func TestLifecycleAndPermissions(t *testing.T) {
 	s := open(t, dir)
 	var mu sync.Mutex
 	var seen []Status
-	r := NewRunner(s, func(rec Record) { mu.Lock(); seen = append(seen, rec.Status); mu.Unlock() })
+	r := NewRunner(s)
+	r.OnChange(func(rec Record) { mu.Lock(); seen = append(seen, rec.Status); mu.Unlock() })
 	rec, err := r.Start("invoke_action_background", "download_file_stream", func(ctx context.Context) (json.RawMessage, error) {
 		// The record exists before the job runs.
 		got, err := s.Get(rec0(t, s))
@@ -146,7 +147,7 @@ func TestLeaseAndScope(t *testing.T) {
 func TestCorruptRecordReported(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "d")
 	s := open(t, dir)
-	r := NewRunner(s, nil)
+	r := NewRunner(s)
 	var ids []string
 	for i := 0; i < 3; i++ {
 		rec, err := r.Start("t", "a", func(context.Context) (json.RawMessage, error) { return json.RawMessage(`{}`), nil })
@@ -234,7 +235,7 @@ func TestListPaging(t *testing.T) {
 
 func TestBusyAndCancel(t *testing.T) {
 	s := open(t, filepath.Join(t.TempDir(), "d"))
-	r := NewRunner(s, nil)
+	r := NewRunner(s)
 	defer r.Close()
 	release := make(chan struct{})
 	var ids []string
@@ -283,7 +284,7 @@ func TestBusyAndCancel(t *testing.T) {
 // cancellation is recorded completed.
 func TestCompletionWinsLateCancel(t *testing.T) {
 	s := open(t, filepath.Join(t.TempDir(), "d"))
-	r := NewRunner(s, nil)
+	r := NewRunner(s)
 	defer r.Close()
 	started := make(chan struct{})
 	rec, err := r.Start("t", "a", func(ctx context.Context) (json.RawMessage, error) {
@@ -303,7 +304,7 @@ func TestCompletionWinsLateCancel(t *testing.T) {
 
 func TestOversizedResultKeptAsFailure(t *testing.T) {
 	s := open(t, filepath.Join(t.TempDir(), "d"))
-	r := NewRunner(s, nil)
+	r := NewRunner(s)
 	defer r.Close()
 	big := json.RawMessage(`"` + strings.Repeat("x", MaxRecordBytes) + `"`)
 	rec, err := r.Start("t", "a", func(context.Context) (json.RawMessage, error) { return big, nil })
@@ -358,7 +359,7 @@ func crashChild() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
 	}
-	r := NewRunner(s, nil)
+	r := NewRunner(s)
 	_, err = r.Start("t", "upload_file_stream", func(ctx context.Context) (json.RawMessage, error) {
 		p, _ := s.List("", 1)
 		fmt.Println(p.Tasks[0].ID)

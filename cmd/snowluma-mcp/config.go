@@ -40,6 +40,7 @@ type env struct {
 	Timeout    string `envconfig:"TIMEOUT_MS" default:"30000" shown:"30000" desc:"Timeout of one ordinary action call, in milliseconds (1 to 86400000)."`
 	Mode       string `envconfig:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
 	Events     string `envconfig:"EVENTS_URL" shown:"unset (no event tools)" desc:"SnowLuma's forward event WebSocket: a ws:// or wss:// URL such as ws://127.0.0.1:3001/event, without credentials, query or fragment (the token goes in the Authorization header). Set: read and write modes offer subscribe_events and unsubscribe_events. Never guessed from the endpoint."`
+	TaskDir    string `envconfig:"TASK_DIR" shown:"unset (no background tasks)" desc:"Write mode: an absolute private directory (created 0700) where background transfer tasks are recorded; enables invoke_action_background and list_tasks for 2026-07-28 clients with the Tasks extension. Bound to this mode, endpoint and token."`
 	MaxRequest string `envconfig:"MAX_REQUEST_BYTES" default:"4194304" shown:"4194304 (4 MiB)" desc:"Longest request line read from stdin, in bytes (65536 to 268435456); a longer line is discarded and answered with an error."`
 	Validate   string `envconfig:"VALIDATE_PARAMS" default:"true" shown:"true" desc:"true, 1 or yes: check action params against the catalog's inputSchema before sending; false, 0 or no: send them unchecked (for a SnowLuma newer than the catalog). Case is ignored."`
 
@@ -77,6 +78,8 @@ type Config struct {
 	// MaxRequestBytes is the longest stdin line read.
 	MaxRequestBytes int
 	Mode            server.Mode
+	// TaskDir is the background task directory; empty when unset.
+	TaskDir string
 	// ValidateParams checks action params against the catalog before sending.
 	ValidateParams bool
 	// Safety is the account-safety policy; its pacer is built by the
@@ -271,6 +274,12 @@ func parseConfig(e env) (*Config, error) {
 		}
 		c.EventsURL = u
 	}
+	if d := strings.TrimSpace(e.TaskDir); d != "" {
+		if !filepath.IsAbs(d) {
+			return nil, &ConfigError{"TASK_DIR", "the path is not absolute", "an absolute path to a private directory, e.g. /home/me/.local/state/snowluma-mcp/tasks"}
+		}
+		c.TaskDir = filepath.Clean(d)
+	}
 
 	switch m := server.Mode(strings.ToLower(strings.TrimSpace(e.Mode))); m {
 	case "":
@@ -297,6 +306,10 @@ func parseConfig(e env) (*Config, error) {
 			return nil, &ConfigError{"DOWNLOAD_DIR", "it is unset and this system has no user cache directory", "an absolute directory path"}
 		}
 		c.Streams.DownloadDir = filepath.Join(cache, "snowluma-mcp", "downloads")
+	}
+	if c.TaskDir != "" && c.Mode != server.ModeWrite {
+		c.Notes = append(c.Notes, fmt.Sprintf("%s_TASK_DIR ignored: background tasks need write mode", envPrefix))
+		c.TaskDir = ""
 	}
 	return c, nil
 }

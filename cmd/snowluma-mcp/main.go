@@ -17,11 +17,14 @@ import (
 	"time"
 
 	"github.com/kelseyhightower/envconfig"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/listen"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/internal/stdio"
 	"github.com/snowluma/snowluma-mcp/safety"
+	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -104,6 +107,22 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 			AllowGroups: policy.Groups.Sorted(), AllowUsers: policy.Users.Sorted()})
 		defer opts.Events.Close()
 	}
+	var taskStreams *listen.Streams
+	if cfg.TaskDir != "" {
+		store, err := tasks.Open(cfg.TaskDir, tasks.Scope{Mode: string(cfg.Mode), Endpoint: cfg.Endpoint.String(), Token: cfg.Token}, tasks.Options{})
+		if err != nil {
+			// The server still serves; the task tools say why they are off.
+			opts.TasksProblem = err.Error()
+			fmt.Fprintf(stderr, "%s: background tasks are off: %v\n", server.Name, err)
+		} else {
+			runner := tasks.NewRunner(store)
+			opts.Tasks = runner
+			taskStreams = listen.New(server.TasksExtension, func(id string) bool { _, err := store.Get(id); return err == nil })
+			opts.TaskStreams = taskStreams
+			defer store.Close()
+			defer runner.Close()
+		}
+	}
 	s, err := server.New(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
@@ -138,7 +157,11 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 		}
 	}()
 	served := make(chan error, 1)
-	go func() { served <- s.Run(context.Background(), tr) }()
+	var transport mcp.Transport = tr
+	if taskStreams != nil {
+		transport = taskStreams.Wrap(transport)
+	}
+	go func() { served <- s.Run(context.Background(), transport) }()
 
 	select {
 	case sig := <-sigs:

@@ -376,3 +376,13 @@ func (r *Raw) Call(id int, method string, params string) map[string]any {
 func ModernMeta(v string) string {
 	return fmt.Sprintf(`{"io.modelcontextprotocol/protocolVersion":%q,"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}`, v)
 }
+
+// Kill ends the process with SIGKILL, as a crash or an OOM kill would, and
+// waits for it to exit.
+func (p *Proc) Kill() {
+	p.cmd.Process.Kill()
+	p.Close()
+}
+
+// Pid is the process id.
+func (p *Proc) Pid() int { return p.cmd.Process.Pid }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 
@@ -44,7 +45,15 @@ var resultDefs = map[string]string{
 	"prompts/list":             "ListPromptsResult",
 	"completion/complete":      "CompleteResult",
 	"logging/setLevel":         "EmptyResult",
+	// The Tasks extension's methods, checked against its own schema.
+	"tasks/get":    extPrefix + "GetTaskResult",
+	"tasks/cancel": extPrefix + "CancelTaskResult",
+	"tasks/update": extPrefix + "UpdateTaskResult",
 }
+
+// extPrefix marks a definition of the Tasks extension's schema
+// (ext-tasks-draft.schema.json) rather than the era's.
+const extPrefix = "tasks-ext:"
 
 // messageDefs maps a method the server sends (request or notification) to
 // its schema definition.
@@ -60,12 +69,14 @@ var messageDefs = map[string]string{
 	"notifications/resources/list_changed":     "ResourceListChangedNotification",
 	"notifications/tools/list_changed":         "ToolListChangedNotification",
 	"notifications/subscriptions/acknowledged": "SubscriptionsAcknowledgedNotification",
+	"notifications/tasks":                      extPrefix + "TaskStatusNotification",
 }
 
 // A Validator checks server messages against one era's official schema.
 type Validator struct {
 	era  Era
 	doc  any
+	ext  any // the Tasks extension's schema
 	mu   sync.Mutex
 	defs map[string]*jsonschema.Schema
 }
@@ -83,7 +94,16 @@ func NewValidator(tb testing.TB, era Era) *Validator {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &Validator{era: era, doc: doc, defs: map[string]*jsonschema.Schema{}}
+	ef, err := os.Open(reference.Path(tb, "ext-tasks-draft.schema.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ef.Close()
+	ext, err := jsonschema.UnmarshalJSON(ef)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &Validator{era: era, doc: doc, ext: ext, defs: map[string]*jsonschema.Schema{}}
 }
 
 func (v *Validator) def(name string) (*jsonschema.Schema, error) {
@@ -94,11 +114,14 @@ func (v *Validator) def(name string) (*jsonschema.Schema, error) {
 	}
 	c := jsonschema.NewCompiler()
 	c.UseLoader(jsonschema.SchemeURLLoader{})
-	const url = "mem:///mcp.schema.json"
-	if err := c.AddResource(url, v.doc); err != nil {
+	url, doc, def := "mem:///mcp.schema.json", v.doc, name
+	if d, ok := strings.CutPrefix(name, extPrefix); ok {
+		url, doc, def = "mem:///tasks-ext.schema.json", v.ext, d
+	}
+	if err := c.AddResource(url, doc); err != nil {
 		return nil, err
 	}
-	s, err := c.Compile(url + "#/$defs/" + name)
+	s, err := c.Compile(url + "#/$defs/" + def)
 	if err != nil {
 		return nil, fmt.Errorf("%s schema: %w", v.era, err)
 	}
@@ -156,8 +179,11 @@ func (v *Validator) Check(line []byte, methods map[string]string) error {
 		}
 		res := inst.(map[string]any)["result"]
 		if method == "tools/call" {
-			if rt, _ := res.(map[string]any)["resultType"].(string); rt == "input_required" {
+			switch rt, _ := res.(map[string]any)["resultType"].(string); rt {
+			case "input_required":
 				def = "InputRequiredResult"
+			case "task":
+				def = extPrefix + "CreateTaskResult"
 			}
 		}
 		return check(def, res)

@@ -13,6 +13,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
+	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -69,6 +70,7 @@ type executor struct {
 	// nil, the root automatic uploads read from (streams.go).
 	downloads *transfer.Store
 	uploads   *transfer.UploadRoot
+	tasks     *tasks.Runner // for get_runtime_info; nil without tasks
 }
 
 // enabled reports whether SnowLuma can be reached at all.

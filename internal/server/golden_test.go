@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -26,11 +27,12 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 func TestToolsGolden(t *testing.T) {
 	forms := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}
 	apps := &mcp.ClientCapabilities{Extensions: map[string]any{appsExtension: map[string]any{"mimeTypes": []string{"text/html;profile=mcp-app"}}}}
+	withTasks := &mcp.ClientCapabilities{Extensions: map[string]any{TasksExtension: map[string]any{}}}
 	for _, mode := range []Mode{ModeDocs, ModeRead, ModeWrite} {
 		for _, cs := range []struct {
 			name string
 			caps *mcp.ClientCapabilities
-		}{{"plain", nil}, {"forms", forms}, {"apps", apps}} {
+		}{{"plain", nil}, {"forms", forms}, {"apps", apps}, {"tasks", withTasks}} {
 			name := fmt.Sprintf("tools-%s-%s.json", mode, cs.name)
 			t.Run(name, func(t *testing.T) {
 				opts := Options{Catalog: catalog.Preload(), Mode: mode}
@@ -40,6 +42,9 @@ func TestToolsGolden(t *testing.T) {
 						t.Fatal(err)
 					}
 					opts.Client = c
+				}
+				if mode == ModeWrite {
+					opts.Tasks = taskRunner(t)
 				}
 				s, err := New(opts)
 				if err != nil {
@@ -57,6 +62,18 @@ func TestToolsGolden(t *testing.T) {
 			})
 		}
 	}
+}
+
+// taskRunner is a runner over a fresh task directory.
+func taskRunner(t *testing.T) *tasks.Runner {
+	t.Helper()
+	store, err := tasks.Open(filepath.Join(t.TempDir(), "tasks"), tasks.Scope{Mode: "write", Endpoint: "http://127.0.0.1:9/"}, tasks.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tasks.NewRunner(store)
+	t.Cleanup(func() { r.Close(); store.Close() })
+	return r
 }
 
 // connect attaches an in-memory go-sdk client with opts (nil for the

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/tasks"
 )
 
 type runtimeArgs struct {
@@ -50,6 +51,12 @@ const runtimeResult = `{
       }
     },
     "safety": ` + safetySchema + `,
+    "tasks_enabled": {"type": "boolean", "description": "true when background transfers are available (write mode, SNOWLUMA_MCP_TASK_DIR set and usable)."},
+    "tasks": {"type": ["object", "null"], "description": "The background task store; null when tasks are off.", "properties": {
+      "task_dir": {"type": "string", "description": "The task directory on the MCP host."},
+      "running": {"type": "integer", "minimum": 0},
+      "max_running": {"type": "integer"}
+    }},
     "connection_checked": {"type": "boolean", "description": "true only when check_connection ran; local configuration is not proof of a live login."},
     "events_enabled": {"type": "boolean", "description": "true when subscribe_events is offered (SNOWLUMA_MCP_EVENTS_URL set, read or write mode)."},
     "events": {
@@ -63,7 +70,7 @@ const runtimeResult = `{
     },
     "checks": {"type": "object", "description": "With check_connection: each action's {result, diagnostics}.", "additionalProperties": {"type": "object"}}
   },
-  "required": ["mode", "execution_enabled", "write_enabled", "catalog_version", "action_count", "server_support", "transport", "safety", "connection_checked", "events_enabled", "events"]
+  "required": ["mode", "execution_enabled", "write_enabled", "catalog_version", "action_count", "server_support", "transport", "safety", "connection_checked", "events_enabled", "events", "tasks_enabled", "tasks"]
 }`
 
 // runtimeInfo is get_runtime_info's answer. It never holds the endpoint,
@@ -77,6 +84,8 @@ type runtimeInfo struct {
 	ServerSupport     string               `json:"server_support"`
 	Transport         *transportInfo       `json:"transport"`
 	Safety            *safetyInfo          `json:"safety"`
+	TasksEnabled      bool                 `json:"tasks_enabled"`
+	Tasks             *tasksInfo           `json:"tasks"`
 	ConnectionChecked bool                 `json:"connection_checked"`
 	EventsEnabled     bool                 `json:"events_enabled"`
 	Events            *eventsInfo          `json:"events"`
@@ -98,6 +107,12 @@ type transportInfo struct {
 	DownloadQuotaBytes     int64   `json:"download_quota_bytes"`
 	MaxStreams             int     `json:"max_streams"`
 	StreamConnectTimeoutMS int64   `json:"stream_connect_timeout_ms"`
+}
+
+type tasksInfo struct {
+	TaskDir    string `json:"task_dir"`
+	Running    int    `json:"running"`
+	MaxRunning int    `json:"max_running"`
 }
 
 type checkInfo struct {
@@ -153,6 +168,10 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 			ParamsValidated:         x.validate,
 		}
 		x.describeFiles(info.Transport, l)
+	}
+	if x.tasks != nil {
+		info.TasksEnabled = true
+		info.Tasks = &tasksInfo{TaskDir: x.tasks.Store().Dir(), Running: x.tasks.Running(), MaxRunning: tasks.MaxRunning}
 	}
 	if !in.CheckConnection {
 		return toolkit.OK(info)

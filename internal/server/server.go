@@ -19,6 +19,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
+	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -64,6 +65,14 @@ type Options struct {
 	SkipParamsCheck bool
 	// Log receives one line per tool call; nil discards.
 	Log io.Writer
+	// Tasks runs background transfers; nil when SNOWLUMA_MCP_TASK_DIR is
+	// unset or its store could not be opened, for the reason in
+	// TasksProblem.
+	Tasks        *tasks.Runner
+	TasksProblem string
+	// TaskStreams, when set, pushes each task status change to the
+	// subscriptions/listen streams that asked for that task.
+	TaskStreams TaskNotifier
 	// Now is the clock of input continuations; nil means time.Now. Tests
 	// set it to see continuations expire.
 	Now func() time.Time
@@ -126,13 +135,21 @@ func New(opts Options) (*mcp.Server, error) {
 		policy = &p
 	}
 	x := &executor{catalog: cat, client: opts.Client, mode: opts.Mode, validate: !opts.SkipParamsCheck, safety: policy, sealer: sealer, log: log,
-		downloads: opts.Downloads, uploads: opts.UploadRoot}
+		downloads: opts.Downloads, uploads: opts.UploadRoot, tasks: opts.Tasks}
 	specs := docsTools(cat)
 	specs = append(specs, execTools(x)...)
 	specs = append(specs, inputTools(x, sealer)...)
 	specs = append(specs, eventTools(ev)...)
 	specs = append(specs, runtimeTool(x, ev))
 	specs = append(specs, previewTool(opts.Mode))
+	ts := newTaskService(x, opts.Tasks, opts.TasksProblem)
+	if opts.Tasks != nil && opts.TaskStreams != nil {
+		opts.Tasks.OnChange(ts.pushTo(opts.TaskStreams, log))
+	}
+	specs = append(specs, ts.specs()...)
+	if err := ts.addTaskMethods(s); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	if err := toolkit.Register(s, opts.Mode, log, specs...); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

@@ -42,6 +42,7 @@ const (
 	KindUnknownResource         Kind = "unknown_resource"
 	KindTooManyResources        Kind = "too_many_resources"
 	KindReleaseRequired         Kind = "release_required"
+	KindTaskStore               Kind = "task_store"
 
 	KindInternal Kind = "internal"
 )
@@ -74,7 +75,7 @@ func Kinds() []KindDoc {
 		{KindTooLarge, "an answer exceeded its documented cap"},
 		{KindStreamFailed, "a stream ended without its final frame"},
 		{KindQuota, "a download would take the download directory past its quota"},
-		{KindBusy, "as many stream calls as SNOWLUMA_MCP_MAX_STREAMS allows are already running"},
+		{KindBusy, "a limit of concurrent work is reached: SNOWLUMA_MCP_MAX_STREAMS stream calls, or four background tasks"},
 		{KindPathRefused, "execution.input_file is outside the upload root or not a readable regular file; nothing was sent"},
 		{KindLocalIO, "the MCP host's disk failed a transfer's read or write"},
 		{KindElicitationUnsupported, "the client cannot show a form"},
@@ -91,6 +92,7 @@ func Kinds() []KindDoc {
 		{KindUnknownResource, "the URI names no live event resource"},
 		{KindTooManyResources, "16 event resources already exist"},
 		{KindReleaseRequired, "existing event resources must be released first: their connection ended, or serves another account"},
+		{KindTaskStore, "the background task directory could not be read or written"},
 		{KindInternal, "a defect of snowluma-mcp itself"},
 	}
 }

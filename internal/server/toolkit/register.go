@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,10 +35,12 @@ func Register(s *mcp.Server, mode Mode, log *slog.Logger, specs ...Spec) error {
 		}
 		byName[c.Name] = c
 	}
+	var handoffs sync.Map // placeholder *mcp.CallToolResult → the mcp.Result to send
 	for _, c := range byName {
-		s.AddTool(c.tool, serve(c, mode, log))
+		s.AddTool(c.tool, serve(c, mode, log, &handoffs))
 	}
-	s.AddReceivingMiddleware(filterList(mode, byName), plainResults)
+	// handOff is innermost, so that it sees the placeholder itself.
+	s.AddReceivingMiddleware(filterList(mode, byName), plainResults, handOff(&handoffs))
 	return nil
 }
 
@@ -98,7 +101,7 @@ func (c *compiled) refusal(mode Mode, cl client) *Refusal {
 
 // serve is the path of every call: trace context, gate, argument check,
 // handler, log line, rendering.
-func serve(c *compiled, mode Mode, log *slog.Logger) mcp.ToolHandler {
+func serve(c *compiled, mode Mode, log *slog.Logger, handoffs *sync.Map) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		tc, problem := trace.Start(req.Params.Meta)
@@ -126,6 +129,13 @@ func serve(c *compiled, mode Mode, log *slog.Logger) mcp.ToolHandler {
 			return c.Handler(ctx, call)
 		}()
 		logCall(log, c.Name, call, r.Diag, time.Since(start))
+		if r.handoff != nil {
+			r.handoff.SetMeta(mcp.Meta{trace.TraceparentKey: tc.Traceparent()})
+			// Content is set so that the SDK passes this very value on.
+			placeholder := &mcp.CallToolResult{Content: []mcp.Content{}}
+			handoffs.Store(placeholder, r.handoff)
+			return placeholder, nil
+		}
 		res := r.toolResult()
 		res.Meta = mcp.Meta{trace.TraceparentKey: tc.Traceparent()}
 		return res, nil
@@ -163,6 +173,23 @@ func filterList(mode Mode, byName map[string]*compiled) mcp.Middleware {
 			}
 			lr.Tools = slices.Clip(tools)
 			return lr, nil
+		}
+	}
+}
+
+// handOff replaces the placeholder result of a call whose handler answered
+// with Handoff by the result it handed over. The placeholder never reaches
+// the wire.
+func handOff(handoffs *sync.Map) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if ctr, ok := res.(*mcp.CallToolResult); ok && err == nil {
+				if h, found := handoffs.LoadAndDelete(ctr); found {
+					return h.(mcp.Result), nil
+				}
+			}
+			return res, err
 		}
 	}
 }

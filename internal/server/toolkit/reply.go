@@ -40,7 +40,8 @@ type Reply struct {
 	Diag    Diagnostics
 	IsError bool
 
-	input *inputRequired
+	input   *inputRequired
+	handoff mcp.Result
 }
 
 // inputRequired asks the client for more input before the call can finish.
@@ -68,6 +69,13 @@ func Ask(requests mcp.InputRequestMap, state string) Reply {
 	return Reply{Diag: Diagnostics{Outcome: outcomeInputRequired}, input: &inputRequired{requests, state}}
 }
 
+// Handoff answers the call with res instead of a tool result, for a tool
+// whose answer is a protocol object of its own, such as a task handle
+// (resultType "task"). diag is what the log line records.
+func Handoff(res mcp.Result, diag Diagnostics) Reply {
+	return Reply{Diag: diag, handoff: res}
+}
+
 // Refusal is a ready-made tool error: why a tool cannot run and what to do.
 type Refusal struct {
 	Kind     Kind
@@ -87,6 +95,10 @@ const TextLimit = 64 << 10
 // is refused with too_large, so that no answer line outgrows what common
 // clients read per line.
 const MaxResultBytes = 8 << 20
+
+// Render is r as a tool result, for a caller that keeps it (a background
+// task saves the result its transfer would have had).
+func (r Reply) Render() *mcp.CallToolResult { return r.toolResult() }
 
 // toolResult renders r: structuredContent is {result, diagnostics}, encoded
 // once without HTML escaping and with SnowLuma's bytes untouched, and the

@@ -1,0 +1,443 @@
+package main_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/tasks"
+)
+
+// tasksMeta is the _meta of a 2026-07-28 request from a client that
+// advertises the Tasks extension (or, with ext false, does not).
+func tasksMeta(ext bool) string {
+	caps := `{}`
+	if ext {
+		caps = `{"extensions":{"io.modelcontextprotocol/tasks":{}}}`
+	}
+	return fmt.Sprintf(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s,"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}`, caps)
+}
+
+// taskClient is a raw 2026-07-28 connection to one server with a task
+// directory.
+type taskClient struct {
+	t   *testing.T
+	p   *mcptest.Proc
+	raw *mcptest.Raw
+	id  int
+}
+
+// startTasks spawns a write-mode server on fake with task directory dir.
+func startTasks(t *testing.T, fake *fakesnowluma.Server, dir string, env ...string) *taskClient {
+	t.Helper()
+	env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR=" + dir}, env...)
+	p := mcptest.Spawn(t, bin, mcptest.Modern, env...)
+	t.Cleanup(func() { noLeak(t, p) })
+	return &taskClient{t: t, p: p, raw: p.Raw()}
+}
+
+// call sends method with params (a JSON object without _meta) and the
+// tasks meta, returning the whole response.
+func (c *taskClient) call(method, params string, ext bool) map[string]any {
+	c.t.Helper()
+	c.id++
+	p := strings.TrimSuffix(strings.TrimSpace(params), "}")
+	if p != "{" {
+		p += ","
+	}
+	p += `"_meta":` + tasksMeta(ext) + `}`
+	return c.raw.Call(c.id, method, p)
+}
+
+// result returns a response's result, failing on an error response.
+func (c *taskClient) result(m map[string]any) map[string]any {
+	c.t.Helper()
+	r, ok := m["result"].(map[string]any)
+	if !ok {
+		c.t.Fatalf("no result: %v\nstderr:\n%s", m, c.p.Stderr())
+	}
+	return r
+}
+
+// start calls invoke_action_background and returns the task handle.
+func (c *taskClient) start(action string, params string) map[string]any {
+	c.t.Helper()
+	return c.result(c.call("tools/call", fmt.Sprintf(`{"name":"invoke_action_background","arguments":{"action":%q,"params":%s}}`, action, params), true))
+}
+
+// get polls tasks/get for id.
+func (c *taskClient) get(id string) map[string]any {
+	c.t.Helper()
+	return c.result(c.call("tasks/get", fmt.Sprintf(`{"taskId":%q}`, id), true))
+}
+
+// wait polls id until it has ended.
+func (c *taskClient) wait(id string) map[string]any {
+	c.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		r := c.get(id)
+		if s := r["status"]; s != "working" {
+			return r
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c.t.Fatalf("task %s never ended", id)
+	return nil
+}
+
+// tools lists the names tools/list gives this client.
+func (c *taskClient) tools(ext bool) []string {
+	c.t.Helper()
+	var names []string
+	for _, tl := range c.result(c.call("tools/list", `{}`, ext))["tools"].([]any) {
+		names = append(names, tl.(map[string]any)["name"].(string))
+	}
+	return names
+}
+
+func has(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// hang makes the fake's test_download_stream send one frame and then hold
+// the stream open until the client goes away.
+func hang(fake *fakesnowluma.Server) {
+	fake.Handle("test_download_stream", func(json.RawMessage) fakesnowluma.Reply {
+		return fakesnowluma.Reply{Frames: [][]byte{fakesnowluma.StreamOK(map[string]any{"type": "stream", "data_type": "data_chunk", "data": "Index-> 0"})}, Hang: true}
+	})
+}
+
+func TestTasksCompleteAndList(t *testing.T) {
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	dir := filepath.Join(t.TempDir(), "tasks")
+	c := startTasks(t, fake, dir)
+
+	if names := c.tools(true); !has(names, "invoke_action_background") || !has(names, "list_tasks") {
+		t.Fatalf("tools with the extension: %v", names)
+	}
+	if names := c.tools(false); has(names, "invoke_action_background") || has(names, "list_tasks") {
+		t.Errorf("tools without the extension: %v", names)
+	}
+
+	h := c.start("test_download_stream", `{}`)
+	if h["resultType"] != "task" || h["status"] != "working" || h["pollIntervalMs"] != float64(1000) || h["ttlMs"] != nil {
+		t.Fatalf("handle: %v", h)
+	}
+	if _, present := h["ttlMs"]; !present {
+		t.Error("ttlMs missing: it must be null")
+	}
+	id := h["taskId"].(string)
+	end := c.wait(id)
+	if end["status"] != "completed" {
+		t.Fatalf("ended %v", end)
+	}
+	saved := end["result"].(map[string]any)
+	sc := saved["structuredContent"].(map[string]any)
+	res := sc["result"].(map[string]any)
+	if sc["diagnostics"].(map[string]any)["outcome"] != "success" || res["count"] != float64(10) {
+		t.Errorf("saved result: %v", saved)
+	}
+
+	// An ordinary action is refused with nothing started.
+	fake.Reset()
+	r := c.result(c.call("tools/call", `{"name":"invoke_action_background","arguments":{"action":"get_status"}}`, true))
+	if r["isError"] != true || !strings.Contains(fmt.Sprint(r["structuredContent"]), "not a stream action") || len(fake.Requests()) != 0 {
+		t.Errorf("ordinary action: %v", r)
+	}
+	// Bad params are refused as invoke_action refuses them.
+	r = c.result(c.call("tools/call", `{"name":"invoke_action_background","arguments":{"action":"download_file_stream","params":{"chunk_size":"big"}}}`, true))
+	if r["isError"] != true || !strings.Contains(fmt.Sprint(r["structuredContent"]), "invalid_params") {
+		t.Errorf("bad params: %v", r)
+	}
+
+	l := c.result(c.call("tools/call", `{"name":"list_tasks","arguments":{}}`, true))
+	tasksList := l["structuredContent"].(map[string]any)["result"].(map[string]any)["tasks"].([]any)
+	if len(tasksList) != 1 || tasksList[0].(map[string]any)["taskId"] != id || tasksList[0].(map[string]any)["status"] != "completed" {
+		t.Errorf("list_tasks: %v", l)
+	}
+
+	// An unknown task, and tasks/update, are errors that say so.
+	if m := c.call("tasks/get", `{"taskId":"0123456789abcdef0123456789abcdef"}`, true); !strings.Contains(fmt.Sprint(m["error"]), "no task") {
+		t.Errorf("unknown task: %v", m)
+	}
+	if m := c.call("tasks/update", fmt.Sprintf(`{"taskId":%q,"inputResponses":{}}`, id), true); !strings.Contains(fmt.Sprint(m["error"]), "no outstanding input requests") {
+		t.Errorf("tasks/update: %v", m)
+	}
+	// A client without the extension sees no task results.
+	if m := c.call("tasks/get", fmt.Sprintf(`{"taskId":%q}`, id), false); m["error"] == nil {
+		t.Errorf("tasks/get without the extension: %v", m)
+	}
+
+	// Private directory and files.
+	for _, path := range []string{dir, filepath.Join(dir, "tasks"), filepath.Join(dir, "tasks", id+".json"), filepath.Join(dir, "scope.json")} {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := os.FileMode(0o600)
+		if fi.IsDir() {
+			want = 0o700
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: %#o", path, fi.Mode().Perm())
+		}
+	}
+}
+
+func TestTasksCancel(t *testing.T) {
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	hang(fake)
+	c := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"))
+	id := c.start("test_download_stream", `{}`)["taskId"].(string)
+	r := c.result(c.call("tasks/cancel", fmt.Sprintf(`{"taskId":%q}`, id), true))
+	if r["taskId"] != id {
+		t.Fatalf("cancel: %v", r)
+	}
+	if end := c.wait(id); end["status"] != "cancelled" {
+		t.Errorf("after cancel: %v", end)
+	}
+	// Cancelling an ended task says it has ended.
+	if m := c.call("tasks/cancel", fmt.Sprintf(`{"taskId":%q}`, id), true); !strings.Contains(fmt.Sprint(m["error"]), "already ended") {
+		t.Errorf("second cancel: %v", m)
+	}
+
+	// A cancellation racing a completion: the task ends in one final state,
+	// and tasks/get agrees with what cancel answered.
+	fake.Handle("test_download_stream", nil)
+	fake = fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	c2 := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"))
+	for i := 0; i < 5; i++ {
+		id := c2.start("test_download_stream", `{}`)["taskId"].(string)
+		m := c2.call("tasks/cancel", fmt.Sprintf(`{"taskId":%q}`, id), true)
+		end := c2.wait(id)
+		switch end["status"] {
+		case "cancelled":
+			if m["error"] != nil {
+				t.Errorf("cancelled task, but cancel answered %v", m)
+			}
+		case "completed":
+			if m["error"] != nil && !strings.Contains(fmt.Sprint(m["error"]), "already ended as completed") {
+				t.Errorf("completed task, cancel answered %v", m)
+			}
+		default:
+			t.Errorf("race ended %v", end)
+		}
+	}
+}
+
+func TestTasksLimitAndBusy(t *testing.T) {
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	hang(fake)
+	c := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"))
+	for i := 0; i < tasks.MaxRunning; i++ {
+		c.start("test_download_stream", `{}`)
+	}
+	r := c.result(c.call("tools/call", `{"name":"invoke_action_background","arguments":{"action":"test_download_stream"}}`, true))
+	sc := fmt.Sprint(r["structuredContent"])
+	if r["isError"] != true || !strings.Contains(sc, "kind:busy") || !strings.Contains(sc, "4 background tasks") {
+		t.Errorf("fifth task: %v", r)
+	}
+	info := c.result(c.call("tools/call", `{"name":"get_runtime_info","arguments":{}}`, true))
+	ri := info["structuredContent"].(map[string]any)["result"].(map[string]any)
+	if ri["tasks_enabled"] != true || ri["tasks"].(map[string]any)["running"] != float64(4) {
+		t.Errorf("runtime info: %v", ri)
+	}
+}
+
+// TestTasksKilledAndRestarted: a kill -9 mid-transfer leaves a store the
+// next start reads; the task is failed with the unknown-outcome message and
+// nothing is sent to SnowLuma again.
+func TestTasksKilledAndRestarted(t *testing.T) {
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	hang(fake)
+	dir := filepath.Join(t.TempDir(), "tasks")
+	c := startTasks(t, fake, dir)
+	id := c.start("test_download_stream", `{}`)["taskId"].(string)
+	for len(fake.Requests()) == 0 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	c.p.Kill()
+	sentBefore := len(fake.Requests())
+
+	c2 := startTasks(t, fake, dir)
+	end := c2.get(id)
+	msg := fmt.Sprint(end["error"])
+	if end["status"] != "failed" || !strings.Contains(msg, "unknown remote outcome") {
+		t.Fatalf("after restart: %v", end)
+	}
+	time.Sleep(200 * time.Millisecond) // a replay, were there one, would have started by now
+	if n := len(fake.Requests()); n != sentBefore {
+		t.Errorf("the restart sent %d requests", n-sentBefore)
+	}
+}
+
+func TestTasksLeaseAndScope(t *testing.T) {
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	dir := filepath.Join(t.TempDir(), "tasks")
+	first := startTasks(t, fake, dir)
+	first.tools(true) // running and holding the lease
+
+	second := startTasks(t, fake, dir)
+	if names := second.tools(true); has(names, "invoke_action_background") {
+		t.Errorf("a second process lists the task tool: %v", names)
+	}
+	r := second.result(second.call("tools/call", `{"name":"invoke_action_background","arguments":{"action":"test_download_stream"}}`, true))
+	want := fmt.Sprintf("process %d", first.p.Pid())
+	if r["isError"] != true || !strings.Contains(fmt.Sprint(r["structuredContent"]), want) {
+		t.Errorf("second process: %v (want %q)", r, want)
+	}
+	first.p.Close()
+	second.p.Close()
+
+	// Another token: the directory is refused and the message says what to do.
+	other := startTasks(t, fake, dir, "SNOWLUMA_MCP_TOKEN=a-different-token")
+	r = other.result(other.call("tools/call", `{"name":"list_tasks","arguments":{}}`, true))
+	if r["isError"] != true || !strings.Contains(fmt.Sprint(r["structuredContent"]), "choose a new private SNOWLUMA_MCP_TASK_DIR") {
+		t.Errorf("changed token: %v", r)
+	}
+	other.p.Close()
+	if strings.Contains(other.p.Stderr(), "a-different-token") {
+		t.Error("stderr holds the token")
+	}
+}
+
+func TestTasksCorruptAndPaging(t *testing.T) {
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	dir := filepath.Join(t.TempDir(), "tasks")
+	// 120 finished tasks recorded by an earlier run of the same
+	// configuration, through the store's own API.
+	store, err := tasks.Open(dir, tasks.Scope{Mode: "write", Endpoint: fake.URL, Token: secretToken}, tasks.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner := tasks.NewRunner(store)
+	var ids []string
+	for i := 0; i < 120; i++ {
+		rec, err := runner.Start("invoke_action_background", "test_download_stream", func(context.Context) (json.RawMessage, error) {
+			return json.RawMessage(`{"content":[],"structuredContent":{}}`), nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for runner.Running() > 0 {
+			time.Sleep(time.Millisecond)
+		}
+		ids = append(ids, rec.ID)
+	}
+	runner.Close()
+	store.Close()
+	corrupt := ids[7]
+	if err := os.WriteFile(filepath.Join(dir, "tasks", corrupt+".json"), []byte(`{"taskId":"trunc`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	c := startTasks(t, fake, dir)
+	seen := map[string]bool{}
+	cursor := ""
+	pages := 0
+	for {
+		args := `{}`
+		if cursor != "" {
+			args = fmt.Sprintf(`{"cursor":%q}`, cursor)
+		}
+		r := c.result(c.call("tools/call", `{"name":"list_tasks","arguments":`+args+`}`, true))
+		page := r["structuredContent"].(map[string]any)["result"].(map[string]any)
+		pages++
+		for _, e := range page["tasks"].([]any) {
+			seen[e.(map[string]any)["taskId"].(string)] = true
+		}
+		bad, _ := page["corrupted"].([]any)
+		if len(bad) != 1 || !strings.Contains(fmt.Sprint(bad[0]), corrupt) {
+			t.Errorf("page %d corrupted: %v", pages, bad)
+		}
+		next, _ := page["nextCursor"].(string)
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	if pages != 3 || len(seen) != 119 || seen[corrupt] {
+		t.Errorf("%d pages, %d tasks, corrupt listed %v", pages, len(seen), seen[corrupt])
+	}
+	if m := c.call("tasks/get", fmt.Sprintf(`{"taskId":%q}`, corrupt), true); !strings.Contains(fmt.Sprint(m["error"]), corrupt) {
+		t.Errorf("corrupt task: %v", m)
+	}
+	if r := c.get(ids[8]); r["status"] != "completed" {
+		t.Errorf("a sound task next to the corrupt one: %v", r)
+	}
+}
+
+// TestTasksLegacyClient: a legacy client never sees the task tools and is
+// refused the task methods.
+func TestTasksLegacyClient(t *testing.T) {
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	p := mcptest.Spawn(t, bin, mcptest.Legacy, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken,
+		"SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR="+filepath.Join(t.TempDir(), "tasks"))
+	t.Cleanup(func() { noLeak(t, p) })
+	raw := p.Raw()
+	raw.Call(1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},"clientInfo":{"name":"raw","version":"1"}}`)
+	raw.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	list := raw.Call(2, "tools/list", `{}`)
+	if strings.Contains(fmt.Sprint(list), "invoke_action_background") || strings.Contains(fmt.Sprint(list), "list_tasks") {
+		t.Errorf("legacy tools/list: %v", list)
+	}
+	r := raw.Call(3, "tools/call", `{"name":"invoke_action_background","arguments":{"action":"test_download_stream"}}`)
+	if !strings.Contains(fmt.Sprint(r), "kind:capability") {
+		t.Errorf("legacy call: %v", r)
+	}
+	if m := raw.Call(4, "tasks/get", `{"taskId":"0123456789abcdef0123456789abcdef"}`); !strings.Contains(fmt.Sprint(m["error"]), "2026-07-28 clients only") {
+		t.Errorf("legacy tasks/get: %v", m)
+	}
+	if len(fake.Requests()) != 0 {
+		t.Error("something reached SnowLuma")
+	}
+}
+
+// TestTasksListen: a subscriptions/listen stream that asks for a task's id
+// is acknowledged with it and gets notifications/tasks for each change,
+// carrying the stream's subscription id; an id the store does not hold is
+// left out of the acknowledgement.
+func TestTasksListen(t *testing.T) {
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	hang(fake)
+	c := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"))
+	id := c.start("test_download_stream", `{}`)["taskId"].(string)
+
+	c.raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen","params":{"notifications":{"taskIds":[%q,"0123456789abcdef0123456789abcdef"]},"_meta":%s}}`, id, tasksMeta(true)))
+	ack := c.raw.Next()
+	if ack["method"] != "notifications/subscriptions/acknowledged" || !strings.Contains(fmt.Sprint(ack["params"]), "taskIds:["+id+"]") ||
+		!strings.Contains(fmt.Sprint(ack["params"]), "subscriptionId:listen-1") {
+		t.Fatalf("ack: %v", ack)
+	}
+	c.raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":900,"method":"tasks/cancel","params":{"taskId":%q,"_meta":%s}}`, id, tasksMeta(true)))
+	// The cancel's answer and the status notifications arrive in either
+	// order; read both.
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		m := c.raw.Next()
+		if m["method"] != "notifications/tasks" {
+			continue
+		}
+		p := m["params"].(map[string]any)
+		if p["taskId"] != id || p["_meta"].(map[string]any)["io.modelcontextprotocol/subscriptionId"] != "listen-1" {
+			t.Fatalf("notification: %v", m)
+		}
+		if p["status"] == "cancelled" {
+			return
+		}
+	}
+	t.Fatal("no notifications/tasks with the cancelled status")
+}

@@ -1,0 +1,262 @@
+// Package listen carries notifications that the go-sdk has no API for on
+// 2026-07-28 subscriptions/listen streams: the Tasks extension's
+// notifications/tasks. It wraps the server's transport, notices listen
+// requests that ask for taskIds, acknowledges them (merging into the SDK's
+// own acknowledgement when the stream also asks for standard
+// notifications), and writes a notification to every stream that asked
+// for a task when that task changes.
+package listen
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Meta keys of the protocol.
+const (
+	subscriptionIDKey = "io.modelcontextprotocol/subscriptionId"
+	capabilitiesKey   = "io.modelcontextprotocol/clientCapabilities"
+)
+
+// Streams tracks the listen streams that asked for tasks. The zero value is
+// not usable; use New.
+type Streams struct {
+	// accept reports whether a stream may follow task id; nil accepts
+	// none, so that nothing is acknowledged when tasks are off.
+	accept    func(id string) bool
+	extension string
+
+	mu   sync.Mutex
+	conn mcp.Connection // the inner connection, once connected
+	subs map[string]*stream
+}
+
+// stream is one listen request that asked for tasks.
+type stream struct {
+	id    jsonrpc.ID
+	tasks []string
+	// own marks a stream that asked for nothing else, so that this package
+	// answers it entirely and the SDK never sees it.
+	own bool
+}
+
+// New returns Streams that acknowledge the task ids accept allows, for
+// clients that advertise extension.
+func New(extension string, accept func(id string) bool) *Streams {
+	return &Streams{accept: accept, extension: extension, subs: map[string]*stream{}}
+}
+
+// Wrap returns t with task listening added.
+func (s *Streams) Wrap(t mcp.Transport) mcp.Transport { return transport{s, t} }
+
+type transport struct {
+	s     *Streams
+	inner mcp.Transport
+}
+
+func (t transport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t.s.mu.Lock()
+	t.s.conn = c
+	t.s.mu.Unlock()
+	return &conn{s: t.s, Connection: c}, nil
+}
+
+type conn struct {
+	s *Streams
+	mcp.Connection
+}
+
+func key(id jsonrpc.ID) string {
+	b, _ := json.Marshal(id.Raw())
+	return string(b)
+}
+
+// listenParams is what this package reads of a listen request.
+type listenParams struct {
+	Meta          map[string]json.RawMessage `json:"_meta"`
+	Notifications map[string]json.RawMessage `json:"notifications"`
+}
+
+func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	for {
+		msg, err := c.Connection.Read(ctx)
+		if err != nil {
+			return msg, err
+		}
+		req, ok := msg.(*jsonrpc.Request)
+		if !ok {
+			return msg, nil
+		}
+		switch {
+		case req.Method == "subscriptions/listen" && req.ID.IsValid():
+			if handled := c.s.listen(ctx, c.Connection, req); handled {
+				continue
+			}
+		case req.Method == "notifications/cancelled":
+			c.s.cancelled(req.Params)
+		}
+		return msg, nil
+	}
+}
+
+// Write merges the task ids into the SDK's acknowledgement of a stream that
+// also asked for them, and forgets a stream the SDK has answered.
+func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if m.Method == "notifications/subscriptions/acknowledged" {
+			msg = c.s.mergeAck(m)
+		}
+	case *jsonrpc.Response:
+		c.s.mu.Lock()
+		delete(c.s.subs, key(m.ID))
+		c.s.mu.Unlock()
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+// listen registers a listen request that asks for taskIds. When it asks
+// for nothing else it is acknowledged here and kept from the SDK (which
+// would close a stream with no notifications it knows).
+func (s *Streams) listen(ctx context.Context, inner mcp.Connection, req *jsonrpc.Request) (handled bool) {
+	var p listenParams
+	if json.Unmarshal(req.Params, &p) != nil || p.Notifications == nil {
+		return false
+	}
+	raw, asked := p.Notifications["taskIds"]
+	if !asked {
+		return false
+	}
+	var ids []string
+	json.Unmarshal(raw, &ids)
+	var caps struct {
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	json.Unmarshal(p.Meta[capabilitiesKey], &caps)
+	_, ext := caps.Extensions[s.extension]
+	var agreed []string
+	for _, id := range ids {
+		if ext && s.accept != nil && s.accept(id) && !slices.Contains(agreed, id) {
+			agreed = append(agreed, id)
+		}
+	}
+	own := true
+	for k, v := range p.Notifications {
+		if k != "taskIds" && string(v) != "false" && string(v) != "[]" && string(v) != "null" {
+			own = false
+		}
+	}
+	st := &stream{id: req.ID, tasks: agreed, own: own}
+	s.mu.Lock()
+	s.subs[key(req.ID)] = st
+	s.mu.Unlock()
+	if !own {
+		return false
+	}
+	ack := map[string]any{
+		"notifications": map[string]any{"taskIds": nonNil(agreed)},
+		"_meta":         map[string]any{subscriptionIDKey: req.ID.Raw()},
+	}
+	b, _ := json.Marshal(ack)
+	inner.Write(ctx, &jsonrpc.Request{Method: "notifications/subscriptions/acknowledged", Params: b})
+	return true
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// mergeAck adds the agreed task ids to the SDK's acknowledgement of a
+// stream that asked for them as well.
+func (s *Streams) mergeAck(m *jsonrpc.Request) jsonrpc.Message {
+	var p struct {
+		Meta          map[string]any             `json:"_meta"`
+		Notifications map[string]json.RawMessage `json:"notifications"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		return m
+	}
+	b, _ := json.Marshal(p.Meta[subscriptionIDKey])
+	s.mu.Lock()
+	var st *stream
+	for _, x := range s.subs {
+		if key(x.id) == string(b) {
+			st = x
+		}
+	}
+	s.mu.Unlock()
+	if st == nil {
+		return m
+	}
+	if p.Notifications == nil {
+		p.Notifications = map[string]json.RawMessage{}
+	}
+	ids, _ := json.Marshal(nonNil(st.tasks))
+	p.Notifications["taskIds"] = ids
+	out, err := json.Marshal(p)
+	if err != nil {
+		return m
+	}
+	return &jsonrpc.Request{Method: m.Method, Params: out}
+}
+
+// cancelled forgets a stream the client cancelled. The SDK hears the
+// cancellation too, for a stream it serves.
+func (s *Streams) cancelled(params json.RawMessage) {
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return
+	}
+	id, err := jsonrpc.MakeID(p.RequestID)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	delete(s.subs, key(id))
+	s.mu.Unlock()
+}
+
+// NotifyTask writes notifications/tasks with params (the task's state, an
+// object) to every stream that asked for task id. It reports whether any
+// delivery failed.
+func (s *Streams) NotifyTask(ctx context.Context, id string, params map[string]any) error {
+	s.mu.Lock()
+	c := s.conn
+	var targets []jsonrpc.ID
+	for _, st := range s.subs {
+		if slices.Contains(st.tasks, id) {
+			targets = append(targets, st.id)
+		}
+	}
+	s.mu.Unlock()
+	var firstErr error
+	for _, sid := range targets {
+		p := make(map[string]any, len(params)+1)
+		for k, v := range params {
+			p[k] = v
+		}
+		p["_meta"] = map[string]any{subscriptionIDKey: sid.Raw()}
+		b, err := json.Marshal(p)
+		if err == nil {
+			err = c.Write(ctx, &jsonrpc.Request{Method: "notifications/tasks", Params: b})
+		}
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	return firstErr
+}
