@@ -441,3 +441,37 @@ func TestTasksListen(t *testing.T) {
 	}
 	t.Fatal("no notifications/tasks with the cancelled status")
 }
+
+// TestTasksConfirmFirst: under SNOWLUMA_MCP_CONFIRM=writes a background
+// transfer asks the person first, like invoke_action, and only an accepted
+// answer starts the task.
+func TestTasksConfirmFirst(t *testing.T) {
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	c := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"), "SNOWLUMA_MCP_CONFIRM=writes")
+	meta := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}`
+	call := `{"name":"invoke_action_background","arguments":{"action":"test_download_stream"},"_meta":` + meta
+	ask := c.result(c.raw.Call(901, "tools/call", call+`}`))
+	state, _ := ask["requestState"].(string)
+	if ask["resultType"] != "input_required" || state == "" {
+		t.Fatalf("first round: %v", ask)
+	}
+	if len(fake.Requests()) != 0 {
+		t.Fatal("asking sent something")
+	}
+	decline := c.result(c.raw.Call(902, "tools/call", call+fmt.Sprintf(`,"requestState":%q,"inputResponses":{"confirm":{"action":"accept","content":{"confirm":false}}}}`, state)))
+	if decline["isError"] != true || !strings.Contains(fmt.Sprint(decline["structuredContent"]), "not_confirmed") {
+		t.Fatalf("confirm false: %v", decline)
+	}
+	ask = c.result(c.raw.Call(903, "tools/call", call+`}`))
+	state = ask["requestState"].(string)
+	h := c.result(c.raw.Call(904, "tools/call", call+fmt.Sprintf(`,"requestState":%q,"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}}}`, state)))
+	if h["resultType"] != "task" {
+		t.Fatalf("accepted: %v", h)
+	}
+	if end := c.wait(h["taskId"].(string)); end["status"] != "completed" {
+		t.Errorf("task: %v", end)
+	}
+	if n := len(fake.Requests()); n != 1 {
+		t.Errorf("SnowLuma got %d requests, want the one accepted", n)
+	}
+}

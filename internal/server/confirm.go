@@ -79,19 +79,27 @@ func (x *executor) perform(ctx context.Context, c *toolkit.Call, a *catalog.Acti
 				"ask the operator to make SNOWLUMA_MCP_AUDIT_FILE writable again (or unset it), then call again")
 		}
 	}
-	var r toolkit.Reply
-	if d := x.pace(a, keys); d > 0 {
-		r = rateLimited(a, d)
-	} else {
-		r = x.send(ctx, c, a, params)
-		if a.Sensitive && x.safety.Sensitive == safety.SensitiveRedact {
-			r = redact(r)
+	do := func(ctx context.Context, c *toolkit.Call) toolkit.Reply {
+		var r toolkit.Reply
+		if d := x.pace(a, keys); d > 0 {
+			r = rateLimited(a, d)
+		} else {
+			r = x.send(ctx, c, a, params)
+			if a.Sensitive && x.safety.Sensitive == safety.SensitiveRedact {
+				r = redact(r)
+			}
 		}
+		if entry != nil {
+			x.write(entry, c, a, targets, r)
+		}
+		return r
 	}
-	if entry != nil {
-		x.write(entry, c, a, targets, r)
+	if x.launch != nil && c.Req != nil && c.Req.Params.Name == backgroundTool {
+		// A background task: the checks above have passed; the send, its
+		// redaction and its audit line happen in the task.
+		return x.launch(c, a, do)
 	}
-	return r
+	return do(ctx, c)
 }
 
 // pace admits a send to keys, or says how long it must wait.

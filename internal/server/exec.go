@@ -71,6 +71,9 @@ type executor struct {
 	downloads *transfer.Store
 	uploads   *transfer.UploadRoot
 	tasks     *tasks.Runner // for get_runtime_info; nil without tasks
+	// launch, when set, starts the send of an invoke_action_background call
+	// as a task once every check has passed (see tasks.go).
+	launch func(c *toolkit.Call, a *catalog.Action, do func(context.Context, *toolkit.Call) toolkit.Reply) toolkit.Reply
 }
 
 // enabled reports whether SnowLuma can be reached at all.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/tasks"
 )
@@ -20,6 +21,9 @@ import (
 // (resultType "task"); tasks/get, tasks/cancel and tasks/update are the
 // Tasks extension's methods; list_tasks lists what the store holds. All of
 // it is served only to 2026-07-28 clients that advertise the extension.
+
+// backgroundTool is the tool whose sends become tasks.
+const backgroundTool = "invoke_action_background"
 
 // TasksExtension is the id of the Tasks extension.
 const TasksExtension = "io.modelcontextprotocol/tasks"
@@ -36,6 +40,9 @@ type taskService struct {
 
 func newTaskService(x *executor, runner *tasks.Runner, problem string) *taskService {
 	t := &taskService{x: x, runner: runner}
+	if runner != nil {
+		x.launch = t.launch
+	}
 	switch {
 	case runner == nil && problem != "":
 		t.off = &toolkit.Refusal{Kind: toolkit.KindNotConfigured, Message: "background tasks are unavailable: " + problem,
@@ -121,35 +128,41 @@ func (t *taskService) specs() []toolkit.Spec {
 	}}
 }
 
-// start checks the arguments exactly as invoke_action does, writes the
-// task record and starts the transfer.
-func (t *taskService) start(_ context.Context, c *toolkit.Call, in actionArgs) toolkit.Reply {
-	const tool = "invoke_action_background"
-	a, r, allowed := t.x.admit(c, tool, in.Action, true)
+// start checks the arguments exactly as invoke_action does, through the
+// same path (catalog, params, safety policy, confirmation round); the
+// executor then hands the send to launch instead of running it.
+func (t *taskService) start(ctx context.Context, c *toolkit.Call, in actionArgs) toolkit.Reply {
+	a, r, allowed := t.x.admit(c, backgroundTool, in.Action, true)
 	if !allowed {
 		return r
 	}
 	if !a.Stream {
 		return toolkit.Fail(toolkit.KindInvalidArguments,
-			fmt.Sprintf("%s is not a stream action; %s runs stream actions only", a.Name, tool),
+			fmt.Sprintf("%s is not a stream action; %s runs stream actions only", a.Name, backgroundTool),
 			"call invoke_action for ordinary actions")
 	}
 	params := in.Params
 	if len(params) == 0 || bytes.Equal(params, []byte("null")) {
 		params = json.RawMessage("{}")
 	}
-	errs, bad := t.x.checkParams(a, params)
-	if bad != nil {
-		return *bad
+	if p := c.Req.Params; p.RequestState != "" || len(p.InputResponses) > 0 {
+		return t.x.resumeConfirm(ctx, c, a, params)
 	}
-	if errs != nil {
-		return invalidParams(a, errs)
-	}
-	// The transfer outlives the request: it gets the call's trace context
-	// but not its session or cancellation.
-	job := &toolkit.Call{Trace: c.Trace, Action: a.Name}
-	rec, err := t.runner.Start(tool, a.Name, func(ctx context.Context) (json.RawMessage, error) {
-		reply := t.x.execute(ctx, job, a, params)
+	return t.x.execute(ctx, c, a, params)
+}
+
+// launch writes the task record and starts do, the checked send, as the
+// task's job. The job outlives the request: it keeps the call's trace
+// context, but not its cancellation or its progress token (the request
+// has been answered by then).
+func (t *taskService) launch(c *toolkit.Call, a *catalog.Action, do func(context.Context, *toolkit.Call) toolkit.Reply) toolkit.Reply {
+	req := *c.Req
+	params := *req.Params
+	params.Meta = nil
+	req.Params = &params
+	job := &toolkit.Call{Req: &req, Trace: c.Trace, Action: a.Name}
+	rec, err := t.runner.Start(backgroundTool, a.Name, func(ctx context.Context) (json.RawMessage, error) {
+		reply := do(ctx, job)
 		saved, err := json.Marshal(reply.Render())
 		if err != nil {
 			return nil, fmt.Errorf("the transfer's result could not be encoded: %w", err)
