@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -473,5 +474,34 @@ func TestTasksConfirmFirst(t *testing.T) {
 	}
 	if n := len(fake.Requests()); n != 1 {
 		t.Errorf("SnowLuma got %d requests, want the one accepted", n)
+	}
+}
+
+// TestTasksSIGTERM: a signal stops running transfers and records them as
+// failed with the unknown-outcome message before the process exits.
+func TestTasksSIGTERM(t *testing.T) {
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	hang(fake)
+	dir := filepath.Join(t.TempDir(), "tasks")
+	c := startTasks(t, fake, dir)
+	id := c.start("test_download_stream", `{}`)["taskId"].(string)
+	for len(fake.Requests()) == 0 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	c.p.Signal(syscall.SIGTERM)
+	if st := c.p.Wait(10 * time.Second); st == nil || st.ExitCode() != 0 {
+		t.Fatalf("exit after SIGTERM: %v", st)
+	}
+	store, err := tasks.Open(dir, tasks.Scope{Mode: "write", Endpoint: fake.URL, Token: secretToken}, tasks.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	rec, err := store.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Status != tasks.StatusFailed || !strings.Contains(rec.Error, "unknown remote outcome") {
+		t.Errorf("after SIGTERM: %s %q", rec.Status, rec.Error)
 	}
 }
