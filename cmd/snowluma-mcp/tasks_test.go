@@ -2,8 +2,11 @@ package main_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -503,5 +506,56 @@ func TestTasksSIGTERM(t *testing.T) {
 	}
 	if rec.Status != tasks.StatusFailed || !strings.Contains(rec.Error, "unknown remote outcome") {
 		t.Errorf("after SIGTERM: %s %q", rec.Status, rec.Error)
+	}
+}
+
+// TestTasksDownloadAndUpload: a background download is saved to disk and
+// an automatic upload sent, each reaching completed with the saved result
+// their invoke_action call would have had.
+func TestTasksDownloadAndUpload(t *testing.T) {
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	const size = 3<<20 + 777
+	fake.AddFile("big", fakesnowluma.File{Name: "big.bin", Size: size, Seed: 42})
+	h := sha256.New()
+	io.Copy(h, fakesnowluma.Content(42, size))
+	wantDown := hex.EncodeToString(h.Sum(nil))
+	root, file := uploadSetup(t, 2<<20+5)
+	wantUp := fileHash(t, file)
+	downloads := filepath.Join(t.TempDir(), "downloads")
+	c := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"), "SNOWLUMA_MCP_UPLOAD_ROOT="+root, "SNOWLUMA_MCP_DOWNLOAD_DIR="+downloads)
+
+	down := c.start("download_file_stream", `{"file_id":"big"}`)["taskId"].(string)
+	up := c.result(c.call("tools/call", fmt.Sprintf(`{"name":"invoke_action_background","arguments":{"action":"upload_file_stream","params":{"filename":"holiday.jpg"},"execution":{"input_file":%q}}}`, file), true))
+	if up["resultType"] != "task" {
+		t.Fatalf("upload handle: %v", up)
+	}
+	saved := c.wait(down)
+	if saved["status"] != "completed" {
+		t.Fatalf("download task: %v", saved)
+	}
+	res := saved["result"].(map[string]any)["structuredContent"].(map[string]any)["result"].(map[string]any)["saved"].(map[string]any)
+	if res["sha256"] != wantDown || res["bytes"] != float64(size) || !strings.HasPrefix(res["path"].(string), downloads) {
+		t.Errorf("download saved %v", res)
+	}
+	if got := fileHash(t, res["path"].(string)); got != wantDown {
+		t.Errorf("file on disk hashes to %s", got)
+	}
+	sentTask := c.wait(up["taskId"].(string))
+	if sentTask["status"] != "completed" {
+		t.Fatalf("upload task: %v", sentTask)
+	}
+	sent := sentTask["result"].(map[string]any)["structuredContent"].(map[string]any)["result"].(map[string]any)["sent"].(map[string]any)
+	ups := fake.Uploads()
+	if len(ups) != 1 || sent["sha256"] != wantUp || ups[0].SHA256 != wantUp || sent["input_file"] != file {
+		t.Errorf("upload sent %v; SnowLuma has %+v", sent, ups)
+	}
+	// A path outside the root is refused with nothing started.
+	r := c.result(c.call("tools/call", `{"name":"invoke_action_background","arguments":{"action":"upload_file_stream","execution":{"input_file":"/etc/passwd"}}}`, true))
+	if r["isError"] != true || !strings.Contains(fmt.Sprint(r["structuredContent"]), "path_refused") {
+		t.Errorf("outside the root: %v", r)
+	}
+	l := c.result(c.call("tools/call", `{"name":"list_tasks","arguments":{}}`, true))
+	if n := len(l["structuredContent"].(map[string]any)["result"].(map[string]any)["tasks"].([]any)); n != 2 {
+		t.Errorf("%d tasks listed, want the two started", n)
 	}
 }

@@ -97,7 +97,7 @@ func (x *executor) perform(ctx context.Context, c *toolkit.Call, a *catalog.Acti
 	if x.launch != nil && c.Req != nil && c.Req.Params.Name == backgroundTool {
 		// A background task: the checks above have passed; the send, its
 		// redaction and its audit line happen in the task.
-		return x.launch(c, a, do)
+		return x.launch(ctx, c, a, do)
 	}
 	return do(ctx, c)
 }

@@ -73,7 +73,7 @@ type executor struct {
 	tasks     *tasks.Runner // for get_runtime_info; nil without tasks
 	// launch, when set, starts the send of an invoke_action_background call
 	// as a task once every check has passed (see tasks.go).
-	launch func(c *toolkit.Call, a *catalog.Action, do func(context.Context, *toolkit.Call) toolkit.Reply) toolkit.Reply
+	launch func(ctx context.Context, c *toolkit.Call, a *catalog.Action, do func(context.Context, *toolkit.Call) toolkit.Reply) toolkit.Reply
 }
 
 // enabled reports whether SnowLuma can be reached at all.

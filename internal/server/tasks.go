@@ -104,7 +104,7 @@ func (t *taskService) specs() []toolkit.Spec {
 		Name:           "invoke_action_background",
 		Title:          "Run a SnowLuma transfer in the background",
 		Description:    "Start a stream action (a download to disk, an automatic upload with execution.input_file) as a durable task and answer at once with its handle (resultType task). Takes invoke_action's arguments; only stream actions. Poll tasks/get for the state and the saved result, tasks/cancel to stop it. A task survives a client that goes away; after a server restart an unfinished task is failed with an unknown remote outcome and never run again.",
-		Input:          actionInput,
+		Input:          invokeInput,
 		Output:         taskHandleResult,
 		Needs:          toolkit.ModeWrite,
 		Writes:         true,
@@ -145,6 +145,9 @@ func (t *taskService) start(ctx context.Context, c *toolkit.Call, in actionArgs)
 	if len(params) == 0 || bytes.Equal(params, []byte("null")) {
 		params = json.RawMessage("{}")
 	}
+	if in.Execution != nil {
+		return t.x.runExecution(ctx, c, a, params, in.Execution)
+	}
 	if p := c.Req.Params; p.RequestState != "" || len(p.InputResponses) > 0 {
 		return t.x.resumeConfirm(ctx, c, a, params)
 	}
@@ -153,15 +156,19 @@ func (t *taskService) start(ctx context.Context, c *toolkit.Call, in actionArgs)
 
 // launch writes the task record and starts do, the checked send, as the
 // task's job. The job outlives the request: it keeps the call's trace
-// context, but not its cancellation or its progress token (the request
-// has been answered by then).
-func (t *taskService) launch(c *toolkit.Call, a *catalog.Action, do func(context.Context, *toolkit.Call) toolkit.Reply) toolkit.Reply {
+// context and its automatic upload, but not its cancellation or its
+// progress token (the request has been answered by then).
+func (t *taskService) launch(ctx context.Context, c *toolkit.Call, a *catalog.Action, do func(context.Context, *toolkit.Call) toolkit.Reply) toolkit.Reply {
+	upload, hasUpload := ctx.Value(uploadKey{}).(pendingUpload)
 	req := *c.Req
 	params := *req.Params
 	params.Meta = nil
 	req.Params = &params
 	job := &toolkit.Call{Req: &req, Trace: c.Trace, Action: a.Name}
 	rec, err := t.runner.Start(backgroundTool, a.Name, func(ctx context.Context) (json.RawMessage, error) {
+		if hasUpload {
+			ctx = context.WithValue(ctx, uploadKey{}, upload)
+		}
 		reply := do(ctx, job)
 		saved, err := json.Marshal(reply.Render())
 		if err != nil {
