@@ -15,9 +15,12 @@ const leaseFile = "lease"
 // A lease is the open, locked lease file.
 type lease struct{ f *os.File }
 
-// takeLease locks dir's lease for this process. When another process holds
-// it, the error says which.
-func takeLease(dir string) (*lease, error) {
+// takeLease locks dir's lease for this process and records who holds it.
+// When another process holds it, the error says which.
+func takeLease(dir string) (*lease, error) { return lock(dir, true) }
+
+// lock locks dir's lease; record writes this process into it.
+func lock(dir string, record bool) (*lease, error) {
 	path := filepath.Join(dir, leaseFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
@@ -37,6 +40,9 @@ func takeLease(dir string) (*lease, error) {
 			holder = "another process"
 		}
 		return nil, fmt.Errorf("the task directory is in use by %s; stop it or give this server its own SNOWLUMA_MCP_TASK_DIR", holder)
+	}
+	if !record {
+		return &lease{f: f}, nil
 	}
 	// Say who holds it, for the next process that asks.
 	f.Truncate(0)

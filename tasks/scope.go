@@ -50,33 +50,43 @@ func (s Scope) digest(salt []byte, iter int) ([]byte, error) {
 
 // bindScope binds dir to s on first use and checks it afterwards.
 func bindScope(dir string, s Scope) error {
+	bound, err := checkScope(dir, s)
+	if err != nil || bound {
+		return err
+	}
+	salt := make([]byte, 16)
+	rand.Read(salt)
+	d, err := s.digest(salt, scopeIterations)
+	if err != nil {
+		return err
+	}
+	out, _ := json.Marshal(scopeRecord{Version: 1, Salt: salt, Iterations: scopeIterations, Digest: d})
+	return writeAtomic(dir, scopeFile, out)
+}
+
+// checkScope reports whether dir is bound yet and, when it is, whether to
+// s (ErrScopeMismatch if not). It writes nothing.
+func checkScope(dir string, s Scope) (bound bool, err error) {
 	path := filepath.Join(dir, scopeFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		salt := make([]byte, 16)
-		rand.Read(salt)
-		d, err := s.digest(salt, scopeIterations)
-		if err != nil {
-			return err
-		}
-		out, _ := json.Marshal(scopeRecord{Version: 1, Salt: salt, Iterations: scopeIterations, Digest: d})
-		return writeAtomic(dir, scopeFile, out)
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", scopeFile, err)
+		return true, fmt.Errorf("read %s: %w", scopeFile, err)
 	}
 	var rec scopeRecord
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rec); err != nil || rec.Version != 1 || len(rec.Salt) < 16 || rec.Iterations < 1 || len(rec.Digest) != 32 {
-		return fmt.Errorf("%s is corrupted; choose a new private task directory (the old one keeps its history)", scopeFile)
+		return true, fmt.Errorf("%s is corrupted; choose a new private task directory (the old one keeps its history)", scopeFile)
 	}
 	d, err := s.digest(rec.Salt, rec.Iterations)
 	if err != nil {
-		return err
+		return true, err
 	}
 	if subtle.ConstantTimeCompare(d, rec.Digest) != 1 {
-		return ErrScopeMismatch
+		return true, ErrScopeMismatch
 	}
-	return nil
+	return true, nil
 }

@@ -48,6 +48,9 @@ const terminalHint = "this is an MCP server: it speaks JSON-RPC on stdin/stdout 
 func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	// The catalog decodes in the background while the rest starts up.
 	loadCatalog := catalog.Preload()
+	if len(args) > 0 && args[0] == "doctor" {
+		return runDoctor(args[1:], stdout, stderr)
+	}
 	for _, a := range args {
 		switch a {
 		case "--help", "-help", "-h":
@@ -237,7 +240,10 @@ SNOWLUMA_MCP_ENDPOINT is set, runs actions against that SnowLuma instance
 it and talk to it over stdin/stdout; it is configured by environment
 variables only.
 
-Usage: %s [--help | --version]
+Usage: %s [--help | --version | doctor [--json]]
+
+doctor checks the environment below against the running SnowLuma (read-only
+actions only) and prints what is wrong and how to fix it.
 
 Environment:
 

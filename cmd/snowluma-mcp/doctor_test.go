@@ -1,0 +1,145 @@
+package main_test
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+)
+
+// doctorFinding is one line of `doctor --json`.
+type doctorFinding struct {
+	Check, Verdict, Detail, Fix string
+}
+
+// doctor runs `snowluma-mcp doctor` with env, in text and in JSON, and
+// returns the exit status, the text report and the findings by check. The
+// token must appear in neither.
+func doctor(t *testing.T, env ...string) (int, string, map[string]doctorFinding) {
+	t.Helper()
+	code, text, stderr := runBinary(t, []string{"doctor"}, env...)
+	jcode, js, _ := runBinary(t, []string{"doctor", "--json"}, env...)
+	if code != jcode {
+		t.Errorf("exit status %d in text, %d in JSON", code, jcode)
+	}
+	var r struct {
+		Checks   []doctorFinding `json:"checks"`
+		Failed   int             `json:"failed"`
+		Warnings int             `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(js), &r); err != nil {
+		t.Fatalf("--json is not JSON: %v\n%s", err, js)
+	}
+	byCheck := map[string]doctorFinding{}
+	for _, f := range r.Checks {
+		byCheck[f.Check] = f
+		if f.Verdict != "ok" && f.Fix == "" {
+			t.Errorf("%s: %s without a fix", f.Check, f.Verdict)
+		}
+		if !strings.Contains(text, f.Verdict) || !strings.Contains(text, f.Detail) {
+			t.Errorf("text report lacks %+v", f)
+		}
+	}
+	for _, out := range []string{text, js, stderr} {
+		if strings.Contains(out, secretToken) {
+			t.Fatal("the token appears in doctor's output")
+		}
+	}
+	return code, text, byCheck
+}
+
+func TestDoctor(t *testing.T) {
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	base := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken}
+
+	t.Run("all ok", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "tasks")
+		code, text, f := doctor(t, append(base, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR="+dir)...)
+		if code != 0 {
+			t.Fatalf("exit %d:\n%s", code, text)
+		}
+		for _, c := range []string{"configuration", "endpoint", "token", "account", "version", "task directory"} {
+			if f[c].Verdict != "ok" {
+				t.Errorf("%s: %+v", c, f[c])
+			}
+		}
+		if !strings.Contains(f["token"].Detail, "SnowBot (10001)") || !strings.Contains(f["configuration"].Detail, "token set") {
+			t.Errorf("details: %+v", f)
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Error("doctor created the task directory")
+		}
+		// Only read-only actions reached SnowLuma.
+		for _, r := range fake.Requests() {
+			if r.Action != "get_login_info" && r.Action != "get_status" && r.Action != "get_version_info" {
+				t.Errorf("doctor sent %s", r.Action)
+			}
+		}
+	})
+	t.Run("wrong token", func(t *testing.T) {
+		code, _, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN=wrong-one")
+		if code != 1 || f["token"].Verdict != "fail" || !strings.Contains(f["token"].Fix, "SNOWLUMA_MCP_TOKEN") || f["endpoint"].Verdict != "ok" {
+			t.Errorf("exit %d, %+v", code, f)
+		}
+	})
+	t.Run("closed port", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		code, _, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT=http://"+addr+"/", "SNOWLUMA_MCP_TOKEN="+secretToken)
+		if code != 1 || f["endpoint"].Verdict != "fail" || !strings.Contains(f["endpoint"].Fix, "start SnowLuma") {
+			t.Errorf("exit %d, %+v", code, f)
+		}
+	})
+	t.Run("HTML endpoint", func(t *testing.T) {
+		web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte("<html><body>router login</body></html>"))
+		}))
+		defer web.Close()
+		code, _, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+web.URL+"/", "SNOWLUMA_MCP_TOKEN="+secretToken)
+		if code != 1 || f["endpoint"].Verdict != "fail" || !strings.Contains(f["endpoint"].Detail, "not as OneBot") {
+			t.Errorf("exit %d, %+v", code, f)
+		}
+	})
+	t.Run("bad configuration", func(t *testing.T) {
+		code, _, f := doctor(t, "SNOWLUMA_MCP_TIMEOUT_MS=soon", "SNOWLUMA_MCP_TOKEN="+secretToken)
+		if code != 1 || f["configuration"].Verdict != "fail" || !strings.Contains(f["configuration"].Fix, "SNOWLUMA_MCP_TIMEOUT_MS") {
+			t.Errorf("exit %d, %+v", code, f)
+		}
+	})
+	t.Run("unusable task directory", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "a-file")
+		os.WriteFile(file, nil, 0o600)
+		code, _, f := doctor(t, append(base, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR="+filepath.Join(file, "tasks"))...)
+		if code != 1 || f["task directory"].Verdict != "fail" {
+			t.Errorf("exit %d, %+v", code, f)
+		}
+	})
+	t.Run("held task lease", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "tasks")
+		env := append(base, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR="+dir)
+		p := mcptest.Spawn(t, bin, mcptest.Modern, env...)
+		p.Raw().Call(1, "tools/list", `{"_meta":`+mcptest.ModernMeta("2026-07-28")+`}`) // serving: the lease is held
+		code, _, f := doctor(t, env...)
+		if code != 1 || f["task directory"].Verdict != "fail" || !strings.Contains(f["task directory"].Detail, "in use by snowluma-mcp process") {
+			t.Errorf("exit %d, %+v", code, f)
+		}
+	})
+	t.Run("docs mode", func(t *testing.T) {
+		code, _, f := doctor(t)
+		if code != 0 || f["endpoint"].Verdict != "warn" {
+			t.Errorf("exit %d, %+v", code, f)
+		}
+	})
+}
