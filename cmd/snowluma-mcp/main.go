@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"text/template"
@@ -57,7 +59,8 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 			printHelp(stdout)
 			return exitOK
 		case "--version", "-version":
-			fmt.Fprintf(stdout, "%s %s (SnowLuma catalog %s)\n", server.Name, server.Version, catalog.Version)
+			version, commit := buildVersion()
+			fmt.Fprintf(stdout, "%s %s (commit %s, SnowLuma catalog %s)\n", server.Name, version, commit, catalog.Version)
 			return exitOK
 		default:
 			fmt.Fprintf(stderr, "%s: unknown argument %q; accepted: --help, --version (configuration is by environment variables)\n", server.Name, a)
@@ -229,6 +232,26 @@ func within(d time.Duration, f func()) {
 	case <-done:
 	case <-time.After(d):
 	}
+}
+
+// buildVersion is what the binary was built as: the version the Go
+// toolchain stamped from the repository's tag (server.Version when there is
+// none, as in go run) and the commit, from the binary's build information.
+func buildVersion() (version, commit string) {
+	version, commit = server.Version, "unknown"
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return version, commit
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		version = strings.TrimPrefix(v, "v")
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			commit = s.Value[:12]
+		}
+	}
+	return version, commit
 }
 
 func printHelp(w io.Writer) {

@@ -1,0 +1,63 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/tasks"
+	"github.com/snowluma/snowluma-mcp/transfer"
+)
+
+// Definitions returns every tool a fully capable 2026-07-28 client sees
+// from a server in mode with every optional service configured, in
+// tools/list order. Release bundles and the README are generated from it,
+// so they cannot drift from the code. scratch is a directory for the
+// throwaway task store.
+func Definitions(mode Mode, scratch string) ([]*mcp.Tool, error) {
+	opts := Options{Catalog: catalog.Preload(), Mode: mode}
+	if mode != ModeDocs {
+		c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
+		if err != nil {
+			return nil, err
+		}
+		opts.Client = c
+	}
+	if mode == ModeWrite {
+		store, err := tasks.Open(filepath.Join(scratch, "tasks"), tasks.Scope{Mode: string(mode)}, tasks.Options{})
+		if err != nil {
+			return nil, err
+		}
+		defer store.Close()
+		r := tasks.NewRunner(store)
+		defer r.Close()
+		opts.Tasks = r
+	}
+	s, err := New(opts)
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer ss.Wait()
+	caps := &mcp.ClientCapabilities{
+		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}},
+		Extensions:  map[string]any{TasksExtension: map[string]any{}},
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "definitions", Version: Version}, &mcp.ClientOptions{Capabilities: caps}).Connect(ctx, ct, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer cs.Close()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("server: list tools: %w", err)
+	}
+	return res.Tools, nil
+}
