@@ -185,7 +185,7 @@ func checkSnowLuma(ctx context.Context, r *report, cfg *Config) {
 		if cfg.Token != "" {
 			fix = "SNOWLUMA_MCP_TOKEN does not match SnowLuma's access token: copy it again from SnowLuma's OneBot HTTP configuration"
 		}
-		r.add(finding{Check: "token", Verdict: verdictFail, Detail: "SnowLuma refused the token: " + te.Error(), Fix: fix})
+		r.add(finding{Check: "token", Verdict: verdictFail, Detail: fmt.Sprintf("SnowLuma refused the token (HTTP %d)", te.HTTPStatus), Fix: fix})
 		return
 	case errors.As(err, &te) && te.Kind == transfer.KindProtocol:
 		r.add(finding{Check: "endpoint", Verdict: verdictFail, Detail: cfg.Endpoint.String() + " answers HTTP, but not as OneBot: " + te.Error(),

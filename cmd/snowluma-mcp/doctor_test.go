@@ -65,6 +65,7 @@ func TestDoctor(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d:\n%s", code, text)
 		}
+		t.Logf("report:\n%s", text)
 		for _, c := range []string{"configuration", "endpoint", "token", "account", "version", "task directory"} {
 			if f[c].Verdict != "ok" {
 				t.Errorf("%s: %+v", c, f[c])
@@ -84,7 +85,8 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 	t.Run("wrong token", func(t *testing.T) {
-		code, _, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN=wrong-one")
+		code, text, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN=wrong-one")
+		t.Logf("report:\n%s", text)
 		if code != 1 || f["token"].Verdict != "fail" || !strings.Contains(f["token"].Fix, "SNOWLUMA_MCP_TOKEN") || f["endpoint"].Verdict != "ok" {
 			t.Errorf("exit %d, %+v", code, f)
 		}
