@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/tasks"
@@ -133,6 +135,9 @@ func diagnose(ctx context.Context) *report {
 	} else {
 		checkSnowLuma(ctx, r, cfg)
 	}
+	if cfg.EventsURL != nil {
+		r.add(checkEvents(ctx, cfg))
+	}
 	if cfg.TaskDir != "" {
 		detail, err := tasks.Probe(cfg.TaskDir, tasks.Scope{Mode: string(cfg.Mode), Endpoint: cfg.Endpoint.String(), Token: cfg.Token})
 		if err != nil {
@@ -244,4 +249,28 @@ func checkSnowLuma(ctx context.Context, r *report, cfg *Config) {
 		r.add(finding{Check: "version", Verdict: verdictWarn, Detail: fmt.Sprintf("SnowLuma %s, but the bundled catalog describes %s", v.AppVersion, catalog.Version),
 			Fix: "upgrade snowluma-mcp to a release for this SnowLuma; meanwhile SNOWLUMA_MCP_VALIDATE_PARAMS=false lets newer params through"})
 	}
+}
+
+// checkEvents opens the event WebSocket with the token, as the first
+// subscribe_events would, and closes it at once. It reads no event.
+func checkEvents(ctx context.Context, cfg *Config) finding {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	h := http.Header{}
+	if cfg.Token != "" {
+		h.Set("Authorization", "Bearer "+cfg.Token)
+	}
+	ws, resp, err := websocket.Dial(ctx, cfg.EventsURL.String(), &websocket.DialOptions{HTTPHeader: h})
+	if err != nil {
+		f := finding{Check: "events", Verdict: verdictFail,
+			Detail: "no WebSocket at " + cfg.EventsURL.String() + ": " + err.Error(),
+			Fix:    "enable SnowLuma's forward WebSocket server and set SNOWLUMA_MCP_EVENTS_URL to it (e.g. ws://127.0.0.1:3001/event), or unset it"}
+		if resp != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+			f.Detail = fmt.Sprintf("the event WebSocket refused the token (HTTP %d)", resp.StatusCode)
+			f.Fix = "SnowLuma's WebSocket server has its own access token: make it match SNOWLUMA_MCP_TOKEN"
+		}
+		return f
+	}
+	ws.Close(websocket.StatusNormalClosure, "snowluma-mcp doctor")
+	return finding{Check: "events", Verdict: verdictOK, Detail: cfg.EventsURL.String() + " accepts a WebSocket upgrade with the token"}
 }

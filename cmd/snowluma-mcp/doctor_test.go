@@ -138,6 +138,26 @@ func TestDoctor(t *testing.T) {
 			t.Errorf("exit %d, %+v", code, f)
 		}
 	})
+	t.Run("events", func(t *testing.T) {
+		code, _, f := doctor(t, append(base, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL())...)
+		if code != 0 || f["events"].Verdict != "ok" {
+			t.Errorf("good events URL: exit %d, %+v", code, f["events"])
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		code, _, f = doctor(t, append(base, "SNOWLUMA_MCP_EVENTS_URL=ws://"+addr+"/event")...)
+		if code != 1 || f["events"].Verdict != "fail" || !strings.Contains(f["events"].Fix, "SNOWLUMA_MCP_EVENTS_URL") {
+			t.Errorf("closed events port: exit %d, %+v", code, f["events"])
+		}
+		code, _, f = doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_EVENTS_URL=ws://"+strings.TrimPrefix(fake.URL, "http://")+"nothing-here")
+		if code != 1 || f["events"].Verdict != "fail" {
+			t.Errorf("not a WebSocket: exit %d, %+v", code, f["events"])
+		}
+	})
 	t.Run("docs mode", func(t *testing.T) {
 		code, _, f := doctor(t)
 		if code != 0 || f["endpoint"].Verdict != "warn" {
