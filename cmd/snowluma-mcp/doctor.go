@@ -138,6 +138,10 @@ func diagnose(ctx context.Context) *report {
 	if cfg.EventsURL != nil {
 		r.add(checkEvents(ctx, cfg))
 	}
+	if a := cfg.Safety.Audit; a != nil {
+		// Loading the configuration opened it for appending already.
+		r.add(finding{Check: "audit file", Verdict: verdictOK, Detail: a.Path() + " can be appended to (mode 0600)"})
+	}
 	if cfg.TaskDir != "" {
 		detail, err := tasks.Probe(cfg.TaskDir, tasks.Scope{Mode: string(cfg.Mode), Endpoint: cfg.Endpoint.String(), Token: cfg.Token})
 		if err != nil {

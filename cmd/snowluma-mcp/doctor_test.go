@@ -128,6 +128,19 @@ func TestDoctor(t *testing.T) {
 			t.Errorf("exit %d, %+v", code, f)
 		}
 	})
+	t.Run("audit file", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "audit.jsonl")
+		code, _, f := doctor(t, append(base, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_AUDIT_FILE="+path)...)
+		if code != 0 || f["audit file"].Verdict != "ok" {
+			t.Errorf("writable audit file: exit %d, %+v", code, f)
+		}
+		file := filepath.Join(t.TempDir(), "a-file")
+		os.WriteFile(file, nil, 0o600)
+		code, _, f = doctor(t, append(base, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_AUDIT_FILE="+filepath.Join(file, "audit.jsonl"))...)
+		if code != 1 || f["configuration"].Verdict != "fail" || !strings.Contains(f["configuration"].Fix, "SNOWLUMA_MCP_AUDIT_FILE") {
+			t.Errorf("unwritable audit file: exit %d, %+v", code, f)
+		}
+	})
 	t.Run("held task lease", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "tasks")
 		env := append(base, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR="+dir)
