@@ -138,6 +138,12 @@ func diagnose(ctx context.Context) *report {
 	if cfg.EventsURL != nil {
 		r.add(checkEvents(ctx, cfg))
 	}
+	if cfg.Mode != server.ModeDocs && cfg.Streams.DownloadDir != "" {
+		r.add(checkDownloadDir(cfg.Streams))
+	}
+	if cfg.Streams.UploadRoot != "" {
+		r.add(checkUploadRoot(cfg.Streams.UploadRoot))
+	}
 	if a := cfg.Safety.Audit; a != nil {
 		// Loading the configuration opened it for appending already.
 		r.add(finding{Check: "audit file", Verdict: verdictOK, Detail: a.Path() + " can be appended to (mode 0600)"})

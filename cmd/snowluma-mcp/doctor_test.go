@@ -24,6 +24,8 @@ type doctorFinding struct {
 // token must appear in neither.
 func doctor(t *testing.T, env ...string) (int, string, map[string]doctorFinding) {
 	t.Helper()
+	// Both runs share one HOME, where the default download directory is.
+	env = append([]string{"HOME=" + t.TempDir()}, env...)
 	code, text, stderr := runBinary(t, []string{"doctor"}, env...)
 	jcode, js, _ := runBinary(t, []string{"doctor", "--json"}, env...)
 	if code != jcode {
@@ -126,6 +128,26 @@ func TestDoctor(t *testing.T) {
 		code, _, f := doctor(t, append(base, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR="+filepath.Join(file, "tasks"))...)
 		if code != 1 || f["task directory"].Verdict != "fail" {
 			t.Errorf("exit %d, %+v", code, f)
+		}
+	})
+	t.Run("directories", func(t *testing.T) {
+		downloads := filepath.Join(t.TempDir(), "downloads")
+		os.Mkdir(downloads, 0o700)
+		root := t.TempDir()
+		code, _, f := doctor(t, append(base, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_DOWNLOAD_DIR="+downloads, "SNOWLUMA_MCP_UPLOAD_ROOT="+root)...)
+		if code != 0 || f["download directory"].Verdict == "fail" || f["upload root"].Verdict != "ok" {
+			t.Errorf("good directories: exit %d, %+v %+v", code, f["download directory"], f["upload root"])
+		}
+		os.Chmod(downloads, 0o755)
+		_, _, f = doctor(t, append(base, "SNOWLUMA_MCP_DOWNLOAD_DIR="+downloads)...)
+		if f["download directory"].Verdict != "warn" || !strings.Contains(f["download directory"].Fix, "chmod 700") {
+			t.Errorf("loose download directory: %+v", f["download directory"])
+		}
+		file := filepath.Join(t.TempDir(), "a-file")
+		os.WriteFile(file, nil, 0o600)
+		code, _, f = doctor(t, append(base, "SNOWLUMA_MCP_DOWNLOAD_DIR="+filepath.Join(file, "sub", "downloads"))...)
+		if code != 1 || f["download directory"].Verdict != "fail" {
+			t.Errorf("unusable download directory: exit %d, %+v", code, f["download directory"])
 		}
 	})
 	t.Run("audit file", func(t *testing.T) {
