@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -24,6 +25,10 @@ func Definitions(mode Mode, scratch string) ([]*mcp.Tool, error) {
 			return nil, err
 		}
 		opts.Client = c
+		// Nothing connects until a subscribe_events call, which this never
+		// makes.
+		opts.Events = events.New(events.Options{URL: "ws://127.0.0.1:9/event"})
+		defer opts.Events.Close()
 	}
 	if mode == ModeWrite {
 		store, err := tasks.Open(filepath.Join(scratch, "tasks"), tasks.Scope{Mode: string(mode)}, tasks.Options{})

@@ -47,10 +47,13 @@ const (
 	KindInternal Kind = "internal"
 )
 
-// A KindDoc declares one failure kind: its name and what it means.
+// A KindDoc declares one failure kind: its name, what it means and what to
+// do about it, as the README's vocabulary table shows them (generated from
+// this list by scripts/docs).
 type KindDoc struct {
 	Kind    Kind
 	Meaning string
+	Fix     string
 }
 
 // Kinds returns the whole vocabulary in the order the README lists it.
@@ -58,41 +61,41 @@ type KindDoc struct {
 // server but missing from this list.
 func Kinds() []KindDoc {
 	return []KindDoc{
-		{KindInvalidArguments, "the tool's own arguments are wrong"},
-		{KindUnknownAction, "the action is neither a catalog action nor an alias"},
-		{KindModeGate, "the configured mode does not allow the tool"},
-		{KindNotConfigured, "the tool needs a service that is not configured"},
-		{KindCapability, "the tool needs a client capability this client did not advertise"},
-		{KindWriteAction, "a write action was sent through a read-only tool"},
-		{KindInvalidParams, "the action's params fail the catalog's inputSchema"},
-		{KindBusiness, "SnowLuma answered with a failure (retcode not 0)"},
-		{KindUnconfirmed, "the answer neither confirms nor denies success"},
-		{KindUnauthorized, "SnowLuma refused the token"},
-		{KindTransport, "SnowLuma could not be reached"},
-		{KindTimeout, "no answer within the timeout"},
-		{KindCancelled, "the call was cancelled"},
-		{KindProtocol, "SnowLuma's answer was not a OneBot envelope"},
-		{KindTooLarge, "an answer exceeded its documented cap"},
-		{KindStreamFailed, "a stream ended without its final frame"},
-		{KindQuota, "a download would take the download directory past its quota"},
-		{KindBusy, "a limit of concurrent work is reached: SNOWLUMA_MCP_MAX_STREAMS stream calls, or four background tasks"},
-		{KindPathRefused, "execution.input_file is outside the upload root or not a readable regular file; nothing was sent"},
-		{KindLocalIO, "the MCP host's disk failed a transfer's read or write"},
-		{KindElicitationUnsupported, "the client cannot show a form"},
-		{KindDeclined, "the user declined the form"},
-		{KindInvalidAnswer, "the form's answer is unusable"},
-		{KindContinuation, "requestState is forged, stale, reused or foreign"},
-		{KindTooManyPending, "256 continuations already wait"},
-		{KindSensitive, "the action answers with a credential of the account and SNOWLUMA_MCP_SENSITIVE is deny"},
-		{KindConfirmationUnavailable, "the action must be confirmed by a person and the client cannot show a form"},
-		{KindNotConfirmed, "the person answered the confirmation with confirm false"},
-		{KindRateLimited, "a message send over the pacing limits; diagnostics.retry_after_ms says when to retry"},
-		{KindTargetNotAllowed, "the params name a group or user outside the allowlists"},
-		{KindAuditFailed, "the audit file cannot be written, so the write action was not run"},
-		{KindUnknownResource, "the URI names no live event resource"},
-		{KindTooManyResources, "16 event resources already exist"},
-		{KindReleaseRequired, "existing event resources must be released first: their connection ended, or serves another account"},
-		{KindTaskStore, "the background task directory could not be read or written"},
-		{KindInternal, "a defect of snowluma-mcp itself"},
+		{KindInvalidArguments, "the tool's own arguments are wrong (named by JSON pointer)", "fix them per the tool's input schema"},
+		{KindUnknownAction, "not a catalog action or alias", "use the suggested names or `search_actions`"},
+		{KindModeGate, "the mode does not allow the tool", "set `SNOWLUMA_MCP_ENDPOINT` / `SNOWLUMA_MCP_MODE` and restart"},
+		{KindNotConfigured, "the tool needs a service that is not configured", "set the variable the message names and restart"},
+		{KindCapability, "the tool needs a client capability this client did not advertise", "use a client that has it, or the synchronous tools"},
+		{KindWriteAction, "a write action through a read-only tool", "use `invoke_action` (write mode)"},
+		{KindInvalidParams, "params fail the action's catalog schema; nothing was sent", "fix the named params; only when the catalog may be behind (a value outside a fixed list, or an action 1.11.1 does not implement) does the next step offer `SNOWLUMA_MCP_VALIDATE_PARAMS=false` for a newer SnowLuma"},
+		{KindBusiness, "SnowLuma answered with a failure (returned as data)", "read `result.wording` and `result.retcode`"},
+		{KindUnconfirmed, "the answer does not confirm success (returned as data)", "check the effect before repeating"},
+		{KindUnauthorized, "SnowLuma refused the token (HTTP 401/403)", "set `SNOWLUMA_MCP_TOKEN`"},
+		{KindTransport, "SnowLuma could not be reached, or the connection broke", "check SnowLuma and the endpoint"},
+		{KindTimeout, "no answer within the timeout; a write may still have happened", "for a write, check before repeating; a read-only action is safe to call again; raise `SNOWLUMA_MCP_TIMEOUT_MS` for a slow SnowLuma"},
+		{KindCancelled, "the client cancelled the call (or the form); a write may still have happened", "check before repeating"},
+		{KindProtocol, "the answer is not a OneBot envelope (HTML, an array, truncated); the message names the HTTP status and content type, e.g. `HTTP 404, text/plain: not a OneBot envelope (...); check the endpoint path`", "check that the endpoint is SnowLuma's OneBot HTTP endpoint"},
+		{KindTooLarge, "an answer exceeded its cap (16 MiB ordinary, 64 MiB generic stream, 8 MiB collected frames, 8 MiB result JSON), or a file is larger than `SNOWLUMA_MCP_MAX_FILE_BYTES` (nothing kept or sent)", "narrow the request; raise the file limit"},
+		{KindStreamFailed, "a stream ended before its final frame", "check SnowLuma's logs, try again"},
+		{KindQuota, "a download would take the download directory past `SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES`; nothing was kept", "delete saved files you no longer need, or raise the quota"},
+		{KindBusy, "`SNOWLUMA_MCP_MAX_STREAMS` stream calls, or four background tasks, are already running; nothing was sent or started", "wait for one to finish (or cancel a task), or raise the stream limit"},
+		{KindPathRefused, "`execution.input_file` is outside `SNOWLUMA_MCP_UPLOAD_ROOT` (a symlink or `..` leading out included), a directory, a device, missing or unreadable; nothing was sent", "give a regular file inside the root"},
+		{KindLocalIO, "the MCP host's disk failed a transfer's read or write (full disk, permissions), or the input file changed while it was sent", "check the disk and call again"},
+		{KindElicitationUnsupported, "a `*_with_input` tool needs a client with form elicitation", "call the plain tool with complete params"},
+		{KindDeclined, "the user declined the form; nothing ran", "ask the user how to proceed"},
+		{KindInvalidAnswer, "the form's answer is unusable (not JSON, extra or overwritten fields, wrong types); nothing ran", "ask again"},
+		{KindContinuation, "`requestState` is tampered, expired, replayed, from another tool, other arguments or an earlier run; nothing ran", "call the tool again without `requestState`"},
+		{KindTooManyPending, "256 forms are already waiting", "answer or abandon some, or pass complete params"},
+		{KindSensitive, "a credential action under `SNOWLUMA_MCP_SENSITIVE=deny`; nothing was sent", "ask the operator; `redact` or `allow` opens it"},
+		{KindConfirmationUnavailable, "the action must be confirmed by a person and the client has no form elicitation; nothing was sent", "use a client with forms, or have a person do it"},
+		{KindNotConfirmed, "the person answered `confirm: false`; nothing ran", "do not repeat unless the person asks"},
+		{KindRateLimited, "a send over the pacing limits; nothing was sent; `diagnostics.retry_after_ms` says how long to wait", "wait that long; never loop on sends"},
+		{KindTargetNotAllowed, "the params name a group or user outside the allowlists; nothing was sent", "use an allowed target (`get_runtime_info`'s `safety`)"},
+		{KindAuditFailed, "the audit file cannot be written, so the write action was not run", "make `SNOWLUMA_MCP_AUDIT_FILE` writable again"},
+		{KindUnknownResource, "the URI names no live event resource (never created, or released)", "use the `uri` `subscribe_events` returned"},
+		{KindTooManyResources, "16 event resources already exist", "release one with `unsubscribe_events`"},
+		{KindReleaseRequired, "the event connection ended, or serves another account, and existing resources still hold it", "read them, release them all, then subscribe again"},
+		{KindTaskStore, "the task directory could not be read or written", "check `SNOWLUMA_MCP_TASK_DIR`: permissions, free space"},
+		{KindInternal, "a defect of snowluma-mcp itself (its catalog or a schema failed to load or compile; earlier builds reported a catalog schema that failed to compile as `invalid_params`)", "reinstall; report it"},
 	}
 }
