@@ -242,6 +242,8 @@ func Manifest(version, goos string, tools []map[string]string) map[string]any {
 		{"endpoint", "SNOWLUMA_MCP_ENDPOINT", "string", "SnowLuma OneBot HTTP endpoint", "For example http://127.0.0.1:3000/. Leave empty for docs mode (the catalog only).", "", false},
 		{"token", "SNOWLUMA_MCP_TOKEN", "string", "Access token", "SnowLuma's OneBot HTTP access token, sent only in the Authorization header.", "", true},
 		{"mode", "SNOWLUMA_MCP_MODE", "string", "Mode", "docs, read (default: read-only actions) or write (any action, sends messages).", "read", false},
+		{"download_dir", "SNOWLUMA_MCP_DOWNLOAD_DIR", "directory", "Download directory", "Optional: where downloads are saved (default: a private folder in your user cache).", "", false},
+		{"upload_root", "SNOWLUMA_MCP_UPLOAD_ROOT", "directory", "Upload folder", "Optional: the only folder automatic uploads may read files from. Empty: automatic upload off.", "", false},
 		{"task_dir", "SNOWLUMA_MCP_TASK_DIR", "directory", "Background task directory", "Optional, write mode: a private directory for durable background transfers.", "", false},
 	}
 	userConfig := map[string]any{}

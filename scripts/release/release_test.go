@@ -77,7 +77,7 @@ func TestBundleRuns(t *testing.T) {
 	}
 	// What a host does: substitute the bundle's folder and the user's
 	// answers, then spawn.
-	user := map[string]string{"endpoint": "", "token": "", "mode": "read", "task_dir": ""}
+	user := map[string]string{"endpoint": "", "token": "", "mode": "read", "download_dir": "", "upload_root": "", "task_dir": ""}
 	subst := func(s string) string {
 		s = strings.ReplaceAll(s, "${__dirname}", unpacked)
 		for k, v := range user {
