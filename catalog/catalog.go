@@ -37,6 +37,12 @@ type Catalog struct {
 	// folded is the lower-cased search text of each action, built on the
 	// first search.
 	folded func() []foldedAction
+	// categoriesJSON is the categories' JSON, made on first use.
+	categoriesJSON func() ([]byte, error)
+
+	// terms remembers which actions each keyword search term matched.
+	termsMu sync.Mutex
+	terms   map[string]termHits
 }
 
 // A Category groups actions. Name is SnowLuma's canonical (Chinese) name;
@@ -70,7 +76,13 @@ type Action struct {
 
 	// compiled is InputSchema compiled on first use by CheckParams.
 	compiled func() (*ObjectSchema, error)
+	// encoded is the action's JSON, made on first use by JSON and
+	// BriefJSON.
+	encoded func() (encodings, error)
 }
+
+// encodings are an action's two JSON forms.
+type encodings struct{ brief, full []byte }
 
 // A Param is one declared action parameter. Schema is a JSON Schema
 // (2020-12) fragment for its value, defaults included.
@@ -196,6 +208,7 @@ func load(fsys fs.FS) (*Catalog, error) {
 		c.categories = append(c.categories, oc.cat)
 	}
 	c.folded = sync.OnceValue(c.fold)
+	c.categoriesJSON = sync.OnceValues(func() ([]byte, error) { return encode(c.categories) })
 	slices.SortFunc(c.actions, func(a, b *Action) int { return strings.Compare(a.Name, b.Name) })
 	return c, nil
 }
@@ -234,6 +247,7 @@ func (c *Catalog) add(a *Action) error {
 	}
 	a.InputSchema = schema
 	a.compiled = sync.OnceValues(func() (*ObjectSchema, error) { return CompileObject(a.InputSchema) })
+	a.encoded = sync.OnceValues(a.encode)
 	c.actions = append(c.actions, a)
 	return nil
 }
@@ -320,6 +334,59 @@ func (c *Catalog) Category(name string) (Category, bool) {
 		}
 	}
 	return Category{}, false
+}
+
+// The JSON forms of the catalog's answers are encoded once, on first use,
+// and shared by every answer that holds them: compact, without HTML
+// escaping, and with the embedded schemas and examples compacted. They
+// never change, since the catalog is immutable.
+
+// JSON returns a's whole entry as JSON, the answer of get_action and an
+// element of the catalog resource.
+func (a *Action) JSON() ([]byte, error) {
+	e, err := a.encodings()
+	return e.full, err
+}
+
+// BriefJSON returns a's Brief as JSON, an element of list and search
+// answers.
+func (a *Action) BriefJSON() ([]byte, error) {
+	e, err := a.encodings()
+	return e.brief, err
+}
+
+func (a *Action) encodings() (encodings, error) {
+	if a.encoded == nil { // an Action built outside Load
+		return a.encode()
+	}
+	return a.encoded()
+}
+
+func (a *Action) encode() (encodings, error) {
+	brief, err := encode(&a.Brief)
+	if err != nil {
+		return encodings{}, fmt.Errorf("catalog: encoding %s: %w", a.Name, err)
+	}
+	full, err := encode(a)
+	if err != nil {
+		return encodings{}, fmt.Errorf("catalog: encoding %s: %w", a.Name, err)
+	}
+	return encodings{brief, full}, nil
+}
+
+// CategoriesJSON returns the categories with their counts as a JSON array,
+// the answer of list_categories.
+func (c *Catalog) CategoriesJSON() ([]byte, error) { return c.categoriesJSON() }
+
+// encode is json.Marshal without HTML escaping.
+func encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // Required lists the names of a's top-level required parameters.

@@ -199,3 +199,44 @@ func TestSupportedOnlyFalse(t *testing.T) {
 		t.Error("supported: true accepted; only false may be written")
 	}
 }
+
+// TestEncodings: the precomputed JSON of every action, brief and
+// categories is compact and holds exactly what encoding the values holds.
+func TestEncodings(t *testing.T) {
+	c := mustLoad(t)
+	same := func(name string, got []byte, err error, v any) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var compacted bytes.Buffer
+		if err := json.Compact(&compacted, got); err != nil || !bytes.Equal(compacted.Bytes(), got) {
+			t.Errorf("%s: not compact JSON (%v)", name, err)
+		}
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g, w any
+		if json.Unmarshal(got, &g) != nil || json.Unmarshal(want, &w) != nil || !jsonEqual(g, w) {
+			t.Errorf("%s: encodes\n%s\nwant\n%s", name, got, want)
+		}
+	}
+	for _, a := range c.Actions() {
+		full, err := a.JSON()
+		same(a.Name, full, err, a)
+		brief, err := a.BriefJSON()
+		same(a.Name+" brief", brief, err, a.Brief)
+		if again, _ := a.JSON(); &again[0] != &full[0] {
+			t.Errorf("%s: encoded anew", a.Name)
+		}
+	}
+	cats, err := c.CategoriesJSON()
+	same("categories", cats, err, c.Categories())
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}

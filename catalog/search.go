@@ -92,10 +92,11 @@ func (c *Catalog) SearchKeywords(query string, f Filter) []*Action {
 	if len(terms) == 0 {
 		return nil
 	}
-	expanded := make([][]string, len(terms))
+	hits := make([]termHits, len(terms))
 	for i, t := range terms {
-		expanded[i] = expand(t)
+		hits[i] = c.hitsOf(t)
 	}
+	firstAlts := expand(terms[0])
 	whole := strings.ToLower(strings.TrimSpace(query))
 	folded := c.folded()
 
@@ -105,7 +106,7 @@ func (c *Catalog) SearchKeywords(query string, f Filter) []*Action {
 		nameHits, summaryHit int
 		common               bool
 	}
-	var hits []hit
+	var found []hit
 	for i, a := range c.actions {
 		if !f.match(a) {
 			continue
@@ -113,9 +114,9 @@ func (c *Catalog) SearchKeywords(query string, f Filter) []*Action {
 		fa := folded[i]
 		h := hit{a: a, supported: a.IsSupported(), common: onebot11[a.Name]}
 		all := true
-		for _, alts := range expanded {
-			inName, inSummary := containsAny(fa.names, alts), containsAny(fa.summaries, alts)
-			if !inName && !inSummary && !containsAny([]string{fa.text}, alts) {
+		for _, th := range hits {
+			inName, inSummary := th.names.has(i), th.summaries.has(i)
+			if !inName && !inSummary && !th.text.has(i) {
 				all = false
 				break
 			}
@@ -130,10 +131,10 @@ func (c *Catalog) SearchKeywords(query string, f Filter) []*Action {
 			continue
 		}
 		h.exact = slices.Contains(fa.names, whole) ||
-			(len(terms) == 1 && slices.ContainsFunc(fa.names, func(n string) bool { return slices.Contains(expanded[0], n) }))
-		hits = append(hits, h)
+			(len(terms) == 1 && slices.ContainsFunc(fa.names, func(n string) bool { return slices.Contains(firstAlts, n) }))
+		found = append(found, h)
 	}
-	slices.SortStableFunc(hits, func(x, y hit) int {
+	slices.SortStableFunc(found, func(x, y hit) int {
 		switch {
 		case x.exact != y.exact:
 			return first(x.exact)
@@ -148,12 +149,61 @@ func (c *Catalog) SearchKeywords(query string, f Filter) []*Action {
 		}
 		return 0
 	})
-	out := make([]*Action, len(hits))
-	for i, h := range hits {
+	out := make([]*Action, len(found))
+	for i, h := range found {
 		out[i] = h.a
 	}
 	return out
 }
+
+// termHits is which actions one keyword term matches, through any of its
+// synonyms: in a name or alias, in a summary, and anywhere in the search
+// text.
+type termHits struct{ names, summaries, text bitset }
+
+// maxTerms bounds the remembered terms; past it a term is matched anew on
+// every search.
+const maxTerms = 1024
+
+// hitsOf returns the actions term matches, computed on its first search.
+func (c *Catalog) hitsOf(term string) termHits {
+	c.termsMu.Lock()
+	h, ok := c.terms[term]
+	c.termsMu.Unlock()
+	if ok {
+		return h
+	}
+	alts := expand(term)
+	n := len(c.actions)
+	h = termHits{names: newBitset(n), summaries: newBitset(n), text: newBitset(n)}
+	for i, fa := range c.folded() {
+		if containsAny(fa.names, alts) {
+			h.names.set(i)
+		}
+		if containsAny(fa.summaries, alts) {
+			h.summaries.set(i)
+		}
+		if containsOne(fa.text, alts) {
+			h.text.set(i)
+		}
+	}
+	c.termsMu.Lock()
+	if c.terms == nil {
+		c.terms = make(map[string]termHits)
+	}
+	if len(c.terms) < maxTerms {
+		c.terms[term] = h
+	}
+	c.termsMu.Unlock()
+	return h
+}
+
+// bitset is a set of action indices.
+type bitset []uint64
+
+func newBitset(n int) bitset    { return make(bitset, (n+63)/64) }
+func (b bitset) set(i int)      { b[i/64] |= 1 << (i % 64) }
+func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
 
 // first orders a pair that differs in one flag: the one holding it (x when
 // xHas) first.
@@ -174,10 +224,18 @@ func lowerAll(ss []string) []string {
 
 func containsAny(hay []string, needles []string) bool {
 	for _, h := range hay {
-		for _, n := range needles {
-			if strings.Contains(h, n) {
-				return true
-			}
+		if containsOne(h, needles) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsOne reports whether h contains any of needles.
+func containsOne(h string, needles []string) bool {
+	for _, n := range needles {
+		if strings.Contains(h, n) {
+			return true
 		}
 	}
 	return false

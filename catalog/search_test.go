@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -237,4 +238,33 @@ func TestOneBot11Names(t *testing.T) {
 			t.Errorf("%s is not an action of the catalog", n)
 		}
 	}
+}
+
+// TestSearchKeywordsConcurrent: searches running at once, which share the
+// remembered term matches, find what one search alone finds.
+func TestSearchKeywordsConcurrent(t *testing.T) {
+	c := mustLoad(t)
+	queries := []string{"群 禁言", "group member", "发送 消息", "file upload", "好友", "stream"}
+	want := map[string][]string{}
+	fresh := mustLoad(t)
+	for _, q := range queries {
+		for _, a := range fresh.SearchKeywords(q, Filter{}) {
+			want[q] = append(want[q], a.Name)
+		}
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		for _, q := range queries {
+			wg.Go(func() {
+				var got []string
+				for _, a := range c.SearchKeywords(q, Filter{}) {
+					got = append(got, a.Name)
+				}
+				if !slices.Equal(got, want[q]) {
+					t.Errorf("%q: %v, want %v", q, got, want[q])
+				}
+			})
+		}
+	}
+	wg.Wait()
 }

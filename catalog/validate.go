@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -44,7 +43,16 @@ type ObjectSchema struct {
 
 type propSchema struct {
 	resolved *jsonschema.Resolved
-	expected string // what a valid value looks like, in words
+	raw      json.RawMessage // the property's schema, described on failure
+}
+
+// expected says what a valid value looks like, in words. It is worked out
+// only when a value fails, so that compiling costs one decoding per
+// property.
+func (p propSchema) expected() string {
+	var facts map[string]any
+	_ = json.Unmarshal(p.raw, &facts)
+	return describe(facts)
 }
 
 // CompileObject compiles raw, an object schema. It never loads anything
@@ -77,9 +85,7 @@ func CompileObject(raw json.RawMessage) (*ObjectSchema, error) {
 		if err != nil {
 			return nil, fmt.Errorf("schema: property %q: %w", name, err)
 		}
-		var facts map[string]any
-		_ = json.Unmarshal(p, &facts)
-		s.props[name] = propSchema{resolved: r, expected: describe(facts)}
+		s.props[name] = propSchema{resolved: r, raw: p}
 		s.names = append(s.names, name)
 	}
 	slices.Sort(s.names)
@@ -108,13 +114,12 @@ func (s *ObjectSchema) Check(obj json.RawMessage) []FieldError {
 			continue
 		}
 		var v any
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		if err := dec.Decode(&v); err != nil {
+		if err := json.Unmarshal(raw, &v); err != nil {
 			errs = append(errs, FieldError{Pointer: pointer(name), Problem: "is not valid JSON"})
 			continue
 		}
 		if err := p.resolved.Validate(v); err != nil {
-			errs = append(errs, FieldError{Pointer: pointer(name), Problem: "expected " + p.expected})
+			errs = append(errs, FieldError{Pointer: pointer(name), Problem: "expected " + p.expected()})
 		}
 	}
 	slices.SortFunc(errs, func(a, b FieldError) int { return strings.Compare(a.Pointer, b.Pointer) })

@@ -22,6 +22,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -52,6 +53,9 @@ type Server struct {
 	inflight   sync.WaitGroup // running ServeHTTP calls
 
 	files files // the download and upload stream actions (files.go)
+
+	record bool         // keep each request for Requests
+	conns  atomic.Int64 // TCP connections accepted
 }
 
 // Option configures a Server.
@@ -61,6 +65,12 @@ type Option func(*Server)
 // requests get HTTP 401 with SnowLuma's unauthorized envelope.
 func WithToken(token string) Option {
 	return func(s *Server) { s.token = token }
+}
+
+// WithoutRecording stops the server from keeping the requests it receives
+// (Requests stays empty), for long benchmark runs.
+func WithoutRecording() Option {
+	return func(s *Server) { s.record = false }
 }
 
 // Handler answers one action. params is the request's params object as
@@ -118,6 +128,7 @@ func New(opts ...Option) (*Server, error) {
 		served: make(chan struct{}),
 		stop:   stop,
 		files:  files{dir: dir, uploads: map[string]*upload{}, byName: map[string]File{}},
+		record: true,
 	}
 	s.handlers = s.defaultHandlers()
 	for _, opt := range opts {
@@ -127,6 +138,11 @@ func New(opts ...Option) (*Server, error) {
 		Handler:           s,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 		ReadHeaderTimeout: 10 * time.Second,
+		ConnState: func(_ net.Conn, state http.ConnState) {
+			if state == http.StateNew {
+				s.conns.Add(1)
+			}
+		},
 	}
 	go func() {
 		defer close(s.served)
@@ -138,6 +154,10 @@ func New(opts ...Option) (*Server, error) {
 	}()
 	return s, nil
 }
+
+// Conns reports how many TCP connections the server has accepted so far:
+// a client that reuses its connections stops adding to it.
+func (s *Server) Conns() int64 { return s.conns.Load() }
 
 // Close shuts the server down, waits for every request to finish and
 // removes the files uploaded to it. It reports a failure of the server.
@@ -220,7 +240,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rec.Params = withoutChunkData(rec.Params)
 	}
 	s.mu.Lock()
-	s.requests = append(s.requests, rec)
+	if s.record {
+		s.requests = append(s.requests, rec)
+	}
 	handler := s.handlers[rec.Action]
 	s.mu.Unlock()
 

@@ -2,8 +2,8 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/snowluma/snowluma-mcp/catalog"
@@ -35,31 +35,6 @@ type searchArgs struct {
 
 type getArgs struct {
 	Name string `json:"name"`
-}
-
-// page is the answer of list_actions and search_actions. Without limit or
-// offset it is {count, actions}; with either, count is the page size and
-// total and next_offset say what is left.
-type page struct {
-	Count      int             `json:"count"`
-	Total      *int            `json:"total,omitempty"`
-	NextOffset *int            `json:"next_offset"`
-	Actions    []catalog.Brief `json:"actions"`
-
-	paged bool
-}
-
-// MarshalJSON leaves out total and next_offset when the caller did not ask
-// for a page, keeping the baseline {count, actions} shape.
-func (p page) MarshalJSON() ([]byte, error) {
-	if !p.paged {
-		return json.Marshal(struct {
-			Count   int             `json:"count"`
-			Actions []catalog.Brief `json:"actions"`
-		}{p.Count, p.Actions})
-	}
-	type wire page
-	return json.Marshal(wire(p))
 }
 
 const filterProps = `
@@ -183,10 +158,13 @@ func docsTools(src catalogSource) []toolkit.Spec {
 			if in.Match == "keywords" {
 				search = (*catalog.Catalog).SearchKeywords
 			}
+			matches := -1
 			r := matching(src, in.filterArgs, func(cat *catalog.Catalog, f catalog.Filter) []*catalog.Action {
-				return search(cat, in.Query, f)
+				found := search(cat, in.Query, f)
+				matches = len(found)
+				return found
 			})
-			if p, ok := r.Result.(page); ok && (p.Total == nil && p.Count == 0 || p.Total != nil && *p.Total == 0) {
+			if matches == 0 && !r.IsError {
 				r.Diag.Message, r.Diag.NextStep = nothingFound(in)
 			}
 			return r
@@ -208,7 +186,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 			if !found {
 				return unknownAction(cat, in.Name)
 			}
-			return toolkit.OK(a)
+			return encoded(a.JSON())
 		}),
 	}, {
 		Name:        "list_categories",
@@ -223,7 +201,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 			if !loaded {
 				return r
 			}
-			return toolkit.OK(cat.Categories())
+			return encoded(cat.CategoriesJSON())
 		}),
 	}}
 }
@@ -266,7 +244,15 @@ func matching(src catalogSource, in filterArgs, find func(*catalog.Catalog, cata
 	if bad {
 		return r
 	}
-	return toolkit.OK(paginate(find(cat, f), in))
+	return encoded(paginate(find(cat, f), in))
+}
+
+// encoded answers with the catalog's precomputed JSON.
+func encoded(js []byte, err error) toolkit.Reply {
+	if err != nil {
+		return toolkit.Fail(toolkit.KindInternal, "the bundled catalog could not be encoded: "+err.Error(), "report this to the snowluma-mcp maintainers")
+	}
+	return toolkit.OK(toolkit.Encoded(js))
 }
 
 // resolveFilter turns filter arguments into a catalog.Filter. An unknown
@@ -288,31 +274,44 @@ func resolveFilter(cat *catalog.Catalog, in filterArgs) (catalog.Filter, toolkit
 	return f, toolkit.Reply{}, false
 }
 
-// paginate shapes a match list as a page.
-func paginate(found []*catalog.Action, in filterArgs) page {
-	if in.Limit == nil && in.Offset == nil {
-		p := page{Count: len(found), Actions: briefs(found)}
-		return p
+// paginate encodes a match list as the answer of list_actions and
+// search_actions, from each action's precomputed brief. Without limit or
+// offset it is {count, actions}; with either, count is the page size and
+// total and next_offset (null on the last page) say what is left.
+func paginate(found []*catalog.Action, in filterArgs) ([]byte, error) {
+	start, end, paged := 0, len(found), in.Limit != nil || in.Offset != nil
+	if paged {
+		start = min(end, deref(in.Offset, 0))
+		if in.Limit != nil {
+			end = min(end, start+*in.Limit)
+		}
 	}
-	total := len(found)
-	start := min(total, deref(in.Offset, 0))
-	end := total
-	if in.Limit != nil {
-		end = min(total, start+*in.Limit)
+	page := found[start:end]
+	b := make([]byte, 0, 64+len(page)*256)
+	b = append(b, `{"count":`...)
+	b = strconv.AppendInt(b, int64(len(page)), 10)
+	if paged {
+		b = append(b, `,"total":`...)
+		b = strconv.AppendInt(b, int64(len(found)), 10)
+		b = append(b, `,"next_offset":`...)
+		if end < len(found) {
+			b = strconv.AppendInt(b, int64(end), 10)
+		} else {
+			b = append(b, "null"...)
+		}
 	}
-	p := page{Count: end - start, Total: &total, Actions: briefs(found[start:end]), paged: true}
-	if end < total {
-		p.NextOffset = &end
+	b = append(b, `,"actions":[`...)
+	for i, a := range page {
+		brief, err := a.BriefJSON()
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, brief...)
 	}
-	return p
-}
-
-func briefs(as []*catalog.Action) []catalog.Brief {
-	out := make([]catalog.Brief, len(as))
-	for i, a := range as {
-		out[i] = a.Brief
-	}
-	return out
+	return append(b, "]}"...), nil
 }
 
 func deref(p *int, def int) int {

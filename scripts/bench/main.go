@@ -1,12 +1,24 @@
-// Command bench measures cold start: milliseconds from spawning a stdio MCP
-// server to its answer to a first tools/list, and the process's peak RSS. It
-// measures snowluma-mcp (in docs and in write mode, with its whole catalog)
-// and, as the yardstick, a bare go-sdk server built from the same module,
-// and prints the medians. With -transfer it measures stream transfers
-// instead (see transfer.go).
+// Command bench measures snowluma-mcp against a yardstick, a bare go-sdk
+// server built from the same module.
+//
+// By default it measures cold start: milliseconds from spawning a stdio MCP
+// server to its answer to a first tools/list, and the server's peak RSS, in
+// docs and in write mode, and prints the medians.
+//
+// With -percall it measures each call kind of the running binary over
+// stdio (see percall.go): every docs tool, resources/read of the catalog and
+// query_action against an in-process fake SnowLuma, sequentially and -width
+// wide, printing the server's CPU time per call, p50/p99, calls/s and the
+// bytes of each answer. Allocations per call come from the in-process
+// benchmarks (go test -bench . ./internal/server). With -transfer it
+// measures stream transfers instead (see transfer.go).
 //
 //	go run ./scripts/bench [-runs 40]
+//	go run ./scripts/bench -percall [-n 500] [-width 64] [-era legacy|modern] [-only REGEXP]
 //	go run ./scripts/bench -transfer [-size 256] [-runs 3]
+//
+// -server BIN measures a prebuilt binary (say, of the previous commit)
+// instead of building ./cmd/snowluma-mcp.
 package main
 
 import (
@@ -18,9 +30,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -36,7 +48,17 @@ func main() {
 	rawURL := flag.String("raw-url", "", "internal: the fake SnowLuma for -raw")
 	rawPath := flag.String("raw-path", "", "internal: the file for -raw")
 	rawSize := flag.Int64("raw-size", 0, "internal: the file size for -raw")
+	percall := flag.Bool("percall", false, "measure each call kind over stdio instead of cold start")
+	n := flag.Int("n", 500, "sequential calls per call kind (-percall); 4n more run -width wide")
+	width := flag.Int("width", 64, "calls in flight in the concurrent run (-percall)")
+	era := flag.String("era", "legacy", "protocol era of the per-call client: legacy (initialize) or modern (2026-07-28)")
+	only := flag.String("only", "", "measure only the call kinds whose name matches this regular expression (-percall)")
+	prebuilt := flag.String("server", "", "measure this snowluma-mcp binary instead of building ./cmd/snowluma-mcp (to compare two builds)")
+	profile := flag.String("profile", "", "write CPU and allocation profiles of the write-mode server into this directory (-percall; builds with -tags profile)")
 	flag.Parse()
+	if *era != "legacy" && *era != "modern" {
+		log.Fatalf("-era %q: use legacy or modern", *era)
+	}
 	if *raw != "" {
 		if err := runRaw(*raw, *rawURL, *rawPath, *rawSize); err != nil {
 			log.Fatal(err)
@@ -48,9 +70,9 @@ func main() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	build := func(name, pkg string) string {
+	build := func(name, pkg string, flags ...string) string {
 		out := filepath.Join(dir, name)
-		cmd := exec.Command("go", "build", "-o", out, pkg)
+		cmd := exec.Command("go", append(append([]string{"build"}, flags...), "-o", out, pkg)...)
 		cmd.Stderr = os.Stderr
 		if err := cmd.Run(); err != nil {
 			log.Fatalf("build %s: %v", pkg, err)
@@ -58,7 +80,27 @@ func main() {
 		return out
 	}
 	bare := build("bare", "./scripts/bench/bare")
-	server := build("snowluma-mcp", "./cmd/snowluma-mcp")
+	server := *prebuilt
+	if server == "" {
+		server = build("snowluma-mcp", "./cmd/snowluma-mcp")
+	}
+	if *percall {
+		filter, err := regexp.Compile(*only)
+		if err != nil {
+			log.Fatalf("-only: %v", err)
+		}
+		cfg := perCallConfig{n: *n, width: *width, modern: *era == "modern", only: filter}
+		if *profile != "" {
+			if cfg.profile, err = filepath.Abs(*profile); err != nil {
+				log.Fatal(err)
+			}
+			server = build("snowluma-mcp-profile", "./cmd/snowluma-mcp", "-tags", "profile")
+		}
+		if err := perCall(bare, server, cfg); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if *transferMode {
 		n := *runs
 		if !isFlagSet("runs") {
@@ -94,8 +136,8 @@ func main() {
 	}
 }
 
-// once spawns bin, sends tools/list, waits for the answer, then closes stdin
-// and reports the elapsed time and the peak RSS in KiB.
+// once spawns bin, sends tools/list, waits for the answer, reads the
+// server's peak RSS in KiB, then closes stdin.
 func once(bin string, env []string) (time.Duration, int64, error) {
 	cmd := exec.Command(bin)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, env...)
@@ -120,12 +162,16 @@ func once(bin string, env []string) (time.Duration, int64, error) {
 	if err != nil || !strings.Contains(line, `"tools"`) {
 		return 0, 0, fmt.Errorf("no tool list (%v): %.200s", err, line)
 	}
+	rss, err := highWater(cmd.Process.Pid) // the child's rusage would be ours
+	if err != nil {
+		return 0, 0, err
+	}
 	stdin.Close()
 	io.Copy(io.Discard, stdout)
 	if err := cmd.Wait(); err != nil {
 		return 0, 0, err
 	}
-	return elapsed, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, nil
+	return elapsed, rss, nil
 }
 
 // isFlagSet reports whether the command line set flag name.

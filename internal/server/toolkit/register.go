@@ -3,11 +3,13 @@ package toolkit
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,12 +25,23 @@ const ModernRevision = "2026-07-28"
 // filters tools/list so that each client sees exactly the tools it may
 // call. Every tool is registered in every mode: hiding is a courtesy, the
 // refusal in the handler is the gate.
+//
+// The specs compile concurrently, since compiling schemas is most of a
+// server's start-up, and a schema several tools share is compiled once.
+// Errors are reported in the order of specs.
 func Register(s *mcp.Server, mode Mode, log *slog.Logger, specs ...Spec) error {
-	byName := make(map[string]*compiled, len(specs))
+	all := make([]*compiled, len(specs))
+	errs := make([]error, len(specs))
+	var schemas schemaSet
+	var wg sync.WaitGroup
 	for i := range specs {
-		c, err := specs[i].compile()
-		if err != nil {
-			return fmt.Errorf("toolkit: %w", err)
+		wg.Go(func() { all[i], errs[i] = specs[i].compile(&schemas) })
+	}
+	wg.Wait()
+	byName := make(map[string]*compiled, len(specs))
+	for i, c := range all {
+		if errs[i] != nil {
+			return fmt.Errorf("toolkit: %w", errs[i])
 		}
 		if byName[c.Name] != nil {
 			return fmt.Errorf("toolkit: tool %s declared twice", c.Name)
@@ -44,17 +57,44 @@ func Register(s *mcp.Server, mode Mode, log *slog.Logger, specs ...Spec) error {
 	return nil
 }
 
-// client is what the gate knows of the caller.
+// Serve compiles spec and returns the handler Register installs for it in
+// mode: the whole per-call path (trace context, gate, argument check,
+// handler, log line, rendering) without the SDK around it. Benchmarks use
+// it to tell this server's own cost of a call from the SDK's.
+func Serve(spec Spec, mode Mode, log *slog.Logger) (mcp.ToolHandler, error) {
+	c, err := spec.compile(&schemaSet{})
+	if err != nil {
+		return nil, fmt.Errorf("toolkit: %w", err)
+	}
+	return serve(c, mode, log, &sync.Map{}), nil
+}
+
+// client is what the gate knows of the caller. Its capabilities are read
+// only when a gate needs them: for a 2026-07-28 request the SDK decodes them
+// from the request's _meta anew on every read.
 type client struct {
-	caps   *mcp.ClientCapabilities
+	req interface {
+		ClientCapabilities() *mcp.ClientCapabilities
+		ProtocolVersion() string
+	}
 	modern bool
+	caps   *mcp.ClientCapabilities
+	read   bool
 }
 
 func clientOf(r interface {
 	ClientCapabilities() *mcp.ClientCapabilities
 	ProtocolVersion() string
-}) client {
-	return client{caps: r.ClientCapabilities(), modern: r.ProtocolVersion() >= ModernRevision}
+}) *client {
+	return &client{req: r, modern: r.ProtocolVersion() >= ModernRevision}
+}
+
+// capabilities returns the client's capabilities, reading them once.
+func (c *client) capabilities() *mcp.ClientCapabilities {
+	if !c.read {
+		c.caps, c.read = c.req.ClientCapabilities(), true
+	}
+	return c.caps
 }
 
 // SupportsForms reports whether the client advertised form elicitation. An
@@ -77,7 +117,7 @@ func HasExtension(caps *mcp.ClientCapabilities, id string) bool {
 }
 
 // refusal says why c may not call the tool in mode, or nil when it may.
-func (c *compiled) refusal(mode Mode, cl client) *Refusal {
+func (c *compiled) refusal(mode Mode, cl *client) *Refusal {
 	if !mode.Allows(c.Needs) {
 		return &Refusal{KindModeGate, fmt.Sprintf("%s needs %s mode; this server runs in %s mode", c.Name, c.Needs, mode),
 			"set SNOWLUMA_MCP_ENDPOINT and SNOWLUMA_MCP_MODE=" + string(c.Needs) + " in the server's environment and restart it"}
@@ -89,11 +129,11 @@ func (c *compiled) refusal(mode Mode, cl client) *Refusal {
 		return &Refusal{KindCapability, c.Name + " is served to 2026-07-28 clients only; this client uses the legacy initialize handshake",
 			"use the synchronous tools, or a client of protocol revision 2026-07-28"}
 	}
-	if c.NeedsExtension != "" && !HasExtension(cl.caps, c.NeedsExtension) {
+	if c.NeedsExtension != "" && !HasExtension(cl.capabilities(), c.NeedsExtension) {
 		return &Refusal{KindCapability, fmt.Sprintf("%s needs a client that advertises the %s extension", c.Name, c.NeedsExtension),
 			"use the synchronous tools, or a client that supports " + c.NeedsExtension}
 	}
-	if c.NeedsForms && !SupportsForms(cl.caps) {
+	if c.NeedsForms && !SupportsForms(cl.capabilities()) {
 		return &Refusal{KindCapability, c.Name + " needs a client that advertises form elicitation", "use a client that can show forms"}
 	}
 	return nil
@@ -145,8 +185,11 @@ func serve(c *compiled, mode Mode, log *slog.Logger, handoffs *sync.Map) mcp.Too
 // filterList leaves out of tools/list every tool the calling client may not
 // call, and gives the others their per-client _meta. The tool list is one
 // page (far below the SDK's page size), so filtering the page filters the
-// list.
+// list. What a client sees depends only on the mode, its era and its
+// capabilities, so each such list is filtered and encoded once (see
+// listCache) and later answers reuse the bytes.
 func filterList(mode Mode, byName map[string]*compiled) mcp.Middleware {
+	lists := &listCache{mode: mode, byName: byName, lists: map[string]*listed{}}
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
@@ -155,26 +198,140 @@ func filterList(mode Mode, byName map[string]*compiled) mcp.Middleware {
 			if !ok || !isList || err != nil {
 				return res, err
 			}
-			cl := clientOf(lreq)
-			tools := make([]*mcp.Tool, 0, len(lr.Tools))
-			for _, t := range lr.Tools {
-				c := byName[t.Name]
-				if c == nil || c.refusal(mode, cl) != nil {
-					continue
-				}
-				if c.ListMeta != nil {
-					if m := c.ListMeta(cl.caps); m != nil {
-						cp := *t
-						cp.Meta = m
-						t = &cp
-					}
-				}
-				tools = append(tools, t)
+			if lr.NextCursor != "" || (lreq.Params != nil && lreq.Params.Cursor != "") {
+				// Not the one whole page: filter it as it is.
+				lr.Tools = lists.filter(lr.Tools, clientOf(lreq))
+				return lr, nil
 			}
-			lr.Tools = slices.Clip(tools)
-			return lr, nil
+			l := lists.get(lreq, lr.Tools)
+			lr.Tools = l.tools
+			return &encodedList{lr, l}, nil
 		}
 	}
+}
+
+// listCache holds the filtered, encoded tool list of each client key.
+type listCache struct {
+	mode   Mode
+	byName map[string]*compiled
+
+	mu    sync.Mutex
+	lists map[string]*listed
+}
+
+// maxLists bounds the cache; a stdio server sees one or two keys, and a
+// client past the bound still gets its list, filtered and encoded anew.
+const maxLists = 64
+
+// listed is one client key's tool list and the JSON of its tools array.
+type listed struct {
+	tools   []*mcp.Tool
+	encoded []byte
+	// last is the latest whole answer and the rest of the result it was
+	// made for; an answer whose rest is the same (every answer of one
+	// session) reuses it as it is.
+	last atomic.Pointer[answer]
+}
+
+// answer is one encoded tools/list result.
+type answer struct{ head, whole []byte }
+
+// get returns the list for the client of req, all being the SDK's whole
+// list.
+func (lc *listCache) get(req *mcp.ListToolsRequest, all []*mcp.Tool) *listed {
+	key, keyed := listKey(req)
+	lc.mu.Lock()
+	l := lc.lists[key]
+	lc.mu.Unlock()
+	if keyed && l != nil {
+		return l
+	}
+	tools := lc.filter(all, clientOf(req))
+	encoded, err := encodeJSON(tools)
+	if err != nil {
+		return &listed{tools: tools} // encoded by the SDK instead
+	}
+	l = &listed{tools: tools, encoded: encoded}
+	lc.mu.Lock()
+	if keyed && len(lc.lists) < maxLists {
+		lc.lists[key] = l
+	}
+	lc.mu.Unlock()
+	return l
+}
+
+// listKey identifies what decides a client's tool list: its era and its
+// capabilities, as JSON (encoding/json sorts map keys, so equal
+// capabilities give equal keys). A 2026-07-28 request's capabilities are
+// taken as sent in its _meta rather than decoded again.
+func listKey(req *mcp.ListToolsRequest) (string, bool) {
+	era := "legacy:"
+	var caps any
+	if req.ProtocolVersion() >= ModernRevision {
+		era = "modern:"
+		if req.Params != nil {
+			caps = req.Params.Meta[mcp.MetaKeyClientCapabilities]
+		}
+	}
+	if caps == nil {
+		caps = req.ClientCapabilities()
+	}
+	b, err := json.Marshal(caps)
+	return era + string(b), err == nil
+}
+
+// filter returns the tools of all that cl may call, with their per-client
+// _meta.
+func (lc *listCache) filter(all []*mcp.Tool, cl *client) []*mcp.Tool {
+	tools := make([]*mcp.Tool, 0, len(all))
+	for _, t := range all {
+		c := lc.byName[t.Name]
+		if c == nil || c.refusal(lc.mode, cl) != nil {
+			continue
+		}
+		if c.ListMeta != nil {
+			if m := c.ListMeta(cl.capabilities()); m != nil {
+				cp := *t
+				cp.Meta = m
+				t = &cp
+			}
+		}
+		tools = append(tools, t)
+	}
+	return slices.Clip(tools)
+}
+
+// encodedList is a tools/list answer whose tools array was encoded once.
+// The rest of the result (cache hints, _meta, resultType, which the SDK may
+// still set after the middleware) is encoded on every answer and compared
+// with the previous answer's.
+type encodedList struct {
+	*mcp.ListToolsResult
+	list *listed
+}
+
+func (l *encodedList) MarshalJSON() ([]byte, error) {
+	head := *l.ListToolsResult
+	head.Tools = nil
+	b, err := encodeJSON(&head)
+	if err != nil {
+		return nil, err
+	}
+	const tail = `"tools":null}`
+	if l.list.encoded == nil || !bytes.HasSuffix(b, []byte(tail)) {
+		return encodeJSON(l.ListToolsResult)
+	}
+	if last := l.list.last.Load(); last != nil && bytes.Equal(last.head, b) {
+		return last.whole, nil // the encoder copies it; nobody writes to it
+	}
+	tools := l.list.encoded
+	out := make([]byte, 0, len(b)-len(tail)+len(`"tools":}`)+len(tools))
+	out = append(out, b[:len(b)-len(tail)]...)
+	out = append(out, `"tools":`...)
+	out = append(out, tools...)
+	out = append(out, '}')
+	l.list.last.Store(&answer{head: b, whole: out})
+	return out, nil
 }
 
 // handOff replaces the placeholder result of a call whose handler answered
@@ -192,6 +349,17 @@ func handOff(handoffs *sync.Map) mcp.Middleware {
 			return res, err
 		}
 	}
+}
+
+// encodeJSON encodes v as the SDK does: no HTML escaping, no newline.
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // logCall writes the one stderr line of a tool call: tool, action, outcome,

@@ -100,6 +100,15 @@ const MaxResultBytes = 8 << 20
 // task saves the result its transfer would have had).
 func (r Reply) Render() *mcp.CallToolResult { return r.toolResult() }
 
+// Encoded is a result this server encoded itself: valid, compact JSON
+// without HTML escaping (such as the catalog's precomputed answers). It is
+// copied into the answer as it is; any other json.RawMessage, such as
+// SnowLuma's bytes, is checked and compacted first.
+type Encoded []byte
+
+// successDiag is the diagnostics of every plain success, encoded.
+const successDiag = `{"outcome":"success"}`
+
 // toolResult renders r: structuredContent is {result, diagnostics}, encoded
 // once without HTML escaping and with SnowLuma's bytes untouched, and the
 // text block carries the same JSON while it is small.
@@ -107,21 +116,14 @@ func (r Reply) toolResult() *mcp.CallToolResult {
 	if r.input != nil {
 		return &mcp.CallToolResult{InputRequests: r.input.requests, RequestState: r.input.state}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(struct {
-		Result      any         `json:"result"`
-		Diagnostics Diagnostics `json:"diagnostics"`
-	}{r.Result, r.Diag})
+	js, err := r.encode()
 	if err != nil {
 		return Fail(KindInternal, "the result could not be encoded as JSON", "report this to the snowluma-mcp maintainers").toolResult()
 	}
-	if buf.Len() > MaxResultBytes {
-		return Fail(KindTooLarge, fmt.Sprintf("the result is %d bytes of JSON, over the %d MiB a tool result may hold", buf.Len(), MaxResultBytes>>20),
+	if len(js) > MaxResultBytes {
+		return Fail(KindTooLarge, fmt.Sprintf("the result is %d bytes of JSON, over the %d MiB a tool result may hold", len(js), MaxResultBytes>>20),
 			"narrow the request (a smaller page, fewer ids, a stream to a file) so that the answer is smaller").toolResult()
 	}
-	js := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	text := string(js)
 	if len(js) > TextLimit {
 		text = fmt.Sprintf("The result is %d bytes of JSON, too large to repeat here: read structuredContent. Outcome: %s.", len(js), r.Diag.Outcome)
@@ -131,4 +133,46 @@ func (r Reply) toolResult() *mcp.CallToolResult {
 		StructuredContent: json.RawMessage(js),
 		IsError:           r.IsError,
 	}
+}
+
+// encode writes {"result": ..., "diagnostics": ...} into one buffer:
+// Encoded results as they are, raw JSON compacted, anything else through
+// encoding/json, and a plain success's diagnostics as a constant.
+func (r Reply) encode() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"result":`)
+	switch v := r.Result.(type) {
+	case Encoded:
+		buf.Grow(len(v) + len(successDiag) + 20)
+		buf.Write(v)
+	case json.RawMessage:
+		if len(v) == 0 {
+			buf.WriteString("null")
+		} else if err := json.Compact(&buf, v); err != nil {
+			return nil, err
+		}
+	default:
+		if err := encodeInto(&buf, v); err != nil {
+			return nil, err
+		}
+	}
+	buf.WriteString(`,"diagnostics":`)
+	if r.Diag == (Diagnostics{Outcome: OutcomeSuccess}) {
+		buf.WriteString(successDiag)
+	} else if err := encodeInto(&buf, r.Diag); err != nil {
+		return nil, err
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// encodeInto appends v's JSON to buf without HTML escaping or a newline.
+func encodeInto(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1) // the newline Encode adds
+	return nil
 }

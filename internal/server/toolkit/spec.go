@@ -1,10 +1,12 @@
 package toolkit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
@@ -100,9 +102,31 @@ type compiled struct {
 	input *catalog.ObjectSchema
 }
 
+// schemaSet compiles each distinct schema once: several tools share an
+// input schema or an output schema, and compiling them is most of a
+// server's start-up. It is safe for concurrent use.
+type schemaSet struct {
+	mu sync.Mutex
+	m  map[string]func() (*catalog.ObjectSchema, error)
+}
+
+func (ss *schemaSet) compile(schema string) (*catalog.ObjectSchema, error) {
+	ss.mu.Lock()
+	f := ss.m[schema]
+	if f == nil {
+		f = sync.OnceValues(func() (*catalog.ObjectSchema, error) { return catalog.CompileObject(json.RawMessage(schema)) })
+		if ss.m == nil {
+			ss.m = map[string]func() (*catalog.ObjectSchema, error){}
+		}
+		ss.m[schema] = f
+	}
+	ss.mu.Unlock()
+	return f()
+}
+
 // compile checks the spec and builds its definition. A schema that does not
 // compile is a defect, reported when the server is built.
-func (s *Spec) compile() (*compiled, error) {
+func (s *Spec) compile(schemas *schemaSet) (*compiled, error) {
 	switch {
 	case s.Name == "" || s.Description == "" || s.Title == "":
 		return nil, fmt.Errorf("tool %q: name, title and description are required", s.Name)
@@ -113,12 +137,21 @@ func (s *Spec) compile() (*compiled, error) {
 	case (s.Destructive) && !s.Writes:
 		return nil, fmt.Errorf("tool %s: destructive but not writing", s.Name)
 	}
-	in, err := catalog.CompileObject(json.RawMessage(s.Input))
+	in, err := schemas.compile(s.Input)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: input schema: %w", s.Name, err)
 	}
 	out := OutputSchema(s.Output)
-	if _, err := catalog.CompileObject(out); err != nil {
+	if _, err := schemas.compile(string(out)); err != nil {
+		return nil, fmt.Errorf("tool %s: output schema: %w", s.Name, err)
+	}
+	// The schemas are written indented for people; the wire carries them
+	// compact, and compacting once here spares every tools/list answer.
+	input, err := compact(s.Input)
+	if err != nil {
+		return nil, fmt.Errorf("tool %s: input schema: %w", s.Name, err)
+	}
+	if out, err = compact(string(out)); err != nil {
 		return nil, fmt.Errorf("tool %s: output schema: %w", s.Name, err)
 	}
 	return &compiled{
@@ -127,11 +160,20 @@ func (s *Spec) compile() (*compiled, error) {
 		tool: &mcp.Tool{
 			Name:         s.Name,
 			Description:  s.Description,
-			InputSchema:  json.RawMessage(s.Input),
+			InputSchema:  input,
 			OutputSchema: out,
 			Annotations:  s.Annotations(),
 		},
 	}, nil
+}
+
+// compact returns schema without insignificant white space.
+func compact(schema string) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(schema)); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // OutputSchema wraps the schema of a tool's payload in the {result,

@@ -42,6 +42,7 @@ func TestRegisterRefusesBadSpecs(t *testing.T) {
 		{"input not an object", spec("a", func(s *Spec) { s.Input = `{"type":"string"}` }), "input schema"},
 		{"input not JSON", spec("a", func(s *Spec) { s.Input = `{` }), "input schema"},
 		{"property schema broken", spec("a", func(s *Spec) { s.Input = `{"type":"object","properties":{"x":{"type":7}}}` }), "input schema"},
+		{"output schema broken", spec("a", func(s *Spec) { s.Output = `{"type":"object","properties":{"x":{"type":7}}}` }), "output schema"},
 		{"no handler", spec("a", func(s *Spec) { s.Handler = nil }), "no handler"},
 		{"no title", spec("a", func(s *Spec) { s.Title = "" }), "required"},
 		{"bad mode", spec("a", func(s *Spec) { s.Needs = "root" }), "needs mode"},
@@ -177,6 +178,26 @@ func TestRender(t *testing.T) {
 	if small.Content[0].(*mcp.TextContent).Text != string(small.StructuredContent.(json.RawMessage)) {
 		t.Error("small result: text block differs")
 	}
+	for _, tc := range []struct {
+		r    Reply
+		want string
+	}{
+		{OK(Encoded(`{"a":"<&>"}`)), `{"result":{"a":"<&>"},"diagnostics":{"outcome":"success"}}`},
+		{OK(json.RawMessage("{\n  \"a\": [1, -2]\n}")), `{"result":{"a":[1,-2]},"diagnostics":{"outcome":"success"}}`},
+		{OK(json.RawMessage(nil)), `{"result":null,"diagnostics":{"outcome":"success"}}`},
+		{Fail(KindBusiness, "a<b", "c&d"), `{"result":null,"diagnostics":{"outcome":"failed","kind":"business","message":"a<b","next_step":"c&d"}}`},
+		{Reply{Result: json.RawMessage(`{"retcode":1}`), Diag: Diagnostics{Outcome: OutcomeUnknown, Kind: KindUnconfirmed}},
+			`{"result":{"retcode":1},"diagnostics":{"outcome":"unknown","kind":"unconfirmed"}}`},
+	} {
+		res := tc.r.toolResult()
+		got := string(res.StructuredContent.(json.RawMessage))
+		if got != tc.want || res.Content[0].(*mcp.TextContent).Text != got || res.IsError != tc.r.IsError {
+			t.Errorf("rendered %s, want %s", got, tc.want)
+		}
+	}
+	if bad := OK(json.RawMessage(`{"a":`)).toolResult(); !bad.IsError || !strings.Contains(string(bad.StructuredContent.(json.RawMessage)), `"kind":"internal"`) {
+		t.Errorf("invalid raw result: %s", bad.StructuredContent)
+	}
 	big := OK(strings.Repeat("x", TextLimit)).toolResult()
 	if text := big.Content[0].(*mcp.TextContent).Text; len(text) > 200 || !strings.Contains(text, "structuredContent") {
 		t.Errorf("big result text block: %.200s", text)
@@ -225,5 +246,79 @@ func TestKindsDeclared(t *testing.T) {
 		if !strings.Contains(schema, `"`+string(k)+`"`) {
 			t.Errorf("outputSchema enum lacks %s", k)
 		}
+	}
+}
+
+// TestListCachedPerClient: one server answers clients of both eras and of
+// different capabilities, each listing twice; every answer is that
+// client's own list, so the per-client cache never hands one client's list
+// to another.
+func TestListCachedPerClient(t *testing.T) {
+	const ext = "io.example/ext"
+	s := newServer()
+	specs := []Spec{
+		spec("docs_tool", nil),
+		spec("forms_tool", func(s *Spec) { s.NeedsForms = true }),
+		spec("ext_tool", func(s *Spec) { s.NeedsExtension = ext }),
+		spec("modern_tool", func(s *Spec) { s.ModernOnly = true }),
+		spec("meta_tool", func(s *Spec) {
+			s.ListMeta = func(caps *mcp.ClientCapabilities) mcp.Meta {
+				if HasExtension(caps, ext) {
+					return mcp.Meta{"x": 1}
+				}
+				return nil
+			}
+		}),
+	}
+	if err := Register(s, ModeWrite, slog.New(slog.NewTextHandler(io.Discard, nil)), specs...); err != nil {
+		t.Fatal(err)
+	}
+	forms := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}
+	withExt := &mcp.ClientCapabilities{Extensions: map[string]any{ext: map[string]any{}}}
+	for _, tc := range []struct {
+		era  string
+		caps *mcp.ClientCapabilities
+		want string
+	}{
+		{"2025-11-25", nil, "docs_tool meta_tool"},
+		{"2025-11-25", forms, "docs_tool forms_tool meta_tool"},
+		{"2026-07-28", nil, "docs_tool meta_tool modern_tool"},
+		{"2025-11-25", withExt, "docs_tool ext_tool meta_tool+x"},
+		{"2026-07-28", withExt, "docs_tool ext_tool meta_tool+x modern_tool"},
+		{"2026-07-28", forms, "docs_tool forms_tool meta_tool modern_tool"},
+		{"2025-11-25", nil, "docs_tool meta_tool"},
+	} {
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := s.Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{Capabilities: tc.caps}).
+			Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: tc.era})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			res, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, tool := range res.Tools {
+				name := tool.Name
+				if tool.Meta["x"] != nil {
+					name += "+x"
+				}
+				if tool.InputSchema == nil || tool.Annotations == nil || tool.Description == "" {
+					t.Errorf("%s: incomplete definition %+v", tool.Name, tool)
+				}
+				got = append(got, name)
+			}
+			if strings.Join(got, " ") != tc.want {
+				t.Errorf("%s %+v: listed %v, want %s", tc.era, tc.caps, got, tc.want)
+			}
+		}
+		cs.Close()
+		ss.Wait()
 	}
 }
