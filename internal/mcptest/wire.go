@@ -81,11 +81,19 @@ type Validator struct {
 	defs map[string]*jsonschema.Schema
 }
 
-// NewValidator loads the era's schema from ../shared/reference, skipping
-// the test when it is absent.
+// NewValidator loads the era's schema from ../shared/reference. When it is
+// missing, the test fails under CI; elsewhere NewValidator returns nil and
+// the schema check is skipped (Build has said so once for the process).
 func NewValidator(tb testing.TB, era Era) *Validator {
 	tb.Helper()
-	f, err := os.Open(reference.Path(tb, era.schemaFile()))
+	path, err := reference.Find(era.schemaFile())
+	if err != nil {
+		if reference.UnderCI() {
+			tb.Fatalf("the %s schema check cannot run: %v; under CI every end-to-end test checks the server's messages", era, err)
+		}
+		return nil
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -129,10 +137,10 @@ func (v *Validator) def(name string) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
-// Check validates one line the server wrote. methods maps the ids of the
-// client's requests to their methods, so a response is checked against the
-// result type of the request it answers.
-func (v *Validator) Check(line []byte, methods map[string]string) error {
+// Check validates one line the server wrote. For a response, answers is
+// the method of the client's request it answers ("" when there was none),
+// so that its result is checked against that method's result type.
+func (v *Validator) Check(line []byte, answers string) error {
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
 	if err != nil {
 		return fmt.Errorf("not JSON: %w", err)
@@ -169,8 +177,8 @@ func (v *Validator) Check(line []byte, methods map[string]string) error {
 		if err := check("JSONRPCResultResponse", inst); err != nil {
 			return err
 		}
-		method, ok := methods[string(msg.ID)]
-		if !ok {
+		method := answers
+		if method == "" {
 			return fmt.Errorf("response to unknown request id %s", msg.ID)
 		}
 		def, ok := resultDefs[method]
