@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -196,6 +197,11 @@ func FuzzFrameReader(f *testing.F) {
 	f.Add([]byte("\r\n\r\n{}\r\n\r\n\r\n\r\n x "), uint8(3), uint16(4))
 	f.Add([]byte(`{"a":1}`+"\r\n\r"), uint8(7), uint16(6))
 	f.Add([]byte("\r\r\n\r\n\r\n\n"), uint8(2), uint16(0))
+	// Pieces at most 3 bytes over the cap: too_large is found at the
+	// delimiter, not while waiting for one.
+	f.Add([]byte("{}\r\n\r\n{\"a\":12}\r\n\r\n{}"), uint8(15), uint16(5)) // too_large after one frame
+	f.Add([]byte("\r\n\r\n      \r\n\r\n{}"), uint8(15), uint16(4))       // a blank piece over the cap
+	f.Add([]byte("{}\r\n\r\n  {\"a\":12345}"), uint8(2), uint16(5))       // over the cap while waiting
 	f.Fuzz(func(t *testing.T, data []byte, chunk uint8, maxFrame uint16) {
 		size := int(chunk%16) + 1
 		r := readerFunc(func(p []byte) (int, error) {
@@ -211,14 +217,28 @@ func FuzzFrameReader(f *testing.F) {
 		fr := NewFrameReader(r, limit)
 		got, err := readAllFrames(fr)
 
-		var want []string
-		for piece := range bytes.SplitSeq(input, []byte(FrameDelimiter)) {
-			if p := bytes.Trim(piece, " \t\r\n"); len(p) > 0 {
-				want = append(want, string(p))
+		// The pieces between delimiters, as received: a frame is a piece
+		// that is not blank once trimmed, and a piece longer than the cap
+		// (delimiter excluded, surrounding blanks included) is too large.
+		if limit <= 0 {
+			limit = DefaultMaxFrameBytes
+		}
+		pieces := bytes.Split(input, []byte(FrameDelimiter))
+		oversized := slices.IndexFunc(pieces, func(p []byte) bool { return len(p) > limit })
+		framesOf := func(pieces [][]byte) []string {
+			var frames []string
+			for _, piece := range pieces {
+				if p := bytes.Trim(piece, " \t\r\n"); len(p) > 0 {
+					frames = append(frames, string(p))
+				}
 			}
+			return frames
 		}
 		if err == io.EOF {
-			if !equalFrames(got, want) {
+			if oversized >= 0 {
+				t.Fatalf("piece %d has %d bytes, over the cap of %d, but no too_large", oversized, len(pieces[oversized]), limit)
+			}
+			if want := framesOf(pieces); !equalFrames(got, want) {
 				t.Fatalf("frames %q, want %q", got, want)
 			}
 			return
@@ -227,11 +247,12 @@ func FuzzFrameReader(f *testing.F) {
 		if !errors.As(err, &e) || e.Kind != KindTooLarge {
 			t.Fatalf("unexpected error %v", err)
 		}
-		if limit <= 0 {
-			t.Fatalf("too_large with the default cap on %d bytes", len(input))
+		if oversized < 0 {
+			t.Fatalf("too_large, but no piece is over the cap of %d bytes: %q", limit, input)
 		}
-		if !equalFrames(got, want[:min(len(got), len(want))]) {
-			t.Fatalf("frames before too_large %q do not begin %q", got, want)
+		// Every frame before the first oversized piece, and nothing after.
+		if want := framesOf(pieces[:oversized]); !equalFrames(got, want) {
+			t.Fatalf("frames before too_large %q, want %q", got, want)
 		}
 	})
 }

@@ -226,11 +226,18 @@ func TestInputConcurrentAnswers(t *testing.T) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	succeeded := 0
+	c := ctx(t)
 	for i := range n {
 		wg.Add(1)
+		// Not answer(): its t.Fatal may only run on the test's goroutine.
 		go func() {
 			defer wg.Done()
-			res, _ := answer(t, cs, tool, partial, first.RequestState, accept(fmt.Sprintf(`{"message":"try %d"}`, i)))
+			res, err := cs.CallTool(c, &mcp.CallToolParams{Name: tool, Arguments: partial, RequestState: first.RequestState,
+				InputResponses: mcp.InputResponseMap{"params": accept(fmt.Sprintf(`{"message":"try %d"}`, i))}})
+			if err != nil {
+				t.Errorf("answer %d: %v", i, err)
+				return
+			}
 			if !res.IsError {
 				mu.Lock()
 				succeeded++

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/reference"
 )
 
 // TestTypeScriptClient drives the binary with the official TypeScript SDK
@@ -23,7 +24,7 @@ func TestTypeScriptClient(t *testing.T) {
 	node, err := exec.LookPath("node")
 	_, modErr := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk"))
 	if err != nil || modErr != nil {
-		if os.Getenv("CI") != "" {
+		if reference.UnderCI() {
 			t.Fatalf("the TypeScript SDK client is not installed (node: %v, module: %v); .ci/run runs npm ci in scripts/interop", err, modErr)
 		}
 		t.Skip("TypeScript SDK client not installed: run `npm ci` in scripts/interop to include this test")

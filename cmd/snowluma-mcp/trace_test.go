@@ -134,12 +134,13 @@ func TestConcurrentTraces(t *testing.T) {
 		const n = 24
 		var wg sync.WaitGroup
 		results := make([]string, n)
+		c := ctx(t) // made here: the goroutines touch t only through Error
 		for i := range n {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				traceID := fmt.Sprintf("%032x", i+1)
-				res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{
+				res, err := cs.CallTool(c, &mcp.CallToolParams{
 					Name:      "query_action",
 					Arguments: map[string]any{"action": "get_status"},
 					Meta:      mcp.Meta{"traceparent": "00-" + traceID + "-" + parentSpan + "-01", "tracestate": fmt.Sprintf("call=%d", i)},
