@@ -5,9 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func hashOf(t *testing.T, v any) string {
@@ -176,9 +180,10 @@ func TestCanonicalHashDepth(t *testing.T) {
 	hashOf(t, json.RawMessage(deep))
 }
 
-// FuzzCanonicalHash checks that whatever CanonicalHash accepts is valid
-// JSON, that its canonical form is a fixed point, and that the canonical
-// form decodes to the same value as the input.
+// FuzzCanonicalHash checks that canonicalize accepts exactly the input
+// that unambiguous (see unambiguous) says it should, that its canonical
+// form is a fixed point, and that the canonical form decodes to the same
+// value as the input.
 func FuzzCanonicalHash(f *testing.F) {
 	for _, s := range []string{
 		`{"b":[1,{"z":null,"a":true}],"a":"x\u0041\n"}`,
@@ -187,16 +192,22 @@ func FuzzCanonicalHash(f *testing.F) {
 		`[[],{},"",0,-0,false]`,
 		`{"a":1,"a":2}`,
 		"\"\xff\"",
+		" \t{\"a\":[1,2.5E+3,-0.0,\"\\/\\b\\u00e9\\ud83d\\ude00\"],\"\\u0062\":{}}\r\n", // valid: must be accepted
+		`"\ud800\u0041"`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		canon, err := canonicalize(in)
+		ok, why := unambiguous(in)
 		if err != nil {
+			if ok {
+				t.Fatalf("canonicalize refused valid, unambiguous JSON %q: %v", in, err)
+			}
 			return
 		}
-		if !json.Valid(in) {
-			t.Fatalf("canonicalize accepted invalid JSON %q", in)
+		if !ok {
+			t.Fatalf("canonicalize accepted %q: %s", in, why)
 		}
 		again, err := canonicalize(canon)
 		if err != nil || !bytes.Equal(again, canon) {
@@ -217,4 +228,117 @@ func decode(t *testing.T, b []byte) any {
 		t.Fatalf("decoding %q: %v", b, err)
 	}
 	return v
+}
+
+// unambiguous is an oracle for what CanonicalHash must accept, built on
+// encoding/json rather than on canonicalize's parser: one valid JSON value
+// (encoding/json bounds nesting as maxDepth does), no object with a
+// duplicate key, and no string that decodes only by repair (invalid UTF-8,
+// an unpaired UTF-16 surrogate escape). When it says no, it says why.
+func unambiguous(in []byte) (bool, string) {
+	if !json.Valid(in) {
+		return false, "not valid JSON"
+	}
+	// Strings, read from the raw text: json.Valid has checked the syntax,
+	// so a '"' outside a string starts one and '\\' inside one escapes.
+	for i := 0; i < len(in); i++ {
+		if in[i] != '"' {
+			continue
+		}
+		j := i + 1
+		for in[j] != '"' {
+			if in[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if why := rawStringProblem(in[i+1 : j]); why != "" {
+			return false, why
+		}
+		i = j
+	}
+	// Duplicate keys, with the strings now known to decode exactly.
+	type frame struct {
+		object  bool
+		keys    map[string]bool
+		wantKey bool
+	}
+	var stack []*frame
+	valueDone := func() {
+		if n := len(stack); n > 0 && stack[n-1].object {
+			stack[n-1].wantKey = true
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(in))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return true, ""
+		}
+		if err != nil {
+			return false, err.Error()
+		}
+		if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
+			if tok == json.Delim('}') {
+				stack = stack[:n-1]
+				valueDone()
+				continue
+			}
+			key := tok.(string)
+			if stack[n-1].keys[key] {
+				return false, fmt.Sprintf("duplicate key %q", key)
+			}
+			stack[n-1].keys[key] = true
+			stack[n-1].wantKey = false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{object: true, keys: map[string]bool{}, wantKey: true})
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+		case json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			valueDone()
+		default:
+			valueDone()
+		}
+	}
+}
+
+// rawStringProblem says what makes the raw text of a string (between its
+// quotes, escapes not yet decoded) ambiguous, or "" when nothing does.
+func rawStringProblem(raw []byte) string {
+	if !utf8.Valid(raw) {
+		return "invalid UTF-8 in a string"
+	}
+	hex := func(i int) rune {
+		r, _ := strconv.ParseUint(string(raw[i:i+4]), 16, 32)
+		return rune(r)
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		i++
+		if raw[i] != 'u' {
+			continue
+		}
+		r := hex(i + 1)
+		i += 4
+		switch {
+		case 0xdc00 <= r && r <= 0xdfff:
+			return "a low surrogate escape with no high one before it"
+		case 0xd800 <= r && r <= 0xdbff:
+			if i+6 >= len(raw) || raw[i+1] != '\\' || raw[i+2] != 'u' {
+				return "a high surrogate escape with no escape after it"
+			}
+			if low := hex(i + 3); low < 0xdc00 || low > 0xdfff {
+				return "a high surrogate escape not followed by a low one"
+			}
+			i += 6
+		}
+	}
+	return ""
 }
