@@ -17,8 +17,8 @@ import (
 )
 
 // EnvShared names the environment variable that points the tests at a
-// shared directory other than ../shared: its reference subdirectory is then
-// the only place looked in. Tests of the harness set it to an empty
+// shared directory other than ../shared, by its absolute path: its
+// reference subdirectory is then the only place looked in. Tests of the harness set it to an empty
 // directory to see what happens without the data.
 const EnvShared = "SNOWLUMA_MCP_TEST_SHARED"
 
@@ -39,6 +39,10 @@ func UnderCI() bool {
 // error says where it looked.
 func Dir() (string, error) {
 	if shared := os.Getenv(EnvShared); shared != "" {
+		if !filepath.IsAbs(shared) {
+			// Each package's tests run in its own directory.
+			return "", fmt.Errorf("%s=%s is not an absolute path", EnvShared, shared)
+		}
 		dir := filepath.Join(shared, "reference")
 		if isDir(dir) {
 			return dir, nil

@@ -68,6 +68,7 @@ func TestPath(t *testing.T) {
 		{shared: empty, name: "present.json", ci: "1", failed: "reference not found"},
 		{shared: empty, name: "present.json", skipped: "reference not found"},
 		{shared: empty, name: "present.json", ci: "false", skipped: "reference not found"},
+		{shared: "relative/shared", name: "present.json", ci: "true", failed: "not an absolute path"},
 	} {
 		t.Setenv(EnvShared, tc.shared)
 		t.Setenv("CI", tc.ci)
