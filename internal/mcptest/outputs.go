@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os/exec"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -97,17 +94,15 @@ func replay(sent, received [][]byte) *session {
 }
 
 // checkOutputs checks the structuredContent of every tool result against
-// the outputSchema of its tool and returns what fails. Only an
-// input-required result, which carries no structuredContent, is passed
-// over. A tool's outputSchema comes from the tools/list answers of the
-// session; when the session did not list the tool, list (called at most
-// once) supplies a listing. A tool that no listing shows (hidden by the
-// mode or the client's capabilities) may only refuse: its result must be
-// null inside the {result, diagnostics} envelope every tool shares, so its
-// structuredContent is checked against another tool's outputSchema.
-func (s *session) checkOutputs(list func() (map[string]json.RawMessage, error)) []error {
+// the outputSchema of its tool, as the session's tools/list answers show
+// it, and returns what fails. Only an input-required result, which carries
+// no structuredContent, is passed over. A tool that the listing leaves out
+// (hidden by the mode or the client's capabilities) may only refuse: its
+// result must be null inside the {result, diagnostics} envelope every tool
+// shares, so its structuredContent is checked against another tool's
+// outputSchema.
+func (s *session) checkOutputs() []error {
 	var errs []error
-	listedAll := false
 	compiled := map[string]*jsonschema.Schema{}
 	for _, c := range s.calls {
 		if c.result == nil {
@@ -128,24 +123,16 @@ func (s *session) checkOutputs(list func() (map[string]json.RawMessage, error)) 
 			errs = append(errs, fmt.Errorf("tools/call %s: the result has no structuredContent\n%s", c.tool, truncate(c.line, 2000)))
 			continue
 		}
+		if len(s.listed) == 0 {
+			errs = append(errs, fmt.Errorf("tools/call %s: no tools/list answer to take its outputSchema from (Close lists the tools through the test's go-sdk session; "+
+				"a session closed earlier, or a Raw connection, must list them itself)", c.tool))
+			continue
+		}
 		schemaOf := c.tool
 		out, ok := s.listed[c.tool]
-		if !ok && !listedAll {
-			listedAll = true
-			more, err := list()
-			if err != nil {
-				return append(errs, fmt.Errorf("listing the tools to find their outputSchema: %w", err))
-			}
-			for name, o := range more {
-				if _, seen := s.listed[name]; !seen {
-					s.listed[name] = o
-				}
-			}
-			out, ok = s.listed[c.tool]
-		}
 		if !ok {
 			if !nullResult(r.Structured) {
-				errs = append(errs, fmt.Errorf("tools/call %s: a result from a tool that no tools/list shows (a hidden tool may only refuse)\n%s", c.tool, truncate(c.line, 2000)))
+				errs = append(errs, fmt.Errorf("tools/call %s: a result from a tool that tools/list does not show (a hidden tool may only refuse)\n%s", c.tool, truncate(c.line, 2000)))
 				continue
 			}
 			if schemaOf, out, ok = s.anyOutputSchema(); !ok {
@@ -176,6 +163,30 @@ func (s *session) checkOutputs(list func() (map[string]json.RawMessage, error)) 
 		}
 	}
 	return errs
+}
+
+// needsListing reports whether a tool result awaits a check that no
+// tools/list answer of the session can give its outputSchema for.
+func (s *session) needsListing() bool {
+	for _, c := range s.calls {
+		if _, ok := s.listed[c.tool]; !ok && c.result != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// listAll lists every page of tools through cs; the exchange is recorded
+// like any other. An error (the test closed the session, say) is reported
+// by checkOutputs, which then has no listing.
+func listAll(cs *mcp.ClientSession) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return
+		}
+	}
 }
 
 // nullResult reports whether structuredContent is a refusal's envelope:
@@ -212,54 +223,4 @@ func compileSchema(tool string, schema json.RawMessage) (*jsonschema.Schema, err
 		return nil, err
 	}
 	return c.Compile(url)
-}
-
-// listTools starts bin again with the same environment and lists its tools
-// in era as a client that advertises everything a tool may be hidden
-// behind (form and URL elicitation, the tasks and Apps extensions), and
-// returns each tool's outputSchema.
-func listTools(bin string, era Era, env []string) (map[string]json.RawMessage, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.Command(bin)
-	cmd.Env = env
-	var mu sync.Mutex
-	var stderrBuf bytes.Buffer
-	cmd.Stderr = lockedWriter{&mu, &stderrBuf}
-	stderr := func() string { mu.Lock(); defer mu.Unlock(); return stderrBuf.String() }
-	caps := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}}
-	caps.AddExtension("io.modelcontextprotocol/tasks", nil)
-	caps.AddExtension("io.modelcontextprotocol/ui", map[string]any{"mimeTypes": []any{"text/html;profile=mcp-app"}})
-	c := mcp.NewClient(&mcp.Implementation{Name: "snowluma-mcp-e2e-lister", Version: "1"}, &mcp.ClientOptions{
-		Capabilities: caps,
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "decline"}, nil
-		},
-	})
-	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: string(era)})
-	if err != nil {
-		return nil, fmt.Errorf("connect: %w\nstderr:\n%s", err, stderr())
-	}
-	out := map[string]json.RawMessage{}
-	var listErr error
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			listErr = err
-			break
-		}
-		if t.OutputSchema == nil {
-			out[t.Name] = nil
-			continue
-		}
-		b, err := json.Marshal(t.OutputSchema)
-		if err != nil {
-			listErr = err
-			break
-		}
-		out[t.Name] = b
-	}
-	if err := errors.Join(listErr, cs.Close()); err != nil {
-		return nil, fmt.Errorf("tools/list: %w\nstderr:\n%s", err, stderr())
-	}
-	return out, nil
 }

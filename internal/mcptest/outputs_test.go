@@ -1,8 +1,6 @@
 package mcptest
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -27,84 +25,89 @@ func structured(sc string) string {
 }
 
 func TestCheckOutputs(t *testing.T) {
-	listing := `{"tools":[{"name":"count","inputSchema":{"type":"object"},"outputSchema":` + countSchema + `},` +
-		`{"name":"plain","inputSchema":{"type":"object"}}]}`
+	list := []byte(`{"jsonrpc":"2.0","id":100,"method":"tools/list"}`)
+	listing := answer(100, `{"tools":[{"name":"count","inputSchema":{"type":"object"},"outputSchema":`+countSchema+`},`+
+		`{"name":"plain","inputSchema":{"type":"object"}}]}`)
 	good := structured(`{"result":3,"diagnostics":{"outcome":"success"}}`)
 	refusal := structured(`{"result":null,"diagnostics":{"outcome":"failed"}}`)
 	for _, tc := range []struct {
 		name           string
 		sent, received [][]byte
-		lister         map[string]json.RawMessage // what the fallback listing returns; nil: it must not be needed
-		want           []string                   // a substring of each error, in order
+		needsListing   bool     // before the listing, if there is one
+		want           []string // a substring of each error, in order
 	}{
 		{
-			name:     "listed in the session",
-			sent:     [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), call(2, "count")},
-			received: [][]byte{answer(1, listing), answer(2, good)},
+			name:     "listed first",
+			sent:     [][]byte{list, call(2, "count")},
+			received: [][]byte{listing, answer(2, good)},
+		},
+		{
+			name:         "listed at the end, as Close does",
+			sent:         [][]byte{call(1, "count"), call(2, "count"), list},
+			received:     [][]byte{answer(1, good), answer(2, structured(`{"result":1.5,"diagnostics":{"outcome":"success"}}`)), listing},
+			needsListing: true,
+			want:         []string{"tools/call count: structuredContent fails the outputSchema of count"},
 		},
 		{
 			name:     "result outside the schema",
-			sent:     [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), call(2, "count")},
-			received: [][]byte{answer(1, listing), answer(2, structured(`{"result":"three","diagnostics":{"outcome":"success"}}`))},
+			sent:     [][]byte{list, call(2, "count")},
+			received: [][]byte{listing, answer(2, structured(`{"result":"three","diagnostics":{"outcome":"success"}}`))},
 			want:     []string{"tools/call count: structuredContent fails the outputSchema of count"},
 		},
 		{
-			name:     "listed later, by the fallback, once",
-			sent:     [][]byte{call(1, "count"), call(2, "count"), call(3, "count")},
-			received: [][]byte{answer(1, good), answer(2, structured(`{"result":1.5,"diagnostics":{"outcome":"success"}}`)), answer(3, good)},
-			lister:   map[string]json.RawMessage{"count": json.RawMessage(countSchema)},
-			want:     []string{"tools/call count: structuredContent fails"},
-		},
-		{
-			name:     "input required, JSON-RPC error",
-			sent:     [][]byte{call(1, "count"), call(2, "count")},
-			received: [][]byte{answer(1, `{"resultType":"input_required","inputRequests":{}}`), []byte(`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"unknown tool"}}`)},
+			name:         "input required, JSON-RPC error",
+			sent:         [][]byte{call(1, "count"), call(2, "count")},
+			received:     [][]byte{answer(1, `{"resultType":"input_required","inputRequests":{}}`), []byte(`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"unknown tool"}}`)},
+			needsListing: true, // the input-required result is only seen as one when checked
 		},
 		{
 			name:     "no structuredContent",
-			sent:     [][]byte{call(1, "count")},
-			received: [][]byte{answer(1, `{"content":[{"type":"text","text":"3"}]}`)},
+			sent:     [][]byte{list, call(1, "count")},
+			received: [][]byte{listing, answer(1, `{"content":[{"type":"text","text":"3"}]}`)},
 			want:     []string{"tools/call count: the result has no structuredContent"},
 		},
 		{
-			name:     "a hidden tool refuses",
-			sent:     [][]byte{call(1, "secret")},
-			received: [][]byte{answer(1, refusal)},
-			lister:   map[string]json.RawMessage{"count": json.RawMessage(countSchema), "plain": nil},
+			name:         "no listing",
+			sent:         [][]byte{call(1, "count")},
+			received:     [][]byte{answer(1, good)},
+			needsListing: true,
+			want:         []string{"no tools/list answer"},
 		},
 		{
-			name:     "a hidden tool answers",
-			sent:     [][]byte{call(1, "secret"), call(2, "secret")},
-			received: [][]byte{answer(1, good), answer(2, structured(`{"result":null,"diagnostics":{}}`))},
-			lister:   map[string]json.RawMessage{"count": json.RawMessage(countSchema)},
-			want:     []string{"no tools/list shows", "fails the outputSchema of count"},
+			name:         "a hidden tool refuses",
+			sent:         [][]byte{list, call(1, "secret")},
+			received:     [][]byte{listing, answer(1, refusal)},
+			needsListing: true, // listing again shows it no more, and does no harm
+		},
+		{
+			name:         "a hidden tool answers",
+			sent:         [][]byte{list, call(1, "secret"), call(2, "secret")},
+			received:     [][]byte{listing, answer(1, good), answer(2, structured(`{"result":null,"diagnostics":{}}`))},
+			needsListing: true,
+			want:         []string{"tools/list does not show", "fails the outputSchema of count"},
 		},
 		{
 			name:     "a tool without an outputSchema",
-			sent:     [][]byte{call(1, "plain")},
-			received: [][]byte{answer(1, good)},
-			lister:   map[string]json.RawMessage{"plain": nil},
+			sent:     [][]byte{list, call(1, "plain")},
+			received: [][]byte{listing, answer(1, good)},
 			want:     []string{"declares no outputSchema"},
 		},
 		{
 			name:     "an id used twice",
 			sent:     [][]byte{[]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), call(1, "count")},
-			received: [][]byte{answer(1, listing), answer(1, structured(`{"result":true,"diagnostics":{"outcome":"success"}}`))},
+			received: [][]byte{answer(1, string(listing[len(`{"jsonrpc":"2.0","id":100,"result":`):len(listing)-1])), answer(1, structured(`{"result":true,"diagnostics":{"outcome":"success"}}`))},
 			want:     []string{"fails the outputSchema of count"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			lists := 0
-			errs := replay(tc.sent, tc.received).checkOutputs(func() (map[string]json.RawMessage, error) {
-				lists++
-				if tc.lister == nil {
-					return nil, errors.New("the session's own listing should have sufficed")
-				}
-				return tc.lister, nil
-			})
-			if lists > 1 {
-				t.Errorf("listed %d times", lists)
+			before := len(tc.sent)
+			if len(tc.sent) > 0 && string(tc.sent[len(tc.sent)-1]) == string(list) {
+				before--
 			}
+			if got := replay(tc.sent[:before], tc.received[:before]).needsListing(); got != tc.needsListing {
+				t.Errorf("needsListing before the listing = %v, want %v", got, tc.needsListing)
+			}
+			errs := replay(tc.sent, tc.received).checkOutputs()
 			if len(errs) != len(tc.want) {
 				t.Fatalf("errors %v, want %d", errs, len(tc.want))
 			}

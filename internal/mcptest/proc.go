@@ -61,8 +61,9 @@ type Proc struct {
 	sent     [][]byte // lines written to the server
 	received [][]byte // lines the server wrote
 	stderr   bytes.Buffer
-	partial  bool          // stdout ended inside a line
-	attached bool          // a reader consumes stdout
+	partial  bool // stdout ended inside a line
+	attached bool // a reader consumes stdout
+	sessions []*mcp.ClientSession
 	closing  chan struct{} // closed when Close begins: nobody reads any more
 	done     chan struct{} // closed once the process has exited
 	close    sync.Once
@@ -107,13 +108,28 @@ func Spawn(tb testing.TB, bin string, era Era, env ...string) *Proc {
 	return p
 }
 
-// Close ends the process by closing its stdin, as a host does, and waits
-// for it to exit (killing it after a generous wait). Afterwards Stderr and
-// Received are complete. It is called at the end of the test; calling it
-// earlier is fine.
+// Close ends the process by closing its client sessions and its stdin, as
+// a host does, and waits for it to exit (killing it after a generous wait).
+// Afterwards Stderr and Received are complete. It is called at the end of
+// the test; calling it earlier is fine.
+//
+// When the test called a tool that no tools/list answer has shown, Close
+// first lists the tools through the test's own session, so that the
+// result can be checked against the tool's outputSchema as that client
+// sees it.
 func (p *Proc) Close() {
 	p.close.Do(func() {
+		p.mu.Lock()
+		sessions := p.sessions
+		needList := replay(p.sent, p.received).needsListing()
+		p.mu.Unlock()
+		if needList && len(sessions) > 0 {
+			listAll(sessions[len(sessions)-1])
+		}
 		close(p.closing)
+		for _, cs := range sessions {
+			cs.Close()
+		}
 		p.stdin.Close()
 		p.mu.Lock()
 		drain := !p.attached
@@ -253,7 +269,7 @@ func (p *Proc) validate(v *Validator) {
 			}
 		}
 	}
-	for _, err := range s.checkOutputs(func() (map[string]json.RawMessage, error) { return listTools(p.cmd.Path, p.era, p.cmd.Env) }) {
+	for _, err := range s.checkOutputs() {
 		p.tb.Errorf("%s (%s)", err, p.era)
 	}
 }
@@ -349,10 +365,13 @@ func (p *Proc) Connect(opts *mcp.ClientOptions) *mcp.ClientSession {
 	if err != nil {
 		p.tb.Fatalf("connect (%s): %v\nstderr:\n%s", p.era, err, p.Stderr())
 	}
+	// Close closes the session, after using it to list the tools.
+	p.mu.Lock()
+	p.sessions = append(p.sessions, cs)
+	p.mu.Unlock()
 	if got := cs.InitializeResult().ProtocolVersion; got != string(p.era) {
 		p.tb.Fatalf("negotiated %s, want %s", got, p.era)
 	}
-	p.tb.Cleanup(func() { cs.Close() })
 	return cs
 }
 

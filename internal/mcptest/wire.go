@@ -2,7 +2,9 @@
 // it builds it, spawns it with a chosen environment, connects the official
 // go-sdk client (or raw JSON-RPC lines) over its stdio, records every line
 // each side writes, and checks everything the server wrote against the
-// official MCP schema of the protocol era under test.
+// official MCP schema of the protocol era under test, every tool result
+// against its tool's outputSchema, and the server's stderr and exit status
+// for a data race (under go test -race the server is built with -race).
 package mcptest
 
 import (
