@@ -274,8 +274,17 @@ func main() {
 `
 
 // TestRaceInServerFails spawns a racy program built with -race as if it
-// were the server: the test that spawned it must fail and say why.
+// were the server: the test that spawned it must fail and say why. It runs
+// under go test -race, as CI does.
 func TestRaceInServerFails(t *testing.T) {
+	if !mcptest.RaceEnabled {
+		// Building with -race needs cgo and a C compiler, which a run
+		// without -race may lack.
+		if reference.UnderCI() {
+			t.Fatal("CI runs the tests with -race; this one needs it")
+		}
+		t.Skip("run with go test -race to include this test")
+	}
 	dir := t.TempDir()
 	for name, text := range map[string]string{"go.mod": "module racy\n\ngo 1.21\n", "main.go": racySource} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
@@ -313,6 +322,30 @@ func TestBadOutputFailsTheTest(t *testing.T) {
 				t.Fatalf("a result outside its outputSchema did not fail the test; errors: %q", errs)
 			}
 		})
+	}
+}
+
+// TestRawCallsAreChecked calls a tool over a Raw connection that never
+// lists the tools: Close lists them through that connection, and the
+// result is checked against list_categories' outputSchema.
+func TestRawCallsAreChecked(t *testing.T) {
+	r := &recorder{TB: t}
+	p := mcptest.Spawn(r, bin, mcptest.Modern)
+	res := p.Raw().Call(1, "tools/call", `{"name":"list_categories","arguments":{},"_meta":`+mcptest.ModernMeta("2026-07-28")+`}`)
+	if _, ok := res["result"]; !ok {
+		t.Fatalf("list_categories: %v", res)
+	}
+	if errs := r.end(); errs != "" {
+		t.Fatalf("errors: %s", errs)
+	}
+	listed := false
+	for _, l := range p.Received() {
+		if strings.Contains(l, `"id":"mcptest-tools-list"`) && strings.Contains(l, `"name":"list_categories"`) && strings.Contains(l, `"outputSchema"`) {
+			listed = true
+		}
+	}
+	if !listed {
+		t.Error("Close did not list the tools through the Raw connection")
 	}
 }
 

@@ -124,8 +124,8 @@ func (s *session) checkOutputs() []error {
 			continue
 		}
 		if len(s.listed) == 0 {
-			errs = append(errs, fmt.Errorf("tools/call %s: no tools/list answer to take its outputSchema from (Close lists the tools through the test's go-sdk session; "+
-				"a session closed earlier, or a Raw connection, must list them itself)", c.tool))
+			errs = append(errs, fmt.Errorf("tools/call %s: no tools/list answer to take its outputSchema from (Close lists the tools through the test's "+
+				"go-sdk session or Raw connection; when that fails, as after the server exited, the test must list them itself)", c.tool))
 			continue
 		}
 		schemaOf := c.tool

@@ -61,11 +61,12 @@ type Proc struct {
 	sent     [][]byte // lines written to the server
 	received [][]byte // lines the server wrote
 	stderr   bytes.Buffer
-	partial  bool // stdout ended inside a line
-	attached bool // a reader consumes stdout
-	sessions []*mcp.ClientSession
-	closing  chan struct{} // closed when Close begins: nobody reads any more
-	done     chan struct{} // closed once the process has exited
+	partial  bool                 // stdout ended inside a line
+	attached bool                 // a reader consumes stdout
+	sessions []*mcp.ClientSession // Close lists the tools through the last one
+	raws     []*Raw               // or, if there is none, through the last of these
+	closing  chan struct{}        // closed when Close begins: nobody reads any more
+	done     chan struct{}        // closed once the process has exited
 	close    sync.Once
 }
 
@@ -114,17 +115,21 @@ func Spawn(tb testing.TB, bin string, era Era, env ...string) *Proc {
 // the test; calling it earlier is fine.
 //
 // When the test called a tool that no tools/list answer has shown, Close
-// first lists the tools through the test's own session, so that the
-// result can be checked against the tool's outputSchema as that client
-// sees it.
+// first lists the tools through the test's own go-sdk session or Raw
+// connection, so that the result can be checked against the tool's
+// outputSchema as that client sees it.
 func (p *Proc) Close() {
 	p.close.Do(func() {
 		p.mu.Lock()
-		sessions := p.sessions
+		sessions, raws := p.sessions, p.raws
 		needList := replay(p.sent, p.received).needsListing()
 		p.mu.Unlock()
-		if needList && len(sessions) > 0 {
+		switch {
+		case !needList:
+		case len(sessions) > 0:
 			listAll(sessions[len(sessions)-1])
+		case len(raws) > 0:
+			raws[len(raws)-1].listTools()
 		}
 		close(p.closing)
 		for _, cs := range sessions {
@@ -386,6 +391,9 @@ type Raw struct {
 // Raw attaches a raw line connection to the process.
 func (p *Proc) Raw() *Raw {
 	r := &Raw{p: p, w: &recordingWriter{p: p}, lines: make(chan []byte, 64)}
+	p.mu.Lock()
+	p.raws = append(p.raws, r)
+	p.mu.Unlock()
 	lr := p.newLineReader()
 	// The reader never touches the test (only the test's goroutine may end
 	// it); once the test stops reading (Close) it drains what is left, so
@@ -406,6 +414,59 @@ func (p *Proc) Raw() *Raw {
 		io.Copy(io.Discard, lr)
 	}()
 	return r
+}
+
+// listID is the id of the tools/list request Close sends through a Raw
+// connection.
+const listID = `"mcptest-tools-list"`
+
+// listTools sends tools/list as the test's last tools/call was sent (with
+// its _meta, which carries a 2026-07-28 client's capabilities) and waits
+// for the answer, passing over the lines the test left unread; all of
+// them are recorded. A failure leaves checkOutputs without a listing, and
+// it says so.
+func (r *Raw) listTools() {
+	r.p.mu.Lock()
+	meta := lastCallMeta(r.p.sent)
+	r.p.mu.Unlock()
+	params := "{}"
+	if meta != nil {
+		params = `{"_meta":` + string(meta) + `}`
+	}
+	if _, err := r.w.Write([]byte(`{"jsonrpc":"2.0","id":` + listID + `,"method":"tools/list","params":` + params + "}\n")); err != nil {
+		return
+	}
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case line, ok := <-r.lines:
+			var m struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if !ok || json.Unmarshal(line, &m) == nil && string(m.ID) == listID {
+				return
+			}
+		case <-timeout:
+			return
+		}
+	}
+}
+
+// lastCallMeta returns the _meta of the last tools/call among the sent
+// lines, or nil.
+func lastCallMeta(sent [][]byte) json.RawMessage {
+	for i := len(sent) - 1; i >= 0; i-- {
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Meta json.RawMessage `json:"_meta"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(sent[i], &m) == nil && m.Method == "tools/call" {
+			return m.Params.Meta
+		}
+	}
+	return nil
 }
 
 // Send writes one message.
