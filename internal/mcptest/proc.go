@@ -67,6 +67,7 @@ type Proc struct {
 	raws     []*Raw               // or, if there is none, through the last of these
 	closing  chan struct{}        // closed when Close begins: nobody reads any more
 	done     chan struct{}        // closed once the process has exited
+	exited   sync.Once            // closes done
 	close    sync.Once
 }
 
@@ -109,8 +110,9 @@ func Spawn(tb testing.TB, bin string, era Era, env ...string) *Proc {
 	return p
 }
 
-// Close ends the process by closing its client sessions and its stdin, as
-// a host does, and waits for it to exit (killing it after a generous wait).
+// Close ends the process by closing its stdin, as a host does, waits for
+// it to exit (killing it after a generous wait) and closes the client
+// sessions.
 // Afterwards Stderr and Received are complete. It is called at the end of
 // the test; calling it earlier is fine.
 //
@@ -132,9 +134,6 @@ func (p *Proc) Close() {
 			raws[len(raws)-1].listTools()
 		}
 		close(p.closing)
-		for _, cs := range sessions {
-			cs.Close()
-		}
 		p.stdin.Close()
 		p.mu.Lock()
 		drain := !p.attached
@@ -142,13 +141,30 @@ func (p *Proc) Close() {
 		if drain {
 			go io.Copy(io.Discard, p.newLineReader())
 		}
-		select {
-		case <-p.done:
-		case <-time.After(10 * time.Second):
+		if !p.exitWithin(10 * time.Second) {
 			p.cmd.Process.Kill()
-			<-p.done
+			if !p.exitWithin(5 * time.Second) {
+				// Nobody reads stdout to its end (a session's reader
+				// stopped early), so nobody sees the exit: read it here.
+				go io.Copy(io.Discard, p.newLineReader())
+				<-p.done
+			}
+		}
+		// The sessions saw stdout end; closing them now loses nothing.
+		for _, cs := range sessions {
+			cs.Close()
 		}
 	})
+}
+
+// exitWithin reports whether the process is seen to exit within d.
+func (p *Proc) exitWithin(d time.Duration) bool {
+	select {
+	case <-p.done:
+		return true
+	case <-time.After(d):
+		return false
+	}
 }
 
 // Signal sends sig to the process.
@@ -347,13 +363,13 @@ func (l *lineReader) Read(b []byte) (int, error) {
 	return n, nil
 }
 
+// finish waits for the process once its stdout has ended; with more than
+// one reader (see Close), the first to see the end does.
 func (l *lineReader) finish() {
-	select {
-	case <-l.p.done:
-	default:
+	l.p.exited.Do(func() {
 		l.p.cmd.Wait()
 		close(l.p.done)
-	}
+	})
 }
 
 func (l *lineReader) Close() error { return l.p.stdout.Close() }
