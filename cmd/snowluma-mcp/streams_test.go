@@ -562,7 +562,7 @@ func TestNoProgressWithoutToken(t *testing.T) {
 		cs.Close()
 		p.Close()
 		for _, l := range p.Received() {
-			if strings.Contains(l, "notifications/progress") && !strings.Contains(l, `"gen-1"`) {
+			if strings.Contains(l, `"method":"notifications/progress"`) && !strings.Contains(l, `"gen-1"`) {
 				t.Errorf("progress without a token: %s", l)
 			}
 		}

@@ -95,12 +95,13 @@ func replay(sent, received [][]byte) *session {
 
 // checkOutputs checks the structuredContent of every tool result against
 // the outputSchema of its tool, as the session's tools/list answers show
-// it, and returns what fails. Only an input-required result, which carries
-// no structuredContent, is passed over. A tool that the listing leaves out
-// (hidden by the mode or the client's capabilities) may only refuse: its
-// result must be null inside the {result, diagnostics} envelope every tool
-// shares, so its structuredContent is checked against another tool's
-// outputSchema.
+// it, and returns what fails. Only the results that carry no
+// structuredContent by design are passed over: input-required results and
+// task handles (the Tasks extension's CreateTaskResult). A tool that the
+// listing leaves out (hidden by the mode or the client's capabilities) may
+// only refuse: its result must be null inside the {result, diagnostics}
+// envelope every tool shares, so its structuredContent is checked against
+// another tool's outputSchema.
 func (s *session) checkOutputs() []error {
 	var errs []error
 	compiled := map[string]*jsonschema.Schema{}
@@ -116,8 +117,8 @@ func (s *session) checkOutputs() []error {
 			errs = append(errs, fmt.Errorf("tools/call %s: result: %v\n%s", c.tool, err, truncate(c.line, 2000)))
 			continue
 		}
-		if r.ResultType == "input_required" {
-			continue
+		if r.ResultType == "input_required" || r.ResultType == "task" {
+			continue // no structuredContent: a question for the client, or a task handle
 		}
 		if len(r.Structured) == 0 || string(r.Structured) == "null" {
 			errs = append(errs, fmt.Errorf("tools/call %s: the result has no structuredContent\n%s", c.tool, truncate(c.line, 2000)))

@@ -55,9 +55,10 @@ func TestCheckOutputs(t *testing.T) {
 			want:     []string{"tools/call count: structuredContent fails the outputSchema of count"},
 		},
 		{
-			name:         "input required, JSON-RPC error",
-			sent:         [][]byte{call(1, "count"), call(2, "count")},
-			received:     [][]byte{answer(1, `{"resultType":"input_required","inputRequests":{}}`), []byte(`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"unknown tool"}}`)},
+			name: "input required, task handle, JSON-RPC error",
+			sent: [][]byte{call(1, "count"), call(2, "count"), call(3, "count")},
+			received: [][]byte{answer(1, `{"resultType":"input_required","inputRequests":{}}`), answer(3, `{"resultType":"task","task":{"taskId":"t1"}}`),
+				[]byte(`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"unknown tool"}}`)},
 			needsListing: true, // the input-required result is only seen as one when checked
 		},
 		{

@@ -375,7 +375,8 @@ func (l *lineReader) finish() {
 func (l *lineReader) Close() error { return l.p.stdout.Close() }
 
 // Connect attaches the official go-sdk client to the process, in the
-// process's era. opts may be nil.
+// process's era, and lists the tools through it (the harness's only request
+// of its own, for the outputSchema check). opts may be nil.
 func (p *Proc) Connect(opts *mcp.ClientOptions) *mcp.ClientSession {
 	p.tb.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "snowluma-mcp-e2e", Version: "1"}, opts)
@@ -393,6 +394,9 @@ func (p *Proc) Connect(opts *mcp.ClientOptions) *mcp.ClientSession {
 	if got := cs.InitializeResult().ProtocolVersion; got != string(p.era) {
 		p.tb.Fatalf("negotiated %s, want %s", got, p.era)
 	}
+	// The tools as this client sees them, for the outputSchema check: a
+	// test may close the session before Close could list them.
+	listAll(cs)
 	return cs
 }
 

@@ -83,37 +83,32 @@ type Validator struct {
 	defs map[string]*jsonschema.Schema
 }
 
-// NewValidator loads the era's schema from ../shared/reference. When it is
-// missing, the test fails under CI; elsewhere NewValidator returns nil and
-// the schema check is skipped (Build has said so once for the process).
+// NewValidator loads the era's schema and the Tasks extension's from
+// ../shared/reference. When one is missing, the test fails under CI;
+// elsewhere NewValidator returns nil and the schema check is skipped
+// (Build has said so once for the process).
 func NewValidator(tb testing.TB, era Era) *Validator {
 	tb.Helper()
-	path, err := reference.Find(era.schemaFile())
-	if err != nil {
-		if reference.UnderCI() {
-			tb.Fatalf("the %s schema check cannot run: %v; under CI every end-to-end test checks the server's messages", era, err)
+	var docs [2]any
+	for i, name := range []string{era.schemaFile(), "ext-tasks-draft.schema.json"} {
+		path, err := reference.Find(name)
+		if err != nil {
+			if reference.UnderCI() {
+				tb.Fatalf("the %s schema check cannot run: %v; under CI every end-to-end test checks the server's messages", era, err)
+			}
+			return nil
 		}
-		return nil
+		f, err := os.Open(path)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		docs[i], err = jsonschema.UnmarshalJSON(f)
+		f.Close()
+		if err != nil {
+			tb.Fatalf("%s: %v", path, err)
+		}
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ef, err := os.Open(reference.Path(tb, "ext-tasks-draft.schema.json"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer ef.Close()
-	ext, err := jsonschema.UnmarshalJSON(ef)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return &Validator{era: era, doc: doc, ext: ext, defs: map[string]*jsonschema.Schema{}}
+	return &Validator{era: era, doc: docs[0], ext: docs[1], defs: map[string]*jsonschema.Schema{}}
 }
 
 func (v *Validator) def(name string) (*jsonschema.Schema, error) {
