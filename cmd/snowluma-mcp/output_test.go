@@ -19,7 +19,7 @@ const maxRSSPerAnswerByte = 12
 // bigAnswer makes the process answer one query_action whose SnowLuma data
 // is a string of n '<' characters, then closes it. It returns the result,
 // the longest line the server wrote and the process's peak RSS.
-func bigAnswer(t *testing.T, era mcptest.Era, n int) (*mcp.CallToolResult, int, int64) {
+func bigAnswer(t *testing.T, bin string, era mcptest.Era, n int) (*mcp.CallToolResult, int, int64) {
 	t.Helper()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	data := json.RawMessage(`"` + strings.Repeat("<", n) + `"`)
@@ -43,11 +43,18 @@ func bigAnswer(t *testing.T, era mcptest.Era, n int) (*mcp.CallToolResult, int, 
 // without HTML escaping and its JSON once; past the result cap the call
 // fails with too_large; the line and peak memory stay bounded.
 func TestOutputProportionalToAnswer(t *testing.T) {
+	bin := bin
+	if mcptest.RaceEnabled { // the race detector multiplies memory: measure a plain build
+		var err error
+		if bin, err = mcptest.BuildWithoutRace(t.TempDir()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
-		_, _, idle := bigAnswer(t, era, 10)
+		_, _, idle := bigAnswer(t, bin, era, 10)
 
 		const fits = 7 << 20 // under toolkit.MaxResultBytes
-		res, line, rss := bigAnswer(t, era, fits)
+		res, line, rss := bigAnswer(t, bin, era, fits)
 		t.Logf("%d-byte answer: %d-byte line, peak RSS %d MiB (idle %d MiB)", fits, line, rss>>20, idle>>20)
 		if res.IsError {
 			t.Fatalf("a %d-byte answer failed: %v", fits, res.Content)
@@ -64,7 +71,7 @@ func TestOutputProportionalToAnswer(t *testing.T) {
 		}
 
 		const huge = 15 << 20
-		res, line, rss = bigAnswer(t, era, huge)
+		res, line, rss = bigAnswer(t, bin, era, huge)
 		t.Logf("%d-byte answer: %d-byte line, peak RSS %d MiB (idle %d MiB)", huge, line, rss>>20, idle>>20)
 		raw, _ := json.Marshal(res.StructuredContent)
 		tr := decode[toolResult](t, raw)

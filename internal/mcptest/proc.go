@@ -27,23 +27,36 @@ import (
 // has the race detector, and that the schema check is skipped when
 // ../shared/reference is missing outside CI (under CI every Spawn fails).
 func Build(dir string) (string, error) {
-	_, file, _, _ := runtime.Caller(0)
-	root := filepath.Join(filepath.Dir(file), "..", "..")
-	bin := filepath.Join(dir, "snowluma-mcp")
-	args := []string{"build", "-o", bin}
-	if RaceEnabled {
-		args = append(args, "-race")
-	}
-	cmd := exec.Command("go", append(args, "./cmd/snowluma-mcp")...)
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	bin, err := build(dir, RaceEnabled)
+	if err != nil {
+		return "", err
 	}
 	if RaceEnabled {
 		fmt.Fprintln(os.Stderr, "mcptest: server binary built with -race")
 	}
 	if _, err := reference.Dir(); err != nil && !reference.UnderCI() {
 		fmt.Fprintf(os.Stderr, "mcptest: schema check skipped: %v (the end-to-end tests run without it; under CI=true they fail)\n", err)
+	}
+	return bin, nil
+}
+
+// BuildWithoutRace builds the server without the race detector, for a test
+// that measures it (memory, time): the detector inflates both several
+// times over. Use Build for everything else.
+func BuildWithoutRace(dir string) (string, error) { return build(dir, false) }
+
+func build(dir string, race bool) (string, error) {
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	bin := filepath.Join(dir, "snowluma-mcp")
+	args := []string{"build", "-o", bin}
+	if race {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, "./cmd/snowluma-mcp")...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}
 	return bin, nil
 }
