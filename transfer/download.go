@@ -97,6 +97,10 @@ func (c *Client) Download(ctx context.Context, req Request, store *Store, progre
 			return nil, s.readFailure(err, "connection lost during the download")
 		}
 		f, err := parseDownloadFrame(raw)
+		if err != nil && ctx.Err() != nil {
+			// Cut inside a frame by the cancellation, not SnowLuma's mistake.
+			return nil, s.readFailure(ctx.Err(), "the download was interrupted")
+		}
 		if err != nil {
 			return nil, s.fail(KindProtocol, err)
 		}

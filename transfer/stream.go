@@ -214,6 +214,11 @@ func (c *Client) Stream(ctx context.Context, req Request, onFrame func(Frame) er
 			return s.readFailure(err, "connection lost during the stream")
 		}
 		f, err := parseFrame(raw, "stream frame")
+		if err != nil && ctx.Err() != nil {
+			// A cancelled call can cut the body inside a frame: the piece
+			// left is a cancellation's trace, not SnowLuma's mistake.
+			return s.readFailure(ctx.Err(), "the stream was interrupted")
+		}
 		if err != nil {
 			return s.fail(KindProtocol, err)
 		}
