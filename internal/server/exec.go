@@ -32,11 +32,24 @@ type actionArgs struct {
 	Execution *executionArgs `json:"execution"`
 }
 
+// actionProp, paramsHelp and envelopeProps are the parts of the execution
+// tools' schemas that invoke_action's wider ones (streams.go) repeat.
+const (
+	actionProp    = `"action": {"type": "string", "minLength": 1, "description": "Catalog action name or alias, e.g. get_status; see list_actions and get_action."}`
+	paramsHelp    = `The action's parameters as a JSON object, per get_action's inputSchema. Omit for none. Ids are sent exactly as given (negative message ids included).`
+	envelopeProps = `
+    "status": {"type": "string"},
+    "retcode": {"type": "integer"},
+    "frames": {"type": "array", "description": "Each accepted frame's data, in order."},
+    "count": {"type": "integer", "minimum": 0},
+    "terminal": {"type": "object", "description": "The final frame as received."}`
+)
+
 const actionInput = `{
   "type": "object",
   "properties": {
-    "action": {"type": "string", "minLength": 1, "description": "Catalog action name or alias, e.g. get_status; see list_actions and get_action."},
-    "params": {"type": "object", "description": "The action's parameters as a JSON object, per get_action's inputSchema. Omit for none. Ids are sent exactly as given (negative message ids included)."}
+    ` + actionProp + `,
+    "params": {"type": "object", "description": "` + paramsHelp + `"}
   },
   "required": ["action"],
   "additionalProperties": false
@@ -47,12 +60,7 @@ const actionInput = `{
 const envelopeResult = `{
   "type": "object",
   "description": "The OneBot envelope exactly as SnowLuma sent it ({status, retcode, data, message, wording, ...}); for a stream action, {frames, count, terminal}.",
-  "properties": {
-    "status": {"type": "string"},
-    "retcode": {"type": "integer"},
-    "frames": {"type": "array", "description": "Each accepted frame's data, in order."},
-    "count": {"type": "integer", "minimum": 0},
-    "terminal": {"type": "object", "description": "The final frame as received."}
+  "properties": {` + envelopeProps + `
   }
 }`
 

@@ -40,8 +40,8 @@ type executionArgs struct {
 const invokeInput = `{
   "type": "object",
   "properties": {
-    "action": {"type": "string", "minLength": 1, "description": "Catalog action name or alias, e.g. get_status; see list_actions and get_action."},
-    "params": {"type": "object", "description": "The action's parameters as a JSON object, per get_action's inputSchema. Omit for none. Ids are sent exactly as given (negative message ids included). With execution, only filename and file_retention: the server chooses the rest."},
+    ` + actionProp + `,
+    "params": {"type": "object", "description": "` + paramsHelp + ` With execution, only filename and file_retention: the server chooses the rest."},
     "execution": {
       "type": "object",
       "description": "Only with action upload_file_stream: the server uploads a file from the MCP host itself, in checked chunks, and returns {sent, terminal}. Needs SNOWLUMA_MCP_UPLOAD_ROOT.",
@@ -61,12 +61,7 @@ const invokeInput = `{
 const invokeResult = `{
   "type": "object",
   "description": "The OneBot envelope exactly as SnowLuma sent it ({status, retcode, data, message, wording, ...}); for a generic stream action, {frames, count, terminal}; for a download, {saved, terminal}; for an automatic upload, {sent, terminal} (and reset after a failure).",
-  "properties": {
-    "status": {"type": "string"},
-    "retcode": {"type": "integer"},
-    "frames": {"type": "array", "description": "Each accepted frame's data, in order."},
-    "count": {"type": "integer", "minimum": 0},
-    "terminal": {"type": "object", "description": "The final frame as received."},
+  "properties": {` + envelopeProps + `,
     "saved": {
       "type": ["object", "null"],
       "description": "The downloaded file on the MCP host; null when SnowLuma reported a failure (see terminal).",
