@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/reference"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 )
 
@@ -74,7 +75,7 @@ func TestPreviewPanelInBrowser(t *testing.T) {
 	_, chromeErr := os.Stat(chromium)
 	_, modErr := os.Stat(filepath.Join(dir, "node_modules", "playwright-core"))
 	if nodeErr != nil || chromeErr != nil || modErr != nil {
-		if os.Getenv("CI") != "" {
+		if reference.UnderCI() {
 			t.Fatalf("the browser test cannot run (node: %v, chromium: %v, ui packages: %v); .ci/run installs chromium and runs npm ci in ui", nodeErr, chromeErr, modErr)
 		}
 		t.Skip("browser test needs node, Debian's chromium and `npm ci` in ui (.ci/run installs them)")

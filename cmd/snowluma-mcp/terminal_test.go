@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/snowluma/snowluma-mcp/internal/reference"
 )
 
 // hintWords are words of the one stderr hint shown when stdin is a terminal.
@@ -21,7 +23,7 @@ func TestTerminalHint(t *testing.T) {
 	scriptPath, err := exec.LookPath("script")
 	if err != nil {
 		msg := "script(1) is not installed (Debian: bsdutils), so the binary cannot be given a terminal"
-		if os.Getenv("CI") == "true" {
+		if reference.UnderCI() {
 			t.Fatal(msg)
 		}
 		t.Skip(msg)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/snowluma/snowluma-mcp/internal/reference"
 )
 
 // TestBundleRuns builds the linux/amd64 release with its bundle, unpacks
@@ -27,7 +29,7 @@ func TestBundleRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(root, "scripts", "release", "node_modules", ".bin", "mcpb")); err != nil {
-		if os.Getenv("CI") != "" {
+		if reference.UnderCI() {
 			t.Fatal("mcpb is not installed (npm ci in scripts/release); CI must install it")
 		}
 		t.Skip("mcpb is not installed: run npm ci in scripts/release to run this test")
