@@ -121,7 +121,7 @@ func main() {
 	}{
 		{"bare go-sdk server", bare, nil},
 		{"snowluma-mcp (docs mode)", server, nil},
-		{"snowluma-mcp (write mode)", server, []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_MODE=write"}},
+		{"snowluma-mcp (write mode)", server, writeMode("http://127.0.0.1:9/", dir)},
 	} {
 		var ms, rss []float64
 		for range *runs {
@@ -134,6 +134,12 @@ func main() {
 		}
 		fmt.Printf("%-34s %10.1f %12.1f\n", s.name, median(ms), median(rss))
 	}
+}
+
+// writeMode is the environment of a write-mode server against endpoint. The
+// servers run with no HOME, so downloads go to dir, not a user cache.
+func writeMode(endpoint, dir string) []string {
+	return []string{"SNOWLUMA_MCP_ENDPOINT=" + endpoint, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_DOWNLOAD_DIR=" + dir}
 }
 
 // once spawns bin, sends tools/list, waits for the answer, reads the

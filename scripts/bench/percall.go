@@ -78,7 +78,12 @@ func perCall(bare, server string, cfg perCallConfig) error {
 	}
 	fmt.Printf("per call over stdio, %s era, %d sequential calls and %d calls %d-wide each (%s)\n", era, n, 4*n, width, time.Now().Format(time.DateOnly))
 	fmt.Printf("%-40s %9s %9s %9s %9s %9s %9s %9s %9s\n", "call", "bytes", "cpu µs", "p50 ms", "p99 ms", "calls/s", "wide p50", "wide p99", "wide c/s")
-	writeEnv := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_MODE=write"}
+	downloads, err := os.MkdirTemp("", "snowluma-bench-downloads")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(downloads)
+	writeEnv := writeMode(fake.URL, downloads)
 	if cfg.profile != "" {
 		writeEnv = append(writeEnv, "PROFILE_DIR="+cfg.profile)
 	}
