@@ -26,7 +26,9 @@ const maxSafeInt = 1<<53 - 1
 
 // check decides what to do with one input line (newline excluded): it
 // returns the message to pass on, a refusal, or neither for a blank line.
-// Whatever it passes on decodes with jsonrpc.DecodeMessage.
+// It builds the message itself, as jsonrpc.DecodeMessage would: that
+// function decodes the line a second time, and the SDK's decoder takes a
+// 32 KiB buffer for every value it decodes.
 func check(line []byte) (jsonrpc.Message, *refusal) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
@@ -57,17 +59,14 @@ func check(line []byte) (jsonrpc.Message, *refusal) {
 		return nil, invalid(jsonrpc.ID{}, "the line is not a JSON object", "not a JSON object")
 	}
 
-	var m struct {
-		JSONRPC json.RawMessage `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Method  json.RawMessage `json:"method"`
-		Params  json.RawMessage `json:"params"`
-		Result  json.RawMessage `json:"result"`
-		Error   json.RawMessage `json:"error"`
-	}
-	if err := json.Unmarshal(line, &m); err != nil {
+	// A map, not a struct: its keys match exactly, as the SDK's decoder
+	// matches field names, where encoding/json would also take "Method".
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(line, &fields); err != nil {
 		return nil, invalid(jsonrpc.ID{}, "the message cannot be read", "unreadable message object")
 	}
+	m := struct{ JSONRPC, ID, Method, Params, Result, Error json.RawMessage }{
+		fields["jsonrpc"], fields["id"], fields["method"], fields["params"], fields["result"], fields["error"]}
 	id, idErr := readID(m.ID)
 	if idErr != "" {
 		return nil, invalid(jsonrpc.ID{}, idErr, idErr)
@@ -85,15 +84,47 @@ func check(line []byte) (jsonrpc.Message, *refusal) {
 				message: `Invalid params: "params" must be a JSON object, e.g. {}; a 2026-07-28 request carries its protocolVersion, clientCapabilities and clientInfo in params._meta`,
 				problem: `"params" is not an object`}
 		}
-	} else if !id.IsValid() || (m.Result == nil) == (m.Error == nil) {
+		return &jsonrpc.Request{ID: id, Method: method, Params: m.Params}, nil
+	}
+	if !id.IsValid() || (m.Result == nil) == (m.Error == nil) {
 		return nil, invalid(id, `a message needs "method" (a request or notification) or "id" with one of "result" and "error" (a response)`,
 			"neither a request nor a response")
 	}
-	msg, err := jsonrpc.DecodeMessage(line)
-	if err != nil {
-		return nil, invalid(id, "the message is not a valid JSON-RPC 2.0 message", "not a valid JSON-RPC 2.0 message")
+	resp := &jsonrpc.Response{ID: id, Result: m.Result}
+	if m.Error != nil {
+		werr, ok := readError(m.Error)
+		if !ok {
+			return nil, invalid(id, `"error" must be an object with an integer "code" and a string "message"`, `"error" is not an error object`)
+		}
+		if werr != nil {
+			resp.Error = werr
+		}
 	}
-	return msg, nil
+	return resp, nil
+}
+
+// readError reads a response's error object as the SDK's decoder does: keys
+// matched exactly, code an integer, message a string, data kept raw. A
+// JSON null is no error.
+func readError(raw json.RawMessage) (*jsonrpc.Error, bool) {
+	if string(raw) == "null" {
+		return nil, true
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil || fields == nil {
+		return nil, false
+	}
+	e := &jsonrpc.Error{}
+	if c := fields["code"]; c != nil && json.Unmarshal(c, &e.Code) != nil {
+		return nil, false
+	}
+	if m := fields["message"]; m != nil && json.Unmarshal(m, &e.Message) != nil {
+		return nil, false
+	}
+	if d := fields["data"]; d != nil && string(d) != "null" {
+		e.Data = d
+	}
+	return e, true
 }
 
 // readID reads a message's id: absent, a string, or an integer that every

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
 	"strings"
@@ -115,11 +116,29 @@ func TestCheckPassesMessages(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":3,"result":{"action":"accept"}}`,
 		`{"jsonrpc":"2.0","id":"x","error":{"code":-1,"message":"no"}}`,
+		`{"jsonrpc":"2.0","id":"x","error":{"code":-32001,"message":"no","data":{"a":[1]}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"m","Method":"n","params":{ "a" : 1 }}`,
+		`{"jsonrpc":"2.0","id":6,"method":"m","method":"n"}`,
 	} {
 		msg, r := check([]byte(line))
 		if r != nil || msg == nil {
 			t.Errorf("%s: refused %+v", line, r)
+			continue
 		}
+		want, err := jsonrpc.DecodeMessage([]byte(strings.TrimSpace(line)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := sameMessage(msg, want); d != "" {
+			t.Errorf("%s: %s", line, d)
+		}
+	}
+	// Keys match exactly, as the SDK's decoder matches them.
+	if msg, r := check([]byte(`{"jsonrpc":"2.0","id":1,"Method":"ping"}`)); msg != nil || r == nil {
+		t.Errorf(`"Method" passed as the method: %v`, msg)
+	}
+	if msg, r := check([]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"no"}}`)); msg != nil || r == nil {
+		t.Errorf("an error with a string code passed: %v", msg)
 	}
 	if id, ok := cancelledID([]byte(`{"requestId":"abc"}`)); !ok || id.Raw() != "abc" {
 		t.Errorf("cancelledID = %v %v", id, ok)
@@ -135,6 +154,7 @@ func FuzzCheck(f *testing.F) {
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`,
 		`{"jsonrpc":"2.0","id":2,"result":{}}`, `{"jsonrpc":"2.0","id":3,"method":"m","params":[1]}`,
 		strings.Repeat("{\"a\":", 70) + "1" + strings.Repeat("}", 70),
+		`{"jsonrpc":"2.0","id":5,"Method":"m","params":{}}`, `{"jsonrpc":"2.0","id":6,"method":"m","method":"n","params":null}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -144,8 +164,12 @@ func FuzzCheck(f *testing.F) {
 			t.Fatal("both a message and a refusal")
 		}
 		if msg != nil {
-			if _, err := jsonrpc.DecodeMessage(bytes.TrimSpace(line)); err != nil {
+			want, err := jsonrpc.DecodeMessage(bytes.TrimSpace(line))
+			if err != nil {
 				t.Fatalf("passed a line that does not decode: %v", err)
+			}
+			if d := sameMessage(msg, want); d != "" {
+				t.Fatalf("%s: the message differs from jsonrpc.DecodeMessage's: %s", line, d)
 			}
 			if tooDeep(line, MaxDepth) || bytes.TrimSpace(line)[0] != '{' {
 				t.Fatal("passed a deep line or a non-object")
@@ -162,6 +186,39 @@ func FuzzCheck(f *testing.F) {
 			}
 		}
 	})
+}
+
+// sameMessage says how got differs from want, DecodeMessage's message for
+// the same line, or "" when they are the same.
+func sameMessage(got, want jsonrpc.Message) string {
+	switch w := want.(type) {
+	case *jsonrpc.Request:
+		g, ok := got.(*jsonrpc.Request)
+		switch {
+		case !ok:
+			return fmt.Sprintf("%T, not a request", got)
+		case g.ID != w.ID || g.Method != w.Method:
+			return fmt.Sprintf("id %v method %q, want %v %q", g.ID.Raw(), g.Method, w.ID.Raw(), w.Method)
+		case !bytes.Equal(g.Params, w.Params):
+			return fmt.Sprintf("params %q, want %q", g.Params, w.Params)
+		}
+	case *jsonrpc.Response:
+		g, ok := got.(*jsonrpc.Response)
+		switch {
+		case !ok:
+			return fmt.Sprintf("%T, not a response", got)
+		case g.ID != w.ID || !bytes.Equal(g.Result, w.Result):
+			return fmt.Sprintf("id %v result %q, want %v %q", g.ID.Raw(), g.Result, w.ID.Raw(), w.Result)
+		case (g.Error == nil) != (w.Error == nil):
+			return fmt.Sprintf("error %v, want %v", g.Error, w.Error)
+		case g.Error != nil:
+			ge, we := g.Error.(*jsonrpc.Error), w.Error.(*jsonrpc.Error)
+			if ge.Code != we.Code || ge.Message != we.Message || !bytes.Equal(ge.Data, we.Data) {
+				return fmt.Sprintf("error %+v, want %+v", ge, we)
+			}
+		}
+	}
+	return ""
 }
 
 // FuzzLineReader: lines come back as split by newlines, with their sizes,
