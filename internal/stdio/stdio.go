@@ -153,6 +153,8 @@ type conn struct {
 
 	stateMu  sync.Mutex
 	inflight map[jsonrpc.ID]*request
+
+	passed passed // results handed over with Transport.Pass
 }
 
 func (c *conn) SessionID() string { return "" }
@@ -178,9 +180,21 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
-// Write implements mcp.Connection. The response to a cancelled request is
+// Write implements mcp.Connection. A result passed with Transport.Pass is
+// written in place of its stand-in. The response to a cancelled request is
 // dropped; an error response without a standard code gets one.
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error == nil {
+		// Taken first, so that a response dropped below holds nothing.
+		if held, isStandIn := c.passed.take(resp.Result); isStandIn {
+			whole := *resp
+			if whole.Result = held; held == nil {
+				whole.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+					Message: "Internal error: the server lost the answer it had prepared; send the request again"}
+			}
+			msg = &whole
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -46,7 +46,8 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func start(t *testing.T, opts Options) *harness {
+// start serves the block tool, and whatever setup adds, over a Transport.
+func start(t *testing.T, opts Options, setup ...func(*mcp.Server, *Transport)) *harness {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -65,6 +66,9 @@ func start(t *testing.T, opts Options) *harness {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ended"}}}, nil, nil
 	})
+	for _, f := range setup {
+		f(s, h.tr)
+	}
 	go func() {
 		sc := bufio.NewScanner(outR)
 		sc.Buffer(nil, 1<<20)

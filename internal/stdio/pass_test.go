@@ -1,0 +1,101 @@
+package stdio
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// passing is a tool result that hands its bytes to the transport, as the
+// server's encoded answers do.
+type passing struct {
+	*mcp.CallToolResult
+	pass  func([]byte) []byte
+	bytes []byte
+}
+
+func (p *passing) MarshalJSON() ([]byte, error) { return p.pass(p.bytes), nil }
+
+// passResults makes every tools/call answer a passing result of body.
+func passResults(body string) func(*mcp.Server, *Transport) {
+	return func(s *mcp.Server, tr *Transport) {
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				res, err := next(ctx, method, req)
+				if r, ok := res.(*mcp.CallToolResult); ok && err == nil {
+					return &passing{r, tr.Pass, []byte(body)}, nil
+				}
+				return res, err
+			}
+		})
+	}
+}
+
+// TestPassedResultIsWritten: the line carries the passed bytes as they are
+// (no HTML escaping, nothing re-encoded), never the stand-in, and nothing
+// stays held.
+func TestPassedResultIsWritten(t *testing.T) {
+	const body = `{"content":[{"type":"text","text":"<b>&\u2028 群"}],"structuredContent":{"a":"<>"}}`
+	h := start(t, Options{}, passResults(body))
+	h.initialize()
+	h.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"block","arguments":{}}}`)
+	<-h.started
+	h.release <- struct{}{}
+	r := h.next()
+	if string(r.ID) != "5" || string(r.Result) != body {
+		t.Errorf("answer %s %s, want the passed bytes %s", r.ID, r.Result, body)
+	}
+	if n := h.tr.c.passed.holding(); n != 0 {
+		t.Errorf("%d results still held", n)
+	}
+}
+
+// TestPassedResultOfCancelledCall: a cancelled call's passed result is
+// dropped with its response, not held.
+func TestPassedResultOfCancelledCall(t *testing.T) {
+	h := start(t, Options{}, passResults(`{"content":[]}`))
+	h.initialize()
+	h.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"block","arguments":{}}}`)
+	<-h.started
+	h.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`)
+	<-h.ended
+	waitFor(t, func() bool { return inflight(h.tr) == 0 })
+	h.ping(6)
+	if n := h.tr.c.passed.holding(); n != 0 {
+		t.Errorf("%d results still held", n)
+	}
+}
+
+// TestStandInsNeverWritten: a stand-in the transport does not hold becomes
+// an internal error, and passed bytes holding a newline are compacted into
+// one line.
+func TestStandInsNeverWritten(t *testing.T) {
+	var out bytes.Buffer
+	tr := New(strings.NewReader(""), &out, Options{})
+	id, _ := jsonrpc.MakeID(float64(1))
+	stale := tr.Pass([]byte(`{}`))
+	if _, ok := tr.c.passed.take(stale); !ok {
+		t.Fatal("a stand-in was not recognised")
+	}
+	if err := tr.c.Write(context.Background(), &jsonrpc.Response{ID: id, Result: stale}); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); strings.Contains(got, "pass#") || !strings.Contains(got, `"code":-32603`) {
+		t.Errorf("a stale stand-in was written as %s", got)
+	}
+	out.Reset()
+	tr.c.Write(context.Background(), &jsonrpc.Response{ID: id, Result: tr.Pass([]byte("{\n\"a\": 1\n}"))})
+	if got := out.String(); got != `{"jsonrpc":"2.0","id":1,"result":{"a":1}}`+"\n" {
+		t.Errorf("passed bytes with newlines written as %q", got)
+	}
+	// A result that is a JSON string but no stand-in is written as it is.
+	out.Reset()
+	tr.c.Write(context.Background(), &jsonrpc.Response{ID: id, Result: []byte(`"snowluma"`)})
+	if got := out.String(); got != `{"jsonrpc":"2.0","id":1,"result":"snowluma"}`+"\n" {
+		t.Errorf("a string result written as %q", got)
+	}
+}
