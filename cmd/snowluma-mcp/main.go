@@ -129,13 +129,14 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 			defer runner.Close()
 		}
 	}
+	tr := stdio.New(os.Stdin, stdout, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name})
+	opts.Pass = tr.Pass // the server's one session runs on tr
 	s, err := server.New(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
 		return exitFailed
 	}
 
-	tr := stdio.New(os.Stdin, stdout, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name})
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)

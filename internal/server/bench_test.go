@@ -45,7 +45,13 @@ var benchCalls = []struct{ name, method, params string }{
 
 func BenchmarkCall(b *testing.B) {
 	fake := fakesnowluma.Start(b, fakesnowluma.WithoutRecording())
-	rs := rawConnect(b, liveServer(b, ModeWrite, fake.URL, nil))
+	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rs := rawConnect(b, func(pass func([]byte) []byte) (*mcp.Server, error) {
+		return New(Options{Catalog: catalog.Preload(), Mode: ModeWrite, Client: client, Pass: pass})
+	})
 	for _, c := range benchCalls {
 		b.Run(c.name, func(b *testing.B) {
 			rs.call(b, c.method, c.params) // warm: first-use encodings, connections
@@ -114,13 +120,19 @@ type rawSession struct {
 	id int
 }
 
-// rawConnect connects s over in-process pipes through the binary's stdio
-// transport and completes a 2025-11-25 initialize handshake.
-func rawConnect(b *testing.B, s *mcp.Server) *rawSession {
+// rawConnect connects the server newServer builds over in-process pipes
+// through the binary's stdio transport, whose Pass it gives the server as
+// the binary does, and completes a 2025-11-25 initialize handshake.
+func rawConnect(b *testing.B, newServer func(pass func([]byte) []byte) (*mcp.Server, error)) *rawSession {
 	b.Helper()
 	sr, cw := io.Pipe()
 	cr, sw := io.Pipe()
-	ss, err := s.Connect(context.Background(), stdio.New(sr, sw, stdio.Options{}), nil)
+	tr := stdio.New(sr, sw, stdio.Options{})
+	s, err := newServer(tr.Pass)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ss, err := s.Connect(context.Background(), tr, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

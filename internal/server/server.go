@@ -86,6 +86,11 @@ type Options struct {
 	// long a legacy client's answer to elicitation/create is waited for;
 	// 0 means seal.DefaultTTL (ten minutes). Tests shorten it.
 	ContinuationTTL time.Duration
+	// Pass, when set, hands answers the server has encoded (tools/list,
+	// tool results) to the transport instead of the SDK's encoder: the
+	// binary sets it to its stdio.Transport's Pass. Leave it nil for any
+	// other transport.
+	Pass func(result []byte) []byte
 }
 
 // New builds the MCP server for opts. It contacts nothing: SnowLuma is only
@@ -150,7 +155,7 @@ func New(opts Options) (*mcp.Server, error) {
 	if err := ts.addTaskMethods(s); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	if err := toolkit.Register(s, opts.Mode, log, specs...); err != nil {
+	if err := toolkit.Register(s, toolkit.Config{Mode: opts.Mode, Log: log, Pass: opts.Pass}, specs...); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	addCatalogResource(s, cat)

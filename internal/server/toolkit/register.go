@@ -29,7 +29,11 @@ const ModernRevision = "2026-07-28"
 // The specs compile concurrently, since compiling schemas is most of a
 // server's start-up, and a schema several tools share is compiled once.
 // Errors are reported in the order of specs.
-func Register(s *mcp.Server, mode Mode, log *slog.Logger, specs ...Spec) error {
+func Register(s *mcp.Server, cfg Config, specs ...Spec) error {
+	mode, log := cfg.Mode, cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	all := make([]*compiled, len(specs))
 	errs := make([]error, len(specs))
 	var schemas schemaSet
@@ -53,8 +57,20 @@ func Register(s *mcp.Server, mode Mode, log *slog.Logger, specs ...Spec) error {
 		s.AddTool(c.tool, serve(c, mode, log, &handoffs))
 	}
 	// handOff is innermost, so that it sees the placeholder itself.
-	s.AddReceivingMiddleware(filterList(mode, byName), plainResults, handOff(&handoffs))
+	s.AddReceivingMiddleware(filterList(mode, byName, cfg.Pass), plainResults(cfg.Pass), handOff(&handoffs))
 	return nil
+}
+
+// Config is how Register serves its specs.
+type Config struct {
+	Mode Mode
+	// Log receives one line per tool call; nil discards.
+	Log *slog.Logger
+	// Pass, when set, takes an answer this package has encoded (a
+	// tools/list result, a tool result) and returns the stand-in the SDK
+	// encodes in its place, sparing the SDK a second pass over the bytes;
+	// see stdio.Transport.Pass. Nil: the SDK encodes every answer.
+	Pass func(result []byte) []byte
 }
 
 // Serve compiles spec and returns the handler Register installs for it in
@@ -188,8 +204,8 @@ func serve(c *compiled, mode Mode, log *slog.Logger, handoffs *sync.Map) mcp.Too
 // list. What a client sees depends only on the mode, its era and its
 // capabilities, so each such list is filtered and encoded once (see
 // listCache) and later answers reuse the bytes.
-func filterList(mode Mode, byName map[string]*compiled) mcp.Middleware {
-	lists := &listCache{mode: mode, byName: byName, lists: map[string]*listed{}}
+func filterList(mode Mode, byName map[string]*compiled, pass func([]byte) []byte) mcp.Middleware {
+	lists := &listCache{mode: mode, byName: byName, lists: map[string]*listed{}, pass: pass}
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
@@ -205,7 +221,7 @@ func filterList(mode Mode, byName map[string]*compiled) mcp.Middleware {
 			}
 			l := lists.get(lreq, lr.Tools)
 			lr.Tools = l.tools
-			return &encodedList{lr, l}, nil
+			return &encodedList{lr, l, lists.pass}, nil
 		}
 	}
 }
@@ -214,6 +230,7 @@ func filterList(mode Mode, byName map[string]*compiled) mcp.Middleware {
 type listCache struct {
 	mode   Mode
 	byName map[string]*compiled
+	pass   func([]byte) []byte // see Config.Pass
 
 	mu    sync.Mutex
 	lists map[string]*listed
@@ -308,9 +325,18 @@ func (lc *listCache) filter(all []*mcp.Tool, cl *client) []*mcp.Tool {
 type encodedList struct {
 	*mcp.ListToolsResult
 	list *listed
+	pass func([]byte) []byte // see Config.Pass
 }
 
 func (l *encodedList) MarshalJSON() ([]byte, error) {
+	b, err := l.encode()
+	if err != nil || l.pass == nil {
+		return b, err
+	}
+	return l.pass(b), nil
+}
+
+func (l *encodedList) encode() ([]byte, error) {
 	head := *l.ListToolsResult
 	head.Tools = nil
 	b, err := encodeJSON(&head)
@@ -322,7 +348,7 @@ func (l *encodedList) MarshalJSON() ([]byte, error) {
 		return encodeJSON(l.ListToolsResult)
 	}
 	if last := l.list.last.Load(); last != nil && bytes.Equal(last.head, b) {
-		return last.whole, nil // the encoder copies it; nobody writes to it
+		return last.whole, nil // shared: every answer copies it, none changes it
 	}
 	tools := l.list.encoded
 	out := make([]byte, 0, len(b)-len(tail)+len(`"tools":}`)+len(tools))

@@ -48,12 +48,12 @@ func TestRegisterRefusesBadSpecs(t *testing.T) {
 		{"bad mode", spec("a", func(s *Spec) { s.Needs = "root" }), "needs mode"},
 		{"destructive read", spec("a", func(s *Spec) { s.Destructive = true }), "destructive"},
 	} {
-		err := Register(newServer(), ModeWrite, quiet, tc.spec)
+		err := Register(newServer(), Config{Mode: ModeWrite, Log: quiet}, tc.spec)
 		if err == nil || !strings.Contains(err.Error(), tc.say) {
 			t.Errorf("%s: %v", tc.name, err)
 		}
 	}
-	if err := Register(newServer(), ModeWrite, quiet, spec("a", nil), spec("a", nil)); err == nil || !strings.Contains(err.Error(), "twice") {
+	if err := Register(newServer(), Config{Mode: ModeWrite, Log: quiet}, spec("a", nil), spec("a", nil)); err == nil || !strings.Contains(err.Error(), "twice") {
 		t.Errorf("duplicate: %v", err)
 	}
 }
@@ -115,7 +115,7 @@ func TestGateHidesAndRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer()
-			if err := Register(s, tc.mode, slog.New(slog.NewTextHandler(io.Discard, nil)), specs...); err != nil {
+			if err := Register(s, Config{Mode: tc.mode}, specs...); err != nil {
 				t.Fatal(err)
 			}
 			ct, st := mcp.NewInMemoryTransports()
@@ -270,7 +270,7 @@ func TestListCachedPerClient(t *testing.T) {
 			}
 		}),
 	}
-	if err := Register(s, ModeWrite, slog.New(slog.NewTextHandler(io.Discard, nil)), specs...); err != nil {
+	if err := Register(s, Config{Mode: ModeWrite}, specs...); err != nil {
 		t.Fatal(err)
 	}
 	forms := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}
