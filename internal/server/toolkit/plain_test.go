@@ -1,0 +1,74 @@
+package toolkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestPlainResultMeansWhatTheSDKWrites: a tool result encoded in one pass
+// is compact, valid JSON without HTML escapes that decodes to what the
+// SDK's own encoding decodes to, for text with characters encoding/json
+// escapes, raw and non-raw structured content, errors, _meta and content
+// that is not text. Where the SDK would write "content": null, an empty
+// array is written.
+func TestPlainResultMeansWhatTheSDKWrites(t *testing.T) {
+	results := map[string]*mcp.CallToolResult{
+		"rendered": OK(map[string]any{"s": "<b>&</b> \u2028 群 \"q\" \\ \n\t\x01"}).toolResult(),
+		"failure":  Fail(KindInvalidParams, "bad <param>", "send a good one").toolResult(),
+		"invalid utf-8": {Content: []mcp.Content{&mcp.TextContent{Text: "a\xffb"}}},
+		"mixed": {
+			Meta:              mcp.Meta{"k": "<v>"},
+			Content:           []mcp.Content{&mcp.TextContent{Text: "x"}, &mcp.ImageContent{Data: []byte{1, 2}, MIMEType: "image/png"}},
+			StructuredContent: map[string]any{"n": 1, "s": "<&>"},
+			IsError:           true,
+		},
+		"empty": {},
+	}
+	for name, r := range results {
+		got, err := (&plainResult{CallToolResult: r}).MarshalJSON()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, got); err != nil || !bytes.Equal(compact.Bytes(), got) {
+			t.Errorf("%s: not compact, valid JSON (%v): %s", name, err, got)
+		}
+		for _, esc := range []string{`\u003c`, `\u003e`, `\u0026`} {
+			if bytes.Contains(got, []byte(esc)) && name != "mixed" { // the SDK's image content escapes itself
+				t.Errorf("%s: HTML escape %s in %s", name, esc, got)
+			}
+		}
+		sdk, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b any
+		if err := json.Unmarshal(got, &a); err != nil {
+			t.Fatal(err)
+		}
+		json.Unmarshal(sdk, &b)
+		if m := b.(map[string]any); m["content"] == nil {
+			m["content"] = []any{} // the SDK writes null, which MCP's schema refuses
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s:\n got %s\nwant %s", name, got, sdk)
+		}
+	}
+}
+
+// TestPlainResultPasses: with a Pass, MarshalJSON returns the stand-in and
+// hands over exactly the bytes it would have returned.
+func TestPlainResultPasses(t *testing.T) {
+	r := OK("<ok>").toolResult()
+	want, _ := (&plainResult{CallToolResult: r}).MarshalJSON()
+	var handed []byte
+	pass := func(b []byte) []byte { handed = b; return []byte(`"stand-in"`) }
+	got, err := (&plainResult{r, pass}).MarshalJSON()
+	if err != nil || string(got) != `"stand-in"` || !bytes.Equal(handed, want) {
+		t.Errorf("MarshalJSON = %s (%v), handed %s, want %s", got, err, handed, want)
+	}
+}
