@@ -17,8 +17,8 @@ import (
 // array is written.
 func TestPlainResultMeansWhatTheSDKWrites(t *testing.T) {
 	results := map[string]*mcp.CallToolResult{
-		"rendered": OK(map[string]any{"s": "<b>&</b> \u2028 群 \"q\" \\ \n\t\x01"}).toolResult(),
-		"failure":  Fail(KindInvalidParams, "bad <param>", "send a good one").toolResult(),
+		"rendered":      OK(map[string]any{"s": "<b>&</b> \u2028 群 \"q\" \\ \n\t\x01"}).toolResult(),
+		"failure":       Fail(KindInvalidParams, "bad <param>", "send a good one").toolResult(),
 		"invalid utf-8": {Content: []mcp.Content{&mcp.TextContent{Text: "a\xffb"}}},
 		"mixed": {
 			Meta:              mcp.Meta{"k": "<v>"},
