@@ -1,8 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -16,7 +19,11 @@ const CatalogURI = "snowluma://onebot/actions"
 // addCatalogResource serves the catalog: its version, the categories with
 // counts, and every action's full entry. The document is assembled once, on
 // first read, since it never changes.
-func addCatalogResource(s *mcp.Server, src catalogSource) {
+//
+// The document's answer is encoded once as well: each read copies the
+// encoded contents after the rest of the result (see catalogAnswer), and
+// with pass set (see Options.Pass) hands them to the transport.
+func addCatalogResource(s *mcp.Server, src catalogSource, pass func([]byte) []byte) {
 	doc := sync.OnceValues(func() (string, error) {
 		cat, err := src()
 		if err != nil {
@@ -37,6 +44,70 @@ func addCatalogResource(s *mcp.Server, src catalogSource) {
 		}
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: CatalogURI, MIMEType: "application/json", Text: text}}}, nil
 	})
+	var contents sync.Once
+	var encoded []byte // the contents array of every catalog answer
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			r, ok := res.(*mcp.ReadResourceResult)
+			if !ok || err != nil || len(r.Contents) != 1 || r.Contents[0].URI != CatalogURI {
+				return res, err
+			}
+			contents.Do(func() { encoded, _ = plainJSON(r.Contents) })
+			if encoded == nil {
+				return res, err // the SDK encodes it
+			}
+			return &catalogAnswer{r, encoded, pass}, nil
+		}
+	})
+}
+
+// catalogAnswer is a resources/read answer for the catalog whose contents
+// were encoded once; the rest of the result (cache hints, _meta), small
+// and set by the SDK too, is encoded with each answer.
+type catalogAnswer struct {
+	*mcp.ReadResourceResult
+	contents []byte              // the encoded contents array
+	pass     func([]byte) []byte // see Options.Pass
+}
+
+func (a *catalogAnswer) MarshalJSON() ([]byte, error) {
+	shell := *a.ReadResourceResult
+	shell.Contents = nil
+	head, err := shell.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(head, &fields); err != nil {
+		return nil, err
+	}
+	delete(fields, "contents")
+	out := make([]byte, 0, len(head)+len(a.contents)+16)
+	out = append(append(out, `{"contents":`...), a.contents...)
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		key, err := plainJSON(k)
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(append(append(out, ','), key...), ':'), fields[k]...)
+	}
+	out = append(out, '}')
+	if a.pass == nil {
+		return out, nil
+	}
+	return a.pass(out), nil
+}
+
+// plainJSON encodes v without HTML escaping or a newline.
+func plainJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // catalogDocument is the resource's text, {version, categories, actions},

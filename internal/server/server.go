@@ -158,7 +158,7 @@ func New(opts Options) (*mcp.Server, error) {
 	if err := toolkit.Register(s, toolkit.Config{Mode: opts.Mode, Log: log, Pass: opts.Pass}, specs...); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	addCatalogResource(s, cat)
+	addCatalogResource(s, cat, opts.Pass)
 	if err := addPreviewPanel(s); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

@@ -208,35 +208,53 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			msg = &coded
 		}
 	}
-	data, err := encode(msg)
+	head, result, err := encode(msg)
 	if err != nil {
 		return fmt.Errorf("stdio: encoding a message: %w", err)
 	}
-	return c.writeLine(data)
+	switch {
+	case result == nil:
+		return c.writeLine(head)
+	case len(result) <= copyLimit:
+		return c.writeLine(append(append(head, result...), '}'))
+	default:
+		return c.writeLine(head, result, []byte("}"))
+	}
 }
 
-// encode frames msg as one line. The result of a successful response is
-// JSON the SDK has just encoded, compact and checked, so it is copied after
-// the id rather than checked and compacted a second time by
+// copyLimit is the largest result copied after its id into one write; a
+// larger one is written where it is, in a write of its own.
+const copyLimit = 64 << 10
+
+// encode frames msg as one line without its newline, in two parts: the
+// line is head, then result and a closing brace when result is not nil.
+// The result of a successful response is JSON the SDK has just encoded,
+// compact and checked (or that the server encoded and passed), so it is
+// written after the id rather than checked and compacted a second time by
 // jsonrpc.EncodeMessage: for a large tool result that pass was a fifth of
-// the server's CPU time per call. Anything else goes through EncodeMessage;
-// the bytes are the same either way.
-func encode(msg jsonrpc.Message) ([]byte, error) {
+// the server's CPU time per call. Anything else goes through
+// EncodeMessage; the bytes are the same either way.
+func encode(msg jsonrpc.Message) (head, result []byte, err error) {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok || resp.Error != nil || !resp.ID.IsValid() || len(resp.Result) == 0 || bytes.IndexByte(resp.Result, '\n') >= 0 {
-		return jsonrpc.EncodeMessage(msg)
+		line, err := jsonrpc.EncodeMessage(msg)
+		return line, nil, err
 	}
 	var idJSON bytes.Buffer
 	enc := json.NewEncoder(&idJSON)
 	enc.SetEscapeHTML(false) // as EncodeMessage writes it
 	if err := enc.Encode(resp.ID.Raw()); err != nil {
-		return jsonrpc.EncodeMessage(msg)
+		line, err := jsonrpc.EncodeMessage(msg)
+		return line, nil, err
 	}
 	id := bytes.TrimSuffix(idJSON.Bytes(), []byte("\n"))
-	const head, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
-	b := make([]byte, 0, len(head)+len(id)+len(mid)+len(resp.Result)+1)
-	b = append(append(append(append(b, head...), id...), mid...), resp.Result...)
-	return append(b, '}'), nil
+	const start, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
+	size := len(start) + len(id) + len(mid)
+	if len(resp.Result) <= copyLimit {
+		size += len(resp.Result) + 2 // room for the result, the brace and the newline
+	}
+	head = make([]byte, 0, size)
+	return append(append(append(head, start...), id...), mid...), resp.Result, nil
 }
 
 // answered forgets a request as it is answered and reports whether the
@@ -251,20 +269,27 @@ func (c *conn) answered(id jsonrpc.ID) (cancelled bool) {
 	return r != nil && r.cancelled
 }
 
-// writeLine writes data and a newline as one message, unless output has
-// stopped.
-func (c *conn) writeLine(data []byte) error {
+// writeLine writes parts and a newline as one message, unless output has
+// stopped. When the last part, which must be the caller's own, has room
+// after it, it takes the newline, so that a small message is one write.
+func (c *conn) writeLine(parts ...[]byte) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	if c.stopped.Load() {
 		return ErrStopped
 	}
-	// Two writes rather than an append, which could copy a large message.
-	if _, err := c.out.Write(data); err != nil {
-		return err
+	last := len(parts) - 1
+	if p := parts[last]; len(p) < cap(p) {
+		parts[last] = append(p, '\n')
+	} else {
+		parts = append(parts, []byte{'\n'})
 	}
-	_, err := c.out.Write([]byte{'\n'})
-	return err
+	for _, p := range parts {
+		if _, err := c.out.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Close implements mcp.Connection: the SDK calls it when the session ends.
