@@ -54,7 +54,7 @@ func main() {
 	era := flag.String("era", "legacy", "protocol era of the per-call client: legacy (initialize) or modern (2026-07-28)")
 	only := flag.String("only", "", "measure only the call kinds whose name matches this regular expression (-percall)")
 	prebuilt := flag.String("server", "", "measure this snowluma-mcp binary instead of building ./cmd/snowluma-mcp (to compare two builds)")
-	profile := flag.String("profile", "", "write CPU and allocation profiles of the write-mode server into this directory (-percall; builds with -tags profile)")
+	profile := flag.String("profile", "", "write CPU and allocation profiles of the write-mode server into this directory (-percall)")
 	flag.Parse()
 	if *era != "legacy" && *era != "modern" {
 		log.Fatalf("-era %q: use legacy or modern", *era)
@@ -94,8 +94,14 @@ func main() {
 			if cfg.profile, err = filepath.Abs(*profile); err != nil {
 				log.Fatal(err)
 			}
+		}
+		if *prebuilt == "" {
+			// The profile build is the release code plus signal hooks that
+			// stay off unless their variables are set: BENCH_ALLOCS for
+			// allocations per call, PROFILE_DIR for -profile.
 			server = build("snowluma-mcp-profile", "./cmd/snowluma-mcp", "-tags", "profile")
 		}
+		cfg.scratch = dir
 		if err := perCall(bare, server, cfg); err != nil {
 			log.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -62,6 +63,7 @@ type perCallConfig struct {
 	modern   bool
 	only     *regexp.Regexp // call kinds to run
 	profile  string         // directory for the write-mode server's profiles, or ""
+	scratch  string         // a directory for the servers' allocation counts
 }
 
 // perCall runs the per-call mode for bare (the yardstick) and server.
@@ -77,13 +79,15 @@ func perCall(bare, server string, cfg perCallConfig) error {
 		era = "2026-07-28 per-request _meta"
 	}
 	fmt.Printf("per call over stdio, %s era, %d sequential calls and %d calls %d-wide each (%s)\n", era, n, 4*n, width, time.Now().Format(time.DateOnly))
-	fmt.Printf("%-40s %9s %9s %9s %9s %9s %9s %9s %9s\n", "call", "bytes", "cpu µs", "p50 ms", "p99 ms", "calls/s", "wide p50", "wide p99", "wide c/s")
+	fmt.Printf("%-40s %9s %9s %9s %9s %9s %9s %9s %9s %9s\n", "call", "bytes", "cpu µs", "alloc KB", "p50 ms", "p99 ms", "calls/s", "wide p50", "wide p99", "wide c/s")
 	downloads, err := os.MkdirTemp("", "snowluma-bench-downloads")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(downloads)
 	writeEnv := writeMode(fake.URL, downloads)
+	docsEnv := []string{"BENCH_ALLOCS=" + filepath.Join(cfg.scratch, "allocs-docs")}
+	writeEnv = append(writeEnv, "BENCH_ALLOCS="+filepath.Join(cfg.scratch, "allocs-write"))
 	if cfg.profile != "" {
 		writeEnv = append(writeEnv, "PROFILE_DIR="+cfg.profile)
 	}
@@ -94,7 +98,7 @@ func perCall(bare, server string, cfg perCallConfig) error {
 		calls []callKind
 	}{
 		{"bare go-sdk server", bare, nil, bareCalls},
-		{"snowluma-mcp docs mode", server, nil, docsCalls[:1]},
+		{"snowluma-mcp docs mode", server, docsEnv, docsCalls[:1]},
 		{"snowluma-mcp write mode", server, writeEnv, append(slices.Clone(docsCalls), queryCall)},
 	} {
 		fmt.Println(s.name)
@@ -111,7 +115,11 @@ func perCall(bare, server string, cfg perCallConfig) error {
 				p.close()
 				return fmt.Errorf("%s: %s: %w", s.name, c.name, err)
 			}
-			fmt.Printf("  %-38s %9d %9.0f %9.3f %9.3f %9.0f %9.3f %9.3f %9.0f\n", c.name, r.bytes, r.cpu,
+			alloc := "-" // the bare server counts none
+			if r.allocs >= 0 {
+				alloc = fmt.Sprintf("%.1f", r.allocs/1024)
+			}
+			fmt.Printf("  %-38s %9d %9.0f %9s %9.3f %9.3f %9.0f %9.3f %9.3f %9.0f\n", c.name, r.bytes, r.cpu, alloc,
 				ms(r.seq.p50), ms(r.seq.p99), r.seq.rate, ms(r.wide.p50), ms(r.wide.p99), r.wide.rate)
 		}
 		if slices.Contains(s.env, "PROFILE_DIR="+cfg.profile) {
@@ -134,6 +142,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // proc is a spawned server and its stdio.
 type proc struct {
 	cmd    *exec.Cmd
+	allocs string // the BENCH_ALLOCS file of a server that counts, or ""
 	stdin  io.WriteCloser
 	out    *bufio.Reader
 	modern bool
@@ -156,6 +165,11 @@ func spawn(bin string, env []string, modern bool) (*proc, error) {
 		return nil, err
 	}
 	p := &proc{cmd: cmd, stdin: stdin, out: bufio.NewReaderSize(stdout, 1<<20), modern: modern}
+	for _, e := range env {
+		if f, ok := strings.CutPrefix(e, "BENCH_ALLOCS="); ok {
+			p.allocs = f
+		}
+	}
 	if !modern {
 		if _, err := p.roundTrip("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`); err != nil {
 			p.close()
@@ -185,6 +199,30 @@ func (p *proc) profile(dir string) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Errorf("no profiles in %s: was the server built with -tags profile?", dir)
+}
+
+// allocated asks a server built with -tags profile and run with
+// BENCH_ALLOCS for the bytes it has allocated so far (0 for a server that
+// does not count).
+func (p *proc) allocated() (uint64, error) {
+	if p.allocs == "" {
+		return 0, nil
+	}
+	os.Remove(p.allocs)
+	if err := p.cmd.Process.Signal(syscall.SIGUSR2); err != nil {
+		return 0, err
+	}
+	for range 200 {
+		if b, err := os.ReadFile(p.allocs); err == nil {
+			var bytes, objects uint64
+			if _, err := fmt.Sscan(string(b), &bytes, &objects); err != nil {
+				return 0, fmt.Errorf("allocation count %q: %w", b, err)
+			}
+			return bytes, nil
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return 0, fmt.Errorf("no allocation count in %s: was the server built with -tags profile?", p.allocs)
 }
 
 // close ends the server and reports its peak RSS in KiB.
@@ -282,8 +320,11 @@ func summarise(lat []time.Duration, wall time.Duration) stats {
 type result struct {
 	bytes int
 	cpu   float64 // the server's CPU time per sequential call, in µs
-	seq   stats
-	wide  stats
+	// allocs is the bytes the server allocated per sequential call, or -1
+	// for a server that does not count them.
+	allocs float64
+	seq    stats
+	wide   stats
 }
 
 // cpuTime is the CPU time the process has used so far, summed over its
@@ -321,6 +362,10 @@ func (p *proc) measure(c callKind, n, width int) (result, error) {
 		}
 	}
 	lat := make([]time.Duration, n)
+	alloc0, err := p.allocated()
+	if err != nil {
+		return r, err
+	}
 	cpu0 := p.cpuTime()
 	start := time.Now()
 	for i := range n {
@@ -340,6 +385,14 @@ func (p *proc) measure(c callKind, n, width int) (result, error) {
 	}
 	r.seq = summarise(lat, time.Since(start))
 	r.cpu = float64((p.cpuTime() - cpu0).Microseconds()) / float64(n)
+	alloc1, err := p.allocated()
+	if err != nil {
+		return r, err
+	}
+	r.allocs = -1
+	if p.allocs != "" {
+		r.allocs = float64(alloc1-alloc0) / float64(n)
+	}
 	r.wide, err = p.wide(c, 4*n, width)
 	return r, err
 }
