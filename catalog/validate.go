@@ -6,8 +6,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/snowluma/snowluma-mcp/internal/schemajson"
 )
 
 // The runtime validator. It uses github.com/google/jsonschema-go, which the
@@ -59,6 +61,23 @@ func (p propSchema) expected() string {
 // external: a $ref that leaves a property's schema fails to compile instead
 // of being fetched or treated as permissive.
 func CompileObject(raw json.RawMessage) (*ObjectSchema, error) {
+	return new(Compiler).CompileObject(raw)
+}
+
+// A Compiler compiles object schemas as CompileObject does, compiling each
+// distinct property schema once however many objects declare it: a
+// server's tools repeat property schemas (every output schema's
+// diagnostics), and compiling them is most of its start-up. Compiled
+// properties are immutable, so objects share them. The zero Compiler is
+// ready to use and safe for concurrent use.
+type Compiler struct {
+	mu    sync.Mutex
+	props map[string]func() (*jsonschema.Resolved, error)
+}
+
+// CompileObject compiles raw, an object schema (see the package's
+// CompileObject).
+func (c *Compiler) CompileObject(raw json.RawMessage) (*ObjectSchema, error) {
 	var top struct {
 		Type                 string                     `json:"type"`
 		Properties           map[string]json.RawMessage `json:"properties"`
@@ -77,11 +96,7 @@ func CompileObject(raw json.RawMessage) (*ObjectSchema, error) {
 		closed:   top.AdditionalProperties != nil && !*top.AdditionalProperties,
 	}
 	for name, p := range top.Properties {
-		var js jsonschema.Schema
-		if err := json.Unmarshal(p, &js); err != nil {
-			return nil, fmt.Errorf("schema: property %q: %w", name, err)
-		}
-		r, err := js.Resolve(nil) // no loader: remote references fail
+		r, err := c.property(p)
 		if err != nil {
 			return nil, fmt.Errorf("schema: property %q: %w", name, err)
 		}
@@ -90,6 +105,29 @@ func CompileObject(raw json.RawMessage) (*ObjectSchema, error) {
 	}
 	slices.Sort(s.names)
 	return s, nil
+}
+
+// property compiles one property's schema, or returns it compiled before.
+func (c *Compiler) property(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	c.mu.Lock()
+	f := c.props[string(raw)]
+	if f == nil {
+		f = sync.OnceValues(func() (*jsonschema.Resolved, error) { return compileProperty(raw) })
+		if c.props == nil {
+			c.props = map[string]func() (*jsonschema.Resolved, error){}
+		}
+		c.props[string(raw)] = f
+	}
+	c.mu.Unlock()
+	return f()
+}
+
+func compileProperty(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	js, err := schemajson.Decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	return js.Resolve(nil) // no loader: remote references fail
 }
 
 // Check validates obj and returns each failure sorted by pointer, or nil

@@ -2,7 +2,9 @@ package catalog
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -80,6 +82,45 @@ func TestRuntimeAgreesOnExamples(t *testing.T) {
 			if errs != nil {
 				t.Errorf("%s example %d: %v", a.Name, i, errs)
 			}
+		}
+	}
+}
+
+// TestCompilerSharesProperties: a Compiler compiles a property schema once
+// however many objects declare it, and each object still checks by it and
+// names its own property when it fails to compile.
+func TestCompilerSharesProperties(t *testing.T) {
+	var c Compiler
+	var wg sync.WaitGroup
+	objs := make([]*ObjectSchema, 8)
+	for i := range objs {
+		wg.Go(func() {
+			var err error
+			objs[i], err = c.CompileObject(json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"p%d":{"type":"integer","minimum":1},"q":{"type":"string"}},"required":["p%d"]}`, i, i)))
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	for i, o := range objs {
+		if o.props[fmt.Sprintf("p%d", i)].resolved != objs[0].props["p0"].resolved || o.props["q"].resolved != objs[0].props["q"].resolved {
+			t.Errorf("object %d compiled its properties anew", i)
+		}
+		if errs := o.Check(json.RawMessage(fmt.Sprintf(`{"p%d":0,"q":1}`, i))); len(errs) != 2 {
+			t.Errorf("object %d: %v", i, errs)
+		}
+	}
+	if len(c.props) != 2 {
+		t.Errorf("%d property schemas compiled, want 2", len(c.props))
+	}
+	for _, name := range []string{"bad", "worse"} {
+		_, err := c.CompileObject(json.RawMessage(`{"type":"object","properties":{"` + name + `":{"type":7}}}`))
+		if err == nil || !strings.Contains(err.Error(), `property "`+name+`"`) {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }

@@ -104,17 +104,20 @@ type compiled struct {
 
 // schemaSet compiles each distinct schema once: several tools share an
 // input schema or an output schema, and compiling them is most of a
-// server's start-up. It is safe for concurrent use.
+// server's start-up. Its compiler, in turn, compiles each distinct property
+// schema once, such as the diagnostics of every output schema. It is safe
+// for concurrent use.
 type schemaSet struct {
-	mu sync.Mutex
-	m  map[string]func() (*catalog.ObjectSchema, error)
+	props catalog.Compiler
+	mu    sync.Mutex
+	m     map[string]func() (*catalog.ObjectSchema, error)
 }
 
 func (ss *schemaSet) compile(schema string) (*catalog.ObjectSchema, error) {
 	ss.mu.Lock()
 	f := ss.m[schema]
 	if f == nil {
-		f = sync.OnceValues(func() (*catalog.ObjectSchema, error) { return catalog.CompileObject(json.RawMessage(schema)) })
+		f = sync.OnceValues(func() (*catalog.ObjectSchema, error) { return ss.props.CompileObject(json.RawMessage(schema)) })
 		if ss.m == nil {
 			ss.m = map[string]func() (*catalog.ObjectSchema, error){}
 		}
