@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 	"text/tabwriter"
 	"text/template"
@@ -48,8 +49,9 @@ const terminalHint = "this is an MCP server: it speaks JSON-RPC on stdin/stdout 
 // run is main without the process: stdout is the protocol channel and
 // stderr the only log. terminal says whether stdin is a terminal.
 func run(args []string, stdout, stderr io.Writer, terminal bool) int {
-	// The catalog decodes in the background while the rest starts up.
-	loadCatalog := catalog.Preload()
+	// The catalog decodes in the background once the first answer is out
+	// (see catalogload.go), or when a call needs it.
+	loadCatalog := sync.OnceValues(catalog.Load)
 	if len(args) > 0 && args[0] == "doctor" {
 		return runDoctor(args[1:], stdout, stderr)
 	}
@@ -129,7 +131,8 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 			defer runner.Close()
 		}
 	}
-	tr := stdio.New(os.Stdin, stdout, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name})
+	out := newAnswerWatch(stdout)
+	tr := stdio.New(os.Stdin, out, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name})
 	opts.Pass = tr.Pass // the server's one session runs on tr
 	s, err := server.New(opts)
 	if err != nil {
@@ -145,8 +148,10 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	// catalog that fails to load is a packaging defect: stop.
 	failed := make(chan error, 1)
 	announced := make(chan struct{})
+	stopped := make(chan struct{})
 	go func() {
 		defer close(announced)
+		catalogTime(out.first, stopped, time.After(catalogGrace))
 		cat, err := loadCatalog()
 		if err != nil {
 			failed <- err
@@ -168,7 +173,11 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	if taskStreams != nil {
 		transport = taskStreams.Wrap(transport)
 	}
-	go func() { served <- s.Run(context.Background(), transport) }()
+	go func() {
+		err := s.Run(context.Background(), transport)
+		close(stopped)
+		served <- err
+	}()
 
 	select {
 	case sig := <-sigs:
