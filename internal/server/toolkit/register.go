@@ -54,7 +54,7 @@ func Register(s *mcp.Server, cfg Config, specs ...Spec) error {
 	}
 	var handoffs sync.Map // placeholder *mcp.CallToolResult → the mcp.Result to send
 	for _, c := range byName {
-		s.AddTool(c.tool, serve(c, mode, log, &handoffs))
+		s.AddTool(c.registered(), serve(c, mode, log, &handoffs))
 	}
 	// handOff is innermost, so that it sees the placeholder itself.
 	s.AddReceivingMiddleware(filterList(mode, byName, cfg.Pass), plainResults(cfg.Pass), handOff(&handoffs))
@@ -306,6 +306,7 @@ func (lc *listCache) filter(all []*mcp.Tool, cl *client) []*mcp.Tool {
 		if c == nil || c.refusal(lc.mode, cl) != nil {
 			continue
 		}
+		t = c.tool // the whole definition; the SDK holds c.registered()
 		if c.ListMeta != nil {
 			if m := c.ListMeta(cl.capabilities()); m != nil {
 				cp := *t

@@ -322,3 +322,69 @@ func TestListCachedPerClient(t *testing.T) {
 		ss.Wait()
 	}
 }
+
+// TestListedSchemasWhole: the SDK holds stand-in schemas (see
+// compiled.registered), yet every tools/list answer, paged or not, carries
+// each tool's whole input and output schemas.
+func TestListedSchemasWhole(t *testing.T) {
+	norm := func(v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var x any
+		if err := json.Unmarshal(b, &x); err != nil {
+			t.Fatal(err)
+		}
+		b, _ = json.Marshal(x)
+		return string(b)
+	}
+	specs := []Spec{spec("a_tool", nil), spec("b_tool", func(s *Spec) {
+		s.Output = `{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`
+	})}
+	for _, pageSize := range []int{0, 1} {
+		s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ServerOptions{
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}, PageSize: pageSize})
+		if err := Register(s, Config{Mode: ModeWrite}, specs...); err != nil {
+			t.Fatal(err)
+		}
+		cs := connectClient(t, s)
+		var listed []*mcp.Tool
+		for tool, err := range cs.Tools(context.Background(), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			listed = append(listed, tool)
+		}
+		if len(listed) != len(specs) {
+			t.Fatalf("page size %d: %d tools listed", pageSize, len(listed))
+		}
+		for i, tool := range listed {
+			if got, want := norm(tool.InputSchema), norm(json.RawMessage(specs[i].Input)); got != want {
+				t.Errorf("page size %d: %s input schema %s, want %s", pageSize, tool.Name, got, want)
+			}
+			if got, want := norm(tool.OutputSchema), norm(OutputSchema(specs[i].Output)); got != want {
+				t.Errorf("page size %d: %s output schema %s, want %s", pageSize, tool.Name, got, want)
+			}
+		}
+	}
+}
+
+// connectClient connects a 2026-07-28 client without capabilities to s.
+func connectClient(t *testing.T, s *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+	})
+	return cs
+}
