@@ -177,7 +177,7 @@ func (p *schemaParser) array(f func() bool) bool {
 		case ',':
 			p.pos++
 		}
-		if p.peek() == 'n' || !f() {
+		if !f() {
 			return false
 		}
 	}
@@ -202,6 +202,9 @@ func (p *schemaParser) schema() (*jsonschema.Schema, bool) {
 func (p *schemaParser) schemas() ([]*jsonschema.Schema, bool) {
 	list := []*jsonschema.Schema{}
 	ok := p.array(func() bool {
+		if p.peek() == 'n' {
+			return false
+		}
 		s, ok := p.schema()
 		list = append(list, s)
 		return ok
@@ -303,19 +306,19 @@ func (p *schemaParser) keyword(s *jsonschema.Schema, key string) bool {
 		if p.peek() == '"' {
 			return p.string(&s.Type)
 		}
-		return p.peek() == '[' && decodeInto(p.value(), &s.Types)
+		return p.peek() == '[' && p.strings(&s.Types)
 
 	// Numbers.
 	case "multipleOf":
-		return decodeInto(p.value(), &s.MultipleOf)
+		return p.number(&s.MultipleOf)
 	case "minimum":
-		return decodeInto(p.value(), &s.Minimum)
+		return p.number(&s.Minimum)
 	case "maximum":
-		return decodeInto(p.value(), &s.Maximum)
+		return p.number(&s.Maximum)
 	case "exclusiveMinimum":
-		return decodeInto(p.value(), &s.ExclusiveMinimum)
+		return p.number(&s.ExclusiveMinimum)
 	case "exclusiveMaximum":
-		return decodeInto(p.value(), &s.ExclusiveMaximum)
+		return p.number(&s.ExclusiveMaximum)
 	case "minLength":
 		return p.integer(&s.MinLength)
 	case "maxLength":
@@ -340,26 +343,26 @@ func (p *schemaParser) keyword(s *jsonschema.Schema, key string) bool {
 		s.Default = bytes.Clone(p.value())
 		return true
 	case "deprecated":
-		return decodeInto(p.value(), &s.Deprecated)
+		return p.bool(&s.Deprecated)
 	case "readOnly":
-		return decodeInto(p.value(), &s.ReadOnly)
+		return p.bool(&s.ReadOnly)
 	case "writeOnly":
-		return decodeInto(p.value(), &s.WriteOnly)
+		return p.bool(&s.WriteOnly)
 	case "uniqueItems":
-		return decodeInto(p.value(), &s.UniqueItems)
+		return p.bool(&s.UniqueItems)
 	case "examples":
-		return decodeInto(p.value(), &s.Examples)
+		return p.values(&s.Examples)
 	case "enum":
-		return decodeInto(p.value(), &s.Enum)
+		return p.values(&s.Enum)
 	case "const":
 		var v any
-		if !decodeInto(p.value(), &v) {
+		if !p.any(&v) {
 			return false
 		}
 		s.Const = &v
 		return true
 	case "required":
-		return decodeInto(p.value(), &s.Required)
+		return p.strings(&s.Required)
 	case "dependentRequired":
 		return decodeInto(p.value(), &s.DependentRequired)
 	default:
@@ -380,6 +383,104 @@ func (p *schemaParser) string(dst *string) bool {
 		return decodeInto(p.data[start:p.pos], dst)
 	}
 	*dst = string(s)
+	return true
+}
+
+// The values of the keywords below are read as encoding/json decodes them
+// into the library's fields; anything else goes through encoding/json.
+
+// number reads a number into *dst, as encoding/json does for a *float64:
+// strconv.ParseFloat of the literal.
+func (p *schemaParser) number(dst **float64) bool {
+	raw := p.value()
+	if c := raw[0]; c != '-' && (c < '0' || c > '9') {
+		return false // the library's error
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return false
+	}
+	*dst = &f
+	return true
+}
+
+// bool reads true or false.
+func (p *schemaParser) bool(dst *bool) bool {
+	switch string(p.value()) {
+	case "true":
+		*dst = true
+	case "false":
+		*dst = false
+	default:
+		return false
+	}
+	return true
+}
+
+// strings reads an array of strings; like encoding/json, an empty array is
+// an empty slice, not nil.
+func (p *schemaParser) strings(dst *[]string) bool {
+	if p.peek() != '[' {
+		return false
+	}
+	list := []string{}
+	ok := p.array(func() bool {
+		var s string
+		ok := p.string(&s)
+		list = append(list, s)
+		return ok
+	})
+	*dst = list
+	return ok
+}
+
+// values reads an array of JSON values as []any.
+func (p *schemaParser) values(dst *[]any) bool {
+	if p.peek() != '[' {
+		return false
+	}
+	list := []any{}
+	ok := p.array(func() bool {
+		var v any
+		ok := p.any(&v)
+		list = append(list, v)
+		return ok
+	})
+	*dst = list
+	return ok
+}
+
+// any reads a JSON value as an any: a string, a float64, a bool, nil, or,
+// for objects and arrays, what encoding/json makes of them. (A member whose
+// value is null, such as a const of null, never gets here: see object.)
+func (p *schemaParser) any(dst *any) bool {
+	switch c := p.peek(); {
+	case c == 'n':
+		p.value()
+		*dst = nil
+	case c == '"':
+		var s string
+		if !p.string(&s) {
+			return false
+		}
+		*dst = s
+	case c == 't' || c == 'f':
+		var b bool
+		if !p.bool(&b) {
+			return false
+		}
+		*dst = b
+	case c == '-' || c >= '0' && c <= '9':
+		var f *float64
+		if !p.number(&f) {
+			return false
+		}
+		*dst = *f
+	case c == '{' || c == '[':
+		return decodeInto(p.value(), dst)
+	default:
+		return false
+	}
 	return true
 }
 

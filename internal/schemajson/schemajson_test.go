@@ -33,6 +33,8 @@ var fastCases = []string{
 	"{\"description\":\"line\\nbreak \\u00e9 \\ud83d\\ude00\",\"title\":\"\\\"q\\\"\"}",
 	`{"minLength":2147483647,"maxLength":-2147483648}`,
 	"{\"description\":\"invalid \xff UTF-8, replaced as encoding/json does\"}",
+	`{"type":[],"required":[],"enum":[],"examples":[[],{}],"const":[1,{"a":null}]}`,
+	`{"enum":["\u00e9\n",-0.5e-3,false],"required":["a\"b"],"minimum":-0,"maximum":1.7976931348623157e308}`,
 }
 
 // fallbackCases are schemas outside the fast path; Decode must hand them to
@@ -76,6 +78,14 @@ var fallbackCases = []string{
 	`{"description":null}`,
 	`{"$vocabulary":{"a":"b"}}`,
 	"{\"bad \xff key\":1}",
+	`{"required":["a",null]}`,
+	`{"type":["string",7]}`,
+	`{"enum":[1e400]}`,
+	`{"minimum":1e400}`,
+	`{"minimum":true}`,
+	`{"uniqueItems":1}`,
+	`{"examples":"x"}`,
+	`{"anyOf":[{"type":"string"},null]}`,
 }
 
 // library decodes raw as json.Unmarshal does, through the library's
