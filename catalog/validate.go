@@ -107,6 +107,15 @@ func (c *Compiler) CompileObject(raw json.RawMessage) (*ObjectSchema, error) {
 	return s, nil
 }
 
+// CheckProperty reports whether raw compiles as the schema of one property
+// of an object: it fails exactly when an object declaring it would fail to
+// compile for that property, with the error that names no property. The
+// compiled schema is kept for the objects that declare it.
+func (c *Compiler) CheckProperty(raw json.RawMessage) error {
+	_, err := c.property(raw)
+	return err
+}
+
 // property compiles one property's schema, or returns it compiled before.
 func (c *Compiler) property(raw json.RawMessage) (*jsonschema.Resolved, error) {
 	c.mu.Lock()

@@ -112,6 +112,8 @@ type schemaSet struct {
 	props catalog.Compiler
 	mu    sync.Mutex
 	m     map[string]func() (*catalog.ObjectSchema, error)
+
+	diagnostics func() string // diagnosticsProperty, made once
 }
 
 func (ss *schemaSet) compile(schema string) (*catalog.ObjectSchema, error) {
@@ -126,6 +128,25 @@ func (ss *schemaSet) compile(schema string) (*catalog.ObjectSchema, error) {
 	}
 	ss.mu.Unlock()
 	return f()
+}
+
+// checkOutput checks OutputSchema(result) as compiling it would: it fails
+// exactly when that does, with the same error. Its two properties compile as
+// any object's do, so it compiles those alone, the diagnostics property
+// once for all tools, and spares decoding each whole envelope; only a
+// schema that fails is compiled whole, for the error.
+func (ss *schemaSet) checkOutput(result string) error {
+	ss.mu.Lock()
+	if ss.diagnostics == nil {
+		ss.diagnostics = sync.OnceValue(diagnosticsProperty)
+	}
+	ss.mu.Unlock()
+	if ss.props.CheckProperty(json.RawMessage(resultProperty(result))) == nil &&
+		ss.props.CheckProperty(json.RawMessage(ss.diagnostics())) == nil {
+		return nil
+	}
+	_, err := ss.compile(string(envelope(resultProperty(result), ss.diagnostics())))
+	return err
 }
 
 // compile checks the spec and builds its definition. A schema that does not
@@ -145,10 +166,10 @@ func (s *Spec) compile(schemas *schemaSet) (*compiled, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: input schema: %w", s.Name, err)
 	}
-	out := OutputSchema(s.Output)
-	if _, err := schemas.compile(string(out)); err != nil {
+	if err := schemas.checkOutput(s.Output); err != nil {
 		return nil, fmt.Errorf("tool %s: output schema: %w", s.Name, err)
 	}
+	out := envelope(resultProperty(s.Output), schemas.diagnostics()) // OutputSchema(s.Output)
 	// The schemas are written indented for people; the wire carries them
 	// compact, and compacting once here spares every tools/list answer.
 	input, err := compact(s.Input)
@@ -197,15 +218,36 @@ func compact(schema string) (json.RawMessage, error) {
 // diagnostics} envelope every tool returns. result is null on a tool error;
 // diagnostics.kind is one of Kinds.
 func OutputSchema(result string) json.RawMessage {
+	return envelope(resultProperty(result), diagnosticsProperty())
+}
+
+// envelope is the output schema whose properties are result and
+// diagnostics.
+func envelope(result, diagnostics string) json.RawMessage {
+	return json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "result": ` + result + `,
+    "diagnostics": ` + diagnostics + `
+  },
+  "required": ["result", "diagnostics"]
+}`)
+}
+
+// resultProperty is the envelope's result property around the payload's
+// schema.
+func resultProperty(result string) string {
+	return `{"anyOf": [` + result + `, {"type": "null"}], "description": "The payload; null when the call failed as a tool error."}`
+}
+
+// diagnosticsProperty is the envelope's diagnostics property, the same for
+// every tool.
+func diagnosticsProperty() string {
 	kinds := make([]string, 0, len(Kinds()))
 	for _, k := range Kinds() {
 		kinds = append(kinds, `"`+string(k.Kind)+`"`)
 	}
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "result": {"anyOf": [` + result + `, {"type": "null"}], "description": "The payload; null when the call failed as a tool error."},
-    "diagnostics": {
+	return `{
       "type": "object",
       "properties": {
         "outcome": {"type": "string", "enum": ["success", "failed", "unknown"]},
@@ -215,8 +257,5 @@ func OutputSchema(result string) json.RawMessage {
         "retry_after_ms": {"type": "integer", "minimum": 1, "description": "With kind rate_limited: milliseconds to wait before sending again."}
       },
       "required": ["outcome"]
-    }
-  },
-  "required": ["result", "diagnostics"]
-}`)
+    }`
 }

@@ -388,3 +388,28 @@ func connectClient(t *testing.T, s *mcp.Server) *mcp.ClientSession {
 	})
 	return cs
 }
+
+// TestCheckOutputAsWhole: checking an output schema by its two properties
+// accepts and refuses exactly what compiling the whole envelope does, with
+// the same error, even for a payload schema that reaches outside its place.
+func TestCheckOutputAsWhole(t *testing.T) {
+	for _, result := range []string{
+		`{"type":"object"}`,
+		`{}`,
+		`{"type":"object","properties":{"n":{"type":"integer","minimum":1}}}`,
+		`{"type":7}`,
+		`{"type":"strin"}`,
+		`{"$ref":"https://example.com/s.json"}`,
+		`{`,
+		`{}], "x": [{}`, // still one value: an unknown keyword of result
+		`{}], "description": "x"}, "sneaky": {"anyOf": [{}`, // an extra property
+		`{}], "description": "x"}, "sneaky": {"type": 7, "anyOf": [{}`,
+	} {
+		var ss schemaSet
+		got := ss.checkOutput(result)
+		_, want := (&schemaSet{}).compile(string(OutputSchema(result)))
+		if (got == nil) != (want == nil) || (got != nil && got.Error() != want.Error()) {
+			t.Errorf("%s: checked %v, compiled whole %v", result, got, want)
+		}
+	}
+}
