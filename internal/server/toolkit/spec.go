@@ -136,17 +136,28 @@ func (ss *schemaSet) compile(schema string) (*catalog.ObjectSchema, error) {
 // once for all tools, and spares decoding each whole envelope; only a
 // schema that fails is compiled whole, for the error.
 func (ss *schemaSet) checkOutput(result string) error {
+	if ss.props.CheckProperty(json.RawMessage(resultProperty(result))) == nil &&
+		ss.props.CheckProperty(json.RawMessage(ss.diagnosticsProperty())) == nil {
+		return nil
+	}
+	_, err := ss.compile(string(ss.outputSchema(result)))
+	return err
+}
+
+// outputSchema is OutputSchema(result), its diagnostics made once per set.
+func (ss *schemaSet) outputSchema(result string) json.RawMessage {
+	return envelope(resultProperty(result), ss.diagnosticsProperty())
+}
+
+// diagnosticsProperty returns diagnosticsProperty(), made once per set.
+func (ss *schemaSet) diagnosticsProperty() string {
 	ss.mu.Lock()
 	if ss.diagnostics == nil {
 		ss.diagnostics = sync.OnceValue(diagnosticsProperty)
 	}
+	made := ss.diagnostics
 	ss.mu.Unlock()
-	if ss.props.CheckProperty(json.RawMessage(resultProperty(result))) == nil &&
-		ss.props.CheckProperty(json.RawMessage(ss.diagnostics())) == nil {
-		return nil
-	}
-	_, err := ss.compile(string(envelope(resultProperty(result), ss.diagnostics())))
-	return err
+	return made()
 }
 
 // compile checks the spec and builds its definition. A schema that does not
@@ -169,7 +180,7 @@ func (s *Spec) compile(schemas *schemaSet) (*compiled, error) {
 	if err := schemas.checkOutput(s.Output); err != nil {
 		return nil, fmt.Errorf("tool %s: output schema: %w", s.Name, err)
 	}
-	out := envelope(resultProperty(s.Output), schemas.diagnostics()) // OutputSchema(s.Output)
+	out := schemas.outputSchema(s.Output)
 	// The schemas are written indented for people; the wire carries them
 	// compact, and compacting once here spares every tools/list answer.
 	input, err := compact(s.Input)
