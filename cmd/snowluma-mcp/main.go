@@ -134,6 +134,9 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	out := newAnswerWatch(stdout)
 	tr := stdio.New(os.Stdin, out, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name})
 	opts.Pass = tr.Pass // the server's one session runs on tr
+	// The output schemas are checked with the catalog (catalogload.go).
+	var checkOutputs func() error
+	opts.CheckOutputsLater = func(check func() error) { checkOutputs = check }
 	s, err := server.New(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
@@ -145,13 +148,21 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	defer signal.Stop(sigs)
 
 	// The start-up line waits for the catalog, but serving does not. A
-	// catalog that fails to load is a packaging defect: stop.
+	// catalog that fails to load, or an output schema that does not
+	// compile, is a packaging defect: stop.
 	failed := make(chan error, 1)
 	announced := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
 		defer close(announced)
 		catalogTime(out.first, stopped, time.After(catalogGrace))
+		if checkOutputs != nil {
+			if err := checkOutputs(); err != nil {
+				failed <- fmt.Errorf("server: %w", err) // as New reports it
+				tr.Shutdown()
+				return
+			}
+		}
 		cat, err := loadCatalog()
 		if err != nil {
 			failed <- err

@@ -91,6 +91,10 @@ type Options struct {
 	// binary sets it to its stdio.Transport's Pass. Leave it nil for any
 	// other transport.
 	Pass func(result []byte) []byte
+	// CheckOutputsLater, when set, takes the check of the tools' output
+	// schemas instead of New running it (see toolkit.Config): the binary
+	// runs it after its first answer and stops on its error.
+	CheckOutputsLater func(check func() error)
 }
 
 // New builds the MCP server for opts. It contacts nothing: SnowLuma is only
@@ -155,7 +159,7 @@ func New(opts Options) (*mcp.Server, error) {
 	if err := ts.addTaskMethods(s); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	if err := toolkit.Register(s, toolkit.Config{Mode: opts.Mode, Log: log, Pass: opts.Pass}, specs...); err != nil {
+	if err := toolkit.Register(s, toolkit.Config{Mode: opts.Mode, Log: log, Pass: opts.Pass, CheckOutputsLater: opts.CheckOutputsLater}, specs...); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	addCatalogResource(s, cat, opts.Pass)

@@ -38,8 +38,14 @@ func Register(s *mcp.Server, cfg Config, specs ...Spec) error {
 	errs := make([]error, len(specs))
 	var schemas schemaSet
 	var wg sync.WaitGroup
+	later := cfg.CheckOutputsLater
 	for i := range specs {
-		wg.Go(func() { all[i], errs[i] = specs[i].compile(&schemas) })
+		wg.Go(func() {
+			all[i], errs[i] = specs[i].compile(&schemas)
+			if errs[i] == nil && later == nil {
+				errs[i] = specs[i].checkOutput(&schemas)
+			}
+		})
 	}
 	wg.Wait()
 	byName := make(map[string]*compiled, len(specs))
@@ -58,6 +64,26 @@ func Register(s *mcp.Server, cfg Config, specs ...Spec) error {
 	}
 	// handOff is innermost, so that it sees the placeholder itself.
 	s.AddReceivingMiddleware(filterList(mode, byName, cfg.Pass), plainResults(cfg.Pass), handOff(&handoffs))
+	if later != nil {
+		later(func() error { return checkOutputs(&schemas, specs) })
+	}
+	return nil
+}
+
+// checkOutputs checks every spec's output schema, concurrently, and returns
+// the first failure in the order of specs.
+func checkOutputs(schemas *schemaSet, specs []Spec) error {
+	errs := make([]error, len(specs))
+	var wg sync.WaitGroup
+	for i := range specs {
+		wg.Go(func() { errs[i] = specs[i].checkOutput(schemas) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return fmt.Errorf("toolkit: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -71,6 +97,14 @@ type Config struct {
 	// encodes in its place, sparing the SDK a second pass over the bytes;
 	// see stdio.Transport.Pass. Nil: the SDK encodes every answer.
 	Pass func(result []byte) []byte
+	// CheckOutputsLater, when set, is given the check of the specs' output
+	// schemas instead of Register running it, for the caller to run once it
+	// has answered its first request and to stop on its error. An output
+	// schema is compiled only to be checked, and a bad one is a defect of
+	// the program that the tests catch, as with a bad catalog, while the
+	// check is most of the compiling. Nil: Register checks them and fails
+	// on a bad one.
+	CheckOutputsLater func(check func() error)
 }
 
 // Serve compiles spec and returns the handler Register installs for it in
@@ -78,7 +112,11 @@ type Config struct {
 // handler, log line, rendering) without the SDK around it. Benchmarks use
 // it to tell this server's own cost of a call from the SDK's.
 func Serve(spec Spec, mode Mode, log *slog.Logger) (mcp.ToolHandler, error) {
-	c, err := spec.compile(&schemaSet{})
+	var schemas schemaSet
+	c, err := spec.compile(&schemas)
+	if err == nil {
+		err = spec.checkOutput(&schemas)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("toolkit: %w", err)
 	}

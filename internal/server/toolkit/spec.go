@@ -160,7 +160,18 @@ func (ss *schemaSet) diagnosticsProperty() string {
 	return made()
 }
 
-// compile checks the spec and builds its definition. A schema that does not
+// checkOutput checks the spec's output schema. One that does not compile is
+// a defect, reported when the server is built or, with
+// Config.CheckOutputsLater, once it has started.
+func (s *Spec) checkOutput(schemas *schemaSet) error {
+	if err := schemas.checkOutput(s.Output); err != nil {
+		return fmt.Errorf("tool %s: output schema: %w", s.Name, err)
+	}
+	return nil
+}
+
+// compile checks the spec, compiles its input schema and builds its
+// definition; checkOutput checks its output schema. A schema that does not
 // compile is a defect, reported when the server is built.
 func (s *Spec) compile(schemas *schemaSet) (*compiled, error) {
 	switch {
@@ -176,9 +187,6 @@ func (s *Spec) compile(schemas *schemaSet) (*compiled, error) {
 	in, err := schemas.compile(s.Input)
 	if err != nil {
 		return nil, fmt.Errorf("tool %s: input schema: %w", s.Name, err)
-	}
-	if err := schemas.checkOutput(s.Output); err != nil {
-		return nil, fmt.Errorf("tool %s: output schema: %w", s.Name, err)
 	}
 	out := schemas.outputSchema(s.Output)
 	// The schemas are written indented for people; the wire carries them

@@ -413,3 +413,29 @@ func TestCheckOutputAsWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckOutputsLater: with Config.CheckOutputsLater, Register serves
+// without checking output schemas and hands over a check that fails as
+// Register itself would have.
+func TestCheckOutputsLater(t *testing.T) {
+	bad := spec("b_tool", func(s *Spec) { s.Output = `{"type":"object","properties":{"x":{"type":"strin"}}}` })
+	for _, specs := range [][]Spec{{spec("a_tool", nil)}, {spec("a_tool", nil), bad}} {
+		want := Register(newServer(), Config{Mode: ModeWrite}, specs...)
+		var checks []func() error
+		if err := Register(newServer(), Config{Mode: ModeWrite, CheckOutputsLater: func(c func() error) { checks = append(checks, c) }}, specs...); err != nil {
+			t.Fatalf("%d specs: %v", len(specs), err)
+		}
+		if len(checks) != 1 {
+			t.Fatalf("%d specs: %d checks handed over", len(specs), len(checks))
+		}
+		got := checks[0]()
+		if (got == nil) != (want == nil) || (got != nil && got.Error() != want.Error()) {
+			t.Errorf("%d specs: checked later %v, by Register %v", len(specs), got, want)
+		}
+	}
+	// A bad input schema still fails Register at once.
+	in := spec("c_tool", func(s *Spec) { s.Input = `{"type":"object","properties":{"x":{"type":7}}}` })
+	if err := Register(newServer(), Config{Mode: ModeWrite, CheckOutputsLater: func(func() error) {}}, in); err == nil || !strings.Contains(err.Error(), "input schema") {
+		t.Errorf("bad input schema: %v", err)
+	}
+}

@@ -1,0 +1,34 @@
+package server
+
+import (
+	"testing"
+
+	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/transfer"
+)
+
+// TestOutputChecksLater: a server built with CheckOutputsLater, as the
+// binary builds it, hands over one check of its tools' output schemas, and
+// it passes in every mode.
+func TestOutputChecksLater(t *testing.T) {
+	client, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []Mode{ModeDocs, ModeRead, ModeWrite} {
+		var checks []func() error
+		opts := Options{Catalog: catalog.Preload(), Mode: mode, CheckOutputsLater: func(c func() error) { checks = append(checks, c) }}
+		if mode != ModeDocs {
+			opts.Client = client
+		}
+		if _, err := New(opts); err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		if len(checks) != 1 {
+			t.Fatalf("%s: %d checks handed over", mode, len(checks))
+		}
+		if err := checks[0](); err != nil {
+			t.Errorf("%s: %v", mode, err)
+		}
+	}
+}
