@@ -101,7 +101,9 @@ func main() {
 			// allocations per call, PROFILE_DIR for -profile.
 			server = build("snowluma-mcp-profile", "./cmd/snowluma-mcp", "-tags", "profile")
 		}
-		cfg.scratch = dir
+		if *prebuilt == "" {
+			cfg.allocsDir = dir // a prebuilt binary has no BENCH_ALLOCS hook
+		}
 		if err := perCall(bare, server, cfg); err != nil {
 			log.Fatal(err)
 		}

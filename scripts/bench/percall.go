@@ -59,11 +59,11 @@ const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-
 
 // perCallConfig is what the per-call mode runs.
 type perCallConfig struct {
-	n, width int
-	modern   bool
-	only     *regexp.Regexp // call kinds to run
-	profile  string         // directory for the write-mode server's profiles, or ""
-	scratch  string         // a directory for the servers' allocation counts
+	n, width  int
+	modern    bool
+	only      *regexp.Regexp // call kinds to run
+	profile   string         // directory for the write-mode server's profiles, or ""
+	allocsDir string         // where the servers write their allocation counts, or "" for none
 }
 
 // perCall runs the per-call mode for bare (the yardstick) and server.
@@ -86,8 +86,11 @@ func perCall(bare, server string, cfg perCallConfig) error {
 	}
 	defer os.RemoveAll(downloads)
 	writeEnv := writeMode(fake.URL, downloads)
-	docsEnv := []string{"BENCH_ALLOCS=" + filepath.Join(cfg.scratch, "allocs-docs")}
-	writeEnv = append(writeEnv, "BENCH_ALLOCS="+filepath.Join(cfg.scratch, "allocs-write"))
+	var docsEnv []string
+	if cfg.allocsDir != "" {
+		docsEnv = []string{"BENCH_ALLOCS=" + filepath.Join(cfg.allocsDir, "allocs-docs")}
+		writeEnv = append(writeEnv, "BENCH_ALLOCS="+filepath.Join(cfg.allocsDir, "allocs-write"))
+	}
 	if cfg.profile != "" {
 		writeEnv = append(writeEnv, "PROFILE_DIR="+cfg.profile)
 	}
