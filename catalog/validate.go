@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/snowluma/snowluma-mcp/internal/schemajson"
+	"github.com/snowluma/snowluma-mcp/catalog/internal/schemajson"
 )
 
 // The runtime validator. It uses github.com/google/jsonschema-go, which the
