@@ -1,16 +1,14 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"maps"
-	"slices"
 	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
 
 // CatalogURI is the resource holding the whole bundled catalog.
@@ -53,7 +51,7 @@ func addCatalogResource(s *mcp.Server, src catalogSource, pass func([]byte) []by
 			if !ok || err != nil || len(r.Contents) != 1 || r.Contents[0].URI != CatalogURI {
 				return res, err
 			}
-			contents.Do(func() { encoded, _ = plainJSON(r.Contents) })
+			contents.Do(func() { encoded, _ = toolkit.PlainJSON(r.Contents) })
 			if encoded == nil {
 				return res, err // the SDK encodes it
 			}
@@ -78,36 +76,9 @@ func (a *catalogAnswer) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(head, &fields); err != nil {
-		return nil, err
-	}
-	delete(fields, "contents")
 	out := make([]byte, 0, len(head)+len(a.contents)+16)
-	out = append(append(out, `{"contents":`...), a.contents...)
-	for _, k := range slices.Sorted(maps.Keys(fields)) {
-		key, err := plainJSON(k)
-		if err != nil {
-			return nil, err
-		}
-		out = append(append(append(append(out, ','), key...), ':'), fields[k]...)
-	}
-	out = append(out, '}')
-	if a.pass == nil {
-		return out, nil
-	}
-	return a.pass(out), nil
-}
-
-// plainJSON encodes v without HTML escaping or a newline.
-func plainJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	out, err = toolkit.CloseResult(append(append(out, `{"contents":`...), a.contents...), head, "contents")
+	return toolkit.HandOver(a.pass, out, err)
 }
 
 // catalogDocument is the resource's text, {version, categories, actions},

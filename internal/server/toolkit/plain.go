@@ -38,10 +38,7 @@ type plainResult struct {
 
 func (r *plainResult) MarshalJSON() ([]byte, error) {
 	b, err := r.encode()
-	if err != nil || r.pass == nil {
-		return b, err
-	}
-	return r.pass(b), nil
+	return HandOver(r.pass, b, err)
 }
 
 // encode lets the SDK encode the small fields and writes content and
@@ -57,12 +54,6 @@ func (r *plainResult) encode() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(head, &fields); err != nil {
-		return nil, err
-	}
-	delete(fields, "content")
-	delete(fields, "structuredContent")
 
 	var structured json.RawMessage
 	switch v := r.StructuredContent.(type) {
@@ -70,7 +61,7 @@ func (r *plainResult) encode() ([]byte, error) {
 	case json.RawMessage:
 		structured = v
 	default:
-		if structured, err = plainJSON(v); err != nil {
+		if structured, err = PlainJSON(v); err != nil {
 			return nil, err
 		}
 	}
@@ -101,13 +92,7 @@ func (r *plainResult) encode() ([]byte, error) {
 	if structured != nil {
 		out = append(append(out, `,"structuredContent":`...), structured...)
 	}
-	for _, k := range slices.Sorted(maps.Keys(fields)) {
-		if out, err = appendJSON(append(out, ','), k); err != nil {
-			return nil, err
-		}
-		out = append(append(out, ':'), fields[k]...)
-	}
-	return append(out, '}'), nil
+	return CloseResult(out, head, "content", "structuredContent")
 }
 
 // appendJSON appends v's JSON to b without HTML escaping.
@@ -122,13 +107,37 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 	return out[:len(out)-1], nil // the newline Encode adds
 }
 
-// plainJSON encodes v without HTML escaping.
-func plainJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+// PlainJSON encodes v as the SDK does: without HTML escaping or a newline.
+func PlainJSON(v any) ([]byte, error) { return appendJSON(nil, v) }
+
+// CloseResult finishes out, a result object the server has opened and
+// filled with the members it encoded itself, named in written: it appends
+// the other members of head, the SDK's encoding of the same result without
+// those, sorted by name, and the closing brace.
+func CloseResult(out, head []byte, written ...string) ([]byte, error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(head, &members); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	for _, name := range written {
+		delete(members, name)
+	}
+	var err error
+	for _, name := range slices.Sorted(maps.Keys(members)) {
+		if out, err = appendJSON(append(out, ','), name); err != nil {
+			return nil, err
+		}
+		out = append(append(out, ':'), members[name]...)
+	}
+	return append(out, '}'), nil
+}
+
+// HandOver is what the MarshalJSON of a result the server encoded itself
+// returns: the stand-in pass gives for encoded (see Config.Pass), or
+// encoded as it is when pass is nil.
+func HandOver(pass func([]byte) []byte, encoded []byte, err error) ([]byte, error) {
+	if err != nil || pass == nil {
+		return encoded, err
+	}
+	return pass(encoded), nil
 }

@@ -302,7 +302,7 @@ func (lc *listCache) get(req *mcp.ListToolsRequest, all []*mcp.Tool) *listed {
 		return l
 	}
 	tools := lc.filter(all, clientOf(req))
-	encoded, err := encodeJSON(tools)
+	encoded, err := PlainJSON(tools)
 	if err != nil {
 		return &listed{tools: tools} // encoded by the SDK instead
 	}
@@ -369,22 +369,19 @@ type encodedList struct {
 
 func (l *encodedList) MarshalJSON() ([]byte, error) {
 	b, err := l.encode()
-	if err != nil || l.pass == nil {
-		return b, err
-	}
-	return l.pass(b), nil
+	return HandOver(l.pass, b, err)
 }
 
 func (l *encodedList) encode() ([]byte, error) {
 	head := *l.ListToolsResult
 	head.Tools = nil
-	b, err := encodeJSON(&head)
+	b, err := PlainJSON(&head)
 	if err != nil {
 		return nil, err
 	}
 	const tail = `"tools":null}`
 	if l.list.encoded == nil || !bytes.HasSuffix(b, []byte(tail)) {
-		return encodeJSON(l.ListToolsResult)
+		return PlainJSON(l.ListToolsResult)
 	}
 	if last := l.list.last.Load(); last != nil && bytes.Equal(last.head, b) {
 		return last.whole, nil // shared: every answer copies it, none changes it
@@ -414,17 +411,6 @@ func handOff(handoffs *sync.Map) mcp.Middleware {
 			return res, err
 		}
 	}
-}
-
-// encodeJSON encodes v as the SDK does: no HTML escaping, no newline.
-func encodeJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // logCall writes the one stderr line of a tool call: tool, action, outcome,
