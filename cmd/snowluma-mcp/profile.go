@@ -16,8 +16,7 @@ import (
 // Built only with -tags profile, for scripts/bench. When PROFILE_DIR is
 // set, the process records a CPU profile from its start and, on SIGUSR1,
 // writes cpu.pprof and allocs.pprof there. When BENCH_ALLOCS names a file,
-// each SIGUSR2 writes into it the bytes and objects the process has
-// allocated so far, so that the bench can tell the allocations of each
+// each SIGUSR2 writes into it the bytes the process has allocated so far, so that the bench can tell the allocations of each
 // call. Release builds carry none of this.
 func init() {
 	if path := os.Getenv("BENCH_ALLOCS"); path != "" {
@@ -53,18 +52,18 @@ func init() {
 	}()
 }
 
-// countAllocs writes "bytes objects" allocated so far to path on every
+// countAllocs writes the bytes allocated so far to path on every
 // SIGUSR2, replacing the file in one rename so that a reader never sees
 // half of it.
 func countAllocs(path string) {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGUSR2)
 	go func() {
-		samples := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/allocs:objects"}}
+		samples := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
 		for range sig {
 			metrics.Read(samples)
 			tmp := path + ".tmp"
-			if err := os.WriteFile(tmp, fmt.Appendf(nil, "%d %d\n", samples[0].Value.Uint64(), samples[1].Value.Uint64()), 0o600); err == nil {
+			if err := os.WriteFile(tmp, fmt.Appendf(nil, "%d\n", samples[0].Value.Uint64()), 0o600); err == nil {
 				os.Rename(tmp, path)
 			}
 		}

@@ -217,8 +217,8 @@ func (p *proc) allocated() (uint64, error) {
 	}
 	for range 200 {
 		if b, err := os.ReadFile(p.allocs); err == nil {
-			var bytes, objects uint64
-			if _, err := fmt.Sscan(string(b), &bytes, &objects); err != nil {
+			var bytes uint64
+			if _, err := fmt.Sscan(string(b), &bytes); err != nil {
 				return 0, fmt.Errorf("allocation count %q: %w", b, err)
 			}
 			return bytes, nil
