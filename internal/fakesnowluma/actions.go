@@ -46,12 +46,14 @@ type Envelope struct {
 	Status  string          // "ok", "failed" or "async"
 	Retcode int             // 0 for success
 	Data    json.RawMessage // sent byte for byte; nil is null
-	Message string
-	Wording string
+	Message string          // omitted when empty, as SnowLuma's ordinary answers never carry it
+	Wording string          // omitted when empty on a success, as SnowLuma's successes have none
 	Echo    json.RawMessage // omitted when nil
 }
 
-// Marshal encodes e, keeping Data's bytes exactly as they are.
+// Marshal encodes e, keeping Data's bytes exactly as they are. Like
+// SnowLuma's ordinary answers, a success is {status, retcode, data} and a
+// failure adds wording; message appears only when e sets it.
 func (e Envelope) Marshal() []byte {
 	var b strings.Builder
 	b.WriteString(`{"status":`)
@@ -64,10 +66,14 @@ func (e Envelope) Marshal() []byte {
 	} else {
 		b.Write(e.Data)
 	}
-	b.WriteString(`,"message":`)
-	b.WriteString(quote(e.Message))
-	b.WriteString(`,"wording":`)
-	b.WriteString(quote(e.Wording))
+	if e.Message != "" {
+		b.WriteString(`,"message":`)
+		b.WriteString(quote(e.Message))
+	}
+	if e.Wording != "" || e.Status != "ok" {
+		b.WriteString(`,"wording":`)
+		b.WriteString(quote(e.Wording))
+	}
 	if e.Echo != nil {
 		b.WriteString(`,"echo":`)
 		b.Write(e.Echo)
@@ -107,7 +113,7 @@ func OK(data any) Reply {
 
 // Failed answers a business failure: HTTP 200, status "failed", data null.
 func Failed(retcode int, wording string) Reply {
-	return Reply{Envelope: Envelope{Status: "failed", Retcode: retcode, Message: wording, Wording: wording}}
+	return Reply{Envelope: Envelope{Status: "failed", Retcode: retcode, Wording: wording}}
 }
 
 // Async answers an unconfirmed acknowledgement: status "async", retcode 1.
@@ -178,7 +184,7 @@ func (s *Server) defaultHandlers() map[string]Handler {
 	return map[string]Handler{
 		"get_login_info":              fixed(`{"user_id":10001,"nickname":"SnowBot"}`),
 		"get_status":                  fixed(`{"online":true,"good":true}`),
-		"get_version_info":            fixed(`{"app_name":"SnowLuma","app_version":"1.11.1","protocol_version":"v11"}`),
+		"get_version_info":            fixed(`{"app_name":"SnowLuma","app_version":"1.11.1-node","protocol_version":"v11"}`),
 		"get_msg":                     getMsg,
 		"send_group_msg":              sent,
 		"send_private_msg":            sent,

@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -223,8 +222,13 @@ var streamIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
 // one answers a single stream frame.
 func one(frame []byte) Reply { return Reply{Frames: [][]byte{frame}} }
 
-// upload follows snowluma-wire.md: chunks acknowledged one call at a time,
-// merged and checked against expected_sha256 once all have arrived.
+// upload follows SnowLuma's upload_file_stream: a call carrying chunk_data
+// stores that chunk and is answered chunk_received, the last chunk too, even
+// with is_complete on it; a call without chunk_data merges when it has
+// is_complete or every chunk is written, and otherwise answers file_created.
+// Metadata (expected_sha256, file_size) may come on any call. A merge with a
+// chunk missing or a hash mismatch is a failed frame that leaves the stream
+// as it was, for a reset or another try.
 func (s *Server) upload(params json.RawMessage) Reply {
 	var p struct {
 		StreamID       string  `json:"stream_id"`
@@ -232,7 +236,7 @@ func (s *Server) upload(params json.RawMessage) Reply {
 		ChunkIndex     *int    `json:"chunk_index"`
 		TotalChunks    *int    `json:"total_chunks"`
 		FileSize       *int64  `json:"file_size"`
-		ExpectedSHA256 string  `json:"expected_sha256"`
+		ExpectedSHA256 *string `json:"expected_sha256"`
 		Filename       string  `json:"filename"`
 		IsComplete     bool    `json:"is_complete"`
 		Reset          bool    `json:"reset"`
@@ -242,91 +246,104 @@ func (s *Server) upload(params json.RawMessage) Reply {
 		return one(StreamError(1400, "invalid params"))
 	}
 	if !streamIDPattern.MatchString(p.StreamID) {
-		return one(StreamError(1400, "invalid stream_id"))
+		return one(StreamError(1200, "invalid stream_id (allowed: 1-128 chars of A-Z a-z 0-9 _ -)"))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.files.uploads[p.StreamID]
 	if p.Reset {
-		if st != nil {
-			for _, path := range st.chunks {
-				os.Remove(path)
-			}
-			delete(s.files.uploads, p.StreamID)
-		}
+		s.files.drop(p.StreamID)
 		return one(StreamError(1200, "Stream reset completed"))
+	}
+	if p.VerifyOnly {
+		if st == nil {
+			return one(StreamError(1200, "stream not found"))
+		}
+		return one(statusFrame(p.StreamID, st, "file_created"))
 	}
 	if st == nil {
 		if p.TotalChunks == nil || *p.TotalChunks < 1 {
-			return one(StreamError(1400, "total_chunks is required on the first call of a stream"))
+			return one(StreamError(1200, "total_chunks required for new stream"))
 		}
-		st = &upload{total: *p.TotalChunks, chunks: map[int]string{}}
+		st = &upload{total: *p.TotalChunks, filename: p.Filename, chunks: map[int]string{}}
 		s.files.uploads[p.StreamID] = st
 	}
 	if p.FileSize != nil {
 		st.size = p.FileSize
 	}
-	if p.ExpectedSHA256 != "" {
-		st.sha = strings.ToLower(p.ExpectedSHA256)
+	if p.ExpectedSHA256 != nil {
+		st.sha = *p.ExpectedSHA256
 	}
-	if p.Filename != "" {
-		st.filename = p.Filename
-	}
-	state := func(status string) Reply {
-		b, _ := json.Marshal(map[string]any{"type": "stream", "stream_id": p.StreamID, "status": status,
-			"received_chunks": len(st.chunks), "total_chunks": st.total})
-		return one(StreamOK(json.RawMessage(b)))
-	}
-	if p.VerifyOnly {
-		return state("file_created")
-	}
-	if p.ChunkData != nil {
-		if p.ChunkIndex == nil || *p.ChunkIndex < 0 || *p.ChunkIndex >= st.total {
-			return one(StreamError(1400, "invalid chunk_index"))
+	if p.ChunkData != nil && p.ChunkIndex != nil {
+		i := *p.ChunkIndex
+		if i < 0 || i >= st.total {
+			return one(StreamError(1200, fmt.Sprintf("invalid chunk index: %d", i)))
 		}
-		if s.files.stall && *p.ChunkIndex >= s.files.stallFrom {
+		if _, dup := st.chunks[i]; dup {
+			return one(statusFrame(p.StreamID, st, "chunk_received"))
+		}
+		if s.files.stall && i >= s.files.stallFrom {
 			return Reply{Hang: true}
 		}
 		data, err := base64.StdEncoding.DecodeString(*p.ChunkData)
 		if err != nil {
-			return one(StreamError(1400, "chunk_data is not base64"))
+			return one(StreamError(1200, "chunk_data is not base64"))
 		}
-		path := filepath.Join(s.files.dir, fmt.Sprintf("%s.chunk%d", p.StreamID, *p.ChunkIndex))
+		path := filepath.Join(s.files.dir, fmt.Sprintf("%s.chunk%d", p.StreamID, i))
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			return one(StreamError(1200, "could not store the chunk"))
 		}
-		st.chunks[*p.ChunkIndex] = path
-		if len(st.chunks) < st.total {
-			return state("chunk_received")
-		}
-	} else if !p.IsComplete {
-		return state("file_created")
+		st.chunks[i] = path
+		return one(statusFrame(p.StreamID, st, "chunk_received"))
 	}
-	return s.merge(p.StreamID, st)
+	if p.IsComplete || len(st.chunks) == st.total {
+		return s.merge(p.StreamID, st)
+	}
+	return one(statusFrame(p.StreamID, st, "file_created"))
 }
 
-// merge joins a stream's chunks in order into one file and checks it.
-// s.mu is held.
-func (s *Server) merge(id string, st *upload) Reply {
-	delete(s.files.uploads, id)
-	indexes := make([]int, 0, len(st.chunks))
-	for i := range st.chunks {
-		indexes = append(indexes, i)
+// dots is a run of two or more dots, a traversal token in a file name.
+var dots = regexp.MustCompile(`\.\.+`)
+
+// safeFilename makes a client's filename safe as SnowLuma does: separators
+// and runs of dots become "_", leading dots go, and an empty result is
+// upload_<id>.
+func safeFilename(name, id string) string {
+	name = strings.NewReplacer("/", "_", "\\", "_").Replace(name)
+	name = dots.ReplaceAllString(name, "_")
+	name = strings.TrimSpace(strings.TrimLeft(name, "."))
+	if name == "" {
+		return "upload_" + id
 	}
-	sort.Ints(indexes)
-	defer func() {
+	return name
+}
+
+// statusFrame is an upload stream's state as SnowLuma reports it.
+func statusFrame(id string, st *upload, status string) []byte {
+	b, _ := json.Marshal(map[string]any{"type": "stream", "stream_id": id, "status": status,
+		"received_chunks": len(st.chunks), "total_chunks": st.total})
+	return StreamOK(json.RawMessage(b))
+}
+
+// drop forgets an unfinished stream and removes its chunks. s.mu is held.
+func (f *files) drop(id string) {
+	if st := f.uploads[id]; st != nil {
 		for _, path := range st.chunks {
 			os.Remove(path)
 		}
-	}()
-	if len(indexes) != st.total {
-		return one(StreamError(1400, fmt.Sprintf("missing chunks: %d of %d received", len(indexes), st.total)))
+		delete(f.uploads, id)
 	}
-	name := st.filename
-	if name == "" {
-		name = "upload_" + id
+}
+
+// merge joins a stream's chunks in order into one file and checks its hash,
+// as SnowLuma does at completion; file_size is reported, not checked. On
+// success the stream is forgotten and its chunks removed; on failure it is
+// kept as it was. s.mu is held.
+func (s *Server) merge(id string, st *upload) Reply {
+	if len(st.chunks) != st.total {
+		return one(StreamError(1200, fmt.Sprintf("incomplete stream: missing %d chunk(s)", st.total-len(st.chunks))))
 	}
-	path := filepath.Join(s.files.dir, id+"-"+filepath.Base(filepath.Clean("/"+name)))
+	path := filepath.Join(s.files.dir, id+"__"+safeFilename(st.filename, id))
 	out, err := os.Create(path)
 	if err != nil {
 		return one(StreamError(1200, "could not create the merged file"))
@@ -334,7 +351,7 @@ func (s *Server) merge(id string, st *upload) Reply {
 	defer out.Close()
 	h := sha256.New()
 	var n int64
-	for _, i := range indexes {
+	for i := range st.total {
 		in, err := os.Open(st.chunks[i])
 		if err != nil {
 			return one(StreamError(1200, "could not read a chunk"))
@@ -349,15 +366,12 @@ func (s *Server) merge(id string, st *upload) Reply {
 	sum := hex.EncodeToString(h.Sum(nil))
 	if st.sha != "" && st.sha != sum {
 		os.Remove(path)
-		return one(StreamError(1400, "sha256 mismatch"))
+		return one(StreamError(1200, fmt.Sprintf("sha256 mismatch (expected %s, got %s)", st.sha, sum)))
 	}
-	if st.size != nil && *st.size != n {
-		os.Remove(path)
-		return one(StreamError(1400, "file_size mismatch"))
-	}
+	s.files.drop(id)
 	s.files.done = append(s.files.done, Uploaded{StreamID: id, Path: path, Size: n, SHA256: sum})
-	b, _ := json.Marshal(map[string]any{"type": "response", "status": "file_complete",
-		"file_path": path, "file_size": n, "sha256": sum})
+	b, _ := json.Marshal(map[string]any{"type": "response", "stream_id": id, "status": "file_complete",
+		"received_chunks": st.total, "total_chunks": st.total, "file_path": path, "file_size": n, "sha256": sum})
 	return one(StreamOK(json.RawMessage(b)))
 }
 

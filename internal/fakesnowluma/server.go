@@ -19,6 +19,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -27,9 +28,9 @@ import (
 	"time"
 )
 
-// maxRequestBytes caps a request body; it leaves room for a 32 MiB upload
-// chunk in base64.
-const maxRequestBytes = 64 << 20
+// DefaultMaxBodyBytes is SnowLuma's cap on a request body: a longer body is
+// cut off and its connection destroyed before any action runs.
+const DefaultMaxBodyBytes = 2 << 20
 
 // Server is a running fake SnowLuma.
 type Server struct {
@@ -54,8 +55,10 @@ type Server struct {
 
 	files files // the download and upload stream actions (files.go)
 
-	record bool         // keep each request for Requests
-	conns  atomic.Int64 // TCP connections accepted
+	record  bool         // keep each request for Requests
+	conns   atomic.Int64 // TCP connections accepted
+	path    string       // the configured HTTP path, normalized as SnowLuma does
+	maxBody int64        // the request body cap
 }
 
 // Option configures a Server.
@@ -65,6 +68,19 @@ type Option func(*Server)
 // requests get HTTP 401 with SnowLuma's unauthorized envelope.
 func WithToken(token string) Option {
 	return func(s *Server) { s.token = token }
+}
+
+// WithHTTPPath configures the server's HTTP path, as SnowLuma's http server
+// path setting does (default "/"): a request to that path takes its action
+// from the body, one below it names the action in the rest of the path, and
+// any other path is HTTP 404 with retcode 1404.
+func WithHTTPPath(path string) Option {
+	return func(s *Server) { s.path = normalizePath(path) }
+}
+
+// WithMaxBodyBytes changes the request body cap (DefaultMaxBodyBytes).
+func WithMaxBodyBytes(n int64) Option {
+	return func(s *Server) { s.maxBody = n }
 }
 
 // WithoutRecording stops the server from keeping the requests it receives
@@ -124,11 +140,13 @@ func New(opts ...Option) (*Server, error) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{
-		URL:    "http://" + ln.Addr().String() + "/",
-		served: make(chan struct{}),
-		stop:   stop,
-		files:  files{dir: dir, uploads: map[string]*upload{}, byName: map[string]File{}},
-		record: true,
+		URL:     "http://" + ln.Addr().String() + "/",
+		served:  make(chan struct{}),
+		stop:    stop,
+		files:   files{dir: dir, uploads: map[string]*upload{}, byName: map[string]File{}},
+		record:  true,
+		path:    "/",
+		maxBody: DefaultMaxBodyBytes,
 	}
 	s.handlers = s.defaultHandlers()
 	for _, opt := range opts {
@@ -203,8 +221,10 @@ func (s *Server) Reset() {
 	s.handlers = s.defaultHandlers()
 }
 
-// ServeHTTP routes one request: POST / with {"action", "params"}, or
-// POST /<action> with the params object as the body.
+// ServeHTTP routes one request as SnowLuma's HTTP server adapter does: the
+// configured path takes the action from the body ({"action", "params"}), a
+// path below it names the action itself and wins over the body's, and any
+// other path is refused with 404 before the token is checked.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	if s.closed {
@@ -219,80 +239,196 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	// Reading the whole body also lets the server notice when the client
-	// goes away, which ends the request's context.
-	body, readErr := io.ReadAll(io.LimitReader(r.Body, maxRequestBytes+1))
-	if readErr == nil && len(body) > maxRequestBytes {
-		readErr = errors.New("request body too large")
-	}
 	rec := Recorded{
 		Method:   r.Method,
 		Path:     r.URL.Path,
 		RawQuery: r.URL.RawQuery,
 		Header:   r.Header.Clone(),
 	}
-	var parseErr error
-	if readErr == nil {
-		rec.Action, rec.Params, parseErr = parseRequest(r.URL.Path, body)
+	action, inside := s.pathAction(r.URL.Path)
+	var body []byte
+	if inside && r.Method == http.MethodPost {
+		// SnowLuma reads the whole body, and destroys the connection
+		// without an answer as soon as it passes the cap.
+		var err error
+		body, err = io.ReadAll(io.LimitReader(r.Body, s.maxBody+1))
+		if err == nil && int64(len(body)) > s.maxBody {
+			s.keep(rec)
+			panic(http.ErrAbortHandler)
+		}
+		if err != nil {
+			s.keep(rec)
+			return // the client went away
+		}
 	}
-	params := rec.Params
-	if rec.Action == uploadAction && parseErr == nil {
-		rec.Params = withoutChunkData(rec.Params)
+	var reply *Reply
+	params := json.RawMessage("{}")
+	switch {
+	case !inside:
+		reply = ptr(wireError(http.StatusNotFound, 1404, "not found"))
+	case s.token != "" && r.Header.Get("Authorization") != "Bearer "+s.token:
+		reply = &Reply{Status: http.StatusUnauthorized,
+			Body: []byte(`{"status":"failed","retcode":1401,"data":null,"wording":"unauthorized"}`)}
+	case r.Method == http.MethodGet && action == "":
+		reply = ptr(OK(json.RawMessage(`{"online":true}`)))
+	case r.Method == http.MethodGet:
+		params = queryParams(r.URL.Query())
+	case r.Method != http.MethodPost:
+		reply = ptr(wireError(http.StatusMethodNotAllowed, 1400, "method not allowed"))
+	default:
+		var err error
+		if action, params, err = parseBody(action, r.Header.Get("Content-Type"), body); err != nil {
+			reply = ptr(wireError(http.StatusBadRequest, 1400, "bad request: "+err.Error()))
+		}
+	}
+	if reply == nil && action == "" {
+		reply = ptr(wireError(http.StatusBadRequest, 1400, "bad request: missing action"))
+	}
+	if reply == nil {
+		rec.Action, rec.Params = action, params
+		if action == uploadAction {
+			rec.Params = withoutChunkData(params)
+		}
+	}
+	s.keep(rec)
+	if reply != nil {
+		writeReply(w, r, *reply)
+		return
 	}
 	s.mu.Lock()
+	handler := s.handlers[action]
+	s.mu.Unlock()
+	if handler == nil {
+		writeReply(w, r, Reply{Envelope: Envelope{Status: "failed", Retcode: 1404, Wording: "unknown action"}})
+		return
+	}
+	writeReply(w, r, handler(params))
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// keep records rec when the server records requests.
+func (s *Server) keep(rec Recorded) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.record {
 		s.requests = append(s.requests, rec)
 	}
-	handler := s.handlers[rec.Action]
-	s.mu.Unlock()
+}
 
+// normalizePath is SnowLuma's reading of a configured path: "/" when empty,
+// otherwise without a trailing slash.
+func normalizePath(p string) string {
+	p = strings.TrimSpace(p)
+	if p == "" || p == "/" {
+		return "/"
+	}
+	return strings.TrimSuffix(p, "/")
+}
+
+// pathAction splits a request path against the configured one: inside is
+// false for a path SnowLuma does not serve, and action is what the path
+// names below the configured one (empty for the configured path itself).
+func (s *Server) pathAction(path string) (action string, inside bool) {
+	if path == s.path || path == s.path+"/" {
+		return "", true
+	}
+	prefix := s.path
+	if !strings.HasSuffix(prefix, "/") {
+		prefix += "/"
+	}
+	if rest, ok := strings.CutPrefix(path, prefix); ok {
+		return rest, true
+	}
+	return "", false
+}
+
+// parseBody reads a POST body as SnowLuma does. The action named by the path
+// wins; the body's "action" is used only when the path named none. A body
+// whose "params" is an object has its params there; any other object is
+// the params itself. A JSON body that is not an object leaves the params
+// empty, and an empty body is no params at all.
+func parseBody(action, contentType string, body []byte) (string, json.RawMessage, error) {
+	params := json.RawMessage("{}")
+	if len(bytes.TrimSpace(body)) == 0 {
+		return action, params, nil
+	}
 	switch {
-	case s.token != "" && r.Header.Get("Authorization") != "Bearer "+s.token:
-		writeReply(w, r, Reply{
-			Status: http.StatusUnauthorized,
-			Body:   []byte(`{"status":"failed","retcode":1401,"data":null,"wording":"unauthorized"}`),
-		})
-	case r.Method != http.MethodPost:
-		writeReply(w, r, wireError(http.StatusMethodNotAllowed, 1405, "method not allowed"))
-	case readErr != nil || parseErr != nil:
-		writeReply(w, r, wireError(http.StatusBadRequest, 1400, "invalid request body"))
-	case handler == nil:
-		writeReply(w, r, wireError(http.StatusNotFound, 1404, "unknown action"))
-	default:
-		writeReply(w, r, handler(params))
+	case strings.Contains(contentType, "application/x-www-form-urlencoded"):
+		return formParams(action, body)
+	case strings.Contains(contentType, "application/json") || contentType == "":
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
+			if contentType != "" {
+				return action, nil, errors.New("invalid json")
+			}
+			return formParams(action, body)
+		}
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return action, params, nil
+		}
+		if a, ok := obj["action"]; ok && truthy(a) && action == "" {
+			action = jsString(a)
+		}
+		var fields map[string]json.RawMessage
+		json.Unmarshal(body, &fields) // an object always decodes
+		if p := bytes.TrimSpace(fields["params"]); len(p) > 0 && p[0] == '{' {
+			return action, json.RawMessage(p), nil
+		}
+		return action, json.RawMessage(bytes.TrimSpace(body)), nil
 	}
+	return action, nil, errors.New("unsupported content-type: " + contentType)
 }
 
-// parseRequest finds the action and params of a request to path with body.
-func parseRequest(path string, body []byte) (action string, params json.RawMessage, err error) {
-	if name := strings.TrimPrefix(path, "/"); name != "" {
-		// POST /<action>: the body is the params object.
-		params, err = objectOrEmpty(body)
-		return name, params, err
+// formParams reads an urlencoded body: each value as JSON when it parses,
+// else as a string, with action and echo taken out.
+func formParams(action string, body []byte) (string, json.RawMessage, error) {
+	q, _ := url.ParseQuery(string(body))
+	if a := q.Get("action"); a != "" && action == "" {
+		action = a
 	}
-	var req struct {
-		Action string          `json:"action"`
-		Params json.RawMessage `json:"params"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		return "", nil, err
-	}
-	if req.Action == "" {
-		return "", nil, errors.New("no action")
-	}
-	params, err = objectOrEmpty(req.Params)
-	return req.Action, params, err
+	q.Del("action")
+	q.Del("echo")
+	return action, queryParams(q), nil
 }
 
-// objectOrEmpty returns raw when it is a JSON object, and {} when it is empty
-// or null.
-func objectOrEmpty(raw []byte) (json.RawMessage, error) {
-	trimmed := bytes.TrimSpace(raw)
-	if len(trimmed) == 0 || string(trimmed) == "null" {
-		return json.RawMessage("{}"), nil
+// queryParams makes a params object from query values: each value as JSON
+// when it parses, else as a string.
+func queryParams(q url.Values) json.RawMessage {
+	m := map[string]json.RawMessage{}
+	for k, vs := range q {
+		v := vs[len(vs)-1]
+		if json.Valid([]byte(v)) {
+			m[k] = json.RawMessage(v)
+		} else {
+			m[k] = json.RawMessage(quote(v))
+		}
 	}
-	if trimmed[0] != '{' || !json.Valid(trimmed) {
-		return nil, errors.New("params is not a JSON object")
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// truthy is JavaScript's truthiness of a decoded JSON value.
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != ""
+	case float64:
+		return x != 0
 	}
-	return json.RawMessage(trimmed), nil
+	return true
+}
+
+// jsString is JavaScript's String() of a decoded JSON scalar.
+func jsString(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }

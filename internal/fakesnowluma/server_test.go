@@ -45,17 +45,24 @@ func TestURL(t *testing.T) {
 
 func TestBothPostForms(t *testing.T) {
 	s := Start(t)
-	const want = `{"status":"ok","retcode":0,"data":{"user_id":10001,"nickname":"SnowBot"},"message":"","wording":""}`
+	const want = `{"status":"ok","retcode":0,"data":{"user_id":10001,"nickname":"SnowBot"}}`
 	for _, tc := range []struct{ path, body string }{
 		{"/", `{"action":"get_login_info","params":{}}`},
 		{"/", `{"action":"get_login_info"}`},
 		{"/get_login_info", `{}`},
 		{"/get_login_info", ``},
+		{"/get_login_info", `{"action":"get_login_info","params":{}}`},
+		// The action in the path wins over the body's.
+		{"/get_login_info", `{"action":"set_group_ban","params":{"group_id":1}}`},
 	} {
 		status, body := post(t, s, tc.path, tc.body, nil)
 		if status != 200 || body != want {
 			t.Errorf("POST %s %s: %d %s", tc.path, tc.body, status, body)
 		}
+	}
+	reqs := s.Requests()
+	if last := reqs[len(reqs)-1]; last.Action != "get_login_info" || string(last.Params) != `{"group_id":1}` {
+		t.Errorf("path and body disagreeing: recorded %+v", last)
 	}
 }
 
@@ -64,28 +71,81 @@ func TestWireErrors(t *testing.T) {
 	for _, tc := range []struct {
 		path, body string
 		status     int
-		retcode    string
+		want       string
 	}{
-		{"/", `{"action":"no_such_action","params":{}}`, 404, `"retcode":1404`},
-		{"/no_such_action", `{}`, 404, `"retcode":1404`},
-		{"/", `{"action":`, 400, `"retcode":1400`},
-		{"/", `{"params":{}}`, 400, `"retcode":1400`},
-		{"/get_status", `[1]`, 400, `"retcode":1400`},
-		{"/", `{"action":"get_status","params":"x"}`, 400, `"retcode":1400`},
+		// An unknown action is an ordinary answer, retcode 1404.
+		{"/", `{"action":"no_such_action","params":{}}`, 200, `{"status":"failed","retcode":1404,"data":null,"wording":"unknown action"}`},
+		{"/no_such_action", `{}`, 200, `"retcode":1404`},
+		{"/onebot/get_status", `{}`, 200, `"wording":"unknown action"`},
+		{"/", `{"action":`, 400, `{"status":"failed","retcode":1400,"data":null,"wording":"bad request: invalid json"}`},
+		{"/", `{"params":{}}`, 400, `"wording":"bad request: missing action"`},
+		// SnowLuma takes a body that is not an object as no params, and
+		// params that are not an object as the whole body.
+		{"/get_status", `[1]`, 200, `"online":true`},
+		{"/", `{"action":"get_status","params":"x"}`, 200, `"online":true`},
 	} {
 		status, body := post(t, s, tc.path, tc.body, nil)
-		if status != tc.status || !strings.Contains(body, tc.retcode) || !strings.Contains(body, `"status":"failed"`) {
+		if status != tc.status || !strings.Contains(body, tc.want) {
 			t.Errorf("POST %s %s: %d %s", tc.path, tc.body, status, body)
 		}
 	}
-	resp, err := http.Get(s.URL + "get_status")
+	req, _ := http.NewRequest(http.MethodPut, s.URL+"get_status", nil)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 405 || !strings.Contains(string(b), `"retcode":1405`) {
-		t.Errorf("GET: %d %s", resp.StatusCode, b)
+	if resp.StatusCode != 405 || string(b) != `{"status":"failed","retcode":1400,"data":null,"wording":"method not allowed"}` {
+		t.Errorf("PUT: %d %s", resp.StatusCode, b)
+	}
+}
+
+// TestHTTPPath: with a configured path, the path itself takes the action
+// from the body, a path below it names the action, and any other path is
+// 404 "not found", before the token is looked at.
+func TestHTTPPath(t *testing.T) {
+	s := Start(t, WithHTTPPath("/onebot/"), WithToken("tok"))
+	auth := http.Header{"Authorization": {"Bearer tok"}}
+	for _, tc := range []struct {
+		path, body string
+		header     http.Header
+		status     int
+		want       string
+	}{
+		{"/onebot", `{"action":"get_status"}`, auth, 200, `"online":true`},
+		{"/onebot/", `{"action":"get_status"}`, auth, 200, `"online":true`},
+		{"/onebot/get_status", `{}`, auth, 200, `"online":true`},
+		{"/get_status", `{}`, auth, 404, `{"status":"failed","retcode":1404,"data":null,"wording":"not found"}`},
+		{"/", `{"action":"get_status"}`, nil, 404, `"wording":"not found"`},
+		{"/onebotx/get_status", `{}`, auth, 404, `"wording":"not found"`},
+		{"/onebot/get_status", `{}`, nil, 401, `"retcode":1401`},
+	} {
+		status, body := post(t, s, tc.path, tc.body, tc.header)
+		if status != tc.status || !strings.Contains(body, tc.want) {
+			t.Errorf("POST %s: %d %s", tc.path, status, body)
+		}
+	}
+	reqs := s.Requests()
+	if r := reqs[3]; r.Path != "/get_status" || r.Action != "" {
+		t.Errorf("a refused path is recorded %+v", r)
+	}
+}
+
+// TestBodyCap: a body past the cap is cut off and its connection destroyed,
+// with no envelope; a body at the cap is served.
+func TestBodyCap(t *testing.T) {
+	s := Start(t)
+	at := `{"action":"get_status","params":{"pad":"` + strings.Repeat("x", DefaultMaxBodyBytes-len(`{"action":"get_status","params":{"pad":""}}`)) + `"}}`
+	if status, body := post(t, s, "/", at, nil); status != 200 || !strings.Contains(body, `"online":true`) {
+		t.Errorf("a body of exactly %d bytes: %d %s", len(at), status, body)
+	}
+	over := at[:len(at)-2] + `x"}}`
+	resp, err := http.Post(s.URL, "application/json", strings.NewReader(over))
+	if err == nil {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		t.Errorf("a body of %d bytes was answered: %d %s", len(over), resp.StatusCode, b)
 	}
 }
 
@@ -120,7 +180,7 @@ func TestRecordingHandleAndReset(t *testing.T) {
 	})
 	post(t, s, "/", `{"action":"get_msg","params":{"message_id":-2147483648}}`, http.Header{"Traceparent": {"00-abc-def-01"}})
 	status, body := post(t, s, "/get_status", `{"x":12345678901234567890}`, nil)
-	if status != 500 || body != `{"status":"failed","retcode":1200,"data":null,"message":"","wording":"internal error"}` {
+	if status != 500 || body != `{"status":"failed","retcode":1200,"data":null,"wording":"internal error"}` {
 		t.Errorf("overridden get_status: %d %s", status, body)
 	}
 
@@ -148,7 +208,7 @@ func TestRecordingHandleAndReset(t *testing.T) {
 func TestDefaultResponders(t *testing.T) {
 	s := Start(t)
 	for _, tc := range []struct{ action, params, want string }{
-		{"get_version_info", `{}`, `"data":{"app_name":"SnowLuma","app_version":"1.11.1","protocol_version":"v11"}`},
+		{"get_version_info", `{}`, `"data":{"app_name":"SnowLuma","app_version":"1.11.1-node","protocol_version":"v11"}`},
 		{"get_msg", `{"message_id":-2147483648}`, `"message_id":-2147483648,`},
 		{"get_msg", `{"message_id":"-5"}`, `"message_id":"-5",`},
 		{"get_msg", `{"message_id":0}`, `"status":"failed","retcode":100,"data":null`},
@@ -165,17 +225,17 @@ func TestDefaultResponders(t *testing.T) {
 }
 
 func TestHelpers(t *testing.T) {
-	if got := string(Async().Envelope.Marshal()); got != `{"status":"async","retcode":1,"data":null,"message":"","wording":""}` {
+	if got := string(Async().Envelope.Marshal()); got != `{"status":"async","retcode":1,"data":null,"wording":""}` {
 		t.Errorf("Async: %s", got)
 	}
-	if got := string(OK(map[string]int{"a": 1}).Envelope.Marshal()); got != `{"status":"ok","retcode":0,"data":{"a":1},"message":"","wording":""}` {
+	if got := string(OK(map[string]int{"a": 1}).Envelope.Marshal()); got != `{"status":"ok","retcode":0,"data":{"a":1}}` {
 		t.Errorf("OK: %s", got)
 	}
 	if got := string(OK(json.RawMessage(`{ "n" : 1.50 }`)).Envelope.Marshal()); !strings.Contains(got, `"data":{ "n" : 1.50 }`) {
 		t.Errorf("OK with raw data: %s", got)
 	}
 	e := Envelope{Status: "ok", Data: json.RawMessage(`{}`), Echo: json.RawMessage(`"e1"`)}
-	if got := string(e.Marshal()); got != `{"status":"ok","retcode":0,"data":{},"message":"","wording":"","echo":"e1"}` {
+	if got := string(e.Marshal()); got != `{"status":"ok","retcode":0,"data":{},"echo":"e1"}` {
 		t.Errorf("echo: %s", got)
 	}
 }
@@ -241,7 +301,7 @@ func TestTestDownloadStream(t *testing.T) {
 	if len(frames) != 11 {
 		t.Fatalf("%d frames: %q", len(frames), frames)
 	}
-	if want := `{"status":"ok","retcode":0,"stream":"stream-action","data":{"type":"stream","data_type":"data_chunk","data":"Index-> 1"}}`; frames[0] != want {
+	if want := `{"status":"ok","retcode":0,"data":{"type":"stream","data_type":"data_chunk","data":"Index-> 1"},"message":"","wording":"","stream":"stream-action"}`; frames[0] != want {
 		t.Errorf("first frame %s", frames[0])
 	}
 	if !strings.Contains(frames[10], `"type":"response","data_type":"data_complete"`) {

@@ -13,7 +13,9 @@ import (
 const frameDelimiter = "\r\n\r\n"
 
 // StreamOK returns an intermediate or final stream frame with status "ok":
-// {"status":"ok","retcode":0,"stream":"stream-action","data":<data>}. Pass a
+// {"status":"ok","retcode":0,"data":<data>,"message":"","wording":"",
+// "stream":"stream-action"}, with the empty message and wording SnowLuma puts
+// on every stream frame. Pass a
 // json.RawMessage to send exact bytes; data.type says which kind of frame it
 // is ("stream" or "response").
 func StreamOK(data any) []byte {
@@ -21,7 +23,7 @@ func StreamOK(data any) []byte {
 	if d == nil {
 		d = json.RawMessage("null")
 	}
-	return []byte(`{"status":"ok","retcode":0,"stream":"stream-action","data":` + string(d) + `}`)
+	return []byte(`{"status":"ok","retcode":0,"data":` + string(d) + `,"message":"","wording":"","stream":"stream-action"}`)
 }
 
 // StreamError returns the failed terminal frame of a stream, with the reason
