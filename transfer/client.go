@@ -38,6 +38,9 @@ const (
 	// DefaultStreamConnectTimeout bounds connecting to SnowLuma and sending
 	// a stream call's request.
 	DefaultStreamConnectTimeout = 10 * time.Second
+	// DefaultMaxBodyBytes caps the body of one request: SnowLuma cuts off a
+	// longer body and destroys its connection before any action runs.
+	DefaultMaxBodyBytes = 2 << 20
 	// DefaultMaxStreams is how many stream calls may run at once.
 	DefaultMaxStreams = 4
 	// IdleConns is how many idle keep-alive connections to SnowLuma the
@@ -50,7 +53,9 @@ const (
 // Options configure a Client.
 type Options struct {
 	// Endpoint is SnowLuma's HTTP endpoint, an absolute http or https URL
-	// such as http://127.0.0.1:3000/. Actions are posted to it.
+	// such as http://127.0.0.1:3000/, without query or fragment. Each
+	// action is posted to <endpoint>/<action>, the form in which SnowLuma
+	// takes the action from the path, so that path and body always agree.
 	Endpoint string
 	// Token, when not empty, is sent as "Authorization: Bearer <token>" and
 	// nowhere else: never in URLs, error messages or logs.
@@ -77,6 +82,10 @@ type Options struct {
 	// StreamConnectTimeout bounds connecting to SnowLuma and sending the
 	// request of a stream call. Zero means DefaultStreamConnectTimeout.
 	StreamConnectTimeout time.Duration
+	// MaxBodyBytes caps the body of one request. A call whose body would be
+	// longer fails with KindTooLarge before anything is sent, and upload
+	// chunks are cut to fit under it. Zero means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
 	// MaxStreams is how many stream calls (Stream, Download, Upload) may run
 	// at once; one more fails at once with KindBusy. Zero means
 	// DefaultMaxStreams.
@@ -91,7 +100,8 @@ type Options struct {
 // Client sends OneBot actions to one SnowLuma instance. It is safe for
 // concurrent use.
 type Client struct {
-	endpoint    string
+	endpoint    *url.URL
+	maxBody     int64
 	token       string
 	userAgent   string
 	timeout     time.Duration
@@ -109,12 +119,16 @@ func New(opts Options) (*Client, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, errors.New("transfer: the endpoint must be an absolute http or https URL")
 	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return nil, errors.New("transfer: the endpoint must have no credentials, query or fragment")
+	}
 	if opts.Timeout < 0 || opts.MaxResponseBytes < 0 || opts.MaxStreamBytes < 0 || opts.StreamIdleTimeout < 0 ||
-		opts.StreamConnectTimeout < 0 || opts.MaxStreams < 0 {
+		opts.StreamConnectTimeout < 0 || opts.MaxStreams < 0 || opts.MaxBodyBytes < 0 {
 		return nil, errors.New("transfer: timeouts and limits must not be negative")
 	}
 	c := &Client{
-		endpoint:    opts.Endpoint,
+		endpoint:    u,
+		maxBody:     orDefault(opts.MaxBodyBytes, DefaultMaxBodyBytes),
 		token:       opts.Token,
 		userAgent:   opts.UserAgent,
 		timeout:     orDefault(opts.Timeout, DefaultTimeout),
@@ -144,6 +158,7 @@ func New(opts Options) (*Client, error) {
 // Limits are a client's effective timeouts and caps.
 type Limits struct {
 	Timeout              time.Duration
+	MaxBodyBytes         int64
 	MaxResponseBytes     int64
 	MaxStreamBytes       int64
 	StreamIdleTimeout    time.Duration
@@ -153,7 +168,7 @@ type Limits struct {
 
 // Limits reports the timeouts and caps c applies, defaults filled in.
 func (c *Client) Limits() Limits {
-	return Limits{Timeout: c.timeout, MaxResponseBytes: c.maxResponse, MaxStreamBytes: c.maxStream,
+	return Limits{Timeout: c.timeout, MaxBodyBytes: c.maxBody, MaxResponseBytes: c.maxResponse, MaxStreamBytes: c.maxStream,
 		StreamIdleTimeout: c.idle, StreamConnectTimeout: c.connect, MaxStreams: cap(c.slots)}
 }
 
@@ -227,7 +242,7 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 		return nil, c.failure(ctx, callCtx, req.Action, 0, "could not reach SnowLuma", err)
 	}
 	defer resp.Body.Close()
-	if e := c.checkStatus(req.Action, resp.StatusCode); e != nil {
+	if e := c.checkStatus(req.Action, resp); e != nil {
 		return nil, e
 	}
 
@@ -276,10 +291,23 @@ func requestBody(req Request) ([]byte, error) {
 	return body, nil
 }
 
-// newRequest builds the POST for req. The caller's headers come first so
-// that they cannot replace the content type or the credentials.
+// ActionURL is where req's action is posted: the endpoint with the action
+// name as one more path element, whether or not the endpoint ends in "/".
+func (c *Client) ActionURL(action string) string {
+	return c.endpoint.JoinPath(url.PathEscape(action)).String()
+}
+
+// newRequest builds the POST for req to <endpoint>/<action>. The caller's
+// headers come first so that they cannot replace the content type or the
+// credentials. A body over the request cap is refused with KindTooLarge:
+// SnowLuma would cut it off and drop the connection without an answer.
 func (c *Client) newRequest(ctx context.Context, req Request, body []byte) (*http.Request, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	if int64(len(body)) > c.maxBody {
+		return nil, c.fail(req.Action, 0, KindTooLarge, fmt.Errorf(
+			"the request is %d bytes, more than the %d-byte request body limit (SnowLuma cuts off longer bodies; SNOWLUMA_MCP_MAX_BODY_BYTES); nothing was sent",
+			len(body), c.maxBody))
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.ActionURL(req.Action), bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("transfer: %s: building the request: %w", req.Action, err)
 	}
@@ -298,8 +326,10 @@ func (c *Client) newRequest(ctx context.Context, req Request, body []byte) (*htt
 }
 
 // checkStatus reports the HTTP statuses that are failures whatever the body
-// says: refused credentials and redirects (which are not followed).
-func (c *Client) checkStatus(op string, status int) *Error {
+// says: refused credentials and redirects, which are never followed, so the
+// token goes nowhere but the configured endpoint.
+func (c *Client) checkStatus(op string, resp *http.Response) *Error {
+	status := resp.StatusCode
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		what := "SnowLuma refused the token"
@@ -309,9 +339,31 @@ func (c *Client) checkStatus(op string, status int) *Error {
 		return c.fail(op, status, KindUnauthorized, fmt.Errorf("%s (HTTP %d)", what, status))
 	case status >= 300 && status < 400:
 		return c.fail(op, status, KindProtocol,
-			fmt.Errorf("SnowLuma answered with a redirect (HTTP %d), which is not followed", status))
+			fmt.Errorf("the endpoint answered with a redirect (HTTP %d) to %s, which is not followed; set SNOWLUMA_MCP_ENDPOINT to SnowLuma's own address", status, redirectTarget(resp)))
 	}
 	return nil
+}
+
+// redirectTarget names where a redirect pointed, for a message: scheme,
+// host and path of its Location resolved against the request, without
+// credentials, query or fragment, or what is wrong with it.
+func redirectTarget(resp *http.Response) string {
+	loc := resp.Header.Get("Location")
+	if loc == "" {
+		return "no location"
+	}
+	u, err := url.Parse(loc)
+	if err != nil {
+		return "an unreadable location"
+	}
+	if resp.Request != nil && resp.Request.URL != nil {
+		u = resp.Request.URL.ResolveReference(u)
+	}
+	target := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+	if len(target) > 200 {
+		target = target[:200] + "..."
+	}
+	return strings.ToValidUTF8(target, "?")
 }
 
 // notEnvelope explains an answer that is not a OneBot envelope by what came

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 )
 
 const testToken = "s3cret-token-value"
@@ -436,5 +438,86 @@ func TestErrorMessageRedactsToken(t *testing.T) {
 	e := c.fail("get_status", 0, KindTransport, errors.New("something mentioning "+testToken))
 	if strings.Contains(e.Error(), testToken) {
 		t.Errorf("token in %q", e)
+	}
+}
+
+// TestActionInThePath: every call goes to <endpoint>/<action>, whatever
+// the endpoint's path and trailing slash, ordinary calls, streams and
+// upload chunks alike, and the body's action agrees with the path.
+func TestActionInThePath(t *testing.T) {
+	for _, tc := range []struct{ configured, endpoint, want string }{
+		{"/", "", "/get_status"},
+		{"/", "/", "/get_status"},
+		{"/onebot", "/onebot", "/onebot/get_status"},
+		{"/onebot", "/onebot/", "/onebot/get_status"},
+	} {
+		fake := fakesnowluma.Start(t, fakesnowluma.WithHTTPPath(tc.configured))
+		c, err := New(Options{Endpoint: strings.TrimSuffix(fake.URL, "/") + tc.endpoint})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := c.Call(context.Background(), Request{Action: "get_status"})
+		if err != nil || resp.Status != "ok" {
+			t.Fatalf("endpoint path %q: %v %+v", tc.endpoint, err, resp)
+		}
+		if _, err := c.StreamCall(context.Background(), Request{Action: "test_download_stream"}); err != nil {
+			t.Fatalf("endpoint path %q: stream: %v", tc.endpoint, err)
+		}
+		reqs := fake.Requests()
+		if reqs[0].Path != tc.want || reqs[0].Action != "get_status" || reqs[1].Path != strings.TrimSuffix(tc.want, "get_status")+"test_download_stream" {
+			t.Errorf("endpoint path %q: requests went to %s and %s", tc.endpoint, reqs[0].Path, reqs[1].Path)
+		}
+	}
+}
+
+// TestRequestBodyLimit: a call whose body would pass the limit is refused
+// with too_large before anything is sent; one exactly at it goes.
+func TestRequestBodyLimit(t *testing.T) {
+	fake := fakesnowluma.Start(t)
+	c, err := New(Options{Endpoint: fake.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pad := func(n int) json.RawMessage {
+		return json.RawMessage(`{"message":"` + strings.Repeat("x", n) + `"}`)
+	}
+	frame := len(`{"action":"get_status","params":{"message":""}}`)
+	if _, err := c.Call(context.Background(), Request{Action: "get_status", Params: pad(DefaultMaxBodyBytes - frame)}); err != nil {
+		t.Fatalf("a body at the limit: %v", err)
+	}
+	for _, send := range []func(Request) error{
+		func(r Request) error { _, err := c.Call(context.Background(), r); return err },
+		func(r Request) error { _, err := c.StreamCall(context.Background(), r); return err },
+	} {
+		err := send(Request{Action: "get_status", Params: pad(DefaultMaxBodyBytes - frame + 1)})
+		e := checkError(t, err, "get_status", KindTooLarge)
+		if !strings.Contains(e.Error(), "2097152-byte request body limit") || !strings.Contains(e.Error(), "SNOWLUMA_MCP_MAX_BODY_BYTES") {
+			t.Errorf("message %q", e)
+		}
+	}
+	if n := len(fake.Requests()); n != 1 {
+		t.Errorf("%d requests reached SnowLuma, want only the one at the limit", n)
+	}
+}
+
+// TestRedirectNamesItsTarget: a redirect is not followed, the token goes
+// nowhere else, and the failure says where it pointed.
+func TestRedirectNamesItsTarget(t *testing.T) {
+	var elsewhere atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { elsewhere.Add(1) }))
+	t.Cleanup(other.Close)
+	c := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/next?access_token=x", http.StatusTemporaryRedirect)
+	}, nil)
+	_, err := c.Call(context.Background(), Request{Action: "get_status"})
+	e := checkError(t, err, "get_status", KindProtocol)
+	if !strings.Contains(e.Error(), "redirect (HTTP 307) to "+other.URL+"/next,") || strings.Contains(e.Error(), "access_token") {
+		t.Errorf("message %q", e)
+	}
+	if _, err := c.StreamCall(context.Background(), Request{Action: "upload_file_stream"}); err == nil || !strings.Contains(err.Error(), other.URL) {
+		t.Errorf("stream call: %v", err)
+	}
+	if elsewhere.Load() != 0 {
+		t.Error("the redirect was followed")
 	}
 }

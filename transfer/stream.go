@@ -333,7 +333,7 @@ func (c *Client) open(ctx context.Context, req Request, body []byte, limit int64
 		cancel(nil)
 		return nil, e
 	}
-	if e := c.checkStatus(req.Action, resp.StatusCode); e != nil {
+	if e := c.checkStatus(req.Action, resp); e != nil {
 		resp.Body.Close()
 		cancel(nil)
 		return nil, e

@@ -13,6 +13,7 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -21,7 +22,8 @@ import (
 	"time"
 )
 
-// UploadChunkBytes is the size of one upload chunk: one HTTP call each.
+// UploadChunkBytes is the largest upload chunk: one HTTP call each. A chunk
+// is smaller when the request body limit leaves less room for its base64.
 const UploadChunkBytes = 1 << 20
 
 // resetTimeout bounds the reset sent after a failed or cancelled upload, so
@@ -164,16 +166,22 @@ type UploadResult struct {
 }
 
 // Upload sends up.InputFile, a file inside root, to SnowLuma with
-// upload_file_stream: it hashes the file, then sends it in chunks of
-// UploadChunkBytes under a stream id it chooses, with total_chunks,
-// file_size, expected_sha256 and filename on every call, and checks each
-// chunk's acknowledgement and the final completion frame (size and hash).
-// A path that may not be uploaded is refused before anything is sent.
+// upload_file_stream, as SnowLuma's stream action expects: it hashes the
+// file, sends it in chunks (at most UploadChunkBytes, fewer when the
+// request body limit needs it) under a stream id it chooses, each call
+// carrying total_chunks, file_size, expected_sha256 and filename, and checks
+// that every chunk, the last included, is acknowledged with chunk_received.
+// Then one more call without chunk_data (is_complete: true) asks SnowLuma to
+// merge; only its file_complete answer, with the size and hash checked, is
+// success, and that answer is the result's Terminal. An empty file is one
+// empty chunk and the merge. A path that may not be uploaded is refused
+// before anything is sent.
 //
-// A missing or wrong acknowledgement is an error, never a retry. After any
-// failure or cancellation once a chunk was sent, Upload sends reset: true
-// for the stream and reports in the result whether that worked. SnowLuma's
-// own failure frames are returned in the result with no error; everything
+// Progress counts the bytes SnowLuma acknowledged. A missing or wrong
+// acknowledgement is an error, never a retry. After any failure or
+// cancellation once a chunk was sent, Upload sends reset: true for the
+// stream and reports in the result whether that worked. SnowLuma's own
+// failure frames are returned in the result with no error; everything
 // else is an *Error, returned together with the result so far. It holds one
 // stream slot and uses the stream timeouts for every call. progress may be
 // nil.
@@ -194,27 +202,29 @@ func (c *Client) Upload(ctx context.Context, root *UploadRoot, up Upload, progre
 	if size > limit {
 		return nil, &Error{Kind: KindTooLarge, Op: uploadAction, Err: fmt.Errorf("input_file is %d bytes, more than the %d-byte file size limit (SNOWLUMA_MCP_MAX_FILE_BYTES); nothing was sent", size, limit)}
 	}
+	name := up.Filename
+	if name == "" {
+		name = filepath.Base(up.InputFile)
+	}
+	u := &uploader{c: c, up: up, f: f, size: size, name: name, progress: progress}
+	if u.chunkSize = u.fittingChunk(); u.chunkSize < 1 {
+		return nil, c.fail(uploadAction, 0, KindTooLarge, fmt.Errorf(
+			"the %d-byte request body limit (SNOWLUMA_MCP_MAX_BODY_BYTES) leaves no room for upload data beside the filename and the other params; nothing was sent", c.maxBody))
+	}
+	u.chunks = max((size+u.chunkSize-1)/u.chunkSize, 1) // an empty file is one empty chunk
 	release, err := c.acquire(uploadAction)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
 
-	sum, err := hashFile(ctx, f, size)
-	if err != nil {
+	if u.sum, err = hashFile(ctx, f, size); err != nil {
 		return nil, c.localFailure(ctx, "reading input_file", err)
 	}
-	id, err := newStreamID()
-	if err != nil {
+	if u.id, err = newStreamID(); err != nil {
 		return nil, &Error{Kind: KindLocalIO, Op: uploadAction, Err: err}
 	}
-	name := up.Filename
-	if name == "" {
-		name = filepath.Base(up.InputFile)
-	}
-	u := &uploader{c: c, up: up, f: f, size: size, sum: sum, id: id, name: name, progress: progress,
-		res: &UploadResult{Sent: Sent{InputFile: up.InputFile, SHA256: sum, StreamID: id}}}
-	u.chunks = max((size+UploadChunkBytes-1)/UploadChunkBytes, 1) // an empty file is one empty chunk
+	u.res = &UploadResult{Sent: Sent{InputFile: up.InputFile, SHA256: u.sum, StreamID: u.id}}
 	err = u.run(ctx)
 	if err != nil || (!u.res.Completed && u.started) {
 		u.reset(ctx)
@@ -226,7 +236,7 @@ func (c *Client) Upload(ctx context.Context, root *UploadRoot, up Upload, progre
 // f at its start.
 func hashFile(ctx context.Context, f *os.File, size int64) (string, error) {
 	h := sha256.New()
-	buf := make([]byte, UploadChunkBytes)
+	buf := make([]byte, min(max(size, 1), UploadChunkBytes))
 	if err := copyChecked(ctx, h, io.LimitReader(f, size), buf); err != nil {
 		return "", err
 	}
@@ -261,6 +271,9 @@ func (c *Client) localFailure(ctx context.Context, doing string, err error) *Err
 	return &Error{Kind: KindLocalIO, Op: uploadAction, Err: fmt.Errorf("%s: %w", doing, err)}
 }
 
+// placeholderID has the length of every id newStreamID chooses.
+const placeholderID = "snowluma-mcp-000000000000000000000000"
+
 // newStreamID chooses a stream id SnowLuma accepts ([A-Za-z0-9_-], at most
 // 128 characters) that no other upload will choose.
 func newStreamID() (string, error) {
@@ -273,17 +286,18 @@ func newStreamID() (string, error) {
 
 // uploader is the state of one running upload.
 type uploader struct {
-	c        *Client
-	up       Upload
-	f        *os.File
-	size     int64
-	sum      string
-	id       string
-	name     string
-	chunks   int64
-	progress Progress
-	res      *UploadResult
-	started  bool // a chunk call was attempted
+	c         *Client
+	up        Upload
+	f         *os.File
+	size      int64
+	sum       string
+	id        string
+	name      string
+	chunks    int64
+	chunkSize int64 // bytes of file data in each chunk but the last
+	progress  Progress
+	res       *UploadResult
+	started   bool // a chunk call was attempted
 }
 
 // ack is the part of an upload answer's data that is checked.
@@ -300,11 +314,11 @@ type ack struct {
 
 func (u *uploader) run(ctx context.Context) error {
 	h := sha256.New()
-	chunk := make([]byte, min(u.size, UploadChunkBytes))
+	chunk := make([]byte, min(u.size, u.chunkSize))
 	var b64 []byte
 	var sent int64
 	for i := range u.chunks {
-		n := min(u.size-sent, UploadChunkBytes)
+		n := min(u.size-sent, u.chunkSize)
 		if _, err := io.ReadFull(u.f, chunk[:n]); err != nil {
 			return u.c.localFailure(ctx, "reading input_file (it may have shrunk)", err)
 		}
@@ -319,35 +333,15 @@ func (u *uploader) run(ctx context.Context) error {
 		}
 		b64 = base64.StdEncoding.AppendEncode(b64[:0], chunk[:n])
 		u.started = true
-		f, err := u.c.callFrame(ctx, Request{Action: uploadAction, Header: u.up.Header}, u.body(i, b64))
-		if err != nil {
+		f, a, err := u.send(ctx, u.body(i, b64))
+		if err != nil || f.Status == "failed" || f.Type == "error" {
 			return err
 		}
-		var a ack
-		if len(f.Data) > 0 && f.Data[0] == '{' {
-			json.Unmarshal(f.Data, &a) // a data object of another shape fails the checks below
-		}
-		if f.Status == "failed" || f.Type == "error" {
-			u.res.Terminal = f
-			return nil
-		}
-		if i < u.chunks-1 {
-			if a.Type != "stream" || a.Status != "chunk_received" || a.StreamID != u.id ||
-				a.ReceivedChunks.String() != strconv.FormatInt(i+1, 10) || a.TotalChunks.String() != strconv.FormatInt(u.chunks, 10) {
-				return u.c.fail(uploadAction, 0, KindProtocol, fmt.Errorf("chunk %d of %d was not acknowledged (expected chunk_received with %d of %d chunks for stream %s)", i, u.chunks, i+1, u.chunks, u.id))
-			}
-		} else {
-			if a.Type != "response" || a.Status != "file_complete" {
-				return u.c.fail(uploadAction, 0, KindProtocol, fmt.Errorf("the last chunk was not answered with file_complete (got type %q, status %q)", a.Type, a.Status))
-			}
-			if !strings.EqualFold(a.SHA256, u.sum) {
-				return u.c.fail(uploadAction, 0, KindProtocol, fmt.Errorf("SnowLuma's merged file has SHA-256 %q, not the %s that was sent", a.SHA256, u.sum))
-			}
-			if a.FileSize != "" && a.FileSize.String() != strconv.FormatInt(u.size, 10) {
-				return u.c.fail(uploadAction, 0, KindProtocol, fmt.Errorf("SnowLuma's merged file has %s bytes, not the %d that were sent", a.FileSize, u.size))
-			}
-			u.res.Completed = true
-			u.res.Terminal = f
+		if a.Type != "stream" || a.Status != "chunk_received" || a.StreamID != u.id ||
+			a.ReceivedChunks.String() != strconv.FormatInt(i+1, 10) || a.TotalChunks.String() != strconv.FormatInt(u.chunks, 10) {
+			return u.c.fail(uploadAction, 0, KindProtocol, fmt.Errorf(
+				"chunk %d of %d was not acknowledged (expected chunk_received with %d of %d chunks for stream %s, got type %q, status %q)",
+				i, u.chunks, i+1, u.chunks, u.id, a.Type, a.Status))
 		}
 		sent += n
 		u.res.Sent.Bytes = sent
@@ -356,6 +350,52 @@ func (u *uploader) run(ctx context.Context) error {
 			u.progress(sent, u.size)
 		}
 	}
+	return u.merge(ctx)
+}
+
+// send posts one upload call and decodes its answer. A failed frame from
+// SnowLuma becomes the result's Terminal, with no error.
+func (u *uploader) send(ctx context.Context, body []byte) (Frame, ack, error) {
+	f, err := u.c.callFrame(ctx, Request{Action: uploadAction, Header: u.up.Header}, body)
+	if err != nil {
+		return f, ack{}, err
+	}
+	var a ack
+	if len(f.Data) > 0 && f.Data[0] == '{' {
+		json.Unmarshal(f.Data, &a) // a data object of another shape fails the caller's checks
+	}
+	if f.Status == "failed" || f.Type == "error" {
+		u.res.Terminal = f
+	}
+	return f, a, nil
+}
+
+// merge sends the call without chunk_data that makes SnowLuma join the
+// chunks and check the hash, and checks its file_complete answer.
+func (u *uploader) merge(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return u.c.failure(ctx, ctx, uploadAction, 0, "sending the upload", err)
+	}
+	body := []byte(`{"action":"` + uploadAction + `","params":{"stream_id":"` + u.id + `","is_complete":true` +
+		`,"file_size":` + strconv.FormatInt(u.size, 10) + `,"expected_sha256":"` + u.sum + `"}}`)
+	f, a, err := u.send(ctx, body)
+	if err != nil || f.Status == "failed" || f.Type == "error" {
+		return err
+	}
+	if a.Type != "response" || a.Status != "file_complete" {
+		return u.c.fail(uploadAction, 0, KindProtocol, fmt.Errorf("the merge call was not answered with file_complete (got type %q, status %q)", a.Type, a.Status))
+	}
+	if a.StreamID != "" && a.StreamID != u.id {
+		return u.c.fail(uploadAction, 0, KindProtocol, fmt.Errorf("SnowLuma merged stream %q, not %s", a.StreamID, u.id))
+	}
+	if !strings.EqualFold(a.SHA256, u.sum) {
+		return u.c.fail(uploadAction, 0, KindProtocol, fmt.Errorf("SnowLuma's merged file has SHA-256 %q, not the %s that was sent", a.SHA256, u.sum))
+	}
+	if a.FileSize != "" && a.FileSize.String() != strconv.FormatInt(u.size, 10) {
+		return u.c.fail(uploadAction, 0, KindProtocol, fmt.Errorf("SnowLuma's merged file has %s bytes, not the %d that were sent", a.FileSize, u.size))
+	}
+	u.res.Completed = true
+	u.res.Terminal = f
 	return nil
 }
 
@@ -368,12 +408,24 @@ func (u *uploader) unchanged(h hash.Hash) error {
 	return nil
 }
 
+// fittingChunk is the most file bytes one chunk call may carry with its
+// base64 and the JSON around it under the request body limit: the framing
+// is measured with the widest index and total there can be, and the hash
+// and stream id at their fixed lengths.
+func (u *uploader) fittingChunk() int64 {
+	saved := *u
+	u.chunks, u.sum, u.id = math.MaxInt64, strings.Repeat("0", sha256.Size*2), placeholderID
+	framing := int64(len(u.body(math.MaxInt64, nil)))
+	*u = saved
+	return min(UploadChunkBytes, (u.c.maxBody-framing)/4*3)
+}
+
 // body builds the request of chunk i with its base64 data. It is written
 // by hand: the chunk is already safe JSON text, and a 1 MiB string through
 // encoding/json would be scanned twice more for nothing.
 func (u *uploader) body(i int64, b64 []byte) []byte {
 	var b bytes.Buffer
-	b.Grow(len(b64) + 512)
+	b.Grow(len(b64) + 512 + len(u.name))
 	b.WriteString(`{"action":"` + uploadAction + `","params":{"stream_id":"` + u.id + `"`)
 	b.WriteString(`,"chunk_index":` + strconv.FormatInt(i, 10))
 	b.WriteString(`,"total_chunks":` + strconv.FormatInt(u.chunks, 10))

@@ -81,20 +81,81 @@ func TestUploadSendsTheFile(t *testing.T) {
 		if !strings.Contains(string(res.Terminal.Raw), last.Path) {
 			t.Errorf("terminal %s lacks the file_path", res.Terminal.Raw)
 		}
-		if int64(len(acked)) != chunks || acked[len(acked)-1] != size && size > 0 {
+		if int64(len(acked)) != chunks || acked[len(acked)-1] != size {
 			t.Errorf("progress %v", acked)
 		}
-		if !strings.HasSuffix(last.Path, "-photo.jpg") {
+		if !strings.HasSuffix(last.Path, "__photo.jpg") {
 			t.Errorf("merged as %s: the filename was not sent", last.Path)
 		}
+		if !strings.Contains(string(res.Terminal.Raw), `"file_complete"`) || !strings.Contains(string(res.Terminal.Raw), want) {
+			t.Errorf("terminal %s is not SnowLuma's merge answer", res.Terminal.Raw)
+		}
 	}
-	// Every call carried the announcements.
+	// Every chunk call carried the announcements and went to the action's
+	// path; each stream ended with one merge call without chunk_data.
+	merges := 0
 	for _, r := range fake.Requests() {
+		if r.Path != "/upload_file_stream" {
+			t.Errorf("an upload call went to %s", r.Path)
+		}
+		p := string(r.Params)
+		if !strings.Contains(p, `"chunk_data"`) {
+			merges++
+			if !strings.Contains(p, `"is_complete":true`) || !strings.Contains(p, `"expected_sha256"`) || !strings.Contains(p, `"file_size"`) {
+				t.Errorf("a merge call lacks is_complete, the hash or the size: %s", p)
+			}
+			continue
+		}
+		if strings.Contains(p, `"is_complete"`) {
+			t.Errorf("a chunk call carries is_complete: %.200s", p)
+		}
 		for _, field := range []string{`"total_chunks"`, `"file_size"`, `"expected_sha256"`, `"filename"`, `"file_retention":0`} {
-			if !strings.Contains(string(r.Params), field) {
-				t.Errorf("a chunk call lacks %s: %.200s", field, r.Params)
+			if !strings.Contains(p, field) {
+				t.Errorf("a chunk call lacks %s: %.200s", field, p)
 			}
 		}
+	}
+	if merges != 3 {
+		t.Errorf("%d merge calls for 3 uploads", merges)
+	}
+}
+
+// TestUploadChunksFitTheBodyLimit: with a small request body limit the
+// chunks shrink so that every call, base64 and JSON included, stays under
+// it, and the file still arrives whole; a limit that leaves no room for
+// data refuses the upload before anything is sent.
+func TestUploadChunksFitTheBodyLimit(t *testing.T) {
+	const limit = 16 << 10
+	fake := fakesnowluma.Start(t, fakesnowluma.WithMaxBodyBytes(limit))
+	c, err := New(Options{Endpoint: fake.URL, MaxBodyBytes: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, path := uploadRoot(t, strings.Repeat("n", 200)+".bin", 100<<10)
+	res, err := c.Upload(context.Background(), root, Upload{InputFile: path}, nil)
+	if err != nil || !res.Completed {
+		t.Fatalf("upload under a %d-byte limit: %v %+v", limit, err, res)
+	}
+	if res.Sent.Chunks < 100<<10/limit || res.Sent.Bytes != 100<<10 {
+		t.Errorf("sent %+v", res.Sent)
+	}
+	ups := fake.Uploads()
+	if len(ups) != 1 || ups[0].SHA256 != res.Sent.SHA256 {
+		t.Errorf("SnowLuma has %+v", ups)
+	}
+
+	tiny, err := New(Options{Endpoint: fake.URL, MaxBodyBytes: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake.Reset()
+	_, err = tiny.Upload(context.Background(), root, Upload{InputFile: path}, nil)
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindTooLarge || !strings.Contains(err.Error(), "300-byte request body limit") {
+		t.Errorf("a limit without room for data: %v", err)
+	}
+	if n := len(fake.Requests()); n != 0 {
+		t.Errorf("%d requests sent", n)
 	}
 }
 
