@@ -303,9 +303,7 @@ func (c *Client) ActionURL(action string) string {
 // SnowLuma would cut it off and drop the connection without an answer.
 func (c *Client) newRequest(ctx context.Context, req Request, body []byte) (*http.Request, error) {
 	if int64(len(body)) > c.maxBody {
-		return nil, c.fail(req.Action, 0, KindTooLarge, fmt.Errorf(
-			"the request is %d bytes, more than the %d-byte request body limit (SnowLuma cuts off longer bodies; SNOWLUMA_MCP_MAX_BODY_BYTES); nothing was sent",
-			len(body), c.maxBody))
+		return nil, c.fail(req.Action, 0, KindTooLarge, &bodyLimitError{int64(len(body)), c.maxBody})
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.ActionURL(req.Action), bytes.NewReader(body))
 	if err != nil {

@@ -1,5 +1,10 @@
 package transfer
 
+import (
+	"errors"
+	"fmt"
+)
+
 // Kind classifies why a call to SnowLuma failed. The values are the failure
 // kinds the MCP layer reports in diagnostics, so they are stable strings.
 type Kind string
@@ -48,6 +53,26 @@ type Error struct {
 	Op         string // the OneBot action name; empty for a bare FrameReader
 	HTTPStatus int    // the HTTP status when an answer arrived, else 0
 	Err        error  // what happened, wrapping the underlying cause if any
+}
+
+// A bodyLimitError is a request refused before sending because its body is
+// over the client's request body limit. size is zero for an upload whose
+// chunks could not carry any data under the limit.
+type bodyLimitError struct{ size, limit int64 }
+
+func (e *bodyLimitError) Error() string {
+	if e.size == 0 {
+		return fmt.Sprintf("the %d-byte request body limit (SNOWLUMA_MCP_MAX_BODY_BYTES) leaves no room for upload data beside the filename and the other params; nothing was sent", e.limit)
+	}
+	return fmt.Sprintf("the request is %d bytes, more than the %d-byte request body limit (SnowLuma cuts off longer bodies; SNOWLUMA_MCP_MAX_BODY_BYTES); nothing was sent", e.size, e.limit)
+}
+
+// RequestTooLarge reports whether err is a call refused before sending
+// because its body was over the request body limit: a KindTooLarge whose
+// fix is a smaller request, not a larger answer cap.
+func RequestTooLarge(err error) bool {
+	var e *bodyLimitError
+	return errors.As(err, &e)
 }
 
 // Error returns "snowluma: <action>: <what happened>".

@@ -208,8 +208,7 @@ func (c *Client) Upload(ctx context.Context, root *UploadRoot, up Upload, progre
 	}
 	u := &uploader{c: c, up: up, f: f, size: size, name: name, progress: progress}
 	if u.chunkSize = u.fittingChunk(); u.chunkSize < 1 {
-		return nil, c.fail(uploadAction, 0, KindTooLarge, fmt.Errorf(
-			"the %d-byte request body limit (SNOWLUMA_MCP_MAX_BODY_BYTES) leaves no room for upload data beside the filename and the other params; nothing was sent", c.maxBody))
+		return nil, c.fail(uploadAction, 0, KindTooLarge, &bodyLimitError{limit: c.maxBody})
 	}
 	u.chunks = max((size+u.chunkSize-1)/u.chunkSize, 1) // an empty file is one empty chunk
 	release, err := c.acquire(uploadAction)

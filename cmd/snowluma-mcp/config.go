@@ -31,6 +31,12 @@ const (
 	maxRequestBytes = 256 << 20
 )
 
+// The accepted range of SNOWLUMA_MCP_MAX_BODY_BYTES: 16 KiB to 1 GiB.
+const (
+	minBodyBytes = 16 << 10
+	maxBodyBytes = 1 << 30
+)
+
 // env is the environment as read, every value a string so that a bad value
 // is reported in our words. The desc and shown tags feed --help: shown is the
 // default as a person reads it.
@@ -42,6 +48,7 @@ type env struct {
 	Events     string `envconfig:"EVENTS_URL" shown:"unset (no event tools)" desc:"SnowLuma's forward event WebSocket: a ws:// or wss:// URL such as ws://127.0.0.1:3001/event, without credentials, query or fragment (the token goes in the Authorization header). Set: read and write modes offer subscribe_events and unsubscribe_events. Never guessed from the endpoint."`
 	TaskDir    string `envconfig:"TASK_DIR" shown:"unset (no background tasks)" desc:"Write mode: an absolute private directory (created 0700) where background transfer tasks are recorded; enables invoke_action_background and list_tasks for 2026-07-28 clients with the Tasks extension. Bound to this mode, endpoint and token."`
 	MaxRequest string `envconfig:"MAX_REQUEST_BYTES" default:"4194304" shown:"4194304 (4 MiB)" desc:"Longest request line read from stdin, in bytes (65536 to 268435456); a longer line is discarded and answered with an error."`
+	MaxBody    string `envconfig:"MAX_BODY_BYTES" default:"2097152" shown:"2097152 (2 MiB)" desc:"Largest request body sent to SnowLuma, in bytes (16384 to 1073741824): SnowLuma cuts off a longer body and drops the connection, so a call over it is refused with kind too_large before sending, and upload chunks are cut to fit. Raise it only for a OneBot server that accepts more."`
 	Validate   string `envconfig:"VALIDATE_PARAMS" default:"true" shown:"true" desc:"true, 1 or yes: check action params against the catalog's inputSchema before sending; false, 0 or no: send them unchecked (for a SnowLuma newer than the catalog). Case is ignored."`
 
 	// Account safety (README, Safety).
@@ -77,7 +84,9 @@ type Config struct {
 	TimeoutMS int
 	// MaxRequestBytes is the longest stdin line read.
 	MaxRequestBytes int
-	Mode            server.Mode
+	// MaxBodyBytes is the longest request body sent to SnowLuma.
+	MaxBodyBytes int64
+	Mode         server.Mode
 	// TaskDir is the background task directory; empty when unset.
 	TaskDir string
 	// ValidateParams checks action params against the catalog before sending.
@@ -235,6 +244,12 @@ func parseConfig(e env) (*Config, error) {
 		return nil, &ConfigError{"MAX_REQUEST_BYTES", fmt.Sprintf("%q is not a whole number of bytes from %d to %d", e.MaxRequest, minRequestBytes, maxRequestBytes), "a whole number of bytes from 65536 (64 KiB) to 268435456 (256 MiB), e.g. 4194304"}
 	}
 	c.MaxRequestBytes = m
+
+	b, err := strconv.ParseInt(strings.TrimSpace(e.MaxBody), 10, 64)
+	if err != nil || b < minBodyBytes || b > maxBodyBytes {
+		return nil, &ConfigError{"MAX_BODY_BYTES", fmt.Sprintf("%q is not a whole number of bytes from %d to %d", e.MaxBody, minBodyBytes, maxBodyBytes), "a whole number of bytes from 16384 (16 KiB) to 1073741824 (1 GiB), e.g. 2097152 (SnowLuma's limit)"}
+	}
+	c.MaxBodyBytes = b
 
 	switch strings.ToLower(strings.TrimSpace(e.Validate)) {
 	case "true", "1", "yes":

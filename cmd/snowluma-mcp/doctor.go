@@ -164,7 +164,7 @@ func diagnose(ctx context.Context) *report {
 // whether the account is online, and which version it runs.
 func checkSnowLuma(ctx context.Context, r *report, cfg *Config) {
 	timeout := min(time.Duration(cfg.TimeoutMS)*time.Millisecond, checkTimeout)
-	client, err := transfer.New(transfer.Options{Endpoint: cfg.Endpoint.String(), Token: cfg.Token, Timeout: timeout})
+	client, err := transfer.New(transfer.Options{Endpoint: cfg.Endpoint.String(), Token: cfg.Token, Timeout: timeout, MaxBodyBytes: cfg.MaxBodyBytes})
 	if err != nil {
 		r.add(finding{Check: "endpoint", Verdict: verdictFail, Detail: err.Error(), Fix: "check SNOWLUMA_MCP_ENDPOINT"})
 		return

@@ -88,6 +88,7 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 			Endpoint:             cfg.Endpoint.String(),
 			Token:                cfg.Token,
 			Timeout:              time.Duration(cfg.TimeoutMS) * time.Millisecond,
+			MaxBodyBytes:         cfg.MaxBodyBytes,
 			StreamConnectTimeout: time.Duration(st.ConnectTimeoutMS) * time.Millisecond,
 			StreamIdleTimeout:    time.Duration(st.IdleTimeoutMS) * time.Millisecond,
 			MaxStreams:           st.MaxStreams,

@@ -286,6 +286,10 @@ func newerMayAccept(a *catalog.Action, errs []catalog.FieldError) string {
 	return ""
 }
 
+// bodyLimitStep is the next step for a call refused because its request
+// body is over SNOWLUMA_MCP_MAX_BODY_BYTES.
+const bodyLimitStep = "make the params smaller (split a long message; send a file with execution.input_file, which is cut into chunks that fit); raise SNOWLUMA_MCP_MAX_BODY_BYTES only for a OneBot server that accepts larger bodies"
+
 // transportFailure reports a call that produced no usable answer. One
 // table maps each transfer failure kind to the kind a tool reports and the
 // next step a person can act on. readOnly is the action's flag: a timed-out
@@ -310,6 +314,9 @@ func transportFailure(err error, readOnly bool) toolkit.Reply {
 	f, known := table[te.Kind]
 	if !known {
 		f = table[transfer.KindTransport]
+	}
+	if transfer.RequestTooLarge(err) {
+		f.next = bodyLimitStep
 	}
 	if readOnly {
 		switch te.Kind {

@@ -406,7 +406,7 @@ func streamFailure(err error, readOnly bool) toolkit.Reply {
 		transfer.KindTimeout:     {toolkit.KindTimeout, "SnowLuma stopped sending or answering: check that it is running; raise SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS (or _CONNECT_TIMEOUT_MS) if it is merely slow"},
 	}
 	s, ok := steps[te.Kind]
-	if !ok {
+	if !ok || transfer.RequestTooLarge(err) {
 		return transportFailure(err, readOnly)
 	}
 	return toolkit.Fail(s.kind, te.Error(), s.next)

@@ -75,7 +75,7 @@ func Kinds() []KindDoc {
 		{KindTimeout, "no answer within the timeout; a write may still have happened", "for a write, check before repeating; a read-only action is safe to call again; raise `SNOWLUMA_MCP_TIMEOUT_MS` for a slow SnowLuma"},
 		{KindCancelled, "the client cancelled the call (or the form); a write may still have happened", "check before repeating"},
 		{KindProtocol, "the answer is not a OneBot envelope (HTML, an array, truncated); the message names the HTTP status and content type, e.g. `HTTP 404, text/plain: not a OneBot envelope (...); check the endpoint path`", "check that the endpoint is SnowLuma's OneBot HTTP endpoint"},
-		{KindTooLarge, "an answer exceeded its cap (16 MiB ordinary, 64 MiB generic stream, 8 MiB collected frames, 8 MiB result JSON), or a file is larger than `SNOWLUMA_MCP_MAX_FILE_BYTES` (nothing kept or sent)", "narrow the request; raise the file limit"},
+		{KindTooLarge, "an answer exceeded its cap (16 MiB ordinary, 64 MiB generic stream, 8 MiB collected frames, 8 MiB result JSON), a file is larger than `SNOWLUMA_MCP_MAX_FILE_BYTES`, or a request body would pass `SNOWLUMA_MCP_MAX_BODY_BYTES` (2 MiB, SnowLuma's cap) (nothing kept or sent)", "narrow the request or make its params smaller; raise the file limit"},
 		{KindStreamFailed, "a stream ended before its final frame", "check SnowLuma's logs, try again"},
 		{KindQuota, "a download would take the download directory past `SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES`; nothing was kept", "delete saved files you no longer need, or raise the quota"},
 		{KindBusy, "`SNOWLUMA_MCP_MAX_STREAMS` stream calls, or four background tasks, are already running; nothing was sent or started", "wait for one to finish (or cancel a task), or raise the stream limit"},
