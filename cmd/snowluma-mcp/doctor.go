@@ -169,12 +169,6 @@ func checkSnowLuma(ctx context.Context, r *report, cfg *Config) {
 		r.add(finding{Check: "endpoint", Verdict: verdictFail, Detail: err.Error(), Fix: "check SNOWLUMA_MCP_ENDPOINT"})
 		return
 	}
-	// call runs action and returns its envelope's data.
-	type answer struct {
-		Status  string
-		Retcode json.Number
-		Data    json.RawMessage
-	}
 	call := func(action string) (*answer, error) {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
@@ -209,6 +203,12 @@ func checkSnowLuma(ctx context.Context, r *report, cfg *Config) {
 	case err != nil:
 		r.add(finding{Check: "endpoint", Verdict: verdictFail, Detail: "no answer from " + cfg.Endpoint.String() + ": " + err.Error(),
 			Fix: "start SnowLuma and enable its OneBot HTTP server, or correct the host and port in SNOWLUMA_MCP_ENDPOINT"})
+		return
+	}
+	if unknownEverywhere(login, call) {
+		r.add(finding{Check: "endpoint", Verdict: verdictFail,
+			Detail: cfg.Endpoint.String() + " answers as OneBot, but every action is unknown there (retcode 1404): its path is probably not SnowLuma's HTTP path",
+			Fix:    "set SNOWLUMA_MCP_ENDPOINT to SnowLuma's HTTP server with the path configured in SnowLuma (default /, e.g. http://127.0.0.1:3000/)"})
 		return
 	}
 	r.add(finding{Check: "endpoint", Verdict: verdictOK, Detail: cfg.Endpoint.String() + " answers as OneBot"})
@@ -253,12 +253,44 @@ func checkSnowLuma(ctx context.Context, r *report, cfg *Config) {
 		r.add(finding{Check: "version", Verdict: verdictWarn, Detail: "get_version_info failed: " + err.Error(), Fix: "check SnowLuma's logs"})
 	case json.Unmarshal(version.Data, &v) != nil || v.AppVersion == "":
 		r.add(finding{Check: "version", Verdict: verdictWarn, Detail: "get_version_info does not name SnowLuma's version", Fix: "compare SnowLuma's version with the catalog's by hand"})
-	case strings.TrimPrefix(v.AppVersion, "v") == catalog.Version:
+	case sameVersion(v.AppVersion, catalog.Version):
 		r.add(finding{Check: "version", Verdict: verdictOK, Detail: "SnowLuma " + v.AppVersion + " matches the bundled catalog"})
 	default:
 		r.add(finding{Check: "version", Verdict: verdictWarn, Detail: fmt.Sprintf("SnowLuma %s, but the bundled catalog describes %s", v.AppVersion, catalog.Version),
 			Fix: "upgrade snowluma-mcp to a release for this SnowLuma; meanwhile SNOWLUMA_MCP_VALIDATE_PARAMS=false lets newer params through"})
 	}
+}
+
+// answer is what a doctor's action call got: the envelope's status,
+// retcode and data.
+type answer struct {
+	Status  string
+	Retcode json.Number
+	Data    json.RawMessage
+}
+
+// unknownEverywhere reports whether SnowLuma knows no action at the
+// endpoint: get_login_info answered retcode 1404 (unknown action, or a path
+// outside SnowLuma's HTTP path), and so did get_version_info, which every
+// OneBot server has. SnowLuma runs the action the request path names, so an
+// endpoint with a path it does not serve makes every action unknown.
+func unknownEverywhere(login *answer, call func(string) (*answer, error)) bool {
+	if login.Status == "ok" || login.Retcode.String() != "1404" {
+		return false
+	}
+	v, err := call("get_version_info")
+	return err == nil && v.Status != "ok" && v.Retcode.String() == "1404"
+}
+
+// sameVersion reports whether SnowLuma's app_version names the catalog's
+// version: a leading "v" and any "-suffix" (SnowLuma 1.11.1 answers
+// "1.11.1-node") or "+build" are not part of the comparison.
+func sameVersion(app, catalogVersion string) bool {
+	core := strings.TrimPrefix(strings.TrimSpace(app), "v")
+	if i := strings.IndexAny(core, "-+"); i >= 0 {
+		core = core[:i]
+	}
+	return core == catalogVersion
 }
 
 // checkEvents opens the event WebSocket with the token, as the first

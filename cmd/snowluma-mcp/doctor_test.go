@@ -83,11 +83,37 @@ func TestDoctor(t *testing.T) {
 		if _, err := os.Stat(dir); err == nil {
 			t.Error("doctor created the task directory")
 		}
-		// Only read-only actions reached SnowLuma.
+		// SnowLuma 1.11.1 answers app_version "1.11.1-node": the same version.
+		if v := f["version"]; v.Verdict != "ok" || !strings.Contains(v.Detail, "1.11.1-node matches") {
+			t.Errorf("version: %+v", v)
+		}
+		// Only read-only actions reached SnowLuma, each at its own path.
 		for _, r := range fake.Requests() {
 			if r.Action != "get_login_info" && r.Action != "get_status" && r.Action != "get_version_info" {
 				t.Errorf("doctor sent %s", r.Action)
 			}
+			if r.Path != "/"+r.Action {
+				t.Errorf("doctor posted %s to %s", r.Action, r.Path)
+			}
+		}
+	})
+	// An endpoint whose path SnowLuma does not serve makes every action
+	// unknown (retcode 1404): the verdict names the path, not the login.
+	t.Run("endpoint path not served", func(t *testing.T) {
+		onebot := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken), fakesnowluma.WithHTTPPath("/onebot"))
+		for name, endpoint := range map[string]string{
+			"a path below SnowLuma's":   fake.URL + "onebot/",
+			"a path outside SnowLuma's": onebot.URL,
+		} {
+			code, text, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+endpoint, "SNOWLUMA_MCP_TOKEN="+secretToken)
+			e := f["endpoint"]
+			if code != 1 || e.Verdict != "fail" || !strings.Contains(e.Detail, "retcode 1404") || !strings.Contains(e.Fix, "default /") ||
+				strings.Contains(text, "logged in") {
+				t.Errorf("%s: exit %d, %+v\n%s", name, code, e, text)
+			}
+		}
+		if code, text, _ := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+onebot.URL+"onebot", "SNOWLUMA_MCP_TOKEN="+secretToken); code != 0 {
+			t.Errorf("SnowLuma's own path: exit %d\n%s", code, text)
 		}
 	})
 	t.Run("wrong token", func(t *testing.T) {
