@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -120,6 +121,12 @@ func (r Reply) toolResult() *mcp.CallToolResult {
 	if err != nil {
 		return Fail(KindInternal, "the result could not be encoded as JSON", "report this to the snowluma-mcp maintainers").toolResult()
 	}
+	// SnowLuma's bytes are copied as they came, and they are not always
+	// valid UTF-8. Replacing them here, once, keeps the output line valid
+	// for strict clients and the text block identical to structuredContent.
+	if !utf8.Valid(js) {
+		js = validUTF8(js)
+	}
 	if len(js) > MaxResultBytes {
 		return Fail(KindTooLarge, fmt.Sprintf("the result is %d bytes of JSON, over the %d MiB a tool result may hold", len(js), MaxResultBytes>>20),
 			"narrow the request (a smaller page, fewer ids, a stream to a file) so that the answer is smaller").toolResult()
@@ -133,6 +140,23 @@ func (r Reply) toolResult() *mcp.CallToolResult {
 		StructuredContent: json.RawMessage(js),
 		IsError:           r.IsError,
 	}
+}
+
+// validUTF8 replaces each byte of js that is not part of a valid UTF-8
+// sequence with U+FFFD, as encoding/json does when it encodes a string.
+// Such bytes can only be inside JSON strings, so the JSON stays valid.
+func validUTF8(js []byte) []byte {
+	out := make([]byte, 0, len(js)+len(js)/8)
+	for len(js) > 0 {
+		r, n := utf8.DecodeRune(js)
+		if r == utf8.RuneError && n == 1 {
+			out = utf8.AppendRune(out, utf8.RuneError)
+		} else {
+			out = append(out, js[:n]...)
+		}
+		js = js[n:]
+	}
+	return out
 }
 
 // encode writes {"result": ..., "diagnostics": ...} into one buffer:
