@@ -6,12 +6,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+
+	"github.com/snowluma/snowluma-mcp/internal/dirperm"
 )
 
 // Probe checks, without creating or changing anything, that dir would open
-// for scope: an absolute private directory (or a missing one whose parent
-// exists), bound to scope or not yet bound, with its lease free. It
-// returns a short description of what it found.
+// for scope: an absolute private directory, as dirperm decides it for this
+// system (or a missing one whose parent exists), bound to scope or not yet
+// bound, with its lease free. It returns a short description of what it
+// found.
 func Probe(dir string, scope Scope) (string, error) {
 	if !filepath.IsAbs(dir) {
 		return "", fmt.Errorf("%q is not an absolute path", dir)
@@ -27,11 +31,8 @@ func Probe(dir string, scope Scope) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("%s is not a directory", dir)
-	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return "", fmt.Errorf("%s is readable by other users (mode %#o); run chmod 700 on it", dir, perm)
+	if problem := dirperm.Problem(runtime.GOOS, fi.Mode()); problem != "" {
+		return "", fmt.Errorf("%s %s", dir, problem)
 	}
 	if _, err := checkScope(dir, scope); errors.Is(err, ErrScopeMismatch) {
 		return "", fmt.Errorf("%w; choose a new private SNOWLUMA_MCP_TASK_DIR for this configuration", err)
@@ -45,5 +46,5 @@ func Probe(dir string, scope Scope) (string, error) {
 		}
 		l.release()
 	}
-	return dir + " is private, belongs to this configuration and its lease is free", nil
+	return dir + " is private (" + dirperm.Checked(runtime.GOOS) + "), belongs to this configuration and its lease is free", nil
 }

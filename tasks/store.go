@@ -17,11 +17,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/snowluma/snowluma-mcp/internal/dirperm"
 )
 
 // recordsDir is the subdirectory of a task directory holding the records,
@@ -74,11 +77,9 @@ func Open(dir string, scope Scope, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("task directory: %w", err)
 	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("task directory %s is not a directory", dir)
-	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return nil, fmt.Errorf("task directory %s is readable by other users (mode %#o); run chmod 700 on it", dir, perm)
+	// POSIX permissions only where they mean something (not on Windows).
+	if problem := dirperm.Problem(runtime.GOOS, fi.Mode()); problem != "" {
+		return nil, fmt.Errorf("task directory %s %s", dir, problem)
 	}
 	l, err := takeLease(dir)
 	if err != nil {

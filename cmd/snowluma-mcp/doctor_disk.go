@@ -6,6 +6,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/snowluma/snowluma-mcp/internal/dirperm"
 )
 
 // checkDownloadDir checks the download directory: a private directory (or
@@ -46,12 +50,12 @@ func checkDownloadDir(s StreamConfig) finding {
 	probe.Close()
 	os.Remove(probe.Name())
 	f.Verdict, f.Detail = verdictOK, dir+" is writable"
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		f.Verdict = verdictWarn
-		f.Detail = fmt.Sprintf("%s is readable by other users (mode %#o); downloads may hold private files", dir, perm)
-		f.Fix = "run chmod 700 on it"
+	v, detail, fix := privacy(runtime.GOOS, dir, fi.Mode())
+	if v != verdictOK {
+		f.Verdict, f.Detail, f.Fix = v, detail, fix
 		return f
 	}
+	f.Detail += ", " + detail
 	if free, ok := freeBytes(dir); ok {
 		f.Detail += fmt.Sprintf(", %d MiB free for a quota of %d MiB", free>>20, s.QuotaBytes>>20)
 		if free < uint64(s.QuotaBytes) {
@@ -60,6 +64,19 @@ func checkDownloadDir(s StreamConfig) finding {
 		}
 	}
 	return f
+}
+
+// privacy judges the download directory's mode on goos: a warning, with its
+// fix, when other users may read it on POSIX systems; on Windows, where Go
+// shows every directory as 0777, only what is checked is said.
+func privacy(goos, dir string, mode fs.FileMode) (verdict, detail, fix string) {
+	if problem := dirperm.Problem(goos, mode); problem != "" {
+		if before, after, ok := strings.Cut(problem, "; "); ok {
+			return verdictWarn, dir + " " + before + "; downloads may hold private files", after
+		}
+		return verdictWarn, dir + " " + problem, "point SNOWLUMA_MCP_DOWNLOAD_DIR at a private directory"
+	}
+	return verdictOK, "private: " + dirperm.Checked(goos), ""
 }
 
 // checkUploadRoot checks that the upload root is a readable directory.

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"io/fs"
+	"strings"
+	"testing"
+)
+
+// TestDownloadDirPrivacy: the download directory's permission warning is a
+// POSIX matter; on Windows, where Go shows every directory as 0777, a
+// directory passes and the report says what was checked instead.
+func TestDownloadDirPrivacy(t *testing.T) {
+	for _, tc := range []struct {
+		goos    string
+		mode    fs.FileMode
+		verdict string
+		detail  string
+	}{
+		{"linux", fs.ModeDir | 0o700, verdictOK, "mode 0700"},
+		{"linux", fs.ModeDir | 0o755, verdictWarn, "readable by other users (mode 0755)"},
+		{"darwin", fs.ModeDir | 0o750, verdictWarn, "mode 0750"},
+		{"windows", fs.ModeDir | 0o777, verdictOK, "access list is not read"},
+	} {
+		v, detail, fix := privacy(tc.goos, "/d", tc.mode)
+		if v != tc.verdict || !strings.Contains(detail, tc.detail) || (v == verdictWarn) != strings.Contains(fix, "chmod 700") {
+			t.Errorf("%s %v: %s %q fix %q", tc.goos, tc.mode, v, detail, fix)
+		}
+	}
+}

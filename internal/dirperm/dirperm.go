@@ -1,0 +1,42 @@
+// Package dirperm decides whether a directory counts as private, the same
+// way for the task directory and the download directory, as a pure function
+// of the operating system and the directory's mode so that the decision for
+// every system can be tested on any one.
+//
+// On POSIX systems a private directory has no permission bit for its group
+// or for others. Windows keeps access in access control lists, which Go's
+// file modes do not show: Go reports every Windows directory as mode 0777.
+// There only that the path is a directory is checked from its mode (callers
+// check writability by writing); the access list is left to the operator.
+package dirperm
+
+import (
+	"fmt"
+	"io/fs"
+)
+
+// posix reports whether goos has POSIX permission bits that mean what they
+// say.
+func posix(goos string) bool { return goos != "windows" }
+
+// Problem says what keeps a directory whose os.Stat mode is mode from
+// counting as private on goos, in words that follow its path ("is not a
+// directory", "is readable by other users (mode 0755); run chmod 700 on
+// it"), or "" when nothing does.
+func Problem(goos string, mode fs.FileMode) string {
+	if !mode.IsDir() {
+		return "is not a directory"
+	}
+	if perm := mode.Perm(); posix(goos) && perm&0o077 != 0 {
+		return fmt.Sprintf("is readable by other users (mode %#o); run chmod 700 on it", perm)
+	}
+	return ""
+}
+
+// Checked says what "private" was checked to mean on goos, for a report.
+func Checked(goos string) string {
+	if posix(goos) {
+		return "no access for group or others (mode 0700)"
+	}
+	return "a directory; on Windows its access list is not read (Go shows every directory as 0777), so keep it inside your user profile"
+}

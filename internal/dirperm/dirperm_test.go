@@ -1,0 +1,40 @@
+package dirperm
+
+import (
+	"io/fs"
+	"strings"
+	"testing"
+)
+
+func TestProblem(t *testing.T) {
+	for _, tc := range []struct {
+		goos string
+		mode fs.FileMode
+		want string // a part of the problem; "" for none
+	}{
+		{"linux", fs.ModeDir | 0o700, ""},
+		{"linux", fs.ModeDir | 0o755, "mode 0755); run chmod 700"},
+		{"linux", fs.ModeDir | 0o710, "mode 0710"},
+		{"darwin", fs.ModeDir | 0o707, "mode 0707"},
+		{"freebsd", fs.ModeDir | 0o700, ""},
+		{"linux", 0o600, "is not a directory"},
+		// Go reports every Windows directory as 0777: not a refusal.
+		{"windows", fs.ModeDir | 0o777, ""},
+		{"windows", fs.ModeDir | 0o555, ""},
+		{"windows", 0o666, "is not a directory"},
+	} {
+		got := Problem(tc.goos, tc.mode)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s %v: %q, want %q", tc.goos, tc.mode, got, tc.want)
+		}
+	}
+}
+
+func TestChecked(t *testing.T) {
+	if got := Checked("linux"); !strings.Contains(got, "0700") {
+		t.Errorf("linux: %q", got)
+	}
+	if got := Checked("windows"); !strings.Contains(got, "access list is not read") {
+		t.Errorf("windows: %q", got)
+	}
+}
