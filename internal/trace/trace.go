@@ -1,6 +1,8 @@
 // Package trace gives every MCP tool call a W3C Trace Context
-// (https://www.w3.org/TR/trace-context-1/), so that one call can be followed
-// from MCP's stderr diagnostics into SnowLuma's logs.
+// (https://www.w3.org/TR/trace-context-1/): it is on the call's stderr line
+// and in its result, and is sent to SnowLuma as a traceparent header on every
+// request, for a SnowLuma (or a proxy) that records it; SnowLuma 1.11.1 does
+// not.
 //
 // Start reads the traceparent and tracestate a client put in the tool
 // request's _meta. A valid parent keeps its trace id and flags and gets a new
