@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
@@ -144,6 +145,24 @@ func TestDoctor(t *testing.T) {
 		code, _, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+web.URL+"/", "SNOWLUMA_MCP_TOKEN="+secretToken)
 		if code != 1 || f["endpoint"].Verdict != "fail" || !strings.Contains(f["endpoint"].Detail, "not as OneBot") {
 			t.Errorf("exit %d, %+v", code, f)
+		}
+	})
+	// A redirect is never followed: the token goes nowhere else, and the
+	// verdict names where the redirect pointed.
+	t.Run("redirect", func(t *testing.T) {
+		var hits atomic.Int64
+		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+		defer other.Close()
+		redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+		}))
+		defer redirecting.Close()
+		code, _, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+redirecting.URL+"/", "SNOWLUMA_MCP_TOKEN="+secretToken)
+		if e := f["endpoint"]; code != 1 || e.Verdict != "fail" || !strings.Contains(e.Detail, "redirect (HTTP 307) to "+other.URL+"/get_login_info") {
+			t.Errorf("exit %d, %+v", code, e)
+		}
+		if n := hits.Load(); n != 0 {
+			t.Errorf("the redirect was followed %d times", n)
 		}
 	})
 	t.Run("bad configuration", func(t *testing.T) {

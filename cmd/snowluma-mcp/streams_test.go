@@ -615,7 +615,13 @@ func TestUploadByHandAndWithInput(t *testing.T) {
 		if got := sent(fake); len(got) != 0 {
 			t.Errorf("sent %v", got)
 		}
+		// SnowLuma acknowledges the chunk, the last one too, and merges on
+		// a call of its own without chunk_data.
 		_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "params": map[string]any{"stream_id": "by-hand", "chunk_data": "aGVsbG8=", "chunk_index": 0, "total_chunks": 1}})
+		if r.Diagnostics.Outcome != "success" || !strings.Contains(string(r.Result), `"status":"chunk_received"`) {
+			t.Errorf("chunk by hand: %+v %s", r.Diagnostics, r.Result)
+		}
+		_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "params": map[string]any{"stream_id": "by-hand", "is_complete": true}})
 		res := decode[sentResult](t, r.Result)
 		if r.Diagnostics.Outcome != "success" || !strings.Contains(string(r.Result), `"status":"file_complete"`) || res.Terminal.Data.SHA256 != "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824" {
 			t.Errorf("upload by hand: %+v %s", r.Diagnostics, r.Result)

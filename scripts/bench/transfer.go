@@ -203,7 +203,7 @@ func rawDownload(url, path string) (time.Duration, error) {
 }
 
 // rawUpload posts the file in the server's chunk size with a plain HTTP
-// client, checking each answer's status.
+// client, then the merge call, checking each answer's status.
 func rawUpload(url, path string, size int64) (time.Duration, error) {
 	start := time.Now()
 	f, err := os.Open(path)
@@ -233,13 +233,19 @@ func rawUpload(url, path string, size int64) (time.Duration, error) {
 		}
 		answer, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		want := "chunk_received"
-		if i == chunks-1 {
-			want = "file_complete"
-		}
-		if !bytes.Contains(answer, []byte(want)) {
+		if !bytes.Contains(answer, []byte("chunk_received")) {
 			return 0, fmt.Errorf("chunk %d: %.200s", i, answer)
 		}
+	}
+	// SnowLuma merges on a call of its own, without chunk_data.
+	resp, err := post(url, "upload_file_stream", fmt.Appendf(nil, `{"stream_id":%q,"is_complete":true}`, id))
+	if err != nil {
+		return 0, err
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !bytes.Contains(answer, []byte("file_complete")) {
+		return 0, fmt.Errorf("merge: %.200s", answer)
 	}
 	return time.Since(start), nil
 }
