@@ -335,6 +335,28 @@ func expand(term string) []string {
 	return []string{term}
 }
 
+// Closest returns up to n action names for a name that is not one: the
+// best matches of Search first (so 禁言 and set_group_mute both lead to
+// set_group_ban), then the names Suggest finds by spelling.
+func (c *Catalog) Closest(name string, n int) []string {
+	out := []string{}
+	for _, a := range c.Search(name, Filter{}) {
+		if len(out) == n {
+			return out
+		}
+		out = append(out, a.Name)
+	}
+	for _, s := range c.Suggest(name, n) {
+		if len(out) == n {
+			break
+		}
+		if a, ok := c.Lookup(s); ok && !slices.Contains(out, a.Name) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // Suggest returns up to n action names or aliases close to name: those that
 // contain it or that it contains, then the nearest by edit distance.
 func (c *Catalog) Suggest(name string, n int) []string {

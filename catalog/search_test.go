@@ -156,6 +156,20 @@ func TestSuggest(t *testing.T) {
 	}
 }
 
+// TestClosest checks the names offered for a name that is not one: a
+// Chinese word, a synonym in the name, a typo.
+func TestClosest(t *testing.T) {
+	c := mustLoad(t)
+	for q, want := range map[string]string{"禁言": "set_group_ban", "set_group_mute": "set_group_ban", "send_grup_msg": "send_group_msg", "踢人": "set_group_kick"} {
+		if got := c.Closest(q, 3); len(got) == 0 || got[0] != want || len(got) > 3 {
+			t.Errorf("Closest(%q) = %v, want %s first and at most 3", q, got, want)
+		}
+	}
+	if got := c.Closest("zzzzzzzzzzzzzzzzzzzz", 3); len(got) != 0 {
+		t.Errorf("nonsense: %v", got)
+	}
+}
+
 func TestEditDistance(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string

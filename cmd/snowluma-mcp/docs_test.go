@@ -272,6 +272,13 @@ func TestGetAction(t *testing.T) {
 		if !strings.Contains(r.Diagnostics.Message, `"send_grup_msg"`) || !strings.Contains(r.Diagnostics.NextStep, "send_group_msg") {
 			t.Errorf("unknown name diagnostics: %+v", r.Diagnostics)
 		}
+		// A word or a synonym instead of a name leads to the action.
+		for _, name := range []string{"禁言", "set_group_mute"} {
+			res, r := callTool(t, cs, "get_action", map[string]any{"name": name})
+			if !res.IsError || r.Diagnostics.Kind != "unknown_action" || !strings.HasPrefix(r.Diagnostics.NextStep, "did you mean set_group_ban,") {
+				t.Errorf("get_action %s: %+v", name, r.Diagnostics)
+			}
+		}
 	})
 }
 

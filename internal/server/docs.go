@@ -217,10 +217,11 @@ func nothingFound(in searchArgs) (message, next string) {
 }
 
 // unknownAction refuses a name that is neither an action nor an alias and
-// suggests up to three close names.
+// suggests up to three close names: what search_actions finds for it, then
+// names spelt alike.
 func unknownAction(cat *catalog.Catalog, name string) toolkit.Reply {
 	next := "use search_actions or list_actions to find the action's name"
-	if s := cat.Suggest(name, 3); len(s) > 0 {
+	if s := cat.Closest(name, 3); len(s) > 0 {
 		next = "did you mean " + strings.Join(s, ", ") + "? Otherwise " + next
 	}
 	return toolkit.Fail(toolkit.KindUnknownAction, fmt.Sprintf("no action or alias named %q in the SnowLuma %s catalog", name, cat.Version()), next)
