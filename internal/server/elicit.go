@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
@@ -120,7 +121,7 @@ func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionA
 	if err != nil {
 		return toolkit.Fail(toolkit.KindContinuation, "could not seal the continuation: "+err.Error(), "try again")
 	}
-	return toolkit.Ask(mcp.InputRequestMap{answerKey: form(a, provided, missing, confirm)}, state)
+	return toolkit.Ask(mcp.InputRequestMap{answerKey: form(x.lang, a, provided, missing, confirm)}, state)
 }
 
 // formField is one typed field of a missing-parameter form: a parameter
@@ -207,14 +208,13 @@ func allStrings(v any) bool {
 // form builds the elicitation for the missing fields: a typed field for
 // each parameter with a simple schema, and params_json, a JSON object, for
 // the others.
-func form(a *catalog.Action, provided map[string]json.RawMessage, missing []string, confirm bool) *mcp.ElicitParams {
+func form(l lang.Lang, a *catalog.Action, provided map[string]json.RawMessage, missing []string, confirm bool) *mcp.ElicitParams {
 	fields, asJSON := splitMissing(a, missing)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s needs ", a.Name)
 	if len(missing) == 1 {
-		b.WriteString("one more parameter.")
+		b.WriteString(l.Sprintf(lang.FormNeedsOne, a.Name))
 	} else {
-		fmt.Fprintf(&b, "%d more parameters.", len(missing))
+		b.WriteString(l.Sprintf(lang.FormNeedsMany, a.Name, len(missing)))
 	}
 	props := map[string]any{}
 	var required []string
@@ -223,28 +223,28 @@ func form(a *catalog.Action, provided map[string]json.RawMessage, missing []stri
 		required = append(required, f.name)
 	}
 	if len(fields) > 0 {
-		fmt.Fprintf(&b, " Fill in %s.", strings.Join(fieldNames(fields), ", "))
+		b.WriteString(l.Sprintf(lang.FormFillIn, strings.Join(fieldNames(fields), ", ")))
 	}
 	if len(asJSON) > 0 {
-		b.WriteString(" Enter a JSON object with exactly these fields in " + answerField + ":")
+		b.WriteString(l.Sprintf(lang.FormEnterJSON, answerField))
 		for _, m := range asJSON {
 			p, _ := a.Param(m)
 			fmt.Fprintf(&b, "\n- %s: %s", m, p.Description)
 		}
 		props[answerField] = map[string]any{
 			"type":        "string",
-			"title":       "Parameters (JSON object)",
-			"description": fmt.Sprintf(`A JSON object with exactly: %s. For example {"%s": ...}`, strings.Join(asJSON, ", "), asJSON[0]),
+			"title":       l.Sprintf(lang.FormJSONTitle),
+			"description": l.Sprintf(lang.FormJSONHelp, strings.Join(asJSON, ", "), asJSON[0]),
 		}
 		required = append(required, answerField)
 	}
 	if len(provided) > 0 {
-		b.WriteString("\nAlready set, and not to be repeated: " + strings.Join(slices.Sorted(maps.Keys(provided)), ", ") + ".")
+		b.WriteString(l.Sprintf(lang.FormAlreadySet, strings.Join(slices.Sorted(maps.Keys(provided)), ", ")))
 	}
 	if confirm {
 		// The same form asks the person to confirm the action itself.
-		fmt.Fprintf(&b, "\nThis action must be confirmed: set %s to true to run %s once with these parameters. %s", confirmField, a.Name, a.Summary)
-		props[confirmField] = confirmProperty
+		b.WriteString(l.Sprintf(lang.FormMustConfirm, confirmField, a.Name, summaryIn(l, a)))
+		props[confirmField] = confirmProperty(l)
 		required = append(required, confirmField)
 	}
 	return &mcp.ElicitParams{
