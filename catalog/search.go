@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"math"
+	"math/bits"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -52,108 +54,178 @@ func (c *Catalog) fold() []foldedAction {
 	return out
 }
 
-// Search returns the actions that pass f and whose name, an alias, or the
-// English or Chinese summary contains query, ignoring case. It is the
-// baseline substring search: catalog order, except that unsupported actions
-// (stubs and no-ops) come last.
+// Search is the default search. It returns every action that passes f and
+// whose name, an alias, or the English or Chinese summary contains query,
+// ignoring case (the baseline substring match, so nothing it finds is ever
+// lost), together with the actions that match part of query once it is cut
+// into terms (see terms: unspaced Chinese is segmented, colloquial words go
+// through the synonym table, a misspelt English word is taken as the nearest
+// word of an action name).
+//
+// The order is by relevance, not catalog order: an exact name or alias
+// first; then, with unsupported actions (stubs and no-ops) always after the
+// rest, by score, where the whole query as a substring counts as one more
+// term; ties keep catalog order. An action that only matches part of the
+// query is kept when the terms it matches weigh at least half of all terms
+// and its score is at least half the best.
 func (c *Catalog) Search(query string, f Filter) []*Action {
-	q := strings.ToLower(query)
-	folded := c.folded()
-	var out, unsupported []*Action
-	for i, a := range c.actions {
-		if !f.match(a) {
-			continue
-		}
-		fa := folded[i]
-		if !containsAny(fa.summaries, []string{q}) && !containsAny(fa.names, []string{q}) {
-			continue
-		}
-		if a.IsSupported() {
-			out = append(out, a)
-		} else {
-			unsupported = append(unsupported, a)
-		}
-	}
-	return append(out, unsupported...)
+	return c.rank(query, f, false)
 }
 
-// SearchKeywords splits query on white space and returns the actions that
-// pass f and match every term, where a term also matches through its
-// synonyms (Chinese and English). Terms are looked for in names, aliases,
-// both summaries and both names of the category.
+// SearchKeywords is the keyword search. It cuts query into terms as Search
+// does (white space, then dictionary words and synonyms inside unspaced
+// Chinese) and returns the actions that pass f and match every term first,
+// then the actions that match only some of them. A term matches through its
+// synonyms (Chinese and English), in names, aliases, both summaries and both
+// names of the category.
 //
-// The best match comes first: an exact name or alias; then, with
-// unsupported actions (stubs and no-ops) always after the rest, the action
-// whose name or aliases hit more terms, then whose summaries hit more terms,
-// then a OneBot v11 standard action before an extension; ties keep catalog
-// order.
+// The order: an exact name or alias; then, with unsupported actions always
+// after the rest, the actions matching every term before the others; then by
+// score, which weighs each term by how rare it is and counts a hit in the
+// name or an alias above one in a summary, above one in the category; then a
+// OneBot v11 standard action before an extension; ties keep catalog order.
 func (c *Catalog) SearchKeywords(query string, f Filter) []*Action {
-	terms := strings.Fields(strings.ToLower(query))
-	if len(terms) == 0 {
+	return c.rank(query, f, true)
+}
+
+// rank scores every action that passes f against query and returns the
+// matches in order; keywords selects SearchKeywords' rules over Search's.
+func (c *Catalog) rank(query string, f Filter, keywords bool) []*Action {
+	whole := strings.ToLower(strings.TrimSpace(query))
+	if whole == "" {
 		return nil
 	}
+	terms := c.segment(whole)
 	hits := make([]termHits, len(terms))
+	weights := make([]float64, len(terms))
 	for i, t := range terms {
 		hits[i] = c.hitsOf(t)
+		weights[i] = c.weight(hits[i].text)
 	}
-	firstAlts := expand(terms[0])
-	whole := strings.ToLower(strings.TrimSpace(query))
+	total := 0.0
+	for _, w := range weights {
+		total += w
+	}
 	folded := c.folded()
+	// The whole query as one substring: the baseline match of Search.
+	var substr bitset
+	var substrWeight float64
+	if !keywords {
+		substr = newBitset(len(c.actions))
+		for i, fa := range folded {
+			if containsAny(fa.summaries, []string{whole}) || containsAny(fa.names, []string{whole}) {
+				substr.set(i)
+			}
+		}
+		substrWeight = c.weight(substr)
+	}
+	var exactAlts []string
+	if len(terms) == 1 {
+		exactAlts = expand(terms[0])
+	}
+	pairs := hanPairs(whole)
 
 	type hit struct {
-		a                    *Action
-		exact, supported     bool
-		nameHits, summaryHit int
-		common               bool
+		a                     *Action
+		exact, supported, all bool
+		most                  bool // matches at least half the terms
+		substring             bool
+		score                 float64
+		index                 int
 	}
 	var found []hit
+	best := 0.0
 	for i, a := range c.actions {
 		if !f.match(a) {
 			continue
 		}
 		fa := folded[i]
-		h := hit{a: a, supported: a.IsSupported(), common: onebot11[a.Name]}
-		all := true
-		for _, th := range hits {
-			inName, inSummary := th.names.has(i), th.summaries.has(i)
-			if !inName && !inSummary && !th.text.has(i) {
-				all = false
-				break
+		h := hit{a: a, supported: a.IsSupported(), all: len(terms) > 0, index: i}
+		matched, weighed := 0, 0.0
+		for k, th := range hits {
+			switch {
+			case th.names.has(i):
+				h.score += 3 * weights[k]
+			case th.summaries.has(i):
+				h.score += 2 * weights[k]
+			case th.text.has(i):
+				h.score += weights[k]
+			default:
+				h.all = false
+				continue
 			}
-			if inName {
-				h.nameHits++
-			}
-			if inSummary {
-				h.summaryHit++
+			matched++
+			weighed += weights[k]
+		}
+		if substr != nil && substr.has(i) {
+			h.substring = true
+			// In a name the whole query is strong evidence; in a summary its
+			// words already counted as terms, so it only scores an action
+			// no term found.
+			if slices.ContainsFunc(fa.names, func(n string) bool { return strings.Contains(n, whole) }) {
+				h.score += 3 * substrWeight
+			} else if matched == 0 {
+				h.score += substrWeight
 			}
 		}
-		if !all {
+		// Character pairs of the Chinese in the query found in the Chinese
+		// summary: a little credit that survives typos and unknown words.
+		for _, p := range pairs {
+			if strings.Contains(fa.summaries[1], p) {
+				h.score += 0.1
+			}
+		}
+		if matched == 0 && !h.substring {
 			continue
 		}
+		h.most = 2*weighed >= total
 		h.exact = slices.Contains(fa.names, whole) ||
-			(len(terms) == 1 && slices.ContainsFunc(fa.names, func(n string) bool { return slices.Contains(firstAlts, n) }))
+			slices.ContainsFunc(fa.names, func(n string) bool { return slices.Contains(exactAlts, n) })
+		if onebot11[a.Name] {
+			h.score += 0.2
+		}
+		// Of two names that match alike, the one with fewer words left over
+		// is the more precise.
+		h.score -= 0.05 * float64(strings.Count(fa.names[0], "_"))
+		best = max(best, h.score)
 		found = append(found, h)
 	}
-	slices.SortStableFunc(found, func(x, y hit) int {
+	kept := found[:0]
+	for _, h := range found {
+		if h.exact || h.substring || (keywords && h.all) || (h.most && h.score >= best/2) {
+			kept = append(kept, h)
+		}
+	}
+	slices.SortStableFunc(kept, func(x, y hit) int {
 		switch {
 		case x.exact != y.exact:
 			return first(x.exact)
 		case x.supported != y.supported:
 			return first(x.supported)
-		case x.nameHits != y.nameHits:
-			return y.nameHits - x.nameHits
-		case x.summaryHit != y.summaryHit:
-			return y.summaryHit - x.summaryHit
-		case x.common != y.common:
-			return first(x.common)
+		case keywords && x.all != y.all:
+			return first(x.all)
+		case x.score != y.score:
+			if x.score > y.score {
+				return -1
+			}
+			return 1
 		}
-		return 0
+		return x.index - y.index
 	})
-	out := make([]*Action, len(found))
-	for i, h := range found {
+	out := make([]*Action, len(kept))
+	for i, h := range kept {
 		out[i] = h.a
 	}
 	return out
+}
+
+// weight is how much a term that matches the actions in set counts: the
+// rarer the term, the more (an inverse document frequency). A term that
+// matches nothing weighs as much as the rarest, so that a query of one
+// unknown word and one common word does not answer with everything the
+// common word matches.
+func (c *Catalog) weight(set bitset) float64 {
+	return math.Log(1 + float64(len(c.actions))/float64(max(1, set.count())))
 }
 
 // termHits is which actions one keyword term matches, through any of its
@@ -205,6 +277,14 @@ func newBitset(n int) bitset    { return make(bitset, (n+63)/64) }
 func (b bitset) set(i int)      { b[i/64] |= 1 << (i % 64) }
 func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
 
+func (b bitset) count() int {
+	n := 0
+	for _, w := range b {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
 // first orders a pair that differs in one flag: the one holding it (x when
 // xHas) first.
 func first(xHas bool) int {
@@ -253,6 +333,28 @@ func expand(term string) []string {
 		}
 	}
 	return []string{term}
+}
+
+// Closest returns up to n action names for a name that is not one: the
+// best matches of Search first (so 禁言 and set_group_mute both lead to
+// set_group_ban), then the names Suggest finds by spelling.
+func (c *Catalog) Closest(name string, n int) []string {
+	out := []string{}
+	for _, a := range c.Search(name, Filter{}) {
+		if len(out) == n {
+			return out
+		}
+		out = append(out, a.Name)
+	}
+	for _, s := range c.Suggest(name, n) {
+		if len(out) == n {
+			break
+		}
+		if a, ok := c.Lookup(s); ok && !slices.Contains(out, a.Name) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Suggest returns up to n action names or aliases close to name: those that

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -14,17 +15,78 @@ func names(as []*Action) []string {
 	return out
 }
 
+// baselineSubstring is the baseline's search, kept here as the contract the
+// default mode must honour: every action whose name, an alias, or a summary
+// contains the query, ignoring case.
+func baselineSubstring(c *Catalog, query string) []string {
+	q := strings.ToLower(query)
+	var out []string
+	for _, a := range c.actions {
+		hay := append([]string{a.Name, a.Summary, a.SummaryZh}, a.Aliases...)
+		if slices.ContainsFunc(hay, func(h string) bool { return strings.Contains(strings.ToLower(h), q) }) {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
+// TestSearchSubstring checks the default mode's contract: every plain
+// substring match is in the answer, whatever else ranking adds, for the
+// operator queries, every action name, and pieces of names and summaries.
 func TestSearchSubstring(t *testing.T) {
 	c := mustLoad(t)
-	got := names(c.Search("GROUP_MSG", Filter{}))
-	if !slices.Contains(got, "send_group_msg") {
-		t.Errorf("case-insensitive substring search missed send_group_msg: %v", got)
+	queries := []string{"GROUP_MSG", "group", "msg", "禁言", "群消息", "消息", "文件", "the", "ok", "、", "（"}
+	for _, q := range loadOperatorQueries(t, c) {
+		queries = append(queries, q.query)
 	}
-	if !slices.IsSorted(got) {
-		t.Errorf("not in catalog order: %v", got)
+	for _, a := range c.actions {
+		queries = append(queries, a.Name, a.Name[:len(a.Name)/2])
+		if r := []rune(a.SummaryZh); len(r) > 6 {
+			queries = append(queries, string(r[2:6]))
+		}
 	}
-	if got := c.Search("群 禁言", Filter{}); len(got) != 0 {
-		t.Errorf("substring mode must not split terms: %v", names(got))
+	for _, q := range queries {
+		base := baselineSubstring(c, q)
+		got := names(c.Search(q, Filter{}))
+		for _, n := range base {
+			if !slices.Contains(got, n) {
+				t.Errorf("%q: substring match %s missing from %v", q, n, got)
+			}
+		}
+		if len(slices.Compact(slices.Sorted(slices.Values(got)))) != len(got) {
+			t.Errorf("%q: an action twice in %v", q, got)
+		}
+	}
+	if got := names(c.Search("GROUP_MSG", Filter{})); len(got) == 0 || got[0] != "send_group_msg" {
+		t.Errorf("GROUP_MSG: %v, want send_group_msg first", got)
+	}
+	// Unlike the baseline, a query with a space is cut into terms.
+	if got := names(c.Search("群 禁言", Filter{})); len(got) == 0 || got[0] != "set_group_ban" {
+		t.Errorf("群 禁言: %v, want set_group_ban first", got)
+	}
+}
+
+// TestSegment checks how queries are cut into terms.
+func TestSegment(t *testing.T) {
+	c := mustLoad(t)
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"发送群消息", []string{"发送", "群", "消息"}},
+		{"群聊天记录", []string{"群", "聊天记录"}},
+		{"帮我把他踢了", []string{"踢"}},
+		{"群发", []string{"群", "发送"}},
+		{"改群名片", []string{"改", "群名片"}},
+		{"send_grup_msg", []string{"send", "group", "msg"}},
+		{"禁严", []string{"禁言"}},
+		{"the friend list", []string{"friend", "list"}},
+		{"qq号", []string{"qq", "号"}},
+		{"的了吗", nil},
+	} {
+		if got := c.segment(tc.query); !slices.Equal(got, tc.want) {
+			t.Errorf("segment(%q) = %q, want %q", tc.query, got, tc.want)
+		}
 	}
 }
 
@@ -39,10 +101,16 @@ func TestSearchKeywords(t *testing.T) {
 	if got := names(c.SearchKeywords("get_msg", Filter{})); len(got) == 0 || got[0] != "get_msg" {
 		t.Errorf("exact name not first: %v", got)
 	}
-	// Terms combine with AND.
-	for _, a := range c.SearchKeywords("send group", Filter{}) {
-		if a.Name == "send_private_msg" {
-			t.Errorf("AND violated: %s matched", a.Name)
+	// Actions matching every term (here: both in the name) come before
+	// those matching some, which are still there.
+	got := names(c.SearchKeywords("send group", Filter{}))
+	partial := slices.Index(got, "send_private_msg")
+	if partial < 0 {
+		t.Errorf("send group: the partial match send_private_msg is missing: %v", got)
+	}
+	for i, n := range got {
+		if strings.Contains(n, "send") && strings.Contains(n, "group") && i > partial {
+			t.Errorf("send group: %s, which matches both terms, after send_private_msg: %v", n, got)
 		}
 	}
 	ro := false
@@ -85,6 +153,20 @@ func TestSuggest(t *testing.T) {
 	}
 	if got := c.Suggest("zzzzzzzzzzzzzzzzzzzz", 3); len(got) != 0 {
 		t.Errorf("nonsense suggested %v", got)
+	}
+}
+
+// TestClosest checks the names offered for a name that is not one: a
+// Chinese word, a synonym in the name, a typo.
+func TestClosest(t *testing.T) {
+	c := mustLoad(t)
+	for q, want := range map[string]string{"禁言": "set_group_ban", "set_group_mute": "set_group_ban", "send_grup_msg": "send_group_msg", "踢人": "set_group_kick"} {
+		if got := c.Closest(q, 3); len(got) == 0 || got[0] != want || len(got) > 3 {
+			t.Errorf("Closest(%q) = %v, want %s first and at most 3", q, got, want)
+		}
+	}
+	if got := c.Closest("zzzzzzzzzzzzzzzzzzzz", 3); len(got) != 0 {
+		t.Errorf("nonsense: %v", got)
 	}
 }
 

@@ -1,26 +1,33 @@
 package catalog
 
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
 // synonyms groups the Chinese and English words operators use for the same
 // thing. A keyword search term that equals any word of a group matches text
 // containing any word of that group. Every word is lower case.
 var synonyms = [][]string{
-	{"group", "群", "群聊", "qun"},
+	{"group", "群", "群聊", "群里", "qun"},
 	{"mute", "ban", "禁言", "silence"},
 	{"unmute", "unban", "解禁", "解除禁言"},
-	{"message", "msg", "消息", "信息"},
-	{"send", "发送", "发"},
-	{"recall", "delete_msg", "撤回"},
-	{"delete", "del", "remove", "删除", "移除"},
+	{"message", "msg", "消息"},
+	{"send", "发送", "发", "发布", "发表", "发出"},
+	{"recall", "delete_msg", "撤回", "撤", "withdraw"},
+	{"delete", "del", "remove", "删除", "移除", "删", "删掉"},
 	{"friend", "好友", "buddy"},
-	{"private", "私聊", "私信"},
+	{"private", "私聊", "私发"},
 	{"file", "文件"},
 	{"folder", "directory", "文件夹", "目录"},
-	{"upload", "上传"},
+	{"upload", "上传", "传"},
 	{"download", "下载"},
 	{"member", "成员", "群员"},
-	{"admin", "管理员", "administrator"},
+	{"admin", "管理员", "管理", "administrator"},
 	{"owner", "群主"},
-	{"kick", "踢", "踢出", "移出"},
+	{"kick", "踢", "踢出", "移出", "踢人"},
 	{"notice", "公告", "announcement"},
 	{"essence", "精华", "精华消息"},
 	{"poke", "戳", "戳一戳", "nudge"},
@@ -34,14 +41,14 @@ var synonyms = [][]string{
 	{"card", "名片", "群名片"},
 	{"title", "头衔"},
 	{"name", "名称", "名字"},
-	{"nickname", "昵称"},
-	{"avatar", "头像"},
+	{"nickname", "昵称", "profile"},
+	{"avatar", "头像", "portrait"},
 	{"status", "状态", "online", "在线"},
 	{"login", "登录", "account", "账号"},
 	{"version", "版本"},
-	{"list", "列表"},
-	{"info", "详情", "资料"},
-	{"history", "历史", "历史消息"},
+	{"list", "列表", "哪些", "有哪些", "谁"},
+	{"info", "详情", "资料", "信息"},
+	{"history", "历史", "历史消息", "聊天记录", "消息记录", "记录"},
 	{"forward", "合并转发", "转发"},
 	{"reaction", "emoji", "表情", "回应"},
 	{"face", "表情包", "sticker"},
@@ -58,11 +65,24 @@ var synonyms = [][]string{
 	{"online_file", "在线文件"},
 	{"flash", "闪传"},
 	{"collection", "收藏"},
-	{"set", "设置", "修改"},
-	{"get", "获取", "查询", "查看"},
+	{"set", "设置", "修改", "改", "设", "设为", "设成"},
+	{"get", "获取", "查询", "查看", "查", "看", "读取"},
 	{"leave", "退群", "退出"},
 	{"approve", "handle", "同意", "处理"},
-	{"shut", "全员禁言", "whole_ban"},
+	{"cancel", "取消", "撤下"},
+	{"join", "入群", "加群", "进群"},
+	{"add", "添加", "加"},
+	{"batch", "批量", "多个", "多名", "一次"},
+	{"stranger", "陌生人"},
+	{"create", "新建", "创建", "建"},
+	{"url", "链接", "直链", "网址", "link"},
+	{"rename", "重命名", "改名"},
+	{"move", "移动", "移到"},
+	{"remark", "备注"},
+	{"longnick", "个性签名", "签名"},
+	{"remain", "还剩", "剩余", "剩下"},
+	{"text", "文字", "文本"},
+	{"whole", "全员禁言", "全体禁言", "whole_ban"},
 }
 
 // synonymIndex maps each word to its group in synonyms.
@@ -77,3 +97,85 @@ var synonymIndex = func() map[string]int {
 	}
 	return m
 }()
+
+// compounds are colloquial Chinese words that stand for several search
+// terms, so that an unspaced query finds the action's words: 群发 is "send
+// to a group", 加好友 "add a friend".
+var compounds = map[string][]string{
+	"群发":   {"群", "发送"},
+	"群名":   {"群", "名称"},
+	"群名称":  {"群", "名称"},
+	"加好友":  {"好友", "添加"},
+	"删好友":  {"好友", "删除"},
+	"艾特全体": {"@全体"},
+	"@全体":  {"@全体"},
+	"被禁言":  {"禁言", "列表"},
+	"转文字":  {"文字"},
+	"发信息":  {"发送", "消息"},
+	"私信":   {"私聊", "发送"},
+	"发文件":  {"上传", "文件"},
+}
+
+// fillers are Chinese words that carry no search meaning in an operator's
+// request ("帮我把……一下").
+var fillers = []string{
+	"的", "了", "吗", "呢", "吧", "啊", "呀", "我", "我的", "你", "他", "她",
+	"帮", "帮我", "给", "把", "一下", "一条", "一个", "个", "条", "怎么", "如何",
+	"想", "要", "请", "能", "能不能", "可以", "这个", "那个", "那条", "这条",
+	"刚才", "刚刚", "某人", "某个", "人", "到", "里", "在", "中", "和", "与",
+	"是否", "当前", "现在", "一些", "所有", "被", "几次", "内容", "一", "下",
+}
+
+// englishFiller are English words that carry no search meaning.
+var englishFiller = map[string]bool{
+	"the": true, "a": true, "an": true, "to": true, "of": true, "for": true,
+	"in": true, "on": true, "my": true, "me": true, "i": true, "how": true,
+	"do": true, "please": true, "someone": true, "some": true, "with": true,
+	"from": true, "is": true, "are": true, "this": true, "that": true, "it": true,
+}
+
+// hanDictionary maps each Chinese word the segmenter knows to the search
+// terms it stands for: a synonym word to itself, a compound to its terms, a
+// filler to none.
+var hanDictionary = func() map[string][]string {
+	m := make(map[string][]string)
+	for _, f := range fillers {
+		m[f] = []string{}
+	}
+	for _, g := range synonyms {
+		for _, w := range g {
+			if hasHan(w) {
+				m[w] = []string{w}
+			}
+		}
+	}
+	for w, terms := range compounds {
+		m[w] = terms
+	}
+	return m
+}()
+
+// hanWords are the dictionary's synonym words, sorted, for typo repair.
+var hanWords = func() []string {
+	var out []string
+	for w, terms := range hanDictionary {
+		if len(terms) == 1 && terms[0] == w {
+			out = append(out, w)
+		}
+	}
+	slices.Sort(out)
+	return out
+}()
+
+// maxWordRunes is the length of the dictionary's longest word, in runes.
+var maxWordRunes = func() int {
+	n := 1
+	for w := range hanDictionary {
+		n = max(n, utf8.RuneCountInString(w))
+	}
+	return n
+}()
+
+func hasHan(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Han, r) })
+}

@@ -15,6 +15,7 @@ import (
 	"unicode"
 
 	"github.com/kelseyhightower/envconfig"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/safety"
 )
@@ -49,6 +50,7 @@ type env struct {
 	TaskDir    string `envconfig:"TASK_DIR" shown:"unset (no background tasks)" desc:"Write mode: an absolute private directory (created 0700) where background transfer tasks are recorded; enables invoke_action_background and list_tasks for 2026-07-28 clients with the Tasks extension. Bound to this mode, endpoint and token."`
 	MaxRequest string `envconfig:"MAX_REQUEST_BYTES" default:"4194304" shown:"4194304 (4 MiB)" desc:"Longest request line read from stdin, in bytes (65536 to 268435456); a longer line is discarded and answered with an error."`
 	MaxBody    string `envconfig:"MAX_BODY_BYTES" default:"2097152" shown:"2097152 (2 MiB)" desc:"Largest request body sent to SnowLuma, in bytes (16384 to 1073741824): SnowLuma cuts off a longer body and drops the connection, so a call over it is refused with kind too_large before sending, and upload chunks are cut to fit. Raise it only for a OneBot server that accepts more."`
+	Lang       string `envconfig:"LANG" shown:"from the locale (LC_ALL, LC_MESSAGES, LANG): zh for a Chinese one, else en" desc:"zh or en: the language of what a person reads (the missing-parameter and confirmation forms). Tool descriptions and results stay English."`
 	Validate   string `envconfig:"VALIDATE_PARAMS" default:"true" shown:"true" desc:"true, 1 or yes: check action params against the catalog's inputSchema before sending; false, 0 or no: send them unchecked (for a SnowLuma newer than the catalog). Case is ignored."`
 
 	// Account safety (README, Safety).
@@ -89,6 +91,8 @@ type Config struct {
 	Mode         server.Mode
 	// TaskDir is the background task directory; empty when unset.
 	TaskDir string
+	// Lang is the language of what a person reads.
+	Lang lang.Lang
 	// ValidateParams checks action params against the catalog before sending.
 	ValidateParams bool
 	// Safety is the account-safety policy; its pacer is built by the
@@ -140,6 +144,9 @@ func loadConfig() (*Config, error) {
 	if err := envconfig.Process(envPrefix, &e); err != nil {
 		return nil, err
 	}
+	// envconfig falls back to the bare name (LANG) when SNOWLUMA_MCP_LANG
+	// is unset; the locale is not a value of ours, so read ours alone.
+	e.Lang = os.Getenv(envPrefix + "_LANG")
 	c, err := parseConfig(e)
 	if err != nil {
 		return nil, err
@@ -257,6 +264,10 @@ func parseConfig(e env) (*Config, error) {
 	case "false", "0", "no":
 	default:
 		return nil, &ConfigError{"VALIDATE_PARAMS", fmt.Sprintf("%q is not a boolean", e.Validate), "true or false (also 1/yes or 0/no, any case)"}
+	}
+
+	if c.Lang, err = lang.Select(e.Lang, os.Getenv); err != nil {
+		return nil, &ConfigError{"LANG", err.Error(), "zh or en (unset: from LC_ALL, LC_MESSAGES or LANG)"}
 	}
 
 	tok, err := parseToken(e.Token)

@@ -198,11 +198,18 @@ func TestSearchActions(t *testing.T) {
 			}
 			return out
 		}
-		if got := names(map[string]any{"query": "GROUP_MSG"}); !slices.Contains(got, "send_group_msg") || !slices.IsSorted(got) {
-			t.Errorf("substring: %v", got)
+		if got := names(map[string]any{"query": "GROUP_MSG"}); len(got) == 0 || got[0] != "send_group_msg" {
+			t.Errorf("substring: %v, want send_group_msg first", got)
 		}
-		if got := names(map[string]any{"query": "群 禁言"}); len(got) != 0 {
-			t.Errorf("substring mode split the query: %v", got)
+		// Every plain substring match stays in the answer.
+		if got := names(map[string]any{"query": "群消息"}); len(got) == 0 || got[0] != "send_group_msg" ||
+			!slices.Contains(got, "get_group_msg_history") || !slices.Contains(got, "mark_group_msg_as_read") {
+			t.Errorf("群消息: %v, want send_group_msg first and the substring matches kept", got)
+		}
+		for q, want := range map[string]string{"撤回消息": "delete_msg", "踢人": "set_group_kick", "上传群文件": "upload_group_file", "改群名片": "set_group_card"} {
+			if got := names(map[string]any{"query": q}); len(got) == 0 || got[0] != want {
+				t.Errorf("%s: %v, want %s first", q, got, want)
+			}
 		}
 		for _, q := range []string{"群 禁言", "mute", "禁言"} {
 			if got := names(map[string]any{"query": q, "match": "keywords"}); !slices.Contains(got, "set_group_ban") {
@@ -264,6 +271,13 @@ func TestGetAction(t *testing.T) {
 		}
 		if !strings.Contains(r.Diagnostics.Message, `"send_grup_msg"`) || !strings.Contains(r.Diagnostics.NextStep, "send_group_msg") {
 			t.Errorf("unknown name diagnostics: %+v", r.Diagnostics)
+		}
+		// A word or a synonym instead of a name leads to the action.
+		for _, name := range []string{"禁言", "set_group_mute"} {
+			res, r := callTool(t, cs, "get_action", map[string]any{"name": name})
+			if !res.IsError || r.Diagnostics.Kind != "unknown_action" || !strings.HasPrefix(r.Diagnostics.NextStep, "did you mean set_group_ban,") {
+				t.Errorf("get_action %s: %+v", name, r.Diagnostics)
+			}
 		}
 	})
 }

@@ -305,19 +305,21 @@ func TestInputGates(t *testing.T) {
 // TestInputResumeParamsCheck: the answer goes through the same params check
 // as every other path, in both eras (the go-sdk client answers the form
 // through its own machinery). With the check on, a wrong answer names the
-// field and the expected type; with SNOWLUMA_MCP_VALIDATE_PARAMS=false the
+// field; with SNOWLUMA_MCP_VALIDATE_PARAMS=false the
 // answer is sent as given, as invoke_action would send it.
 func TestInputResumeParamsCheck(t *testing.T) {
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		var mu sync.Mutex
 		var seen []*mcp.ElicitParams
 		getMsg := map[string]any{"action": "get_msg"}
-		opts := &mcp.ClientOptions{ElicitationHandler: formAnswer(`{"message_id":"abc"}`, &seen, &mu)}
+		// 0 fits the form's integer field (a form cannot say "not 0") but
+		// not the catalog's schema.
+		opts := &mcp.ClientOptions{ElicitationHandler: typedAnswer(map[string]any{"message_id": 0}, "", &seen, &mu)}
 
 		fake, _, cs := liveWith(t, era, "read", opts)
 		res, r := callTool(t, cs, "query_action_with_input", getMsg)
 		d := r.Diagnostics
-		if !res.IsError || d.Kind != "invalid_answer" || !strings.Contains(d.Message, "params/message_id: expected integer") || !strings.Contains(d.Message, "nothing was run") {
+		if !res.IsError || d.Kind != "invalid_answer" || !strings.Contains(d.Message, "params/message_id: ") || !strings.Contains(d.Message, "nothing was run") {
 			t.Errorf("checked answer: %+v", d)
 		}
 		if n := len(fake.Requests()); n != 0 {
@@ -330,8 +332,124 @@ func TestInputResumeParamsCheck(t *testing.T) {
 			t.Fatalf("unchecked answer refused: %+v", r.Diagnostics)
 		}
 		got := fake.Requests()
-		if len(got) != 1 || !sameJSON(got[0].Params, json.RawMessage(`{"message_id":"abc"}`)) {
+		if len(got) != 1 || !sameJSON(got[0].Params, json.RawMessage(`{"message_id":0}`)) {
 			t.Errorf("unchecked answer: SnowLuma got %+v", got)
 		}
 	})
+}
+
+// typedAnswer is an elicitation handler that fills a form as a person would
+// through a host's form: each typed field with its value from values, and
+// params_json, when the form has it, with paramsJSON.
+func typedAnswer(values map[string]any, paramsJSON string, seen *[]*mcp.ElicitParams, mu *sync.Mutex) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	return func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		mu.Lock()
+		*seen = append(*seen, req.Params)
+		mu.Unlock()
+		schema, _ := req.Params.RequestedSchema.(map[string]any)
+		if schema == nil {
+			b, _ := json.Marshal(req.Params.RequestedSchema)
+			_ = json.Unmarshal(b, &schema)
+		}
+		content := map[string]any{}
+		props, _ := schema["properties"].(map[string]any)
+		for name := range props {
+			if name == "params_json" {
+				content[name] = paramsJSON
+			} else if v, ok := values[name]; ok {
+				content[name] = v
+			}
+		}
+		return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+	}
+}
+
+// TestInputTypedFields: a missing parameter with a simple schema is asked
+// as its own typed field (with the catalog's description as its title and
+// the schema's bounds), a message stays in params_json, and the go-sdk
+// client's answer in both eras runs the action with the values typed.
+func TestInputTypedFields(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		var mu sync.Mutex
+		var seen []*mcp.ElicitParams
+		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: typedAnswer(
+			map[string]any{"group_id": 20001, "message_id": -123456}, `{"message":"Hello"}`, &seen, &mu)})
+
+		_, r := callTool(t, cs, "invoke_action_with_input", map[string]any{"action": "send_group_msg"})
+		if r.Diagnostics.Outcome != "success" {
+			t.Fatalf("send_group_msg: %+v", r.Diagnostics)
+		}
+		if reqs := fake.Requests(); len(reqs) != 1 || !sameJSON(reqs[0].Params, json.RawMessage(`{"group_id":20001,"message":"Hello"}`)) {
+			t.Errorf("sent %+v", reqs)
+		}
+		if len(seen) != 1 {
+			t.Fatalf("%d forms", len(seen))
+		}
+		schema := decode[map[string]any](t, mustJSON(t, seen[0].RequestedSchema))
+		props, _ := schema["properties"].(map[string]any)
+		gid, _ := props["group_id"].(map[string]any)
+		if len(props) != 2 || props["params_json"] == nil || gid["type"] != "integer" || gid["minimum"] != float64(1) ||
+			!strings.Contains(fmt.Sprint(gid["title"]), "group") {
+			t.Errorf("send_group_msg form: %v", schema)
+		}
+		if req, _ := schema["required"].([]any); len(req) != 2 {
+			t.Errorf("required %v", schema["required"])
+		}
+		if !strings.Contains(seen[0].Message, "group_id") || !strings.Contains(seen[0].Message, "- message:") {
+			t.Errorf("message %q", seen[0].Message)
+		}
+
+		// Only simple params: no params_json at all.
+		fake.Reset()
+		seen = nil
+		_, r = callTool(t, cs, "query_action_with_input", map[string]any{"action": "get_msg"})
+		if r.Diagnostics.Outcome != "success" {
+			t.Fatalf("get_msg: %+v", r.Diagnostics)
+		}
+		if reqs := fake.Requests(); len(reqs) != 1 || string(reqs[0].Params) != `{"message_id":-123456}` {
+			t.Errorf("sent %+v", reqs)
+		}
+		schema = decode[map[string]any](t, mustJSON(t, seen[0].RequestedSchema))
+		props, _ = schema["properties"].(map[string]any)
+		if mid, _ := props["message_id"].(map[string]any); len(props) != 1 || mid["type"] != "integer" {
+			t.Errorf("get_msg form: %v", schema)
+		}
+	})
+}
+
+// TestInputTypedFieldsRefused: typed answers go through the same checks as
+// params_json did; every refusal runs nothing.
+func TestInputTypedFieldsRefused(t *testing.T) {
+	var mu sync.Mutex
+	var seen []*mcp.ElicitParams
+	fake, _, cs := liveWith(t, mcptest.Modern, "write", &mcp.ClientOptions{
+		ElicitationHandler: formAnswer("{}", &seen, &mu),
+		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
+	})
+	getMsg := map[string]any{"action": "get_msg"}
+	sendGroup := map[string]any{"action": "send_group_msg"}
+	for _, tc := range []struct {
+		name    string
+		tool    string
+		args    map[string]any
+		content map[string]any
+		say     string
+	}{
+		{"wrong type", "query_action_with_input", getMsg, map[string]any{"message_id": "abc"}, "does not fit"},
+		{"zero", "query_action_with_input", getMsg, map[string]any{"message_id": 0}, "does not fit"},
+		{"fraction", "query_action_with_input", getMsg, map[string]any{"message_id": 1.5}, "does not fit"},
+		{"missing", "query_action_with_input", getMsg, map[string]any{}, "message_id is missing"},
+		{"typed field in params_json", "invoke_action_with_input", sendGroup, map[string]any{"group_id": 20001, "params_json": `{"message":"hi","group_id":1}`}, "group_id has its own field"},
+		{"no params_json", "invoke_action_with_input", sendGroup, map[string]any{"group_id": 20001}, "params_json"},
+		{"below minimum", "invoke_action_with_input", sendGroup, map[string]any{"group_id": 0, "params_json": `{"message":"hi"}`}, "does not fit"},
+	} {
+		first := interim(t, cs, tc.tool, tc.args)
+		res, r := answer(t, cs, tc.tool, tc.args, first.RequestState, &mcp.ElicitResult{Action: "accept", Content: tc.content})
+		if !res.IsError || r.Diagnostics.Kind != "invalid_answer" || !strings.Contains(r.Diagnostics.Message, tc.say) || !strings.Contains(r.Diagnostics.Message, "nothing was run") {
+			t.Errorf("%s: %+v", tc.name, r.Diagnostics)
+		}
+	}
+	if got := sent(fake); len(got) != 0 {
+		t.Errorf("refused answers reached SnowLuma: %v", got)
+	}
 }

@@ -110,6 +110,10 @@ func TestGates(t *testing.T) {
 			if !res.IsError || r.Diagnostics.Kind != "unknown_action" {
 				t.Errorf("unknown action: %+v", r.Diagnostics)
 			}
+			res, r = callTool(t, cs, "query_action", map[string]any{"action": "群列表"})
+			if !res.IsError || r.Diagnostics.Kind != "unknown_action" || !strings.HasPrefix(r.Diagnostics.NextStep, "did you mean get_group_list") {
+				t.Errorf("query_action 群列表: %+v", r.Diagnostics)
+			}
 			if got := sent(fake); len(got) != 0 {
 				t.Errorf("refused calls reached SnowLuma: %v", got)
 			}

@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,7 +56,10 @@ func TestTypeScriptClient(t *testing.T) {
 		ResourceActions int
 		GetMsg          call
 		WithInput       call
+		TypedInput      call
+		TypedOnly       call
 		Forms           []string
+		Fields          []map[string]string
 	}
 	if err := json.Unmarshal(stdout, &out); err != nil {
 		t.Fatalf("output %s: %v", stdout, err)
@@ -63,7 +67,8 @@ func TestTypeScriptClient(t *testing.T) {
 	if out.Server.Name != "snowluma-mcp" || len(out.Tools) != 10 || out.ResourceActions != 177 {
 		t.Errorf("server %q, %d tools, %d actions in the resource", out.Server.Name, len(out.Tools), out.ResourceActions)
 	}
-	for name, c := range map[string]call{"list_categories": out.Categories, "search_actions": out.Search, "get_action": out.Alias, "query_action": out.GetMsg, "invoke_action_with_input": out.WithInput} {
+	for name, c := range map[string]call{"list_categories": out.Categories, "search_actions": out.Search, "get_action": out.Alias, "query_action": out.GetMsg, "invoke_action_with_input": out.WithInput,
+		"invoke_action_with_input, typed": out.TypedInput, "query_action_with_input, typed": out.TypedOnly} {
 		if c.IsError || !strings.Contains(string(c.Structured), `"outcome":"success"`) {
 			t.Errorf("%s: %s", name, c.Structured)
 		}
@@ -80,16 +85,35 @@ func TestTypeScriptClient(t *testing.T) {
 	if !strings.Contains(string(out.GetMsg.Structured), "-2147483648") {
 		t.Errorf("get_msg: %s", out.GetMsg.Structured)
 	}
-	if len(out.Forms) != 1 || !strings.Contains(out.Forms[0], "send_group_msg") {
+	if len(out.Forms) != 3 || !strings.Contains(out.Forms[0], "send_group_msg") {
 		t.Errorf("forms: %v", out.Forms)
 	}
-	var sentMsg bool
-	for _, r := range fake.Requests() {
-		if r.Action == "send_group_msg" && strings.Contains(string(r.Params), "Hello from TypeScript") {
-			sentMsg = true
+	// The message stays in params_json; group_id and message_id are typed
+	// fields the TypeScript client filled with numbers.
+	wantFields := []map[string]string{{"params_json": "string"}, {"group_id": "integer", "params_json": "string"}, {"message_id": "integer"}}
+	if len(out.Fields) != len(wantFields) {
+		t.Fatalf("form fields %v", out.Fields)
+	}
+	for i, want := range wantFields {
+		if !maps.Equal(out.Fields[i], want) {
+			t.Errorf("form %d fields %v, want %v", i, out.Fields[i], want)
 		}
 	}
-	if !sentMsg {
+	var sentMsg, sentTyped, sentGetMsg int
+	for _, r := range fake.Requests() {
+		switch {
+		case r.Action == "send_group_msg" && sameJSON(r.Params, json.RawMessage(`{"group_id":20001,"message":"Hello from TypeScript"}`)):
+			sentMsg++
+		case r.Action == "send_group_msg" && sameJSON(r.Params, json.RawMessage(`{"group_id":20002,"message":"Hello from TypeScript"}`)):
+			sentTyped++
+		case r.Action == "get_msg" && string(r.Params) == `{"message_id":-123456}`:
+			sentGetMsg++
+		}
+	}
+	if sentMsg != 1 {
 		t.Error("the elicited message never reached SnowLuma")
+	}
+	if sentTyped != 1 || sentGetMsg != 1 {
+		t.Errorf("typed answers reached SnowLuma: send_group_msg %d, get_msg %d, want 1 each", sentTyped, sentGetMsg)
 	}
 }

@@ -81,7 +81,7 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 
 	policy := cfg.Safety
 	policy.Pacer = safety.NewPacer(cfg.SendInterval, cfg.SendPerMinute, nil)
-	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, SkipParamsCheck: !cfg.ValidateParams, Log: stderr, Safety: &policy}
+	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, SkipParamsCheck: !cfg.ValidateParams, Log: stderr, Safety: &policy, Lang: cfg.Lang}
 	if cfg.Mode != server.ModeDocs {
 		st := cfg.Streams
 		opts.Client, err = transfer.New(transfer.Options{

@@ -222,17 +222,17 @@ func TestConfirmDestructive(t *testing.T) {
 		fake.Reset()
 		fake.Handle("set_group_kick", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(nil) })
 		partialKick := map[string]any{"action": "set_group_kick", "params": map[string]any{"group_id": 20001}}
-		c.answer(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"params_json": `{"user_id":30002}`, "confirm": false}})
+		c.answer(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"user_id": 30002, "confirm": false}})
 		res, r = callTool(t, cs, "invoke_action_with_input", partialKick)
 		if !res.IsError || r.Diagnostics.Kind != "not_confirmed" || len(fake.Requests()) != 0 {
 			t.Errorf("with_input, confirm false: %+v", r.Diagnostics)
 		}
 		if f := c.forms(); len(f) != 1 || !strings.Contains(f[0].Message, "confirm") {
 			t.Errorf("combined form %+v", f)
-		} else if props := decode[map[string]any](t, mustJSON(t, f[0].RequestedSchema))["properties"].(map[string]any); props["params_json"] == nil || props["confirm"] == nil {
+		} else if props := decode[map[string]any](t, mustJSON(t, f[0].RequestedSchema))["properties"].(map[string]any); props["user_id"] == nil || props["confirm"] == nil {
 			t.Errorf("combined form fields %v", props)
 		}
-		c.answer(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"params_json": `{"user_id":30002}`, "confirm": true}})
+		c.answer(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"user_id": 30002, "confirm": true}})
 		_, r = callTool(t, cs, "invoke_action_with_input", partialKick)
 		reqs = fake.Requests()
 		if r.Diagnostics.Outcome != "success" || len(reqs) != 1 || !sameJSON(reqs[0].Params, json.RawMessage(`{"group_id":20001,"user_id":30002}`)) {
@@ -414,7 +414,7 @@ func TestTargetAllowlist(t *testing.T) {
 			}
 		}
 		// An answer to a form cannot bring in another target either.
-		c.answer(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"params_json": `{"group_id":20002}`}})
+		c.answer(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"group_id": 20002}})
 		if res, r := callTool(t, cs, "query_action_with_input", map[string]any{"action": "get_group_info"}); !res.IsError || r.Diagnostics.Kind != "target_not_allowed" {
 			t.Errorf("with_input answer: %+v", r.Diagnostics)
 		}

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
@@ -195,41 +196,72 @@ func (x *executor) askConfirm(c *toolkit.Call, a *catalog.Action, params json.Ra
 	if err != nil {
 		return toolkit.Fail(toolkit.KindContinuation, "could not seal the confirmation: "+err.Error(), "try again")
 	}
-	return toolkit.Ask(mcp.InputRequestMap{confirmKey: confirmForm(a, targets)}, state)
+	return toolkit.Ask(mcp.InputRequestMap{confirmKey: confirmForm(x.lang, a, targets)}, state)
 }
 
-// confirmText is the question put to the person: the action, its targets
-// and its one-line summary.
-func confirmText(a *catalog.Action, t safety.Targets) string {
+// confirmText is the question put to the person, in their language: the
+// action by its name (and in Chinese by the first clause of its Chinese
+// summary too), its targets and its summary.
+func confirmText(l lang.Lang, a *catalog.Action, t safety.Targets) string {
 	var on []string
 	for _, g := range t.Groups {
-		on = append(on, "group "+strconv.FormatInt(g, 10))
+		on = append(on, l.Sprintf(lang.ConfirmGroup, g))
+	}
+	user := lang.ConfirmUser
+	if len(t.Groups) > 0 {
+		user = lang.ConfirmMember
 	}
 	for _, u := range t.Users {
-		on = append(on, "user "+strconv.FormatInt(u, 10))
+		on = append(on, l.Sprintf(user, u))
 	}
-	what := "no named group or user"
+	what := l.Sprintf(lang.ConfirmNoTarget)
 	if len(on) > 0 {
-		what = strings.Join(on, ", ")
+		what = strings.Join(on, l.Sprintf(lang.ConfirmSep))
 	}
-	return fmt.Sprintf("Allow %s on %s? %s", a.Name, what, a.Summary)
+	short, rest := zhClause(a.SummaryZh)
+	if l != lang.Zh {
+		rest = a.Summary
+	}
+	return l.Sprintf(lang.ConfirmQuestion, a.Name, short, what, rest)
+}
+
+// zhClause splits a Chinese summary after its first clause: 把成员踢出群，
+// 可选择…… gives 把成员踢出群 and 可选择……, the short name a person
+// recognises the action by and the rest.
+func zhClause(s string) (first, rest string) {
+	i := strings.IndexAny(s, "，；。：")
+	if i < 0 {
+		return s, ""
+	}
+	_, n := utf8.DecodeRuneInString(s[i:])
+	return s[:i], s[i+n:]
+}
+
+// summaryIn is the action's summary in l.
+func summaryIn(l lang.Lang, a *catalog.Action) string {
+	if l == lang.Zh && a.SummaryZh != "" {
+		return a.SummaryZh
+	}
+	return a.Summary
 }
 
 // confirmProperty is the form's boolean field.
-var confirmProperty = map[string]any{
-	"type":        "boolean",
-	"title":       "Run it",
-	"description": "true runs the action once; false runs nothing.",
-	"default":     false,
+func confirmProperty(l lang.Lang) map[string]any {
+	return map[string]any{
+		"type":        "boolean",
+		"title":       l.Sprintf(lang.ConfirmRunTitle),
+		"description": l.Sprintf(lang.ConfirmRunHelp),
+		"default":     false,
+	}
 }
 
-func confirmForm(a *catalog.Action, t safety.Targets) *mcp.ElicitParams {
+func confirmForm(l lang.Lang, a *catalog.Action, t safety.Targets) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Mode:    "form",
-		Message: confirmText(a, t),
+		Message: confirmText(l, a, t),
 		RequestedSchema: map[string]any{
 			"type":       "object",
-			"properties": map[string]any{confirmField: confirmProperty},
+			"properties": map[string]any{confirmField: confirmProperty(l)},
 			"required":   []string{confirmField},
 		},
 	}

@@ -54,8 +54,8 @@ const (
 	searchActionsInput = `{
   "type": "object",
   "properties": {
-    "query": {"type": "string", "minLength": 1, "description": "What to look for, in English or Chinese. Default mode: a case-insensitive substring of the name, an alias, or the English or Chinese summary (禁言 finds set_group_ban). Keyword mode: space-separated terms, all of which must match; common Chinese and English synonyms count (群 禁言 finds set_group_ban)."},
-    "match": {"type": "string", "enum": ["substring", "keywords"], "default": "substring", "description": "substring (default; catalog order) or keywords (AND of terms with synonyms, best match first: exact name or alias, then more terms in the name, then in the summaries, then OneBot v11 standard actions). Either way actions marked supported: false (stubs and no-ops) come last."},` + filterProps + `
+    "query": {"type": "string", "minLength": 1, "description": "What to look for, in English or Chinese, spaced or not (踢人, 发送群消息, kick member). The query is cut into words, and common Chinese and English synonyms count."},
+    "match": {"type": "string", "enum": ["substring", "keywords"], "default": "substring", "description": "substring (default): every action whose name, alias or summary contains the query, plus those matching its words, best first. keywords: actions matching every word first, then those matching some. Either way an exact name comes first and stubs (supported: false) last."},` + filterProps + `
   },
   "required": ["query"],
   "additionalProperties": false
@@ -145,7 +145,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 	}, {
 		Name:        "search_actions",
 		Title:       "Search SnowLuma actions",
-		Description: "Search the bundled catalog in English or Chinese. Default: case-insensitive substring of the name, an alias, or the English or Chinese summary (禁言 finds set_group_ban), in catalog order. match=keywords: space-separated terms combined with AND, with common Chinese/English synonyms (群 禁言), best match first. Either way stubs and no-ops (supported: false) come last. Same filters and paging as list_actions. Contacts nothing.",
+		Description: "Search the bundled catalog in English or Chinese, spaced or not (撤回消息, 群 禁言, kick member), best match first: names, aliases, both summaries and Chinese/English synonyms count; stubs and no-ops (supported: false) come last. Same filters and paging as list_actions. Contacts nothing.",
 		Input:       searchActionsInput,
 		Output:      pageSchema,
 		Needs:       toolkit.ModeDocs,
@@ -209,25 +209,19 @@ func docsTools(src catalogSource) []toolkit.Spec {
 // nothingFound says why a search found nothing and what to try instead.
 func nothingFound(in searchArgs) (message, next string) {
 	filtered := in.Category != "" || in.ReadOnly != nil || in.Stream != nil
-	if in.Match == "keywords" {
-		next = "use fewer or more general terms"
-		if filtered {
-			next += ", or drop the category, read_only and stream filters"
-		}
-		return fmt.Sprintf("no action matches every term of %q", in.Query), next
-	}
-	next = `try match: "keywords", which splits the query into terms and knows Chinese and English synonyms`
+	next = "use other or more general words, or list_actions to browse"
 	if filtered {
-		next += ", or drop the category, read_only and stream filters"
+		next = "drop the category, read_only and stream filters, or " + next
 	}
-	return fmt.Sprintf("no action's name, alias or summary contains %q", in.Query), next
+	return fmt.Sprintf("no action matches any word of %q", in.Query), next
 }
 
 // unknownAction refuses a name that is neither an action nor an alias and
-// suggests up to three close names.
+// suggests up to three close names: what search_actions finds for it, then
+// names spelt alike.
 func unknownAction(cat *catalog.Catalog, name string) toolkit.Reply {
 	next := "use search_actions or list_actions to find the action's name"
-	if s := cat.Suggest(name, 3); len(s) > 0 {
+	if s := cat.Closest(name, 3); len(s) > 0 {
 		next = "did you mean " + strings.Join(s, ", ") + "? Otherwise " + next
 	}
 	return toolkit.Fail(toolkit.KindUnknownAction, fmt.Sprintf("no action or alias named %q in the SnowLuma %s catalog", name, cat.Version()), next)

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
@@ -20,7 +22,8 @@ import (
 // query_action_with_input and invoke_action_with_input take the same
 // arguments and gates as their plain twins. When a field of the action's
 // top-level required list is absent they ask the user for it through a form
-// with one string field, params_json, and run the action only with a valid
+// (a typed field per parameter with a simple schema, one JSON-object string
+// field, params_json, for the others) and run the action only with a valid
 // answer. The continuation travels in requestState, sealed (see
 // internal/seal): bound to the tool and the arguments, single-use, ten
 // minutes long, at most 256 pending, void after a restart.
@@ -47,11 +50,11 @@ func inputTools(x *executor, sealer *seal.Sealer) []toolkit.Spec {
 		}
 		if write {
 			spec.Title = "Invoke a SnowLuma action, asking for missing params"
-			spec.Description = "Like invoke_action, but when a required parameter of the action is missing it asks the user for it through a form (params_json, a JSON object of the missing fields) and runs the action only with a valid answer. Needs a client with form elicitation; otherwise call invoke_action with complete params. Complete params run at once."
+			spec.Description = "Like invoke_action, but when a required parameter of the action is missing it asks the user for it through a form (a typed field per simple parameter, params_json, a JSON object, for messages, objects and arrays) and runs the action only with a valid answer. Needs a client with form elicitation; otherwise call invoke_action with complete params. Complete params run at once."
 			spec.Needs, spec.Writes, spec.Destructive = toolkit.ModeWrite, true, true
 		} else {
 			spec.Title = "Query SnowLuma, asking for missing params"
-			spec.Description = "Like query_action, but when a required parameter of the read-only action is missing it asks the user for it through a form (params_json, a JSON object of the missing fields) and runs the action only with a valid answer. Needs a client with form elicitation; otherwise call query_action with complete params. Complete params run at once."
+			spec.Description = "Like query_action, but when a required parameter of the read-only action is missing it asks the user for it through a form (a typed field per simple parameter, params_json, a JSON object, for messages, objects and arrays) and runs the action only with a valid answer. Needs a client with form elicitation; otherwise call query_action with complete params. Complete params run at once."
 			spec.Needs = toolkit.ModeRead
 		}
 		specs = append(specs, spec)
@@ -118,39 +121,130 @@ func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionA
 	if err != nil {
 		return toolkit.Fail(toolkit.KindContinuation, "could not seal the continuation: "+err.Error(), "try again")
 	}
-	return toolkit.Ask(mcp.InputRequestMap{answerKey: form(a, provided, missing, confirm)}, state)
+	return toolkit.Ask(mcp.InputRequestMap{answerKey: form(x.lang, a, provided, missing, confirm)}, state)
 }
 
-// form builds the elicitation for the missing fields: one string field
-// holding a JSON object.
-func form(a *catalog.Action, provided map[string]json.RawMessage, missing []string, confirm bool) *mcp.ElicitParams {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s needs ", a.Name)
-	if len(missing) == 1 {
-		b.WriteString("one more parameter.")
-	} else {
-		fmt.Fprintf(&b, "%d more parameters.", len(missing))
-	}
-	b.WriteString(" Enter a JSON object with exactly these fields:")
+// formField is one typed field of a missing-parameter form: a parameter
+// whose schema an elicitation form can carry as it is.
+type formField struct {
+	name   string
+	schema map[string]any // a PrimitiveSchemaDefinition
+}
+
+// splitMissing sorts the missing parameters into typed form fields and the
+// rest, which the form asks for as one JSON object in params_json. It
+// depends only on the action and the missing names, so the resuming round
+// computes the same split as the asking one without carrying it in the
+// sealed state.
+func splitMissing(a *catalog.Action, missing []string) (fields []formField, asJSON []string) {
 	for _, m := range missing {
 		p, _ := a.Param(m)
-		fmt.Fprintf(&b, "\n- %s: %s", m, p.Description)
+		if m != answerField && m != confirmField {
+			if schema, ok := primitiveField(p); ok {
+				fields = append(fields, formField{m, schema})
+				continue
+			}
+		}
+		asJSON = append(asJSON, m)
+	}
+	return fields, asJSON
+}
+
+// primitiveField returns the form field for a parameter whose JSON Schema
+// is one an elicitation form accepts (MCP's PrimitiveSchemaDefinition): an
+// integer or a number with bounds, a string with lengths or a date, uri or
+// email format, a boolean, or an enum of strings. The catalog's description
+// is the field's title. A schema with any other keyword (a message that may
+// be segments, an object, an array, a union) is not simple: ok is false.
+func primitiveField(p catalog.Param) (map[string]any, bool) {
+	var schema map[string]any
+	if err := json.Unmarshal(p.Schema, &schema); err != nil {
+		return nil, false
+	}
+	typ, _ := schema["type"].(string)
+	field := map[string]any{"type": typ, "title": p.Description}
+	allowed := map[string][]string{
+		"integer": {"minimum", "maximum"},
+		"number":  {"minimum", "maximum"},
+		"string":  {"minLength", "maxLength", "format", "enum"},
+		"boolean": {},
+	}
+	keys, ok := allowed[typ]
+	if !ok {
+		return nil, false
+	}
+	for k, v := range schema {
+		switch {
+		case k == "type":
+		case k == "not" && typ == "integer" && isNotZero(v):
+			// Not 0 cannot be said in a form; the answer's check says it.
+		case slices.Contains(keys, k):
+			if k == "format" && !slices.Contains([]any{"date", "date-time", "email", "uri"}, v) {
+				return nil, false
+			}
+			if k == "enum" && !allStrings(v) {
+				return nil, false
+			}
+			field[k] = v
+		default:
+			return nil, false
+		}
+	}
+	return field, true
+}
+
+// isNotZero reports whether v is the schema {"const": 0}, the "never 0" of
+// message ids.
+func isNotZero(v any) bool {
+	m, ok := v.(map[string]any)
+	return ok && len(m) == 1 && m["const"] == float64(0)
+}
+
+func allStrings(v any) bool {
+	vs, ok := v.([]any)
+	return ok && len(vs) > 0 && !slices.ContainsFunc(vs, func(e any) bool { _, s := e.(string); return !s })
+}
+
+// form builds the elicitation for the missing fields: a typed field for
+// each parameter with a simple schema, and params_json, a JSON object, for
+// the others.
+func form(l lang.Lang, a *catalog.Action, provided map[string]json.RawMessage, missing []string, confirm bool) *mcp.ElicitParams {
+	fields, asJSON := splitMissing(a, missing)
+	var b strings.Builder
+	if len(missing) == 1 {
+		b.WriteString(l.Sprintf(lang.FormNeedsOne, a.Name))
+	} else {
+		b.WriteString(l.Sprintf(lang.FormNeedsMany, a.Name, len(missing)))
+	}
+	props := map[string]any{}
+	var required []string
+	for _, f := range fields {
+		props[f.name] = f.schema
+		required = append(required, f.name)
+	}
+	if len(fields) > 0 {
+		b.WriteString(l.Sprintf(lang.FormFillIn, strings.Join(fieldNames(fields), ", ")))
+	}
+	if len(asJSON) > 0 {
+		b.WriteString(l.Sprintf(lang.FormEnterJSON, answerField))
+		for _, m := range asJSON {
+			p, _ := a.Param(m)
+			fmt.Fprintf(&b, "\n- %s: %s", m, p.Description)
+		}
+		props[answerField] = map[string]any{
+			"type":        "string",
+			"title":       l.Sprintf(lang.FormJSONTitle),
+			"description": l.Sprintf(lang.FormJSONHelp, strings.Join(asJSON, ", "), asJSON[0]),
+		}
+		required = append(required, answerField)
 	}
 	if len(provided) > 0 {
-		b.WriteString("\nAlready set, and not to be repeated: " + strings.Join(slices.Sorted(maps.Keys(provided)), ", ") + ".")
+		b.WriteString(l.Sprintf(lang.FormAlreadySet, strings.Join(slices.Sorted(maps.Keys(provided)), ", ")))
 	}
-	props := map[string]any{
-		answerField: map[string]any{
-			"type":        "string",
-			"title":       "Parameters (JSON object)",
-			"description": fmt.Sprintf(`A JSON object with exactly: %s. For example {"%s": ...}`, strings.Join(missing, ", "), missing[0]),
-		},
-	}
-	required := []string{answerField}
 	if confirm {
 		// The same form asks the person to confirm the action itself.
-		fmt.Fprintf(&b, "\nThis action must be confirmed: set %s to true to run %s once with these parameters. %s", confirmField, a.Name, a.Summary)
-		props[confirmField] = confirmProperty
+		b.WriteString(l.Sprintf(lang.FormMustConfirm, confirmField, a.Name, summaryIn(l, a)))
+		props[confirmField] = confirmProperty(l)
 		required = append(required, confirmField)
 	}
 	return &mcp.ElicitParams{
@@ -162,6 +256,26 @@ func form(a *catalog.Action, provided map[string]json.RawMessage, missing []stri
 			"required":   required,
 		},
 	}
+}
+
+func fieldNames(fields []formField) []string {
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		out[i] = f.name
+	}
+	return out
+}
+
+// fieldValue encodes a typed field's answer as the parameter's JSON value.
+// A whole number comes back from the client's JSON as a float64; it is
+// written without a fraction or exponent so that the integer check and
+// SnowLuma see the number typed. Whatever the client sent, the action's
+// schema check decides.
+func fieldValue(v any) (json.RawMessage, error) {
+	if f, ok := v.(float64); ok && f == float64(int64(f)) && f > -1<<53 && f < 1<<53 {
+		return strconv.AppendInt(nil, int64(f), 10), nil
+	}
+	return json.Marshal(v)
 }
 
 // resume checks the continuation and the answer, then runs the action. The
@@ -207,14 +321,17 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, fmt.Sprintf("the form's answer has action %q; nothing was run", resp.Action), restart))
 	}
 
-	text, ok := resp.Content[answerField].(string)
-	if !ok {
-		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the answer has no "+answerField+" string; nothing was run", restart))
-	}
-	var answer map[string]json.RawMessage
-	dec := json.NewDecoder(strings.NewReader(text))
-	if err := dec.Decode(&answer); err != nil || answer == nil || dec.More() {
-		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, answerField+" is not a JSON object; nothing was run", restart))
+	fields, asJSON := splitMissing(a, claims.Missing)
+	answer := map[string]json.RawMessage{}
+	if len(asJSON) > 0 {
+		text, ok := resp.Content[answerField].(string)
+		if !ok {
+			return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the answer has no "+answerField+" string; nothing was run", restart))
+		}
+		dec := json.NewDecoder(strings.NewReader(text))
+		if err := dec.Decode(&answer); err != nil || answer == nil || dec.More() {
+			return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, answerField+" is not a JSON object; nothing was run", restart))
+		}
 	}
 	var problems []string
 	for _, k := range slices.Sorted(maps.Keys(answer)) {
@@ -223,9 +340,23 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 			problems = append(problems, k+" cannot be set by the answer (the action name and execution options are fixed)")
 		case provided[k] != nil:
 			problems = append(problems, k+" was already provided and cannot be overwritten")
+		case slices.Contains(fieldNames(fields), k):
+			problems = append(problems, k+" has its own field in the form, not in "+answerField)
 		case !slices.Contains(claims.Missing, k):
 			problems = append(problems, k+" was not asked for")
 		}
+	}
+	for _, f := range fields {
+		v, ok := resp.Content[f.name]
+		if !ok || v == nil {
+			continue // reported as missing below
+		}
+		raw, err := fieldValue(v)
+		if err != nil {
+			problems = append(problems, f.name+" cannot be encoded: "+err.Error())
+			continue
+		}
+		answer[f.name] = raw
 	}
 	for _, m := range claims.Missing {
 		if _, ok := answer[m]; !ok {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
@@ -73,6 +74,7 @@ type executor struct {
 	validate bool
 	safety   *safety.Policy
 	sealer   *seal.Sealer // continuations of input and confirmation rounds
+	lang     lang.Lang    // of the forms a person reads
 	log      *slog.Logger
 	// downloads is where download streams are saved; uploads, when not
 	// nil, the root automatic uploads read from (streams.go).

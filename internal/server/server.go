@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
@@ -76,6 +77,10 @@ type Options struct {
 	// Now is the clock of input continuations; nil means time.Now. Tests
 	// set it to see continuations expire.
 	Now func() time.Time
+	// Lang is the language of the forms a person reads (the
+	// missing-parameter and confirmation forms); empty means English.
+	// Tool descriptions and results stay English.
+	Lang lang.Lang
 	// Safety is the account-safety policy; nil means the documented
 	// defaults (credentials denied, no confirmation, default pacing).
 	Safety *safety.Policy
@@ -144,7 +149,7 @@ func New(opts Options) (*mcp.Server, error) {
 		policy = &p
 	}
 	x := &executor{catalog: cat, client: opts.Client, mode: opts.Mode, validate: !opts.SkipParamsCheck, safety: policy, sealer: sealer, log: log,
-		downloads: opts.Downloads, uploads: opts.UploadRoot, tasks: opts.Tasks}
+		downloads: opts.Downloads, uploads: opts.UploadRoot, tasks: opts.Tasks, lang: cmp.Or(opts.Lang, lang.En)}
 	specs := docsTools(cat)
 	specs = append(specs, execTools(x)...)
 	specs = append(specs, inputTools(x, sealer)...)

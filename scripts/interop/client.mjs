@@ -16,9 +16,22 @@ for (const k of ["PATH", "HOME", "SNOWLUMA_MCP_ENDPOINT", "SNOWLUMA_MCP_TOKEN", 
 const transport = new StdioClientTransport({ command: process.env.SNOWLUMA_BIN, env, stderr: "ignore" });
 const client = new Client({ name: "snowluma-interop", version: "1" }, { capabilities: { elicitation: { form: {} } } });
 const forms = [];
+const fields = [];
+// Fill each field the way a person would in a host's form: the typed fields
+// with a value of their type, params_json with a JSON object. The SDK checks
+// the content against the requested schema before sending it.
+// (Another group than the first send's, which send pacing would hold back.)
+const values = { group_id: 20002, message_id: -123456 };
 client.setRequestHandler(ElicitRequestSchema, async (req) => {
   forms.push(req.params.message);
-  return { action: "accept", content: { params_json: JSON.stringify({ message: "Hello from TypeScript" }) } };
+  const props = req.params.requestedSchema.properties;
+  fields.push(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, v.type])));
+  const content = {};
+  for (const k of Object.keys(props)) {
+    if (k === "params_json") content[k] = JSON.stringify({ message: "Hello from TypeScript" });
+    else if (k in values) content[k] = values[k];
+  }
+  return { action: "accept", content };
 });
 
 await client.connect(transport);
@@ -37,7 +50,10 @@ out.resourceActions = JSON.parse(res.contents[0].text).actions.length;
 if (process.env.SNOWLUMA_MCP_ENDPOINT) {
   out.getMsg = await sc("query_action", { action: "get_msg", params: { message_id: -2147483648 } });
   out.withInput = await sc("invoke_action_with_input", { action: "send_group_msg", params: { group_id: 20001 } });
+  out.typedInput = await sc("invoke_action_with_input", { action: "send_group_msg" });
+  out.typedOnly = await sc("query_action_with_input", { action: "get_msg" });
   out.forms = forms;
+  out.fields = fields;
 }
 await client.close();
 process.stdout.write(JSON.stringify(out) + "\n");
