@@ -46,7 +46,8 @@ type env struct {
 	Token      string `envconfig:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Give the bare token: surrounding white space is trimmed; a control character or a 'Bearer ' prefix stops the server at start. Never logged, returned or written to disk."`
 	Timeout    string `envconfig:"TIMEOUT_MS" default:"30000" shown:"30000" desc:"Timeout of one ordinary action call, in milliseconds (1 to 86400000)."`
 	Mode       string `envconfig:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
-	Events     string `envconfig:"EVENTS_URL" shown:"unset (no event tools)" desc:"SnowLuma's forward event WebSocket: a ws:// or wss:// URL such as ws://127.0.0.1:3001/event, without credentials, query or fragment (the token goes in the Authorization header). Set: read and write modes offer subscribe_events and unsubscribe_events. Never guessed from the endpoint."`
+	Events     string `envconfig:"EVENTS_URL" shown:"unset (no event tools)" desc:"SnowLuma's WebSocket server, which carries events: a ws:// or wss:// URL such as ws://127.0.0.1:3001/ (SnowLuma's default: port 3001, path /), without credentials, query or fragment (the token goes in the Authorization header). Set: read and write modes offer subscribe_events and unsubscribe_events. Never guessed from the endpoint; redirects are never followed."`
+	EventsTok  string `envconfig:"EVENTS_TOKEN" shown:"SNOWLUMA_MCP_TOKEN" desc:"Access token of SnowLuma's WebSocket server, which SnowLuma's generated configuration sets apart from the HTTP server's. Unset or empty: SNOWLUMA_MCP_TOKEN is sent. Same rules and secrecy as SNOWLUMA_MCP_TOKEN: trimmed, a control character or a 'Bearer ' prefix stops the server at start, never logged, returned or written to disk."`
 	TaskDir    string `envconfig:"TASK_DIR" shown:"unset (no background tasks)" desc:"Write mode: an absolute private directory (created 0700) where background transfer tasks are recorded; enables invoke_action_background and list_tasks for 2026-07-28 clients with the Tasks extension. Bound to this mode, endpoint and token."`
 	MaxRequest string `envconfig:"MAX_REQUEST_BYTES" default:"4194304" shown:"4194304 (4 MiB)" desc:"Longest request line read from stdin, in bytes (65536 to 268435456); a longer line is discarded and answered with an error."`
 	MaxBody    string `envconfig:"MAX_BODY_BYTES" default:"2097152" shown:"2097152 (2 MiB)" desc:"Largest request body sent to SnowLuma, in bytes (16384 to 1073741824): SnowLuma cuts off a longer body and drops the connection, so a call over it is refused with kind too_large before sending, and upload chunks are cut to fit. Raise it only for a OneBot server that accepts more."`
@@ -102,6 +103,12 @@ type Config struct {
 	SendPerMinute int
 	// EventsURL is SnowLuma's event WebSocket; nil when events are off.
 	EventsURL *url.URL
+	// EventsToken is the token sent on the event WebSocket: that of
+	// SNOWLUMA_MCP_EVENTS_TOKEN, or Token when it is unset.
+	EventsToken string
+	// EventsTokenFrom says where EventsToken came from, for doctor: "set",
+	// "inherited" (from SNOWLUMA_MCP_TOKEN) or "unset" (no token at all).
+	EventsTokenFrom string
 	// Streams configures stream transfers.
 	Streams StreamConfig
 	// Notes are start-up remarks for stderr, e.g. an ignored mode.
@@ -220,19 +227,19 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// parseToken trims surrounding white space from the token and refuses what
-// would make every call fail later as a transport error: a control
-// character (a CRLF .env file leaves a carriage return) or a pasted
-// "Bearer " prefix, since the server adds that itself. Errors never echo
-// the token.
-func parseToken(s string) (string, error) {
+// parseToken trims surrounding white space from the token in variable v
+// (TOKEN or EVENTS_TOKEN) and refuses what would make every call fail
+// later as a transport error: a control character (a CRLF .env file
+// leaves a carriage return) or a pasted "Bearer " prefix, since the server
+// adds that itself. Errors never echo the token.
+func parseToken(v, s string) (string, error) {
 	const accepted = "the bare access token on one line, without control characters or a 'Bearer ' prefix (the server sends 'Authorization: Bearer <token>' itself)"
 	tok := strings.TrimSpace(s)
 	if i := strings.IndexFunc(tok, unicode.IsControl); i >= 0 {
-		return "", &ConfigError{"TOKEN", fmt.Sprintf("the token contains a control character (%U), as a line break or a CRLF .env file leaves", []rune(tok[i:])[0]), accepted}
+		return "", &ConfigError{v, fmt.Sprintf("the token contains a control character (%U), as a line break or a CRLF .env file leaves", []rune(tok[i:])[0]), accepted}
 	}
 	if len(tok) >= 7 && strings.EqualFold(tok[:7], "bearer ") {
-		return "", &ConfigError{"TOKEN", "the token starts with a 'Bearer ' prefix", accepted}
+		return "", &ConfigError{v, "the token starts with a 'Bearer ' prefix", accepted}
 	}
 	return tok, nil
 }
@@ -270,11 +277,22 @@ func parseConfig(e env) (*Config, error) {
 		return nil, &ConfigError{"LANG", err.Error(), "zh or en (unset: from LC_ALL, LC_MESSAGES or LANG)"}
 	}
 
-	tok, err := parseToken(e.Token)
+	tok, err := parseToken("TOKEN", e.Token)
 	if err != nil {
 		return nil, err
 	}
 	c.Token = tok
+	if c.EventsToken, err = parseToken("EVENTS_TOKEN", e.EventsTok); err != nil {
+		return nil, err
+	}
+	switch {
+	case c.EventsToken != "":
+		c.EventsTokenFrom = "set"
+	case c.Token != "":
+		c.EventsToken, c.EventsTokenFrom = c.Token, "inherited"
+	default:
+		c.EventsTokenFrom = "unset"
+	}
 
 	if err := parseSafety(e, c); err != nil {
 		return nil, err
@@ -294,7 +312,7 @@ func parseConfig(e env) (*Config, error) {
 
 	if e.Events != "" {
 		u, err := parseURL("EVENTS_URL", e.Events, []string{"ws", "wss"},
-			"an absolute ws:// or wss:// URL with a host, e.g. ws://127.0.0.1:3001/event, with the token in SNOWLUMA_MCP_TOKEN")
+			"an absolute ws:// or wss:// URL with a host, e.g. ws://127.0.0.1:3001/ (SnowLuma's default), with the token in SNOWLUMA_MCP_EVENTS_TOKEN or SNOWLUMA_MCP_TOKEN")
 		if err != nil {
 			return nil, err
 		}
@@ -325,6 +343,9 @@ func parseConfig(e env) (*Config, error) {
 	if c.EventsURL != nil && c.Mode == server.ModeDocs {
 		c.EventsURL = nil
 		c.Notes = append(c.Notes, fmt.Sprintf("%s_EVENTS_URL ignored: docs mode stays offline, so no event tools are offered", envPrefix))
+	}
+	if c.EventsURL == nil && c.EventsTokenFrom == "set" && e.Events == "" {
+		c.Notes = append(c.Notes, fmt.Sprintf("%s_EVENTS_TOKEN ignored: no %s_EVENTS_URL is set", envPrefix, envPrefix))
 	}
 	if c.Mode != server.ModeDocs && c.Streams.DownloadDir == "" {
 		cache, err := os.UserCacheDir()

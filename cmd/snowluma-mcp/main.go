@@ -112,7 +112,7 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	if cfg.EventsURL != nil {
 		// Nothing connects until the first subscribe_events; the end of
 		// the session releases every event resource and closes the socket.
-		opts.Events = events.New(events.Options{URL: cfg.EventsURL.String(), Token: cfg.Token,
+		opts.Events = events.New(events.Options{URL: cfg.EventsURL.String(), Token: cfg.EventsToken,
 			AllowGroups: policy.Groups.Sorted(), AllowUsers: policy.Users.Sorted()})
 		defer opts.Events.Close()
 	}

@@ -169,7 +169,7 @@ func eventTools(ev *eventService) []toolkit.Spec {
 	if ev == nil {
 		off = &toolkit.Refusal{Kind: toolkit.KindNotConfigured,
 			Message:  "live events are not configured on this server",
-			NextStep: "set SNOWLUMA_MCP_EVENTS_URL to SnowLuma's event WebSocket (e.g. ws://127.0.0.1:3001/event), use read or write mode, and restart the server"}
+			NextStep: "set SNOWLUMA_MCP_EVENTS_URL to SnowLuma's WebSocket server (its default is ws://127.0.0.1:3001/), use read or write mode, and restart the server"}
 	}
 	return []toolkit.Spec{{
 		Name:        "subscribe_events",
@@ -402,11 +402,15 @@ func (ev *eventService) unsubscribe(_ context.Context, req *mcp.UnsubscribeReque
 	return nil
 }
 
-// eventsInfo is get_runtime_info's view of the event service.
+// eventsInfo is get_runtime_info's view of the event service: the
+// connection's state and the liveness limits it is held to.
 type eventsInfo struct {
-	Status       events.Status `json:"status"`
-	StatusReason string        `json:"status_reason"`
-	Resources    int           `json:"resources"`
+	Status              events.Status `json:"status"`
+	StatusReason        string        `json:"status_reason"`
+	Resources           int           `json:"resources"`
+	GreetingWaitMS      int64         `json:"greeting_wait_ms"`
+	StallAfterHeartbeat int           `json:"stall_after_heartbeats"`
+	DefaultHeartbeatMS  int64         `json:"default_heartbeat_interval_ms"`
 }
 
 // runtime reports the connection's state; nil when events are off.
@@ -415,7 +419,8 @@ func (ev *eventService) runtime() *eventsInfo {
 		return nil
 	}
 	st := ev.hub.State()
-	return &eventsInfo{st.Status, st.Reason, st.Resources}
+	return &eventsInfo{st.Status, st.Reason, st.Resources,
+		events.GreetingWait.Milliseconds(), events.StallHeartbeats, events.DefaultHeartbeatInterval.Milliseconds()}
 }
 
 // isEventsRead reports whether req reads an event resource.

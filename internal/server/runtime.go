@@ -65,7 +65,10 @@ const runtimeResult = `{
       "properties": {
         "status": {"type": "string", "enum": ["not_connected", "connected", "disconnected", "stopped"]},
         "status_reason": {"type": "string"},
-        "resources": {"type": "integer", "description": "Live event resources (at most 16)."}
+        "resources": {"type": "integer", "description": "Live event resources (at most 16)."},
+        "greeting_wait_ms": {"type": "integer", "description": "How long subscribe_events waits after the upgrade for SnowLuma's greeting (a close in it is the answer, 1008 being unauthorized)."},
+        "stall_after_heartbeats": {"type": "integer", "description": "Heartbeat intervals without any frame after which the connection counts as stalled and is dropped (disconnected)."},
+        "default_heartbeat_interval_ms": {"type": "integer", "description": "The interval assumed until a heartbeat announces one."}
       }
     },
     "checks": {"type": "object", "description": "With check_connection: each action's {result, diagnostics}.", "additionalProperties": {"type": "object"}}
