@@ -36,7 +36,7 @@ func TestKnownVariablesFollowEnv(t *testing.T) {
 // TestEventsToken: SNOWLUMA_MCP_EVENTS_TOKEN, trimmed, is the events
 // token when set; else SNOWLUMA_MCP_TOKEN is, and doctor is told which.
 func TestEventsToken(t *testing.T) {
-	base := env{Timeout: "30000", MaxRequest: "4194304", Validate: "true", Sensitive: "deny", Confirm: "none", SendInterval: "0", SendPerMinute: "0",
+	base := env{Timeout: "30000", MaxRequest: "4194304", MaxBody: "2097152", Validate: "true", Sensitive: "deny", Confirm: "none", SendInterval: "0", SendPerMinute: "0",
 		MaxFileBytes: "1", DownloadQuota: "1", MaxStreams: "1", StreamConnect: "1", StreamIdle: "1", DownloadDir: t.TempDir(),
 		Endpoint: "http://127.0.0.1:9/", Events: "ws://127.0.0.1:9/"}
 	for _, tc := range []struct {
