@@ -90,16 +90,10 @@ const (
 	briefSchema   = `{"type": "object", "properties": {` + briefProps + `}, "required": [` + briefRequired + `]}`
 )
 
-const pageSchema = `{
-  "type": "object",
-  "properties": {
-    "count": {"type": "integer", "minimum": 0, "description": "Actions in this answer."},
-    "total": {"type": "integer", "minimum": 0, "description": "Matching actions in all (paged answers only)."},
-    "next_offset": {"type": ["integer", "null"], "minimum": 0, "description": "Offset of the next page, or null at the end (paged answers only)."},
-    "actions": {"type": "array", "items": ` + briefSchema + `}
-  },
-  "required": ["count", "actions"]
-}`
+// pageSchema is list_actions' and search_actions' answer: light entries
+// (catalog.Action.BriefJSON) whose fields are omitted at their default;
+// total and next_offset (null on the last page) come with paging only.
+const pageSchema = `{"type": "object", "properties": {"count": {"type": "integer"}, "actions": {"type": "array", "items": {"type": "object", "required": ["name", "summary"]}}}, "required": ["count", "actions"]}`
 
 const actionSchema = `{
   "type": "object",
@@ -134,7 +128,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 	return []toolkit.Spec{{
 		Name:        "list_actions",
 		Title:       "List SnowLuma actions",
-		Description: "List the bundled catalog's OneBot actions as compact entries (name, category and its English categoryLabel, summary, aliases, readOnly, stream, supported: false on stubs and no-ops, and the safety flags sensitive, destructive and send when set), optionally filtered by category, read_only and stream, and paged with limit/offset. Contacts nothing; use get_action for an action's full contract.",
+		Description: "List the bundled catalog's OneBot actions as light entries (name, the first clause of the summary, aliases when there are any, and the flags that are set: readOnly, stream, supported: false on stubs and no-ops, sensitive, destructive, send), optionally filtered by category, read_only and stream, and paged with limit/offset. Contacts nothing; use get_action for an action's full contract, category included.",
 		Input:       listActionsInput,
 		Output:      pageSchema,
 		Needs:       toolkit.ModeDocs,
