@@ -321,8 +321,17 @@ func TestCatalogResource(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(lr.Resources) != 1 || lr.Resources[0].URI != "snowluma://onebot/actions" || lr.Resources[0].MIMEType != "application/json" {
-			t.Fatalf("resources: %+v", lr.Resources)
+		// The catalog and the failure vocabulary, both JSON.
+		var uris []string
+		for _, r := range lr.Resources {
+			if r.MIMEType != "application/json" {
+				t.Errorf("%s: MIME type %q", r.URI, r.MIMEType)
+			}
+			uris = append(uris, r.URI)
+		}
+		slices.Sort(uris)
+		if !slices.Equal(uris, []string{"snowluma://mcp/failure-kinds", "snowluma://onebot/actions"}) {
+			t.Fatalf("resources: %v", uris)
 		}
 		rr, err := cs.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: "snowluma://onebot/actions"})
 		if err != nil {

@@ -46,4 +46,29 @@ func TestAnswerBudget(t *testing.T) {
 		}
 		t.Logf("%s %v: %d bytes", tc.tool, tc.args, len(text))
 	}
+
+	// get_action keeps every field, result schema and examples included.
+	// Issue 25 has no per-action figure of the TypeScript server; what it
+	// has is that server's catalog resource (issue 16: 267,522 bytes for
+	// the 177 full entries, the whole resources/read answer line, its JSON
+	// escaped once more inside a string, so the yardstick is loose), and
+	// the texts of get_action for every action together stay within twice
+	// that.
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, a := range cat.Actions() {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "get_action", Arguments: map[string]any{"name": a.Name}})
+		if err != nil || res.IsError {
+			t.Fatalf("get_action %s: %v %+v", a.Name, err, res)
+		}
+		total += len(res.Content[0].(*mcp.TextContent).Text)
+	}
+	const typeScriptEntries = 267522
+	if total > 2*typeScriptEntries {
+		t.Errorf("get_action of all %d actions: %d bytes of text, over twice the TypeScript server's %d", cat.Len(), total, typeScriptEntries)
+	}
+	t.Logf("get_action of all %d actions: %d bytes, %.2f× the TypeScript server's catalog resource", cat.Len(), total, float64(total)/typeScriptEntries)
 }
