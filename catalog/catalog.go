@@ -348,8 +348,11 @@ func (a *Action) JSON() ([]byte, error) {
 	return e.full, err
 }
 
-// BriefJSON returns a's Brief as JSON, an element of list and search
-// answers.
+// BriefJSON returns a's light entry as JSON, an element of list and search
+// answers: its name, the first clause of its summary, its aliases when it
+// has any, and its flags when set (readOnly and stream when true,
+// supported when false, sensitive, destructive, send). The whole Brief is
+// in JSON (get_action) and in the catalog resource.
 func (a *Action) BriefJSON() ([]byte, error) {
 	e, err := a.encodings()
 	return e.brief, err
@@ -363,7 +366,7 @@ func (a *Action) encodings() (encodings, error) {
 }
 
 func (a *Action) encode() (encodings, error) {
-	brief, err := encode(&a.Brief)
+	brief, err := encode(a.Brief.Entry())
 	if err != nil {
 		return encodings{}, fmt.Errorf("catalog: encoding %s: %w", a.Name, err)
 	}

@@ -125,6 +125,12 @@ func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 	return names
 }
 
+// bundledResources returns the resources every server lists, by URI: the
+// failure vocabulary and the catalog.
+func bundledResources() []string {
+	return []string{"snowluma://mcp/failure-kinds", "snowluma://onebot/actions"}
+}
+
 func resourceURIs(t *testing.T, cs *mcp.ClientSession) []string {
 	t.Helper()
 	res, err := cs.ListResources(ctx(t), nil)
@@ -200,7 +206,7 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 		if !slices.Contains(names, "subscribe_events") || !slices.Contains(names, "unsubscribe_events") {
 			t.Fatalf("tools %v", names)
 		}
-		if uris := resourceURIs(t, cs); !slices.Equal(uris, []string{"snowluma://onebot/actions"}) {
+		if uris := resourceURIs(t, cs); !slices.Equal(uris, bundledResources()) {
 			t.Errorf("resources before subscribing: %v", uris)
 		}
 		if rt := runtimeEvents(t, cs); !rt.EventsEnabled || rt.Events == nil || rt.Events.Status != "not_connected" {
@@ -366,7 +372,7 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 		if !res.IsError || r.Diagnostics.Kind != "unknown_resource" {
 			t.Errorf("second unsubscribe: %+v", r.Diagnostics)
 		}
-		if uris := resourceURIs(t, cs); !slices.Equal(uris, []string{"snowluma://onebot/actions"}) {
+		if uris := resourceURIs(t, cs); !slices.Equal(uris, bundledResources()) {
 			t.Errorf("resources after releasing all: %v", uris)
 		}
 		if n := len(fake.Requests()); n != 0 {

@@ -337,21 +337,6 @@ type safetyInfo struct {
 	Audit             bool             `json:"audit"`
 }
 
-const safetySchema = `{
-  "type": "object",
-  "description": "The account-safety policy (README, Safety).",
-  "properties": {
-    "sensitive": {"type": "string", "enum": ["deny", "redact", "allow"], "description": "What happens to actions flagged sensitive (SNOWLUMA_MCP_SENSITIVE)."},
-    "confirm": {"type": "string", "enum": ["none", "destructive", "writes"], "description": "Which actions a person confirms first (SNOWLUMA_MCP_CONFIRM)."},
-    "send_min_interval_ms": {"type": "integer", "minimum": 0, "description": "Least milliseconds between two sends to one target; 0 is off."},
-    "send_per_minute": {"type": "integer", "minimum": 0, "description": "Most sends in any minute; 0 is off."},
-    "allowed_groups": {"type": ["array", "null"], "items": {"type": "integer"}, "description": "The only groups actions may name; null means any."},
-    "allowed_users": {"type": ["array", "null"], "items": {"type": "integer"}, "description": "The only users actions may name; null means any."},
-    "audit": {"type": "boolean", "description": "Whether write actions are recorded in an audit file."}
-  },
-  "required": ["sensitive", "confirm", "send_min_interval_ms", "send_per_minute", "allowed_groups", "allowed_users", "audit"]
-}`
-
 func (x *executor) safetyInfo() *safetyInfo {
 	p := x.safety
 	return &safetyInfo{
