@@ -51,7 +51,7 @@ func (x *executor) perform(ctx context.Context, c *toolkit.Call, a *catalog.Acti
 	if errs != nil {
 		return x.refused(c, a, params, invalidParams(a, errs))
 	}
-	targets, err := safety.ExtractTargets(params)
+	targets, err := safety.ExtractTargets(params, targetParams(a)...)
 	if err != nil {
 		return x.refused(c, a, params, toolkit.Fail(toolkit.KindInvalidParams, a.Name+": "+err.Error()+"; nothing was sent", "pass params as a JSON object"))
 	}
@@ -147,7 +147,7 @@ func (x *executor) refused(c *toolkit.Call, a *catalog.Action, params json.RawMe
 	if !x.audits(a) {
 		return r
 	}
-	targets, _ := safety.ExtractTargets(params)
+	targets, _ := safety.ExtractTargets(params, targetParams(a)...)
 	entry, err := x.safety.Audit.Begin()
 	if err != nil {
 		x.log.Warn("audit", "action", a.Name, "problem", err.Error())
