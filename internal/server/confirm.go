@@ -283,6 +283,13 @@ func confirmAnswer(a *catalog.Action, resp *mcp.ElicitResult, withAction bool, r
 			return toolkit.Fail(toolkit.KindInvalidAnswer, fmt.Sprintf("the confirmation's answer has action %q; nothing was run", resp.Action), restart), false
 		}
 	}
+	if withAction {
+		// The form asked for confirm alone; with the combined form the
+		// caller has checked the fields.
+		if r, ok := extraFields(resp.Content, restart, confirmField); !ok {
+			return r, false
+		}
+	}
 	v, present := resp.Content[confirmField]
 	yes, isBool := v.(bool)
 	switch {

@@ -207,6 +207,13 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, fmt.Sprintf("the form's answer has action %q; nothing was run", resp.Action), restart))
 	}
 
+	asked := []string{answerField}
+	if claims.Confirm {
+		asked = append(asked, confirmField)
+	}
+	if r, ok := extraFields(resp.Content, restart, asked...); !ok {
+		return refuse(r)
+	}
 	text, ok := resp.Content[answerField].(string)
 	if !ok {
 		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the answer has no "+answerField+" string; nothing was run", restart))
