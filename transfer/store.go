@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"unicode"
@@ -68,12 +69,26 @@ func NewStore(dir string, maxFile, quota int64) (*Store, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("transfer: the download directory %s is not a directory", dir)
 	}
+	if perm := fi.Mode().Perm(); WritableByOthers(runtime.GOOS, perm) {
+		// Used as it is, another user could plant or swap the files the
+		// server saves and reports; changing the mode is the operator's
+		// call, never the server's.
+		return nil, fmt.Errorf("transfer: the download directory %s can be written by other users (mode %#o); run chmod go-w on it (chmod 700 makes it private), or choose another directory", dir, perm)
+	}
 	return &Store{
 		dir:     dir,
 		maxFile: orDefault(maxFile, DefaultMaxFileBytes),
 		quota:   orDefault(quota, DefaultDownloadQuotaBytes),
 		active:  map[string]bool{},
 	}, nil
+}
+
+// WritableByOthers reports whether a directory of mode perm on the system
+// goos (a runtime.GOOS value) can be written by users other than its
+// owner. On Windows the POSIX mode bits mean nothing (Go reports 0777 for
+// any directory it may write), so the answer there is always false.
+func WritableByOthers(goos string, perm fs.FileMode) bool {
+	return goos != "windows" && perm&0o022 != 0
 }
 
 // Dir is the download directory.

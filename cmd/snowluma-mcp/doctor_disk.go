@@ -6,6 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+
+	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
 // checkDownloadDir checks the download directory: a private directory (or
@@ -46,6 +49,13 @@ func checkDownloadDir(s StreamConfig) finding {
 	probe.Close()
 	os.Remove(probe.Name())
 	f.Verdict, f.Detail = verdictOK, dir+" is writable"
+	if perm := fi.Mode().Perm(); transfer.WritableByOthers(runtime.GOOS, perm) {
+		// As the server refuses it at start.
+		f.Verdict = verdictFail
+		f.Detail = fmt.Sprintf("%s can be written by other users (mode %#o); the server refuses it at start", dir, perm)
+		f.Fix = "run chmod go-w on it (chmod 700 makes it private)"
+		return f
+	}
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		f.Verdict = verdictWarn
 		f.Detail = fmt.Sprintf("%s is readable by other users (mode %#o); downloads may hold private files", dir, perm)
