@@ -43,7 +43,7 @@ const (
 // default as a person reads it.
 type env struct {
 	Endpoint   string `envconfig:"ENDPOINT" shown:"unset (docs mode)" desc:"SnowLuma OneBot HTTP endpoint: an absolute http(s) URL such as http://127.0.0.1:3000/, without credentials, query or fragment. Unset: docs mode, nothing is executed."`
-	Token      string `envconfig:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Give the bare token: surrounding white space is trimmed; a control character or a 'Bearer ' prefix stops the server at start. Never logged, returned or written to disk."`
+	Token      string `envconfig:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Give the bare token: surrounding white space is trimmed; a control character, an invisible one anywhere (zero-width space U+200B, byte-order mark U+FEFF, bidirectional controls such as U+202E) or a 'Bearer ' prefix stops the server at start. Never logged, returned or written to disk."`
 	Timeout    string `envconfig:"TIMEOUT_MS" default:"30000" shown:"30000" desc:"Timeout of one ordinary action call, in milliseconds (1 to 86400000)."`
 	Mode       string `envconfig:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
 	Events     string `envconfig:"EVENTS_URL" shown:"unset (no event tools)" desc:"SnowLuma's WebSocket server, which carries events: a ws:// or wss:// URL such as ws://127.0.0.1:3001/ (SnowLuma's default: port 3001, path /), without credentials, query or fragment (the token goes in the Authorization header). Set: read and write modes offer subscribe_events and unsubscribe_events. Never guessed from the endpoint; redirects are never followed."`
@@ -59,12 +59,12 @@ type env struct {
 	Confirm       string `envconfig:"CONFIRM" default:"none" shown:"none" desc:"none, destructive or writes: which actions a person must confirm through a form before they run (destructive: kicks, leaving a group, recalls, deletions...; writes: every write action)."`
 	SendInterval  string `envconfig:"SEND_MIN_INTERVAL_MS" default:"1000" shown:"1000" desc:"Least milliseconds between two message sends to the same group or user (0 to 86400000; 0 turns it off). A faster send is refused with kind rate_limited."`
 	SendPerMinute string `envconfig:"SEND_PER_MINUTE" default:"20" shown:"20" desc:"Most message sends in any minute across all targets (0 to 100000; 0 turns it off). A send over it is refused with kind rate_limited."`
-	Groups        string `envconfig:"ALLOWED_GROUPS" shown:"unset (any group)" desc:"Comma-separated group numbers the actions may name in group_id; any other is refused with kind target_not_allowed, reads included."`
-	Users         string `envconfig:"ALLOWED_USERS" shown:"unset (any user)" desc:"Comma-separated QQ numbers the actions may name in user_id; any other is refused with kind target_not_allowed, reads included."`
+	Groups        string `envconfig:"ALLOWED_GROUPS" shown:"unset (any group)" desc:"Comma-separated group numbers the actions may name in group_id (or a param whose catalog role is group_id); any other is refused with kind target_not_allowed, reads included."`
+	Users         string `envconfig:"ALLOWED_USERS" shown:"unset (any user)" desc:"Comma-separated QQ numbers the actions may name in user_id (or a param whose catalog role is user_id or member_id, such as target_id or target_uin); any other is refused with kind target_not_allowed, reads included."`
 	AuditFile     string `envconfig:"AUDIT_FILE" shown:"unset (no audit)" desc:"Absolute path of a file that gets one JSON line per write action attempted (ids and outcome only), created 0600. When it cannot be written, write actions are refused."`
 
 	// Stream transfers.
-	DownloadDir   string `envconfig:"DOWNLOAD_DIR" shown:"<user cache dir>/snowluma-mcp/downloads" desc:"Absolute directory on the MCP host where downloads are saved; created 0700 when missing."`
+	DownloadDir   string `envconfig:"DOWNLOAD_DIR" shown:"<user cache dir>/snowluma-mcp/downloads" desc:"Absolute directory on the MCP host where downloads are saved; created 0700 when missing. An existing one other users can write to stops the server at start (POSIX; run chmod go-w on it)."`
 	UploadRoot    string `envconfig:"UPLOAD_ROOT" shown:"unset (automatic upload off)" desc:"Absolute path of an existing directory: the only place invoke_action's execution.input_file may read from (symlinks resolved)."`
 	MaxFileBytes  string `envconfig:"MAX_FILE_BYTES" default:"1073741824" shown:"1073741824 (1 GiB)" desc:"Largest file a download saves or an automatic upload sends, in bytes."`
 	DownloadQuota string `envconfig:"DOWNLOAD_QUOTA_BYTES" default:"4294967296" shown:"4294967296 (4 GiB)" desc:"Most bytes the whole download directory may hold; a download that would pass it fails with kind quota."`
@@ -230,18 +230,52 @@ func editDistance(a, b string) int {
 // parseToken trims surrounding white space from the token in variable v
 // (TOKEN or EVENTS_TOKEN) and refuses what would make every call fail
 // later as a transport error: a control character (a CRLF .env file
-// leaves a carriage return) or a pasted "Bearer " prefix, since the server
-// adds that itself. Errors never echo the token.
+// leaves a carriage return), an invisible character anywhere in it (a
+// zero-width space, a byte-order mark, a bidirectional control: see
+// invisible), or a pasted "Bearer " prefix, since the server adds that
+// itself. Errors never echo the token.
 func parseToken(v, s string) (string, error) {
-	const accepted = "the bare access token on one line, without control characters or a 'Bearer ' prefix (the server sends 'Authorization: Bearer <token>' itself)"
+	const accepted = "the bare access token on one line, without control or invisible characters or a 'Bearer ' prefix (the server sends 'Authorization: Bearer <token>' itself)"
 	tok := strings.TrimSpace(s)
 	if i := strings.IndexFunc(tok, unicode.IsControl); i >= 0 {
 		return "", &ConfigError{v, fmt.Sprintf("the token contains a control character (%U), as a line break or a CRLF .env file leaves", []rune(tok[i:])[0]), accepted}
+	}
+	if i := strings.IndexFunc(tok, invisible); i >= 0 {
+		r := []rune(tok[i:])[0]
+		n := len(string(r))
+		where := "inside it"
+		switch {
+		case i == 0:
+			where = "at its start"
+		case i+n == len(tok):
+			where = "at its end"
+		}
+		return "", &ConfigError{v, fmt.Sprintf("the token holds an invisible character (%U) %s, as copying from a web page, a chat or an editor leaves; it would be sent as part of the token", r, where), accepted}
 	}
 	if len(tok) >= 7 && strings.EqualFold(tok[:7], "bearer ") {
 		return "", &ConfigError{v, "the token starts with a 'Bearer ' prefix", accepted}
 	}
 	return tok, nil
+}
+
+// invisible reports whether r shows as nothing, or changes only how the
+// text around it shows: the format characters (zero-width spaces and
+// joiners, the byte-order mark, bidirectional controls, soft hyphen,
+// tags), the variation selectors, the combining grapheme joiner and the
+// Hangul fillers. No token holds one on purpose, and a token that does
+// looks right everywhere it is shown. They are refused rather than
+// trimmed: one inside the token could not be trimmed, and removing
+// characters from a secret silently would hide a bad copy.
+func invisible(r rune) bool {
+	switch {
+	case unicode.Is(unicode.Cf, r), unicode.Is(unicode.Variation_Selector, r):
+		return true
+	}
+	switch r {
+	case '\u034F', '\u115F', '\u1160', '\u3164', '\uFFA0':
+		return true
+	}
+	return false
 }
 
 func parseConfig(e env) (*Config, error) {

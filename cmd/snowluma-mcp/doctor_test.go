@@ -192,6 +192,11 @@ func TestDoctor(t *testing.T) {
 		if f["download directory"].Verdict != "warn" || !strings.Contains(f["download directory"].Fix, "chmod 700") {
 			t.Errorf("loose download directory: %+v", f["download directory"])
 		}
+		os.Chmod(downloads, 0o777)
+		code, _, f = doctor(t, append(base, "SNOWLUMA_MCP_DOWNLOAD_DIR="+downloads)...)
+		if code != 1 || f["download directory"].Verdict != "fail" || !strings.Contains(f["download directory"].Fix, "chmod go-w") {
+			t.Errorf("shared download directory: exit %d, %+v", code, f["download directory"])
+		}
 		file := filepath.Join(t.TempDir(), "a-file")
 		os.WriteFile(file, nil, 0o600)
 		code, _, f = doctor(t, append(base, "SNOWLUMA_MCP_DOWNLOAD_DIR="+filepath.Join(file, "sub", "downloads"))...)

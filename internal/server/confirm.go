@@ -52,7 +52,7 @@ func (x *executor) perform(ctx context.Context, c *toolkit.Call, a *catalog.Acti
 	if errs != nil {
 		return x.refused(c, a, params, invalidParams(a, errs))
 	}
-	targets, err := safety.ExtractTargets(params)
+	targets, err := safety.ExtractTargets(params, targetParams(a)...)
 	if err != nil {
 		return x.refused(c, a, params, toolkit.Fail(toolkit.KindInvalidParams, a.Name+": "+err.Error()+"; nothing was sent", "pass params as a JSON object"))
 	}
@@ -148,7 +148,7 @@ func (x *executor) refused(c *toolkit.Call, a *catalog.Action, params json.RawMe
 	if !x.audits(a) {
 		return r
 	}
-	targets, _ := safety.ExtractTargets(params)
+	targets, _ := safety.ExtractTargets(params, targetParams(a)...)
 	entry, err := x.safety.Audit.Begin()
 	if err != nil {
 		x.log.Warn("audit", "action", a.Name, "problem", err.Error())
@@ -313,6 +313,13 @@ func confirmAnswer(a *catalog.Action, resp *mcp.ElicitResult, withAction bool, r
 			return toolkit.Fail(toolkit.KindCancelled, "the person cancelled the confirmation of "+a.Name+"; nothing was run", restart), false
 		default:
 			return toolkit.Fail(toolkit.KindInvalidAnswer, fmt.Sprintf("the confirmation's answer has action %q; nothing was run", resp.Action), restart), false
+		}
+	}
+	if withAction {
+		// The form asked for confirm alone; with the combined form the
+		// caller has checked the fields.
+		if r, ok := extraFields(resp.Content, restart, confirmField); !ok {
+			return r, false
 		}
 	}
 	v, present := resp.Content[confirmField]

@@ -322,6 +322,16 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 	}
 
 	fields, asJSON := splitMissing(a, claims.Missing)
+	asked := fieldNames(fields)
+	if len(asJSON) > 0 {
+		asked = append(asked, answerField)
+	}
+	if claims.Confirm {
+		asked = append(asked, confirmField)
+	}
+	if r, ok := extraFields(resp.Content, restart, asked...); !ok {
+		return refuse(r)
+	}
 	answer := map[string]json.RawMessage{}
 	if len(asJSON) > 0 {
 		text, ok := resp.Content[answerField].(string)
