@@ -31,7 +31,7 @@ func TestFormAnswersWithExtraFields(t *testing.T) {
 			{"confirmation", "invoke_action", kick, map[string]any{"confirm": true, "extra": 1}},
 			{"confirmation via with_input", "invoke_action_with_input", kick, map[string]any{"confirm": true, "params_json": `{}`}},
 			{"missing params", "invoke_action_with_input", partialSend, map[string]any{"params_json": `{"message":"hi"}`, "confirm": true}},
-			{"combined", "invoke_action_with_input", partialKick, map[string]any{"params_json": `{"user_id":30002}`, "confirm": true, "note": "x"}},
+			{"combined", "invoke_action_with_input", partialKick, map[string]any{"user_id": 30002, "confirm": true, "note": "x"}},
 		} {
 			c.answer(&mcp.ElicitResult{Action: "accept", Content: tc.answer})
 			res, r := callTool(t, cs, tc.tool, tc.args)
@@ -54,7 +54,7 @@ func TestFormAnswersWithExtraFields(t *testing.T) {
 		}{
 			{"confirmation", "invoke_action", kick, map[string]any{"confirm": true}},
 			{"missing params", "invoke_action_with_input", partialSend, map[string]any{"params_json": `{"message":"hi"}`}},
-			{"combined", "invoke_action_with_input", partialKick, map[string]any{"params_json": `{"user_id":30002}`, "confirm": true}},
+			{"combined", "invoke_action_with_input", partialKick, map[string]any{"user_id": 30002, "confirm": true}},
 		} {
 			c.answer(&mcp.ElicitResult{Action: "accept", Content: tc.answer})
 			if _, r := callTool(t, cs, tc.tool, tc.args); r.Diagnostics.Outcome != "success" {

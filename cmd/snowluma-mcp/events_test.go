@@ -695,8 +695,8 @@ func refusedSubscribe(t *testing.T, cs *mcp.ClientSession, kind string) toolResu
 	if !res.IsError || r.Diagnostics.Kind != kind {
 		t.Fatalf("subscribe_events: %s %+v, want kind %s", r.Result, r.Diagnostics, kind)
 	}
-	if uris := resourceURIs(t, cs); !slices.Equal(uris, []string{"snowluma://onebot/actions"}) {
-		t.Errorf("resources after a refused subscribe: %v", uris)
+	if uris := resourceURIs(t, cs); !slices.Equal(uris, []string{"snowluma://mcp/failure-kinds", "snowluma://onebot/actions"}) {
+		t.Errorf("resources after a refused subscribe: %v, want only the static ones", uris)
 	}
 	if rt := runtimeEvents(t, cs); rt.Events == nil || rt.Events.Status != "not_connected" {
 		t.Errorf("runtime after a refused subscribe: %+v", rt.Events)
