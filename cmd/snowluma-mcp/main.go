@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/listen"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/internal/stdio"
@@ -88,10 +89,12 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 
 	policy := cfg.Safety
 	policy.Pacer = safety.NewPacer(cfg.SendInterval, cfg.SendPerMinute, nil)
-	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, SkipParamsCheck: !cfg.ValidateParams, Log: stderr, Safety: &policy, Lang: cfg.Lang}
+	// The one bot this process drives, built once and handed to the server.
+	b := &backend.Backend{Safety: &policy, SkipParamsCheck: !cfg.ValidateParams}
+	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, Backend: b, Log: stderr, Lang: cfg.Lang}
 	if cfg.Mode != server.ModeDocs {
 		st := cfg.Streams
-		opts.Client, err = transfer.New(transfer.Options{
+		b.Client, err = transfer.New(transfer.Options{
 			Endpoint:             cfg.Endpoint.String(),
 			Token:                cfg.Token,
 			Timeout:              time.Duration(cfg.TimeoutMS) * time.Millisecond,
@@ -105,12 +108,12 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 			fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
 			return exitFailed
 		}
-		if opts.Downloads, err = transfer.NewStore(st.DownloadDir, st.MaxFileBytes, st.QuotaBytes); err != nil {
+		if b.Downloads, err = transfer.NewStore(st.DownloadDir, st.MaxFileBytes, st.QuotaBytes); err != nil {
 			fmt.Fprintf(stderr, "%s: configuration error: %s_DOWNLOAD_DIR: %v\n", server.Name, envPrefix, err)
 			return exitUsage
 		}
 		if st.UploadRoot != "" {
-			if opts.UploadRoot, err = transfer.NewUploadRoot(st.UploadRoot); err != nil {
+			if b.Uploads, err = transfer.NewUploadRoot(st.UploadRoot); err != nil {
 				fmt.Fprintf(stderr, "%s: configuration error: %s_UPLOAD_ROOT: %v\n", server.Name, envPrefix, err)
 				return exitUsage
 			}
@@ -119,20 +122,20 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	if cfg.EventsURL != nil {
 		// Nothing connects until the first subscribe_events; the end of
 		// the session releases every event resource and closes the socket.
-		opts.Events = events.New(events.Options{URL: cfg.EventsURL.String(), Token: cfg.EventsToken,
+		b.Events = events.New(events.Options{URL: cfg.EventsURL.String(), Token: cfg.EventsToken,
 			AllowGroups: policy.Groups.Sorted(), AllowUsers: policy.Users.Sorted()})
-		defer opts.Events.Close()
+		defer b.Events.Close()
 	}
 	var taskStreams *listen.Streams
 	if cfg.TaskDir != "" {
 		store, err := tasks.Open(cfg.TaskDir, tasks.Scope{Mode: string(cfg.Mode), Endpoint: cfg.Endpoint.String(), Token: cfg.Token}, tasks.Options{})
 		if err != nil {
 			// The server still serves; the task tools say why they are off.
-			opts.TasksProblem = err.Error()
+			b.TasksProblem = err.Error()
 			fmt.Fprintf(stderr, "%s: background tasks are off: %v\n", server.Name, err)
 		} else {
 			runner := tasks.NewRunner(store)
-			opts.Tasks = runner
+			b.Tasks = runner
 			taskStreams = listen.New(server.TasksExtension, func(id string) bool { _, err := store.Get(id); return err == nil })
 			opts.TaskStreams = taskStreams
 			defer store.Close()
@@ -200,10 +203,10 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 
 	stop := func(why any) int {
 		shutdown(tr, why, sigs, served, stderr)
-		if opts.Events != nil {
+		if b.Events != nil {
 			// A WebSocket close handshake may wait seconds for SnowLuma;
 			// the deferred Close then finds nothing left to close.
-			within(250*time.Millisecond, opts.Events.Close)
+			within(250*time.Millisecond, b.Events.Close)
 		}
 		return exitOK
 	}

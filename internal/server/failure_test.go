@@ -15,8 +15,8 @@ import (
 func TestTransportFailureReadOnly(t *testing.T) {
 	for _, kind := range []transfer.Kind{transfer.KindTimeout, transfer.KindCancelled} {
 		err := &transfer.Error{Kind: kind, Op: "get_status", Err: context.DeadlineExceeded}
-		read := transportFailure(err, true).Diag
-		write := transportFailure(err, false).Diag
+		read := failure(err, true, false).Diag
+		write := failure(err, false, false).Diag
 		if !strings.Contains(read.NextStep, "only reads") || strings.Contains(read.NextStep, "may") {
 			t.Errorf("%s of a read: %q", kind, read.NextStep)
 		}
@@ -29,7 +29,7 @@ func TestTransportFailureReadOnly(t *testing.T) {
 	}
 	// Other kinds do not depend on the flag.
 	err := &transfer.Error{Kind: transfer.KindProtocol, Op: "get_status"}
-	if transportFailure(err, true).Diag != transportFailure(err, false).Diag {
+	if failure(err, true, false).Diag != failure(err, false, false).Diag {
 		t.Error("a protocol failure's diagnostics depend on readOnly")
 	}
 }
