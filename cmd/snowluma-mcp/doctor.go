@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
@@ -104,13 +106,13 @@ func printReport(w io.Writer, r *report) {
 // diagnose runs every check that applies to the environment.
 func diagnose(ctx context.Context) *report {
 	r := &report{Version: server.Version, CatalogVersion: catalog.Version}
-	cfg, err := loadConfig()
+	cfg, err := config.Load(os.Environ())
 	if err != nil {
 		f := finding{Check: "configuration", Verdict: verdictFail, Detail: err.Error()}
-		var ce *ConfigError
+		var ce *config.Error
 		if errors.As(err, &ce) {
 			f.Detail = ce.Var + ": " + ce.Problem
-			f.Fix = fmt.Sprintf("set %s_%s to %s", envPrefix, ce.Var, ce.Accepted)
+			f.Fix = fmt.Sprintf("set %s_%s to %s", config.Prefix, ce.Var, ce.Accepted)
 		}
 		r.add(f)
 		return r
@@ -161,7 +163,7 @@ func diagnose(ctx context.Context) *report {
 
 // eventsTokenState says whether SNOWLUMA_MCP_EVENTS_TOKEN is set, or
 // inherits SNOWLUMA_MCP_TOKEN, or there is no token at all; never its value.
-func eventsTokenState(cfg *Config) string {
+func eventsTokenState(cfg *config.Config) string {
 	if cfg.EventsTokenFrom == "inherited" {
 		return "inherited from SNOWLUMA_MCP_TOKEN"
 	}
@@ -170,7 +172,7 @@ func eventsTokenState(cfg *Config) string {
 
 // checkSnowLuma asks SnowLuma three read-only questions: who is logged in,
 // whether the account is online, and which version it runs.
-func checkSnowLuma(ctx context.Context, r *report, cfg *Config) {
+func checkSnowLuma(ctx context.Context, r *report, cfg *config.Config) {
 	timeout := min(time.Duration(cfg.TimeoutMS)*time.Millisecond, checkTimeout)
 	client, err := transfer.New(transfer.Options{Endpoint: cfg.Endpoint.String(), Token: cfg.Token, Timeout: timeout, MaxBodyBytes: cfg.MaxBodyBytes})
 	if err != nil {
@@ -305,7 +307,7 @@ func sameVersion(app, catalogVersion string) bool {
 // first subscribe_events would, and reads until the first frame or a close
 // within checkTimeout. SnowLuma upgrades before it checks the token, so
 // only its greeting (lifecycle connect) shows that the token is accepted.
-func checkEvents(ctx context.Context, cfg *Config) finding {
+func checkEvents(ctx context.Context, cfg *config.Config) finding {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	where := cfg.EventsURL.String()

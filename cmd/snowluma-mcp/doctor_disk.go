@@ -9,12 +9,13 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/dirperm"
 )
 
 // checkDownloadDir checks the download directory: a private directory (or
 // one the server will create), with room for the download quota.
-func checkDownloadDir(s StreamConfig) finding {
+func checkDownloadDir(s config.StreamConfig) finding {
 	f := finding{Check: "download directory"}
 	dir := s.DownloadDir
 	fi, err := os.Stat(dir)

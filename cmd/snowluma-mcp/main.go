@@ -16,14 +16,13 @@ import (
 	"sync"
 	"syscall"
 	"text/tabwriter"
-	"text/template"
 	"time"
 
-	"github.com/kelseyhightower/envconfig"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/listen"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/internal/stdio"
@@ -78,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
 
-	cfg, err := loadConfig()
+	cfg, err := config.Load(os.Environ())
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: configuration error: %v\n", server.Name, err)
 		return exitUsage
@@ -109,12 +108,12 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 			return exitFailed
 		}
 		if b.Downloads, err = transfer.NewStore(st.DownloadDir, st.MaxFileBytes, st.QuotaBytes); err != nil {
-			fmt.Fprintf(stderr, "%s: configuration error: %s_DOWNLOAD_DIR: %v\n", server.Name, envPrefix, err)
+			fmt.Fprintf(stderr, "%s: configuration error: %s_DOWNLOAD_DIR: %v\n", server.Name, config.Prefix, err)
 			return exitUsage
 		}
 		if st.UploadRoot != "" {
 			if b.Uploads, err = transfer.NewUploadRoot(st.UploadRoot); err != nil {
-				fmt.Fprintf(stderr, "%s: configuration error: %s_UPLOAD_ROOT: %v\n", server.Name, envPrefix, err)
+				fmt.Fprintf(stderr, "%s: configuration error: %s_UPLOAD_ROOT: %v\n", server.Name, config.Prefix, err)
 				return exitUsage
 			}
 		}
@@ -323,9 +322,8 @@ Environment:
 `, server.Name, server.Version, catalog.Version, server.Name)
 	tw := tabwriter.NewWriter(w, 1, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "VARIABLE\tDEFAULT\tMEANING")
-	tmpl := template.Must(template.New("usage").Parse(usage))
-	if err := envconfig.Usaget(envPrefix, &env{}, tw, tmpl); err != nil {
-		fmt.Fprintf(w, "(could not list variables: %v)\n", err)
+	for _, v := range config.Variables() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, v.Shown, v.Meaning)
 	}
 	tw.Flush()
 }
