@@ -20,15 +20,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
-	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/listen"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/internal/stdio"
-	"github.com/snowluma/snowluma-mcp/safety"
-	"github.com/snowluma/snowluma-mcp/tasks"
-	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
 // Exit statuses.
@@ -86,60 +82,31 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 		fmt.Fprintf(stderr, "%s: %s\n", server.Name, n)
 	}
 
-	policy := cfg.Safety
-	policy.Pacer = safety.NewPacer(cfg.SendInterval, cfg.SendPerMinute, nil)
-	// The one bot this process drives, built once and handed to the server.
-	b := &backend.Backend{Safety: &policy, SkipParamsCheck: !cfg.ValidateParams}
+	// The one bot this process drives, built once and handed to the
+	// server. Nothing connects yet: the event socket waits for the first
+	// subscribe_events, and the end of the session releases every event
+	// resource and closes it.
+	b, err := backend.Open(cfg, server.Name+"/"+server.Version)
+	var bad *backend.SettingError
+	if errors.As(err, &bad) {
+		fmt.Fprintf(stderr, "%s: configuration error: %v\n", server.Name, err)
+		return exitUsage
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
+		return exitFailed
+	}
+	defer b.Close()
+	if b.TasksProblem != "" {
+		// The server still serves; the task tools say why they are off.
+		fmt.Fprintf(stderr, "%s: background tasks are off: %s\n", server.Name, b.TasksProblem)
+	}
 	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, Backend: b, Log: stderr, Lang: cfg.Lang}
-	if cfg.Mode != server.ModeDocs {
-		st := cfg.Streams
-		b.Client, err = transfer.New(transfer.Options{
-			Endpoint:             cfg.Endpoint.String(),
-			Token:                cfg.Token,
-			Timeout:              time.Duration(cfg.TimeoutMS) * time.Millisecond,
-			MaxBodyBytes:         cfg.MaxBodyBytes,
-			StreamConnectTimeout: time.Duration(st.ConnectTimeoutMS) * time.Millisecond,
-			StreamIdleTimeout:    time.Duration(st.IdleTimeoutMS) * time.Millisecond,
-			MaxStreams:           st.MaxStreams,
-			UserAgent:            server.Name + "/" + server.Version,
-		})
-		if err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
-			return exitFailed
-		}
-		if b.Downloads, err = transfer.NewStore(st.DownloadDir, st.MaxFileBytes, st.QuotaBytes); err != nil {
-			fmt.Fprintf(stderr, "%s: configuration error: %s_DOWNLOAD_DIR: %v\n", server.Name, config.Prefix, err)
-			return exitUsage
-		}
-		if st.UploadRoot != "" {
-			if b.Uploads, err = transfer.NewUploadRoot(st.UploadRoot); err != nil {
-				fmt.Fprintf(stderr, "%s: configuration error: %s_UPLOAD_ROOT: %v\n", server.Name, config.Prefix, err)
-				return exitUsage
-			}
-		}
-	}
-	if cfg.EventsURL != nil {
-		// Nothing connects until the first subscribe_events; the end of
-		// the session releases every event resource and closes the socket.
-		b.Events = events.New(events.Options{URL: cfg.EventsURL.String(), Token: cfg.EventsToken,
-			AllowGroups: policy.Groups.Sorted(), AllowUsers: policy.Users.Sorted()})
-		defer b.Events.Close()
-	}
 	var taskStreams *listen.Streams
-	if cfg.TaskDir != "" {
-		store, err := tasks.Open(cfg.TaskDir, tasks.Scope{Mode: string(cfg.Mode), Endpoint: cfg.Endpoint.String(), Token: cfg.Token}, tasks.Options{})
-		if err != nil {
-			// The server still serves; the task tools say why they are off.
-			b.TasksProblem = err.Error()
-			fmt.Fprintf(stderr, "%s: background tasks are off: %v\n", server.Name, err)
-		} else {
-			runner := tasks.NewRunner(store)
-			b.Tasks = runner
-			taskStreams = listen.New(server.TasksExtension, func(id string) bool { _, err := store.Get(id); return err == nil })
-			opts.TaskStreams = taskStreams
-			defer store.Close()
-			defer runner.Close()
-		}
+	if b.Tasks != nil {
+		store := b.Tasks.Store()
+		taskStreams = listen.New(server.TasksExtension, func(id string) bool { _, err := store.Get(id); return err == nil })
+		opts.TaskStreams = taskStreams
 	}
 	out := newAnswerWatch(stdout)
 	tr := stdio.New(os.Stdin, out, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name, EndGrace: endGrace})

@@ -5,12 +5,16 @@
 // once, from configuration, and handed to the server's features, so that a
 // second bot later is a second Backend, not edits across the server.
 //
-// The package knows no MCP: it only gathers the domain packages' values
-// and their defaults.
+// The package knows no MCP: it only builds the domain packages' values
+// from the configuration and gives their defaults.
 package backend
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
@@ -68,4 +72,80 @@ func (b *Backend) MaxFileBytes() int64 {
 		return b.Downloads.MaxFileBytes()
 	}
 	return 0
+}
+
+// A SettingError is a setting that names something unusable (a download
+// directory that cannot be made private, say): a configuration error.
+type SettingError struct {
+	Var string // the variable without its prefix, DOWNLOAD_DIR
+	Err error
+}
+
+func (e *SettingError) Error() string { return fmt.Sprintf("%s_%s: %v", config.Prefix, e.Var, e.Err) }
+
+func (e *SettingError) Unwrap() error { return e.Err }
+
+// Open builds the backend cfg describes, identifying itself to SnowLuma as
+// userAgent. In docs mode it has no client and no stores. A task directory
+// that cannot be opened does not fail Open: background tasks are off, for
+// the reason in TasksProblem. The caller closes the backend.
+func Open(cfg *config.Config, userAgent string) (*Backend, error) {
+	policy := cfg.Safety
+	policy.Pacer = safety.NewPacer(cfg.SendInterval, cfg.SendPerMinute, nil)
+	b := &Backend{Safety: &policy, SkipParamsCheck: !cfg.ValidateParams}
+	if cfg.Mode != config.ModeDocs {
+		st := cfg.Streams
+		var err error
+		b.Client, err = transfer.New(transfer.Options{
+			Endpoint:             cfg.Endpoint.String(),
+			Token:                cfg.Token,
+			Timeout:              time.Duration(cfg.TimeoutMS) * time.Millisecond,
+			MaxBodyBytes:         cfg.MaxBodyBytes,
+			StreamConnectTimeout: time.Duration(st.ConnectTimeoutMS) * time.Millisecond,
+			StreamIdleTimeout:    time.Duration(st.IdleTimeoutMS) * time.Millisecond,
+			MaxStreams:           st.MaxStreams,
+			UserAgent:            userAgent,
+		})
+		if err != nil {
+			return nil, err
+		}
+		if b.Downloads, err = transfer.NewStore(st.DownloadDir, st.MaxFileBytes, st.QuotaBytes); err != nil {
+			return nil, &SettingError{"DOWNLOAD_DIR", err}
+		}
+		if st.UploadRoot != "" {
+			if b.Uploads, err = transfer.NewUploadRoot(st.UploadRoot); err != nil {
+				return nil, &SettingError{"UPLOAD_ROOT", err}
+			}
+		}
+	}
+	if cfg.EventsURL != nil {
+		// Nothing connects until the first subscribe_events.
+		b.Events = events.New(events.Options{URL: cfg.EventsURL.String(), Token: cfg.EventsToken,
+			AllowGroups: policy.Groups.Sorted(), AllowUsers: policy.Users.Sorted()})
+	}
+	if cfg.TaskDir != "" {
+		endpoint := ""
+		if cfg.Endpoint != nil {
+			endpoint = cfg.Endpoint.String()
+		}
+		store, err := tasks.Open(cfg.TaskDir, tasks.Scope{Mode: string(cfg.Mode), Endpoint: endpoint, Token: cfg.Token}, tasks.Options{})
+		if err != nil {
+			b.TasksProblem = err.Error()
+		} else {
+			b.Tasks = tasks.NewRunner(store)
+		}
+	}
+	return b, nil
+}
+
+// Close stops the background tasks, closes their store and then the event
+// connection. The other values hold nothing open.
+func (b *Backend) Close() {
+	if b.Tasks != nil {
+		b.Tasks.Close()
+		b.Tasks.Store().Close()
+	}
+	if b.Events != nil {
+		b.Events.Close()
+	}
 }
