@@ -110,10 +110,10 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	}
 	out := newAnswerWatch(stdout)
 	tr := stdio.New(os.Stdin, out, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name, EndGrace: endGrace})
-	opts.Pass = tr.Pass // the server's one session runs on tr
-	// The output schemas are checked with the catalog (catalogload.go).
+	// The server's one session runs on tr; the output schemas are checked
+	// with the catalog (catalogload.go).
 	var checkOutputs func() error
-	opts.CheckOutputsLater = func(check func() error) { checkOutputs = check }
+	opts.Speed = server.Speed{PassEncoded: tr.Pass, CheckOutputsLater: func(check func() error) { checkOutputs = check }}
 	s, err := server.New(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)

@@ -52,7 +52,7 @@ func BenchmarkCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	rs := rawConnect(b, func(pass func([]byte) []byte) (*mcp.Server, error) {
-		return New(Options{Catalog: catalog.Preload(), Mode: ModeWrite, Backend: &backend.Backend{Client: client}, Pass: pass})
+		return New(Options{Catalog: catalog.Preload(), Mode: ModeWrite, Backend: &backend.Backend{Client: client}, Speed: Speed{PassEncoded: pass}})
 	})
 	for _, c := range benchCalls {
 		b.Run(c.name, func(b *testing.B) {

@@ -281,7 +281,7 @@ func docsFeature(d *deps) (feature, error) {
 		tools:        docsTools(d.catalog),
 		instructions: instructions(d.mode),
 		attach: func(s *mcp.Server) error {
-			addCatalogResource(s, d.catalog, d.opts.Pass)
+			addCatalogResource(s, d.catalog, d.opts.Speed.PassEncoded)
 			return addKindsResource(s)
 		},
 	}, nil

@@ -73,15 +73,9 @@ type Options struct {
 	// long a legacy client's answer to elicitation/create is waited for;
 	// 0 means seal.DefaultTTL (ten minutes). Tests shorten it.
 	ContinuationTTL time.Duration
-	// Pass, when set, hands answers the server has encoded (tools/list,
-	// tool results) to the transport instead of the SDK's encoder: the
-	// binary sets it to its stdio.Transport's Pass. Leave it nil for any
-	// other transport.
-	Pass func(result []byte) []byte
-	// CheckOutputsLater, when set, takes the check of the tools' output
-	// schemas instead of New running it (see toolkit.Config): the binary
-	// runs it after its first answer and stops on its error.
-	CheckOutputsLater func(check func() error)
+	// Speed holds the speed tricks the binary turns on (see Speed); leave
+	// it zero for any other transport.
+	Speed Speed
 }
 
 // New builds the MCP server for opts: the shared pieces once, then each
@@ -129,7 +123,7 @@ func New(opts Options) (*mcp.Server, error) {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "SnowLuma OneBot", Version: Version}, sopts)
 	s.AddReceivingMiddleware(refuseUnsupportedInitialize)
-	cfg := toolkit.Config{Mode: opts.Mode, Log: d.log, Pass: opts.Pass, CheckOutputsLater: opts.CheckOutputsLater}
+	cfg := toolkit.Config{Mode: opts.Mode, Log: d.log, CheckOutputsLater: opts.Speed.CheckOutputsLater}
 	if err := toolkit.Register(s, cfg, specs...); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

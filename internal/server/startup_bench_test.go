@@ -28,7 +28,7 @@ func BenchmarkNew(b *testing.B) {
 	}
 	options := func(mode Mode, check *func() error) Options {
 		b := &backend.Backend{}
-		opts := Options{Catalog: cat, Mode: mode, CheckOutputsLater: func(c func() error) { *check = c }, Backend: b}
+		opts := Options{Catalog: cat, Mode: mode, Speed: Speed{CheckOutputsLater: func(c func() error) { *check = c }}, Backend: b}
 		if mode != ModeDocs {
 			b.Client = client
 		}

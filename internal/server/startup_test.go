@@ -19,7 +19,7 @@ func TestOutputChecksLater(t *testing.T) {
 	for _, mode := range []Mode{ModeDocs, ModeRead, ModeWrite} {
 		var checks []func() error
 		b := &backend.Backend{}
-		opts := Options{Catalog: catalog.Preload(), Mode: mode, CheckOutputsLater: func(c func() error) { checks = append(checks, c) }, Backend: b}
+		opts := Options{Catalog: catalog.Preload(), Mode: mode, Speed: Speed{CheckOutputsLater: func(c func() error) { checks = append(checks, c) }}, Backend: b}
 		if mode != ModeDocs {
 			b.Client = client
 		}

@@ -148,7 +148,7 @@ func (x *executor) launch(ctx context.Context, c *toolkit.Call, a *catalog.Actio
 		return toolkit.Fail(toolkit.KindTaskStore, "the task could not be recorded, so nothing was started: "+err.Error(),
 			"check that SNOWLUMA_MCP_TASK_DIR is writable and has free space")
 	}
-	return toolkit.Handoff(&taskHandle{ResultType: "task", taskView: view(rec)}, toolkit.Diagnostics{Outcome: toolkit.OutcomeSuccess})
+	return toolkit.Substitute(&taskHandle{ResultType: "task", taskView: view(rec)}, toolkit.Diagnostics{Outcome: toolkit.OutcomeSuccess})
 }
 
 func (t *taskService) list(_ context.Context, _ *toolkit.Call, in listTasksArgs) toolkit.Reply {
