@@ -33,3 +33,21 @@ func TestTransportFailureReadOnly(t *testing.T) {
 		t.Error("a protocol failure's diagnostics depend on readOnly")
 	}
 }
+
+// TestFailureStepsOfStreams: the one table gives a stream its own next
+// step where the cause differs, a kind only streams report is reported as
+// such only for a stream, and a body over the limit is told how to fit
+// either way.
+func TestFailureStepsOfStreams(t *testing.T) {
+	timeout := &transfer.Error{Kind: transfer.KindTimeout, Op: "download_file_stream", Err: context.DeadlineExceeded}
+	if d := failure(timeout, true, true).Diag; d.Kind != toolkit.KindTimeout || !strings.Contains(d.NextStep, "STREAM_IDLE_TIMEOUT_MS") {
+		t.Errorf("stream timeout: %+v", d)
+	}
+	busy := &transfer.Error{Kind: transfer.KindBusy, Op: "download_file_stream"}
+	if d := failure(busy, false, true).Diag; d.Kind != toolkit.KindBusy || !strings.Contains(d.NextStep, "MAX_STREAMS") {
+		t.Errorf("stream busy: %+v", d)
+	}
+	if d := failure(busy, false, false).Diag; d.Kind != toolkit.KindTransport {
+		t.Errorf("busy outside a stream: %+v", d)
+	}
+}
