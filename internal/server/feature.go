@@ -4,6 +4,7 @@ import (
 	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
@@ -47,8 +48,9 @@ type deps struct {
 	opts    Options
 	mode    Mode
 	catalog catalogSource
-	exec    *executor     // the pipeline; its backend is the server's
-	events  *eventService // nil without events
-	sealer  *seal.Sealer  // continuations of every form
-	log     *slog.Logger  // the one line per call, and warnings
+	backend *backend.Backend // the bot; never nil
+	exec    *executor        // the pipeline over backend
+	events  *eventService    // nil without events
+	sealer  *seal.Sealer     // continuations of every form
+	log     *slog.Logger     // the one line per call, and warnings
 }

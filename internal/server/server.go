@@ -161,7 +161,7 @@ func newDeps(opts Options) (*deps, error) {
 	}
 	cat := catalogSource(opts.Catalog)
 	x := newExecutor(cat, b, opts.Mode, sealer, cmp.Or(opts.Lang, lang.En), log)
-	return &deps{opts: opts, mode: opts.Mode, catalog: cat, exec: x, events: newEventService(b.Events, opts.Mode, x.safety), sealer: sealer, log: log}, nil
+	return &deps{opts: opts, mode: opts.Mode, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety), sealer: sealer, log: log}, nil
 }
 
 func instructions(m Mode) string {

@@ -41,7 +41,7 @@ type taskService struct {
 // methods over the backend's task runner, and pushes its status changes to
 // the listen streams when opts.TaskStreams is set.
 func tasksFeature(d *deps) (feature, error) {
-	b := d.exec.backend
+	b := d.backend
 	t := newTaskService(d.exec, b.Tasks, b.TasksProblem)
 	if b.Tasks != nil && d.opts.TaskStreams != nil {
 		b.Tasks.OnChange(t.pushTo(d.opts.TaskStreams, d.log))
