@@ -87,10 +87,28 @@ type encodings struct{ brief, full []byte }
 // A Param is one declared action parameter. Schema is a JSON Schema
 // (2020-12) fragment for its value, defaults included.
 type Param struct {
-	Name        string          `json:"name"`
-	Required    bool            `json:"required"`
+	Name     string `json:"name"`
+	Required bool   `json:"required"`
+	// Role says what the value identifies, as SnowLuma's own catalog
+	// does (RoleGroup, RoleUser, RoleMember, or another such as
+	// message_id or file_id); for an array it is what each item
+	// identifies. Empty when the value identifies nothing.
+	Role        string          `json:"role,omitempty"`
 	Description string          `json:"description"`
 	Schema      json.RawMessage `json:"schema"`
+}
+
+// The roles of params that name a target: a group, or a person (a member
+// is a person in a group).
+const (
+	RoleGroup  = "group_id"
+	RoleUser   = "user_id"
+	RoleMember = "member_id"
+)
+
+// Target reports whether the param names a group or a person.
+func (p Param) Target() bool {
+	return p.Role == RoleGroup || p.Role == RoleUser || p.Role == RoleMember
 }
 
 // An Example is an illustrative call. It is never executed by the catalog.
@@ -348,8 +366,11 @@ func (a *Action) JSON() ([]byte, error) {
 	return e.full, err
 }
 
-// BriefJSON returns a's Brief as JSON, an element of list and search
-// answers.
+// BriefJSON returns a's light entry as JSON, an element of list and search
+// answers: its name, the first clause of its summary, its aliases when it
+// has any, and its flags when set (readOnly and stream when true,
+// supported when false, sensitive, destructive, send). The whole Brief is
+// in JSON (get_action) and in the catalog resource.
 func (a *Action) BriefJSON() ([]byte, error) {
 	e, err := a.encodings()
 	return e.brief, err
@@ -363,7 +384,7 @@ func (a *Action) encodings() (encodings, error) {
 }
 
 func (a *Action) encode() (encodings, error) {
-	brief, err := encode(&a.Brief)
+	brief, err := encode(a.Brief.Entry())
 	if err != nil {
 		return encodings{}, fmt.Errorf("catalog: encoding %s: %w", a.Name, err)
 	}

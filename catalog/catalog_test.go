@@ -226,7 +226,7 @@ func TestEncodings(t *testing.T) {
 		full, err := a.JSON()
 		same(a.Name, full, err, a)
 		brief, err := a.BriefJSON()
-		same(a.Name+" brief", brief, err, a.Brief)
+		same(a.Name+" brief", brief, err, a.Brief.Entry())
 		if again, _ := a.JSON(); &again[0] != &full[0] {
 			t.Errorf("%s: encoded anew", a.Name)
 		}
@@ -239,4 +239,36 @@ func jsonEqual(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
+}
+
+// TestShortSummary checks the light entry's summary: the first clause past
+// minClause, cut at a space within maxShort, marked with an ellipsis
+// whenever something was left out, and a whole one-clause summary kept.
+func TestShortSummary(t *testing.T) {
+	long := strings.Repeat("word ", 40)
+	for _, tc := range []struct{ in, want string }{
+		{"Send a message to a group.", "Send a message to a group."},
+		{"Fetch one stored message by its message id", "Fetch one stored message by its message id"},
+		{"Unsupported: word segmentation is not implemented; every call fails.", "Unsupported: word segmentation is not implemented…"},
+		{"Delete one group announcement, named by fid. The account must be an admin.", "Delete one group announcement, named by fid…"},
+		{long, strings.TrimSpace(long[:strings.LastIndexByte(long[:maxShort], ' ')]) + "…"},
+		{strings.Repeat("禁", 60), strings.Repeat("禁", maxShort/3) + "…"},
+	} {
+		if got := ShortSummary(tc.in); got != tc.want {
+			t.Errorf("ShortSummary(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range c.Actions() {
+		s := ShortSummary(a.Summary)
+		if s != a.Summary && (!strings.HasSuffix(s, "…") || !strings.HasPrefix(a.Summary, strings.TrimSuffix(s, "…"))) {
+			t.Errorf("%s: %q is not a marked prefix of %q", a.Name, s, a.Summary)
+		}
+		if len(s) > maxShort+len("…") {
+			t.Errorf("%s: short summary of %d bytes", a.Name, len(s))
+		}
+	}
 }

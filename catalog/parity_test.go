@@ -29,7 +29,21 @@ type refAction struct {
 		Required bool           `json:"required"`
 		Default  any            `json:"default"`
 		Schema   map[string]any `json:"schema"`
+		Role     string         `json:"role"`
 	} `json:"params"`
+}
+
+// refRole is the role SnowLuma gives a param: on the param, or on the
+// items of an array param (set_group_kick_members' user_id).
+func refRole(role string, schema map[string]any) string {
+	if role != "" {
+		return role
+	}
+	if items, ok := schema["items"].(map[string]any); ok {
+		r, _ := items["x-role"].(string)
+		return r
+	}
+	return ""
 }
 
 // factsOf strips a parameter schema to its facts: no descriptions and no
@@ -58,7 +72,8 @@ func factsOf(v any) any {
 // TestParity compares the embedded catalog with SnowLuma 1.11.1's own
 // snapshot and lists every difference in names, aliases, categories,
 // read-only and stream flags, declared and required parameters, parameter
-// types, constraints and defaults, and the number of cross-field constraints.
+// roles, types, constraints and defaults, and the number of cross-field
+// constraints.
 func TestParity(t *testing.T) {
 	data, err := os.ReadFile(reference.Path(t, "snowluma-1.11.1-catalog.json"))
 	if err != nil {
@@ -116,6 +131,9 @@ func TestParity(t *testing.T) {
 			mine, ok := a.Param(p.Name)
 			if !ok {
 				continue
+			}
+			if want := refRole(p.Role, p.Schema); mine.Role != want {
+				diff("%s.%s: role %q, want %q", r.Name, p.Name, mine.Role, want)
 			}
 			want := p.Schema
 			if want == nil {

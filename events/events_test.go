@@ -206,19 +206,34 @@ func TestCursors(t *testing.T) {
 	}
 }
 
-// updates records OnUpdate calls.
+// updates records OnUpdate calls, with the status each one would read.
 type updates struct {
-	mu    sync.Mutex
-	times map[string][]time.Time
+	h        *Hub
+	mu       sync.Mutex
+	times    map[string][]time.Time
+	statuses map[string][]Status
 }
 
 func (u *updates) on(id string) {
+	st := Status("released")
+	if s, err := u.h.Read(id, ""); err == nil {
+		st = s.Status
+	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.times == nil {
-		u.times = map[string][]time.Time{}
+		u.times, u.statuses = map[string][]time.Time{}, map[string][]Status{}
 	}
 	u.times[id] = append(u.times[id], time.Now())
+	u.statuses[id] = append(u.statuses[id], st)
+}
+
+// saw reports whether an update of id was delivered once id had status.
+// Updates coalesce, so their number says nothing.
+func (u *updates) saw(id string, status Status) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Contains(u.statuses[id], status)
 }
 
 func (u *updates) of(id string) []time.Time {
@@ -229,8 +244,8 @@ func (u *updates) of(id string) []time.Time {
 
 func start(t *testing.T) (*fakesnowluma.Server, *Hub, *updates) {
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(token))
-	u := &updates{}
 	h := New(Options{URL: fake.EventsURL(), Token: token})
+	u := &updates{h: h}
 	h.OnUpdate(u.on)
 	t.Cleanup(h.Close)
 	return fake, h, u
@@ -357,7 +372,7 @@ func TestHubStops(t *testing.T) {
 			if err != nil || (tc.code != -1 && code != tc.code) {
 				t.Errorf("close code %v (want %v), %v", code, tc.code, err)
 			}
-			eventually(t, "a status update", func() bool { return len(u.of(id)) >= 2 })
+			eventually(t, "an update telling the new status", func() bool { return u.saw(id, tc.status) })
 			// No silent reconnect: subscribing again needs a release first.
 			_, err = h.Subscribe(context.Background(), Filter{SelfID: fakesnowluma.SelfID})
 			if e := (*Error)(nil); !errors.As(err, &e) || e.Code != CodeReleaseFirst || !strings.Contains(e.Message, string(tc.status)) {

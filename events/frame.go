@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -24,6 +25,9 @@ type frame struct {
 	hasUser  bool
 	// lifecycleDisable marks SnowLuma's goodbye before it closes the socket.
 	lifecycleDisable bool
+	// heartbeat is the interval a heartbeat meta event announced; zero for
+	// other frames and for a heartbeat without a positive interval.
+	heartbeat time.Duration
 }
 
 // errMalformed is the cause of a frame that is not a JSON object with a
@@ -52,6 +56,15 @@ func parseFrame(raw []byte) (*frame, error) {
 		f.category = TypeRequest
 	case "meta_event":
 		f.lifecycleDisable = string(fields.metaEventType) == `"lifecycle"` && string(fields.subType) == `"disable"`
+		if string(fields.metaEventType) == `"heartbeat"` {
+			// interval is in milliseconds; anything but a positive whole
+			// number announces nothing.
+			if ms, ok := id(fields.interval); ok && ms > 0 && ms <= int64(MaxHeartbeatInterval/time.Millisecond) {
+				f.heartbeat = time.Duration(ms) * time.Millisecond
+			} else if ok && ms > 0 {
+				f.heartbeat = MaxHeartbeatInterval
+			}
+		}
 	}
 	f.selfID, f.hasSelf = id(fields.selfID)
 	f.groupID, f.hasGroup = id(fields.groupID)

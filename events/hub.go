@@ -15,10 +15,15 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 )
@@ -34,7 +39,28 @@ const (
 	// DialTimeout bounds opening the connection when the caller sets no
 	// earlier deadline.
 	DialTimeout = 10 * time.Second
+	// GreetingWait is how long Subscribe waits after the upgrade for the
+	// first frame before it calls the connection open. SnowLuma checks the
+	// token only after the upgrade: it greets an accepted connection with
+	// a lifecycle connect meta event at once, and closes a refused one
+	// with 1008 at once. A server that greets nobody is taken as open when
+	// the wait passes with the socket up.
+	GreetingWait = 2 * time.Second
+	// StallHeartbeats is how many heartbeat intervals may pass without a
+	// single frame before the connection counts as stalled and is dropped
+	// (status disconnected). The interval is the one the last heartbeat
+	// announced, DefaultHeartbeatInterval until one does, and at least
+	// MinHeartbeatInterval.
+	StallHeartbeats          = 3
+	DefaultHeartbeatInterval = 30 * time.Second // SnowLuma's own
+	MinHeartbeatInterval     = 100 * time.Millisecond
+	MaxHeartbeatInterval     = time.Hour
 )
+
+// statusOpening is a connection's status between the upgrade and its
+// greeting (or GreetingWait). No resource sees it: the connection becomes
+// the Hub's only once it is open.
+const statusOpening Status = "opening"
 
 // Status is the state of the connection a resource belongs to.
 type Status string
@@ -85,15 +111,28 @@ type Hub struct {
 	closed    bool
 }
 
-// conn is one WebSocket connection. status, reason and sawDisable are
-// guarded by the Hub's mutex.
+// conn is one WebSocket connection. status, reason, sawDisable, interval
+// and the close fields are guarded by the Hub's mutex.
 type conn struct {
 	ws         *websocket.Conn
 	selfID     int64
 	status     Status
 	reason     string
 	sawDisable bool
-	done       chan struct{} // closed when the reader has returned
+	// interval is the heartbeat interval in force; announced tells whether
+	// a heartbeat gave it.
+	interval  time.Duration
+	announced bool
+	// closeCode and closeReason are SnowLuma's close frame; closeCode is
+	// -1 until one arrives.
+	closeCode   websocket.StatusCode
+	closeReason string
+
+	done     chan struct{} // closed when the reader has returned
+	settled  chan struct{} // closed once the first frame arrived or the socket ended
+	settle   sync.Once
+	admitted chan struct{} // closed once Subscribe has decided about the connection
+	watchdog *time.Timer   // drops the connection when it stalls
 }
 
 func (c *conn) state() State {
@@ -143,21 +182,94 @@ func (h *Hub) Subscribe(ctx context.Context, f Filter) (Info, error) {
 	}
 	h.mu.Unlock()
 
-	ws, err := h.dial(ctx)
+	ws, err := dial(ctx, h.opts)
 	if err != nil {
 		return Info{}, err
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		ws.CloseNow()
-		return Info{}, errClosed()
+	c := &conn{ws: ws, selfID: f.SelfID, status: statusOpening, interval: DefaultHeartbeatInterval, closeCode: -1,
+		done: make(chan struct{}), settled: make(chan struct{}), admitted: make(chan struct{})}
+	c.watchdog = time.AfterFunc(StallHeartbeats*DefaultHeartbeatInterval, func() { h.stalled(c) })
+	go h.read(c)
+
+	// The upgrade alone proves nothing: wait for the greeting or a close.
+	wait := time.NewTimer(GreetingWait)
+	defer wait.Stop()
+	greeted := false
+	select {
+	case <-c.settled:
+		greeted = true
+	case <-wait.C:
+	case <-ctx.Done():
 	}
-	c := &conn{ws: ws, selfID: f.SelfID, status: StatusConnected, reason: "the event connection to SnowLuma is open", done: make(chan struct{})}
+	h.mu.Lock()
+	var refusal error
+	switch {
+	case h.closed:
+		refusal = errClosed()
+	case c.status != statusOpening:
+		refusal = greetingError(c)
+	case !greeted && ctx.Err() != nil:
+		refusal = waitError(ctx)
+	}
+	if refusal != nil {
+		if c.status == statusOpening {
+			c.status, c.reason = StatusStopped, "abandoned while opening"
+		}
+		close(c.admitted)
+		h.mu.Unlock()
+		ws.CloseNow()
+		<-c.done
+		return Info{}, refusal
+	}
+	defer h.mu.Unlock()
+	c.status, c.reason = StatusConnected, "the event connection to SnowLuma is open; SnowLuma greeted it"
+	if !greeted {
+		c.reason = fmt.Sprintf("the event connection is open, but nothing arrived in the first %v (SnowLuma greets an accepted connection at once, so this may be another OneBot server)", GreetingWait)
+	}
 	h.conn = c
 	info := h.add(c, f)
-	go h.read(c)
+	close(c.admitted)
 	return info, nil
+}
+
+// greetingError says why c ended between the upgrade and its greeting.
+// h.mu is held.
+func greetingError(c *conn) *Error {
+	switch {
+	case c.closeCode == websocket.StatusPolicyViolation:
+		return &Error{Code: CodeUnauthorized,
+			Message:  "SnowLuma accepted the WebSocket upgrade, then closed it at once with status 1008" + closeReasonText(c.closeReason) + ": it refused the event connection's token",
+			NextStep: "set SNOWLUMA_MCP_EVENTS_TOKEN to the access token of SnowLuma's WebSocket server (SnowLuma gives it a token of its own, separate from the HTTP server's; without SNOWLUMA_MCP_EVENTS_TOKEN, SNOWLUMA_MCP_TOKEN is sent) and restart the server"}
+	case c.status == StatusStopped:
+		return &Error{Code: CodeConnect, Message: "the event connection ended before it was open: " + c.reason,
+			NextStep: "check self_id (get_login_info's user_id) and that SNOWLUMA_MCP_EVENTS_URL is SnowLuma's WebSocket server, then subscribe again"}
+	}
+	return &Error{Code: CodeConnect, Message: "the event connection ended right after the upgrade: " + c.reason,
+		NextStep: "check SnowLuma's logs and its WebSocket server's configuration, then subscribe again"}
+}
+
+// waitError is the refusal when ctx ended while the greeting was awaited.
+func waitError(ctx context.Context) *Error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &Error{Code: CodeTimeout, Message: "the time allowed ran out while waiting for SnowLuma to greet the event connection; no resource was created",
+			NextStep: "check that SNOWLUMA_MCP_EVENTS_URL is SnowLuma's WebSocket server, then subscribe again"}
+	}
+	return &Error{Code: CodeCancelled, Message: "subscribing was cancelled while connecting; no resource was created", NextStep: "subscribe again if it is still wanted"}
+}
+
+// closeReasonText quotes a close frame's reason for a message, keeping
+// only printable characters: it comes from the network.
+func closeReasonText(reason string) string {
+	clean := strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return -1
+		}
+		return r
+	}, reason)
+	if clean == "" {
+		return ", no reason given"
+	}
+	return fmt.Sprintf(", reason %q", clean)
 }
 
 // admit checks that a resource for f may be created. h.mu is held.
@@ -195,31 +307,47 @@ func errClosed() *Error {
 	return &Error{Code: CodeClosed, Message: "the event service has shut down with the MCP session", NextStep: "start a new MCP session"}
 }
 
-// dial opens the WebSocket with the token in the Authorization header.
-func (h *Hub) dial(ctx context.Context) (*websocket.Conn, error) {
+// dial opens the WebSocket of opts with the token in the Authorization
+// header. It follows no redirect: a 3xx answer is a failure that names
+// where it pointed, so that the token goes to the configured host and port
+// only.
+func dial(ctx context.Context, opts Options) (*websocket.Conn, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, DialTimeout)
 		defer cancel()
 	}
 	hdr := http.Header{}
-	if h.opts.Token != "" {
-		hdr.Set("Authorization", "Bearer "+h.opts.Token)
+	if opts.Token != "" {
+		hdr.Set("Authorization", "Bearer "+opts.Token)
 	}
-	ws, resp, err := websocket.Dial(ctx, h.opts.URL, &websocket.DialOptions{HTTPHeader: hdr})
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	ws, resp, err := websocket.Dial(ctx, opts.URL, &websocket.DialOptions{HTTPHeader: hdr, HTTPClient: client})
 	if err == nil {
 		ws.SetReadLimit(MaxFrame)
 		return ws, nil
 	}
-	const check = "check that SnowLuma is running with its forward WebSocket enabled at SNOWLUMA_MCP_EVENTS_URL"
+	const check = "check that SnowLuma is running with its WebSocket server enabled at SNOWLUMA_MCP_EVENTS_URL"
 	switch {
 	case resp != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden):
 		return nil, &Error{Code: CodeUnauthorized,
-			Message:  fmt.Sprintf("SnowLuma refused the event connection's token (HTTP %d)", resp.StatusCode),
-			NextStep: "set SNOWLUMA_MCP_TOKEN to SnowLuma's access token and restart the server"}
+			Message:  fmt.Sprintf("the WebSocket server refused the event connection's token (HTTP %d)", resp.StatusCode),
+			NextStep: "set SNOWLUMA_MCP_EVENTS_TOKEN (or SNOWLUMA_MCP_TOKEN, which it defaults to) to the WebSocket server's access token and restart the server"}
+	case resp != nil && resp.StatusCode >= 300 && resp.StatusCode < 400:
+		return nil, &Error{Code: CodeConnect,
+			Message:  fmt.Sprintf("the WebSocket upgrade was answered with a redirect (HTTP %d) to %s; the event connection follows no redirect, so nothing was sent there", resp.StatusCode, redirectTarget(resp)),
+			NextStep: "set SNOWLUMA_MCP_EVENTS_URL to SnowLuma's WebSocket server itself (SnowLuma never redirects an upgrade)"}
+	case resp != nil && resp.StatusCode == http.StatusBadRequest:
+		path := "/"
+		if u, err := url.Parse(opts.URL); err == nil && u.Path != "" {
+			path = u.Path
+		}
+		return nil, &Error{Code: CodeConnect,
+			Message:  fmt.Sprintf("the WebSocket upgrade was refused with HTTP 400%s: the path %q is not one SnowLuma's WebSocket server serves", bodyText(resp), path),
+			NextStep: "set SNOWLUMA_MCP_EVENTS_URL to the path configured in SnowLuma's WebSocket server; SnowLuma's default is /, as in ws://127.0.0.1:3001/"}
 	case resp != nil:
 		return nil, &Error{Code: CodeConnect,
-			Message:  fmt.Sprintf("SnowLuma answered the WebSocket upgrade with HTTP %d", resp.StatusCode),
+			Message:  fmt.Sprintf("the WebSocket upgrade was answered with HTTP %d%s", resp.StatusCode, bodyText(resp)),
 			NextStep: check}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return nil, &Error{Code: CodeTimeout, Message: "opening the event connection timed out", NextStep: check + ", then subscribe again"}
@@ -229,15 +357,50 @@ func (h *Hub) dial(ctx context.Context) (*websocket.Conn, error) {
 	return nil, &Error{Code: CodeConnect, Message: "the event connection could not be opened: " + err.Error(), NextStep: check}
 }
 
-// read feeds c's frames to the resources until the socket ends.
+// redirectTarget is where a redirect pointed, without user info, query or
+// fragment, which may hold secrets.
+func redirectTarget(resp *http.Response) string {
+	u, err := resp.Location()
+	if err != nil {
+		return "no readable Location"
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return u.String()
+}
+
+// bodyText quotes the start of a refused upgrade's body (SnowLuma says why
+// in plain text), keeping printable characters only.
+func bodyText(resp *http.Response) string {
+	if resp.Body == nil {
+		return ""
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 200))
+	clean := strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return -1
+		}
+		return r
+	}, string(b)))
+	if clean == "" || strings.HasPrefix(clean, "<") {
+		return ""
+	}
+	return fmt.Sprintf(" (%q)", clean)
+}
+
+// read feeds c's frames to the resources until the socket ends. After the
+// first frame it waits for Subscribe to add the resource, so that no
+// event passes before it exists.
 func (h *Hub) read(c *conn) {
 	defer close(c.done)
-	for {
+	defer c.settle.Do(func() { close(c.settled) })
+	defer c.watchdog.Stop()
+	for first := true; ; first = false {
 		typ, raw, err := c.ws.Read(context.Background())
 		if err != nil {
 			h.ended(c, err)
 			return
 		}
+		h.alive(c)
 		if typ != websocket.MessageText {
 			h.stop(c, websocket.StatusUnsupportedData, "SnowLuma sent a binary frame; events are JSON text frames")
 			return
@@ -246,7 +409,34 @@ func (h *Hub) read(c *conn) {
 			h.stop(c, code, reason)
 			return
 		}
+		if first {
+			c.settle.Do(func() { close(c.settled) })
+			<-c.admitted
+		}
 	}
+}
+
+// alive restarts c's stall watchdog: a frame has just arrived.
+func (h *Hub) alive(c *conn) {
+	h.mu.Lock()
+	iv := c.interval
+	h.mu.Unlock()
+	c.watchdog.Reset(StallHeartbeats * iv)
+}
+
+// stalled drops c, from which nothing arrived for StallHeartbeats
+// intervals. It also ends a read stuck inside a frame whose header
+// announced bytes that never came.
+func (h *Hub) stalled(c *conn) {
+	h.mu.Lock()
+	iv, announced := c.interval, c.announced
+	h.mu.Unlock()
+	of := "its announced heartbeat interval"
+	if !announced {
+		of = "the assumed heartbeat interval (none was announced)"
+	}
+	h.setStatus(c, StatusDisconnected, fmt.Sprintf("the connection stalled: nothing arrived from SnowLuma for %v, %d times %s of %v, so this server dropped it", StallHeartbeats*iv, StallHeartbeats, of, iv))
+	c.ws.CloseNow()
 }
 
 // ingest routes one frame to the resources whose filter it passes. A frame
@@ -264,11 +454,14 @@ func (h *Hub) ingest(c *conn, raw []byte) (websocket.StatusCode, string) {
 		return websocket.StatusPolicyViolation, fmt.Sprintf("an event with %s arrived on the connection subscribed for account %d, so this server stopped the connection", got, c.selfID)
 	}
 	if f.category == "" {
+		h.mu.Lock()
 		if f.lifecycleDisable {
-			h.mu.Lock()
 			c.sawDisable = true
-			h.mu.Unlock()
 		}
+		if f.heartbeat > 0 {
+			c.interval, c.announced = max(f.heartbeat, MinHeartbeatInterval), true
+		}
+		h.mu.Unlock()
 		return 0, ""
 	}
 	if !h.allowed(f) {
@@ -309,15 +502,19 @@ func (h *Hub) ended(c *conn, err error) {
 		c.ws.CloseNow()
 		return
 	}
+	var ce websocket.CloseError
 	h.mu.Lock()
 	disable := c.sawDisable
+	if errors.As(err, &ce) {
+		c.closeCode, c.closeReason = ce.Code, ce.Reason
+	}
 	h.mu.Unlock()
 	var reason string
-	switch code := websocket.CloseStatus(err); {
+	switch {
 	case disable:
 		reason = "SnowLuma shut down (lifecycle disable) and closed the connection"
-	case code != -1:
-		reason = fmt.Sprintf("SnowLuma closed the connection (WebSocket status %d)", int(code))
+	case ce.Code != 0:
+		reason = fmt.Sprintf("SnowLuma closed the connection (WebSocket status %d%s)", int(ce.Code), closeReasonText(ce.Reason))
 	default:
 		reason = "the connection to SnowLuma failed: " + err.Error()
 	}
@@ -330,7 +527,7 @@ func (h *Hub) ended(c *conn, err error) {
 func (h *Hub) setStatus(c *conn, status Status, reason string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if c.status != StatusConnected {
+	if c.status != StatusConnected && c.status != statusOpening {
 		return
 	}
 	c.status, c.reason = status, reason+" at "+time.Now().UTC().Format(time.RFC3339)

@@ -16,7 +16,7 @@ const maxDepth = 10000
 
 // routing holds the raw values of the top-level fields parseFrame reads.
 type routing struct {
-	postType, selfID, groupID, userID, metaEventType, subType []byte
+	postType, selfID, groupID, userID, metaEventType, subType, interval []byte
 }
 
 type scanner struct {
@@ -80,6 +80,8 @@ func scanObject(raw []byte) (routing, bool) {
 			r.metaEventType = val
 		case "sub_type":
 			r.subType = val
+		case "interval":
+			r.interval = val
 		}
 		s.space()
 		switch s.peek() {

@@ -73,8 +73,9 @@ func (p *Policy) CheckTargets(t Targets) []string {
 			out = append(out, "user "+strconv.FormatInt(u, 10))
 		}
 	}
-	for _, v := range t.Unreadable {
-		if (strings.HasPrefix(v, groupField+"=") && p.Groups != nil) || (strings.HasPrefix(v, userField+"=") && p.Users != nil) {
+	for i, v := range t.Unreadable {
+		group := i < len(t.unreadableGroup) && t.unreadableGroup[i]
+		if (group && p.Groups != nil) || (!group && p.Users != nil) {
 			out = append(out, v+" (not an id)")
 		}
 	}

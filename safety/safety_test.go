@@ -306,3 +306,30 @@ func TestAuditLog(t *testing.T) {
 		t.Error("a file in a missing directory was accepted")
 	}
 }
+
+// TestExtractTargetsByRole: the catalog's target params are read like
+// group_id and user_id, and an unreadable one is refused by the list of
+// its own kind.
+func TestExtractTargetsByRole(t *testing.T) {
+	extra := []TargetParam{{Name: "target_uin"}, {Name: "target_id"}, {Name: "owner_group", Group: true}}
+	got, err := ExtractTargets(json.RawMessage(`{"user_id": 1, "target_id": 2, "target_uin": ["3", 2], "owner_group": 4, "other": 5}`), extra...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Users, []int64{1, 3, 2}) || !slices.Equal(got.Groups, []int64{4}) {
+		t.Errorf("got %+v", got)
+	}
+	users, _ := ParseIDs("1")
+	p := &Policy{Users: users}
+	if out := p.CheckTargets(got); !slices.Equal(out, []string{"user 3", "user 2"}) {
+		t.Errorf("refused %v", out)
+	}
+	bad, _ := ExtractTargets(json.RawMessage(`{"target_uin": "me", "owner_group": [[4]]}`), extra...)
+	if out := p.CheckTargets(bad); !slices.Equal(out, []string{`target_uin="me" (not an id)`}) {
+		t.Errorf("unreadable with a user list only: %v", out)
+	}
+	groups, _ := ParseIDs("4")
+	if out := (&Policy{Groups: groups}).CheckTargets(bad); !slices.Equal(out, []string{"owner_group=[4] (not an id)"}) {
+		t.Errorf("unreadable with a group list only: %v", out)
+	}
+}

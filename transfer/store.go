@@ -6,10 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/snowluma/snowluma-mcp/internal/dirperm"
 )
 
 // Defaults of the download store's limits.
@@ -67,6 +70,12 @@ func NewStore(dir string, maxFile, quota int64) (*Store, error) {
 	}
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("transfer: the download directory %s is not a directory", dir)
+	}
+	if perm := fi.Mode().Perm(); dirperm.WritableByOthers(runtime.GOOS, perm) {
+		// Used as it is, another user could plant or swap the files the
+		// server saves and reports; changing the mode is the operator's
+		// call, never the server's.
+		return nil, fmt.Errorf("transfer: the download directory %s can be written by other users (mode %#o); run chmod go-w on it (chmod 700 makes it private), or choose another directory", dir, perm)
 	}
 	return &Store{
 		dir:     dir,

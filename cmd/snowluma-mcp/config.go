@@ -43,10 +43,11 @@ const (
 // default as a person reads it.
 type env struct {
 	Endpoint   string `envconfig:"ENDPOINT" shown:"unset (docs mode)" desc:"SnowLuma OneBot HTTP endpoint: an absolute http(s) URL such as http://127.0.0.1:3000/, without credentials, query or fragment. Unset: docs mode, nothing is executed."`
-	Token      string `envconfig:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Give the bare token: surrounding white space is trimmed; a control character or a 'Bearer ' prefix stops the server at start. Never logged, returned or written to disk."`
+	Token      string `envconfig:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Give the bare token: surrounding white space is trimmed; a control character, an invisible one anywhere (zero-width space U+200B, byte-order mark U+FEFF, bidirectional controls such as U+202E) or a 'Bearer ' prefix stops the server at start. Never logged, returned or written to disk."`
 	Timeout    string `envconfig:"TIMEOUT_MS" default:"30000" shown:"30000" desc:"Timeout of one ordinary action call, in milliseconds (1 to 86400000)."`
 	Mode       string `envconfig:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
-	Events     string `envconfig:"EVENTS_URL" shown:"unset (no event tools)" desc:"SnowLuma's forward event WebSocket: a ws:// or wss:// URL such as ws://127.0.0.1:3001/event, without credentials, query or fragment (the token goes in the Authorization header). Set: read and write modes offer subscribe_events and unsubscribe_events. Never guessed from the endpoint."`
+	Events     string `envconfig:"EVENTS_URL" shown:"unset (no event tools)" desc:"SnowLuma's WebSocket server, which carries events: a ws:// or wss:// URL such as ws://127.0.0.1:3001/ (SnowLuma's default: port 3001, path /), without credentials, query or fragment (the token goes in the Authorization header). Set: read and write modes offer subscribe_events and unsubscribe_events. Never guessed from the endpoint; redirects are never followed."`
+	EventsTok  string `envconfig:"EVENTS_TOKEN" shown:"SNOWLUMA_MCP_TOKEN" desc:"Access token of SnowLuma's WebSocket server, which SnowLuma's generated configuration sets apart from the HTTP server's. Unset or empty: SNOWLUMA_MCP_TOKEN is sent. Same rules and secrecy as SNOWLUMA_MCP_TOKEN: trimmed, a control character or a 'Bearer ' prefix stops the server at start, never logged, returned or written to disk."`
 	TaskDir    string `envconfig:"TASK_DIR" shown:"unset (no background tasks)" desc:"Write mode: an absolute private directory (created 0700) where background transfer tasks are recorded; enables invoke_action_background and list_tasks for 2026-07-28 clients with the Tasks extension. Bound to this mode, endpoint and token."`
 	MaxRequest string `envconfig:"MAX_REQUEST_BYTES" default:"4194304" shown:"4194304 (4 MiB)" desc:"Longest request line read from stdin, in bytes (65536 to 268435456); a longer line is discarded and answered with an error."`
 	MaxBody    string `envconfig:"MAX_BODY_BYTES" default:"2097152" shown:"2097152 (2 MiB)" desc:"Largest request body sent to SnowLuma, in bytes (16384 to 1073741824): SnowLuma cuts off a longer body and drops the connection, so a call over it is refused with kind too_large before sending, and upload chunks are cut to fit. Raise it only for a OneBot server that accepts more."`
@@ -58,12 +59,12 @@ type env struct {
 	Confirm       string `envconfig:"CONFIRM" default:"none" shown:"none" desc:"none, destructive or writes: which actions a person must confirm through a form before they run (destructive: kicks, leaving a group, recalls, deletions...; writes: every write action)."`
 	SendInterval  string `envconfig:"SEND_MIN_INTERVAL_MS" default:"1000" shown:"1000" desc:"Least milliseconds between two message sends to the same group or user (0 to 86400000; 0 turns it off). A faster send is refused with kind rate_limited."`
 	SendPerMinute string `envconfig:"SEND_PER_MINUTE" default:"20" shown:"20" desc:"Most message sends in any minute across all targets (0 to 100000; 0 turns it off). A send over it is refused with kind rate_limited."`
-	Groups        string `envconfig:"ALLOWED_GROUPS" shown:"unset (any group)" desc:"Comma-separated group numbers the actions may name in group_id; any other is refused with kind target_not_allowed, reads included."`
-	Users         string `envconfig:"ALLOWED_USERS" shown:"unset (any user)" desc:"Comma-separated QQ numbers the actions may name in user_id; any other is refused with kind target_not_allowed, reads included."`
+	Groups        string `envconfig:"ALLOWED_GROUPS" shown:"unset (any group)" desc:"Comma-separated group numbers the actions may name in group_id (or a param whose catalog role is group_id); any other is refused with kind target_not_allowed, reads included."`
+	Users         string `envconfig:"ALLOWED_USERS" shown:"unset (any user)" desc:"Comma-separated QQ numbers the actions may name in user_id (or a param whose catalog role is user_id or member_id, such as target_id or target_uin); any other is refused with kind target_not_allowed, reads included."`
 	AuditFile     string `envconfig:"AUDIT_FILE" shown:"unset (no audit)" desc:"Absolute path of a file that gets one JSON line per write action attempted (ids and outcome only), created 0600. When it cannot be written, write actions are refused."`
 
 	// Stream transfers.
-	DownloadDir   string `envconfig:"DOWNLOAD_DIR" shown:"<user cache dir>/snowluma-mcp/downloads" desc:"Absolute directory on the MCP host where downloads are saved; created 0700 when missing."`
+	DownloadDir   string `envconfig:"DOWNLOAD_DIR" shown:"<user cache dir>/snowluma-mcp/downloads" desc:"Absolute directory on the MCP host where downloads are saved; created 0700 when missing. An existing one other users can write to stops the server at start (POSIX; run chmod go-w on it)."`
 	UploadRoot    string `envconfig:"UPLOAD_ROOT" shown:"unset (automatic upload off)" desc:"Absolute path of an existing directory: the only place invoke_action's execution.input_file may read from (symlinks resolved)."`
 	MaxFileBytes  string `envconfig:"MAX_FILE_BYTES" default:"1073741824" shown:"1073741824 (1 GiB)" desc:"Largest file a download saves or an automatic upload sends, in bytes."`
 	DownloadQuota string `envconfig:"DOWNLOAD_QUOTA_BYTES" default:"4294967296" shown:"4294967296 (4 GiB)" desc:"Most bytes the whole download directory may hold; a download that would pass it fails with kind quota."`
@@ -102,6 +103,12 @@ type Config struct {
 	SendPerMinute int
 	// EventsURL is SnowLuma's event WebSocket; nil when events are off.
 	EventsURL *url.URL
+	// EventsToken is the token sent on the event WebSocket: that of
+	// SNOWLUMA_MCP_EVENTS_TOKEN, or Token when it is unset.
+	EventsToken string
+	// EventsTokenFrom says where EventsToken came from, for doctor: "set",
+	// "inherited" (from SNOWLUMA_MCP_TOKEN) or "unset" (no token at all).
+	EventsTokenFrom string
 	// Streams configures stream transfers.
 	Streams StreamConfig
 	// Notes are start-up remarks for stderr, e.g. an ignored mode.
@@ -220,21 +227,55 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// parseToken trims surrounding white space from the token and refuses what
-// would make every call fail later as a transport error: a control
-// character (a CRLF .env file leaves a carriage return) or a pasted
-// "Bearer " prefix, since the server adds that itself. Errors never echo
-// the token.
-func parseToken(s string) (string, error) {
-	const accepted = "the bare access token on one line, without control characters or a 'Bearer ' prefix (the server sends 'Authorization: Bearer <token>' itself)"
+// parseToken trims surrounding white space from the token in variable v
+// (TOKEN or EVENTS_TOKEN) and refuses what would make every call fail
+// later as a transport error: a control character (a CRLF .env file
+// leaves a carriage return), an invisible character anywhere in it (a
+// zero-width space, a byte-order mark, a bidirectional control: see
+// invisible), or a pasted "Bearer " prefix, since the server adds that
+// itself. Errors never echo the token.
+func parseToken(v, s string) (string, error) {
+	const accepted = "the bare access token on one line, without control or invisible characters or a 'Bearer ' prefix (the server sends 'Authorization: Bearer <token>' itself)"
 	tok := strings.TrimSpace(s)
 	if i := strings.IndexFunc(tok, unicode.IsControl); i >= 0 {
-		return "", &ConfigError{"TOKEN", fmt.Sprintf("the token contains a control character (%U), as a line break or a CRLF .env file leaves", []rune(tok[i:])[0]), accepted}
+		return "", &ConfigError{v, fmt.Sprintf("the token contains a control character (%U), as a line break or a CRLF .env file leaves", []rune(tok[i:])[0]), accepted}
+	}
+	if i := strings.IndexFunc(tok, invisible); i >= 0 {
+		r := []rune(tok[i:])[0]
+		n := len(string(r))
+		where := "inside it"
+		switch {
+		case i == 0:
+			where = "at its start"
+		case i+n == len(tok):
+			where = "at its end"
+		}
+		return "", &ConfigError{v, fmt.Sprintf("the token holds an invisible character (%U) %s, as copying from a web page, a chat or an editor leaves; it would be sent as part of the token", r, where), accepted}
 	}
 	if len(tok) >= 7 && strings.EqualFold(tok[:7], "bearer ") {
-		return "", &ConfigError{"TOKEN", "the token starts with a 'Bearer ' prefix", accepted}
+		return "", &ConfigError{v, "the token starts with a 'Bearer ' prefix", accepted}
 	}
 	return tok, nil
+}
+
+// invisible reports whether r shows as nothing, or changes only how the
+// text around it shows: the format characters (zero-width spaces and
+// joiners, the byte-order mark, bidirectional controls, soft hyphen,
+// tags), the variation selectors, the combining grapheme joiner and the
+// Hangul fillers. No token holds one on purpose, and a token that does
+// looks right everywhere it is shown. They are refused rather than
+// trimmed: one inside the token could not be trimmed, and removing
+// characters from a secret silently would hide a bad copy.
+func invisible(r rune) bool {
+	switch {
+	case unicode.Is(unicode.Cf, r), unicode.Is(unicode.Variation_Selector, r):
+		return true
+	}
+	switch r {
+	case '\u034F', '\u115F', '\u1160', '\u3164', '\uFFA0':
+		return true
+	}
+	return false
 }
 
 func parseConfig(e env) (*Config, error) {
@@ -270,11 +311,22 @@ func parseConfig(e env) (*Config, error) {
 		return nil, &ConfigError{"LANG", err.Error(), "zh or en (unset: from LC_ALL, LC_MESSAGES or LANG)"}
 	}
 
-	tok, err := parseToken(e.Token)
+	tok, err := parseToken("TOKEN", e.Token)
 	if err != nil {
 		return nil, err
 	}
 	c.Token = tok
+	if c.EventsToken, err = parseToken("EVENTS_TOKEN", e.EventsTok); err != nil {
+		return nil, err
+	}
+	switch {
+	case c.EventsToken != "":
+		c.EventsTokenFrom = "set"
+	case c.Token != "":
+		c.EventsToken, c.EventsTokenFrom = c.Token, "inherited"
+	default:
+		c.EventsTokenFrom = "unset"
+	}
 
 	if err := parseSafety(e, c); err != nil {
 		return nil, err
@@ -294,7 +346,7 @@ func parseConfig(e env) (*Config, error) {
 
 	if e.Events != "" {
 		u, err := parseURL("EVENTS_URL", e.Events, []string{"ws", "wss"},
-			"an absolute ws:// or wss:// URL with a host, e.g. ws://127.0.0.1:3001/event, with the token in SNOWLUMA_MCP_TOKEN")
+			"an absolute ws:// or wss:// URL with a host, e.g. ws://127.0.0.1:3001/ (SnowLuma's default), with the token in SNOWLUMA_MCP_EVENTS_TOKEN or SNOWLUMA_MCP_TOKEN")
 		if err != nil {
 			return nil, err
 		}
@@ -325,6 +377,9 @@ func parseConfig(e env) (*Config, error) {
 	if c.EventsURL != nil && c.Mode == server.ModeDocs {
 		c.EventsURL = nil
 		c.Notes = append(c.Notes, fmt.Sprintf("%s_EVENTS_URL ignored: docs mode stays offline, so no event tools are offered", envPrefix))
+	}
+	if c.EventsURL == nil && c.EventsTokenFrom == "set" && e.Events == "" {
+		c.Notes = append(c.Notes, fmt.Sprintf("%s_EVENTS_TOKEN ignored: no %s_EVENTS_URL is set", envPrefix, envPrefix))
 	}
 	if c.Mode != server.ModeDocs && c.Streams.DownloadDir == "" {
 		cache, err := os.UserCacheDir()

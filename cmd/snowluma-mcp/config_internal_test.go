@@ -32,3 +32,35 @@ func TestKnownVariablesFollowEnv(t *testing.T) {
 		t.Errorf("warnings %q, want one for SNOWLUMA_MCP_NOPE", w)
 	}
 }
+
+// TestEventsToken: SNOWLUMA_MCP_EVENTS_TOKEN, trimmed, is the events
+// token when set; else SNOWLUMA_MCP_TOKEN is, and doctor is told which.
+func TestEventsToken(t *testing.T) {
+	base := env{Timeout: "30000", MaxRequest: "4194304", MaxBody: "2097152", Validate: "true", Sensitive: "deny", Confirm: "none", SendInterval: "0", SendPerMinute: "0",
+		MaxFileBytes: "1", DownloadQuota: "1", MaxStreams: "1", StreamConnect: "1", StreamIdle: "1", DownloadDir: t.TempDir(),
+		Endpoint: "http://127.0.0.1:9/", Events: "ws://127.0.0.1:9/"}
+	for _, tc := range []struct {
+		token, events, want, from string
+	}{
+		{"http-tok", " ws-tok\r\n", "ws-tok", "set"},
+		{"http-tok", "", "http-tok", "inherited"},
+		{"http-tok", "  ", "http-tok", "inherited"},
+		{"", "ws-tok", "ws-tok", "set"},
+		{"", "", "", "unset"},
+	} {
+		e := base
+		e.Token, e.EventsTok = tc.token, tc.events
+		c, err := parseConfig(e)
+		if err != nil {
+			t.Fatalf("%+v: %v", tc, err)
+		}
+		if c.EventsToken != tc.want || c.EventsTokenFrom != tc.from || c.Token != tc.token {
+			t.Errorf("TOKEN %q EVENTS_TOKEN %q: events token %q (%s), token %q", tc.token, tc.events, c.EventsToken, c.EventsTokenFrom, c.Token)
+		}
+	}
+	e := base
+	e.Events, e.EventsTok = "", "ws-tok"
+	if c, err := parseConfig(e); err != nil || len(c.Notes) != 1 || !bytes.Contains([]byte(c.Notes[0]), []byte("SNOWLUMA_MCP_EVENTS_TOKEN ignored")) {
+		t.Errorf("events token without an events URL: %v %q", err, c.Notes)
+	}
+}

@@ -11,8 +11,8 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 )
 
-// brief is list and search's compact entry.
-type brief = catalog.Brief
+// brief is list and search's light entry.
+type brief = catalog.Entry
 
 type pageResult struct {
 	Count      int             `json:"count"`
@@ -88,6 +88,37 @@ func TestListActions(t *testing.T) {
 		if !slices.IsSortedFunc(everything.Actions, func(a, b brief) int { return strings.Compare(a.Name, b.Name) }) {
 			t.Error("not in catalog (name) order")
 		}
+		cat, err := catalog.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Each entry is the action's light form: no field at its default, no
+		// category, the summary's first clause.
+		var raw struct {
+			Actions []map[string]json.RawMessage `json:"actions"`
+		}
+		if err := json.Unmarshal(all.Result, &raw); err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range raw.Actions {
+			b := everything.Actions[i]
+			for k, v := range e {
+				switch s := string(v); {
+				case s == "false" && k != "supported", s == "[]", k == "category", k == "categoryLabel", k == "summaryZh":
+					t.Errorf("%s: entry carries %s: %s", b.Name, k, v)
+				}
+			}
+			a, found := cat.Lookup(b.Name)
+			if !found || b.Summary != catalog.ShortSummary(a.Summary) || b.ReadOnly != a.ReadOnly || b.Stream != a.Stream || !slices.Equal(b.Aliases, a.Brief.Entry().Aliases) {
+				t.Errorf("%s: entry %+v is not the catalog's", b.Name, b)
+			}
+		}
+		in := func(category string) func(brief) bool {
+			return func(b brief) bool {
+				a, found := cat.Lookup(b.Name)
+				return found && a.Category == category
+			}
+		}
 
 		t.Run("filters", func(t *testing.T) {
 			for _, tc := range []struct {
@@ -98,9 +129,9 @@ func TestListActions(t *testing.T) {
 				{map[string]any{"read_only": false}, func(b brief) bool { return !b.ReadOnly }},
 				{map[string]any{"stream": true}, func(b brief) bool { return b.Stream }},
 				{map[string]any{"stream": false}, func(b brief) bool { return !b.Stream }},
-				{map[string]any{"category": "消息"}, func(b brief) bool { return b.Category == "消息" }},
-				{map[string]any{"category": "Messages"}, func(b brief) bool { return b.Category == "消息" }},
-				{map[string]any{"category": "消息", "read_only": true}, func(b brief) bool { return b.Category == "消息" && b.ReadOnly }},
+				{map[string]any{"category": "消息"}, in("消息")},
+				{map[string]any{"category": "Messages"}, in("消息")},
+				{map[string]any{"category": "消息", "read_only": true}, func(b brief) bool { return in("消息")(b) && b.ReadOnly }},
 			} {
 				_, r := callTool(t, cs, "list_actions", tc.args)
 				pg := decode[pageResult](t, r.Result)
@@ -304,8 +335,17 @@ func TestCatalogResource(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(lr.Resources) != 1 || lr.Resources[0].URI != "snowluma://onebot/actions" || lr.Resources[0].MIMEType != "application/json" {
-			t.Fatalf("resources: %+v", lr.Resources)
+		// The catalog and the failure vocabulary, both JSON.
+		var uris []string
+		for _, r := range lr.Resources {
+			if r.MIMEType != "application/json" {
+				t.Errorf("%s: MIME type %q", r.URI, r.MIMEType)
+			}
+			uris = append(uris, r.URI)
+		}
+		slices.Sort(uris)
+		if !slices.Equal(uris, []string{"snowluma://mcp/failure-kinds", "snowluma://onebot/actions"}) {
+			t.Fatalf("resources: %v", uris)
 		}
 		rr, err := cs.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: "snowluma://onebot/actions"})
 		if err != nil {

@@ -6,13 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
@@ -125,7 +124,7 @@ func diagnose(ctx context.Context) *report {
 		endpoint = cfg.Endpoint.String()
 	}
 	r.add(finding{Check: "configuration", Verdict: verdictOK,
-		Detail: fmt.Sprintf("mode %s, endpoint %s, token %s, timeout %d ms, params check %v", cfg.Mode, endpoint, token, cfg.TimeoutMS, cfg.ValidateParams)})
+		Detail: fmt.Sprintf("mode %s, endpoint %s, token %s, events token %s, timeout %d ms, params check %v", cfg.Mode, endpoint, token, eventsTokenState(cfg), cfg.TimeoutMS, cfg.ValidateParams)})
 	for _, n := range cfg.Notes {
 		r.add(finding{Check: "configuration", Verdict: verdictWarn, Detail: n, Fix: "remove the ignored variable or change the mode"})
 	}
@@ -158,6 +157,15 @@ func diagnose(ctx context.Context) *report {
 		}
 	}
 	return r
+}
+
+// eventsTokenState says whether SNOWLUMA_MCP_EVENTS_TOKEN is set, or
+// inherits SNOWLUMA_MCP_TOKEN, or there is no token at all; never its value.
+func eventsTokenState(cfg *Config) string {
+	if cfg.EventsTokenFrom == "inherited" {
+		return "inherited from SNOWLUMA_MCP_TOKEN"
+	}
+	return cfg.EventsTokenFrom
 }
 
 // checkSnowLuma asks SnowLuma three read-only questions: who is logged in,
@@ -293,26 +301,33 @@ func sameVersion(app, catalogVersion string) bool {
 	return core == catalogVersion
 }
 
-// checkEvents opens the event WebSocket with the token, as the first
-// subscribe_events would, and closes it at once. It reads no event.
+// checkEvents opens the event WebSocket with the events token, as the
+// first subscribe_events would, and reads until the first frame or a close
+// within checkTimeout. SnowLuma upgrades before it checks the token, so
+// only its greeting (lifecycle connect) shows that the token is accepted.
 func checkEvents(ctx context.Context, cfg *Config) finding {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	h := http.Header{}
-	if cfg.Token != "" {
-		h.Set("Authorization", "Bearer "+cfg.Token)
-	}
-	ws, resp, err := websocket.Dial(ctx, cfg.EventsURL.String(), &websocket.DialOptions{HTTPHeader: h})
-	if err != nil {
-		f := finding{Check: "events", Verdict: verdictFail,
-			Detail: "no WebSocket at " + cfg.EventsURL.String() + ": " + err.Error(),
-			Fix:    "enable SnowLuma's forward WebSocket server and set SNOWLUMA_MCP_EVENTS_URL to it (e.g. ws://127.0.0.1:3001/event), or unset it"}
-		if resp != nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
-			f.Detail = fmt.Sprintf("the event WebSocket refused the token (HTTP %d)", resp.StatusCode)
-			f.Fix = "SnowLuma's WebSocket server has its own access token: make it match SNOWLUMA_MCP_TOKEN"
+	where := cfg.EventsURL.String()
+	g, err := events.Probe(ctx, events.Options{URL: where, Token: cfg.EventsToken})
+	var e *events.Error
+	switch {
+	case errors.As(err, &e) && e.Code == events.CodeUnauthorized:
+		fix := "set SNOWLUMA_MCP_EVENTS_TOKEN to the access token of SnowLuma's WebSocket server (its own, separate from the HTTP server's in SnowLuma's generated configuration)"
+		if cfg.EventsTokenFrom == "set" {
+			fix = "SNOWLUMA_MCP_EVENTS_TOKEN does not match the access token of SnowLuma's WebSocket server: copy it again from SnowLuma's WebSocket server configuration"
 		}
-		return f
+		return finding{Check: "events", Verdict: verdictFail, Detail: where + ": " + e.Message, Fix: fix}
+	case errors.As(err, &e):
+		return finding{Check: "events", Verdict: verdictFail, Detail: "no event connection at " + where + ": " + e.Message,
+			Fix: e.NextStep + ", or unset SNOWLUMA_MCP_EVENTS_URL"}
+	case err != nil:
+		return finding{Check: "events", Verdict: verdictFail, Detail: "no event connection at " + where + ": " + err.Error(),
+			Fix: "enable SnowLuma's WebSocket server and set SNOWLUMA_MCP_EVENTS_URL to it (SnowLuma's default is ws://127.0.0.1:3001/), or unset it"}
+	case g.First == "":
+		return finding{Check: "events", Verdict: verdictWarn,
+			Detail: fmt.Sprintf("%s accepted the WebSocket upgrade but sent nothing within %v; SnowLuma greets an accepted connection at once, so whether the token is accepted is unknown", where, checkTimeout),
+			Fix:    "check that SNOWLUMA_MCP_EVENTS_URL is SnowLuma's WebSocket server (SnowLuma's default is ws://127.0.0.1:3001/)"}
 	}
-	ws.Close(websocket.StatusNormalClosure, "snowluma-mcp doctor")
-	return finding{Check: "events", Verdict: verdictOK, Detail: cfg.EventsURL.String() + " accepts a WebSocket upgrade with the token"}
+	return finding{Check: "events", Verdict: verdictOK, Detail: fmt.Sprintf("%s accepted the token (events token %s) and greeted with %s", where, cfg.EventsTokenFrom, g.First)}
 }

@@ -50,6 +50,13 @@ func checkDownloadDir(s StreamConfig) finding {
 	probe.Close()
 	os.Remove(probe.Name())
 	f.Verdict, f.Detail = verdictOK, dir+" is writable"
+	if perm := fi.Mode().Perm(); dirperm.WritableByOthers(runtime.GOOS, perm) {
+		// As the server refuses it at start.
+		f.Verdict = verdictFail
+		f.Detail = fmt.Sprintf("%s can be written by other users (mode %#o); the server refuses it at start", dir, perm)
+		f.Fix = "run chmod go-w on it (chmod 700 makes it private)"
+		return f
+	}
 	v, detail, fix := privacy(runtime.GOOS, dir, fi.Mode())
 	if v != verdictOK {
 		f.Verdict, f.Detail, f.Fix = v, detail, fix

@@ -192,6 +192,11 @@ func TestDoctor(t *testing.T) {
 		if f["download directory"].Verdict != "warn" || !strings.Contains(f["download directory"].Fix, "chmod 700") {
 			t.Errorf("loose download directory: %+v", f["download directory"])
 		}
+		os.Chmod(downloads, 0o777)
+		code, _, f = doctor(t, append(base, "SNOWLUMA_MCP_DOWNLOAD_DIR="+downloads)...)
+		if code != 1 || f["download directory"].Verdict != "fail" || !strings.Contains(f["download directory"].Fix, "chmod go-w") {
+			t.Errorf("shared download directory: exit %d, %+v", code, f["download directory"])
+		}
 		file := filepath.Join(t.TempDir(), "a-file")
 		os.WriteFile(file, nil, 0o600)
 		code, _, f = doctor(t, append(base, "SNOWLUMA_MCP_DOWNLOAD_DIR="+filepath.Join(file, "sub", "downloads"))...)
@@ -224,8 +229,9 @@ func TestDoctor(t *testing.T) {
 	})
 	t.Run("events", func(t *testing.T) {
 		code, _, f := doctor(t, append(base, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL())...)
-		if code != 0 || f["events"].Verdict != "ok" {
-			t.Errorf("good events URL: exit %d, %+v", code, f["events"])
+		if code != 0 || f["events"].Verdict != "ok" || !strings.Contains(f["events"].Detail, "greeted with meta_event lifecycle connect") ||
+			!strings.Contains(f["configuration"].Detail, "events token inherited from SNOWLUMA_MCP_TOKEN") {
+			t.Errorf("good events URL: exit %d, %+v %+v", code, f["events"], f["configuration"])
 		}
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -240,6 +246,43 @@ func TestDoctor(t *testing.T) {
 		code, _, f = doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_EVENTS_URL=ws://"+strings.TrimPrefix(fake.URL, "http://")+"nothing-here")
 		if code != 1 || f["events"].Verdict != "fail" {
 			t.Errorf("not a WebSocket: exit %d, %+v", code, f["events"])
+		}
+	})
+	t.Run("events token", func(t *testing.T) {
+		// SnowLuma's generated configuration: the WebSocket server has a
+		// token of its own, checked after the upgrade (close 1008).
+		const wsToken = "ws-tok-77ab"
+		own := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken), fakesnowluma.WithEventsToken(wsToken))
+		env := []string{"SNOWLUMA_MCP_ENDPOINT=" + own.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_EVENTS_URL=" + own.EventsURL()}
+		code, text, f := doctor(t, env...)
+		if code != 1 || f["events"].Verdict != "fail" || !strings.Contains(f["events"].Detail, "1008") || !strings.Contains(f["events"].Fix, "SNOWLUMA_MCP_EVENTS_TOKEN") || f["token"].Verdict != "ok" {
+			t.Errorf("HTTP token on the WebSocket: exit %d, %+v\n%s", code, f["events"], text)
+		}
+		code, text, f = doctor(t, append(env, "SNOWLUMA_MCP_EVENTS_TOKEN="+wsToken)...)
+		if code != 0 || f["events"].Verdict != "ok" || !strings.Contains(f["configuration"].Detail, "events token set") {
+			t.Errorf("with SNOWLUMA_MCP_EVENTS_TOKEN: exit %d, %+v %+v", code, f["events"], f["configuration"])
+		}
+		_, js, _ := runBinary(t, []string{"doctor", "--json"}, append(env, "HOME="+t.TempDir(), "SNOWLUMA_MCP_EVENTS_TOKEN=wrong-"+wsToken)...)
+		if strings.Contains(text, wsToken) || strings.Contains(js, wsToken) {
+			t.Error("the WebSocket token appears in doctor's output")
+		}
+		if !strings.Contains(js, "does not match the access token of SnowLuma's WebSocket server") {
+			t.Errorf("a wrong SNOWLUMA_MCP_EVENTS_TOKEN: %s", js)
+		}
+	})
+	t.Run("events path and redirect", func(t *testing.T) {
+		code, _, f := doctor(t, append(base, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL()+"event")...)
+		if code != 1 || f["events"].Verdict != "fail" || !strings.Contains(f["events"].Detail, "HTTP 400") || !strings.Contains(f["events"].Fix, "default is /") {
+			t.Errorf("path SnowLuma does not serve: exit %d, %+v", code, f["events"])
+		}
+		elsewhere := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+		redirecting := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken), fakesnowluma.WithEventsRedirect(elsewhere.EventsURL()))
+		code, _, f = doctor(t, append(base, "SNOWLUMA_MCP_EVENTS_URL="+redirecting.EventsURL())...)
+		if code != 1 || f["events"].Verdict != "fail" || !strings.Contains(f["events"].Detail, "redirect (HTTP 307) to "+elsewhere.EventsURL()) {
+			t.Errorf("redirect: exit %d, %+v", code, f["events"])
+		}
+		if n := len(elsewhere.Upgrades()); n != 0 {
+			t.Errorf("doctor followed the redirect: %d upgrades elsewhere", n)
 		}
 	})
 	t.Run("docs mode", func(t *testing.T) {

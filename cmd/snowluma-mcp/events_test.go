@@ -125,6 +125,12 @@ func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 	return names
 }
 
+// bundledResources returns the resources every server lists, by URI: the
+// failure vocabulary and the catalog.
+func bundledResources() []string {
+	return []string{"snowluma://mcp/failure-kinds", "snowluma://onebot/actions"}
+}
+
 func resourceURIs(t *testing.T, cs *mcp.ClientSession) []string {
 	t.Helper()
 	res, err := cs.ListResources(ctx(t), nil)
@@ -200,7 +206,7 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 		if !slices.Contains(names, "subscribe_events") || !slices.Contains(names, "unsubscribe_events") {
 			t.Fatalf("tools %v", names)
 		}
-		if uris := resourceURIs(t, cs); !slices.Equal(uris, []string{"snowluma://onebot/actions"}) {
+		if uris := resourceURIs(t, cs); !slices.Equal(uris, bundledResources()) {
 			t.Errorf("resources before subscribing: %v", uris)
 		}
 		if rt := runtimeEvents(t, cs); !rt.EventsEnabled || rt.Events == nil || rt.Events.Status != "not_connected" {
@@ -366,7 +372,7 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 		if !res.IsError || r.Diagnostics.Kind != "unknown_resource" {
 			t.Errorf("second unsubscribe: %+v", r.Diagnostics)
 		}
-		if uris := resourceURIs(t, cs); !slices.Equal(uris, []string{"snowluma://onebot/actions"}) {
+		if uris := resourceURIs(t, cs); !slices.Equal(uris, bundledResources()) {
 			t.Errorf("resources after releasing all: %v", uris)
 		}
 		if n := len(fake.Requests()); n != 0 {
@@ -657,6 +663,169 @@ func TestEventsAllowlist(t *testing.T) {
 		}
 		if !slices.Equal(texts, []string{"allowed", "allowed private"}) {
 			t.Errorf("buffered %v", texts)
+		}
+	})
+}
+
+// wsToken is the WebSocket server's own token in the tests where it
+// differs from the HTTP one, as in SnowLuma's generated configuration.
+const wsToken = "ws-tok-9f3c1d"
+
+// liveEventsFake is liveEvents over a fake SnowLuma built with fakeOpts.
+func liveEventsFake(t *testing.T, era mcptest.Era, fakeOpts []fakesnowluma.Option, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
+	t.Helper()
+	fake := fakesnowluma.Start(t, append([]fakesnowluma.Option{fakesnowluma.WithToken(secretToken)}, fakeOpts...)...)
+	p := mcptest.Spawn(t, bin, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken,
+		"SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL()}, env...)...)
+	cs := p.Connect(nil)
+	t.Cleanup(func() {
+		noLeak(t, p)
+		if strings.Contains(p.Stderr(), wsToken) || slices.ContainsFunc(p.Received(), func(l string) bool { return strings.Contains(l, wsToken) }) {
+			t.Error("the WebSocket token left the server")
+		}
+	})
+	return fake, p, cs
+}
+
+// refusedSubscribe calls subscribe_events, which must fail with kind, and
+// checks that no resource came of it.
+func refusedSubscribe(t *testing.T, cs *mcp.ClientSession, kind string) toolResult {
+	t.Helper()
+	res, r := callTool(t, cs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID})
+	if !res.IsError || r.Diagnostics.Kind != kind {
+		t.Fatalf("subscribe_events: %s %+v, want kind %s", r.Result, r.Diagnostics, kind)
+	}
+	if uris := resourceURIs(t, cs); !slices.Equal(uris, []string{"snowluma://mcp/failure-kinds", "snowluma://onebot/actions"}) {
+		t.Errorf("resources after a refused subscribe: %v, want only the static ones", uris)
+	}
+	if rt := runtimeEvents(t, cs); rt.Events == nil || rt.Events.Status != "not_connected" {
+		t.Errorf("runtime after a refused subscribe: %+v", rt.Events)
+	}
+	return r
+}
+
+// TestEventsWebSocketToken: SnowLuma's WebSocket server has a token of its
+// own and checks it after the upgrade, closing with 1008. The HTTP token
+// alone is refused as unauthorized (never connected);
+// SNOWLUMA_MCP_EVENTS_TOKEN gives the right one.
+func TestEventsWebSocketToken(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake, _, cs := liveEventsFake(t, era, []fakesnowluma.Option{fakesnowluma.WithEventsToken(wsToken)})
+		r := refusedSubscribe(t, cs, "unauthorized")
+		d := r.Diagnostics
+		if !strings.Contains(d.Message, "1008") || !strings.Contains(d.Message, `"invalid access token"`) || !strings.Contains(d.NextStep, "SNOWLUMA_MCP_EVENTS_TOKEN") {
+			t.Errorf("refusal: %+v", d)
+		}
+		if ups := fake.Upgrades(); len(ups) != 1 || ups[0].Get("Authorization") != "Bearer "+secretToken || len(fake.EventConns()) != 0 {
+			t.Errorf("%d upgrades, %d accepted", len(ups), len(fake.EventConns()))
+		}
+
+		fake2, _, cs2 := liveEventsFake(t, era, []fakesnowluma.Option{fakesnowluma.WithEventsToken(wsToken)}, "SNOWLUMA_MCP_EVENTS_TOKEN= "+wsToken+"\r\n")
+		uri := subscribeEvents(t, cs2, map[string]any{})
+		c := fake2.EventConn(t, 0)
+		if got := c.Header.Get("Authorization"); got != "Bearer "+wsToken {
+			t.Errorf("upgrade Authorization %q", got)
+		}
+		push(t, c, fakesnowluma.PrivateMessage(30001, "over the WebSocket token"))
+		waitRead(t, cs2, uri, "the event", func(r eventsRead) bool { return len(r.Events) == 1 })
+		// The HTTP calls keep the HTTP token.
+		if res, r := callTool(t, cs2, "query_action", map[string]any{"action": "get_login_info"}); res.IsError {
+			t.Errorf("get_login_info: %+v", r.Diagnostics)
+		}
+		for _, rq := range fake2.Requests() {
+			if rq.Header.Get("Authorization") != "Bearer "+secretToken {
+				t.Errorf("%s sent Authorization %q", rq.Action, rq.Header.Get("Authorization"))
+			}
+		}
+		if len(fake2.Requests()) == 0 {
+			t.Error("no HTTP call reached the fake")
+		}
+	})
+}
+
+// TestEventsBadPath: SnowLuma refuses an upgrade to a path it does not
+// serve with HTTP 400; the refusal says so and names its default, /.
+func TestEventsBadPath(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		probe := fakesnowluma.Start(t)
+		_, _, cs := liveEventsFake(t, era, nil, "SNOWLUMA_MCP_EVENTS_URL="+strings.TrimSuffix(probe.EventsURL(), "/")+"/event")
+		r := refusedSubscribe(t, cs, "transport")
+		if d := r.Diagnostics; !strings.Contains(d.Message, "HTTP 400") || !strings.Contains(d.Message, `"/event" is not one SnowLuma`) || !strings.Contains(d.NextStep, "default is /") {
+			t.Errorf("bad path: %+v", d)
+		}
+	})
+}
+
+// TestEventsStall: when nothing arrives for StallHeartbeats announced
+// heartbeat intervals, the connection is disconnected as stalled, whether
+// SnowLuma falls silent or stops inside a frame.
+func TestEventsStall(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		stall func(c *fakesnowluma.EventConn) error
+	}{
+		{"silence", func(c *fakesnowluma.EventConn) error { c.Stall(); return nil }},
+		{"inside a frame", func(c *fakesnowluma.EventConn) error { return c.StallInFrame(2048) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			forEachEra(t, func(t *testing.T, era mcptest.Era) {
+				fake, _, cs := liveEventsFake(t, era, []fakesnowluma.Option{fakesnowluma.WithHeartbeat(250 * time.Millisecond)})
+				uri := subscribeEvents(t, cs, map[string]any{})
+				c := fake.EventConn(t, 0)
+				push(t, c, fakesnowluma.PrivateMessage(7, "kept"))
+				waitRead(t, cs, uri, "the first event", func(r eventsRead) bool { return len(r.Events) == 1 })
+				if err := tc.stall(c); err != nil {
+					t.Fatal(err)
+				}
+				r := waitRead(t, cs, uri, "disconnected", func(r eventsRead) bool { return r.Status == "disconnected" })
+				if !strings.Contains(r.StatusReason, "stalled") || !strings.Contains(r.StatusReason, "750ms") || len(r.Events) != 1 {
+					t.Errorf("status_reason %q, %d events", r.StatusReason, len(r.Events))
+				}
+				rt := runtimeEvents(t, cs)
+				if rt.Events == nil || rt.Events.Status != "disconnected" {
+					t.Errorf("runtime: %+v", rt.Events)
+				}
+				if _, err := c.Wait(15 * time.Second); err != nil {
+					t.Error(err)
+				}
+			})
+		})
+	}
+}
+
+// TestEventsLivenessReported: get_runtime_info names the liveness limits.
+func TestEventsLivenessReported(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		_, _, cs := liveEventsFake(t, era, nil)
+		_, r := callTool(t, cs, "get_runtime_info", map[string]any{})
+		got := decode[struct {
+			Events struct {
+				GreetingWaitMS   int64 `json:"greeting_wait_ms"`
+				StallHeartbeats  int   `json:"stall_after_heartbeats"`
+				DefaultHeartbeat int64 `json:"default_heartbeat_interval_ms"`
+			} `json:"events"`
+		}](t, r.Result).Events
+		if got.GreetingWaitMS != 2000 || got.StallHeartbeats != 3 || got.DefaultHeartbeat != 30000 {
+			t.Errorf("runtime events limits: %+v", got)
+		}
+	})
+}
+
+// TestEventsRedirect: a redirect answering the upgrade is not followed;
+// the server it names receives nothing, the token least of all.
+func TestEventsRedirect(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		elsewhere := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+		fake, _, cs := liveEventsFake(t, era, []fakesnowluma.Option{fakesnowluma.WithEventsRedirect(elsewhere.EventsURL())})
+		r := refusedSubscribe(t, cs, "transport")
+		if d := r.Diagnostics; !strings.Contains(d.Message, "redirect (HTTP 307) to "+elsewhere.EventsURL()) || !strings.Contains(d.NextStep, "SNOWLUMA_MCP_EVENTS_URL") {
+			t.Errorf("redirect: %+v", d)
+		}
+		if n := len(fake.Upgrades()); n != 1 {
+			t.Errorf("%d upgrades at the configured server", n)
+		}
+		if n, m := len(elsewhere.Upgrades()), len(elsewhere.Requests()); n != 0 || m != 0 {
+			t.Errorf("the redirect was followed: %d upgrades and %d requests elsewhere", n, m)
 		}
 	})
 }

@@ -70,6 +70,13 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 		}
 	}
 
+	// A write to a closed stdout or stderr would otherwise kill the
+	// process with SIGPIPE, with no cleanup; handled, it fails with EPIPE,
+	// and a failed stdout write ends the session as SIGTERM does.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
+
 	cfg, err := loadConfig()
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: configuration error: %v\n", server.Name, err)
@@ -112,7 +119,7 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	if cfg.EventsURL != nil {
 		// Nothing connects until the first subscribe_events; the end of
 		// the session releases every event resource and closes the socket.
-		opts.Events = events.New(events.Options{URL: cfg.EventsURL.String(), Token: cfg.Token,
+		opts.Events = events.New(events.Options{URL: cfg.EventsURL.String(), Token: cfg.EventsToken,
 			AllowGroups: policy.Groups.Sorted(), AllowUsers: policy.Users.Sorted()})
 		defer opts.Events.Close()
 	}
@@ -133,7 +140,7 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 		}
 	}
 	out := newAnswerWatch(stdout)
-	tr := stdio.New(os.Stdin, out, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name})
+	tr := stdio.New(os.Stdin, out, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name, EndGrace: endGrace})
 	opts.Pass = tr.Pass // the server's one session runs on tr
 	// The output schemas are checked with the catalog (catalogload.go).
 	var checkOutputs func() error
@@ -191,15 +198,22 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 		served <- err
 	}()
 
-	select {
-	case sig := <-sigs:
-		shutdown(tr, sig, sigs, served, stderr)
+	stop := func(why any) int {
+		shutdown(tr, why, sigs, served, stderr)
 		if opts.Events != nil {
 			// A WebSocket close handshake may wait seconds for SnowLuma;
 			// the deferred Close then finds nothing left to close.
 			within(250*time.Millisecond, opts.Events.Close)
 		}
 		return exitOK
+	}
+	select {
+	case sig := <-sigs:
+		return stop(sig)
+	case <-tr.Ending():
+		// The client is gone (stdout failed, or stdin ended with calls
+		// still running after the grace): stop as on SIGTERM.
+		return stop(tr.EndCause())
 	case err = <-served:
 	}
 	<-announced
@@ -209,6 +223,12 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 		return exitFailed
 	default:
 	}
+	if cause := tr.EndCause(); cause != nil {
+		// The session ended on its own after the client went: not a
+		// failure of the server (its error is the failed write).
+		fmt.Fprintf(stderr, "%s: %v: exiting\n", server.Name, cause)
+		return exitOK
+	}
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
 		return exitFailed
@@ -216,17 +236,22 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	return exitOK
 }
 
+// endGrace is how long the requests already read get to be answered once
+// stdin has ended; the rest are then cancelled as on SIGTERM.
+const endGrace = time.Second
+
 // shutdownGrace is how long calls in flight get to return once a signal
 // has cancelled them; the process exits within it and a little more.
 const shutdownGrace = 1500 * time.Millisecond
 
-// shutdown ends the process on SIGTERM or SIGINT: stdout stops after the
-// last complete message, every call in flight is cancelled (with its HTTP
-// request or stream), and the calls get shutdownGrace to return (time for
-// them to remove partial files) unless a second signal comes first.
-func shutdown(tr *stdio.Transport, sig os.Signal, sigs <-chan os.Signal, served <-chan error, stderr io.Writer) {
+// shutdown ends the process on SIGTERM or SIGINT, or when the client is
+// gone (why says which): stdout stops after the last complete message,
+// every call in flight is cancelled (with its HTTP request or stream), and
+// the calls get shutdownGrace to return (time for them to remove partial
+// files) unless a second signal comes first.
+func shutdown(tr *stdio.Transport, why any, sigs <-chan os.Signal, served <-chan error, stderr io.Writer) {
 	n := tr.Shutdown()
-	fmt.Fprintf(stderr, "%s: %v: cancelling %d request(s) in flight and exiting\n", server.Name, sig, n)
+	fmt.Fprintf(stderr, "%s: %v: cancelling %d request(s) in flight and exiting\n", server.Name, why, n)
 	grace := time.NewTimer(shutdownGrace)
 	defer grace.Stop()
 	select {

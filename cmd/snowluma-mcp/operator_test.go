@@ -95,8 +95,8 @@ func TestSearchAsOperatorsDo(t *testing.T) {
 				}
 			}
 			for _, b := range pg.Actions {
-				if b.CategoryLabel == "" {
-					t.Errorf("%s: compact entry without categoryLabel: %+v", b.Name, b)
+				if b.Summary == "" {
+					t.Errorf("%s: light entry without a summary: %+v", b.Name, b)
 				}
 			}
 		}

@@ -606,8 +606,15 @@ func TestUploadByHandAndWithInput(t *testing.T) {
 		root, file := uploadSetup(t, 10)
 		var mu sync.Mutex
 		var seen []*mcp.ElicitParams
-		answer := `{"stream_id":"s1","execution":{"input_file":` + strconvQuote(file) + `}}`
-		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: formAnswer(answer, &seen, &mu)}, "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
+		// stream_id is a typed field of the form; the answer tries to add
+		// execution beside it.
+		addExecution := func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			seen = append(seen, req.Params)
+			mu.Unlock()
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"stream_id": "s1", "execution": `{"input_file":` + strconvQuote(file) + `}`}}, nil
+		}
+		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: addExecution}, "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
 		_, r := callTool(t, cs, "invoke_action_with_input", map[string]any{"action": "upload_file_stream", "params": map[string]any{"chunk_data": "aGVsbG8=", "chunk_index": 0, "total_chunks": 1}})
 		if r.Diagnostics.Outcome != "failed" || r.Diagnostics.Kind != "invalid_answer" || len(seen) != 1 {
 			t.Errorf("an answer adding execution: %+v (%d forms)", r.Diagnostics, len(seen))

@@ -33,6 +33,15 @@ func Problem(goos string, mode fs.FileMode) string {
 	return ""
 }
 
+// WritableByOthers reports whether a directory of mode perm on goos (a
+// runtime.GOOS value) can be written by users other than its owner, which
+// refuses it as a place for files the server saves and reports. On
+// Windows, where Go reports 0777 for any directory it may write, the
+// answer is always false.
+func WritableByOthers(goos string, perm fs.FileMode) bool {
+	return posix(goos) && perm&0o022 != 0
+}
+
 // Checked says what "private" was checked to mean on goos, for a report.
 func Checked(goos string) string {
 	if posix(goos) {

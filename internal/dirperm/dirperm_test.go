@@ -38,3 +38,25 @@ func TestChecked(t *testing.T) {
 		t.Errorf("windows: %q", got)
 	}
 }
+
+func TestWritableByOthers(t *testing.T) {
+	for _, tc := range []struct {
+		goos string
+		perm fs.FileMode
+		want bool
+	}{
+		{"linux", 0o700, false},
+		{"linux", 0o755, false},
+		{"darwin", 0o750, false},
+		{"linux", 0o770, true},
+		{"linux", 0o777, true},
+		{"freebsd", 0o702, true},
+		{"darwin", 0o720, true},
+		{"windows", 0o777, false}, // what Go reports for any writable directory there
+		{"windows", 0o700, false},
+	} {
+		if got := WritableByOthers(tc.goos, tc.perm); got != tc.want {
+			t.Errorf("WritableByOthers(%s, %#o) = %v, want %v", tc.goos, tc.perm, got, tc.want)
+		}
+	}
+}

@@ -7,7 +7,8 @@
 // recording; actions.go the replies and the default responders of ordinary
 // actions; streams.go the writing of stream frames and test_download_stream;
 // files.go the download and upload stream actions, which move real bytes;
-// events.go the event WebSocket.
+// events.go the event WebSocket, which listens on a port of its own as
+// SnowLuma's does.
 package fakesnowluma
 
 import (
@@ -47,7 +48,8 @@ type Server struct {
 	handlers map[string]Handler
 	requests []Recorded
 	closed   bool
-	// The event WebSocket (events.go).
+	// The event WebSocket (events.go), on a port of its own.
+	events     events
 	upgrades   []http.Header
 	eventConns []*EventConn
 	serveErr   error
@@ -152,6 +154,12 @@ func New(opts ...Option) (*Server, error) {
 	for _, opt := range opts {
 		opt(s)
 	}
+	if err := s.startEvents(ctx); err != nil {
+		ln.Close()
+		stop()
+		os.RemoveAll(dir)
+		return nil, err
+	}
 	s.srv = &http.Server{
 		Handler:           s,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
@@ -192,6 +200,7 @@ func (s *Server) close() {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
+	s.closeEvents()
 	s.stop()
 	s.srv.Close()
 	<-s.served
@@ -234,10 +243,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.inflight.Add(1)
 	s.mu.Unlock()
 	defer s.inflight.Done()
-	if isUpgrade(r) {
-		s.serveEvents(w, r)
-		return
-	}
 
 	rec := Recorded{
 		Method:   r.Method,

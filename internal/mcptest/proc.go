@@ -188,6 +188,16 @@ func (p *Proc) Signal(sig os.Signal) {
 	}
 }
 
+// CloseStdout closes the test's end of the server's stdout, as a client
+// that goes away without closing stdin does: the server's next write to
+// stdout fails. The readers attached to stdout see it end.
+func (p *Proc) CloseStdout() {
+	p.tb.Helper()
+	if err := p.stdout.Close(); err != nil {
+		p.tb.Fatal(err)
+	}
+}
+
 // Wait waits up to d for the process to exit on its own, with its stdin
 // still open, and returns how it exited, or nil if it is still running.
 func (p *Proc) Wait(d time.Duration) *os.ProcessState {

@@ -52,7 +52,7 @@ func (x *executor) perform(ctx context.Context, c *toolkit.Call, a *catalog.Acti
 	if errs != nil {
 		return x.refused(c, a, params, invalidParams(a, errs))
 	}
-	targets, err := safety.ExtractTargets(params)
+	targets, err := safety.ExtractTargets(params, targetParams(a)...)
 	if err != nil {
 		return x.refused(c, a, params, toolkit.Fail(toolkit.KindInvalidParams, a.Name+": "+err.Error()+"; nothing was sent", "pass params as a JSON object"))
 	}
@@ -148,7 +148,7 @@ func (x *executor) refused(c *toolkit.Call, a *catalog.Action, params json.RawMe
 	if !x.audits(a) {
 		return r
 	}
-	targets, _ := safety.ExtractTargets(params)
+	targets, _ := safety.ExtractTargets(params, targetParams(a)...)
 	entry, err := x.safety.Audit.Begin()
 	if err != nil {
 		x.log.Warn("audit", "action", a.Name, "problem", err.Error())
@@ -315,6 +315,13 @@ func confirmAnswer(a *catalog.Action, resp *mcp.ElicitResult, withAction bool, r
 			return toolkit.Fail(toolkit.KindInvalidAnswer, fmt.Sprintf("the confirmation's answer has action %q; nothing was run", resp.Action), restart), false
 		}
 	}
+	if withAction {
+		// The form asked for confirm alone; with the combined form the
+		// caller has checked the fields.
+		if r, ok := extraFields(resp.Content, restart, confirmField); !ok {
+			return r, false
+		}
+	}
 	v, present := resp.Content[confirmField]
 	yes, isBool := v.(bool)
 	switch {
@@ -336,21 +343,6 @@ type safetyInfo struct {
 	AllowedUsers      []int64          `json:"allowed_users"`
 	Audit             bool             `json:"audit"`
 }
-
-const safetySchema = `{
-  "type": "object",
-  "description": "The account-safety policy (README, Safety).",
-  "properties": {
-    "sensitive": {"type": "string", "enum": ["deny", "redact", "allow"], "description": "What happens to actions flagged sensitive (SNOWLUMA_MCP_SENSITIVE)."},
-    "confirm": {"type": "string", "enum": ["none", "destructive", "writes"], "description": "Which actions a person confirms first (SNOWLUMA_MCP_CONFIRM)."},
-    "send_min_interval_ms": {"type": "integer", "minimum": 0, "description": "Least milliseconds between two sends to one target; 0 is off."},
-    "send_per_minute": {"type": "integer", "minimum": 0, "description": "Most sends in any minute; 0 is off."},
-    "allowed_groups": {"type": ["array", "null"], "items": {"type": "integer"}, "description": "The only groups actions may name; null means any."},
-    "allowed_users": {"type": ["array", "null"], "items": {"type": "integer"}, "description": "The only users actions may name; null means any."},
-    "audit": {"type": "boolean", "description": "Whether write actions are recorded in an audit file."}
-  },
-  "required": ["sensitive", "confirm", "send_min_interval_ms", "send_per_minute", "allowed_groups", "allowed_users", "audit"]
-}`
 
 func (x *executor) safetyInfo() *safetyInfo {
 	p := x.safety

@@ -38,11 +38,11 @@ type getArgs struct {
 }
 
 const filterProps = `
-    "category": {"type": "string", "minLength": 1, "description": "Only actions of this category: its canonical name (e.g. 群管理) or English label (e.g. Group administration); see list_categories."},
-    "read_only": {"type": "boolean", "description": "true: only read-only actions (callable through query_action); false: only write actions."},
-    "stream": {"type": "boolean", "description": "true: only stream actions; false: only ordinary actions."},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 200, "description": "Page size, 1 to 200. With limit or offset the answer adds total and next_offset."},
-    "offset": {"type": "integer", "minimum": 0, "description": "How many matching actions to skip (0 or more); pass the previous page's next_offset."}`
+    "category": {"type": "string", "minLength": 1, "description": "A list_categories name or label."},
+    "read_only": {"type": "boolean", "description": "true: reads only; false: writes only."},
+    "stream": {"type": "boolean", "description": "true: streams only; false: none."},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 200, "description": "Page size; adds total, next_offset."},
+    "offset": {"type": "integer", "minimum": 0, "description": "Previous page's next_offset."}`
 
 const (
 	listActionsInput = `{
@@ -54,8 +54,8 @@ const (
 	searchActionsInput = `{
   "type": "object",
   "properties": {
-    "query": {"type": "string", "minLength": 1, "description": "What to look for, in English or Chinese, spaced or not (踢人, 发送群消息, kick member). The query is cut into words, and common Chinese and English synonyms count."},
-    "match": {"type": "string", "enum": ["substring", "keywords"], "default": "substring", "description": "substring (default): every action whose name, alias or summary contains the query, plus those matching its words, best first. keywords: actions matching every word first, then those matching some. Either way an exact name comes first and stubs (supported: false) last."},` + filterProps + `
+    "query": {"type": "string", "minLength": 1, "description": "English or Chinese words, spaced or not (踢人, 群 禁言)."},
+    "match": {"type": "string", "enum": ["substring", "keywords"], "default": "substring", "description": "substring: every action containing the query, plus word matches; keywords: all words first, then some. Best first."},` + filterProps + `
   },
   "required": ["query"],
   "additionalProperties": false
@@ -63,7 +63,7 @@ const (
 	getActionInput = `{
   "type": "object",
   "properties": {
-    "name": {"type": "string", "minLength": 1, "description": "Action name or alias, e.g. send_group_msg or get_ptt_text."}
+    "name": {"type": "string", "minLength": 1, "description": "Action name or alias, e.g. send_group_msg."}
   },
   "required": ["name"],
   "additionalProperties": false
@@ -71,70 +71,28 @@ const (
 	noInput = `{"type": "object", "properties": {}, "additionalProperties": false}`
 )
 
-// briefProps and briefRequired describe a catalog.Brief, on its own and as
-// the first part of a catalog.Action.
+// The result schemas are lean: they name what every answer holds and
+// leave the detail to the tool descriptions and the README, since a client
+// loads them into every session.
 const (
-	briefProps = `
-    "name": {"type": "string"},
-    "category": {"type": "string", "description": "SnowLuma's canonical (Chinese) category name."},
-    "categoryLabel": {"type": "string", "description": "The category's English label."},
-    "summary": {"type": "string"},
-    "aliases": {"type": "array", "items": {"type": "string"}},
-    "readOnly": {"type": "boolean"},
-    "stream": {"type": "boolean"},
-    "supported": {"const": false, "description": "Present only on stubs, no-ops and actions SnowLuma 1.11.1 does not implement: they answer without doing what the name says, or always fail."},
-    "sensitive": {"type": "boolean", "description": "Present and true when the answer is a credential or key of the account; see SNOWLUMA_MCP_SENSITIVE."},
-    "destructive": {"type": "boolean", "description": "Present and true for an irreversible effect on people or the account; see SNOWLUMA_MCP_CONFIRM."},
-    "send": {"type": "boolean", "description": "Present and true when the action posts something others see; sends are paced."}`
-	briefRequired = `"name", "category", "categoryLabel", "summary", "aliases", "readOnly", "stream"`
-	briefSchema   = `{"type": "object", "properties": {` + briefProps + `}, "required": [` + briefRequired + `]}`
+	// pageSchema is list_actions' and search_actions' answer: light
+	// entries (catalog.Action.BriefJSON) whose fields are omitted at their
+	// default; total and next_offset (null on the last page) come with
+	// paging only.
+	pageSchema = `{"type": "object", "properties": {"count": {"type": "integer"}, "actions": {"type": "array", "items": {"type": "object", "required": ["name", "summary"]}}}, "required": ["count", "actions"]}`
+	// actionSchema is get_action's answer, an action's whole entry.
+	actionSchema = `{"type": "object", "required": ["name", "category", "categoryLabel", "summary", "summaryZh", "aliases", "readOnly", "stream", "params", "constraints", "returns", "returnsSchema", "examples", "inputSchema"]}`
+	// categoriesSchema is list_categories' answer.
+	categoriesSchema = `{"type": "array", "items": {"type": "object", "required": ["category", "label", "count"]}}`
 )
-
-const pageSchema = `{
-  "type": "object",
-  "properties": {
-    "count": {"type": "integer", "minimum": 0, "description": "Actions in this answer."},
-    "total": {"type": "integer", "minimum": 0, "description": "Matching actions in all (paged answers only)."},
-    "next_offset": {"type": ["integer", "null"], "minimum": 0, "description": "Offset of the next page, or null at the end (paged answers only)."},
-    "actions": {"type": "array", "items": ` + briefSchema + `}
-  },
-  "required": ["count", "actions"]
-}`
-
-const actionSchema = `{
-  "type": "object",
-  "properties": {` + briefProps + `,
-    "summaryZh": {"type": "string", "description": "The summary in Simplified Chinese."},
-    "params": {"type": "array", "items": {"type": "object"}},
-    "constraints": {"type": "array", "items": {"type": "string"}},
-    "returns": {"type": "string"},
-    "returnsSchema": {"type": ["object", "boolean"]},
-    "examples": {"type": "array", "items": {"type": "object"}},
-    "inputSchema": {"type": "object"}
-  },
-  "required": [` + briefRequired + `, "summaryZh", "params", "constraints", "returns", "returnsSchema", "examples", "inputSchema"]
-}`
-
-const categoriesSchema = `{
-  "type": "array",
-  "items": {
-    "type": "object",
-    "properties": {
-      "category": {"type": "string", "description": "SnowLuma's canonical name."},
-      "label": {"type": "string", "description": "English label."},
-      "count": {"type": "integer", "minimum": 0}
-    },
-    "required": ["category", "label", "count"]
-  }
-}`
 
 // docsTools declares the docs tools: every mode, read-only, and contacting
 // nothing.
 func docsTools(src catalogSource) []toolkit.Spec {
 	return []toolkit.Spec{{
 		Name:        "list_actions",
-		Title:       "List SnowLuma actions",
-		Description: "List the bundled catalog's OneBot actions as compact entries (name, category and its English categoryLabel, summary, aliases, readOnly, stream, supported: false on stubs and no-ops, and the safety flags sensitive, destructive and send when set), optionally filtered by category, read_only and stream, and paged with limit/offset. Contacts nothing; use get_action for an action's full contract.",
+		Title:       "List actions",
+		Description: "Browse the catalog: name, summary's first clause, set flags. Refuses an unknown category. get_action has the contract.",
 		Input:       listActionsInput,
 		Output:      pageSchema,
 		Needs:       toolkit.ModeDocs,
@@ -144,8 +102,8 @@ func docsTools(src catalogSource) []toolkit.Spec {
 		}),
 	}, {
 		Name:        "search_actions",
-		Title:       "Search SnowLuma actions",
-		Description: "Search the bundled catalog in English or Chinese, spaced or not (撤回消息, 群 禁言, kick member), best match first: names, aliases, both summaries and Chinese/English synonyms count; stubs and no-ops (supported: false) come last. Same filters and paging as list_actions. Contacts nothing.",
+		Title:       "Search actions",
+		Description: "Find the action for a task by English or Chinese words, spaced or not, best first, stubs last; entries as list_actions'. Refuses a blank query.",
 		Input:       searchActionsInput,
 		Output:      pageSchema,
 		Needs:       toolkit.ModeDocs,
@@ -171,8 +129,8 @@ func docsTools(src catalogSource) []toolkit.Spec {
 		}),
 	}, {
 		Name:        "get_action",
-		Title:       "Describe a SnowLuma action",
-		Description: "Get one action's whole contract by name or alias: summary and Chinese summaryZh, parameters, cross-field constraints, readOnly and stream flags, returnsSchema (the successful data), examples, and an inputSchema ready for building params. Contacts nothing.",
+		Title:       "Describe an action",
+		Description: "Read before calling an action: its contract by name or alias (params, constraints, returnsSchema, examples, inputSchema).",
 		Input:       getActionInput,
 		Output:      actionSchema,
 		Needs:       toolkit.ModeDocs,
@@ -190,8 +148,8 @@ func docsTools(src catalogSource) []toolkit.Spec {
 		}),
 	}, {
 		Name:        "list_categories",
-		Title:       "List SnowLuma action categories",
-		Description: "List the catalog's categories (SnowLuma's canonical name and an English label) with their action counts. Contacts nothing.",
+		Title:       "List action categories",
+		Description: "The catalog's categories (Chinese name, English label) with action counts.",
 		Input:       noInput,
 		Output:      categoriesSchema,
 		Needs:       toolkit.ModeDocs,

@@ -49,12 +49,12 @@ func inputTools(x *executor, sealer *seal.Sealer) []toolkit.Spec {
 			}),
 		}
 		if write {
-			spec.Title = "Invoke a SnowLuma action, asking for missing params"
-			spec.Description = "Like invoke_action, but when a required parameter of the action is missing it asks the user for it through a form (a typed field per simple parameter, params_json, a JSON object, for messages, objects and arrays) and runs the action only with a valid answer. Needs a client with form elicitation; otherwise call invoke_action with complete params. Complete params run at once."
+			spec.Title = "Invoke an action, asking for params"
+			spec.Description = "invoke_action that asks the user, by a form, for missing required params. Needs form elicitation; otherwise call invoke_action."
 			spec.Needs, spec.Writes, spec.Destructive = toolkit.ModeWrite, true, true
 		} else {
-			spec.Title = "Query SnowLuma, asking for missing params"
-			spec.Description = "Like query_action, but when a required parameter of the read-only action is missing it asks the user for it through a form (a typed field per simple parameter, params_json, a JSON object, for messages, objects and arrays) and runs the action only with a valid answer. Needs a client with form elicitation; otherwise call query_action with complete params. Complete params run at once."
+			spec.Title = "Query SnowLuma, asking for params"
+			spec.Description = "query_action that asks the user, by a form, for missing required params. Needs form elicitation; otherwise call query_action."
 			spec.Needs = toolkit.ModeRead
 		}
 		specs = append(specs, spec)
@@ -322,6 +322,16 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 	}
 
 	fields, asJSON := splitMissing(a, claims.Missing)
+	asked := fieldNames(fields)
+	if len(asJSON) > 0 {
+		asked = append(asked, answerField)
+	}
+	if claims.Confirm {
+		asked = append(asked, confirmField)
+	}
+	if r, ok := extraFields(resp.Content, restart, asked...); !ok {
+		return refuse(r)
+	}
 	answer := map[string]json.RawMessage{}
 	if len(asJSON) > 0 {
 		text, ok := resp.Content[answerField].(string)

@@ -23,10 +23,10 @@ func TestPrecomputedAnswers(t *testing.T) {
 	}
 	cs := connect(t, s, nil)
 	all := cat.List(catalog.Filter{})
-	briefs := func(as []*catalog.Action) []catalog.Brief {
-		out := []catalog.Brief{}
+	briefs := func(as []*catalog.Action) []catalog.Entry {
+		out := []catalog.Entry{}
 		for _, a := range as {
-			out = append(out, a.Brief)
+			out = append(out, a.Entry())
 		}
 		return out
 	}
@@ -39,9 +39,9 @@ func TestPrecomputedAnswers(t *testing.T) {
 		{"list_actions", map[string]any{}, map[string]any{"count": len(all), "actions": briefs(all)}},
 		{"list_actions", map[string]any{"limit": 5, "offset": 3}, map[string]any{"count": 5, "total": len(all), "next_offset": 8, "actions": briefs(all[3:8])}},
 		{"list_actions", map[string]any{"offset": len(all) - 2}, map[string]any{"count": 2, "total": len(all), "next_offset": nil, "actions": briefs(all[len(all)-2:])}},
-		{"list_actions", map[string]any{"offset": len(all) + 5}, map[string]any{"count": 0, "total": len(all), "next_offset": nil, "actions": []catalog.Brief{}}},
+		{"list_actions", map[string]any{"offset": len(all) + 5}, map[string]any{"count": 0, "total": len(all), "next_offset": nil, "actions": []catalog.Entry{}}},
 		{"search_actions", map[string]any{"query": "group"}, map[string]any{"count": len(cat.Search("group", catalog.Filter{})), "actions": briefs(cat.Search("group", catalog.Filter{}))}},
-		{"search_actions", map[string]any{"query": "zzz-nothing"}, map[string]any{"count": 0, "actions": []catalog.Brief{}}},
+		{"search_actions", map[string]any{"query": "zzz-nothing"}, map[string]any{"count": 0, "actions": []catalog.Entry{}}},
 		{"get_action", map[string]any{"name": "send_group_msg"}, send},
 		{"list_categories", map[string]any{}, cat.Categories()},
 	} {

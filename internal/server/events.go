@@ -107,37 +107,16 @@ type subscribeArgs struct {
 const subscribeInput = `{
   "type": "object",
   "properties": {
-    "self_id": {"type": "integer", "minimum": 1, "description": "The logged-in QQ account (get_login_info's user_id). Every event must carry it; an event of another account stops the connection."},
-    "types": {"type": "array", "items": {"type": "string", "enum": ["message", "notice", "request"]}, "description": "Event categories to keep; omitted means all three. message includes message_sent (the bot's own messages). Meta events are never kept."},
-    "group_ids": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "Keep only events whose group_id is one of these (at most 100 distinct); events without a group_id are left out."},
-    "user_ids": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "Keep only events whose user_id is one of these (at most 100 distinct). Combined with group_ids by AND."}
+    "self_id": {"type": "integer", "minimum": 1, "description": "The logged-in account (get_login_info's user_id)."},
+    "types": {"type": "array", "items": {"type": "string", "enum": ["message", "notice", "request"]}, "description": "Kinds to keep (default all); message includes message_sent."},
+    "group_ids": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "Only events of these groups (at most 100)."},
+    "user_ids": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "Only events of these users (at most 100)."}
   },
   "required": ["self_id"],
   "additionalProperties": false
 }`
 
-const filterSchema = `{
-  "type": "object",
-  "description": "The filter as applied: types in canonical order, ids sorted without duplicates, null for no restriction.",
-  "properties": {
-    "self_id": {"type": "integer"},
-    "types": {"type": "array", "items": {"type": "string"}},
-    "group_ids": {"type": ["array", "null"], "items": {"type": "integer"}},
-    "user_ids": {"type": ["array", "null"], "items": {"type": "integer"}}
-  },
-  "required": ["self_id", "types", "group_ids", "user_ids"]
-}`
-
-const subscribeResult = `{
-  "type": "object",
-  "properties": {
-    "uri": {"type": "string", "description": "The canonical event resource URI: read it with resources/read (add ?after=<next_cursor> for newer entries); subscribe to it without ?after."},
-    "filter": ` + filterSchema + `,
-    "status": {"type": "string", "enum": ["connected", "disconnected", "stopped"]},
-    "status_reason": {"type": "string"}
-  },
-  "required": ["uri", "filter", "status", "status_reason"]
-}`
+const subscribeResult = `{"type": "object", "properties": {"uri": {"type": "string"}, "status": {"enum": ["connected", "disconnected", "stopped"]}}, "required": ["uri", "filter", "status", "status_reason"]}`
 
 type unsubscribeArgs struct {
 	URI string `json:"uri"`
@@ -146,21 +125,13 @@ type unsubscribeArgs struct {
 const unsubscribeInput = `{
   "type": "object",
   "properties": {
-    "uri": {"type": "string", "description": "The canonical snowluma://onebot/events/<id> URI subscribe_events returned, without ?after."}
+    "uri": {"type": "string", "description": "The URI subscribe_events returned."}
   },
   "required": ["uri"],
   "additionalProperties": false
 }`
 
-const unsubscribeResult = `{
-  "type": "object",
-  "properties": {
-    "uri": {"type": "string"},
-    "released": {"const": true},
-    "remaining_resources": {"type": "integer", "description": "Event resources still live; at 0 the WebSocket is closed."}
-  },
-  "required": ["uri", "released", "remaining_resources"]
-}`
+const unsubscribeResult = `{"type": "object", "properties": {"remaining_resources": {"type": "integer"}}, "required": ["uri", "released", "remaining_resources"]}`
 
 // eventTools declares subscribe_events and unsubscribe_events. Without an
 // events URL both are hidden and refused.
@@ -169,12 +140,12 @@ func eventTools(ev *eventService) []toolkit.Spec {
 	if ev == nil {
 		off = &toolkit.Refusal{Kind: toolkit.KindNotConfigured,
 			Message:  "live events are not configured on this server",
-			NextStep: "set SNOWLUMA_MCP_EVENTS_URL to SnowLuma's event WebSocket (e.g. ws://127.0.0.1:3001/event), use read or write mode, and restart the server"}
+			NextStep: "set SNOWLUMA_MCP_EVENTS_URL to SnowLuma's WebSocket server (its default is ws://127.0.0.1:3001/), use read or write mode, and restart the server"}
 	}
 	return []toolkit.Spec{{
 		Name:        "subscribe_events",
-		Title:       "Subscribe to SnowLuma live events",
-		Description: "Create a live event resource for the logged-in account: events that pass the filter (types, group_ids, user_ids, combined by AND) are buffered from now on, at most 256 events and 1 MiB (oldest dropped first, counted). Returns its canonical snowluma://onebot/events/<id> URI: read it with resources/read (?after=<next_cursor> for newer entries) and watch it with subscriptions/listen (2026-07-28) or resources/subscribe (legacy). The first subscription opens the event WebSocket; at most 16 resources share it. Sends no action and no message.",
+		Title:       "Subscribe to live events",
+		Description: "Buffer the account's live events that pass the filter (all terms apply; 256 events, 1 MiB) in a resource; returns its URI to read (?after=next_cursor) and subscribe to. At most 16. Sends nothing.",
 		Input:       subscribeInput,
 		Output:      subscribeResult,
 		Needs:       toolkit.ModeRead,
@@ -183,8 +154,8 @@ func eventTools(ev *eventService) []toolkit.Spec {
 		Handler:     toolkit.Handle(ev.subscribeEvents),
 	}, {
 		Name:        "unsubscribe_events",
-		Title:       "Release a SnowLuma live event resource",
-		Description: "Release an event resource created by subscribe_events and drop its buffer. Releasing the last one closes the event WebSocket. Works for both protocol eras; closing a subscriptions/listen stream does not release anything.",
+		Title:       "Release live events",
+		Description: "Release a subscribe_events resource and its buffer; the last one closes the event WebSocket.",
 		Input:       unsubscribeInput,
 		Output:      unsubscribeResult,
 		Needs:       toolkit.ModeRead,
@@ -402,11 +373,15 @@ func (ev *eventService) unsubscribe(_ context.Context, req *mcp.UnsubscribeReque
 	return nil
 }
 
-// eventsInfo is get_runtime_info's view of the event service.
+// eventsInfo is get_runtime_info's view of the event service: the
+// connection's state and the liveness limits it is held to.
 type eventsInfo struct {
-	Status       events.Status `json:"status"`
-	StatusReason string        `json:"status_reason"`
-	Resources    int           `json:"resources"`
+	Status              events.Status `json:"status"`
+	StatusReason        string        `json:"status_reason"`
+	Resources           int           `json:"resources"`
+	GreetingWaitMS      int64         `json:"greeting_wait_ms"`
+	StallAfterHeartbeat int           `json:"stall_after_heartbeats"`
+	DefaultHeartbeatMS  int64         `json:"default_heartbeat_interval_ms"`
 }
 
 // runtime reports the connection's state; nil when events are off.
@@ -415,7 +390,8 @@ func (ev *eventService) runtime() *eventsInfo {
 		return nil
 	}
 	st := ev.hub.State()
-	return &eventsInfo{st.Status, st.Reason, st.Resources}
+	return &eventsInfo{st.Status, st.Reason, st.Resources,
+		events.GreetingWait.Milliseconds(), events.StallHeartbeats, events.DefaultHeartbeatInterval.Milliseconds()}
 }
 
 // isEventsRead reports whether req reads an event resource.

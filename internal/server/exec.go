@@ -33,17 +33,11 @@ type actionArgs struct {
 	Execution *executionArgs `json:"execution"`
 }
 
-// actionProp, paramsHelp and envelopeProps are the parts of the execution
-// tools' schemas that invoke_action's wider ones (streams.go) repeat.
+// actionProp and paramsHelp are the parts of the execution tools' input
+// schemas that invoke_action's wider one (streams.go) repeats.
 const (
-	actionProp    = `"action": {"type": "string", "minLength": 1, "description": "Catalog action name or alias, e.g. get_status; see list_actions and get_action."}`
-	paramsHelp    = `The action's parameters as a JSON object, per get_action's inputSchema. Omit for none. Ids are sent exactly as given (negative message ids included).`
-	envelopeProps = `
-    "status": {"type": "string"},
-    "retcode": {"type": "integer"},
-    "frames": {"type": "array", "description": "Each accepted frame's data, in order."},
-    "count": {"type": "integer", "minimum": 0},
-    "terminal": {"type": "object", "description": "The final frame as received."}`
+	actionProp = `"action": {"type": "string", "minLength": 1, "description": "Action name or alias, e.g. get_status."}`
+	paramsHelp = `The action's params, per get_action's inputSchema; ids are sent as given.`
 )
 
 const actionInput = `{
@@ -58,12 +52,7 @@ const actionInput = `{
 
 // envelopeResult is the outputSchema of a call's payload: SnowLuma's OneBot
 // envelope as received, or for a generic stream the collected frames.
-const envelopeResult = `{
-  "type": "object",
-  "description": "The OneBot envelope exactly as SnowLuma sent it ({status, retcode, data, message, wording, ...}); for a stream action, {frames, count, terminal}.",
-  "properties": {` + envelopeProps + `
-  }
-}`
+const envelopeResult = `{"type": "object", "description": "SnowLuma's OneBot envelope as sent; a stream's {frames, count, terminal}."}`
 
 // executor runs catalog actions against SnowLuma for the execution tools.
 // In docs mode it has no client and the mode gate refuses every call.
@@ -94,7 +83,7 @@ func execTools(x *executor) []toolkit.Spec {
 	return []toolkit.Spec{{
 		Name:        "query_action",
 		Title:       "Query SnowLuma (read-only)",
-		Description: "Run a read-only catalog action against the configured SnowLuma and return its OneBot envelope as {result, diagnostics}. Write actions are refused: use invoke_action (write mode). A business failure (retcode ≠ 0) is returned as data with outcome failed; transport failures are tool errors.",
+		Description: "Run a read-only catalog action on SnowLuma and return its envelope. Refuses write actions (use invoke_action). retcode ≠ 0 is data with outcome failed.",
 		Input:       actionInput,
 		Output:      envelopeResult,
 		Needs:       toolkit.ModeRead,
@@ -104,8 +93,8 @@ func execTools(x *executor) []toolkit.Spec {
 		}),
 	}, {
 		Name:        "invoke_action",
-		Title:       "Invoke a SnowLuma action",
-		Description: "Run any catalog action (reads, writes and streams) against the configured SnowLuma and return its OneBot envelope as {result, diagnostics}. Downloads (download_file_*stream) are saved to the download directory and return {saved: {path, sha256, ...}, terminal}; upload_file_stream with execution.input_file uploads a file from the upload root and returns {sent, terminal}; other streams return their collected frames. Send _meta.progressToken to get notifications/progress. This can send messages and change the account's groups and friends. A timeout or cancellation can leave a write's outcome unknown: check before repeating. The operator's safety policy may refuse a call before sending it (kinds sensitive, target_not_allowed, rate_limited) or have a person confirm it first through a form.",
+		Title:       "Invoke an action",
+		Description: "Run any catalog action: it can send messages, change groups and friends. Downloads go to disk. After a timeout a write may have happened: check first. The safety policy may refuse or ask a person.",
 		Input:       invokeInput,
 		Output:      invokeResult,
 		Needs:       toolkit.ModeWrite,

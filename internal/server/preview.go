@@ -34,44 +34,16 @@ const (
 const previewInput = `{
   "type": "object",
   "properties": {
-    "message_type": {"type": "string", "enum": ["group", "private"], "description": "group to send to a group chat, private to send to one QQ user."},
-    "target_id": {"type": "integer", "minimum": 1, "maximum": 9007199254740991, "description": "The group number (group; from get_group_list) or the QQ number (private; normally a friend, from get_friend_list)."},
-    "text": {"type": "string", "minLength": 1, "maxLength": 4500, "description": "The message text, sent literally: CQ codes, HTML and markup stay text."},
-    "reply_to": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647, "not": {"const": 0}, "description": "Optional: the signed 32-bit id of the message to quote (from a message event or a send_*_msg result); never 0."}
+    "message_type": {"type": "string", "enum": ["group", "private"], "description": "group chat or private chat."},
+    "target_id": {"type": "integer", "minimum": 1, "maximum": 9007199254740991, "description": "Group number or QQ number."},
+    "text": {"type": "string", "minLength": 1, "maxLength": 4500, "description": "Sent literally: CQ codes stay text."},
+    "reply_to": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647, "not": {"const": 0}, "description": "Id of a message to quote."}
   },
   "required": ["message_type", "target_id", "text"],
   "additionalProperties": false
 }`
 
-const previewResult = `{
-  "type": "object",
-  "properties": {
-    "draft": {
-      "type": "object",
-      "description": "What QQ will show once the message is sent.",
-      "properties": {
-        "message_type": {"type": "string", "enum": ["group", "private"]},
-        "target_id": {"type": "integer", "minimum": 1},
-        "reply_to": {"type": "integer", "description": "The quoted message's id; absent when the draft quotes nothing."},
-        "text": {"type": "string", "description": "The text exactly as it will be sent and shown."},
-        "readable": {"type": "string", "description": "Recipient, quoted reply and text, as a person reads them."}
-      },
-      "required": ["message_type", "target_id", "text", "readable"]
-    },
-    "can_send": {"type": "boolean", "description": "Whether this server could send the draft now (write mode)."},
-    "cannot_send": {"type": "string", "description": "Why can_send is false, with the fix."},
-    "invoke": {
-      "type": "object",
-      "description": "The exact invoke_action arguments that send the draft.",
-      "properties": {
-        "action": {"type": "string", "enum": ["send_group_msg", "send_private_msg"]},
-        "params": {"type": "object"}
-      },
-      "required": ["action", "params"]
-    }
-  },
-  "required": ["draft", "can_send", "invoke"]
-}`
+const previewResult = `{"type": "object", "properties": {"can_send": {"type": "boolean"}}, "required": ["draft", "can_send", "invoke"]}`
 
 // previewTool declares preview_message. It runs in every mode and contacts
 // nothing; can_send says whether this server's mode lets the draft be sent.
@@ -87,16 +59,13 @@ func previewTool(mode Mode, l lang.Lang) toolkit.Spec {
 		cannotSend = "No SnowLuma endpoint is configured (docs mode), so nothing can be sent: set SNOWLUMA_MCP_ENDPOINT and SNOWLUMA_MCP_MODE=write and restart the server."
 	}
 	return toolkit.Spec{
-		Name:  "preview_message",
-		Title: "Preview a QQ message",
-		Description: "Draft a plain-text QQ message without sending it: returns {draft, can_send, invoke}, the readable draft (with the quoted reply noted), " +
-			"whether this server could send it now (write mode) and the exact invoke_action arguments that send it. The text is sent literally " +
-			"(auto_escape, or a text segment after a quoted reply), so CQ codes and HTML stay text. Contacts nothing. " +
-			"Hosts that show MCP Apps display a panel where a person reviews the draft and sends it with one click.",
-		Input:      previewInput,
-		Output:     previewResult,
-		Needs:      toolkit.ModeDocs,
-		Idempotent: true,
+		Name:        "preview_message",
+		Title:       "Preview a QQ message",
+		Description: "Draft a text message without sending: readable draft, can_send, invoke_action arguments. MCP Apps hosts show a send panel.",
+		Input:       previewInput,
+		Output:      previewResult,
+		Needs:       toolkit.ModeDocs,
+		Idempotent:  true,
 		ListMeta: func(caps *mcp.ClientCapabilities) mcp.Meta {
 			if !showsApps(caps) {
 				return nil

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -58,6 +59,30 @@ func addCatalogResource(s *mcp.Server, src catalogSource, pass func([]byte) []by
 			return &catalogAnswer{r, encoded, pass}, nil
 		}
 	})
+}
+
+// KindsURI is the resource listing the failure kinds diagnostics.kind
+// takes, with what each means and what to do: the vocabulary the output
+// schemas leave out so as not to repeat it in every tool.
+const KindsURI = toolkit.KindsURI
+
+// addKindsResource serves the failure vocabulary, toolkit.Kinds, as JSON.
+func addKindsResource(s *mcp.Server) error {
+	doc, err := toolkit.KindsJSON()
+	if err != nil {
+		return fmt.Errorf("failure kinds: %w", err)
+	}
+	text := string(doc)
+	s.AddResource(&mcp.Resource{
+		URI:         KindsURI,
+		Name:        "snowluma-mcp-failure-kinds",
+		Title:       "snowluma-mcp failure kinds",
+		Description: "Every diagnostics.kind a tool result may carry: [{kind, meaning, fix}].",
+		MIMEType:    "application/json",
+	}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: KindsURI, MIMEType: "application/json", Text: text}}}, nil
+	})
+	return nil
 }
 
 // catalogAnswer is a resources/read answer for the catalog whose contents

@@ -17,61 +17,12 @@ type runtimeArgs struct {
 const runtimeInput = `{
   "type": "object",
   "properties": {
-    "check_connection": {"type": "boolean", "default": false, "description": "Read and write modes only: also run get_login_info, get_status and get_version_info against SnowLuma through the read-only gate and report each answer. Without it nothing is contacted."}
+    "check_connection": {"type": "boolean", "default": false, "description": "Read and write modes: also run get_login_info, get_status and get_version_info."}
   },
   "additionalProperties": false
 }`
 
-const runtimeResult = `{
-  "type": "object",
-  "properties": {
-    "mode": {"type": "string", "enum": ["docs", "read", "write"]},
-    "execution_enabled": {"type": "boolean"},
-    "write_enabled": {"type": "boolean"},
-    "catalog_version": {"type": "string", "description": "SnowLuma release the bundled catalog describes."},
-    "action_count": {"type": "integer"},
-    "server_support": {"const": "unknown", "description": "Always unknown, by design: the catalog describes SnowLuma 1.11.1, and the connected SnowLuma may be another release, so this server does not claim that any action is available there. Call the action (or use check_connection) to find out."},
-    "transport": {
-      "type": ["object", "null"],
-      "description": "Effective limits of calls to SnowLuma; null in docs mode. Paths, when present, are on the MCP host.",
-      "properties": {
-        "request_timeout_ms": {"type": "integer"},
-        "max_response_bytes": {"type": "integer"},
-        "max_stream_bytes": {"type": "integer"},
-        "stream_idle_timeout_ms": {"type": "integer"},
-        "max_collected_stream_bytes": {"type": "integer"},
-        "params_validated": {"type": "boolean"},
-        "download_dir": {"type": ["string", "null"], "description": "Where downloads are saved, on the MCP host."},
-        "upload_root": {"type": ["string", "null"], "description": "The only directory automatic uploads read from; null when automatic upload is off."},
-        "upload_enabled": {"type": "boolean", "description": "Whether execution.input_file works; stream actions still need write mode."},
-        "max_file_bytes": {"type": "integer", "description": "Largest file a download saves or an upload sends."},
-        "download_quota_bytes": {"type": "integer", "description": "Most bytes the download directory may hold."},
-        "max_streams": {"type": "integer", "description": "Stream calls that may run at once; one more fails with busy."},
-        "stream_connect_timeout_ms": {"type": "integer"}
-      }
-    },
-    "safety": ` + safetySchema + `,
-    "tasks_enabled": {"type": "boolean", "description": "true when background transfers are available (write mode, SNOWLUMA_MCP_TASK_DIR set and usable)."},
-    "tasks": {"type": ["object", "null"], "description": "The background task store; null when tasks are off.", "properties": {
-      "task_dir": {"type": "string", "description": "The task directory on the MCP host."},
-      "running": {"type": "integer", "minimum": 0},
-      "max_running": {"type": "integer"}
-    }},
-    "connection_checked": {"type": "boolean", "description": "true only when check_connection ran; local configuration is not proof of a live login."},
-    "events_enabled": {"type": "boolean", "description": "true when subscribe_events is offered (SNOWLUMA_MCP_EVENTS_URL set, read or write mode)."},
-    "events": {
-      "type": ["object", "null"],
-      "description": "The event connection; null when events are off. Never shows its URL or the token.",
-      "properties": {
-        "status": {"type": "string", "enum": ["not_connected", "connected", "disconnected", "stopped"]},
-        "status_reason": {"type": "string"},
-        "resources": {"type": "integer", "description": "Live event resources (at most 16)."}
-      }
-    },
-    "checks": {"type": "object", "description": "With check_connection: each action's {result, diagnostics}.", "additionalProperties": {"type": "object"}}
-  },
-  "required": ["mode", "execution_enabled", "write_enabled", "catalog_version", "action_count", "server_support", "transport", "safety", "connection_checked", "events_enabled", "events", "tasks_enabled", "tasks"]
-}`
+const runtimeResult = `{"type": "object", "properties": {"mode": {"enum": ["docs", "read", "write"]}, "server_support": {"const": "unknown"}}, "required": ["mode", "server_support", "transport", "safety", "events", "tasks"]}`
 
 // runtimeInfo is get_runtime_info's answer. It never holds the endpoint,
 // the token or any header.
@@ -125,8 +76,8 @@ type checkInfo struct {
 func runtimeTool(x *executor, ev *eventService) toolkit.Spec {
 	return toolkit.Spec{
 		Name:        "get_runtime_info",
-		Title:       "SnowLuma MCP runtime overview",
-		Description: "Describe this server as configured: mode, whether execution and writes are enabled, the catalog version and size, the effective transport limits, the account-safety policy, and whether live events are enabled with their connection status. server_support is always \"unknown\": the catalog is a snapshot of SnowLuma 1.11.1, not proof of what the connected SnowLuma supports. Contacts nothing unless check_connection is true (read and write modes), which runs get_login_info, get_status and get_version_info at once and reports each answer. Never shows the endpoint or token.",
+		Title:       "Runtime overview",
+		Description: "This server's mode, limits, safety, events and tasks (never endpoint or token); server_support stays unknown. Failure kinds: " + toolkit.KindsURI + ".",
 		Input:       runtimeInput,
 		Output:      runtimeResult,
 		Needs:       toolkit.ModeDocs,

@@ -168,6 +168,9 @@ func New(opts Options) (*mcp.Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	addCatalogResource(s, cat, opts.Pass)
+	if err := addKindsResource(s); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	if err := addPreviewPanel(s); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

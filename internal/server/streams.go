@@ -41,12 +41,12 @@ const invokeInput = `{
   "type": "object",
   "properties": {
     ` + actionProp + `,
-    "params": {"type": "object", "description": "` + paramsHelp + ` With execution, only filename and file_retention: the server chooses the rest."},
+    "params": {"type": "object", "description": "` + paramsHelp + ` With execution only filename, file_retention."},
     "execution": {
       "type": "object",
-      "description": "Only with action upload_file_stream: the server uploads a file from the MCP host itself, in checked chunks, and returns {sent, terminal}. Needs SNOWLUMA_MCP_UPLOAD_ROOT.",
+      "description": "upload_file_stream: the server uploads input_file itself.",
       "properties": {
-        "input_file": {"type": "string", "minLength": 1, "description": "Absolute path on the MCP host of a regular file inside SNOWLUMA_MCP_UPLOAD_ROOT (symlinks are resolved; anything leading outside is refused)."}
+        "input_file": {"type": "string", "minLength": 1, "description": "Absolute path inside SNOWLUMA_MCP_UPLOAD_ROOT."}
       },
       "required": ["input_file"],
       "additionalProperties": false
@@ -58,39 +58,7 @@ const invokeInput = `{
 
 // invokeResult is invoke_action's payload schema: an envelope, a generic
 // stream's frames, a saved download or a sent upload.
-const invokeResult = `{
-  "type": "object",
-  "description": "The OneBot envelope exactly as SnowLuma sent it ({status, retcode, data, message, wording, ...}); for a generic stream action, {frames, count, terminal}; for a download, {saved, terminal}; for an automatic upload, {sent, terminal} (and reset after a failure).",
-  "properties": {` + envelopeProps + `,
-    "saved": {
-      "type": ["object", "null"],
-      "description": "The downloaded file on the MCP host; null when SnowLuma reported a failure (see terminal).",
-      "properties": {
-        "path": {"type": "string", "description": "Absolute path on the MCP host."},
-        "file_name": {"type": "string", "description": "SnowLuma's name, sanitised and made unique in the download directory."},
-        "bytes": {"type": "integer", "minimum": 0},
-        "sha256": {"type": "string", "description": "Hex SHA-256 of the saved bytes."},
-        "chunks": {"type": "integer", "minimum": 0}
-      }
-    },
-    "sent": {
-      "type": "object",
-      "description": "What an automatic upload sent; terminal.data.file_path is the file on the SnowLuma host for later actions.",
-      "properties": {
-        "input_file": {"type": "string"},
-        "bytes": {"type": "integer", "minimum": 0},
-        "sha256": {"type": "string"},
-        "chunks": {"type": "integer", "minimum": 0},
-        "stream_id": {"type": "string"}
-      }
-    },
-    "reset": {
-      "type": "object",
-      "description": "After a failed upload: whether SnowLuma confirmed dropping the stream.",
-      "properties": {"confirmed": {"type": "boolean"}, "detail": {"type": "string"}}
-    }
-  }
-}`
+const invokeResult = `{"type": "object", "description": "The envelope as sent; a stream's {frames, count, terminal}; a download's {saved, terminal}; an upload's {sent, terminal}."}`
 
 // downloadResult is a download's payload. It never holds file bytes.
 type downloadResult struct {

@@ -62,48 +62,24 @@ type listTasksArgs struct {
 const listTasksInput = `{
   "type": "object",
   "properties": {
-    "cursor": {"type": "string", "minLength": 1, "description": "nextCursor of the previous page; omit for the newest tasks."},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50, "description": "Tasks per page, 1 to 100 (default 50)."}
+    "cursor": {"type": "string", "minLength": 1, "description": "The previous page's nextCursor."},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50, "description": "Tasks per page."}
   },
   "additionalProperties": false
 }`
 
-const listTasksResult = `{
-  "type": "object",
-  "properties": {
-    "tasks": {"type": "array", "description": "Newest first, without results: use tasks/get for a task's result.", "items": {
-      "type": "object",
-      "properties": {
-        "taskId": {"type": "string"},
-        "status": {"type": "string", "enum": ["working", "completed", "failed", "cancelled"]},
-        "statusMessage": {"type": "string"},
-        "createdAt": {"type": "string"},
-        "lastUpdatedAt": {"type": "string"},
-        "tool": {"type": "string"},
-        "action": {"type": "string"}
-      },
-      "required": ["taskId", "status", "createdAt", "lastUpdatedAt", "tool", "action"]
-    }},
-    "nextCursor": {"type": "string", "description": "Pass as cursor for the next page; absent on the last page."},
-    "corrupted": {"type": "array", "description": "Task records that could not be read, by id, with the reason.", "items": {
-      "type": "object",
-      "properties": {"taskId": {"type": "string"}, "error": {"type": "string"}},
-      "required": ["taskId", "error"]
-    }}
-  },
-  "required": ["tasks"]
-}`
+const listTasksResult = `{"type": "object", "properties": {"tasks": {"type": "array"}, "nextCursor": {"type": "string"}}, "required": ["tasks"]}`
 
 // taskHandleResult is the schema of invoke_action_background's declared
 // output: the tool answers with a task handle, never a tool result, except
 // for a refusal before any task exists.
-const taskHandleResult = `{"type": "object", "description": "Never set: a started task answers with resultType task (the task's handle); a refusal is a tool error."}`
+const taskHandleResult = `{"type": "object", "description": "Never set: a started task answers with its handle."}`
 
 func (t *taskService) specs() []toolkit.Spec {
 	return []toolkit.Spec{{
 		Name:           "invoke_action_background",
-		Title:          "Run a SnowLuma transfer in the background",
-		Description:    "Start a stream action (a download to disk, an automatic upload with execution.input_file) as a durable task and answer at once with its handle (resultType task). Takes invoke_action's arguments; only stream actions. Poll tasks/get for the state and the saved result, tasks/cancel to stop it. A task survives a client that goes away; after a server restart an unfinished task is failed with an unknown remote outcome and never run again.",
+		Title:          "Background transfer",
+		Description:    "Start a stream action (download, input_file upload) as a task; answers with its handle for tasks/get and tasks/cancel. Refuses other actions. A restart fails unfinished tasks.",
 		Input:          invokeInput,
 		Output:         taskHandleResult,
 		Needs:          toolkit.ModeWrite,
@@ -117,7 +93,7 @@ func (t *taskService) specs() []toolkit.Spec {
 	}, {
 		Name:           "list_tasks",
 		Title:          "List background tasks",
-		Description:    "List the background tasks this task directory holds, newest first, without their results (tasks/get has those). Pages with cursor and limit (1-100, default 50). Records that cannot be read are listed under corrupted. Contacts nothing.",
+		Description:    "The task directory's tasks, newest first, without results (tasks/get); unreadable ones under corrupted.",
 		Input:          listTasksInput,
 		Output:         listTasksResult,
 		Needs:          toolkit.ModeWrite,

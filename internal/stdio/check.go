@@ -39,14 +39,17 @@ func check(line []byte) (jsonrpc.Message, *refusal) {
 			message: "Invalid request: " + what + "; send one JSON-RPC 2.0 message object per line",
 			problem: problem}
 	}
+	// The depth comes first: encoding/json gives up on its own at 10,000
+	// levels and calls that invalid, so checked second the one limit
+	// would turn into a parse error past that depth.
+	if tooDeep(line, MaxDepth) {
+		return nil, invalid(jsonrpc.ID{}, fmt.Sprintf("arrays and objects nest deeper than %d levels", MaxDepth),
+			fmt.Sprintf("nested deeper than %d levels", MaxDepth))
+	}
 	if !json.Valid(line) {
 		return nil, &refusal{code: jsonrpc.CodeParseError,
 			message: "Parse error: the line is not valid JSON; send one JSON-RPC 2.0 message object per line",
 			problem: "not valid JSON"}
-	}
-	if tooDeep(line, MaxDepth) {
-		return nil, invalid(jsonrpc.ID{}, fmt.Sprintf("arrays and objects nest deeper than %d levels", MaxDepth),
-			fmt.Sprintf("nested deeper than %d levels", MaxDepth))
 	}
 	switch line[0] {
 	case '{':
@@ -164,8 +167,9 @@ func cancelledID(params json.RawMessage) (jsonrpc.ID, bool) {
 	return id, problem == "" && id.IsValid()
 }
 
-// tooDeep reports whether arrays and objects nest deeper than limit in the
-// valid JSON b. It scans without recursion.
+// tooDeep reports whether arrays and objects nest deeper than limit in b,
+// counting the brackets outside strings. It scans without recursion, and
+// before b is known to be valid JSON: the same limit holds at any depth.
 func tooDeep(b []byte, limit int) bool {
 	depth := 0
 	inString, escaped := false, false

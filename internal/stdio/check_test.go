@@ -252,3 +252,38 @@ func FuzzLineReader(f *testing.F) {
 		}
 	})
 }
+
+// TestOneDepthRule: past MaxDepth the answer is the same -32600 naming the
+// limit at any depth, including past the 10,000 levels at which
+// encoding/json gives up on its own, and whether the deep part is arrays
+// or objects, closed or not.
+func TestOneDepthRule(t *testing.T) {
+	want := fmt.Sprintf("nest deeper than %d levels", MaxDepth)
+	for _, depth := range []int{MaxDepth + 1, 10_001, 100_000} {
+		wrapped := func(open, close string) string {
+			inner := strings.Repeat(open, depth-1) + strings.Repeat(close, depth-1)
+			return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":` + inner + `}}`
+		}
+		for name, line := range map[string]string{
+			"arrays":   wrapped("[", "]"),
+			"objects":  strings.Replace(wrapped(`{"a":`, "}"), `{"a":}`, `{"a":1}`, 1),
+			"bare":     strings.Repeat("[", depth) + strings.Repeat("]", depth),
+			"unclosed": strings.Repeat("[", depth),
+		} {
+			msg, r := check([]byte(line))
+			if msg != nil || r == nil {
+				t.Errorf("%s at %d levels: passed", name, depth)
+				continue
+			}
+			if r.code != jsonrpc.CodeInvalidRequest || !strings.Contains(r.message, want) {
+				t.Errorf("%s at %d levels: %d %q", name, depth, r.code, r.message)
+			}
+		}
+	}
+	// At the limit itself the message passes.
+	inner := strings.Repeat("[", MaxDepth-2) + strings.Repeat("]", MaxDepth-2)
+	line := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":` + inner + `}}`
+	if msg, r := check([]byte(line)); msg == nil || r != nil {
+		t.Errorf("%d levels refused: %+v", MaxDepth, r)
+	}
+}

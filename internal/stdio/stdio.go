@@ -24,6 +24,12 @@
 //     request-before-initialize error says what to send.
 //   - Shutdown stops all output after the last complete message and ends
 //     the input, which makes the SDK cancel every request in flight.
+//   - The end of stdin is not passed on at once: the requests already read
+//     get EndGrace to be answered (the SDK would cancel them and drop their
+//     answers), and only then does the input end. Requests still unanswered
+//     by then make Ending fire, for the caller to stop as on a signal.
+//   - A failed write to stdout (the client closed it) stops all output and
+//     makes Ending fire: the client is gone.
 package stdio
 
 import (
@@ -37,6 +43,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -55,6 +62,10 @@ const MaxDepth = 64
 // from several reads, and discarded ones never take more than it.
 const readBufferBytes = 64 << 10
 
+// DefaultEndGrace is how long the requests already read may take to be
+// answered once stdin has ended, by default.
+const DefaultEndGrace = time.Second
+
 // ErrStopped is returned by writes after Shutdown or Close.
 var ErrStopped = errors.New("stdio: output stopped")
 
@@ -67,6 +78,9 @@ type Options struct {
 	Log io.Writer
 	// Name prefixes log lines, e.g. "snowluma-mcp".
 	Name string
+	// EndGrace is how long the requests already read may take to be
+	// answered once stdin has ended; 0 means DefaultEndGrace.
+	EndGrace time.Duration
 }
 
 // Transport is the server side of a stdio channel. Connect it once (the
@@ -84,6 +98,9 @@ func New(in io.Reader, out io.Writer, opts Options) *Transport {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
+	if opts.EndGrace <= 0 {
+		opts.EndGrace = DefaultEndGrace
+	}
 	return &Transport{c: &conn{
 		lines:    &lineReader{r: bufio.NewReaderSize(in, readBufferBytes), max: opts.MaxLineBytes},
 		out:      out,
@@ -92,6 +109,9 @@ func New(in io.Reader, out io.Writer, opts Options) *Transport {
 		incoming: make(chan jsonrpc.Message),
 		readDone: make(chan struct{}),
 		stop:     make(chan struct{}),
+		ending:   make(chan struct{}),
+		grace:    opts.EndGrace,
+		answers:  make(chan struct{}, 1),
 		inflight: map[jsonrpc.ID]*request{},
 	}}
 }
@@ -115,6 +135,25 @@ func (t *Transport) Shutdown() int {
 	t.c.stateMu.Lock()
 	defer t.c.stateMu.Unlock()
 	return len(t.c.inflight)
+}
+
+// Ending returns a channel closed when the client is gone while requests
+// may still be running: a write to stdout failed (output has stopped), or
+// stdin ended and requests were still unanswered after the grace. The
+// caller should then stop as on SIGTERM: Shutdown, and give the cancelled
+// calls a moment to clean up. When stdin ends and every request is
+// answered within the grace, Ending stays open and the session simply
+// ends.
+func (t *Transport) Ending() <-chan struct{} { return t.c.ending }
+
+// EndCause says why Ending fired; it is nil until then.
+func (t *Transport) EndCause() error {
+	select {
+	case <-t.c.ending:
+		return t.c.endErr
+	default:
+		return nil
+	}
 }
 
 // Quiet returns a channel closed once no message is being written; after
@@ -150,6 +189,13 @@ type conn struct {
 	writeMu sync.Mutex // held while a message is written
 	out     io.Writer
 	stopped atomic.Bool // set by halt: nothing more is written
+
+	ending  chan struct{} // closed by end: the client is gone
+	endOnce sync.Once
+	endErr  error // why; set before ending closes
+
+	grace   time.Duration // for the answers once stdin has ended
+	answers chan struct{} // signalled as requests are answered
 
 	stateMu  sync.Mutex
 	inflight map[jsonrpc.ID]*request
@@ -267,7 +313,18 @@ func (c *conn) answered(id jsonrpc.ID) (cancelled bool) {
 	defer c.stateMu.Unlock()
 	r := c.inflight[id]
 	delete(c.inflight, id)
+	select {
+	case c.answers <- struct{}{}:
+	default:
+	}
 	return r != nil && r.cancelled
+}
+
+// unanswered is how many requests read are not answered yet.
+func (c *conn) unanswered() int {
+	c.stateMu.Lock()
+	defer c.stateMu.Unlock()
+	return len(c.inflight)
 }
 
 // writeLine writes parts and a newline as one message, unless output has
@@ -287,10 +344,22 @@ func (c *conn) writeLine(parts ...[]byte) error {
 	}
 	for _, p := range parts {
 		if _, err := c.out.Write(p); err != nil {
+			// The line is broken and nobody reads the rest: the client
+			// is gone (with SIGPIPE handled, a closed pipe is EPIPE).
+			c.stopped.Store(true)
+			c.end(fmt.Errorf("writing stdout: %w", err))
 			return err
 		}
 	}
 	return nil
+}
+
+// end records that the client is gone and why; the first cause is kept.
+func (c *conn) end(cause error) {
+	c.endOnce.Do(func() {
+		c.endErr = cause
+		close(c.ending)
+	})
 }
 
 // Close implements mcp.Connection: the SDK calls it when the session ends.
@@ -340,7 +409,32 @@ func (c *conn) readLoop() {
 			if !errors.Is(err, io.EOF) {
 				err = fmt.Errorf("stdio: reading stdin: %w", err)
 			}
+			c.drain()
 			c.readErr = err
+			return
+		}
+	}
+}
+
+// drain waits, once stdin has ended, until every request read is answered,
+// or the grace is over, or the channel is shut down. Until it returns Read
+// does not report the end of the input, on which the SDK would cancel the
+// requests and drop their answers. Requests unanswered after the grace end
+// the channel as a gone client does (see Ending).
+func (c *conn) drain() {
+	grace := time.NewTimer(c.grace)
+	defer grace.Stop()
+	for {
+		n := c.unanswered()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-c.answers:
+		case <-c.stop:
+			return
+		case <-grace.C:
+			c.end(fmt.Errorf("stdin ended with %d request(s) unanswered after %v", c.unanswered(), c.grace))
 			return
 		}
 	}

@@ -330,3 +330,158 @@ func TestShutdown(t *testing.T) {
 		t.Errorf("write after Shutdown: %v", err)
 	}
 }
+
+// TestEndOfInputAnswersWhatWasRead: input that ends right after its last
+// request (printf '…' | server) still gets every answer, here the legacy
+// handshake and a tools/list sent in one write, many times over.
+func TestEndOfInputAnswersWhatWasRead(t *testing.T) {
+	for i := range 20 {
+		h := start(t, Options{})
+		go func() {
+			io.WriteString(h.in, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"+
+				`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+				`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`+"\n")
+			h.in.Close()
+		}()
+		var ids []string
+		for line := range h.lines {
+			var r reply
+			if err := json.Unmarshal(line, &r); err != nil || r.Error != nil {
+				t.Fatalf("run %d: %s", i, line)
+			}
+			ids = append(ids, string(r.ID))
+		}
+		if strings.Join(ids, " ") != `"init" 2` {
+			t.Fatalf("run %d: answers to %v, want init and tools/list\nlog:\n%s", i, ids, h.log)
+		}
+		select {
+		case <-h.tr.Ending():
+			t.Fatalf("run %d: Ending fired: %v", i, h.tr.EndCause())
+		default:
+		}
+	}
+}
+
+// TestEndOfInputAnswersWithinGrace: a call still running when the input
+// ends is answered if it returns within the grace.
+func TestEndOfInputAnswersWithinGrace(t *testing.T) {
+	h := start(t, Options{EndGrace: time.Minute})
+	h.initialize()
+	h.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"block","arguments":{}}}`)
+	<-h.started
+	h.in.Close()
+	h.release <- struct{}{}
+	if r := h.next(); string(r.ID) != "4" || r.Result == nil {
+		t.Errorf("answer %+v", r)
+	}
+	waitClosed(t, h.runDone, "the end of Run")
+	if err := h.tr.EndCause(); err != nil {
+		t.Errorf("EndCause = %v", err)
+	}
+}
+
+// TestEndOfInputCancelsAfterGrace: a call still running when the grace is
+// over is cancelled and unanswered, and Ending says so.
+func TestEndOfInputCancelsAfterGrace(t *testing.T) {
+	h := start(t, Options{EndGrace: 50 * time.Millisecond})
+	h.initialize()
+	h.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"block","arguments":{}}}`)
+	<-h.started
+	h.in.Close()
+	waitClosed(t, h.tr.Ending(), "Ending")
+	if err := h.tr.EndCause(); err == nil || !strings.Contains(err.Error(), "stdin ended with 1 request(s) unanswered after 50ms") {
+		t.Errorf("EndCause = %v", err)
+	}
+	waitRecv(t, h.ended, "the call's cancellation")
+	waitClosed(t, h.runDone, "the end of Run")
+	for line := range h.lines {
+		t.Errorf("the cancelled call was answered: %s", line)
+	}
+}
+
+// failingWriter fails every write after the first ok ones.
+type failingWriter struct {
+	mu sync.Mutex
+	ok int
+	w  bytes.Buffer
+}
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ok == 0 {
+		return 0, errors.New("broken pipe")
+	}
+	f.ok--
+	return f.w.Write(p)
+}
+
+// TestFailedWriteEnds: once a write to stdout fails, nothing more is
+// written, Ending fires with the cause, and the calls in flight are
+// cancelled.
+func TestFailedWriteEnds(t *testing.T) {
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	out := &failingWriter{ok: 1}
+	tr := New(inR, out, Options{})
+	s := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	started, ended := make(chan struct{}), make(chan struct{})
+	mcp.AddTool(s, &mcp.Tool{Name: "block"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		close(started)
+		<-ctx.Done()
+		close(ended)
+		return nil, nil, ctx.Err()
+	})
+	runDone := make(chan struct{})
+	go func() {
+		s.Run(context.Background(), tr)
+		close(runDone)
+	}()
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"+
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}}}`+"\n")
+	waitClosed(t, started, "the call")
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":3,"method":"ping"}`+"\n") // its answer fails
+	waitClosed(t, tr.Ending(), "Ending")
+	if err := tr.EndCause(); err == nil || !strings.Contains(err.Error(), "writing stdout: broken pipe") {
+		t.Errorf("EndCause = %v", err)
+	}
+	waitClosed(t, ended, "the call's cancellation")
+	tr.Shutdown()
+	select {
+	case <-runDone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return")
+	}
+	if err := tr.c.writeLine([]byte("{}")); !errors.Is(err, ErrStopped) {
+		t.Errorf("write after the failure: %v", err)
+	}
+	if got := strings.Count(out.w.String(), "\n"); got != 1 {
+		t.Errorf("%d lines written, want the initialize answer only", got)
+	}
+}
+
+// waitClosed fails the test unless ch is closed within a generous wait.
+func waitClosed(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no %s after 10 s", what)
+	}
+}
+
+// waitRecv fails the test unless ch yields within a generous wait.
+func waitRecv(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	waitClosed(t, recvOnce(ch), what)
+}
+
+func recvOnce(ch <-chan struct{}) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		<-ch
+		close(done)
+	}()
+	return done
+}

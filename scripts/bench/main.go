@@ -11,11 +11,15 @@
 // wide, printing the server's CPU time per call, p50/p99, calls/s and the
 // bytes of each answer. Allocations per call come from the in-process
 // benchmarks (go test -bench . ./internal/server). With -transfer it
-// measures stream transfers instead (see transfer.go).
+// measures stream transfers instead (see transfer.go). With -bytes it
+// prints what a model reads: the bytes of tools/list per mode and client
+// capability set and of each docs call's text, with a token estimate (see
+// bytes.go).
 //
 //	go run ./scripts/bench [-runs 40]
 //	go run ./scripts/bench -percall [-n 500] [-width 64] [-era legacy|modern] [-only REGEXP]
 //	go run ./scripts/bench -transfer [-size 256] [-runs 3]
+//	go run ./scripts/bench -bytes
 //
 // -server BIN measures a prebuilt binary (say, of the previous commit)
 // instead of building ./cmd/snowluma-mcp.
@@ -49,6 +53,7 @@ func main() {
 	rawPath := flag.String("raw-path", "", "internal: the file for -raw")
 	rawSize := flag.Int64("raw-size", 0, "internal: the file size for -raw")
 	percall := flag.Bool("percall", false, "measure each call kind over stdio instead of cold start")
+	bytesMode := flag.Bool("bytes", false, "print the bytes of tools/list per mode and capability set and of each docs call's text, with token estimates")
 	n := flag.Int("n", 500, "sequential calls per call kind (-percall); 4n more run -width wide")
 	width := flag.Int("width", 64, "calls in flight in the concurrent run (-percall)")
 	era := flag.String("era", "legacy", "protocol era of the per-call client: legacy (initialize) or modern (2026-07-28)")
@@ -79,8 +84,17 @@ func main() {
 		}
 		return out
 	}
-	bare := build("bare", "./scripts/bench/bare")
 	server := *prebuilt
+	if *bytesMode {
+		if server == "" {
+			server = build("snowluma-mcp", "./cmd/snowluma-mcp")
+		}
+		if err := sizes(server); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	bare := build("bare", "./scripts/bench/bare")
 	if server == "" {
 		server = build("snowluma-mcp", "./cmd/snowluma-mcp")
 	}

@@ -54,8 +54,15 @@ var (
 	}
 )
 
-// modernMeta is the per-request _meta of a 2026-07-28 client.
+// modernMeta is the per-request _meta of a 2026-07-28 client without
+// capabilities.
 const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}`
+
+// metaWith is the per-request _meta of a 2026-07-28 client with caps, a
+// clientCapabilities object.
+func metaWith(caps string) string {
+	return `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `,"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"}}`
+}
 
 // perCallConfig is what the per-call mode runs.
 type perCallConfig struct {
@@ -149,7 +156,15 @@ type proc struct {
 	stdin  io.WriteCloser
 	out    *bufio.Reader
 	modern bool
+	meta   string // a modern request's _meta member; modernMeta when empty
 	nextID int
+}
+
+// withCaps makes p's later requests carry caps, a clientCapabilities
+// object (2026-07-28 era only).
+func (p *proc) withCaps(caps string) *proc {
+	p.meta = metaWith(caps)
+	return p
 }
 
 func spawn(bin string, env []string, modern bool) (*proc, error) {
@@ -241,7 +256,11 @@ func (p *proc) close() (int64, error) {
 
 // request encodes one request line with id.
 func (p *proc) request(id int, method, params string) []byte {
-	b := make([]byte, 0, 64+len(params)+len(modernMeta))
+	meta := p.meta
+	if meta == "" {
+		meta = modernMeta
+	}
+	b := make([]byte, 0, 64+len(params)+len(meta))
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = strconv.AppendInt(b, int64(id), 10)
 	b = append(b, `,"method":"`...)
@@ -249,7 +268,7 @@ func (p *proc) request(id int, method, params string) []byte {
 	b = append(b, `","params":`...)
 	if p.modern {
 		b = append(b, '{')
-		b = append(b, modernMeta...)
+		b = append(b, meta...)
 		if inner := bytes.TrimSpace([]byte(params)); len(inner) > 2 {
 			b = append(b, ',')
 			b = append(b, inner[1:len(inner)-1]...)

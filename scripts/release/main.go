@@ -229,7 +229,7 @@ func toolList() ([]map[string]string, error) {
 
 // Manifest builds the bundle manifest (MCPB manifest 0.3) for one
 // platform. Each user_config field maps to one SNOWLUMA_MCP_* variable;
-// the token is sensitive, so hosts keep it in the OS keychain.
+// both tokens are sensitive, so hosts keep them in the OS keychain.
 func Manifest(version, goos string, tools []map[string]string) map[string]any {
 	platform := map[string]string{"linux": "linux", "darwin": "darwin", "windows": "win32"}[goos]
 	entry := "server/" + exe(goos)
@@ -242,6 +242,8 @@ func Manifest(version, goos string, tools []map[string]string) map[string]any {
 		{"endpoint", "SNOWLUMA_MCP_ENDPOINT", "string", "SnowLuma OneBot HTTP endpoint", "For example http://127.0.0.1:3000/. Leave empty for docs mode (the catalog only).", "", false},
 		{"token", "SNOWLUMA_MCP_TOKEN", "string", "Access token", "SnowLuma's OneBot HTTP access token, sent only in the Authorization header.", "", true},
 		{"mode", "SNOWLUMA_MCP_MODE", "string", "Mode", "docs, read (default: read-only actions) or write (any action, sends messages).", "read", false},
+		{"events_url", "SNOWLUMA_MCP_EVENTS_URL", "string", "SnowLuma WebSocket server", "Optional: for live events, e.g. ws://127.0.0.1:3001/ (SnowLuma's default). Empty: no event tools.", "", false},
+		{"events_token", "SNOWLUMA_MCP_EVENTS_TOKEN", "string", "WebSocket access token", "Optional: the access token of SnowLuma's WebSocket server, which SnowLuma sets apart from the HTTP one. Empty: the access token above is sent.", "", true},
 		{"download_dir", "SNOWLUMA_MCP_DOWNLOAD_DIR", "directory", "Download directory", "Optional: where downloads are saved (default: a private folder in your user cache).", "", false},
 		{"upload_root", "SNOWLUMA_MCP_UPLOAD_ROOT", "directory", "Upload folder", "Optional: the only folder automatic uploads may read files from. Empty: automatic upload off.", "", false},
 		{"task_dir", "SNOWLUMA_MCP_TASK_DIR", "directory", "Background task directory", "Optional, write mode: a private directory for durable background transfers.", "", false},

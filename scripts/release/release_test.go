@@ -74,12 +74,12 @@ func TestBundleRuns(t *testing.T) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
-	if m.ManifestVersion != "0.3" || m.Server.Type != "binary" || !m.UserConfig["token"].Sensitive || len(m.Tools) < 10 {
+	if m.ManifestVersion != "0.3" || m.Server.Type != "binary" || !m.UserConfig["token"].Sensitive || !m.UserConfig["events_token"].Sensitive || m.UserConfig["events_url"].Sensitive || len(m.Tools) < 10 {
 		t.Fatalf("manifest: %s", b)
 	}
 	// What a host does: substitute the bundle's folder and the user's
 	// answers, then spawn.
-	user := map[string]string{"endpoint": "", "token": "", "mode": "read", "download_dir": "", "upload_root": "", "task_dir": ""}
+	user := map[string]string{"endpoint": "", "token": "", "mode": "read", "events_url": "", "events_token": "", "download_dir": "", "upload_root": "", "task_dir": ""}
 	subst := func(s string) string {
 		s = strings.ReplaceAll(s, "${__dirname}", unpacked)
 		for k, v := range user {
@@ -168,6 +168,24 @@ func unzip(t *testing.T, file, dir string) {
 		}
 		if err := os.WriteFile(path, b, mode); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestManifestSecrets: both tokens are sensitive fields of the bundle, each
+// mapped to its variable, and nothing else is.
+func TestManifestSecrets(t *testing.T) {
+	m := Manifest("v1.2.3", "linux", nil)
+	env := m["server"].(map[string]any)["mcp_config"].(map[string]any)["env"].(map[string]string)
+	for key, field := range m["user_config"].(map[string]any) {
+		sensitive, _ := field.(map[string]any)["sensitive"].(bool)
+		if want := key == "token" || key == "events_token"; sensitive != want {
+			t.Errorf("%s: sensitive %v", key, sensitive)
+		}
+	}
+	for v, key := range map[string]string{"SNOWLUMA_MCP_TOKEN": "token", "SNOWLUMA_MCP_EVENTS_TOKEN": "events_token", "SNOWLUMA_MCP_EVENTS_URL": "events_url"} {
+		if env[v] != "${user_config."+key+"}" {
+			t.Errorf("%s = %q", v, env[v])
 		}
 	}
 }

@@ -1,8 +1,9 @@
 package toolkit
 
 // Kind names the cause of a failure. The vocabulary is closed: every Kind is
-// declared in Kinds with its meaning, diagnostics.kind in every outputSchema
-// is an enum of exactly that list, and the README's table follows it.
+// declared in Kinds with its meaning, and that list is what the README's
+// table and the resource KindsURI show. Output schemas leave kind a string,
+// so that the vocabulary is not repeated in every tool definition.
 type Kind string
 
 const (
@@ -51,10 +52,14 @@ const (
 // do about it, as the README's vocabulary table shows them (generated from
 // this list by scripts/docs).
 type KindDoc struct {
-	Kind    Kind
-	Meaning string
-	Fix     string
+	Kind    Kind   `json:"kind"`
+	Meaning string `json:"meaning"`
+	Fix     string `json:"fix"`
 }
+
+// KindsJSON returns Kinds as a JSON array of {kind, meaning, fix}, the
+// document of the resource KindsURI.
+func KindsJSON() ([]byte, error) { return PlainJSON(Kinds()) }
 
 // Kinds returns the whole vocabulary in the order the README lists it.
 // Adding a Kind means adding it here; a test fails for a Kind used by the

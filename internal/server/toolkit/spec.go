@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -239,47 +238,34 @@ func compact(schema string) (json.RawMessage, error) {
 }
 
 // OutputSchema wraps the schema of a tool's payload in the {result,
-// diagnostics} envelope every tool returns. result is null on a tool error;
-// diagnostics.kind is one of Kinds.
+// diagnostics} envelope every tool returns. result is null on a tool error.
+// The schema is lean, since a client loads every tool's into each session:
+// of diagnostics it names outcome, the one field every answer has; its
+// values and kind, message, next_step and retry_after_ms are documented
+// once, in the README,
+// and the failure kinds, a closed vocabulary, in Kinds (the README's table
+// and the resource KindsURI), not in every tool.
 func OutputSchema(result string) json.RawMessage {
 	return envelope(resultProperty(result), diagnosticsProperty())
 }
 
+// KindsURI is the resource that lists the failure kinds, as Kinds does.
+const KindsURI = "snowluma://mcp/failure-kinds"
+
 // envelope is the output schema whose properties are result and
 // diagnostics.
 func envelope(result, diagnostics string) json.RawMessage {
-	return json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "result": ` + result + `,
-    "diagnostics": ` + diagnostics + `
-  },
-  "required": ["result", "diagnostics"]
-}`)
+	return json.RawMessage(`{"type": "object", "properties": {"result": ` + result + `, "diagnostics": ` + diagnostics + `}, "required": ["result", "diagnostics"]}`)
 }
 
 // resultProperty is the envelope's result property around the payload's
-// schema.
+// schema: the payload, or null.
 func resultProperty(result string) string {
-	return `{"anyOf": [` + result + `, {"type": "null"}], "description": "The payload; null when the call failed as a tool error."}`
+	return `{"anyOf": [` + result + `, {"type": "null"}]}`
 }
 
 // diagnosticsProperty is the envelope's diagnostics property, the same for
 // every tool.
 func diagnosticsProperty() string {
-	kinds := make([]string, 0, len(Kinds()))
-	for _, k := range Kinds() {
-		kinds = append(kinds, `"`+string(k.Kind)+`"`)
-	}
-	return `{
-      "type": "object",
-      "properties": {
-        "outcome": {"type": "string", "enum": ["success", "failed", "unknown"]},
-        "kind": {"type": "string", "enum": [` + strings.Join(kinds, ", ") + `], "description": "Failure category; see the README's vocabulary."},
-        "message": {"type": "string"},
-        "next_step": {"type": "string"},
-        "retry_after_ms": {"type": "integer", "minimum": 1, "description": "With kind rate_limited: milliseconds to wait before sending again."}
-      },
-      "required": ["outcome"]
-    }`
+	return `{"type": "object", "required": ["outcome"]}`
 }

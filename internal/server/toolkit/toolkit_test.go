@@ -228,7 +228,8 @@ func TestRender(t *testing.T) {
 }
 
 // TestKindsDeclared: every Kind constant is in Kinds exactly once, with a
-// meaning, so the outputSchema enum and the README cover the vocabulary.
+// meaning, so the README's table and the kinds resource cover the
+// vocabulary.
 func TestKindsDeclared(t *testing.T) {
 	f, err := parser.ParseFile(token.NewFileSet(), "kinds.go", nil, 0)
 	if err != nil {
@@ -260,11 +261,13 @@ func TestKindsDeclared(t *testing.T) {
 	if len(consts) != len(seen) {
 		t.Errorf("%d constants, %d listed", len(consts), len(seen))
 	}
-	schema := string(OutputSchema(`{"type":"object"}`))
-	for k := range seen {
-		if !strings.Contains(schema, `"`+string(k)+`"`) {
-			t.Errorf("outputSchema enum lacks %s", k)
-		}
+	doc, err := KindsJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []KindDoc
+	if err := json.Unmarshal(doc, &listed); err != nil || !slices.Equal(listed, Kinds()) {
+		t.Errorf("KindsJSON is not Kinds (%v): %.300s", err, doc)
 	}
 }
 

@@ -1,0 +1,108 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/transfer"
+)
+
+// definitionBudget is the most bytes a tool definition may take on
+// average, in every mode and for every client: the definitions are loaded
+// into the context of every session a client opens.
+const definitionBudget = 1024
+
+// TestDefinitionBudget lists the tools for every mode (with every optional
+// service configured in read and write modes: events, tasks) and every
+// client capability set, and fails when the definitions, as the server
+// writes them, average more than definitionBudget bytes a tool, or when an
+// output schema gives a property a list of types (MCP Inspector warns on
+// those, and some clients refuse them).
+func TestDefinitionBudget(t *testing.T) {
+	forms := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}
+	apps := &mcp.ClientCapabilities{Extensions: map[string]any{appsExtension: map[string]any{"mimeTypes": []string{"text/html;profile=mcp-app"}}}}
+	withTasks := &mcp.ClientCapabilities{Extensions: map[string]any{TasksExtension: map[string]any{}}}
+	every := &mcp.ClientCapabilities{
+		Elicitation: forms.Elicitation,
+		Extensions:  map[string]any{TasksExtension: map[string]any{}, appsExtension: apps.Extensions[appsExtension]},
+	}
+	for _, mode := range []Mode{ModeDocs, ModeRead, ModeWrite} {
+		for _, cs := range []struct {
+			name string
+			caps *mcp.ClientCapabilities
+		}{{"plain", nil}, {"forms", forms}, {"apps", apps}, {"tasks", withTasks}, {"every feature", every}} {
+			t.Run(fmt.Sprintf("%s/%s", mode, cs.name), func(t *testing.T) {
+				opts := Options{Catalog: catalog.Preload(), Mode: mode}
+				if mode != ModeDocs {
+					c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					opts.Client = c
+					// Nothing connects: no call subscribes.
+					opts.Events = events.New(events.Options{URL: "ws://127.0.0.1:9/event"})
+					t.Cleanup(opts.Events.Close)
+				}
+				if mode == ModeWrite {
+					opts.Tasks = taskRunner(t)
+				}
+				s, err := New(opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := connect(t, s, &mcp.ClientOptions{Capabilities: cs.caps}).ListTools(context.Background(), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wire, err := toolkit.PlainJSON(res.Tools)
+				if err != nil {
+					t.Fatal(err)
+				}
+				n := len(res.Tools)
+				if n == 0 || len(wire) > definitionBudget*n {
+					t.Errorf("%d tools take %d bytes, %d a tool: over the budget of %d a tool", n, len(wire), len(wire)/max(n, 1), definitionBudget)
+				}
+				t.Logf("%d tools, %d bytes, %d a tool", n, len(wire), len(wire)/max(n, 1))
+				for _, tool := range res.Tools {
+					var schema any
+					b, err := json.Marshal(tool.OutputSchema)
+					if err != nil || json.Unmarshal(b, &schema) != nil {
+						t.Fatalf("%s: output schema %s: %v", tool.Name, b, err)
+					}
+					if where := typeList(schema, "outputSchema"); where != "" {
+						t.Errorf("%s: %s is a list of types", tool.Name, where)
+					}
+				}
+			})
+		}
+	}
+}
+
+// typeList returns the path of the first "type" in schema whose value is
+// an array, or "".
+func typeList(schema any, path string) string {
+	switch v := schema.(type) {
+	case map[string]any:
+		if _, isList := v["type"].([]any); isList {
+			return path + "/type"
+		}
+		for k, sub := range v {
+			if where := typeList(sub, path+"/"+k); where != "" {
+				return where
+			}
+		}
+	case []any:
+		for i, sub := range v {
+			if where := typeList(sub, fmt.Sprintf("%s/%d", path, i)); where != "" {
+				return where
+			}
+		}
+	}
+	return ""
+}

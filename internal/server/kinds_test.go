@@ -1,0 +1,48 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+)
+
+// TestKindsResource: the failure vocabulary, which the output schemas leave
+// out, is listed and readable as a resource in every mode, and is exactly
+// toolkit.Kinds; get_runtime_info's description points at it.
+func TestKindsResource(t *testing.T) {
+	s, err := New(Options{Catalog: catalog.Preload(), Mode: ModeDocs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s, nil)
+	ctx := context.Background()
+	lr, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(lr.Resources, func(r *mcp.Resource) bool { return r.URI == KindsURI && r.MIMEType == "application/json" }) {
+		t.Fatalf("%s not listed: %+v", KindsURI, lr.Resources)
+	}
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: KindsURI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []toolkit.KindDoc
+	if err := json.Unmarshal([]byte(rr.Contents[0].Text), &kinds); err != nil || !slices.Equal(kinds, toolkit.Kinds()) {
+		t.Errorf("the resource is not the vocabulary (%v): %.300s", err, rr.Contents[0].Text)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(tools.Tools, func(tool *mcp.Tool) bool { return tool.Name == "get_runtime_info" })
+	if i < 0 || !strings.Contains(tools.Tools[i].Description, KindsURI) {
+		t.Errorf("get_runtime_info's description does not point at %s", KindsURI)
+	}
+}
