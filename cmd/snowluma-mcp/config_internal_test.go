@@ -7,6 +7,7 @@ import (
 	"text/template"
 
 	"github.com/kelseyhightower/envconfig"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 )
 
 // TestKnownVariablesFollowEnv checks that the unknown-variable warning knows
@@ -24,11 +25,11 @@ func TestKnownVariablesFollowEnv(t *testing.T) {
 		t.Fatalf("envconfig reads %q, the warning knows %q", read, known)
 	}
 	for _, name := range read {
-		if w := unknownVariables([]string{name + "=x"}); len(w) != 0 {
+		if w := unknownVariables(lang.En, []string{name + "=x"}); len(w) != 0 {
 			t.Errorf("%s is read by envconfig but warned about: %q", name, w)
 		}
 	}
-	if w := unknownVariables([]string{"SNOWLUMA_MCP_NOPE=x", "PATH=/bin", "SNOWLUMA_MCPX=1"}); len(w) != 1 {
+	if w := unknownVariables(lang.En, []string{"SNOWLUMA_MCP_NOPE=x", "PATH=/bin", "SNOWLUMA_MCPX=1"}); len(w) != 1 {
 		t.Errorf("warnings %q, want one for SNOWLUMA_MCP_NOPE", w)
 	}
 }
@@ -36,7 +37,7 @@ func TestKnownVariablesFollowEnv(t *testing.T) {
 // TestEventsToken: SNOWLUMA_MCP_EVENTS_TOKEN, trimmed, is the events
 // token when set; else SNOWLUMA_MCP_TOKEN is, and doctor is told which.
 func TestEventsToken(t *testing.T) {
-	base := env{Timeout: "30000", MaxRequest: "4194304", MaxBody: "2097152", Validate: "true", Sensitive: "deny", Confirm: "none", SendInterval: "0", SendPerMinute: "0",
+	base := env{Lang: "en", Timeout: "30000", MaxRequest: "4194304", MaxBody: "2097152", Validate: "true", Sensitive: "deny", Confirm: "none", SendInterval: "0", SendPerMinute: "0",
 		MaxFileBytes: "1", DownloadQuota: "1", MaxStreams: "1", StreamConnect: "1", StreamIdle: "1", DownloadDir: t.TempDir(),
 		Endpoint: "http://127.0.0.1:9/", Events: "ws://127.0.0.1:9/"}
 	for _, tc := range []struct {
