@@ -50,7 +50,7 @@ type env struct {
 	TaskDir    string `envconfig:"TASK_DIR" shown:"unset (no background tasks)" desc:"Write mode: an absolute private directory (created 0700) where background transfer tasks are recorded; enables invoke_action_background and list_tasks for 2026-07-28 clients with the Tasks extension. Bound to this mode, endpoint and token."`
 	MaxRequest string `envconfig:"MAX_REQUEST_BYTES" default:"4194304" shown:"4194304 (4 MiB)" desc:"Longest request line read from stdin, in bytes (65536 to 268435456); a longer line is discarded and answered with an error."`
 	MaxBody    string `envconfig:"MAX_BODY_BYTES" default:"2097152" shown:"2097152 (2 MiB)" desc:"Largest request body sent to SnowLuma, in bytes (16384 to 1073741824): SnowLuma cuts off a longer body and drops the connection, so a call over it is refused with kind too_large before sending, and upload chunks are cut to fit. Raise it only for a OneBot server that accepts more."`
-	Lang       string `envconfig:"LANG" shown:"from the locale (LC_ALL, LC_MESSAGES, LANG): zh for a Chinese one, else en" desc:"zh or en: the language of what a person reads (the missing-parameter and confirmation forms). Tool descriptions and results stay English."`
+	Lang       string `envconfig:"LANG" shown:"from the locale (LC_ALL, LC_MESSAGES, LANG): zh for a Chinese one, else en" desc:"zh or en: the language of what a person reads: the missing-parameter and confirmation forms, doctor, start-up errors and warnings, and the preview panel when its host gives no locale. Tool descriptions and results stay English."`
 	Validate   string `envconfig:"VALIDATE_PARAMS" default:"true" shown:"true" desc:"true, 1 or yes: check action params against the catalog's inputSchema before sending; false, 0 or no: send them unchecked (for a SnowLuma newer than the catalog). Case is ignored."`
 
 	// Account safety (README, Safety).
@@ -529,6 +529,10 @@ func parseSafety(e env, c *Config) error {
 		return &ConfigError{"ALLOWED_USERS", lang.T(lang.ConfigBadList, err.Error()), lang.T(lang.ConfigUsers)}
 	}
 	if p := strings.TrimSpace(e.AuditFile); p != "" {
+		if !filepath.IsAbs(p) {
+			// As OpenAudit would refuse it, but in our words.
+			return &ConfigError{"AUDIT_FILE", lang.T(lang.ConfigPathNotAbsolute), lang.T(lang.ConfigAuditFile)}
+		}
 		if c.Safety.Audit, err = safety.OpenAudit(p); err != nil {
 			return &ConfigError{"AUDIT_FILE", lang.T(lang.ConfigCannotOpen, err.Error()), lang.T(lang.ConfigAuditFile)}
 		}

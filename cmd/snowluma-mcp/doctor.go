@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
@@ -99,15 +100,35 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 // check's name, the detail and the fix.
 func printReport(w io.Writer, l lang.Lang, r *report) {
 	fmt.Fprintf(w, "%s\n\n", l.Sprintf(lang.DoctorHeader, server.Name, r.Version, r.CatalogVersion))
+	// tabwriter counts runes, and a Chinese name is twice as wide on a
+	// terminal as it has runes: the name column is padded by hand.
+	names, width := make([]string, len(r.Findings)), 0
+	for i, f := range r.Findings {
+		names[i] = checkName(l, f.Check)
+		width = max(width, displayWidth(names[i]))
+	}
 	tw := tabwriter.NewWriter(w, 1, 0, 2, ' ', 0)
-	for _, f := range r.Findings {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Verdict, checkName(l, f.Check), f.Detail)
+	for i, f := range r.Findings {
+		fmt.Fprintf(tw, "%s\t%s%s  %s\n", f.Verdict, names[i], strings.Repeat(" ", width-displayWidth(names[i])), f.Detail)
 		if f.Fix != "" {
-			fmt.Fprintf(tw, "\t\t%s\n", l.Sprintf(lang.DoctorFix, f.Fix))
+			fmt.Fprintf(tw, "\t%s  %s\n", strings.Repeat(" ", width), l.Sprintf(lang.DoctorFix, f.Fix))
 		}
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\n%s\n", l.Sprintf(lang.DoctorSummary, r.Failed, r.Warnings))
+}
+
+// displayWidth is how many terminal columns s takes: two for a Chinese
+// character, one for anything else a check name holds.
+func displayWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if unicode.Is(unicode.Han, r) {
+			n++
+		}
+	}
+	return n
 }
 
 // checkName is a check's name as a person reads it in l.
