@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/tasks"
@@ -79,7 +81,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	l := personLang()
+	l := config.PersonLang(os.Environ())
 	r := diagnose(context.Background(), l)
 	if asJSON {
 		enc := json.NewEncoder(stdout)
@@ -155,12 +157,12 @@ func checkName(l lang.Lang, check string) string {
 // in l (when the configuration loads, its own language, which is l).
 func diagnose(ctx context.Context, l lang.Lang) *report {
 	r := &report{Version: server.Version, CatalogVersion: catalog.Version}
-	cfg, err := loadConfig()
+	cfg, err := config.Load(os.Environ())
 	if err != nil {
 		f := finding{Check: "configuration", Verdict: verdictFail, Detail: err.Error()}
-		var ce *ConfigError
+		var ce *config.Error
 		if errors.As(err, &ce) {
-			name := envPrefix + "_" + ce.Var
+			name := config.Prefix + "_" + ce.Var
 			f.Detail = l.Sprintf(lang.DoctorVarProblem, name, l.Text(ce.Problem))
 			f.Fix = l.Sprintf(lang.DoctorSetVar, name, l.Text(ce.Accepted))
 		}
@@ -213,7 +215,7 @@ func diagnose(ctx context.Context, l lang.Lang) *report {
 // eventsTokenState says, in l, whether SNOWLUMA_MCP_EVENTS_TOKEN is set,
 // or inherits SNOWLUMA_MCP_TOKEN, or there is no token at all; never its
 // value.
-func eventsTokenState(l lang.Lang, cfg *Config) string {
+func eventsTokenState(l lang.Lang, cfg *config.Config) string {
 	switch cfg.EventsTokenFrom {
 	case "inherited":
 		return l.Sprintf(lang.DoctorInherited)
@@ -225,7 +227,7 @@ func eventsTokenState(l lang.Lang, cfg *Config) string {
 
 // checkSnowLuma asks SnowLuma three read-only questions: who is logged in,
 // whether the account is online, and which version it runs.
-func checkSnowLuma(ctx context.Context, l lang.Lang, r *report, cfg *Config) {
+func checkSnowLuma(ctx context.Context, l lang.Lang, r *report, cfg *config.Config) {
 	timeout := min(time.Duration(cfg.TimeoutMS)*time.Millisecond, checkTimeout)
 	client, err := transfer.New(transfer.Options{Endpoint: cfg.Endpoint.String(), Token: cfg.Token, Timeout: timeout, MaxBodyBytes: cfg.MaxBodyBytes})
 	if err != nil {
@@ -353,7 +355,7 @@ func sameVersion(app, catalogVersion string) bool {
 // first subscribe_events would, and reads until the first frame or a close
 // within checkTimeout. SnowLuma upgrades before it checks the token, so
 // only its greeting (lifecycle connect) shows that the token is accepted.
-func checkEvents(ctx context.Context, l lang.Lang, cfg *Config) finding {
+func checkEvents(ctx context.Context, l lang.Lang, cfg *config.Config) finding {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	where := cfg.EventsURL.String()

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/dirperm"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 )
@@ -14,7 +15,7 @@ import (
 // checkDownloadDir checks the download directory: a private directory (or
 // one the server will create), with room for the download quota. It reports
 // in l.
-func checkDownloadDir(l lang.Lang, s StreamConfig) finding {
+func checkDownloadDir(l lang.Lang, s config.StreamConfig) finding {
 	f := finding{Check: "download directory"}
 	dir := s.DownloadDir
 	fi, err := os.Stat(dir)

@@ -16,13 +16,12 @@ import (
 	"sync"
 	"syscall"
 	"text/tabwriter"
-	"text/template"
 	"time"
 
-	"github.com/kelseyhightower/envconfig"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/listen"
 	"github.com/snowluma/snowluma-mcp/internal/server"
@@ -74,12 +73,12 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
 
-	cfg, err := loadConfig()
+	cfg, err := config.Load(os.Environ())
 	if err != nil {
 		// A person reads this: in their language, known before the rest.
-		l := personLang()
+		l := config.PersonLang(os.Environ())
 		msg := err.Error()
-		var ce *ConfigError
+		var ce *config.Error
 		if errors.As(err, &ce) {
 			msg = ce.In(l)
 		}
@@ -110,12 +109,12 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 			return exitFailed
 		}
 		if opts.Downloads, err = transfer.NewStore(st.DownloadDir, st.MaxFileBytes, st.QuotaBytes); err != nil {
-			fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigStartVarError, envPrefix+"_DOWNLOAD_DIR", err))
+			fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigStartVarError, config.Prefix+"_DOWNLOAD_DIR", err))
 			return exitUsage
 		}
 		if st.UploadRoot != "" {
 			if opts.UploadRoot, err = transfer.NewUploadRoot(st.UploadRoot); err != nil {
-				fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigStartVarError, envPrefix+"_UPLOAD_ROOT", err))
+				fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigStartVarError, config.Prefix+"_UPLOAD_ROOT", err))
 				return exitUsage
 			}
 		}
@@ -326,9 +325,8 @@ Environment:
 `, server.Name, server.Version, catalog.Version, server.Name)
 	tw := tabwriter.NewWriter(w, 1, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "VARIABLE\tDEFAULT\tMEANING")
-	tmpl := template.Must(template.New("usage").Parse(usage))
-	if err := envconfig.Usaget(envPrefix, &env{}, tw, tmpl); err != nil {
-		fmt.Fprintf(w, "(could not list variables: %v)\n", err)
+	for _, v := range config.Variables() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, v.Shown, v.Meaning)
 	}
 	tw.Flush()
 }

@@ -24,7 +24,8 @@ const (
 	ConfirmRunHelp  Message = "confirm.run_help"
 )
 
-// The configuration's texts (cmd/snowluma-mcp: start-up errors, notes).
+// The configuration's texts (internal/config and cmd/snowluma-mcp:
+// start-up errors, notes).
 // Variable names, values and examples are arguments or stay as they are.
 const (
 	ConfigLine             Message = "config.line"            // variable, problem, accepted
