@@ -22,6 +22,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/listen"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/internal/stdio"
@@ -40,10 +41,6 @@ const (
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, stdinIsTerminal()))
 }
-
-// terminalHint follows the start-up line when a person starts the server in
-// a terminal, where it would otherwise seem to hang.
-const terminalHint = "this is an MCP server: it speaks JSON-RPC on stdin/stdout and is meant to be started by an MCP host (Claude Desktop, Claude Code, VS Code, Cursor, the MCP Inspector); see the README's host configurations. Press Ctrl-D (Ctrl-Z then Enter on Windows) to stop it"
 
 // run is main without the process: stdout is the protocol channel and
 // stderr the only log. terminal says whether stdin is a terminal.
@@ -78,7 +75,14 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 
 	cfg, err := config.Load(os.Environ())
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: configuration error: %v\n", server.Name, err)
+		// A person reads this: in their language, known before the rest.
+		l := config.PersonLang(os.Environ())
+		msg := err.Error()
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			msg = ce.In(l)
+		}
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.ConfigStartError, msg))
 		return exitUsage
 	}
 	for _, n := range cfg.Notes {
@@ -105,12 +109,12 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 			return exitFailed
 		}
 		if opts.Downloads, err = transfer.NewStore(st.DownloadDir, st.MaxFileBytes, st.QuotaBytes); err != nil {
-			fmt.Fprintf(stderr, "%s: configuration error: %s_DOWNLOAD_DIR: %v\n", server.Name, config.Prefix, err)
+			fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigStartVarError, config.Prefix+"_DOWNLOAD_DIR", err))
 			return exitUsage
 		}
 		if st.UploadRoot != "" {
 			if opts.UploadRoot, err = transfer.NewUploadRoot(st.UploadRoot); err != nil {
-				fmt.Fprintf(stderr, "%s: configuration error: %s_UPLOAD_ROOT: %v\n", server.Name, config.Prefix, err)
+				fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigStartVarError, config.Prefix+"_UPLOAD_ROOT", err))
 				return exitUsage
 			}
 		}
@@ -128,7 +132,7 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 		if err != nil {
 			// The server still serves; the task tools say why they are off.
 			opts.TasksProblem = err.Error()
-			fmt.Fprintf(stderr, "%s: background tasks are off: %v\n", server.Name, err)
+			fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigTasksOff, err))
 		} else {
 			runner := tasks.NewRunner(store)
 			opts.Tasks = runner
@@ -183,7 +187,9 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 		fmt.Fprintf(stderr, "%s %s: SnowLuma catalog %s, %d actions in %d categories, mode %s, endpoint %s\n",
 			server.Name, server.Version, cat.Version(), cat.Len(), len(cat.Categories()), cfg.Mode, endpoint)
 		if terminal {
-			fmt.Fprintf(stderr, "%s: %s\n", server.Name, terminalHint)
+			// It follows the start-up line when a person starts the server
+			// in a terminal, where it would otherwise seem to hang.
+			fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.TerminalHint))
 		}
 	}()
 	served := make(chan error, 1)
