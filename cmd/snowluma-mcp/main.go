@@ -22,6 +22,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/listen"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/internal/stdio"
@@ -37,10 +38,6 @@ const (
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, stdinIsTerminal()))
 }
-
-// terminalHint follows the start-up line when a person starts the server in
-// a terminal, where it would otherwise seem to hang.
-const terminalHint = "this is an MCP server: it speaks JSON-RPC on stdin/stdout and is meant to be started by an MCP host (Claude Desktop, Claude Code, VS Code, Cursor, the MCP Inspector); see the README's host configurations. Press Ctrl-D (Ctrl-Z then Enter on Windows) to stop it"
 
 // run is main without the process: stdout is the protocol channel and
 // stderr the only log. terminal says whether stdin is a terminal.
@@ -75,7 +72,14 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 
 	cfg, err := config.Load(os.Environ())
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: configuration error: %v\n", server.Name, err)
+		// A person reads this: in their language, known before the rest.
+		l := config.PersonLang(os.Environ())
+		msg := err.Error()
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			msg = ce.In(l)
+		}
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.ConfigStartError, msg))
 		return exitUsage
 	}
 	for _, n := range cfg.Notes {
@@ -89,7 +93,7 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	b, err := backend.Open(cfg, server.Name+"/"+server.Version)
 	var bad *backend.SettingError
 	if errors.As(err, &bad) {
-		fmt.Fprintf(stderr, "%s: configuration error: %v\n", server.Name, err)
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigStartVarError, config.Prefix+"_"+bad.Var, bad.Err))
 		return exitUsage
 	}
 	if err != nil {
@@ -99,7 +103,7 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	defer b.Close()
 	if b.TasksProblem != "" {
 		// The server still serves; the task tools say why they are off.
-		fmt.Fprintf(stderr, "%s: background tasks are off: %s\n", server.Name, b.TasksProblem)
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigTasksOff, b.TasksProblem))
 	}
 	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, Backend: b, Log: stderr, Lang: cfg.Lang}
 	var taskStreams *listen.Streams
@@ -153,7 +157,9 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 		fmt.Fprintf(stderr, "%s %s: SnowLuma catalog %s, %d actions in %d categories, mode %s, endpoint %s\n",
 			server.Name, server.Version, cat.Version(), cat.Len(), len(cat.Categories()), cfg.Mode, endpoint)
 		if terminal {
-			fmt.Fprintf(stderr, "%s: %s\n", server.Name, terminalHint)
+			// It follows the start-up line when a person starts the server
+			// in a terminal, where it would otherwise seem to hang.
+			fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.TerminalHint))
 		}
 	}()
 	served := make(chan error, 1)

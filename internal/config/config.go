@@ -12,7 +12,6 @@ package config
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -83,7 +82,7 @@ type variables struct {
 	TaskDir    string `env:"TASK_DIR" shown:"unset (no background tasks)" desc:"Write mode: an absolute private directory (created 0700) where background transfer tasks are recorded; enables invoke_action_background and list_tasks for 2026-07-28 clients with the Tasks extension. Bound to this mode, endpoint and token."`
 	MaxRequest string `env:"MAX_REQUEST_BYTES" default:"4194304" shown:"4194304 (4 MiB)" desc:"Longest request line read from stdin, in bytes (65536 to 268435456); a longer line is discarded and answered with an error."`
 	MaxBody    string `env:"MAX_BODY_BYTES" default:"2097152" shown:"2097152 (2 MiB)" desc:"Largest request body sent to SnowLuma, in bytes (16384 to 1073741824): SnowLuma cuts off a longer body and drops the connection, so a call over it is refused with kind too_large before sending, and upload chunks are cut to fit. Raise it only for a OneBot server that accepts more."`
-	Lang       string `env:"LANG" shown:"from the locale (LC_ALL, LC_MESSAGES, LANG): zh for a Chinese one, else en" desc:"zh or en: the language of what a person reads (the missing-parameter and confirmation forms). Tool descriptions and results stay English."`
+	Lang       string `env:"LANG" shown:"from the locale (LC_ALL, LC_MESSAGES, LANG): zh for a Chinese one, else en" desc:"zh or en: the language of what a person reads: the missing-parameter and confirmation forms, doctor, start-up errors and warnings, and the preview panel when its host gives no locale. Tool descriptions and results stay English."`
 	Validate   string `env:"VALIDATE_PARAMS" default:"true" shown:"true" desc:"true, 1 or yes: check action params against the catalog's inputSchema before sending; false, 0 or no: send them unchecked (for a SnowLuma newer than the catalog). Case is ignored."`
 
 	// Account safety (README, Safety).
@@ -161,16 +160,45 @@ const (
 	maxStreamsLimit    = 64 // SnowLuma's own limit of concurrent streams
 )
 
-// A Error names the variable at fault, what is wrong with its value
-// and what is accepted. It never repeats a secret value.
+// An Error names the variable at fault, what is wrong with its value and
+// what is accepted, in words put into a language when shown (In). It never
+// repeats a secret value.
 type Error struct {
 	Var      string
-	Problem  string
-	Accepted string
+	Problem  lang.Text
+	Accepted lang.Text
 }
 
-func (e *Error) Error() string {
-	return fmt.Sprintf("%s_%s: %s; accepted: %s", Prefix, e.Var, e.Problem, e.Accepted)
+// Error is the error in English.
+func (e *Error) Error() string { return e.In(lang.En) }
+
+// In is the error in l: the variable, the problem and what is accepted.
+func (e *Error) In(l lang.Lang) string {
+	return l.Sprintf(lang.ConfigLine, Prefix+"_"+e.Var, l.Text(e.Problem), l.Text(e.Accepted))
+}
+
+// PersonLang is the language of what a person reads at start-up, known
+// before the rest of the configuration in environ is: SNOWLUMA_MCP_LANG
+// when it names a language, else the locale's (a bad SNOWLUMA_MCP_LANG is
+// itself reported, in the locale's language).
+func PersonLang(environ []string) lang.Lang {
+	getenv := lookup(environ)
+	if l, err := lang.Select(getenv(Prefix+"_LANG"), getenv); err == nil {
+		return l
+	}
+	return lang.FromLocale(getenv)
+}
+
+// lookup reads environ, a list of NAME=value entries, as os.Getenv reads
+// the process's environment; a later entry wins, as with os/exec.
+func lookup(environ []string) func(string) string {
+	vars := map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	return func(k string) string { return vars[k] }
 }
 
 // A Variable is one setting as --help and the README show it.
@@ -197,27 +225,22 @@ func Variables() []Variable {
 // one is configured, is opened here, so that a path that cannot be written
 // stops the start.
 func Load(environ []string) (*Config, error) {
-	vars := map[string]string{}
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			vars[k] = v // a later entry wins, as with os/exec
-		}
-	}
+	getenv := lookup(environ)
 	var e variables
 	ev := reflect.ValueOf(&e).Elem()
 	for i := range ev.NumField() {
 		tag := ev.Type().Field(i).Tag
-		v := vars[Prefix+"_"+tag.Get("env")]
+		v := getenv(Prefix + "_" + tag.Get("env"))
 		if v == "" {
 			v = tag.Get("default")
 		}
 		ev.Field(i).SetString(v)
 	}
-	c, err := parse(e, func(k string) string { return vars[k] })
+	c, err := parse(e, getenv)
 	if err != nil {
 		return nil, err
 	}
-	c.Notes = append(c.Notes, Unknown(environ)...)
+	c.Notes = append(c.Notes, Unknown(c.Lang, environ)...)
 	return c, nil
 }
 
@@ -233,8 +256,9 @@ func knownVariables() []string {
 // Unknown returns one warning for each variable in environ that
 // carries our prefix but is not one we read (a typo such as
 // SNOWLUMA_MCP_TIMEOUT), naming the closest known variable. The value is
-// never repeated: a misspelt SNOWLUMA_MCP_TOKEN holds a secret.
-func Unknown(environ []string) []string {
+// never repeated: a misspelt SNOWLUMA_MCP_TOKEN holds a secret. The
+// warnings are in l.
+func Unknown(l lang.Lang, environ []string) []string {
 	known := knownVariables()
 	var out []string
 	for _, kv := range environ {
@@ -245,7 +269,7 @@ func Unknown(environ []string) []string {
 		closest := slices.MinFunc(known, func(a, b string) int {
 			return cmp.Compare(nameDistance(name, a), nameDistance(name, b))
 		})
-		out = append(out, fmt.Sprintf("warning: %s is not a variable this server reads and is ignored; did you mean %s? (see --help)", name, closest))
+		out = append(out, l.Sprintf(lang.NoteUnknownVariable, name, closest))
 	}
 	return out
 }
@@ -290,25 +314,25 @@ func editDistance(a, b string) int {
 // invisible), or a pasted "Bearer " prefix, since the server adds that
 // itself. Errors never echo the token.
 func parseToken(v, s string) (string, error) {
-	const accepted = "the bare access token on one line, without control or invisible characters or a 'Bearer ' prefix (the server sends 'Authorization: Bearer <token>' itself)"
+	accepted := lang.T(lang.ConfigTokenAccepted)
 	tok := strings.TrimSpace(s)
 	if i := strings.IndexFunc(tok, unicode.IsControl); i >= 0 {
-		return "", &Error{v, fmt.Sprintf("the token contains a control character (%U), as a line break or a CRLF .env file leaves", []rune(tok[i:])[0]), accepted}
+		return "", &Error{v, lang.T(lang.ConfigTokenControl, []rune(tok[i:])[0]), accepted}
 	}
 	if i := strings.IndexFunc(tok, invisible); i >= 0 {
 		r := []rune(tok[i:])[0]
 		n := len(string(r))
-		where := "inside it"
+		where := lang.T(lang.ConfigInside)
 		switch {
 		case i == 0:
-			where = "at its start"
+			where = lang.T(lang.ConfigAtStart)
 		case i+n == len(tok):
-			where = "at its end"
+			where = lang.T(lang.ConfigAtEnd)
 		}
-		return "", &Error{v, fmt.Sprintf("the token holds an invisible character (%U) %s, as copying from a web page, a chat or an editor leaves; it would be sent as part of the token", r, where), accepted}
+		return "", &Error{v, lang.T(lang.ConfigTokenInvisible, r, where), accepted}
 	}
 	if len(tok) >= 7 && strings.EqualFold(tok[:7], "bearer ") {
-		return "", &Error{v, "the token starts with a 'Bearer ' prefix", accepted}
+		return "", &Error{v, lang.T(lang.ConfigTokenBearer), accepted}
 	}
 	return tok, nil
 }
@@ -335,22 +359,27 @@ func invisible(r rune) bool {
 
 func parse(e variables, getenv func(string) string) (*Config, error) {
 	c := &Config{}
+	var err error
+	// The language first: the notes below are in it.
+	if c.Lang, err = lang.Select(e.Lang, getenv); err != nil {
+		return nil, &Error{"LANG", lang.T(lang.ConfigNotLang, e.Lang), lang.T(lang.ConfigLangs)}
+	}
 
 	t, err := strconv.Atoi(strings.TrimSpace(e.Timeout))
 	if err != nil || t <= 0 || t > maxTimeoutMS {
-		return nil, &Error{"TIMEOUT_MS", fmt.Sprintf("%q is not a positive integer of at most %d", e.Timeout, maxTimeoutMS), "a whole number of milliseconds from 1 to 86400000 (a day), e.g. 30000"}
+		return nil, &Error{"TIMEOUT_MS", lang.T(lang.ConfigNotPositive, e.Timeout, maxTimeoutMS), lang.T(lang.ConfigMillis, 30000)}
 	}
 	c.TimeoutMS = t
 
 	m, err := strconv.Atoi(strings.TrimSpace(e.MaxRequest))
 	if err != nil || m < minRequestBytes || m > maxRequestBytes {
-		return nil, &Error{"MAX_REQUEST_BYTES", fmt.Sprintf("%q is not a whole number of bytes from %d to %d", e.MaxRequest, minRequestBytes, maxRequestBytes), "a whole number of bytes from 65536 (64 KiB) to 268435456 (256 MiB), e.g. 4194304"}
+		return nil, &Error{"MAX_REQUEST_BYTES", lang.T(lang.ConfigNotBytesIn, e.MaxRequest, minRequestBytes, maxRequestBytes), lang.T(lang.ConfigRequestBytes)}
 	}
 	c.MaxRequestBytes = m
 
 	b, err := strconv.ParseInt(strings.TrimSpace(e.MaxBody), 10, 64)
 	if err != nil || b < minBodyBytes || b > maxBodyBytes {
-		return nil, &Error{"MAX_BODY_BYTES", fmt.Sprintf("%q is not a whole number of bytes from %d to %d", e.MaxBody, minBodyBytes, maxBodyBytes), "a whole number of bytes from 16384 (16 KiB) to 1073741824 (1 GiB), e.g. 2097152 (SnowLuma's limit)"}
+		return nil, &Error{"MAX_BODY_BYTES", lang.T(lang.ConfigNotBytesIn, e.MaxBody, minBodyBytes, maxBodyBytes), lang.T(lang.ConfigBodyBytes)}
 	}
 	c.MaxBodyBytes = b
 
@@ -359,11 +388,7 @@ func parse(e variables, getenv func(string) string) (*Config, error) {
 		c.ValidateParams = true
 	case "false", "0", "no":
 	default:
-		return nil, &Error{"VALIDATE_PARAMS", fmt.Sprintf("%q is not a boolean", e.Validate), "true or false (also 1/yes or 0/no, any case)"}
-	}
-
-	if c.Lang, err = lang.Select(e.Lang, getenv); err != nil {
-		return nil, &Error{"LANG", err.Error(), "zh or en (unset: from LC_ALL, LC_MESSAGES or LANG)"}
+		return nil, &Error{"VALIDATE_PARAMS", lang.T(lang.ConfigNotBoolean, e.Validate), lang.T(lang.ConfigBoolean)}
 	}
 
 	tok, err := parseToken("TOKEN", e.Token)
@@ -400,8 +425,7 @@ func parse(e variables, getenv func(string) string) (*Config, error) {
 	}
 
 	if e.Events != "" {
-		u, err := parseURL("EVENTS_URL", e.Events, []string{"ws", "wss"},
-			"an absolute ws:// or wss:// URL with a host, e.g. ws://127.0.0.1:3001/ (SnowLuma's default), with the token in SNOWLUMA_MCP_EVENTS_TOKEN or SNOWLUMA_MCP_TOKEN")
+		u, err := parseURL("EVENTS_URL", e.Events, [2]string{"ws", "wss"}, lang.T(lang.ConfigEventsURL))
 		if err != nil {
 			return nil, err
 		}
@@ -409,7 +433,7 @@ func parse(e variables, getenv func(string) string) (*Config, error) {
 	}
 	if d := strings.TrimSpace(e.TaskDir); d != "" {
 		if !filepath.IsAbs(d) {
-			return nil, &Error{"TASK_DIR", "the path is not absolute", "an absolute path to a private directory, e.g. /home/me/.local/state/snowluma-mcp/tasks"}
+			return nil, &Error{"TASK_DIR", lang.T(lang.ConfigPathNotAbsolute), lang.T(lang.ConfigTaskDir)}
 		}
 		c.TaskDir = filepath.Clean(d)
 	}
@@ -424,27 +448,27 @@ func parse(e variables, getenv func(string) string) (*Config, error) {
 		c.Mode = m
 		if c.Endpoint == nil && m != ModeDocs {
 			c.Mode = ModeDocs
-			c.Notes = append(c.Notes, fmt.Sprintf("%s_MODE=%s ignored: no %s_ENDPOINT is set, so the mode is docs", Prefix, m, Prefix))
+			c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteModeIgnored, Prefix+"_MODE", m, Prefix+"_ENDPOINT"))
 		}
 	default:
-		return nil, &Error{"MODE", fmt.Sprintf("%q is not a mode", e.Mode), "docs, read or write"}
+		return nil, &Error{"MODE", lang.T(lang.ConfigNotMode, e.Mode), lang.T(lang.ConfigModes)}
 	}
 	if c.EventsURL != nil && c.Mode == ModeDocs {
 		c.EventsURL = nil
-		c.Notes = append(c.Notes, fmt.Sprintf("%s_EVENTS_URL ignored: docs mode stays offline, so no event tools are offered", Prefix))
+		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteEventsIgnored, Prefix+"_EVENTS_URL"))
 	}
 	if c.EventsURL == nil && c.EventsTokenFrom == "set" && e.Events == "" {
-		c.Notes = append(c.Notes, fmt.Sprintf("%s_EVENTS_TOKEN ignored: no %s_EVENTS_URL is set", Prefix, Prefix))
+		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteEventsTokenIgnored, Prefix+"_EVENTS_TOKEN", Prefix+"_EVENTS_URL"))
 	}
 	if c.Mode != ModeDocs && c.Streams.DownloadDir == "" {
 		cache, err := userCacheDir(runtime.GOOS, getenv)
 		if err != nil {
-			return nil, &Error{"DOWNLOAD_DIR", "it is unset and this system has no user cache directory", "an absolute directory path"}
+			return nil, &Error{"DOWNLOAD_DIR", lang.T(lang.ConfigNoCacheDir), lang.T(lang.ConfigDirPath)}
 		}
 		c.Streams.DownloadDir = filepath.Join(cache, "snowluma-mcp", "downloads")
 	}
 	if c.TaskDir != "" && c.Mode != ModeWrite {
-		c.Notes = append(c.Notes, fmt.Sprintf("%s_TASK_DIR ignored: background tasks need write mode", Prefix))
+		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteTaskDirIgnored, Prefix+"_TASK_DIR"))
 		c.TaskDir = ""
 	}
 	return c, nil
@@ -453,42 +477,42 @@ func parse(e variables, getenv func(string) string) (*Config, error) {
 // parseStreams validates the stream transfer variables.
 func parseStreams(e variables, s *StreamConfig) error {
 	var err error
-	if s.MaxFileBytes, err = parseInt("MAX_FILE_BYTES", e.MaxFileBytes, maxFileBytesLimit, "a whole number of bytes from 1 to 1099511627776 (1 TiB), e.g. 1073741824"); err != nil {
+	if s.MaxFileBytes, err = parseInt("MAX_FILE_BYTES", e.MaxFileBytes, maxFileBytesLimit, lang.T(lang.ConfigBytesUpTo, int64(maxFileBytesLimit), "1 TiB", 1073741824)); err != nil {
 		return err
 	}
-	if s.QuotaBytes, err = parseInt("DOWNLOAD_QUOTA_BYTES", e.DownloadQuota, maxQuotaBytesLimit, "a whole number of bytes from 1 to 70368744177664 (64 TiB), e.g. 4294967296"); err != nil {
+	if s.QuotaBytes, err = parseInt("DOWNLOAD_QUOTA_BYTES", e.DownloadQuota, maxQuotaBytesLimit, lang.T(lang.ConfigBytesUpTo, int64(maxQuotaBytesLimit), "64 TiB", 4294967296)); err != nil {
 		return err
 	}
-	n, err := parseInt("MAX_STREAMS", e.MaxStreams, maxStreamsLimit, "a whole number from 1 to 64, e.g. 4")
+	n, err := parseInt("MAX_STREAMS", e.MaxStreams, maxStreamsLimit, lang.T(lang.ConfigStreamsAccepted))
 	if err != nil {
 		return err
 	}
 	s.MaxStreams = int(n)
-	if n, err = parseInt("STREAM_CONNECT_TIMEOUT_MS", e.StreamConnect, maxTimeoutMS, "a whole number of milliseconds from 1 to 86400000 (a day), e.g. 10000"); err != nil {
+	if n, err = parseInt("STREAM_CONNECT_TIMEOUT_MS", e.StreamConnect, maxTimeoutMS, lang.T(lang.ConfigMillis, 10000)); err != nil {
 		return err
 	}
 	s.ConnectTimeoutMS = int(n)
-	if n, err = parseInt("STREAM_IDLE_TIMEOUT_MS", e.StreamIdle, maxTimeoutMS, "a whole number of milliseconds from 1 to 86400000 (a day), e.g. 60000"); err != nil {
+	if n, err = parseInt("STREAM_IDLE_TIMEOUT_MS", e.StreamIdle, maxTimeoutMS, lang.T(lang.ConfigMillis, 60000)); err != nil {
 		return err
 	}
 	s.IdleTimeoutMS = int(n)
 	if d := strings.TrimSpace(e.DownloadDir); d != "" {
 		if !filepath.IsAbs(d) {
-			return &Error{"DOWNLOAD_DIR", fmt.Sprintf("%q is not an absolute path", e.DownloadDir), "an absolute directory path on the MCP host; it is created 0700 when missing"}
+			return &Error{"DOWNLOAD_DIR", lang.T(lang.ConfigNotAbsolute, e.DownloadDir), lang.T(lang.ConfigDownloadDir)}
 		}
 		s.DownloadDir = filepath.Clean(d)
 	}
 	if r := strings.TrimSpace(e.UploadRoot); r != "" {
-		const accepted = "the absolute path of an existing directory on the MCP host, or unset to turn automatic upload off"
+		accepted := lang.T(lang.ConfigUploadRoot)
 		if !filepath.IsAbs(r) {
-			return &Error{"UPLOAD_ROOT", fmt.Sprintf("%q is not an absolute path", e.UploadRoot), accepted}
+			return &Error{"UPLOAD_ROOT", lang.T(lang.ConfigNotAbsolute, e.UploadRoot), accepted}
 		}
 		fi, err := os.Stat(r)
 		if err != nil {
-			return &Error{"UPLOAD_ROOT", fmt.Sprintf("%q cannot be used: %v", e.UploadRoot, errors.Unwrap(err)), accepted}
+			return &Error{"UPLOAD_ROOT", lang.T(lang.ConfigCannotUse, e.UploadRoot, errors.Unwrap(err)), accepted}
 		}
 		if !fi.IsDir() {
-			return &Error{"UPLOAD_ROOT", fmt.Sprintf("%q is not a directory", e.UploadRoot), accepted}
+			return &Error{"UPLOAD_ROOT", lang.T(lang.ConfigNotDir, e.UploadRoot), accepted}
 		}
 		s.UploadRoot = filepath.Clean(r)
 	}
@@ -496,10 +520,10 @@ func parseStreams(e variables, s *StreamConfig) error {
 }
 
 // parseInt reads a positive integer of at most limit from variable name.
-func parseInt(name, value string, limit int64, accepted string) (int64, error) {
+func parseInt(name, value string, limit int64, accepted lang.Text) (int64, error) {
 	n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
 	if err != nil || n <= 0 || n > limit {
-		return 0, &Error{name, fmt.Sprintf("%q is not a positive integer of at most %d", value, limit), accepted}
+		return 0, &Error{name, lang.T(lang.ConfigNotPositive, value, limit), accepted}
 	}
 	return n, nil
 }
@@ -508,33 +532,33 @@ func parseInt(name, value string, limit int64, accepted string) (int64, error) {
 // secret in it: no user info, no query (SnowLuma's ?access_token= included)
 // and no fragment. Errors never echo the value, which may hold a secret.
 func parseEndpoint(s string) (*url.URL, error) {
-	return parseURL("ENDPOINT", s, []string{"http", "https"},
-		"an absolute http:// or https:// URL with a host, e.g. http://127.0.0.1:3000/, with the token in SNOWLUMA_MCP_TOKEN")
+	return parseURL("ENDPOINT", s, [2]string{"http", "https"}, lang.T(lang.ConfigEndpointURL))
 }
 
-// parseURL checks the URL in variable v: one of schemes, a host, a port
-// from 1 to 65535 when one is given, and no user info, query or fragment.
-func parseURL(v, s string, schemes []string, accepted string) (*url.URL, error) {
+// parseURL checks the URL in variable v: one of the two schemes, a host, a
+// port from 1 to 65535 when one is given, and no user info, query or
+// fragment.
+func parseURL(v, s string, schemes [2]string, accepted lang.Text) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(s))
 	switch {
 	case err != nil && strings.Contains(err.Error(), "invalid port"):
-		return nil, &Error{v, "the URL's port is not a number from 1 to 65535", accepted}
+		return nil, &Error{v, lang.T(lang.ConfigURLPort), accepted}
 	case err != nil:
-		return nil, &Error{v, "the value is not a URL", accepted}
-	case !slices.Contains(schemes, u.Scheme):
-		return nil, &Error{v, "the URL's scheme is not " + strings.Join(schemes, " or "), accepted}
+		return nil, &Error{v, lang.T(lang.ConfigNotURL), accepted}
+	case !slices.Contains(schemes[:], u.Scheme):
+		return nil, &Error{v, lang.T(lang.ConfigURLScheme, schemes[0], schemes[1]), accepted}
 	case u.Host == "" || u.Hostname() == "":
-		return nil, &Error{v, "the URL has no host", accepted}
+		return nil, &Error{v, lang.T(lang.ConfigURLNoHost), accepted}
 	case u.User != nil:
-		return nil, &Error{v, "the URL embeds credentials", accepted}
+		return nil, &Error{v, lang.T(lang.ConfigURLCredentials), accepted}
 	case u.RawQuery != "" || u.ForceQuery:
-		return nil, &Error{v, "the URL has a query string", accepted}
+		return nil, &Error{v, lang.T(lang.ConfigURLQuery), accepted}
 	case u.Fragment != "":
-		return nil, &Error{v, "the URL has a fragment", accepted}
+		return nil, &Error{v, lang.T(lang.ConfigURLFragment), accepted}
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return nil, &Error{v, "the URL's port is not a number from 1 to 65535", accepted}
+			return nil, &Error{v, lang.T(lang.ConfigURLPort), accepted}
 		}
 	}
 	return u, nil
@@ -546,30 +570,34 @@ func parseURL(v, s string, schemes []string, accepted string) (*url.URL, error) 
 func parseSafety(e variables, c *Config) error {
 	var err error
 	if c.Safety.Sensitive, err = safety.ParseSensitive(e.Sensitive); err != nil {
-		return &Error{"SENSITIVE", err.Error(), "deny, redact or allow"}
+		return &Error{"SENSITIVE", lang.T(lang.ConfigNotSensitive, e.Sensitive), lang.T(lang.ConfigSensitive)}
 	}
 	if c.Safety.Confirm, err = safety.ParseConfirm(e.Confirm); err != nil {
-		return &Error{"CONFIRM", err.Error(), "none, destructive or writes"}
+		return &Error{"CONFIRM", lang.T(lang.ConfigNotConfirm, e.Confirm), lang.T(lang.ConfigConfirm)}
 	}
 	ms, err := strconv.Atoi(strings.TrimSpace(e.SendInterval))
 	if err != nil || ms < 0 || ms > maxTimeoutMS {
-		return &Error{"SEND_MIN_INTERVAL_MS", fmt.Sprintf("%q is not a whole number from 0 to %d", e.SendInterval, maxTimeoutMS), "milliseconds from 0 (off) to 86400000, e.g. 1000"}
+		return &Error{"SEND_MIN_INTERVAL_MS", lang.T(lang.ConfigNotWholeFrom0, e.SendInterval, maxTimeoutMS), lang.T(lang.ConfigInterval)}
 	}
 	c.SendInterval = time.Duration(ms) * time.Millisecond
 	n, err := strconv.Atoi(strings.TrimSpace(e.SendPerMinute))
 	if err != nil || n < 0 || n > maxPerMinute {
-		return &Error{"SEND_PER_MINUTE", fmt.Sprintf("%q is not a whole number from 0 to %d", e.SendPerMinute, maxPerMinute), "a count from 0 (off) to 100000, e.g. 20"}
+		return &Error{"SEND_PER_MINUTE", lang.T(lang.ConfigNotWholeFrom0, e.SendPerMinute, maxPerMinute), lang.T(lang.ConfigPerMinute)}
 	}
 	c.SendPerMinute = n
 	if c.Safety.Groups, err = safety.ParseIDs(e.Groups); err != nil {
-		return &Error{"ALLOWED_GROUPS", err.Error(), "comma-separated positive group numbers, e.g. 20001,20002, or unset for any group"}
+		return &Error{"ALLOWED_GROUPS", lang.T(lang.ConfigBadList, err.Error()), lang.T(lang.ConfigGroups)}
 	}
 	if c.Safety.Users, err = safety.ParseIDs(e.Users); err != nil {
-		return &Error{"ALLOWED_USERS", err.Error(), "comma-separated positive QQ numbers, e.g. 30001,30002, or unset for any user"}
+		return &Error{"ALLOWED_USERS", lang.T(lang.ConfigBadList, err.Error()), lang.T(lang.ConfigUsers)}
 	}
 	if p := strings.TrimSpace(e.AuditFile); p != "" {
+		if !filepath.IsAbs(p) {
+			// As OpenAudit would refuse it, but in our words.
+			return &Error{"AUDIT_FILE", lang.T(lang.ConfigPathNotAbsolute), lang.T(lang.ConfigAuditFile)}
+		}
 		if c.Safety.Audit, err = safety.OpenAudit(p); err != nil {
-			return &Error{"AUDIT_FILE", err.Error(), "an absolute path of a file this process may create and append to, e.g. /var/log/snowluma-mcp/audit.jsonl"}
+			return &Error{"AUDIT_FILE", lang.T(lang.ConfigCannotOpen, err.Error()), lang.T(lang.ConfigAuditFile)}
 		}
 	}
 	return nil
