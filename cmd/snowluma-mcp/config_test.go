@@ -123,7 +123,8 @@ func TestHelpAndVersion(t *testing.T) {
 		t.Errorf("--version: %d %q", code, stdout)
 	}
 	code, stdout, stderr := runBinary(t, []string{"--bogus"})
-	if code != 2 || stdout != "" || !strings.Contains(stderr, "--bogus") {
+	// It lists everything accepted, doctor too.
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "--bogus") || !strings.Contains(stderr, "--help, --version, doctor [--json]") {
 		t.Errorf("--bogus: %d %q %q", code, stdout, stderr)
 	}
 }
