@@ -140,6 +140,10 @@ type Config struct {
 	Streams StreamConfig
 	// Notes are start-up remarks for stderr, e.g. an ignored mode.
 	Notes []string
+	// Misspelt are the variables with our prefix that the server does not
+	// read, each with the one it most resembles; each has its note in
+	// Notes too.
+	Misspelt []Misspelling
 }
 
 // StreamConfig is the validated configuration of stream transfers.
@@ -240,7 +244,10 @@ func Load(environ []string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Notes = append(c.Notes, Unknown(c.Lang, environ)...)
+	c.Misspelt = Misspelt(c.Lang, environ)
+	for _, m := range c.Misspelt {
+		c.Notes = append(c.Notes, m.Note)
+	}
 	return c, nil
 }
 
@@ -259,8 +266,25 @@ func knownVariables() []string {
 // never repeated: a misspelt SNOWLUMA_MCP_TOKEN holds a secret. The
 // warnings are in l.
 func Unknown(l lang.Lang, environ []string) []string {
-	known := knownVariables()
 	var out []string
+	for _, m := range Misspelt(l, environ) {
+		out = append(out, m.Note)
+	}
+	return out
+}
+
+// A Misspelling is a variable set with our prefix that the server does not
+// read, the known variable it most resembles, and the warning about it.
+type Misspelling struct {
+	Name, Closest string
+	Note          string // in the configuration's language
+}
+
+// Misspelt finds the variables that Unknown warns about, with the closest
+// known name of each, so that doctor can say which rename fixes it.
+func Misspelt(l lang.Lang, environ []string) []Misspelling {
+	known := knownVariables()
+	var out []Misspelling
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
 		if !strings.HasPrefix(name, Prefix+"_") || slices.Contains(known, name) {
@@ -269,7 +293,7 @@ func Unknown(l lang.Lang, environ []string) []string {
 		closest := slices.MinFunc(known, func(a, b string) int {
 			return cmp.Compare(nameDistance(name, a), nameDistance(name, b))
 		})
-		out = append(out, l.Sprintf(lang.NoteUnknownVariable, name, closest))
+		out = append(out, Misspelling{Name: name, Closest: closest, Note: l.Sprintf(lang.NoteUnknownVariable, name, closest)})
 	}
 	return out
 }
