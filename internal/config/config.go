@@ -205,9 +205,11 @@ func lookup(environ []string) func(string) string {
 	return func(k string) string { return vars[k] }
 }
 
-// A Variable is one setting as --help and the README show it.
+// A Variable is one setting as --help, the README and the bundle's
+// settings show it.
 type Variable struct {
 	Name    string // the full name, SNOWLUMA_MCP_ENDPOINT
+	Default string // the value used when it is unset or empty; "" if none
 	Shown   string // the default as a person reads it
 	Meaning string
 }
@@ -218,7 +220,7 @@ func Variables() []Variable {
 	out := make([]Variable, 0, t.NumField())
 	for i := range t.NumField() {
 		tag := t.Field(i).Tag
-		out = append(out, Variable{Name: Prefix + "_" + tag.Get("env"), Shown: tag.Get("shown"), Meaning: tag.Get("desc")})
+		out = append(out, Variable{Name: Prefix + "_" + tag.Get("env"), Default: tag.Get("default"), Shown: tag.Get("shown"), Meaning: tag.Get("desc")})
 	}
 	return out
 }
