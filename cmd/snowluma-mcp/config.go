@@ -8,13 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
-	"github.com/kelseyhightower/envconfig"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/safety"
@@ -145,21 +145,92 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("%s_%s: %s; accepted: %s", envPrefix, e.Var, e.Problem, e.Accepted)
 }
 
-// loadConfig reads the environment and applies the baseline's mode rules.
-func loadConfig() (*Config, error) {
-	var e env
-	if err := envconfig.Process(envPrefix, &e); err != nil {
-		return nil, err
-	}
-	// envconfig falls back to the bare name (LANG) when SNOWLUMA_MCP_LANG
-	// is unset; the locale is not a value of ours, so read ours alone.
-	e.Lang = os.Getenv(envPrefix + "_LANG")
-	c, err := parseConfig(e)
+// loadConfig reads environ (as os.Environ gives it) and applies the
+// baseline's mode rules.
+func loadConfig(environ []string) (*Config, error) {
+	lookup := lookupIn(environ)
+	e := readEnv(lookup)
+	getenv := func(name string) string { v, _ := lookup(name); return v }
+	c, err := parseConfig(e, getenv)
 	if err != nil {
 		return nil, err
 	}
-	c.Notes = append(c.Notes, unknownVariables(os.Environ())...)
+	c.Notes = append(c.Notes, unknownVariables(environ)...)
 	return c, nil
+}
+
+// lookupIn returns os.LookupEnv over environ instead of the process's
+// environment: the last value of a name wins, as in exec.Cmd, and names
+// are compared without case on Windows, as there.
+func lookupIn(environ []string) func(string) (string, bool) {
+	fold := func(s string) string { return s }
+	if runtime.GOOS == "windows" {
+		fold = strings.ToUpper
+	}
+	m := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			m[fold(k)] = v
+		}
+	}
+	return func(name string) (string, bool) {
+		v, ok := m[fold(name)]
+		return v, ok
+	}
+}
+
+// readEnv fills env from lookup: each field from its SNOWLUMA_MCP_ name,
+// or its default tag when the variable is not set (set and empty stays
+// empty). Only our own names are read: a bare TOKEN or LANG is not ours.
+func readEnv(lookup func(string) (string, bool)) env {
+	var e env
+	v := reflect.ValueOf(&e).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		k := f.Tag.Get("envconfig")
+		if k == "" {
+			continue
+		}
+		val, ok := lookup(envPrefix + "_" + k)
+		if !ok {
+			val = f.Tag.Get("default")
+		}
+		v.Field(i).SetString(val)
+	}
+	return e
+}
+
+// userCacheDir is os.UserCacheDir with the variables read through getenv.
+func userCacheDir(getenv func(string) string) (string, error) {
+	var dir string
+	switch runtime.GOOS {
+	case "windows":
+		if dir = getenv("LocalAppData"); dir == "" {
+			return "", errors.New("%LocalAppData% is not defined")
+		}
+	case "darwin", "ios":
+		if dir = getenv("HOME"); dir == "" {
+			return "", errors.New("$HOME is not defined")
+		}
+		dir += "/Library/Caches"
+	case "plan9":
+		if dir = getenv("home"); dir == "" {
+			return "", errors.New("$home is not defined")
+		}
+		dir += "/lib/cache"
+	default:
+		dir = getenv("XDG_CACHE_HOME")
+		if dir == "" {
+			if dir = getenv("HOME"); dir == "" {
+				return "", errors.New("neither $XDG_CACHE_HOME nor $HOME are defined")
+			}
+			dir += "/.cache"
+		} else if !filepath.IsAbs(dir) {
+			return "", errors.New("path in $XDG_CACHE_HOME is relative")
+		}
+	}
+	return dir, nil
 }
 
 // knownVariables lists the full names of the variables env declares, read
@@ -278,7 +349,9 @@ func invisible(r rune) bool {
 	return false
 }
 
-func parseConfig(e env) (*Config, error) {
+// parseConfig validates e; getenv reads the locale and the user's cache
+// directory.
+func parseConfig(e env, getenv func(string) string) (*Config, error) {
 	c := &Config{}
 
 	t, err := strconv.Atoi(strings.TrimSpace(e.Timeout))
@@ -307,7 +380,7 @@ func parseConfig(e env) (*Config, error) {
 		return nil, &ConfigError{"VALIDATE_PARAMS", fmt.Sprintf("%q is not a boolean", e.Validate), "true or false (also 1/yes or 0/no, any case)"}
 	}
 
-	if c.Lang, err = lang.Select(e.Lang, os.Getenv); err != nil {
+	if c.Lang, err = lang.Select(e.Lang, getenv); err != nil {
 		return nil, &ConfigError{"LANG", err.Error(), "zh or en (unset: from LC_ALL, LC_MESSAGES or LANG)"}
 	}
 
@@ -382,7 +455,7 @@ func parseConfig(e env) (*Config, error) {
 		c.Notes = append(c.Notes, fmt.Sprintf("%s_EVENTS_TOKEN ignored: no %s_EVENTS_URL is set", envPrefix, envPrefix))
 	}
 	if c.Mode != server.ModeDocs && c.Streams.DownloadDir == "" {
-		cache, err := os.UserCacheDir()
+		cache, err := userCacheDir(getenv)
 		if err != nil {
 			return nil, &ConfigError{"DOWNLOAD_DIR", "it is unset and this system has no user cache directory", "an absolute directory path"}
 		}

@@ -13,6 +13,7 @@ import (
 // exactly the variables envconfig reads from env (the same list --help
 // prints), so a field added to env is never warned about.
 func TestKnownVariablesFollowEnv(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	tmpl := template.Must(template.New("keys").Parse("{{range .}}{{.Key}}\n{{end}}"))
 	if err := envconfig.Usaget(envPrefix, &env{}, &b, tmpl); err != nil {
@@ -36,6 +37,7 @@ func TestKnownVariablesFollowEnv(t *testing.T) {
 // TestEventsToken: SNOWLUMA_MCP_EVENTS_TOKEN, trimmed, is the events
 // token when set; else SNOWLUMA_MCP_TOKEN is, and doctor is told which.
 func TestEventsToken(t *testing.T) {
+	t.Parallel()
 	base := env{Timeout: "30000", MaxRequest: "4194304", MaxBody: "2097152", Validate: "true", Sensitive: "deny", Confirm: "none", SendInterval: "0", SendPerMinute: "0",
 		MaxFileBytes: "1", DownloadQuota: "1", MaxStreams: "1", StreamConnect: "1", StreamIdle: "1", DownloadDir: t.TempDir(),
 		Endpoint: "http://127.0.0.1:9/", Events: "ws://127.0.0.1:9/"}
@@ -50,7 +52,7 @@ func TestEventsToken(t *testing.T) {
 	} {
 		e := base
 		e.Token, e.EventsTok = tc.token, tc.events
-		c, err := parseConfig(e)
+		c, err := parseConfig(e, noEnv)
 		if err != nil {
 			t.Fatalf("%+v: %v", tc, err)
 		}
@@ -60,7 +62,10 @@ func TestEventsToken(t *testing.T) {
 	}
 	e := base
 	e.Events, e.EventsTok = "", "ws-tok"
-	if c, err := parseConfig(e); err != nil || len(c.Notes) != 1 || !bytes.Contains([]byte(c.Notes[0]), []byte("SNOWLUMA_MCP_EVENTS_TOKEN ignored")) {
+	if c, err := parseConfig(e, noEnv); err != nil || len(c.Notes) != 1 || !bytes.Contains([]byte(c.Notes[0]), []byte("SNOWLUMA_MCP_EVENTS_TOKEN ignored")) {
 		t.Errorf("events token without an events URL: %v %q", err, c.Notes)
 	}
 }
+
+// noEnv is an empty environment.
+func noEnv(string) string { return "" }

@@ -62,7 +62,7 @@ func (r *report) add(f finding) {
 
 // runDoctor is `snowluma-mcp doctor [--json]`. It exits 0 when no check
 // failed and 1 otherwise.
-func runDoctor(args []string, stdout, stderr io.Writer) int {
+func runDoctor(ctx context.Context, args, environ []string, stdout, stderr io.Writer) int {
 	asJSON := false
 	for _, a := range args {
 		switch a {
@@ -73,7 +73,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	r := diagnose(context.Background())
+	r := diagnose(ctx, environ)
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
@@ -101,10 +101,10 @@ func printReport(w io.Writer, r *report) {
 	fmt.Fprintf(w, "\n%d failed, %d warnings\n", r.Failed, r.Warnings)
 }
 
-// diagnose runs every check that applies to the environment.
-func diagnose(ctx context.Context) *report {
+// diagnose runs every check that applies to the environment environ.
+func diagnose(ctx context.Context, environ []string) *report {
 	r := &report{Version: server.Version, CatalogVersion: catalog.Version}
-	cfg, err := loadConfig()
+	cfg, err := loadConfig(environ)
 	if err != nil {
 		f := finding{Check: "configuration", Verdict: verdictFail, Detail: err.Error()}
 		var ce *ConfigError
