@@ -10,6 +10,7 @@ import (
 // POSIX matter; on Windows, where Go shows every directory as 0777, a
 // directory passes and the report says what was checked instead.
 func TestDownloadDirPrivacy(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		goos    string
 		mode    fs.FileMode

@@ -15,6 +15,7 @@ import (
 // and without it the locale (LC_ALL before LANG); the confirmation names the
 // action by its Chinese summary too. What the model reads stays English.
 func TestFormsInChinese(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		// Chinese from the locale alone.
 		c := &confirmer{}
@@ -68,11 +69,12 @@ func TestFormsInChinese(t *testing.T) {
 // TestLangConfig: a language the server does not speak stops it at start,
 // naming the variable; a locale it does not speak is English, not an error.
 func TestLangConfig(t *testing.T) {
-	code, stdout, stderr := runBinary(t, nil, "SNOWLUMA_MCP_LANG=fr")
+	t.Parallel()
+	code, stdout, stderr := runMain(t, nil, "SNOWLUMA_MCP_LANG=fr")
 	if code != 2 || stdout != "" || !strings.Contains(stderr, "SNOWLUMA_MCP_LANG") || !strings.Contains(stderr, "zh or en") {
 		t.Errorf("SNOWLUMA_MCP_LANG=fr: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	code, _, stderr = runBinary(t, nil, "LANG=fr_FR.UTF-8") // stdin at EOF: serves nothing, exits
+	code, _, stderr = runMain(t, nil, "LANG=fr_FR.UTF-8") // stdin at EOF: serves nothing, exits
 	if code != 0 {
 		t.Errorf("LANG=fr_FR.UTF-8: exit %d, stderr %q", code, stderr)
 	}

@@ -38,6 +38,7 @@ type previewResult struct {
 // SnowLuma; only write mode can send, and the prepared call, made with
 // invoke_action, delivers the text literally.
 func TestPreviewMessage(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		args := map[string]any{"message_type": "group", "target_id": 20001, "text": hostile, "reply_to": -123456}
 		for _, mode := range []string{"docs", "read", "write"} {
@@ -83,8 +84,9 @@ func TestPreviewMessage(t *testing.T) {
 // TestPreviewMessageNamesBadArguments: every bad argument is named in one
 // answer, and nothing is prepared.
 func TestPreviewMessageNamesBadArguments(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
-		cs := mcptest.Spawn(t, bin, era).Connect(nil)
+		cs := serve(t, era).Connect(nil)
 		for _, tc := range []struct {
 			args   map[string]any
 			fields []string
@@ -115,6 +117,7 @@ func TestPreviewMessageNamesBadArguments(t *testing.T) {
 // in resources/list, per request (2026-07-28) or from initialize (legacy);
 // anyone can read the panel.
 func TestPreviewPanelListing(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		for _, tc := range []struct {
 			name  string
@@ -126,7 +129,7 @@ func TestPreviewPanelListing(t *testing.T) {
 			{"apps-other-type", appsCaps("text/html"), false},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				cs := mcptest.Spawn(t, bin, era).Connect(tc.opts)
+				cs := serve(t, era).Connect(tc.opts)
 				tools, err := cs.ListTools(ctx(t), nil)
 				if err != nil {
 					t.Fatal(err)
@@ -167,7 +170,8 @@ func TestPreviewPanelListing(t *testing.T) {
 // public five-minute hints of a bundled asset, and advertising the Apps
 // extension per request is what lists it.
 func TestPreviewPanelCacheHints(t *testing.T) {
-	raw := mcptest.Spawn(t, bin, mcptest.Modern).Raw()
+	t.Parallel()
+	raw := serve(t, mcptest.Modern).Raw()
 	plain := mcptest.ModernMeta("2026-07-28")
 	apps := strings.Replace(plain, `"io.modelcontextprotocol/clientCapabilities":{}`,
 		`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`, 1)
