@@ -229,6 +229,7 @@ func TestSignalsEndPromptly(t *testing.T) {
 		{"SIGINT trickling stream", os.Interrupt, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			forEachEra(t, func(t *testing.T, era mcptest.Era) {
 				fake, p := hangingLive(t, spawn, era, "write")
 				frames := make([][]byte, 2000)

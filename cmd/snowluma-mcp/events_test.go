@@ -453,6 +453,7 @@ func TestEventsConnectionEnds(t *testing.T) {
 		{"shutdown", func(c *fakesnowluma.EventConn) error { return c.Shutdown() }, "disconnected", "lifecycle disable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			forEachEra(t, func(t *testing.T, era mcptest.Era) {
 				fake, _, cs := liveEvents(t, era, "read", nil)
 				uri := subscribeEvents(t, cs, map[string]any{})
@@ -778,6 +779,7 @@ func TestEventsStall(t *testing.T) {
 		{"inside a frame", func(c *fakesnowluma.EventConn) error { return c.StallInFrame(2048) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			forEachEra(t, func(t *testing.T, era mcptest.Era) {
 				fake, _, cs := liveEventsFake(t, era, []fakesnowluma.Option{fakesnowluma.WithHeartbeat(250 * time.Millisecond)})
 				uri := subscribeEvents(t, cs, map[string]any{})

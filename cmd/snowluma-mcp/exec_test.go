@@ -430,7 +430,7 @@ func TestCallLog(t *testing.T) {
 // wait. It asserts an eventual state, never a duration.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(mcptest.Patience)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

@@ -169,6 +169,7 @@ func TestPipedRequestsAnswered(t *testing.T) {
 		id    float64
 	}{{"2026-07-28", modern, 1}, {"2025-11-25", legacy, 2}} {
 		t.Run(tc.era, func(t *testing.T) {
+			t.Parallel()
 			for i := range 20 {
 				lines, stderr, code := piped(t, tc.input)
 				m := answerTo(lines, tc.id)

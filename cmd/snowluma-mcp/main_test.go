@@ -97,14 +97,14 @@ func await[T any](t testing.TB, what string, ch <-chan T) T {
 	select {
 	case v := <-ch:
 		return v
-	case <-time.After(30 * time.Second):
+	case <-time.After(mcptest.Patience):
 		t.Fatalf("timed out waiting for %s", what)
 		panic("unreachable")
 	}
 }
 
 func ctx(t *testing.T) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	c, cancel := context.WithTimeout(context.Background(), mcptest.Patience)
 	t.Cleanup(cancel)
 	return c
 }

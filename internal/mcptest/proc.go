@@ -91,6 +91,12 @@ type Proc struct {
 	close    sync.Once
 }
 
+// Patience is how long the harness waits for a server's next message or
+// answer before calling it hung and failing the test. It is generous: the
+// race detector and tests running in parallel on shared cores slow a
+// server down many times over, and only a hung server ever reaches it.
+const Patience = 2 * time.Minute
+
 // raceExitCode is the exit status the race detector gives a process that
 // hit a data race (GORACE exitcode, 66 unless changed).
 const raceExitCode = 66
@@ -496,7 +502,7 @@ func (p *Proc) Connect(opts *mcp.ClientOptions) *mcp.ClientSession {
 	p.tb.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "snowluma-mcp-e2e", Version: "1"}, opts)
 	t := &mcp.IOTransport{Reader: p.newLineReader(), Writer: &recordingWriter{p: p}}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), Patience)
 	defer cancel()
 	cs, err := c.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: string(p.era)})
 	if err != nil {
@@ -571,7 +577,7 @@ func (r *Raw) listTools() {
 	if _, err := r.w.Write([]byte(`{"jsonrpc":"2.0","id":` + listID + `,"method":"tools/list","params":` + params + "}\n")); err != nil {
 		return
 	}
-	timeout := time.After(30 * time.Second)
+	timeout := time.After(Patience)
 	for {
 		select {
 		case line, ok := <-r.lines:
@@ -629,7 +635,7 @@ func (r *Raw) Next() map[string]any {
 			r.p.tb.Fatalf("server wrote a line that is not JSON: %q", line)
 		}
 		return m
-	case <-time.After(30 * time.Second):
+	case <-time.After(Patience):
 		r.p.tb.Fatalf("no answer from the server\nstderr:\n%s", r.p.Stderr())
 	}
 	return nil
@@ -640,7 +646,7 @@ func (r *Raw) Next() map[string]any {
 func (r *Raw) Call(id int, method string, params string) map[string]any {
 	r.p.tb.Helper()
 	r.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params))
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(Patience)
 	for {
 		if time.Now().After(deadline) {
 			r.p.tb.Fatalf("no answer to request %d (%s) among the server's messages\nstderr:\n%s", id, method, r.p.Stderr())
