@@ -16,13 +16,13 @@ import (
 	"sync"
 	"syscall"
 	"text/tabwriter"
-	"text/template"
 	"time"
 
-	"github.com/kelseyhightower/envconfig"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/listen"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/internal/stdio"
@@ -67,10 +67,6 @@ type process struct {
 	signals bool
 }
 
-// terminalHint follows the start-up line when a person starts the server in
-// a terminal, where it would otherwise seem to hang.
-const terminalHint = "this is an MCP server: it speaks JSON-RPC on stdin/stdout and is meant to be started by an MCP host (Claude Desktop, Claude Code, VS Code, Cursor, the MCP Inspector); see the README's host configurations. Press Ctrl-D (Ctrl-Z then Enter on Windows) to stop it"
-
 // run is main without the process. The end of ctx stops the server as
 // SIGTERM does.
 func run(ctx context.Context, p process) int {
@@ -105,9 +101,16 @@ func run(ctx context.Context, p process) int {
 		defer signal.Stop(pipe)
 	}
 
-	cfg, err := loadConfig(p.environ)
+	cfg, err := config.Load(p.environ)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: configuration error: %v\n", server.Name, err)
+		// A person reads this: in their language, known before the rest.
+		l := config.PersonLang(p.environ)
+		msg := err.Error()
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			msg = ce.In(l)
+		}
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.ConfigStartError, msg))
 		return exitUsage
 	}
 	for _, n := range cfg.Notes {
@@ -134,12 +137,12 @@ func run(ctx context.Context, p process) int {
 			return exitFailed
 		}
 		if opts.Downloads, err = transfer.NewStore(st.DownloadDir, st.MaxFileBytes, st.QuotaBytes); err != nil {
-			fmt.Fprintf(stderr, "%s: configuration error: %s_DOWNLOAD_DIR: %v\n", server.Name, envPrefix, err)
+			fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigStartVarError, config.Prefix+"_DOWNLOAD_DIR", err))
 			return exitUsage
 		}
 		if st.UploadRoot != "" {
 			if opts.UploadRoot, err = transfer.NewUploadRoot(st.UploadRoot); err != nil {
-				fmt.Fprintf(stderr, "%s: configuration error: %s_UPLOAD_ROOT: %v\n", server.Name, envPrefix, err)
+				fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigStartVarError, config.Prefix+"_UPLOAD_ROOT", err))
 				return exitUsage
 			}
 		}
@@ -157,7 +160,7 @@ func run(ctx context.Context, p process) int {
 		if err != nil {
 			// The server still serves; the task tools say why they are off.
 			opts.TasksProblem = err.Error()
-			fmt.Fprintf(stderr, "%s: background tasks are off: %v\n", server.Name, err)
+			fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigTasksOff, err))
 		} else {
 			runner := tasks.NewRunner(store)
 			opts.Tasks = runner
@@ -214,7 +217,9 @@ func run(ctx context.Context, p process) int {
 		fmt.Fprintf(stderr, "%s %s: SnowLuma catalog %s, %d actions in %d categories, mode %s, endpoint %s\n",
 			server.Name, server.Version, cat.Version(), cat.Len(), len(cat.Categories()), cfg.Mode, endpoint)
 		if p.terminal {
-			fmt.Fprintf(stderr, "%s: %s\n", server.Name, terminalHint)
+			// It follows the start-up line when a person starts the server
+			// in a terminal, where it would otherwise seem to hang.
+			fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.TerminalHint))
 		}
 	}()
 	served := make(chan error, 1)
@@ -352,9 +357,8 @@ Environment:
 `, server.Name, server.Version, catalog.Version, server.Name)
 	tw := tabwriter.NewWriter(w, 1, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "VARIABLE\tDEFAULT\tMEANING")
-	tmpl := template.Must(template.New("usage").Parse(usage))
-	if err := envconfig.Usaget(envPrefix, &env{}, tw, tmpl); err != nil {
-		fmt.Fprintf(w, "(could not list variables: %v)\n", err)
+	for _, v := range config.Variables() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, v.Shown, v.Meaning)
 	}
 	tw.Flush()
 }

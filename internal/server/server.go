@@ -155,7 +155,7 @@ func New(opts Options) (*mcp.Server, error) {
 	specs = append(specs, inputTools(x, sealer)...)
 	specs = append(specs, eventTools(ev)...)
 	specs = append(specs, runtimeTool(x, ev))
-	specs = append(specs, previewTool(opts.Mode))
+	specs = append(specs, previewTool(opts.Mode, x.lang))
 	ts := newTaskService(x, opts.Tasks, opts.TasksProblem)
 	if opts.Tasks != nil && opts.TaskStreams != nil {
 		opts.Tasks.OnChange(ts.pushTo(opts.TaskStreams, log))

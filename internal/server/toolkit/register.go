@@ -203,8 +203,9 @@ func serve(c *compiled, mode Mode, log *slog.Logger, handoffs *sync.Map) mcp.Too
 			log.Warn("trace", slog.String("tool", c.Name), slog.String("problem", string(problem)))
 		}
 		call := &Call{Req: req, Trace: tc}
+		cl := clientOf(req)
 		r := func() Reply {
-			if ref := c.refusal(mode, clientOf(req)); ref != nil {
+			if ref := c.refusal(mode, cl); ref != nil {
 				return ref.Reply()
 			}
 			args := bytes.TrimSpace(req.Params.Arguments)
@@ -232,6 +233,11 @@ func serve(c *compiled, mode Mode, log *slog.Logger, handoffs *sync.Map) mcp.Too
 		}
 		res := r.toolResult()
 		res.Meta = mcp.Meta{trace.TraceparentKey: tc.Traceparent()}
+		if c.ResultMeta != nil {
+			for k, v := range c.ResultMeta(cl.capabilities()) {
+				res.Meta[k] = v
+			}
+		}
 		return res, nil
 	}
 }
