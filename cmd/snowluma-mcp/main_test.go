@@ -64,7 +64,7 @@ func binary(t testing.TB) string {
 type starter func(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc
 
 // serve runs the server in the test process with env as its environment
-// (plus PATH and HOME), checked as a process is (mcptest.Start).
+// (plus PATH, and a HOME of its own), checked as a process is (mcptest.Start).
 func serve(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc {
 	t.Helper()
 	return mcptest.Start(t, main.Run, era, env...)

@@ -1,10 +1,12 @@
-// Package mcptest runs the real snowluma-mcp binary for end-to-end tests:
-// it builds it, spawns it with a chosen environment, connects the official
+// Package mcptest runs snowluma-mcp for end-to-end tests, in the test
+// process (Start, through the run function of package main) or as the
+// real binary (Build, Spawn): it gives it a chosen environment, connects the official
 // go-sdk client (or raw JSON-RPC lines) over its stdio, records every line
 // each side writes, and checks everything the server wrote against the
 // official MCP schema of the protocol era under test, every tool result
 // against its tool's outputSchema, and the server's stderr and exit status
-// for a data race (under go test -race the server is built with -race).
+// for a data race (under go test -race the binary is built with -race; a
+// server in process is checked by the test binary's own race detector).
 package mcptest
 
 import (
