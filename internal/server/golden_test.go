@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -39,16 +40,17 @@ func TestToolsGolden(t *testing.T) {
 			name string
 			caps *mcp.ClientCapabilities
 		}{{"plain", nil}, {"forms", forms}, {"apps", apps}, {"tasks", withTasks}} {
-			opts := Options{Catalog: catalog.Preload(), Mode: mode}
+			b := &backend.Backend{}
+			opts := Options{Catalog: catalog.Preload(), Mode: mode, Backend: b}
 			if mode != ModeDocs {
 				c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
 				if err != nil {
 					t.Fatal(err)
 				}
-				opts.Client = c
+				b.Client = c
 			}
 			if mode == ModeWrite {
-				opts.Tasks = taskRunner(t)
+				b.Tasks = taskRunner(t)
 			}
 			about := fmt.Sprintf("%s mode, to a client with the %s capabilities", mode, cs.name)
 			if cs.caps == nil {
@@ -64,7 +66,7 @@ func TestToolsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	hub := events.New(events.Options{URL: "ws://127.0.0.1:9/event"})
-	sets = append(sets, toolSet{string(ModeRead), "events", "read mode with an events URL, to a client with no capabilities", listTools(t, Options{Catalog: catalog.Preload(), Mode: ModeRead, Client: client, Events: hub}, nil)})
+	sets = append(sets, toolSet{string(ModeRead), "events", "read mode with an events URL, to a client with no capabilities", listTools(t, Options{Catalog: catalog.Preload(), Mode: ModeRead, Backend: &backend.Backend{Client: client, Events: hub}}, nil)})
 	if hub.State().Status != events.StatusNotConnected {
 		t.Error("listing tools connected")
 	}
@@ -262,7 +264,7 @@ func liveServer(tb testing.TB, mode Mode, endpoint string, now func() time.Time)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := New(Options{Catalog: catalog.Preload(), Mode: mode, Client: client, Now: now})
+	s, err := New(Options{Catalog: catalog.Preload(), Mode: mode, Backend: &backend.Backend{Client: client}, Now: now})
 	if err != nil {
 		tb.Fatal(err)
 	}

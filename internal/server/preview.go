@@ -92,6 +92,11 @@ func previewTool(mode Mode, l lang.Lang) toolkit.Spec {
 	}
 }
 
+// previewFeature serves preview_message and its MCP Apps panel.
+func previewFeature(d *deps) (feature, error) {
+	return feature{tools: []toolkit.Spec{previewTool(d.mode, d.exec.lang)}, attach: addPreviewPanel}, nil
+}
+
 // addPreviewPanel serves the panel as a ui:// resource. Apps hosts see it in
 // resources/list; anyone may read it (hosts prefetch), and reads carry the
 // public five-minute cache hints of every bundled asset (setCacheable). It
