@@ -30,35 +30,36 @@ type Sink interface {
 	Verdict(ctx context.Context, v Verdict) error
 }
 
-// Stats are the channel's counters for the runtime overview.
+// Stats are the channel's counters for the runtime overview; a zero
+// counter is left out of its JSON.
 type Stats struct {
 	Mode Mode `json:"mode"`
 	// Events counts the events offered to the channel.
-	Events int64 `json:"events"`
+	Events int64 `json:"events,omitempty"`
 	// Pushes counts the notifications delivered; PushedMessages the
 	// messages they held.
-	Pushes         int64 `json:"pushes"`
-	PushedMessages int64 `json:"pushed_messages"`
+	Pushes         int64 `json:"pushes,omitempty"`
+	PushedMessages int64 `json:"pushed_messages,omitempty"`
 	// Coalesced counts messages that joined another message's push.
-	Coalesced int64 `json:"coalesced"`
+	Coalesced int64 `json:"coalesced,omitempty"`
 	// Dropped counts admitted messages dropped by the caps (a full batch,
 	// too many chats waiting).
-	Dropped int64 `json:"dropped"`
+	Dropped int64 `json:"dropped,omitempty"`
 	// Lost counts events that left the event buffer before the channel
 	// read them.
-	Lost int64 `json:"lost"`
+	Lost int64 `json:"lost,omitempty"`
 	// Filtered counts the events the gate did not push, by reason.
 	Filtered map[string]int64 `json:"filtered,omitempty"`
 	// Waiting is the number of messages not yet pushed.
-	Waiting int `json:"waiting"`
+	Waiting int `json:"waiting,omitempty"`
 	// PushFailures counts pushes the host could not be sent.
-	PushFailures int64 `json:"push_failures"`
+	PushFailures int64 `json:"push_failures,omitempty"`
 	// Approvals: requests sent to approvers, verdicts delivered, verdicts
 	// ignored (unknown or expired id), requests still answerable.
-	ApprovalRequests int64 `json:"approval_requests"`
-	Verdicts         int64 `json:"verdicts"`
-	IgnoredVerdicts  int64 `json:"ignored_verdicts"`
-	PendingApprovals int   `json:"pending_approvals"`
+	ApprovalRequests int64 `json:"approval_requests,omitempty"`
+	Verdicts         int64 `json:"verdicts,omitempty"`
+	IgnoredVerdicts  int64 `json:"ignored_verdicts,omitempty"`
+	PendingApprovals int   `json:"pending_approvals,omitempty"`
 	// Connection says how the channel's event feed is doing.
 	Connection string `json:"connection,omitempty"`
 }
@@ -75,6 +76,7 @@ type Channel struct {
 	burst    *Burst
 	relay    *Relay
 	verdicts []Verdict
+	waiters  map[string]chan Verdict // this server's own confirmations, by id
 	stats    Stats
 	wake     chan struct{}
 }
@@ -86,13 +88,14 @@ func New(cfg Config, selfID int64, log io.Writer) *Channel {
 		log = io.Discard
 	}
 	return &Channel{
-		log:   log,
-		cfg:   cfg,
-		gate:  NewGate(cfg, selfID),
-		burst: NewBurst(),
-		relay: NewRelay(cfg.Approvers.Sorted()),
-		stats: Stats{Mode: cfg.Mode, Filtered: map[string]int64{}},
-		wake:  make(chan struct{}, 1),
+		log:     log,
+		cfg:     cfg,
+		gate:    NewGate(cfg, selfID),
+		burst:   NewBurst(),
+		relay:   NewRelay(cfg.Approvers.Sorted()),
+		stats:   Stats{Mode: cfg.Mode, Filtered: map[string]int64{}},
+		waiters: map[string]chan Verdict{},
+		wake:    make(chan struct{}, 1),
 	}
 }
 
@@ -130,6 +133,11 @@ func (c *Channel) Offer(raw []byte, now time.Time) {
 			if v == nil {
 				c.stats.IgnoredVerdicts++
 				fmt.Fprintln(c.log, note)
+				return
+			}
+			if w, ok := c.waiters[v.Request.ID]; ok && v.Request.Own {
+				w <- *v // buffered for one; the id answers once
+				c.stats.Verdicts++
 				return
 			}
 			c.verdicts = append(c.verdicts, *v)
@@ -185,6 +193,42 @@ func (c *Channel) Request(req Request, now time.Time) (string, error) {
 	}
 	c.stats.ApprovalRequests++
 	return req.Prompt(), nil
+}
+
+// Ask registers one of this server's own confirmations (req.Own is set
+// for it, and a fresh id when req has none), hands its prompt to send for
+// the approvers, and waits for a verdict until ctx ends or ApprovalTTL
+// passes. It returns the verdict, or the error of send or of the wait.
+func (c *Channel) Ask(ctx context.Context, req Request, send func(ctx context.Context, id, prompt string) error) (Verdict, error) {
+	req.Own = true
+	w := make(chan Verdict, 1)
+	c.mu.Lock()
+	for req.ID == "" || c.waiters[req.ID] != nil {
+		req.ID = NewID()
+	}
+	c.waiters[req.ID] = w
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.waiters, req.ID)
+		c.relay.Cancel(req.ID)
+		c.mu.Unlock()
+	}()
+	prompt, err := c.Request(req, time.Now())
+	if err != nil {
+		return Verdict{}, err
+	}
+	if err := send(ctx, req.ID, prompt); err != nil {
+		return Verdict{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, ApprovalTTL)
+	defer cancel()
+	select {
+	case v := <-w:
+		return v, nil
+	case <-ctx.Done():
+		return Verdict{}, fmt.Errorf("no approver answered request %s: %w", req.ID, ctx.Err())
+	}
 }
 
 // Withdraw forgets request id, answered some other way.

@@ -173,3 +173,42 @@ func TestFeed(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// TestAsk: one of this server's own confirmations waits for an
+// approver's 同意 or 拒绝 on its fresh id; a stranger's answer is nothing.
+func TestAsk(t *testing.T) {
+	ch := New(Config{Mode: ModeMentions, Groups: ids(t, "20001"), Approvers: ids(t, "30002")}, self, nil)
+	for _, c := range []struct{ word, want string }{{"同意", Allow}, {"拒绝", Deny}} {
+		sent := make(chan string, 1)
+		type answer struct {
+			v   Verdict
+			err error
+		}
+		got := make(chan answer, 1)
+		go func() {
+			v, err := ch.Ask(context.Background(), Request{Tool: "set_group_kick", Description: "kick 30005 from 20001"}, func(_ context.Context, id, prompt string) error {
+				if !strings.Contains(prompt, "snowluma-mcp") || !strings.Contains(prompt, id) {
+					t.Errorf("prompt %q", prompt)
+				}
+				sent <- id
+				return nil
+			})
+			got <- answer{v, err}
+		}()
+		id := <-sent
+		ch.Offer([]byte(privateMsg(30009, 1, c.word+" "+id)), time.Now())
+		ch.Offer([]byte(privateMsg(30002, 2, c.word+" "+id)), time.Now())
+		a := <-got
+		if a.err != nil || a.v.Behavior != c.want || !a.v.Request.Own || a.v.Approver != 30002 {
+			t.Errorf("%s: %+v %v", c.word, a.v, a.err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ch.Ask(ctx, Request{Tool: "x"}, func(context.Context, string, string) error { return nil }); err == nil {
+		t.Error("a cancelled wait returned a verdict")
+	}
+	if n := ch.Stats(time.Now()).PendingApprovals; n != 0 {
+		t.Errorf("%d requests left waiting", n)
+	}
+}
