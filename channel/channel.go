@@ -258,6 +258,15 @@ func (c *Channel) Run(ctx context.Context, sink Sink, now func() time.Time) {
 	}
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	// A failure is logged when it differs from the one before, so that a
+	// client that is not listening costs one line, not one per push.
+	lastFailure := ""
+	note := func(format string, args ...any) {
+		if line := fmt.Sprintf(format, args...); line != lastFailure {
+			lastFailure = line
+			fmt.Fprintln(c.log, line)
+		}
+	}
 	for {
 		t := now()
 		c.mu.Lock()
@@ -274,7 +283,7 @@ func (c *Channel) Run(ctx context.Context, sink Sink, now func() time.Time) {
 			}
 			c.mu.Unlock()
 			if err != nil {
-				fmt.Fprintf(c.log, "channel: the verdict on request %s could not be delivered: %v\n", v.Request.ID, err)
+				note("channel: the verdict on request %s could not be delivered: %v", v.Request.ID, err)
 			}
 		}
 		for _, p := range pushes {
@@ -288,7 +297,9 @@ func (c *Channel) Run(ctx context.Context, sink Sink, now func() time.Time) {
 			}
 			c.mu.Unlock()
 			if err != nil && ctx.Err() == nil {
-				fmt.Fprintf(c.log, "channel: a push could not be delivered: %v\n", err)
+				note("channel: a push could not be delivered: %v", err)
+			} else if err == nil {
+				lastFailure = ""
 			}
 		}
 		wait := time.Hour

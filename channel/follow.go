@@ -51,9 +51,9 @@ func (f *Feed) Start(ctx context.Context, ch *Channel) (string, <-chan struct{},
 	return info.ID, updated, nil
 }
 
-// Run feeds ch from the hub until ctx ends, from the resource of a
-// successful Start (id and updated; an empty id subscribes first), and
-// releases its resource when it returns.
+// Run feeds ch from the hub until ctx ends or the hub is closed, from the
+// resource of a successful Start (id and updated; an empty id subscribes
+// first), and releases its resource when it returns.
 func (f *Feed) Run(ctx context.Context, ch *Channel, id string, updated <-chan struct{}) {
 	log := f.Log
 	if log == nil {
@@ -68,6 +68,16 @@ func (f *Feed) Run(ctx context.Context, ch *Channel, id string, updated <-chan s
 		first = RetryFirst
 	}
 	retry := first
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		// The hub's end is the session's: stop following.
+		select {
+		case <-f.Hub.Done():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	for ctx.Err() == nil {
 		if id == "" {
 			var err error

@@ -47,37 +47,43 @@ type Config struct {
 	AllowGroups, AllowUsers safety.IDSet
 }
 
-// Check reports a configuration that cannot work as written, naming the
-// variable and the fix: a channel list or an approver outside the
-// server's allowlists. Problems are warnings the server prints at start;
-// the error is a refusal.
-func (c Config) Check() (warnings []string, err error) {
-	if c.Mode == ModeOff {
-		return nil, nil
-	}
-	var outside []string
+// A Problem is an id in a channel list that the server's allowlists do
+// not admit: Var names the channel variable (CHANNEL_GROUPS,
+// CHANNEL_USERS or CHANNEL_APPROVERS, after the SNOWLUMA_MCP_ prefix) and
+// Allow the allowlist (ALLOWED_GROUPS or ALLOWED_USERS).
+type Problem struct {
+	Var, Allow string
+	ID         int64
+}
+
+// Outside lists the ids of the channel lists outside the allowlists. The
+// channel stays inside them, so a configuration with such an id is
+// refused at start rather than silently narrowed: an approver outside
+// ALLOWED_USERS could not even be sent a prompt.
+func (c Config) Outside() []Problem {
+	var out []Problem
 	for _, g := range c.Groups.Sorted() {
 		if !c.AllowGroups.Allows(g) {
-			outside = append(outside, fmt.Sprintf("SNOWLUMA_MCP_CHANNEL_GROUPS names group %d, which SNOWLUMA_MCP_ALLOWED_GROUPS does not list", g))
+			out = append(out, Problem{"CHANNEL_GROUPS", "ALLOWED_GROUPS", g})
 		}
 	}
 	for _, u := range c.Users.Sorted() {
 		if !c.AllowUsers.Allows(u) {
-			outside = append(outside, fmt.Sprintf("SNOWLUMA_MCP_CHANNEL_USERS names user %d, which SNOWLUMA_MCP_ALLOWED_USERS does not list", u))
+			out = append(out, Problem{"CHANNEL_USERS", "ALLOWED_USERS", u})
 		}
 	}
 	for _, u := range c.Approvers.Sorted() {
 		if !c.AllowUsers.Allows(u) {
-			outside = append(outside, fmt.Sprintf("SNOWLUMA_MCP_CHANNEL_APPROVERS names user %d, which SNOWLUMA_MCP_ALLOWED_USERS does not list (approval requests could not be sent to them)", u))
+			out = append(out, Problem{"CHANNEL_APPROVERS", "ALLOWED_USERS", u})
 		}
 	}
-	if outside != nil {
-		return nil, fmt.Errorf("%s; the channel stays inside the allowlists: add the id to the allowlist or remove it from the channel list", strings.Join(outside, "; "))
-	}
-	if len(c.Groups) == 0 && len(c.Users) == 0 {
-		warnings = append(warnings, "the channel is on but SNOWLUMA_MCP_CHANNEL_GROUPS and SNOWLUMA_MCP_CHANNEL_USERS are both empty, so it pushes no message; list the groups and users to follow")
-	}
-	return warnings, nil
+	return out
+}
+
+// Empty reports a channel that is on but lists no group and no user, and
+// so pushes nothing.
+func (c Config) Empty() bool {
+	return c.Mode != ModeOff && len(c.Groups) == 0 && len(c.Users) == 0
 }
 
 // A Decision is the gate's answer for one event.

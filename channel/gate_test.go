@@ -109,21 +109,16 @@ func TestGateReplyToBot(t *testing.T) {
 func TestConfigCheck(t *testing.T) {
 	cfg := Config{Mode: ModeMentions, Groups: ids(t, "20001,20009"), Users: ids(t, "30001"), Approvers: ids(t, "30002"),
 		AllowGroups: ids(t, "20001"), AllowUsers: ids(t, "30001")}
-	_, err := cfg.Check()
-	if err == nil {
-		t.Fatal("lists outside the allowlists were accepted")
+	got := cfg.Outside()
+	want := []Problem{{"CHANNEL_GROUPS", "ALLOWED_GROUPS", 20009}, {"CHANNEL_APPROVERS", "ALLOWED_USERS", 30002}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("outside %v, want %v", got, want)
 	}
-	for _, want := range []string{"SNOWLUMA_MCP_CHANNEL_GROUPS names group 20009", "SNOWLUMA_MCP_CHANNEL_APPROVERS names user 30002", "SNOWLUMA_MCP_ALLOWED_USERS"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q lacks %q", err, want)
-		}
+	if p := (Config{Mode: ModeAll, Groups: ids(t, "5")}).Outside(); p != nil {
+		t.Errorf("no allowlists: %v", p)
 	}
-	warn, err := Config{Mode: ModeAll}.Check()
-	if err != nil || len(warn) != 1 || !strings.Contains(warn[0], "pushes no message") {
-		t.Errorf("empty lists: %q %v", warn, err)
-	}
-	if warn, err := (Config{Mode: ModeOff, Groups: ids(t, "1")}).Check(); warn != nil || err != nil {
-		t.Errorf("off: %q %v", warn, err)
+	if !(Config{Mode: ModeAll}).Empty() || (Config{Mode: ModeOff}).Empty() || (Config{Mode: ModeAll, Users: ids(t, "1")}).Empty() {
+		t.Error("Empty")
 	}
 	for in, want := range map[string]Mode{"": ModeOff, "OFF": ModeOff, " mentions ": ModeMentions, "all": ModeAll} {
 		if m, err := ParseMode(in); err != nil || m != want {

@@ -345,14 +345,22 @@ func Render(segs []Segment, selfID int64) Rendered {
 	return r
 }
 
-// digits keeps the ASCII digits of s, at most 20: an id quoted in a
-// placeholder.
+// digits keeps the ASCII digits of s, and a leading minus sign, at most
+// 20: an id quoted in a placeholder (SnowLuma's message ids may be
+// negative).
 func digits(s string) string {
 	var b strings.Builder
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "-") {
+		b.WriteByte('-')
+	}
 	for _, c := range s {
 		if c >= '0' && c <= '9' && b.Len() < 20 {
 			b.WriteRune(c)
 		}
+	}
+	if b.String() == "-" {
+		b.Reset()
 	}
 	if b.Len() == 0 {
 		return "?"

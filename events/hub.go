@@ -109,6 +109,7 @@ type Hub struct {
 	conn      *conn       // nil while no resource exists
 	resources []*resource // live resources, oldest first
 	closed    bool
+	done      chan struct{} // closed by Close
 }
 
 // conn is one WebSocket connection. status, reason, sawDisable, interval
@@ -141,8 +142,12 @@ func (c *conn) state() State {
 
 // New returns a Hub for opts. It connects to nothing.
 func New(opts Options) *Hub {
-	return &Hub{opts: opts}
+	return &Hub{opts: opts, done: make(chan struct{})}
 }
+
+// Done is closed once Close has been called: the session has ended and
+// nothing more will be served.
+func (h *Hub) Done() <-chan struct{} { return h.done }
 
 // OnUpdate sets f to be told that a resource changed (new events or a new
 // status), at most once per UpdateInterval per resource, on its own
@@ -659,6 +664,9 @@ func (h *Hub) Release(id string) error {
 // session has ended. Later calls are refused.
 func (h *Hub) Close() {
 	h.mu.Lock()
+	if !h.closed {
+		close(h.done)
+	}
 	h.closed = true
 	for _, r := range h.resources {
 		r.released = true

@@ -58,20 +58,29 @@ var ErrNotReady = errors.New("claudechannel: no client is listening to the chann
 // Wire is the channel's side of one stdio session. The zero value is not
 // usable; use New.
 type Wire struct {
-	streams      *listen.Streams
-	onPermission func(context.Context, PermissionRequest)
+	streams *listen.Streams
 
-	mu     sync.Mutex
-	conn   mcp.Connection // the inner connection, once connected
-	legacy bool           // the client sent notifications/initialized
+	mu           sync.Mutex
+	conn         mcp.Connection // the inner connection, once connected
+	legacy       bool           // the client sent notifications/initialized
+	onPermission func(context.Context, PermissionRequest)
 }
 
-// New returns a Wire that writes to 2026-07-28 clients through streams
-// (which it makes honour ListenFlag) and hands each permission request to
-// onPermission (nil drops them: the server declared no permission relay).
-func New(streams *listen.Streams, onPermission func(context.Context, PermissionRequest)) *Wire {
+// New returns a Wire that writes to 2026-07-28 clients through streams,
+// which it makes honour ListenFlag.
+func New(streams *listen.Streams) *Wire {
 	streams.Honor(ListenFlag)
-	return &Wire{streams: streams, onPermission: onPermission}
+	return &Wire{streams: streams}
+}
+
+// OnPermission makes f receive each permission request, on the goroutine
+// that reads the transport: f must not block. Until it is called, and
+// with nil, requests are dropped (the server declared no permission
+// relay).
+func (w *Wire) OnPermission(f func(context.Context, PermissionRequest)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.onPermission = f
 }
 
 // Wrap returns t with the channel's methods added. Wrap the transport
@@ -126,11 +135,14 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // permission hands one request to the callback. A malformed one is
 // dropped: it is a notification and has no one to answer.
 func (w *Wire) permission(ctx context.Context, params json.RawMessage) {
+	w.mu.Lock()
+	f := w.onPermission
+	w.mu.Unlock()
 	var p PermissionRequest
-	if w.onPermission == nil || json.Unmarshal(params, &p) != nil || p.RequestID == "" {
+	if f == nil || json.Unmarshal(params, &p) != nil || p.RequestID == "" {
 		return
 	}
-	w.onPermission(ctx, p)
+	f(ctx, p)
 }
 
 // Push sends notifications/claude/channel with content and meta.

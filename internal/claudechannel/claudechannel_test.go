@@ -19,7 +19,8 @@ func session(t *testing.T, got chan<- PermissionRequest) (*Wire, mcp.Connection)
 	ctx, cancel := context.WithCancel(context.Background())
 	ct, st := mcp.NewInMemoryTransports()
 	streams := listen.New("io.modelcontextprotocol/tasks", nil)
-	w := New(streams, func(_ context.Context, p PermissionRequest) { got <- p })
+	w := New(streams)
+	w.OnPermission(func(_ context.Context, p PermissionRequest) { got <- p })
 	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{Experimental: map[string]any{CapabilityChannel: map[string]any{}, CapabilityPermission: map[string]any{}}},
 	})
