@@ -266,6 +266,19 @@ func TestChannelBurst(t *testing.T) {
 	q.stats(t, func(st, _ map[string]any) bool {
 		return st["pushes"] == float64(1) && st["pushed_messages"] == float64(5) && st["coalesced"] == float64(4)
 	})
+	// Past 20 messages in one push, the rest of the burst is dropped and
+	// counted, in the push and in the overview.
+	for i := range int64(25) {
+		q.send(t, qqGroup("message", 20001, 30005, 200+i, textSeg(fmt.Sprintf("n%d", i))))
+	}
+	content, meta = q.push(t)
+	if meta["count"] != "20" || meta["dropped"] != "5" || meta["first_message_id"] != "200" || meta["message_id"] != "219" ||
+		!strings.HasSuffix(content, "#219: n19") {
+		t.Errorf("overflowing burst %v, ends %q", meta, content[max(0, len(content)-40):])
+	}
+	q.stats(t, func(st, _ map[string]any) bool {
+		return st["pushes"] == float64(2) && st["dropped"] == float64(5) && st["coalesced"] == float64(4+19)
+	})
 }
 
 // promptTo waits for the fake to receive a private prompt to user that
