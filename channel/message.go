@@ -337,11 +337,13 @@ func Render(segs []Segment, selfID int64) Rendered {
 		}
 	}
 	text, cut := capRunes(Clean(b.String(), true), MaxMessageRunes)
+	if r.Truncated && !cut {
+		// Cut at the segments: mark it, still within the cap.
+		text, _ = capRunes(text, MaxMessageRunes-utf8.RuneCountInString(TruncatedMark))
+		text = strings.TrimSuffix(text, TruncatedMark) + TruncatedMark
+	}
 	r.Text = text
 	r.Truncated = r.Truncated || cut
-	if r.Truncated && !cut {
-		r.Text += TruncatedMark
-	}
 	return r
 }
 

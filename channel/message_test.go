@@ -134,3 +134,16 @@ func FuzzRender(f *testing.F) {
 		}
 	})
 }
+
+// TestRenderCapWithMark: a message cut at the segments and near the text
+// cap still fits the cap with its mark.
+func TestRenderCapWithMark(t *testing.T) {
+	segs := []Segment{{Type: "text", Data: map[string]string{"text": strings.Repeat("a", MaxMessageRunes-2)}}}
+	for range MaxSegments {
+		segs = append(segs, Segment{Type: "text", Data: map[string]string{"text": ""}})
+	}
+	r := Render(segs, self)
+	if n := utf8.RuneCountInString(r.Text); n > MaxMessageRunes || !r.Truncated || !strings.HasSuffix(r.Text, TruncatedMark) || strings.Count(r.Text, TruncatedMark) != 1 {
+		t.Errorf("%d runes, truncated %v, ends %q", n, r.Truncated, r.Text[len(r.Text)-20:])
+	}
+}
