@@ -574,6 +574,7 @@ func TestTasksDownloadAndUpload(t *testing.T) {
 // TestRefusedLaunchIsAudited: a background call refused because the most
 // tasks are running starts nothing, and its audit line says so.
 func TestRefusedLaunchIsAudited(t *testing.T) {
+	t.Parallel()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	hang(fake)
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
