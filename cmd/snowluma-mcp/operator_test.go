@@ -18,6 +18,7 @@ import (
 // with a CRLF line end still authenticates (it is trimmed at start) and that
 // every request names the server in its User-Agent.
 func TestPastedTokenAndUserAgent(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p, cs := live(t, era, "read", "SNOWLUMA_MCP_TOKEN="+secretToken+"\r\n")
 		res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
@@ -44,6 +45,7 @@ func TestPastedTokenAndUserAgent(t *testing.T) {
 // OneBot envelope (the wrong path of some web server) is reported with its
 // HTTP status and content type.
 func TestProtocolFailureNamesWhatCame(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "read")
 		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply {
@@ -65,6 +67,7 @@ func TestProtocolFailureNamesWhatCame(t *testing.T) {
 // operator's agent does: Chinese substrings, the best action first, stubs
 // last and marked, and an empty search that says what to try.
 func TestSearchAsOperatorsDo(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		cs := docsSession(t, era)
 		search := func(args map[string]any) (pageResult, toolResult) {
@@ -163,6 +166,7 @@ func TestSearchAsOperatorsDo(t *testing.T) {
 // TestFailuresPointAtTheCause checks the next steps of invalid_params and of
 // a read-only action's timeout.
 func TestFailuresPointAtTheCause(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "read", "SNOWLUMA_MCP_TIMEOUT_MS=400")
 
@@ -206,6 +210,7 @@ func TestFailuresPointAtTheCause(t *testing.T) {
 // or, if they came one by one, until a generous limit well inside the call
 // timeout, which marks them as not together.
 func TestCheckConnectionProbesAtOnce(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "read")
 		var mu sync.Mutex

@@ -43,7 +43,7 @@ type qqChannel struct {
 func startChannel(t *testing.T, era mcptest.Era, env ...string) *qqChannel {
 	t.Helper()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	p := mcptest.Spawn(t, bin, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken,
+	p := serve(t, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken,
 		"SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL()}, env...)...)
 	t.Cleanup(func() { noLeak(t, p) })
 	q := &qqChannel{fake: fake, p: p, era: era, nextID: 1}
@@ -174,6 +174,7 @@ func bothEras(t *testing.T, f func(t *testing.T, era mcptest.Era)) {
 }
 
 func TestChannelPushes(t *testing.T) {
+	t.Parallel()
 	bothEras(t, func(t *testing.T, era mcptest.Era) {
 		q := startChannel(t, era, "SNOWLUMA_MCP_CHANNEL=all", "SNOWLUMA_MCP_CHANNEL_GROUPS=20001", "SNOWLUMA_MCP_CHANNEL_USERS=30001")
 		if _, ok := q.caps["claude/channel"]; !ok {
@@ -216,6 +217,7 @@ func TestChannelPushes(t *testing.T) {
 }
 
 func TestChannelMentions(t *testing.T) {
+	t.Parallel()
 	bothEras(t, func(t *testing.T, era mcptest.Era) {
 		q := startChannel(t, era, "SNOWLUMA_MCP_CHANNEL=mentions", "SNOWLUMA_MCP_CHANNEL_GROUPS=20001", "SNOWLUMA_MCP_CHANNEL_USERS=30001",
 			"SNOWLUMA_MCP_ALLOWED_GROUPS=20001")
@@ -254,6 +256,7 @@ func TestChannelMentions(t *testing.T) {
 }
 
 func TestChannelBurst(t *testing.T) {
+	t.Parallel()
 	q := startChannel(t, mcptest.Legacy, "SNOWLUMA_MCP_CHANNEL=all", "SNOWLUMA_MCP_CHANNEL_GROUPS=20001")
 	for i := range int64(5) {
 		q.send(t, qqGroup("message", 20001, 30005+i%2, 100+i, textSeg(fmt.Sprintf("m%d", i))))
@@ -310,6 +313,7 @@ func promptTo(t *testing.T, fake *fakesnowluma.Server, user int64, want string) 
 }
 
 func TestChannelPermissionRelay(t *testing.T) {
+	t.Parallel()
 	bothEras(t, func(t *testing.T, era mcptest.Era) {
 		q := startChannel(t, era, "SNOWLUMA_MCP_CHANNEL=mentions", "SNOWLUMA_MCP_CHANNEL_USERS=30001", "SNOWLUMA_MCP_CHANNEL_APPROVERS=30002")
 		if _, ok := q.caps["claude/channel/permission"]; !ok {
@@ -351,6 +355,7 @@ func TestChannelPermissionRelay(t *testing.T) {
 // TestChannelConfirmFromQQ: with no form at the client, a destructive
 // action's confirmation goes to the approvers, and their yes runs it once.
 func TestChannelConfirmFromQQ(t *testing.T) {
+	t.Parallel()
 	q := startChannel(t, mcptest.Legacy, "SNOWLUMA_MCP_CHANNEL=mentions", "SNOWLUMA_MCP_CHANNEL_GROUPS=20001", "SNOWLUMA_MCP_CHANNEL_APPROVERS=30002",
 		"SNOWLUMA_MCP_CONFIRM=destructive")
 	kick := `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"invoke_action","arguments":{"action":"set_group_kick","params":{"group_id":20001,"user_id":30005}}}}`
@@ -386,6 +391,7 @@ func TestChannelConfirmFromQQ(t *testing.T) {
 }
 
 func TestChannelRefusedAtStart(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		env  []string
@@ -396,7 +402,7 @@ func TestChannelRefusedAtStart(t *testing.T) {
 		{"approvers in read mode", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_EVENTS_URL=ws://127.0.0.1:9/", "SNOWLUMA_MCP_CHANNEL=all", "SNOWLUMA_MCP_CHANNEL_APPROVERS=1"},
 			[]string{"SNOWLUMA_MCP_CHANNEL_APPROVERS", "write mode"}},
 	} {
-		code, stdout, stderr := runBinary(t, nil, append(c.env, "SNOWLUMA_MCP_LANG=en")...)
+		code, stdout, stderr := runMain(t, nil, append(c.env, "SNOWLUMA_MCP_LANG=en")...)
 		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", c.name, code, stdout, stderr)
 		}

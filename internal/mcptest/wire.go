@@ -1,10 +1,12 @@
-// Package mcptest runs the real snowluma-mcp binary for end-to-end tests:
-// it builds it, spawns it with a chosen environment, connects the official
+// Package mcptest runs snowluma-mcp for end-to-end tests, in the test
+// process (Start, through the run function of package main) or as the
+// real binary (Build, Spawn): it gives it a chosen environment, connects the official
 // go-sdk client (or raw JSON-RPC lines) over its stdio, records every line
 // each side writes, and checks everything the server wrote against the
 // official MCP schema of the protocol era under test, every tool result
 // against its tool's outputSchema, and the server's stderr and exit status
-// for a data race (under go test -race the server is built with -race).
+// for a data race (under go test -race the binary is built with -race; a
+// server in process is checked by the test binary's own race detector).
 package mcptest
 
 import (
@@ -116,13 +118,24 @@ type Validator struct {
 	defs map[string]*jsonschema.Schema
 }
 
+// validators holds, for the test process, one Validator per era and pair
+// of schema files: compiling the official schema's definitions is
+// otherwise most of the CPU a test's checks take, and a compiled schema is
+// never changed, so the tests running in parallel share them.
+var validators sync.Map // validatorKey -> *Validator
+
+type validatorKey struct {
+	era       Era
+	path, ext string
+}
+
 // NewValidator loads the era's schema and the Tasks extension's from
 // ../shared/reference. When one is missing, the test fails under CI;
 // elsewhere NewValidator returns nil and the schema check is skipped
 // (Build has said so once for the process).
 func NewValidator(tb testing.TB, era Era) *Validator {
 	tb.Helper()
-	var docs [2]any
+	var paths [2]string
 	for i, name := range []string{era.schemaFile(), "ext-tasks-draft.schema.json"} {
 		path, err := reference.Find(name)
 		if err != nil {
@@ -131,6 +144,14 @@ func NewValidator(tb testing.TB, era Era) *Validator {
 			}
 			return nil
 		}
+		paths[i] = path
+	}
+	key := validatorKey{era, paths[0], paths[1]}
+	if v, ok := validators.Load(key); ok {
+		return v.(*Validator)
+	}
+	var docs [2]any
+	for i, path := range paths {
 		f, err := os.Open(path)
 		if err != nil {
 			tb.Fatal(err)
@@ -141,7 +162,8 @@ func NewValidator(tb testing.TB, era Era) *Validator {
 			tb.Fatalf("%s: %v", path, err)
 		}
 	}
-	return &Validator{era: era, doc: docs[0], ext: docs[1], defs: map[string]*jsonschema.Schema{}}
+	v, _ := validators.LoadOrStore(key, &Validator{era: era, doc: docs[0], ext: docs[1], defs: map[string]*jsonschema.Schema{}})
+	return v.(*Validator)
 }
 
 func (v *Validator) def(name string) (*jsonschema.Schema, error) {

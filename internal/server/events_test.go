@@ -122,38 +122,3 @@ func TestEncodeSnapshot(t *testing.T) {
 		t.Errorf("encoded %s", text)
 	}
 }
-
-// TestEventToolsGolden keeps the definitions of the event tools, which the
-// per-mode goldens do not list (they run without an events URL).
-func TestEventToolsGolden(t *testing.T) {
-	client, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hub := events.New(events.Options{URL: "ws://127.0.0.1:9/event"})
-	s, err := New(Options{Catalog: catalog.Preload(), Mode: ModeRead, Backend: &backend.Backend{Client: client, Events: hub}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := connect(t, s, nil).ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tools []*mcp.Tool
-	for _, tool := range res.Tools {
-		if strings.HasSuffix(tool.Name, "subscribe_events") {
-			tools = append(tools, tool)
-		}
-	}
-	if len(tools) != 2 {
-		t.Fatalf("%d event tools listed", len(tools))
-	}
-	got, err := json.MarshalIndent(tools, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "tools-events.json", append(got, '\n'))
-	if hub.State().Status != events.StatusNotConnected {
-		t.Error("listing tools connected")
-	}
-}
