@@ -27,7 +27,7 @@ func (c *Completer) actions(value string) Result {
 	if cat == nil {
 		return Result{}
 	}
-	value = fold(value)
+	value = Fold(value)
 	type hit struct {
 		rank int
 		name string

@@ -185,7 +185,7 @@ func (c *Completer) groups(ctx context.Context, value, prefix string) Result {
 
 // members completes the QQ numbers of group's members.
 func (c *Completer) members(ctx context.Context, group, value string) Result {
-	id, ok := parseID(fold(group))
+	id, ok := parseID(Fold(group))
 	if !ok || !c.opts.Groups.Allows(id) {
 		return Result{}
 	}
@@ -197,7 +197,7 @@ func (c *Completer) members(ctx context.Context, group, value string) Result {
 // targets completes "group:<id>" from the groups and "user:<id>" from the
 // friends; a value that has chosen neither form yet is offered both.
 func (c *Completer) targets(ctx context.Context, value string) Result {
-	folded := fold(value)
+	folded := Fold(value)
 	if rest, ok := strings.CutPrefix(folded, GroupTarget); ok {
 		return c.groups(ctx, rest, GroupTarget)
 	}
@@ -312,7 +312,7 @@ const (
 // order. An empty value matches every item. Ids allow does not allow are
 // left out. Each value is prefix followed by the id.
 func match(items []item, value, prefix string, allow safety.IDSet) Result {
-	value = fold(value)
+	value = Fold(value)
 	type hit struct {
 		rank int
 		id   int64
@@ -364,11 +364,11 @@ func compareInt(a, b int64) int {
 	return 0
 }
 
-// fold prepares a typed value or a name for matching: surrounding white
+// Fold prepares a typed value or a name for matching: surrounding white
 // space trimmed, full-width ASCII forms (what a Chinese input method types
 // for digits and letters, and its ideographic space) made plain, and upper
 // case made lower.
-func fold(s string) string {
+func Fold(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
@@ -417,7 +417,7 @@ func decodeList(data json.RawMessage, id string, names ...string) ([]item, error
 		for _, f := range names {
 			var s string
 			if json.Unmarshal(e[f], &s) == nil && s != "" {
-				it.names = append(it.names, fold(s))
+				it.names = append(it.names, Fold(s))
 			}
 		}
 		items = append(items, it)
