@@ -15,33 +15,28 @@ const NOT_SENT = new Set([
   "internal",
 ]);
 
-export const UNKNOWN = "Outcome unknown: check QQ before sending again.";
-
 // describe turns a CallToolResult of invoke_action into {kind, text}: kind
-// is "success", "failed" (certainly not sent) or "unknown".
-export function describe(res) {
+// is "success", "failed" (certainly not sent) or "unknown". t is the
+// panel's language (TEXTS.en or TEXTS.zh of i18n.js); SnowLuma's wording
+// and the server's diagnostics are quoted as they came.
+export function describe(res, t) {
   const sc = res && typeof res.structuredContent === "object" ? res.structuredContent : null;
   const diag = sc && sc.diagnostics ? sc.diagnostics : null;
   if (!diag) {
-    return { kind: "unknown", text: UNKNOWN + " The host returned no diagnostics." };
+    return { kind: "unknown", text: t.unknown + t.noDiagnostics };
   }
   const envelope = sc.result && typeof sc.result === "object" ? sc.result : {};
   if (diag.outcome === "success") {
     const id = envelope.data && envelope.data.message_id;
-    const which = id === undefined || id === null ? "" : " as message " + String(id);
-    return {
-      kind: "success",
-      text: "Sent: SnowLuma accepted it" + which + ". This is not proof that QQ delivered or showed it.",
-    };
+    return { kind: "success", text: t.sent(id === undefined || id === null ? null : String(id)) };
   }
   if (diag.outcome === "failed" && diag.kind === "business") {
-    const wording = envelope.wording || envelope.message || "no reason given";
-    const code = envelope.retcode === undefined ? "" : " (retcode " + String(envelope.retcode) + ")";
-    return { kind: "failed", text: "Not sent: SnowLuma said: " + String(wording) + code + "." };
+    const wording = envelope.wording || envelope.message || "";
+    const code = envelope.retcode === undefined ? null : String(envelope.retcode);
+    return { kind: "failed", text: t.refused(String(wording), code) };
   }
   if (diag.outcome === "failed" && NOT_SENT.has(diag.kind)) {
-    return { kind: "failed", text: "Not sent: " + (diag.message || diag.kind) + "." };
+    return { kind: "failed", text: t.notSent(diag.message || diag.kind) };
   }
-  const why = diag.message ? " (" + diag.message + ")" : "";
-  return { kind: "unknown", text: UNKNOWN + why };
+  return { kind: "unknown", text: t.unknown + (diag.message ? t.unknownWhy(diag.message) : "") };
 }
