@@ -48,7 +48,7 @@ func setup(t *testing.T, opts Options) (*Completer, *fakesnowluma.Server, *clock
 		t.Fatal(err)
 	}
 	clk := &clock{now: time.Unix(1700000000, 0)}
-	opts.Fetcher, opts.Catalog, opts.Now = FromClient(client), cat, clk.Now
+	opts.Fetcher, opts.Catalog, opts.Now = clientFetcher{client}, cat, clk.Now
 	return New(opts), fake, clk
 }
 
@@ -337,4 +337,27 @@ func TestEvictionKeepsTheCacheBounded(t *testing.T) {
 	if n > maxLists {
 		t.Errorf("%d lists cached, want at most %d", n, maxLists)
 	}
+}
+
+// clientFetcher reads lists through the real client, as the server's
+// pipeline does (without its policy, which these tests give Options).
+type clientFetcher struct{ client *transfer.Client }
+
+func (f clientFetcher) Fetch(ctx context.Context, action string, params json.RawMessage) (json.RawMessage, error) {
+	resp, err := f.client.Call(ctx, transfer.Request{Action: action, Params: params})
+	if err != nil {
+		return nil, err
+	}
+	var env struct {
+		Status  string          `json:"status"`
+		Retcode json.Number     `json:"retcode"`
+		Data    json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(resp.Envelope, &env); err != nil {
+		return nil, err
+	}
+	if env.Status != "ok" || env.Retcode != "0" {
+		return nil, fmt.Errorf("%s answered status %q, retcode %s", action, env.Status, env.Retcode)
+	}
+	return env.Data, nil
 }

@@ -19,9 +19,9 @@ func Instructions(env Env) string {
 	b.WriteString(". Find an action with search_actions (English or Chinese words) or list_actions, read its contract with get_action, then ")
 	switch {
 	case env.Write:
-		b.WriteString("run it: query_action for read-only actions, invoke_action for any action (it sends messages and changes groups for real; a timed-out write may still have happened, so check before repeating).")
+		b.WriteString("run it: query_action for read-only actions, invoke_action for any action (it acts for real: check a timed-out write before repeating it); the _with_input variants ask a person for missing params.")
 	case env.Live:
-		b.WriteString("run it with query_action. Read mode: only read-only actions run.")
+		b.WriteString("run it with query_action (query_action_with_input asks a person for missing params). Read mode: only read-only actions run.")
 	default:
 		b.WriteString("write the call. Docs mode: nothing runs and SnowLuma is never contacted.")
 	}

@@ -13,7 +13,7 @@ import (
 var (
 	groupArg = Arg{
 		Name:        "group_id",
-		Title:       Text{"Group", "群"},
+		Title:       Text{"Group", "群号"},
 		Description: Text{"Group number; completes from the bot's groups by number or name.", "群号；可按群号或群名补全。"},
 		Required:    true,
 		Complete:    completion.Group,
