@@ -152,3 +152,11 @@ func (r *resource) snapshot(after int64) Snapshot {
 	}
 	return s
 }
+
+// IsCursor reports whether s has the form of a cursor of some event
+// resource. It may still belong to another resource, or be ahead of it:
+// only the resource that read it can tell.
+func IsCursor(s string) bool {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	return err == nil && len(b) == cursorLen
+}

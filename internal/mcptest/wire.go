@@ -47,6 +47,7 @@ var resultDefs = map[string]string{
 	"resources/unsubscribe":    "EmptyResult",
 	"subscriptions/listen":     "SubscriptionsListenResult",
 	"prompts/list":             "ListPromptsResult",
+	"prompts/get":              "GetPromptResult",
 	"completion/complete":      "CompleteResult",
 	"logging/setLevel":         "EmptyResult",
 	// The Tasks extension's methods, checked against its own schema.

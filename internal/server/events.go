@@ -50,22 +50,13 @@ func newEventService(hub *events.Hub, mode Mode, allow *safety.Policy) *eventSer
 func eventsFeature(d *deps) (feature, error) {
 	ev := d.events
 	return feature{
-		tools:        eventTools(ev),
-		instructions: ev.instructions(),
-		configure:    ev.configure,
+		tools:     eventTools(ev),
+		configure: ev.configure,
 		attach: func(s *mcp.Server) error {
 			ev.attach(s)
 			return nil
 		},
 	}, nil
-}
-
-// instructions tells the model about the event tools, when they exist.
-func (ev *eventService) instructions() string {
-	if ev == nil {
-		return ""
-	}
-	return " subscribe_events creates a live event resource (snowluma://onebot/events/<id>) for the logged-in account: read it with resources/read, passing ?after=<next_cursor> for newer events; unsubscribe_events releases it."
 }
 
 // configure declares resource subscriptions and a changing resource list
