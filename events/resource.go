@@ -14,6 +14,9 @@ type resource struct {
 	id     [8]byte
 	filter Filter
 	conn   *conn // the connection it was created on
+	// notify, when set, receives the resource's updates instead of the
+	// Hub's OnUpdate function.
+	notify func()
 
 	// The buffer is a ring of at most MaxEvents entries holding at most
 	// MaxBytes of event data; the oldest entries go first.
@@ -148,4 +151,12 @@ func (r *resource) snapshot(after int64) Snapshot {
 		}
 	}
 	return s
+}
+
+// IsCursor reports whether s has the form of a cursor of some event
+// resource. It may still belong to another resource, or be ahead of it:
+// only the resource that read it can tell.
+func IsCursor(s string) bool {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	return err == nil && len(b) == cursorLen
 }

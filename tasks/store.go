@@ -218,11 +218,13 @@ func (s *Store) create(tool, action string) (*Record, error) {
 }
 
 // finish ends the working task id with status and, for a completed task,
-// its result, for a failed one its error.
+// its result, for a failed one its error. The index changes with the
+// record, under one lock: once Get has read the ended record from disk,
+// a List (which waits for the lock) shows it ended too.
 func (s *Store) finish(id string, status Status, result json.RawMessage, msg string) (*Record, error) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	m, ok := s.index[id]
-	s.mu.Unlock()
 	if !ok {
 		return nil, ErrNotFound
 	}
@@ -236,9 +238,7 @@ func (s *Store) finish(id string, status Status, result json.RawMessage, msg str
 		return nil, err
 	}
 	meta := r.Meta()
-	s.mu.Lock()
 	s.index[id] = &meta
-	s.mu.Unlock()
 	return &r, nil
 }
 

@@ -16,6 +16,7 @@ import (
 // and the combined form's answer with one more field run nothing and say
 // invalid_answer, naming the field; the exact answers then run.
 func TestFormAnswersWithExtraFields(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		c := &confirmer{}
 		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle}, "SNOWLUMA_MCP_CONFIRM=destructive")

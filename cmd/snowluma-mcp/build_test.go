@@ -37,6 +37,7 @@ func readme(t *testing.T) string {
 // built without cgo (go version -m) and, on Linux, an ELF file with no
 // program interpreter and no shared libraries.
 func TestStaticBuild(t *testing.T) {
+	t.Parallel()
 	m := regexp.MustCompile(`(?m)^CGO_ENABLED=0 go build ((?:\S+ )*)-o \S+ \./cmd/snowluma-mcp$`).FindStringSubmatch(readme(t))
 	if m == nil {
 		t.Fatal("the README has no line `CGO_ENABLED=0 go build ... -o <path> ./cmd/snowluma-mcp`")
@@ -80,6 +81,7 @@ func TestStaticBuild(t *testing.T) {
 // the server from a checkout (command go, args -C <repo> run ...), from
 // another directory, and checks that it is this server.
 func TestGoRunFromCheckout(t *testing.T) {
+	t.Parallel()
 	text := readme(t)
 	var cfg struct {
 		MCPServers map[string]struct {

@@ -9,6 +9,7 @@ import (
 // TestAnswerWatch: the first answer counts as written once its newline is,
 // and every byte passes through.
 func TestAnswerWatch(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	a := newAnswerWatch(&buf)
 	written := func() bool {
@@ -36,6 +37,7 @@ func TestAnswerWatch(t *testing.T) {
 // TestCatalogTime: the catalog waits for the first answer, the end of
 // serving or the grace, whichever comes first.
 func TestCatalogTime(t *testing.T) {
+	t.Parallel()
 	closed := make(chan struct{})
 	close(closed)
 	never := make(chan struct{})

@@ -49,8 +49,9 @@ func rpcError(t *testing.T, m map[string]any) map[string]any {
 // TestHostileLines sends each malformed, oversized and deeply nested line
 // to one process, each followed by a valid request, which is answered.
 func TestHostileLines(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
-		p := mcptest.Spawn(t, bin, era)
+		p := serve(t, era)
 		raw, params := rawSession(t, p, era, "{}")
 		deep := strings.Repeat("[", 1000) + strings.Repeat("]", 1000)
 		secret := strings.Repeat("x", 64)
@@ -104,7 +105,8 @@ func TestHostileLines(t *testing.T) {
 
 // TestRequestSizeSetting: SNOWLUMA_MCP_MAX_REQUEST_BYTES moves the limit.
 func TestRequestSizeSetting(t *testing.T) {
-	p := mcptest.Spawn(t, bin, mcptest.Modern, "SNOWLUMA_MCP_MAX_REQUEST_BYTES=65536")
+	t.Parallel()
+	p := serve(t, mcptest.Modern, "SNOWLUMA_MCP_MAX_REQUEST_BYTES=65536")
 	raw, params := rawSession(t, p, mcptest.Modern, "{}")
 	call := func(id, nameLen int) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, id,
@@ -123,7 +125,8 @@ func TestRequestSizeSetting(t *testing.T) {
 // TestRequestBeforeInitialize: a legacy request sent too early gets a
 // standard code and a message saying what to send.
 func TestRequestBeforeInitialize(t *testing.T) {
-	p := mcptest.Spawn(t, bin, mcptest.Legacy)
+	t.Parallel()
+	p := serve(t, mcptest.Legacy)
 	raw := p.Raw()
 	e := rpcError(t, raw.Call(1, "tools/list", `{}`))
 	msg, _ := e["message"].(string)
@@ -133,11 +136,12 @@ func TestRequestBeforeInitialize(t *testing.T) {
 	result(t, raw.Call(2, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`))
 }
 
-// hangingLive is a live process whose SnowLuma never answers get_status.
-func hangingLive(t *testing.T, era mcptest.Era, mode string) (*fakesnowluma.Server, *mcptest.Proc) {
+// hangingLive is a live server, started by start, whose SnowLuma never
+// answers get_status.
+func hangingLive(t *testing.T, start starter, era mcptest.Era, mode string) (*fakesnowluma.Server, *mcptest.Proc) {
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Hang: true} })
-	p := mcptest.Spawn(t, bin, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_MODE="+mode)
+	p := start(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_MODE="+mode)
 	t.Cleanup(func() { noLeak(t, p) })
 	return fake, p
 }
@@ -154,8 +158,9 @@ func answered(p *mcptest.Proc, id float64) bool {
 }
 
 func TestDuplicateRequestID(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, p := hangingLive(t, era, "read")
+		fake, p := hangingLive(t, serve, era, "read")
 		raw, params := rawSession(t, p, era, "{}")
 		call := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":%s}`, params(`{"name":"query_action","arguments":{"action":"get_status"}}`))
 		raw.Send(call)
@@ -175,8 +180,9 @@ func TestDuplicateRequestID(t *testing.T) {
 // stops, is logged as cancelled, and nothing answers it, in both eras and
 // for a legacy call waiting on the client's elicitation/create.
 func TestCancelledCallGetsNoResponse(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, p := hangingLive(t, era, "read")
+		fake, p := hangingLive(t, serve, era, "read")
 		raw, params := rawSession(t, p, era, `{"elicitation":{"form":{}}}`)
 		raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":%s}`, params(`{"name":"query_action","arguments":{"action":"get_status"}}`)))
 		waitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
@@ -211,6 +217,7 @@ func TestCancelledCallGetsNoResponse(t *testing.T) {
 // with status 0, leaving stdout on a complete message (the harness checks
 // every line).
 func TestSignalsEndPromptly(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		sig    os.Signal
@@ -222,8 +229,9 @@ func TestSignalsEndPromptly(t *testing.T) {
 		{"SIGINT trickling stream", os.Interrupt, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			forEachEra(t, func(t *testing.T, era mcptest.Era) {
-				fake, p := hangingLive(t, era, "write")
+				fake, p := hangingLive(t, spawn, era, "write")
 				frames := make([][]byte, 2000)
 				for i := range frames {
 					frames[i] = fakesnowluma.StreamOK(json.RawMessage(`{"type":"stream","data_type":"data_chunk","data":"tick"}`))
@@ -253,7 +261,7 @@ func TestSignalsEndPromptly(t *testing.T) {
 				if st.ExitCode() != 0 {
 					t.Errorf("exit status %d, want 0", st.ExitCode())
 				}
-				if err := <-done; err == nil {
+				if err := await(t, "the interrupted call to return", done); err == nil {
 					t.Error("the interrupted call returned a result")
 				}
 				stderr := p.Stderr()

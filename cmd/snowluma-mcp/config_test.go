@@ -8,13 +8,26 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	main "github.com/snowluma/snowluma-mcp/cmd/snowluma-mcp"
 )
 
+// runMain runs the server in process with args, exactly env and no input,
+// returning its exit status, stdout and stderr.
+func runMain(t *testing.T, args []string, env ...string) (int, string, string) {
+	t.Helper()
+	// A private HOME: the default download directory lives in its cache.
+	environ := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
+	var stdout, stderr bytes.Buffer
+	code := main.Run(ctx(t), args, environ, strings.NewReader(""), &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
 // runBinary runs the binary with exactly env and no input, returning its
-// exit status, stdout and stderr.
+// exit status, stdout and stderr: doctor as a process.
 func runBinary(t *testing.T, args []string, env ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(binary(t), args...)
 	// A private HOME: the default download directory lives in its cache.
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
 	var stdout, stderr bytes.Buffer
@@ -31,6 +44,7 @@ func runBinary(t *testing.T, args []string, env ...string) (int, string, string)
 }
 
 func TestConfigErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		env     []string
@@ -82,7 +96,7 @@ func TestConfigErrors(t *testing.T) {
 		{"bad mode with endpoint", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:3000/", "SNOWLUMA_MCP_MODE=READONLY", "SNOWLUMA_MCP_TOKEN=tok-123"}, []string{"SNOWLUMA_MCP_MODE"}, []string{"tok-123"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runBinary(t, nil, tc.env...)
+			code, stdout, stderr := runMain(t, nil, tc.env...)
 			if code != 2 {
 				t.Errorf("exit status %d, want 2", code)
 			}
@@ -107,7 +121,8 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestHelpAndVersion(t *testing.T) {
-	code, stdout, _ := runBinary(t, []string{"--help"})
+	t.Parallel()
+	code, stdout, _ := runMain(t, []string{"--help"})
 	if code != 0 {
 		t.Errorf("--help exit %d", code)
 	}
@@ -118,11 +133,11 @@ func TestHelpAndVersion(t *testing.T) {
 			t.Errorf("--help lacks %s", v)
 		}
 	}
-	code, stdout, _ = runBinary(t, []string{"--version"})
+	code, stdout, _ = runMain(t, []string{"--version"})
 	if code != 0 || !strings.Contains(stdout, "snowluma-mcp") || !strings.Contains(stdout, "1.11.1") {
 		t.Errorf("--version: %d %q", code, stdout)
 	}
-	code, stdout, stderr := runBinary(t, []string{"--bogus"})
+	code, stdout, stderr := runMain(t, []string{"--bogus"})
 	// It lists everything accepted, doctor too.
 	if code != 2 || stdout != "" || !strings.Contains(stderr, "--bogus") || !strings.Contains(stderr, "--help, --version, doctor [--json]") {
 		t.Errorf("--bogus: %d %q %q", code, stdout, stderr)
@@ -130,6 +145,7 @@ func TestHelpAndVersion(t *testing.T) {
 }
 
 func TestModeRules(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		env      []string
 		mode     string
@@ -145,7 +161,7 @@ func TestModeRules(t *testing.T) {
 		{[]string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_EVENTS_URL=wss://127.0.0.1:9/event", "SNOWLUMA_MCP_TOKEN=tok-xyz"}, "read", false, "http://127.0.0.1:9/"},
 	} {
 		// With stdin closed at once the server starts, logs and exits.
-		code, stdout, stderr := runBinary(t, nil, tc.env...)
+		code, stdout, stderr := runMain(t, nil, tc.env...)
 		if code != 0 || stdout != "" {
 			t.Errorf("%v: exit %d stdout %q", tc.env, code, stdout)
 		}
@@ -164,6 +180,7 @@ func TestModeRules(t *testing.T) {
 // TestSafetyConfigErrors covers the account-safety variables (README,
 // Safety): each bad value stops the start with one line naming it.
 func TestSafetyConfigErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		env  string
@@ -179,7 +196,7 @@ func TestSafetyConfigErrors(t *testing.T) {
 		{"SNOWLUMA_MCP_AUDIT_FILE=" + filepath.Join(dir, "missing", "audit.jsonl"), []string{"SNOWLUMA_MCP_AUDIT_FILE", "no such file"}},
 		{"SNOWLUMA_MCP_AUDIT_FILE=" + dir, []string{"SNOWLUMA_MCP_AUDIT_FILE", "directory"}},
 	} {
-		code, stdout, stderr := runBinary(t, nil, tc.env)
+		code, stdout, stderr := runMain(t, nil, tc.env)
 		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", tc.env, code, stdout, stderr)
 		}
@@ -195,12 +212,13 @@ func TestSafetyConfigErrors(t *testing.T) {
 // token with surrounding white space (a CRLF .env line) and the highest
 // port start the server.
 func TestTokenAndPortAccepted(t *testing.T) {
+	t.Parallel()
 	for _, env := range [][]string{
 		{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN= tok-5ecret\r\n"},
 		{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:65535/"},
 		{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:1/", "SNOWLUMA_MCP_TOKEN=Bearertok"},
 	} {
-		code, stdout, stderr := runBinary(t, nil, env...)
+		code, stdout, stderr := runMain(t, nil, env...)
 		if code != 0 || stdout != "" || !strings.Contains(stderr, "mode read,") {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", env, code, stdout, stderr)
 		}
@@ -214,6 +232,7 @@ func TestTokenAndPortAccepted(t *testing.T) {
 // warning naming the closest real one, the server still starts, and the
 // value is never repeated.
 func TestUnknownVariableWarning(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, closest string
 	}{
@@ -222,7 +241,7 @@ func TestUnknownVariableWarning(t *testing.T) {
 		{"SNOWLUMA_MCP_ENDPIONT", "SNOWLUMA_MCP_ENDPOINT"},
 		{"SNOWLUMA_MCP_VALIDATE", "SNOWLUMA_MCP_VALIDATE_PARAMS"},
 	} {
-		code, stdout, stderr := runBinary(t, nil, tc.name+"=v-5ecret-value")
+		code, stdout, stderr := runMain(t, nil, tc.name+"=v-5ecret-value")
 		if code != 0 || stdout != "" {
 			t.Errorf("%s: exit %d, stdout %q", tc.name, code, stdout)
 		}
@@ -240,7 +259,7 @@ func TestUnknownVariableWarning(t *testing.T) {
 		}
 	}
 	// Every declared variable set at once: no warning.
-	_, _, stderr := runBinary(t, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN=t", "SNOWLUMA_MCP_TIMEOUT_MS=5", "SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_VALIDATE_PARAMS=no")
+	_, _, stderr := runMain(t, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN=t", "SNOWLUMA_MCP_TIMEOUT_MS=5", "SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_VALIDATE_PARAMS=no")
 	if strings.Contains(stderr, "warning") {
 		t.Errorf("a declared variable was warned about: %q", stderr)
 	}

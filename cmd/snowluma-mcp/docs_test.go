@@ -22,10 +22,11 @@ type pageResult struct {
 }
 
 func docsSession(t *testing.T, era mcptest.Era) *mcp.ClientSession {
-	return mcptest.Spawn(t, bin, era).Connect(nil)
+	return serve(t, era).Connect(nil)
 }
 
 func TestToolDefinitions(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		cs := docsSession(t, era)
 		res, err := cs.ListTools(ctx(t), nil)
@@ -70,6 +71,7 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 }
 
 func TestListActions(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		cs := docsSession(t, era)
 
@@ -217,6 +219,7 @@ func TestListActions(t *testing.T) {
 }
 
 func TestSearchActions(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		cs := docsSession(t, era)
 		names := func(args map[string]any) []string {
@@ -279,6 +282,7 @@ type fullAction struct {
 }
 
 func TestGetAction(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		cs := docsSession(t, era)
 		_, r := callTool(t, cs, "get_action", map[string]any{"name": "send_group_msg"})
@@ -314,6 +318,7 @@ func TestGetAction(t *testing.T) {
 }
 
 func TestListCategories(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		cs := docsSession(t, era)
 		_, r := callTool(t, cs, "list_categories", nil)
@@ -329,6 +334,7 @@ func TestListCategories(t *testing.T) {
 }
 
 func TestCatalogResource(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		cs := docsSession(t, era)
 		lr, err := cs.ListResources(ctx(t), nil)

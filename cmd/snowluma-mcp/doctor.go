@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -71,7 +70,7 @@ func (r *report) add(f finding) {
 
 // runDoctor is `snowluma-mcp doctor [--json]`. It exits 0 when no check
 // failed and 1 otherwise.
-func runDoctor(args []string, stdout, stderr io.Writer) int {
+func runDoctor(ctx context.Context, args, environ []string, stdout, stderr io.Writer) int {
 	asJSON := false
 	for _, a := range args {
 		switch a {
@@ -82,8 +81,8 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	l := config.PersonLang(os.Environ())
-	r := diagnose(context.Background(), l)
+	l := config.PersonLang(environ)
+	r := diagnose(ctx, environ, l)
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
@@ -154,11 +153,12 @@ func checkName(l lang.Lang, check string) string {
 	return l.Sprintf(m)
 }
 
-// diagnose runs every check that applies to the environment, reporting
-// in l (when the configuration loads, its own language, which is l).
-func diagnose(ctx context.Context, l lang.Lang) *report {
+// diagnose runs every check that applies to the environment environ,
+// reporting in l (when the configuration loads, its own language, which is
+// l).
+func diagnose(ctx context.Context, environ []string, l lang.Lang) *report {
 	r := &report{Version: version.Current(), CatalogVersion: catalog.Version}
-	cfg, err := config.Load(os.Environ())
+	cfg, err := config.Load(environ)
 	if err != nil {
 		f := finding{Check: "configuration", Verdict: verdictFail, Detail: err.Error()}
 		var ce *config.Error

@@ -12,6 +12,7 @@ import (
 // POSIX matter; on Windows, where Go shows every directory as 0777, a
 // directory passes and the report says what was checked instead.
 func TestDownloadDirPrivacy(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		goos    string
 		mode    fs.FileMode
@@ -33,6 +34,7 @@ func TestDownloadDirPrivacy(t *testing.T) {
 // TestDownloadDirPrivacyInChinese: the same judgement, worded in Chinese
 // with the mode and the fix.
 func TestDownloadDirPrivacyInChinese(t *testing.T) {
+	t.Parallel()
 	v, detail, fix := privacy(lang.Zh, "linux", "/d", fs.ModeDir|0o755)
 	if v != verdictWarn || detail != "/d 可被其他用户读取（权限 0755）；下载的文件可能含有私密内容" || fix != "对它执行 chmod 700" {
 		t.Errorf("0755: %s %q fix %q", v, detail, fix)

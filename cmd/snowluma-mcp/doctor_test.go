@@ -63,6 +63,7 @@ func doctor(t *testing.T, env ...string) (int, string, map[string]doctorFinding)
 }
 
 func TestDoctor(t *testing.T) {
+	t.Parallel()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	base := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken}
 
@@ -241,7 +242,7 @@ func TestDoctor(t *testing.T) {
 	t.Run("held task lease", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "tasks")
 		env := append(base, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR="+dir)
-		p := mcptest.Spawn(t, bin, mcptest.Modern, env...)
+		p := serve(t, mcptest.Modern, env...)
 		p.Raw().Call(1, "tools/list", `{"_meta":`+mcptest.ModernMeta("2026-07-28")+`}`) // serving: the lease is held
 		code, _, f := doctor(t, env...)
 		if code != 1 || f["task directory"].Verdict != "fail" || !strings.Contains(f["task directory"].Detail, "in use by snowluma-mcp process") {
@@ -319,6 +320,7 @@ func TestDoctor(t *testing.T) {
 // verdicts ok/warn/fail as they are for scripts, and --json's keys and
 // check names English.
 func TestDoctorInChinese(t *testing.T) {
+	t.Parallel()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	base := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken}
 	lines := func(t *testing.T, text string, want ...string) {

@@ -28,6 +28,7 @@ var partial = map[string]any{"action": "send_group_msg", "params": map[string]an
 // own machinery answers the form, modern clients through input_required and
 // legacy ones through elicitation/create.
 func TestInputWholeLoop(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		var mu sync.Mutex
 		var seen []*mcp.ElicitParams
@@ -71,6 +72,7 @@ func TestInputWholeLoop(t *testing.T) {
 }
 
 func TestInputNoElicitation(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "write")
 		res, r := callTool(t, cs, "invoke_action_with_input", partial)
@@ -117,6 +119,7 @@ func accept(paramsJSON string) *mcp.ElicitResult {
 }
 
 func TestInputModernRounds(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var seen []*mcp.ElicitParams
 	fake, p, cs := liveWith(t, mcptest.Modern, "write", &mcp.ClientOptions{
@@ -218,6 +221,7 @@ func TestInputModernRounds(t *testing.T) {
 }
 
 func TestInputConcurrentAnswers(t *testing.T) {
+	t.Parallel()
 	fake, _, cs := liveWith(t, mcptest.Modern, "write", &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}})
 	const tool = "invoke_action_with_input"
@@ -252,6 +256,7 @@ func TestInputConcurrentAnswers(t *testing.T) {
 }
 
 func TestInputPendingLimit(t *testing.T) {
+	t.Parallel()
 	_, _, cs := liveWith(t, mcptest.Modern, "write", &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}})
 	const tool = "invoke_action_with_input"
@@ -279,6 +284,7 @@ func TestInputPendingLimit(t *testing.T) {
 }
 
 func TestInputGates(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		var mu sync.Mutex
 		var seen []*mcp.ElicitParams
@@ -308,6 +314,7 @@ func TestInputGates(t *testing.T) {
 // field; with SNOWLUMA_MCP_VALIDATE_PARAMS=false the
 // answer is sent as given, as invoke_action would send it.
 func TestInputResumeParamsCheck(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		var mu sync.Mutex
 		var seen []*mcp.ElicitParams
@@ -369,6 +376,7 @@ func typedAnswer(values map[string]any, paramsJSON string, seen *[]*mcp.ElicitPa
 // the schema's bounds), a message stays in params_json, and the go-sdk
 // client's answer in both eras runs the action with the values typed.
 func TestInputTypedFields(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		var mu sync.Mutex
 		var seen []*mcp.ElicitParams
@@ -420,6 +428,7 @@ func TestInputTypedFields(t *testing.T) {
 // TestInputTypedFieldsRefused: typed answers go through the same checks as
 // params_json did; every refusal runs nothing.
 func TestInputTypedFieldsRefused(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var seen []*mcp.ElicitParams
 	fake, _, cs := liveWith(t, mcptest.Modern, "write", &mcp.ClientOptions{

@@ -23,7 +23,7 @@ const eventsPrefix = "snowluma://onebot/events/"
 func liveEvents(t *testing.T, era mcptest.Era, mode string, opts *mcp.ClientOptions, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
 	t.Helper()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	p := mcptest.Spawn(t, bin, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken,
+	p := serve(t, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken,
 		"SNOWLUMA_MCP_MODE=" + mode, "SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL()}, env...)...)
 	cs := p.Connect(opts)
 	t.Cleanup(func() { noLeak(t, p) })
@@ -163,6 +163,7 @@ func runtimeEvents(t *testing.T, cs *mcp.ClientSession) eventsRuntime {
 }
 
 func TestEventsNotConfigured(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		_, _, cs := live(t, era, "write")
 		if names := toolNames(t, cs); slices.Contains(names, "subscribe_events") || slices.Contains(names, "unsubscribe_events") {
@@ -180,7 +181,7 @@ func TestEventsNotConfigured(t *testing.T) {
 
 		// Docs mode stays offline whatever the events URL says.
 		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-		p := mcptest.Spawn(t, bin, era, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL())
+		p := serve(t, era, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL())
 		docs := p.Connect(nil)
 		if names := toolNames(t, docs); slices.Contains(names, "subscribe_events") {
 			t.Errorf("docs mode lists subscribe_events")
@@ -200,6 +201,7 @@ func TestEventsNotConfigured(t *testing.T) {
 }
 
 func TestEventsSubscribeFilterRead(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := liveEvents(t, era, "read", nil)
 		names := toolNames(t, cs)
@@ -382,6 +384,7 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 }
 
 func TestEventsCaps(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := liveEvents(t, era, "read", nil)
 		msgs := subscribeEvents(t, cs, map[string]any{"types": []string{"message"}})
@@ -431,6 +434,7 @@ func TestEventsCaps(t *testing.T) {
 }
 
 func TestEventsConnectionEnds(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		end    func(c *fakesnowluma.EventConn) error
@@ -449,6 +453,7 @@ func TestEventsConnectionEnds(t *testing.T) {
 		{"shutdown", func(c *fakesnowluma.EventConn) error { return c.Shutdown() }, "disconnected", "lifecycle disable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			forEachEra(t, func(t *testing.T, era mcptest.Era) {
 				fake, _, cs := liveEvents(t, era, "read", nil)
 				uri := subscribeEvents(t, cs, map[string]any{})
@@ -505,6 +510,7 @@ func (u *updates) snapshot() ([]time.Time, []mcp.Meta, []string) {
 }
 
 func TestEventsNotifications(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		u := &updates{}
 		fake, p, cs := liveEvents(t, era, "read", &mcp.ClientOptions{ResourceUpdatedHandler: u.handler})
@@ -588,7 +594,7 @@ func TestEventsNotifications(t *testing.T) {
 
 		cs.Unsubscribe(ctx(t), &mcp.UnsubscribeParams{URI: uri})
 		if era == mcptest.Modern {
-			if err := <-listening; err != nil && !strings.Contains(err.Error(), "context canceled") {
+			if err := await(t, "the listen stream to end", listening); err != nil && !strings.Contains(err.Error(), "context canceled") {
 				t.Errorf("listen ended with %v", err)
 			}
 			// Closing the listen stream keeps the buffer.
@@ -612,6 +618,7 @@ func TestEventsNotifications(t *testing.T) {
 }
 
 func TestEventsSessionEnd(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p, cs := liveEvents(t, era, "write", nil)
 		subscribeEvents(t, cs, map[string]any{})
@@ -631,6 +638,7 @@ func TestEventsSessionEnd(t *testing.T) {
 // another group or user is refused, and events of other groups and users
 // are never buffered, whatever the filter.
 func TestEventsAllowlist(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := liveEvents(t, era, "read", nil, "SNOWLUMA_MCP_ALLOWED_GROUPS=20001", "SNOWLUMA_MCP_ALLOWED_USERS=30001,30002")
 		for _, bad := range []map[string]any{{"group_ids": []int{20002}}, {"user_ids": []int{30001, 39999}}} {
@@ -675,7 +683,7 @@ const wsToken = "ws-tok-9f3c1d"
 func liveEventsFake(t *testing.T, era mcptest.Era, fakeOpts []fakesnowluma.Option, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
 	t.Helper()
 	fake := fakesnowluma.Start(t, append([]fakesnowluma.Option{fakesnowluma.WithToken(secretToken)}, fakeOpts...)...)
-	p := mcptest.Spawn(t, bin, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken,
+	p := serve(t, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken,
 		"SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL()}, env...)...)
 	cs := p.Connect(nil)
 	t.Cleanup(func() {
@@ -709,6 +717,7 @@ func refusedSubscribe(t *testing.T, cs *mcp.ClientSession, kind string) toolResu
 // alone is refused as unauthorized (never connected);
 // SNOWLUMA_MCP_EVENTS_TOKEN gives the right one.
 func TestEventsWebSocketToken(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := liveEventsFake(t, era, []fakesnowluma.Option{fakesnowluma.WithEventsToken(wsToken)})
 		r := refusedSubscribe(t, cs, "unauthorized")
@@ -746,6 +755,7 @@ func TestEventsWebSocketToken(t *testing.T) {
 // TestEventsBadPath: SnowLuma refuses an upgrade to a path it does not
 // serve with HTTP 400; the refusal says so and names its default, /.
 func TestEventsBadPath(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		probe := fakesnowluma.Start(t)
 		_, _, cs := liveEventsFake(t, era, nil, "SNOWLUMA_MCP_EVENTS_URL="+strings.TrimSuffix(probe.EventsURL(), "/")+"/event")
@@ -760,6 +770,7 @@ func TestEventsBadPath(t *testing.T) {
 // heartbeat intervals, the connection is disconnected as stalled, whether
 // SnowLuma falls silent or stops inside a frame.
 func TestEventsStall(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		stall func(c *fakesnowluma.EventConn) error
@@ -768,6 +779,7 @@ func TestEventsStall(t *testing.T) {
 		{"inside a frame", func(c *fakesnowluma.EventConn) error { return c.StallInFrame(2048) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			forEachEra(t, func(t *testing.T, era mcptest.Era) {
 				fake, _, cs := liveEventsFake(t, era, []fakesnowluma.Option{fakesnowluma.WithHeartbeat(250 * time.Millisecond)})
 				uri := subscribeEvents(t, cs, map[string]any{})
@@ -795,6 +807,7 @@ func TestEventsStall(t *testing.T) {
 
 // TestEventsLivenessReported: get_runtime_info names the liveness limits.
 func TestEventsLivenessReported(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		_, _, cs := liveEventsFake(t, era, nil)
 		_, r := callTool(t, cs, "get_runtime_info", map[string]any{})
@@ -814,6 +827,7 @@ func TestEventsLivenessReported(t *testing.T) {
 // TestEventsRedirect: a redirect answering the upgrade is not followed;
 // the server it names receives nothing, the token least of all.
 func TestEventsRedirect(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		elsewhere := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 		fake, _, cs := liveEventsFake(t, era, []fakesnowluma.Option{fakesnowluma.WithEventsRedirect(elsewhere.EventsURL())})

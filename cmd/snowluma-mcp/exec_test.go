@@ -30,6 +30,12 @@ func live(t *testing.T, era mcptest.Era, mode string, env ...string) (*fakesnowl
 // liveWith is live with client options.
 func liveWith(t *testing.T, era mcptest.Era, mode string, opts *mcp.ClientOptions, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
 	t.Helper()
+	return liveOn(t, serve, era, mode, opts, env...)
+}
+
+// liveOn is liveWith with the server started by start.
+func liveOn(t *testing.T, start starter, era mcptest.Era, mode string, opts *mcp.ClientOptions, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
+	t.Helper()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=" + mode,
 		"SNOWLUMA_MCP_DOWNLOAD_DIR=" + filepath.Join(t.TempDir(), "downloads")}, env...)
@@ -37,7 +43,7 @@ func liveWith(t *testing.T, era mcptest.Era, mode string, opts *mcp.ClientOption
 	// group back to back, and pacing has tests of its own (safety_test.go).
 	env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=" + mode,
 		"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0", "SNOWLUMA_MCP_SEND_PER_MINUTE=0"}, env...)
-	p := mcptest.Spawn(t, bin, era, env...)
+	p := start(t, era, env...)
 	cs := p.Connect(opts)
 	t.Cleanup(func() { noLeak(t, p) })
 	return fake, p, cs
@@ -73,6 +79,7 @@ type envelope struct {
 }
 
 func TestGates(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		t.Run("read mode", func(t *testing.T) {
 			fake, _, cs := live(t, era, "read")
@@ -138,7 +145,7 @@ func TestGates(t *testing.T) {
 			}
 		})
 		t.Run("docs mode", func(t *testing.T) {
-			cs := mcptest.Spawn(t, bin, era).Connect(nil)
+			cs := serve(t, era).Connect(nil)
 			res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 			if !res.IsError || r.Diagnostics.Kind != "mode_gate" {
 				t.Errorf("query_action in docs mode: %+v", r.Diagnostics)
@@ -148,11 +155,21 @@ func TestGates(t *testing.T) {
 }
 
 func TestBusinessAndTransportFailures(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, p, cs := live(t, era, "read", "SNOWLUMA_MCP_TIMEOUT_MS=400")
+		fake, p, cs := live(t, era, "read")
+
+		// The timeout has a server of its own, with a short call timeout:
+		// on the others a busy machine could make any call that long.
+		slow, _, slowCS := live(t, era, "read", "SNOWLUMA_MCP_TIMEOUT_MS=400")
+		slow.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Delay: 5 * time.Second} })
+		res, r := callTool(t, slowCS, "query_action", map[string]any{"action": "get_status"})
+		if !res.IsError || r.Diagnostics.Kind != "timeout" || string(r.Result) != "null" || r.Diagnostics.NextStep == "" {
+			t.Errorf("timeout: isError=%v %+v", res.IsError, r)
+		}
 
 		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(1200, "account offline") })
-		res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+		res, r = callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if res.IsError || r.Diagnostics.Outcome != "failed" || r.Diagnostics.Kind != "business" || !strings.Contains(r.Diagnostics.Message, "account offline") {
 			t.Errorf("business failure: isError=%v %+v", res.IsError, r.Diagnostics)
 		}
@@ -171,7 +188,6 @@ func TestBusinessAndTransportFailures(t *testing.T) {
 			reply fakesnowluma.Reply
 			kind  string
 		}{
-			{"timeout", fakesnowluma.Reply{Delay: 5 * time.Second}, "timeout"},
 			{"html body", fakesnowluma.Reply{Body: []byte("<html>oops</html>"), ContentType: "text/html"}, "protocol"},
 			{"array body", fakesnowluma.Reply{Body: []byte(`[1,2]`)}, "protocol"},
 			{"unauthorized", fakesnowluma.Reply{Status: 401, Body: []byte(`{"status":"failed","retcode":1401,"data":null,"wording":"unauthorized"}`)}, "unauthorized"},
@@ -195,7 +211,7 @@ func TestBusinessAndTransportFailures(t *testing.T) {
 		}()
 		waitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) > before })
 		cancel()
-		if err := <-done; err == nil {
+		if err := await(t, "the cancelled call to return", done); err == nil {
 			t.Error("cancelled call returned no error to the client")
 		}
 		waitFor(t, "a cancelled call on stderr", func() bool { return strings.Contains(p.Stderr(), "kind=cancelled") })
@@ -203,6 +219,7 @@ func TestBusinessAndTransportFailures(t *testing.T) {
 }
 
 func TestUnreachableAndWrongToken(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -210,7 +227,7 @@ func TestUnreachableAndWrongToken(t *testing.T) {
 		}
 		addr := ln.Addr().String()
 		ln.Close() // nothing listens there now
-		p := mcptest.Spawn(t, bin, era, "SNOWLUMA_MCP_ENDPOINT=http://"+addr+"/", "SNOWLUMA_MCP_TOKEN="+secretToken)
+		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT=http://"+addr+"/", "SNOWLUMA_MCP_TOKEN="+secretToken)
 		cs := p.Connect(nil)
 		res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if !res.IsError || r.Diagnostics.Kind != "transport" || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_ENDPOINT") {
@@ -219,7 +236,7 @@ func TestUnreachableAndWrongToken(t *testing.T) {
 		noLeak(t, p)
 
 		fake := fakesnowluma.Start(t, fakesnowluma.WithToken("the-right-one"))
-		p = mcptest.Spawn(t, bin, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken)
+		p = serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken)
 		cs = p.Connect(nil)
 		res, r = callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if !res.IsError || r.Diagnostics.Kind != "unauthorized" || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_TOKEN") {
@@ -230,6 +247,7 @@ func TestUnreachableAndWrongToken(t *testing.T) {
 }
 
 func TestExactNumbers(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "read")
 		const data = `{"message_id":-2147483648,"real_id":-1,"big":12345678901234567890,"file_size":"1024","none":null,"empty":{},"f":1.50}`
@@ -249,6 +267,7 @@ func TestExactNumbers(t *testing.T) {
 }
 
 func TestParamsCheck(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "write")
 		for _, tc := range []struct {
@@ -284,6 +303,7 @@ func TestParamsCheck(t *testing.T) {
 }
 
 func TestGenericStream(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "write")
 		res0, r := callTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream"})
@@ -334,9 +354,10 @@ type runtimeInfo struct {
 }
 
 func TestRuntimeInfo(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		t.Run("docs", func(t *testing.T) {
-			cs := mcptest.Spawn(t, bin, era).Connect(nil)
+			cs := serve(t, era).Connect(nil)
 			_, r := callTool(t, cs, "get_runtime_info", map[string]any{})
 			info := decode[runtimeInfo](t, r.Result)
 			if info.Mode != "docs" || info.ExecutionEnabled || info.Transport != nil || info.ConnectionChecked || info.ServerSupport != "unknown" || info.CatalogVersion != "1.11.1" || info.ActionCount != 177 {
@@ -389,6 +410,7 @@ func TestRuntimeInfo(t *testing.T) {
 }
 
 func TestCallLog(t *testing.T) {
+	t.Parallel()
 	fake, p, cs := live(t, mcptest.Modern, "write")
 	fake.Handle("send_private_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(100, "blocked") })
 	callTool(t, cs, "invoke_action", map[string]any{"action": "send_private_msg", "params": map[string]any{"user_id": 30001, "message": "private words here"}})
@@ -416,7 +438,7 @@ func TestCallLog(t *testing.T) {
 // wait. It asserts an eventual state, never a duration.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(mcptest.Patience)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

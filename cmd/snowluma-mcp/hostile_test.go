@@ -47,8 +47,9 @@ func checkGoneShutdown(t *testing.T, p *mcptest.Proc, cause string, inFlight int
 // a ping) as SIGTERM does: the call is cancelled with its HTTP request and
 // the process exits with status 0, not killed by SIGPIPE.
 func TestStdoutClosedMidCall(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, p := hangingLive(t, era, "write")
+		fake, p := hangingLive(t, spawn, era, "write")
 		raw, params := rawSession(t, p, era, "{}")
 		raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":%s}`, params(`{"name":"invoke_action","arguments":{"action":"get_status"}}`)))
 		waitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
@@ -64,11 +65,12 @@ func TestStdoutClosedMidCall(t *testing.T) {
 // TestStdoutClosedMidDownload: with stdout closed during a download, the
 // call is cancelled and its partial file removed before the process exits.
 func TestStdoutClosedMidDownload(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 1 << 20, Seed: 6, Stall: true, StallAfter: 4})
 		dir := filepath.Join(t.TempDir(), "downloads")
-		p := mcptest.Spawn(t, bin, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
+		p := spawn(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
 		t.Cleanup(func() { noLeak(t, p) })
 		raw, params := rawSession(t, p, era, "{}")
 		raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":%s}`, params(`{"name":"invoke_action","arguments":{"action":"download_file_stream","params":{"file":"stuck"}}}`)))
@@ -86,10 +88,11 @@ func TestStdoutClosedMidDownload(t *testing.T) {
 // client closes stdout is recorded as failed with the unknown-outcome
 // message, as on SIGTERM.
 func TestStdoutClosedRecordsTasks(t *testing.T) {
+	t.Parallel()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	hang(fake)
 	dir := filepath.Join(t.TempDir(), "tasks")
-	c := startTasks(t, fake, dir)
+	c := startTasksWith(t, spawn, fake, dir)
 	id := c.start("test_download_stream", `{}`)["taskId"].(string)
 	waitFor(t, "the task's request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
 	c.p.CloseStdout()
@@ -113,7 +116,7 @@ func TestStdoutClosedRecordsTasks(t *testing.T) {
 // env, and returns its stdout lines, its stderr and its exit status.
 func piped(t *testing.T, input string, env ...string) ([]string, string, int) {
 	t.Helper()
-	cmd := exec.Command(bin)
+	cmd := exec.Command(binary(t))
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
 	if g, ok := os.LookupEnv("GORACE"); ok {
 		cmd.Env = append(cmd.Env, "GORACE="+g)
@@ -155,6 +158,7 @@ func answerTo(lines []string, id float64) map[string]any {
 // which decodes the catalog), and the legacy initialize,
 // notifications/initialized and tools/list, 20 times each.
 func TestPipedRequestsAnswered(t *testing.T) {
+	t.Parallel()
 	modern := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":%s,"name":"get_action","arguments":{"name":"send_group_msg"}}}`, mcptest.ModernMeta("2026-07-28")) + "\n"
 	legacy := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}` + "\n" +
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
@@ -165,6 +169,7 @@ func TestPipedRequestsAnswered(t *testing.T) {
 		id    float64
 	}{{"2026-07-28", modern, 1}, {"2025-11-25", legacy, 2}} {
 		t.Run(tc.era, func(t *testing.T) {
+			t.Parallel()
 			for i := range 20 {
 				lines, stderr, code := piped(t, tc.input)
 				m := answerTo(lines, tc.id)
@@ -180,8 +185,9 @@ func TestPipedRequestsAnswered(t *testing.T) {
 // given the grace, then cancelled as on SIGTERM (with its HTTP request)
 // and left unanswered; the process exits with status 0.
 func TestStdinEndCancelsAfterGrace(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, p := hangingLive(t, era, "write")
+		fake, p := hangingLive(t, spawn, era, "write")
 		raw, params := rawSession(t, p, era, "{}")
 		raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":%s}`, params(`{"name":"invoke_action","arguments":{"action":"get_status"}}`)))
 		waitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
@@ -208,8 +214,9 @@ func TestStdinEndCancelsAfterGrace(t *testing.T) {
 // limit, whatever the depth (past 10,000 levels encoding/json gives up on
 // its own), and the server goes on answering.
 func TestNestingAnyDepth(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
-		p := mcptest.Spawn(t, bin, era)
+		p := serve(t, era)
 		raw, params := rawSession(t, p, era, "{}")
 		for i, depth := range []int{65, 10_001, 100_000} {
 			// The message object and params are two levels; the
@@ -236,6 +243,7 @@ func TestNestingAnyDepth(t *testing.T) {
 // TestSharedDownloadDirRefused: an existing download directory other users
 // can write to stops the server at start with the fix, and keeps its mode.
 func TestSharedDownloadDirRefused(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "downloads")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -243,7 +251,7 @@ func TestSharedDownloadDirRefused(t *testing.T) {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := runBinary(t, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
+	code, stdout, stderr := runMain(t, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
 	if code != 2 || stdout != "" || !strings.Contains(stderr, "SNOWLUMA_MCP_DOWNLOAD_DIR") || !strings.Contains(stderr, "can be written by other users (mode 0777)") || !strings.Contains(stderr, "chmod go-w") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -258,6 +266,7 @@ func TestSharedDownloadDirRefused(t *testing.T) {
 // server at start with status 2, naming the character and where it is,
 // never the token.
 func TestInvisibleTokenRefused(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, token, where string
 		r                  rune
@@ -280,7 +289,7 @@ func TestInvisibleTokenRefused(t *testing.T) {
 		{"tag character", "tok-5ecret\U000E0041", "at its end", 0xE0041},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runBinary(t, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN="+tc.token)
+			code, stdout, stderr := runMain(t, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN="+tc.token)
 			want := fmt.Sprintf("invisible character (%U) %s", tc.r, tc.where)
 			if code != 2 || stdout != "" || !strings.Contains(stderr, "SNOWLUMA_MCP_TOKEN") || !strings.Contains(stderr, want) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, want)
@@ -295,7 +304,7 @@ func TestInvisibleTokenRefused(t *testing.T) {
 	// White space alone around the token is still trimmed, and characters
 	// that show (a non-ASCII letter) are not invisible.
 	for _, tok := range []string{"\u00a0tok-5ecret\u3000", "tok-5ecret-é"} {
-		code, _, stderr := runBinary(t, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN="+tok)
+		code, _, stderr := runMain(t, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN="+tok)
 		if code != 0 || strings.Contains(stderr, "5ecret") {
 			t.Errorf("%q: exit %d, stderr %q", tok, code, stderr)
 		}

@@ -18,6 +18,7 @@ import (
 // scripts/interop/client.mjs. .ci/run installs it; elsewhere the test skips
 // when it is not installed, and under CI a missing install fails.
 func TestTypeScriptClient(t *testing.T) {
+	t.Parallel()
 	dir, err := filepath.Abs(filepath.Join("..", "..", "scripts", "interop"))
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +34,7 @@ func TestTypeScriptClient(t *testing.T) {
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	cmd := exec.Command(node, "client.mjs")
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "SNOWLUMA_BIN=" + bin,
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "SNOWLUMA_BIN=" + binary(t),
 		"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=write"}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

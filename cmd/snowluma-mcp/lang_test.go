@@ -15,6 +15,7 @@ import (
 // and without it the locale (LC_ALL before LANG); the confirmation names the
 // action by its Chinese summary too. What the model reads stays English.
 func TestFormsInChinese(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		// Chinese from the locale alone.
 		c := &confirmer{}
@@ -68,11 +69,12 @@ func TestFormsInChinese(t *testing.T) {
 // TestLangConfig: a language the server does not speak stops it at start,
 // naming the variable; a locale it does not speak is English, not an error.
 func TestLangConfig(t *testing.T) {
-	code, stdout, stderr := runBinary(t, nil, "SNOWLUMA_MCP_LANG=fr")
+	t.Parallel()
+	code, stdout, stderr := runMain(t, nil, "SNOWLUMA_MCP_LANG=fr")
 	if code != 2 || stdout != "" || !strings.Contains(stderr, "SNOWLUMA_MCP_LANG") || !strings.Contains(stderr, "zh or en") {
 		t.Errorf("SNOWLUMA_MCP_LANG=fr: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	code, _, stderr = runBinary(t, nil, "LANG=fr_FR.UTF-8") // stdin at EOF: serves nothing, exits
+	code, _, stderr = runMain(t, nil, "LANG=fr_FR.UTF-8") // stdin at EOF: serves nothing, exits
 	if code != 0 {
 		t.Errorf("LANG=fr_FR.UTF-8: exit %d, stderr %q", code, stderr)
 	}
@@ -84,6 +86,7 @@ func TestLangConfig(t *testing.T) {
 // SNOWLUMA_MCP_LANG is reported in the locale's language; the start-up
 // notes and warnings follow the language too.
 func TestStartupInChinese(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		env  []string
 		want string // the whole stderr
@@ -97,13 +100,13 @@ func TestStartupInChinese(t *testing.T) {
 		{[]string{"SNOWLUMA_MCP_LANG=en", "LC_ALL=zh_CN.UTF-8", "SNOWLUMA_MCP_MODE=admin"},
 			"snowluma-mcp: configuration error: SNOWLUMA_MCP_MODE: \"admin\" is not a mode; accepted: docs, read or write\n"},
 	} {
-		code, stdout, stderr := runBinary(t, nil, tc.env...)
+		code, stdout, stderr := runMain(t, nil, tc.env...)
 		if code != 2 || stdout != "" || stderr != tc.want {
 			t.Errorf("%q: exit %d, stdout %q, stderr\n%q, want\n%q", tc.env, code, stdout, stderr, tc.want)
 		}
 	}
 	// Notes and warnings, the server serving until stdin ends.
-	code, _, stderr := runBinary(t, nil, "LANG=zh_CN.UTF-8", "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TOKN=v-5ecret")
+	code, _, stderr := runMain(t, nil, "LANG=zh_CN.UTF-8", "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TOKN=v-5ecret")
 	for _, want := range []string{
 		"snowluma-mcp: 已忽略 SNOWLUMA_MCP_MODE=write：未设置 SNOWLUMA_MCP_ENDPOINT，所以模式是 docs\n",
 		"snowluma-mcp: 警告：SNOWLUMA_MCP_TOKN 不是此服务器读取的变量，已忽略；是不是想写 SNOWLUMA_MCP_TOKEN？（见 --help）\n",

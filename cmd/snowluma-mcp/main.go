@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/claudechannel"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/listen"
@@ -35,17 +36,43 @@ const (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, stdinIsTerminal()))
+	os.Exit(run(context.Background(), process{
+		args:     os.Args[1:],
+		environ:  os.Environ(),
+		stdin:    os.Stdin,
+		stdout:   os.Stdout,
+		stderr:   os.Stderr,
+		terminal: stdinIsTerminal(),
+		signals:  true,
+	}))
 }
 
-// run is main without the process: stdout is the protocol channel and
-// stderr the only log. terminal says whether stdin is a terminal.
-func run(args []string, stdout, stderr io.Writer, terminal bool) int {
+// A process is what run takes from the operating system: its arguments,
+// environment and standard streams. Nothing else in the server reads them,
+// so that tests can run it inside their own process, many at once.
+type process struct {
+	args    []string
+	environ []string // as os.Environ: KEY=value; the last of a key wins
+	stdin   io.Reader
+	stdout  io.Writer // the protocol channel
+	stderr  io.Writer // the only log
+	// terminal says whether stdin is a terminal.
+	terminal bool
+	// signals says whether run handles SIGINT, SIGTERM and SIGPIPE, as
+	// the real process does; a test in process ends a server by its
+	// context instead (as on SIGTERM) or by closing stdin.
+	signals bool
+}
+
+// run is main without the process. The end of ctx stops the server as
+// SIGTERM does.
+func run(ctx context.Context, p process) int {
+	args, stdout, stderr := p.args, p.stdout, p.stderr
 	// The catalog decodes in the background once the first answer is out
 	// (see catalogload.go), or when a call needs it.
 	loadCatalog := sync.OnceValues(catalog.Load)
 	if len(args) > 0 && args[0] == "doctor" {
-		return runDoctor(args[1:], stdout, stderr)
+		return runDoctor(ctx, args[1:], p.environ, stdout, stderr)
 	}
 	for _, a := range args {
 		switch a {
@@ -68,14 +95,16 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	// A write to a closed stdout or stderr would otherwise kill the
 	// process with SIGPIPE, with no cleanup; handled, it fails with EPIPE,
 	// and a failed stdout write ends the session as SIGTERM does.
-	pipe := make(chan os.Signal, 1)
-	signal.Notify(pipe, syscall.SIGPIPE)
-	defer signal.Stop(pipe)
+	if p.signals {
+		pipe := make(chan os.Signal, 1)
+		signal.Notify(pipe, syscall.SIGPIPE)
+		defer signal.Stop(pipe)
+	}
 
-	cfg, err := config.Load(os.Environ())
+	cfg, err := config.Load(p.environ)
 	if err != nil {
 		// A person reads this: in their language, known before the rest.
-		l := config.PersonLang(os.Environ())
+		l := config.PersonLang(p.environ)
 		msg := err.Error()
 		var ce *config.Error
 		if errors.As(err, &ce) {
@@ -114,8 +143,19 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 		taskStreams = listen.New(server.TasksExtension, func(id string) bool { _, err := store.Get(id); return err == nil })
 		opts.TaskStreams = taskStreams
 	}
+	// The QQ channel writes to the client through a wire of its own, on
+	// the listen streams of 2026-07-28 clients (acknowledging no task
+	// when tasks are off).
+	var wire *claudechannel.Wire
+	if b.Channel != nil {
+		if taskStreams == nil {
+			taskStreams = listen.New(server.TasksExtension, nil)
+		}
+		wire = claudechannel.New(taskStreams)
+		opts.Channel = wire
+	}
 	out := newAnswerWatch(stdout)
-	tr := stdio.New(os.Stdin, out, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name, EndGrace: endGrace})
+	tr := stdio.New(p.stdin, out, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name, EndGrace: endGrace})
 	// The server's one session runs on tr; the output schemas are checked
 	// with the catalog (catalogload.go).
 	var checkOutputs func() error
@@ -127,8 +167,10 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	}
 
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
+	if p.signals {
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sigs)
+	}
 
 	// The start-up line waits for the catalog, but serving does not. A
 	// catalog that fails to load, or an output schema that does not
@@ -158,7 +200,7 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 		}
 		fmt.Fprintf(stderr, "%s %s: SnowLuma catalog %s, %d actions in %d categories, mode %s, endpoint %s\n",
 			server.Name, version.Current(), cat.Version(), cat.Len(), len(cat.Categories()), cfg.Mode, endpoint)
-		if terminal {
+		if p.terminal {
 			// It follows the start-up line when a person starts the server
 			// in a terminal, where it would otherwise seem to hang.
 			fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.TerminalHint))
@@ -166,6 +208,9 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	}()
 	served := make(chan error, 1)
 	var transport mcp.Transport = tr
+	if wire != nil {
+		transport = wire.Wrap(transport)
+	}
 	if taskStreams != nil {
 		transport = taskStreams.Wrap(transport)
 	}
@@ -187,6 +232,8 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	select {
 	case sig := <-sigs:
 		return stop(sig)
+	case <-ctx.Done():
+		return stop(context.Cause(ctx))
 	case <-tr.Ending():
 		// The client is gone (stdout failed, or stdin ended with calls
 		// still running after the grace): stop as on SIGTERM.

@@ -3,47 +3,108 @@ package main_test
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"reflect"
+	"runtime"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	main "github.com/snowluma/snowluma-mcp/cmd/snowluma-mcp"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 )
 
-// bin is the snowluma-mcp binary under test, built once by TestMain.
-var bin string
+// binDir holds the snowluma-mcp binary, built by the first test that needs
+// a process (binary).
+var binDir string
 
 func TestMain(m *testing.M) {
+	// The tests mostly wait (grace periods, a fake's delays, idle
+	// timeouts) rather than compute, so more run at once than there are
+	// cores; a -parallel on the command line wins.
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(max(8, 4*runtime.GOMAXPROCS(0))))
+	}
 	dir, err := os.MkdirTemp("", "snowluma-mcp-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	bin, err = mcptest.Build(dir)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	binDir = dir
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
+// built builds the binary once, for the tests that need a process.
+var built = sync.OnceValues(func() (string, error) { return mcptest.Build(binDir) })
+
+// binary is the snowluma-mcp binary, for a test that needs a process of
+// its own: signals, the ends of stdin and stdout, a crash, the exit
+// status, doctor, a build, another client's process. Every other test runs
+// the server in process (serve).
+func binary(t testing.TB) string {
+	t.Helper()
+	bin, err := built()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// A starter starts a server for a test: serve (in process) or spawn (the
+// binary, for what needs a process).
+type starter func(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc
+
+// serve runs the server in the test process with env as its environment
+// (plus PATH, and a HOME of its own), checked as a process is (mcptest.Start).
+func serve(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc {
+	t.Helper()
+	return mcptest.Start(t, main.Run, era, env...)
+}
+
+// spawn starts the binary with env as its environment (plus PATH and
+// HOME), for a test that needs a process (binary).
+func spawn(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc {
+	t.Helper()
+	return mcptest.Spawn(t, binary(t), era, env...)
+}
+
 var eras = []mcptest.Era{mcptest.Modern, mcptest.Legacy}
 
 // forEachEra runs f once as a 2026-07-28 client and once as a 2025-11-25
-// client.
+// client, in parallel.
 func forEachEra(t *testing.T, f func(t *testing.T, era mcptest.Era)) {
 	for _, era := range eras {
-		t.Run(string(era), func(t *testing.T) { f(t, era) })
+		t.Run(string(era), func(t *testing.T) {
+			t.Parallel()
+			f(t, era)
+		})
+	}
+}
+
+// await returns the next value from ch, failing the test after a generous
+// wait, so that a hung server fails its test instead of the whole run.
+func await[T any](t testing.TB, what string, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(mcptest.Patience):
+		t.Fatalf("timed out waiting for %s", what)
+		panic("unreachable")
 	}
 }
 
 func ctx(t *testing.T) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	c, cancel := context.WithTimeout(context.Background(), mcptest.Patience)
 	t.Cleanup(cancel)
 	return c
 }

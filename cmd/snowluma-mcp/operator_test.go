@@ -18,6 +18,7 @@ import (
 // with a CRLF line end still authenticates (it is trimmed at start) and that
 // every request names the server in its User-Agent.
 func TestPastedTokenAndUserAgent(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p, cs := live(t, era, "read", "SNOWLUMA_MCP_TOKEN="+secretToken+"\r\n")
 		res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
@@ -45,13 +46,17 @@ func TestPastedTokenAndUserAgent(t *testing.T) {
 // snowluma-mcp/<the version --version prints>: the HTTP actions, the event
 // WebSocket's upgrade, and doctor's calls and probe.
 func TestUserAgentEverywhere(t *testing.T) {
-	_, out, _ := runBinary(t, []string{"--version"})
-	fields := strings.Fields(out)
-	if len(fields) < 2 {
-		t.Fatalf("--version: %q", out)
+	// The server runs in this test process and doctor as the binary: each
+	// names its own build.
+	userAgent := func(run func(*testing.T, []string, ...string) (int, string, string)) string {
+		_, out, _ := run(t, []string{"--version"})
+		fields := strings.Fields(out)
+		if len(fields) < 2 {
+			t.Fatalf("--version: %q", out)
+		}
+		return "snowluma-mcp/" + fields[1]
 	}
-	want := "snowluma-mcp/" + fields[1]
-	check := func(t *testing.T, what string, fake *fakesnowluma.Server) {
+	check := func(t *testing.T, what, want string, fake *fakesnowluma.Server) {
 		t.Helper()
 		reqs, ups := fake.Requests(), fake.Upgrades()
 		if len(reqs) == 0 || len(ups) == 0 {
@@ -74,14 +79,14 @@ func TestUserAgentEverywhere(t *testing.T) {
 			t.Fatalf("get_status: %+v", r.Diagnostics)
 		}
 		subscribeEvents(t, cs, map[string]any{})
-		check(t, "the server", fake)
+		check(t, "the server", userAgent(runMain), fake)
 	})
 	t.Run("doctor", func(t *testing.T) {
 		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 		if code, text, _ := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL()); code != 0 {
 			t.Fatalf("doctor: exit %d\n%s", code, text)
 		}
-		check(t, "doctor", fake)
+		check(t, "doctor", userAgent(runBinary), fake)
 	})
 }
 
@@ -89,6 +94,7 @@ func TestUserAgentEverywhere(t *testing.T) {
 // OneBot envelope (the wrong path of some web server) is reported with its
 // HTTP status and content type.
 func TestProtocolFailureNamesWhatCame(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "read")
 		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply {
@@ -110,6 +116,7 @@ func TestProtocolFailureNamesWhatCame(t *testing.T) {
 // operator's agent does: Chinese substrings, the best action first, stubs
 // last and marked, and an empty search that says what to try.
 func TestSearchAsOperatorsDo(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		cs := docsSession(t, era)
 		search := func(args map[string]any) (pageResult, toolResult) {
@@ -208,6 +215,7 @@ func TestSearchAsOperatorsDo(t *testing.T) {
 // TestFailuresPointAtTheCause checks the next steps of invalid_params and of
 // a read-only action's timeout.
 func TestFailuresPointAtTheCause(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "read", "SNOWLUMA_MCP_TIMEOUT_MS=400")
 
@@ -251,6 +259,7 @@ func TestFailuresPointAtTheCause(t *testing.T) {
 // or, if they came one by one, until a generous limit well inside the call
 // timeout, which marks them as not together.
 func TestCheckConnectionProbesAtOnce(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "read")
 		var mu sync.Mutex

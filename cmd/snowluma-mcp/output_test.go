@@ -43,13 +43,8 @@ func bigAnswer(t *testing.T, bin string, era mcptest.Era, n int) (*mcp.CallToolR
 // without HTML escaping and its JSON once; past the result cap the call
 // fails with too_large; the line and peak memory stay bounded.
 func TestOutputProportionalToAnswer(t *testing.T) {
-	bin := bin
-	if mcptest.RaceEnabled { // the race detector multiplies memory: measure a plain build
-		var err error
-		if bin, err = mcptest.BuildWithoutRace(t.TempDir()); err != nil {
-			t.Fatal(err)
-		}
-	}
+	t.Parallel()
+	bin := plainBinary(t) // the race detector multiplies memory: measure a plain build
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		_, _, idle := bigAnswer(t, bin, era, 10)
 

@@ -74,6 +74,7 @@ type panelRun struct {
 // .ci/run installs chromium and ui's npm packages; elsewhere the test skips
 // without them, and under CI=true their absence fails it.
 func TestPreviewPanelInBrowser(t *testing.T) {
+	t.Parallel()
 	dir, err := filepath.Abs(filepath.Join("..", "..", "ui"))
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +128,7 @@ func TestPreviewPanelInBrowser(t *testing.T) {
 	for i := range scenarios {
 		scenarios[i].Endpoint = fakes[scenarios[i].Name].URL
 	}
-	input, err := json.Marshal(map[string]any{"bin": bin, "shots": shots, "scenarios": scenarios})
+	input, err := json.Marshal(map[string]any{"bin": binary(t), "shots": shots, "scenarios": scenarios})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,6 +39,7 @@ type previewResult struct {
 // SnowLuma; only write mode can send, and the prepared call, made with
 // invoke_action, delivers the text literally.
 func TestPreviewMessage(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		args := map[string]any{"message_type": "group", "target_id": 20001, "text": hostile, "reply_to": -123456}
 		for _, mode := range []string{"docs", "read", "write"} {
@@ -84,8 +85,9 @@ func TestPreviewMessage(t *testing.T) {
 // TestPreviewMessageNamesBadArguments: every bad argument is named in one
 // answer, and nothing is prepared.
 func TestPreviewMessageNamesBadArguments(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
-		cs := mcptest.Spawn(t, bin, era).Connect(nil)
+		cs := serve(t, era).Connect(nil)
 		for _, tc := range []struct {
 			args   map[string]any
 			fields []string
@@ -116,6 +118,7 @@ func TestPreviewMessageNamesBadArguments(t *testing.T) {
 // in resources/list, per request (2026-07-28) or from initialize (legacy);
 // anyone can read the panel.
 func TestPreviewPanelListing(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		for _, tc := range []struct {
 			name  string
@@ -127,7 +130,7 @@ func TestPreviewPanelListing(t *testing.T) {
 			{"apps-other-type", appsCaps("text/html"), false},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				cs := mcptest.Spawn(t, bin, era).Connect(tc.opts)
+				cs := serve(t, era).Connect(tc.opts)
 				tools, err := cs.ListTools(ctx(t), nil)
 				if err != nil {
 					t.Fatal(err)
@@ -168,7 +171,8 @@ func TestPreviewPanelListing(t *testing.T) {
 // public five-minute hints of a bundled asset, and advertising the Apps
 // extension per request is what lists it.
 func TestPreviewPanelCacheHints(t *testing.T) {
-	raw := mcptest.Spawn(t, bin, mcptest.Modern).Raw()
+	t.Parallel()
+	raw := serve(t, mcptest.Modern).Raw()
 	plain := mcptest.ModernMeta("2026-07-28")
 	apps := strings.Replace(plain, `"io.modelcontextprotocol/clientCapabilities":{}`,
 		`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`, 1)
@@ -191,6 +195,7 @@ func TestPreviewPanelCacheHints(t *testing.T) {
 // (server.PanelMetaKey): SNOWLUMA_MCP_LANG, else the locale, else English.
 // A client that cannot show the panel gets none of it.
 func TestPreviewPanelLanguage(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		good := map[string]any{"message_type": "private", "target_id": 30001, "text": "你好"}
 		bad := map[string]any{"message_type": "private", "target_id": 0, "text": "你好"}
@@ -206,7 +211,7 @@ func TestPreviewPanelLanguage(t *testing.T) {
 			{"plain", nil, []string{"SNOWLUMA_MCP_MODE=docs", "SNOWLUMA_MCP_LANG=zh"}, ""},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				cs := mcptest.Spawn(t, bin, era, tc.env...).Connect(tc.opts)
+				cs := serve(t, era, tc.env...).Connect(tc.opts)
 				for _, args := range []map[string]any{good, bad} {
 					res, tr := callTool(t, cs, "preview_message", args)
 					if (tr.Diagnostics.Outcome == "success") != (args["target_id"] != 0) {
@@ -222,7 +227,7 @@ func TestPreviewPanelLanguage(t *testing.T) {
 		}
 		// The mode is the server's own.
 		fake := fakesnowluma.Start(t)
-		cs := mcptest.Spawn(t, bin, era, "SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_ENDPOINT="+fake.URL).Connect(appsCaps("text/html;profile=mcp-app"))
+		cs := serve(t, era, "SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_ENDPOINT="+fake.URL).Connect(appsCaps("text/html;profile=mcp-app"))
 		res, _ := callTool(t, cs, "preview_message", good)
 		if got, _ := json.Marshal(res.Meta[server.PanelMetaKey]); string(got) != `{"lang":"en","mode":"read"}` {
 			t.Errorf("read mode: _meta %v", res.Meta)

@@ -22,7 +22,8 @@ func result(t *testing.T, m map[string]any) map[string]any {
 }
 
 func TestModernNoHandshake(t *testing.T) {
-	p := mcptest.Spawn(t, bin, mcptest.Modern)
+	t.Parallel()
+	p := serve(t, mcptest.Modern)
 	raw := p.Raw()
 	meta := mcptest.ModernMeta("2026-07-28")
 
@@ -68,7 +69,8 @@ func checkHint(t *testing.T, method string, r map[string]any, ttl float64, scope
 }
 
 func TestDiscover(t *testing.T) {
-	p := mcptest.Spawn(t, bin, mcptest.Modern)
+	t.Parallel()
+	p := serve(t, mcptest.Modern)
 	r := result(t, p.Raw().Call(1, "server/discover", `{"_meta":`+mcptest.ModernMeta("2026-07-28")+`}`))
 	if got := r["supportedVersions"]; fmt.Sprint(got) != fmt.Sprint(supported) {
 		t.Errorf("supportedVersions = %v, want %v", got, supported)
@@ -89,6 +91,7 @@ func TestDiscover(t *testing.T) {
 // revision not served, and the stderr line that says so to the person
 // whose host shows only "disconnected".
 func TestUnsupportedRevision(t *testing.T) {
+	t.Parallel()
 	check := func(t *testing.T, p *mcptest.Proc, m map[string]any, requested string) {
 		t.Helper()
 		e, ok := m["error"].(map[string]any)
@@ -110,11 +113,11 @@ func TestUnsupportedRevision(t *testing.T) {
 		waitFor(t, "the stderr line naming the revisions", func() bool { return strings.Contains(p.Stderr(), line) })
 	}
 	t.Run("per-request", func(t *testing.T) {
-		p := mcptest.Spawn(t, bin, mcptest.Modern)
+		p := serve(t, mcptest.Modern)
 		check(t, p, p.Raw().Call(1, "tools/call", `{"name":"list_categories","_meta":`+mcptest.ModernMeta("2099-01-01")+`}`), "2099-01-01")
 	})
 	t.Run("initialize", func(t *testing.T) {
-		p := mcptest.Spawn(t, bin, mcptest.Legacy)
+		p := serve(t, mcptest.Legacy)
 		raw := p.Raw()
 		check(t, p, raw.Call(1, "initialize", `{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"old","version":"1"}}`), "2024-11-05")
 		// A revision is the client's text: on stderr it is quoted, and a
@@ -138,10 +141,11 @@ func TestUnsupportedRevision(t *testing.T) {
 }
 
 func TestLegacyRevisions(t *testing.T) {
+	t.Parallel()
 	for _, v := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
 		t.Run(v, func(t *testing.T) {
 			era := mcptest.Legacy
-			p := mcptest.Spawn(t, bin, era)
+			p := serve(t, era)
 			raw := p.Raw()
 			r := result(t, raw.Call(1, "initialize", fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"legacy","version":"1"}}`, v)))
 			if r["protocolVersion"] != v {
@@ -163,7 +167,8 @@ func TestLegacyRevisions(t *testing.T) {
 }
 
 func TestStdoutIsProtocolOnly(t *testing.T) {
-	p := mcptest.Spawn(t, bin, mcptest.Modern)
+	t.Parallel()
+	p := serve(t, mcptest.Modern)
 	raw := p.Raw()
 	raw.Call(1, "tools/list", `{"_meta":`+mcptest.ModernMeta("2026-07-28")+`}`)
 	for _, l := range p.Received() {

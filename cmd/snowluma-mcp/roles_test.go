@@ -41,6 +41,7 @@ func idFor(t *testing.T, p catalog.Param, id int64) any {
 // SnowLuma receives nothing. friend_poke's target_id and the qzone
 // actions' target_uin are among them.
 func TestAllowlistFollowsRoles(t *testing.T) {
+	t.Parallel()
 	cat, err := catalog.Load()
 	if err != nil {
 		t.Fatal(err)

@@ -48,6 +48,7 @@ func never(t *testing.T) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitR
 }
 
 func TestSensitiveDeniedByDefault(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: never(t)})
 		answerSecrets(fake)
@@ -84,6 +85,7 @@ func TestSensitiveDeniedByDefault(t *testing.T) {
 }
 
 func TestSensitiveRedactAndAllow(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p, cs := live(t, era, "write", "SNOWLUMA_MCP_SENSITIVE=redact")
 		answerSecrets(fake)
@@ -158,6 +160,7 @@ func confirmAnswer(v any) *mcp.ElicitResult {
 var kick = map[string]any{"action": "set_group_kick", "params": map[string]any{"group_id": 20001, "user_id": 30001}}
 
 func TestConfirmDestructive(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		c := &confirmer{}
 		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle}, "SNOWLUMA_MCP_CONFIRM=destructive")
@@ -256,6 +259,7 @@ func TestConfirmDestructive(t *testing.T) {
 }
 
 func TestConfirmUnavailable(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "write", "SNOWLUMA_MCP_CONFIRM=writes")
 		for _, tool := range []string{"invoke_action", "invoke_action_with_input"} {
@@ -292,6 +296,7 @@ func confirmRound(t *testing.T, cs *mcp.ClientSession, tool string, args any, st
 // TestConfirmReplayAndTamper drives the rounds by hand (a 2026-07-28
 // client; a legacy client never sees the state).
 func TestConfirmReplayAndTamper(t *testing.T) {
+	t.Parallel()
 	fake, _, cs := liveWith(t, mcptest.Modern, "write", &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}},
 		"SNOWLUMA_MCP_CONFIRM=destructive")
@@ -339,6 +344,7 @@ func TestConfirmReplayAndTamper(t *testing.T) {
 }
 
 func TestSendPacing(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		// A minute between sends to one target: no test run is that slow,
 		// so the second send to a target is always refused.
@@ -390,6 +396,7 @@ func TestSendPacing(t *testing.T) {
 }
 
 func TestTargetAllowlist(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		c := &confirmer{}
 		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle},
@@ -470,6 +477,7 @@ type auditLine struct {
 }
 
 func TestAuditFile(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		path := filepath.Join(t.TempDir(), "audit.jsonl")
 		fake, p, cs := live(t, era, "write", "SNOWLUMA_MCP_AUDIT_FILE="+path, "SNOWLUMA_MCP_ALLOWED_GROUPS=20001")
@@ -553,6 +561,7 @@ func mustJSONString(t *testing.T, v any) string { return string(mustJSON(t, v)) 
 // TestSafetyFlagsShown checks that the catalog's safety flags reach the
 // client through get_action, list_actions and the catalog resource.
 func TestSafetyFlagsShown(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		cs := docsSession(t, era)
 		_, r := callTool(t, cs, "get_action", map[string]any{"name": "get_cookies"})

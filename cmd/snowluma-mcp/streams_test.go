@@ -211,6 +211,7 @@ func plainBinary(t *testing.T) string {
 // memory (its own high-water mark once the download is done; see
 // mcptest.Proc.PeakRSS for why not the exited process's rusage).
 func TestDownloadLargeFlatMemory(t *testing.T) {
+	t.Parallel()
 	const size = 64 << 20
 	want := contentHash(42, size)
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
@@ -258,6 +259,7 @@ func TestDownloadLargeFlatMemory(t *testing.T) {
 }
 
 func TestDownloadLimitsLeaveNothing(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		for _, tc := range []struct {
 			name, env, kind string
@@ -289,6 +291,7 @@ func TestDownloadLimitsLeaveNothing(t *testing.T) {
 }
 
 func TestDownloadHostileNames(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		dir := filepath.Join(t.TempDir(), "downloads")
 		fake, _, cs := live(t, era, "write", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
@@ -311,6 +314,7 @@ func TestDownloadHostileNames(t *testing.T) {
 }
 
 func TestDownloadCancelledAndIdle(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		dir := filepath.Join(t.TempDir(), "downloads")
 		progress := newProgressLog()
@@ -341,7 +345,7 @@ func TestDownloadCancelledAndIdle(t *testing.T) {
 			t.Errorf("no partial file while downloading: %v", names(t, dir))
 		}
 		cancel()
-		if err := <-done; err == nil {
+		if err := await(t, "the cancelled download to return", done); err == nil {
 			t.Error("the cancelled call returned a result")
 		}
 		waitEmpty(t, dir)
@@ -353,6 +357,7 @@ func TestDownloadCancelledAndIdle(t *testing.T) {
 }
 
 func TestStreamsBusy(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		progress := newProgressLog()
 		fake, _, cs := liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_MAX_STREAMS=1")
@@ -369,7 +374,7 @@ func TestStreamsBusy(t *testing.T) {
 			t.Errorf("second stream: %+v", r.Diagnostics)
 		}
 		cancel()
-		<-done
+		await(t, "the first stream to return", done)
 		// Ordinary calls were never limited, and the slot comes back.
 		deadline := time.Now().Add(20 * time.Second)
 		for {
@@ -422,6 +427,7 @@ type runtimeTransport struct {
 }
 
 func TestUploadEndToEnd(t *testing.T) {
+	t.Parallel()
 	const size = 2<<20 + 12345
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		root, file := uploadSetup(t, size)
@@ -455,6 +461,7 @@ func TestUploadEndToEnd(t *testing.T) {
 }
 
 func TestUploadCancelledSendsReset(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		root, file := uploadSetup(t, 3<<20)
 		progress := newProgressLog()
@@ -468,7 +475,7 @@ func TestUploadCancelledSendsReset(t *testing.T) {
 		}()
 		progress.waitFirst(t)
 		cancel()
-		<-done
+		await(t, "the cancelled upload to return", done)
 		deadline := time.Now().Add(20 * time.Second)
 		for !resetSent(fake) {
 			if time.Now().After(deadline) {
@@ -493,6 +500,7 @@ func resetSent(fake *fakesnowluma.Server) bool {
 }
 
 func TestUploadRefusalsSendNothing(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		root, file := uploadSetup(t, 100)
 		outside := filepath.Join(t.TempDir(), "secret.txt")
@@ -546,6 +554,7 @@ func TestUploadRefusalsSendNothing(t *testing.T) {
 }
 
 func TestNoProgressWithoutToken(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		progress := newProgressLog()
 		fake, p, cs := liveWith(t, era, "write", progress.options())
@@ -574,6 +583,7 @@ func TestNoProgressWithoutToken(t *testing.T) {
 }
 
 func TestRuntimeInfoTransport(t *testing.T) {
+	t.Parallel()
 	root, _ := uploadSetup(t, 1)
 	dir := filepath.Join(t.TempDir(), "dl")
 	_, _, cs := live(t, mcptest.Modern, "read", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir, "SNOWLUMA_MCP_UPLOAD_ROOT="+root,
@@ -602,6 +612,7 @@ func TestRuntimeInfoTransport(t *testing.T) {
 // sends the caller's chunk and returns SnowLuma's one answer frame; an
 // elicited answer that tries to add execution is refused, nothing sent.
 func TestUploadByHandAndWithInput(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		root, file := uploadSetup(t, 10)
 		var mu sync.Mutex
@@ -645,6 +656,7 @@ func strconvQuote(s string) string {
 // other, so SNOWLUMA_MCP_CONFIRM=writes has a person confirm it first; a
 // refusal sends nothing, an acceptance uploads the file.
 func TestUploadTakesTheSafetyPath(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		root, file := uploadSetup(t, 5000)
 		c := &confirmer{}
@@ -669,10 +681,11 @@ func TestUploadTakesTheSafetyPath(t *testing.T) {
 // TestSignalDuringDownloadLeavesNothing: SIGTERM mid-download cancels the
 // call, whose partial file goes with it, before the process exits.
 func TestSignalDuringDownloadLeavesNothing(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		dir := filepath.Join(t.TempDir(), "downloads")
 		progress := newProgressLog()
-		fake, p, cs := liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
+		fake, p, cs := liveOn(t, spawn, era, "write", progress.options(), "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
 		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 1 << 20, Seed: 6, Stall: true, StallAfter: 4})
 		go callWithProgress(context.Background(), cs, "sig-1", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "stuck"}})
 		progress.waitFirst(t)

@@ -38,11 +38,17 @@ type taskClient struct {
 	id  int
 }
 
-// startTasks spawns a write-mode server on fake with task directory dir.
+// startTasks serves a write-mode server on fake with task directory dir.
 func startTasks(t *testing.T, fake *fakesnowluma.Server, dir string, env ...string) *taskClient {
 	t.Helper()
+	return startTasksWith(t, serve, fake, dir, env...)
+}
+
+// startTasksWith is startTasks with the server started by start.
+func startTasksWith(t *testing.T, start starter, fake *fakesnowluma.Server, dir string, env ...string) *taskClient {
+	t.Helper()
 	env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR=" + dir}, env...)
-	p := mcptest.Spawn(t, bin, mcptest.Modern, env...)
+	p := start(t, mcptest.Modern, env...)
 	t.Cleanup(func() { noLeak(t, p) })
 	return &taskClient{t: t, p: p, raw: p.Raw()}
 }
@@ -125,6 +131,7 @@ func hang(fake *fakesnowluma.Server) {
 }
 
 func TestTasksCompleteAndList(t *testing.T) {
+	t.Parallel()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	dir := filepath.Join(t.TempDir(), "tasks")
 	c := startTasks(t, fake, dir)
@@ -202,6 +209,7 @@ func TestTasksCompleteAndList(t *testing.T) {
 }
 
 func TestTasksCancel(t *testing.T) {
+	t.Parallel()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	hang(fake)
 	c := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"))
@@ -243,6 +251,7 @@ func TestTasksCancel(t *testing.T) {
 }
 
 func TestTasksLimitAndBusy(t *testing.T) {
+	t.Parallel()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	hang(fake)
 	c := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"))
@@ -265,14 +274,13 @@ func TestTasksLimitAndBusy(t *testing.T) {
 // next start reads; the task is failed with the unknown-outcome message and
 // nothing is sent to SnowLuma again.
 func TestTasksKilledAndRestarted(t *testing.T) {
+	t.Parallel()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	hang(fake)
 	dir := filepath.Join(t.TempDir(), "tasks")
-	c := startTasks(t, fake, dir)
+	c := startTasksWith(t, spawn, fake, dir)
 	id := c.start("test_download_stream", `{}`)["taskId"].(string)
-	for len(fake.Requests()) == 0 {
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(t, "the task's request to reach SnowLuma", func() bool { return len(fake.Requests()) > 0 })
 	c.p.Kill()
 	sentBefore := len(fake.Requests())
 
@@ -289,9 +297,10 @@ func TestTasksKilledAndRestarted(t *testing.T) {
 }
 
 func TestTasksLeaseAndScope(t *testing.T) {
+	t.Parallel()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	dir := filepath.Join(t.TempDir(), "tasks")
-	first := startTasks(t, fake, dir)
+	first := startTasksWith(t, spawn, fake, dir)
 	first.tools(true) // running and holding the lease
 
 	second := startTasks(t, fake, dir)
@@ -319,6 +328,7 @@ func TestTasksLeaseAndScope(t *testing.T) {
 }
 
 func TestTasksCorruptAndPaging(t *testing.T) {
+	t.Parallel()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	dir := filepath.Join(t.TempDir(), "tasks")
 	// 120 finished tasks recorded by an earlier run of the same
@@ -336,9 +346,7 @@ func TestTasksCorruptAndPaging(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for runner.Running() > 0 {
-			time.Sleep(time.Millisecond)
-		}
+		waitFor(t, "the task to end", func() bool { return runner.Running() == 0 })
 		ids = append(ids, rec.ID)
 	}
 	runner.Close()
@@ -387,8 +395,9 @@ func TestTasksCorruptAndPaging(t *testing.T) {
 // TestTasksLegacyClient: a legacy client never sees the task tools and is
 // refused the task methods.
 func TestTasksLegacyClient(t *testing.T) {
+	t.Parallel()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	p := mcptest.Spawn(t, bin, mcptest.Legacy, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken,
+	p := serve(t, mcptest.Legacy, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken,
 		"SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR="+filepath.Join(t.TempDir(), "tasks"))
 	t.Cleanup(func() { noLeak(t, p) })
 	raw := p.Raw()
@@ -415,6 +424,7 @@ func TestTasksLegacyClient(t *testing.T) {
 // carrying the stream's subscription id; an id the store does not hold is
 // left out of the acknowledgement.
 func TestTasksListen(t *testing.T) {
+	t.Parallel()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	hang(fake)
 	c := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"))
@@ -450,6 +460,7 @@ func TestTasksListen(t *testing.T) {
 // transfer asks the person first, like invoke_action, and only an accepted
 // answer starts the task.
 func TestTasksConfirmFirst(t *testing.T) {
+	t.Parallel()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	c := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"), "SNOWLUMA_MCP_CONFIRM=writes")
 	meta := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}`
@@ -483,14 +494,13 @@ func TestTasksConfirmFirst(t *testing.T) {
 // TestTasksSIGTERM: a signal stops running transfers and records them as
 // failed with the unknown-outcome message before the process exits.
 func TestTasksSIGTERM(t *testing.T) {
+	t.Parallel()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	hang(fake)
 	dir := filepath.Join(t.TempDir(), "tasks")
-	c := startTasks(t, fake, dir)
+	c := startTasksWith(t, spawn, fake, dir)
 	id := c.start("test_download_stream", `{}`)["taskId"].(string)
-	for len(fake.Requests()) == 0 {
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitFor(t, "the task's request to reach SnowLuma", func() bool { return len(fake.Requests()) > 0 })
 	c.p.Signal(syscall.SIGTERM)
 	if st := c.p.Wait(10 * time.Second); st == nil || st.ExitCode() != 0 {
 		t.Fatalf("exit after SIGTERM: %v", st)
@@ -513,6 +523,7 @@ func TestTasksSIGTERM(t *testing.T) {
 // an automatic upload sent, each reaching completed with the saved result
 // their invoke_action call would have had.
 func TestTasksDownloadAndUpload(t *testing.T) {
+	t.Parallel()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	const size = 3<<20 + 777
 	fake.AddFile("big", fakesnowluma.File{Name: "big.bin", Size: size, Seed: 42})
@@ -557,5 +568,31 @@ func TestTasksDownloadAndUpload(t *testing.T) {
 	l := c.result(c.call("tools/call", `{"name":"list_tasks","arguments":{}}`, true))
 	if n := len(l["structuredContent"].(map[string]any)["result"].(map[string]any)["tasks"].([]any)); n != 2 {
 		t.Errorf("%d tasks listed, want the two started", n)
+	}
+}
+
+// TestRefusedLaunchIsAudited: a background call refused because the most
+// tasks are running starts nothing, and its audit line says so.
+func TestRefusedLaunchIsAudited(t *testing.T) {
+	t.Parallel()
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	hang(fake)
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	c := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"), "SNOWLUMA_MCP_AUDIT_FILE="+audit)
+	for range tasks.MaxRunning {
+		if r := c.start("test_download_stream", `{}`); r["resultType"] != "task" {
+			t.Fatalf("start: %v", r)
+		}
+	}
+	r := c.start("test_download_stream", `{}`)
+	if r["isError"] != true || !strings.Contains(fmt.Sprint(r["structuredContent"]), "busy") {
+		t.Fatalf("one task too many: %v", r)
+	}
+	b, err := os.ReadFile(audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"outcome":"failed","kind":"busy"`) {
+		t.Errorf("no audit line for the refused launch:\n%s", b)
 	}
 }

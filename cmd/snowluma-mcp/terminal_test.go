@@ -20,6 +20,7 @@ const hintWords = "meant to be started by an MCP host"
 // hint; with stdin from /dev/null or a pipe (as a host starts it) there is
 // no hint.
 func TestTerminalHint(t *testing.T) {
+	t.Parallel()
 	scriptPath, err := exec.LookPath("script")
 	if err != nil {
 		msg := "script(1) is not installed (Debian: bsdutils), so the binary cannot be given a terminal"
@@ -30,6 +31,7 @@ func TestTerminalHint(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	bin := binary(t)
 	args := []string{"-q", "-e", "-c", bin, os.DevNull} // util-linux
 	if runtime.GOOS != "linux" {
 		args = []string{"-q", os.DevNull, bin} // BSD and macOS
@@ -53,7 +55,7 @@ func TestTerminalHint(t *testing.T) {
 		t.Errorf("hint shown %d times: %q", n, text)
 	}
 
-	_, _, stderr := runBinary(t, nil)
+	_, _, stderr := runMain(t, nil)
 	if !strings.Contains(stderr, "SnowLuma catalog") || strings.Contains(stderr, hintWords) {
 		t.Errorf("stdin from /dev/null: %q", stderr)
 	}

@@ -49,6 +49,7 @@ const (
 )
 
 func TestTraceContext(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p, cs := live(t, era, "write")
 
@@ -129,6 +130,7 @@ func TestTraceContext(t *testing.T) {
 }
 
 func TestConcurrentTraces(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "read")
 		const n = 24

@@ -56,6 +56,7 @@ func checkMerged(t *testing.T, fake *fakesnowluma.Server, file string, sent, ter
 // TestUploadSizesDirect: invoke_action uploads of 0 B, 1 KB and several
 // chunks arrive byte for byte, each ending in its own merge call.
 func TestUploadSizesDirect(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		root := filepath.Join(t.TempDir(), "uploads")
 		os.Mkdir(root, 0o700)
@@ -81,6 +82,7 @@ func TestUploadSizesDirect(t *testing.T) {
 
 // TestUploadSizesBackground: the same uploads as durable tasks.
 func TestUploadSizesBackground(t *testing.T) {
+	t.Parallel()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	root := filepath.Join(t.TempDir(), "uploads")
 	os.Mkdir(root, 0o700)
@@ -119,6 +121,7 @@ func writeContent(t *testing.T, path string, size int64) {
 // the path of its action, so SnowLuma (which runs the action the path
 // names) and the body can never disagree.
 func TestRequestPathsNameTheirActions(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		root := filepath.Join(t.TempDir(), "uploads")
 		os.Mkdir(root, 0o700)
@@ -157,6 +160,7 @@ func TestRequestPathsNameTheirActions(t *testing.T) {
 // answer become U+FFFD before output, the same in structuredContent and in
 // the text block, so that every line the server writes is valid UTF-8.
 func TestInvalidUTF8FromSnowLuma(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p, cs := live(t, era, "read")
 		fake.Handle("get_login_info", func(json.RawMessage) fakesnowluma.Reply {
@@ -194,6 +198,7 @@ func TestInvalidUTF8FromSnowLuma(t *testing.T) {
 // refused with too_large before sending (SnowLuma would cut it off and drop
 // the connection with no answer), naming the limit and its setting.
 func TestRequestBodyCap(t *testing.T) {
+	t.Parallel()
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "write")
 		long := strings.Repeat("x", 2<<20)

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/safety"
@@ -44,6 +45,10 @@ type Backend struct {
 	// SkipParamsCheck turns off checking action params against the
 	// catalog's inputSchema, for a SnowLuma newer than the catalog.
 	SkipParamsCheck bool
+	// Channel, when set, is the QQ channel's configuration: the account's
+	// messages it pushes to the host, and who approves from QQ. It needs
+	// Events.
+	Channel *channel.Config
 }
 
 // Policy returns b's safety policy with its defaults filled in: without
@@ -122,6 +127,10 @@ func Open(cfg *config.Config, userAgent string) (*Backend, error) {
 		// Nothing connects until the first subscribe_events.
 		b.Events = events.New(events.Options{URL: cfg.EventsURL.String(), Token: cfg.EventsToken, UserAgent: userAgent,
 			AllowGroups: policy.Groups.Sorted(), AllowUsers: policy.Users.Sorted()})
+	}
+	if cfg.Channel.Mode != channel.ModeOff && b.Events != nil {
+		ch := cfg.Channel
+		b.Channel = &ch
 	}
 	if cfg.TaskDir != "" {
 		endpoint := ""

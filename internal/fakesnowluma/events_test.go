@@ -87,7 +87,11 @@ func TestEventsLikeSnowLuma(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 		s.close()
 	}()
-	for {
+	// Heartbeats may come first, but not forever.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if time.Now().After(deadline) {
+			t.Fatal("no lifecycle disable within 30 s of the close")
+		}
 		got, err := next(t, ws)
 		if err != nil {
 			t.Fatalf("no lifecycle disable before the close: %v", err)

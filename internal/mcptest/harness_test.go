@@ -3,7 +3,9 @@ package mcptest_test
 import (
 	"context"
 	"debug/buildinfo"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -349,9 +351,55 @@ func TestRawCallsAreChecked(t *testing.T) {
 	}
 }
 
-// serveBadOutput serves, over stdio, one tool whose result breaks its
-// outputSchema: count promises an integer and answers a string.
+// TestStartBadOutputFailsTheTest runs the bad-output server in process
+// (Start): its result outside the outputSchema fails the test as the
+// process's does, and the server has stopped when the test is over.
+func TestStartBadOutputFailsTheTest(t *testing.T) {
+	for _, era := range []mcptest.Era{mcptest.Modern, mcptest.Legacy} {
+		t.Run(string(era), func(t *testing.T) {
+			r := &recorder{TB: t}
+			p := mcptest.Start(r, badOutputMain, era)
+			res, err := p.Connect(nil).CallTool(context.Background(), &mcp.CallToolParams{Name: "count"})
+			if err != nil || res.StructuredContent == nil {
+				t.Fatalf("count: %v %+v", err, res)
+			}
+			errs := r.end()
+			if !strings.Contains(errs, "tools/call count: structuredContent fails the outputSchema of count") {
+				t.Fatalf("a result outside its outputSchema did not fail the test; errors: %q", errs)
+			}
+			if code, stopped := p.Code(); !stopped || code != 0 {
+				t.Errorf("after the test: stopped %v, exit status %d", stopped, code)
+			}
+		})
+	}
+}
+
+// badOutputMain is the bad-output server as an mcptest.Main.
+func badOutputMain(ctx context.Context, _, _ []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	err := badOutputServer().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopCloser{stdout}})
+	if err != nil && !errors.Is(err, io.EOF) {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	return 0
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// serveBadOutput serves badOutputServer over stdio.
 func serveBadOutput() int {
+	if err := badOutputServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// badOutputServer serves one tool whose result breaks its outputSchema:
+// count promises an integer and answers a string.
+func badOutputServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "bad-output", Version: "1"}, nil)
 	s.AddTool(&mcp.Tool{
 		Name:         "count",
@@ -364,9 +412,5 @@ func serveBadOutput() int {
 			StructuredContent: map[string]any{"count": "three"},
 		}, nil
 	})
-	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return 0
+	return s
 }

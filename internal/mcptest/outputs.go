@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -181,7 +180,7 @@ func (s *session) needsListing() bool {
 // like any other. An error (the test closed the session, say) is reported
 // by checkOutputs, which then has no listing.
 func listAll(cs *mcp.ClientSession) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), Patience)
 	defer cancel()
 	for _, err := range cs.Tools(ctx, nil) {
 		if err != nil {

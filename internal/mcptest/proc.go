@@ -61,11 +61,18 @@ func build(dir string, race bool) (string, error) {
 	return bin, nil
 }
 
-// A Proc is one running snowluma-mcp process with recorded stdio.
+// A Proc is one running snowluma-mcp server with recorded stdio: a process
+// (Spawn) or the server's run function inside the test process (Start).
 type Proc struct {
 	tb  testing.TB
-	cmd *exec.Cmd
+	cmd *exec.Cmd // nil in process
 	era Era
+
+	// In process: cancel ends run's context (as SIGTERM ends the
+	// process), returned is closed once run has returned, with code.
+	cancel   context.CancelFunc
+	returned chan struct{}
+	code     int
 
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
@@ -83,6 +90,12 @@ type Proc struct {
 	exited   sync.Once            // closes done
 	close    sync.Once
 }
+
+// Patience is how long the harness waits for a server's next message or
+// answer before calling it hung and failing the test. It is generous: the
+// race detector and tests running in parallel on shared cores slow a
+// server down many times over, and only a hung server ever reaches it.
+const Patience = 2 * time.Minute
 
 // raceExitCode is the exit status the race detector gives a process that
 // hit a data race (GORACE exitcode, 66 unless changed).
@@ -103,7 +116,8 @@ func Spawn(tb testing.TB, bin string, era Era, env ...string) *Proc {
 		cmd.Env = append(cmd.Env, "GORACE="+g)
 	}
 	cmd.Env = append(cmd.Env, env...)
-	p := &Proc{tb: tb, cmd: cmd, era: era, closing: make(chan struct{}), done: make(chan struct{})}
+	p := newProc(tb, era)
+	p.cmd = cmd
 	cmd.Stderr = lockedWriter{&p.mu, &p.stderr}
 	var err error
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
@@ -121,6 +135,73 @@ func Spawn(tb testing.TB, bin string, era Era, env ...string) *Proc {
 		p.validate(v)
 	})
 	return p
+}
+
+func newProc(tb testing.TB, era Era) *Proc {
+	return &Proc{tb: tb, era: era, closing: make(chan struct{}), done: make(chan struct{})}
+}
+
+// Main is the server's main without the process (package main's run): it
+// serves stdin and stdout with environ as its whole environment, logs to
+// stderr, stops as on SIGTERM when ctx ends, and returns the exit status.
+type Main func(ctx context.Context, args, environ []string, stdin io.Reader, stdout, stderr io.Writer) int
+
+// Start runs the server in the test process, on in-memory pipes, with
+// exactly env as its environment (plus PATH, and a HOME of its own so that
+// servers running in parallel share no default download directory; env
+// may set another), and checks what it
+// did as Spawn does: every line it wrote against era's official schema and
+// every tool result against its tool's outputSchema. A data race in the
+// server is the test binary's own, which the race detector reports.
+// Start is for behaviour; Spawn is for what needs a process (signals, the
+// ends of stdin and stdout, a crash, the exit status).
+func Start(tb testing.TB, run Main, era Era, env ...string) *Proc {
+	tb.Helper()
+	v := NewValidator(tb, era)
+	p := newProc(tb, era)
+	environ := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + tb.TempDir()}, env...)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	p.stdin, p.stdout = inW, outR
+	ctx, cancel := context.WithCancel(context.Background())
+	p.cancel, p.returned = cancel, make(chan struct{})
+	go func() {
+		defer close(p.returned)
+		p.code = run(ctx, nil, environ, inR, outW, lockedWriter{&p.mu, &p.stderr})
+		// As when a process exits: its stdout ends, and writes to its
+		// stdin fail.
+		outW.Close()
+		inR.CloseWithError(io.ErrClosedPipe)
+	}()
+	tb.Cleanup(func() {
+		p.Close()
+		cancel()
+		p.validate(v)
+	})
+	return p
+}
+
+// inProcess reports whether p runs in the test process (Start).
+func (p *Proc) inProcess() bool { return p.cmd == nil }
+
+// needProcess fails the test when p runs in process: what calls it needs
+// a process of its own (Spawn).
+func (p *Proc) needProcess(what string) {
+	p.tb.Helper()
+	if p.inProcess() {
+		p.tb.Fatalf("mcptest: %s needs a server process: use Spawn, not Start", what)
+	}
+}
+
+// Code is the exit status run returned, once the server has stopped (in
+// process only; for a process, see Wait).
+func (p *Proc) Code() (code int, stopped bool) {
+	select {
+	case <-p.returned:
+		return p.code, true
+	default:
+		return 0, false
+	}
 }
 
 // Close ends the process by closing its stdin, as a host does, waits for
@@ -155,12 +236,18 @@ func (p *Proc) Close() {
 			go io.Copy(io.Discard, p.newLineReader())
 		}
 		if !p.exitWithin(10 * time.Second) {
-			p.cmd.Process.Kill()
+			if p.inProcess() {
+				p.cancel() // as SIGTERM: run cannot be killed
+			} else {
+				p.cmd.Process.Kill()
+			}
 			if !p.exitWithin(5 * time.Second) {
 				// Nobody reads stdout to its end (a session's reader
 				// stopped early), so nobody sees the exit: read it here.
 				go io.Copy(io.Discard, p.newLineReader())
-				<-p.done
+				if !p.exitWithin(30 * time.Second) {
+					p.tb.Errorf("mcptest: the server is still running 45 s after its stdin closed\nstderr:\n%s", truncate([]byte(p.Stderr()), 8000))
+				}
 			}
 		}
 		// The sessions saw stdout end; closing them now loses nothing.
@@ -183,6 +270,7 @@ func (p *Proc) exitWithin(d time.Duration) bool {
 // Signal sends sig to the process.
 func (p *Proc) Signal(sig os.Signal) {
 	p.tb.Helper()
+	p.needProcess("Signal")
 	if err := p.cmd.Process.Signal(sig); err != nil {
 		p.tb.Fatal(err)
 	}
@@ -201,6 +289,8 @@ func (p *Proc) CloseStdout() {
 // Wait waits up to d for the process to exit on its own, with its stdin
 // still open, and returns how it exited, or nil if it is still running.
 func (p *Proc) Wait(d time.Duration) *os.ProcessState {
+	p.tb.Helper()
+	p.needProcess("Wait")
 	p.mu.Lock()
 	drain := !p.attached
 	p.mu.Unlock()
@@ -220,6 +310,7 @@ func (p *Proc) Wait(d time.Duration) *os.ProcessState {
 // is no use: Linux carries the parent's peak across fork and exec into it.
 func (p *Proc) PeakRSS() int64 {
 	p.tb.Helper()
+	p.needProcess("PeakRSS")
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
 	if err != nil {
 		p.tb.Fatalf("peak RSS: %v", err)
@@ -285,6 +376,9 @@ func (p *Proc) record(dst *[][]byte, line []byte) {
 // checkRace fails the test when the race detector reported a data race in
 // the server: its report on stderr, or its exit status.
 func (p *Proc) checkRace() {
+	if p.inProcess() {
+		return
+	}
 	stderr := p.Stderr()
 	if i := strings.Index(stderr, "WARNING: DATA RACE"); i >= 0 {
 		p.tb.Errorf("the server hit a data race:\n%s", truncate([]byte(stderr[i:]), 8000))
@@ -390,7 +484,11 @@ func (l *lineReader) Read(b []byte) (int, error) {
 // one reader (see Close), the first to see the end does.
 func (l *lineReader) finish() {
 	l.p.exited.Do(func() {
-		l.p.cmd.Wait()
+		if l.p.inProcess() {
+			<-l.p.returned
+		} else {
+			l.p.cmd.Wait()
+		}
 		close(l.p.done)
 	})
 }
@@ -404,7 +502,7 @@ func (p *Proc) Connect(opts *mcp.ClientOptions) *mcp.ClientSession {
 	p.tb.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "snowluma-mcp-e2e", Version: "1"}, opts)
 	t := &mcp.IOTransport{Reader: p.newLineReader(), Writer: &recordingWriter{p: p}}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), Patience)
 	defer cancel()
 	cs, err := c.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: string(p.era)})
 	if err != nil {
@@ -479,7 +577,7 @@ func (r *Raw) listTools() {
 	if _, err := r.w.Write([]byte(`{"jsonrpc":"2.0","id":` + listID + `,"method":"tools/list","params":` + params + "}\n")); err != nil {
 		return
 	}
-	timeout := time.After(30 * time.Second)
+	timeout := time.After(Patience)
 	for {
 		select {
 		case line, ok := <-r.lines:
@@ -537,7 +635,7 @@ func (r *Raw) Next() map[string]any {
 			r.p.tb.Fatalf("server wrote a line that is not JSON: %q", line)
 		}
 		return m
-	case <-time.After(30 * time.Second):
+	case <-time.After(Patience):
 		r.p.tb.Fatalf("no answer from the server\nstderr:\n%s", r.p.Stderr())
 	}
 	return nil
@@ -548,7 +646,11 @@ func (r *Raw) Next() map[string]any {
 func (r *Raw) Call(id int, method string, params string) map[string]any {
 	r.p.tb.Helper()
 	r.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params))
+	deadline := time.Now().Add(Patience)
 	for {
+		if time.Now().After(deadline) {
+			r.p.tb.Fatalf("no answer to request %d (%s) among the server's messages\nstderr:\n%s", id, method, r.p.Stderr())
+		}
 		m := r.Next()
 		if got, ok := m["id"].(float64); ok && int(got) == id {
 			return m
@@ -565,9 +667,15 @@ func ModernMeta(v string) string {
 // Kill ends the process with SIGKILL, as a crash or an OOM kill would, and
 // waits for it to exit.
 func (p *Proc) Kill() {
+	p.tb.Helper()
+	p.needProcess("Kill")
 	p.cmd.Process.Kill()
 	p.Close()
 }
 
 // Pid is the process id.
-func (p *Proc) Pid() int { return p.cmd.Process.Pid }
+func (p *Proc) Pid() int {
+	p.tb.Helper()
+	p.needProcess("Pid")
+	return p.cmd.Process.Pid
+}

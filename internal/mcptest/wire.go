@@ -1,10 +1,12 @@
-// Package mcptest runs the real snowluma-mcp binary for end-to-end tests:
-// it builds it, spawns it with a chosen environment, connects the official
+// Package mcptest runs snowluma-mcp for end-to-end tests, in the test
+// process (Start, through the run function of package main) or as the
+// real binary (Build, Spawn): it gives it a chosen environment, connects the official
 // go-sdk client (or raw JSON-RPC lines) over its stdio, records every line
 // each side writes, and checks everything the server wrote against the
 // official MCP schema of the protocol era under test, every tool result
 // against its tool's outputSchema, and the server's stderr and exit status
-// for a data race (under go test -race the server is built with -race).
+// for a data race (under go test -race the binary is built with -race; a
+// server in process is checked by the test binary's own race detector).
 package mcptest
 
 import (
@@ -45,6 +47,7 @@ var resultDefs = map[string]string{
 	"resources/unsubscribe":    "EmptyResult",
 	"subscriptions/listen":     "SubscriptionsListenResult",
 	"prompts/list":             "ListPromptsResult",
+	"prompts/get":              "GetPromptResult",
 	"completion/complete":      "CompleteResult",
 	"logging/setLevel":         "EmptyResult",
 	// The Tasks extension's methods, checked against its own schema.
@@ -74,6 +77,39 @@ var messageDefs = map[string]string{
 	"notifications/tasks":                      extPrefix + "TaskStatusNotification",
 }
 
+// channelDefs are the shapes of Claude Code's channel notifications, which
+// no official MCP schema holds, as Claude Code's channels reference gives
+// them: notifications/claude/channel carries content (a string) and meta
+// (string values under identifier keys: letters, digits and underscores,
+// the only keys Claude Code keeps); the permission verdict carries the
+// five-letter request_id (a to z without l) and behavior allow or deny.
+// Either may carry a 2026-07-28 stream's _meta.
+var channelDefs = map[string]string{
+	"notifications/claude/channel": `{"type": "object", "required": ["jsonrpc", "method", "params"], "additionalProperties": false,
+	  "properties": {"jsonrpc": {"const": "2.0"}, "method": {"const": "notifications/claude/channel"},
+	    "params": {"type": "object", "required": ["content"], "additionalProperties": false,
+	      "properties": {"content": {"type": "string"}, "_meta": {"type": "object"},
+	        "meta": {"type": "object", "propertyNames": {"pattern": "^[A-Za-z0-9_]+$"}, "additionalProperties": {"type": "string"}}}}}}`,
+	"notifications/claude/channel/permission": `{"type": "object", "required": ["jsonrpc", "method", "params"], "additionalProperties": false,
+	  "properties": {"jsonrpc": {"const": "2.0"}, "method": {"const": "notifications/claude/channel/permission"},
+	    "params": {"type": "object", "required": ["request_id", "behavior"], "additionalProperties": false,
+	      "properties": {"request_id": {"type": "string", "pattern": "^[a-km-z]{5}$"}, "behavior": {"enum": ["allow", "deny"]}, "_meta": {"type": "object"}}}}}`,
+}
+
+// channelSchema compiles the channel shape of method.
+func channelSchema(method string) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(channelDefs[method]))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	url := "mem:///" + strings.ReplaceAll(method, "/", "_") + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
+}
+
 // A Validator checks server messages against one era's official schema.
 type Validator struct {
 	era  Era
@@ -83,13 +119,24 @@ type Validator struct {
 	defs map[string]*jsonschema.Schema
 }
 
+// validators holds, for the test process, one Validator per era and pair
+// of schema files: compiling the official schema's definitions is
+// otherwise most of the CPU a test's checks take, and a compiled schema is
+// never changed, so the tests running in parallel share them.
+var validators sync.Map // validatorKey -> *Validator
+
+type validatorKey struct {
+	era       Era
+	path, ext string
+}
+
 // NewValidator loads the era's schema and the Tasks extension's from
 // ../shared/reference. When one is missing, the test fails under CI;
 // elsewhere NewValidator returns nil and the schema check is skipped
 // (Build has said so once for the process).
 func NewValidator(tb testing.TB, era Era) *Validator {
 	tb.Helper()
-	var docs [2]any
+	var paths [2]string
 	for i, name := range []string{era.schemaFile(), "ext-tasks-draft.schema.json"} {
 		path, err := reference.Find(name)
 		if err != nil {
@@ -98,6 +145,14 @@ func NewValidator(tb testing.TB, era Era) *Validator {
 			}
 			return nil
 		}
+		paths[i] = path
+	}
+	key := validatorKey{era, paths[0], paths[1]}
+	if v, ok := validators.Load(key); ok {
+		return v.(*Validator)
+	}
+	var docs [2]any
+	for i, path := range paths {
 		f, err := os.Open(path)
 		if err != nil {
 			tb.Fatal(err)
@@ -108,7 +163,8 @@ func NewValidator(tb testing.TB, era Era) *Validator {
 			tb.Fatalf("%s: %v", path, err)
 		}
 	}
-	return &Validator{era: era, doc: docs[0], ext: docs[1], defs: map[string]*jsonschema.Schema{}}
+	v, _ := validators.LoadOrStore(key, &Validator{era: era, doc: docs[0], ext: docs[1], defs: map[string]*jsonschema.Schema{}})
+	return v.(*Validator)
 }
 
 func (v *Validator) def(name string) (*jsonschema.Schema, error) {
@@ -162,6 +218,15 @@ func (v *Validator) Check(line []byte, answers string) error {
 		return nil
 	}
 	switch {
+	case channelDefs[msg.Method] != "":
+		s, err := channelSchema(msg.Method)
+		if err != nil {
+			return err
+		}
+		if err := s.Validate(inst); err != nil {
+			return fmt.Errorf("does not have the shape of Claude Code's channels reference: %v", err)
+		}
+		return nil
 	case msg.Method != "":
 		def, ok := messageDefs[msg.Method]
 		if !ok {

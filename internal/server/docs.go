@@ -274,12 +274,12 @@ func deref(p *int, def int) int {
 	return *p
 }
 
-// docsFeature is the catalog's face: the docs tools, the server's
-// instructions, and the catalog and failure-kinds resources.
+// docsFeature is the catalog's face: the docs tools, and the catalog and
+// failure-kinds resources. (The server's instructions, which route between
+// all the tools, are prompts.go's.)
 func docsFeature(d *deps) (feature, error) {
 	return feature{
-		tools:        docsTools(d.catalog),
-		instructions: instructions(d.mode),
+		tools: docsTools(d.catalog),
 		attach: func(s *mcp.Server) error {
 			addCatalogResource(s, d.catalog, d.opts.Speed.PassEncoded)
 			return addKindsResource(s)

@@ -14,15 +14,16 @@ import (
 // deps, calls each constructor of its list with it, in order, and composes
 // what they return; it knows no feature beyond that list.
 //
-// A new feature (prompts, a channel, a dry-run step) is one new file with
-// one constructor, func(*deps) (feature, error), added to New's list. It
-// attaches itself through the fields below, all optional:
+// A new feature (a channel, a dry-run step; prompts.go was one) is one
+// new file with one constructor, func(*deps) (feature, error), added to
+// New's list. It attaches itself through the fields below, all optional:
 //
 //   - tools: its toolkit.Specs. Every feature's specs are registered
 //     together, in the order of features, by one toolkit.Register, which
 //     derives the gate, the tools/list filter and the result shape from
 //     each spec.
-//   - instructions: a sentence appended to the server's instructions.
+//   - instructions: a sentence appended to the server's instructions
+//     (prompts.go's routing paragraph; keep the whole under 1 KB).
 //   - configure: runs on the server's options before the server is built:
 //     capabilities (Prompts, Completions, a Resources field), handlers the
 //     SDK takes only as options (subscribe, CompletionHandler, initialized
@@ -51,6 +52,7 @@ type deps struct {
 	backend *backend.Backend // the bot; never nil
 	exec    *executor        // the pipeline over backend
 	events  *eventService    // nil without events
+	channel *channelService  // nil when the QQ channel is off
 	sealer  *seal.Sealer     // continuations of every form
 	log     *slog.Logger     // the one line per call, and warnings
 }

@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
@@ -21,49 +23,208 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// TestToolsGolden keeps every tool definition the server lists, one golden
-// file per mode and client capability set, so that a change to a name,
-// description, schema or annotation shows up in review. Run
-// `go test ./internal/server -run Golden -update` to accept a change.
+// TestToolsGolden keeps every tool definition the server lists, so that a
+// change to a name, description, schema or annotation shows up in review:
+// one file per tool in testdata/tools (one per variant where the definition
+// really differs by mode or client capabilities, named for what it differs
+// by), and per mode and capability set an index of the tools listed, in
+// order, by file. Run `go test ./internal/server -run Golden -update` to
+// accept a change.
 func TestToolsGolden(t *testing.T) {
 	forms := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}
 	apps := &mcp.ClientCapabilities{Extensions: map[string]any{appsExtension: map[string]any{"mimeTypes": []string{"text/html;profile=mcp-app"}}}}
 	withTasks := &mcp.ClientCapabilities{Extensions: map[string]any{TasksExtension: map[string]any{}}}
+	var sets []toolSet
 	for _, mode := range []Mode{ModeDocs, ModeRead, ModeWrite} {
 		for _, cs := range []struct {
 			name string
 			caps *mcp.ClientCapabilities
 		}{{"plain", nil}, {"forms", forms}, {"apps", apps}, {"tasks", withTasks}} {
-			name := fmt.Sprintf("tools-%s-%s.json", mode, cs.name)
-			t.Run(name, func(t *testing.T) {
-				b := &backend.Backend{}
-				opts := Options{Catalog: catalog.Preload(), Mode: mode, Backend: b}
-				if mode != ModeDocs {
-					c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
-					if err != nil {
-						t.Fatal(err)
-					}
-					b.Client = c
-				}
-				if mode == ModeWrite {
-					b.Tasks = taskRunner(t)
-				}
-				s, err := New(opts)
+			b := &backend.Backend{}
+			opts := Options{Catalog: catalog.Preload(), Mode: mode, Backend: b}
+			if mode != ModeDocs {
+				c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := connect(t, s, &mcp.ClientOptions{Capabilities: cs.caps}).ListTools(context.Background(), nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, err := json.MarshalIndent(res.Tools, "", "  ")
-				if err != nil {
-					t.Fatal(err)
-				}
-				golden(t, name, append(got, '\n'))
-			})
+				b.Client = c
+			}
+			if mode == ModeWrite {
+				b.Tasks = taskRunner(t)
+			}
+			about := fmt.Sprintf("%s mode, to a client with the %s capabilities", mode, cs.name)
+			if cs.caps == nil {
+				about = fmt.Sprintf("%s mode, to a client with no capabilities", mode)
+			}
+			sets = append(sets, toolSet{string(mode), cs.name, about, listTools(t, opts, cs.caps)})
 		}
 	}
+	// The event tools, which need an events URL; listing them connects
+	// nothing.
+	client, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := events.New(events.Options{URL: "ws://127.0.0.1:9/event"})
+	sets = append(sets, toolSet{string(ModeRead), "events", "read mode with an events URL, to a client with no capabilities", listTools(t, Options{Catalog: catalog.Preload(), Mode: ModeRead, Backend: &backend.Backend{Client: client, Events: hub}}, nil)})
+	if hub.State().Status != events.StatusNotConnected {
+		t.Error("listing tools connected")
+	}
+	goldenTools(t, filepath.Join("testdata", "tools"), sets)
+}
+
+// A toolSet is the tools listed in one mode to a client with one
+// capability set (caps names it; about says it in words).
+type toolSet struct {
+	mode, caps, about string
+	tools             []*mcp.Tool
+}
+
+func (s toolSet) String() string { return s.mode + "-" + s.caps }
+
+// listTools lists the tools of a server with opts to a client with caps.
+func listTools(t *testing.T, opts Options, caps *mcp.ClientCapabilities) []*mcp.Tool {
+	t.Helper()
+	s, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := connect(t, s, &mcp.ClientOptions{Capabilities: caps}).ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Tools
+}
+
+// goldenTools compares the definitions in sets with one golden file per
+// tool variant in dir and an index per set, or rewrites them all with
+// -update (removing the files no set uses any more).
+func goldenTools(t *testing.T, dir string, sets []toolSet) {
+	t.Helper()
+	files := map[string][]byte{} // file name in dir -> content
+	index := make([][]string, len(sets))
+	for _, v := range toolVariants(t, sets) {
+		files[v.file] = v.def
+		for _, i := range v.sets {
+			index[i] = append(index[i], v.file)
+		}
+	}
+	for i, s := range sets {
+		// Listing order, not the variants' order.
+		byName := map[string]string{}
+		for _, f := range index[i] {
+			byName[strings.SplitN(f, ".", 2)[0]] = f
+		}
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "# the tools listed in %s, in order: the file of each one's definition\n", s.about)
+		for _, tool := range s.tools {
+			fmt.Fprintln(&b, byName[tool.Name])
+		}
+		files["index-"+s.String()+".txt"] = b.Bytes()
+	}
+	if *update {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	present, err := os.ReadDir(dir)
+	if err != nil && !*update {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	for _, e := range present {
+		if _, ok := files[e.Name()]; ok {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		if *update {
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		t.Errorf("%s is no tool's definition any more (run with -update to remove it)", path)
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		golden(t, filepath.Join("tools", name), files[name])
+	}
+}
+
+// A toolVariant is one definition of a tool and the sets that list it.
+type toolVariant struct {
+	file string // name.json, or name.<what it differs by>.json
+	def  []byte
+	sets []int // indexes into the sets
+}
+
+// toolVariants groups each tool's definitions across sets. A tool listed
+// the same everywhere is one file, name.json. Otherwise the definition the
+// first set listing it has keeps name.json, and each other one is named
+// for what its sets share: a capability set (name.apps.json), else a mode
+// (name.write.json), else the first of them (name.write-tasks.json).
+func toolVariants(t *testing.T, sets []toolSet) []toolVariant {
+	t.Helper()
+	var order []string
+	variants := map[string][]*toolVariant{}
+	for i, s := range sets {
+		for _, tool := range s.tools {
+			def, err := json.MarshalIndent(tool, "", "  ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			def = append(def, '\n')
+			vs, seen := variants[tool.Name]
+			if !seen {
+				order = append(order, tool.Name)
+			}
+			found := false
+			for _, v := range vs {
+				if bytes.Equal(v.def, def) {
+					v.sets = append(v.sets, i)
+					found = true
+					break
+				}
+			}
+			if !found {
+				variants[tool.Name] = append(vs, &toolVariant{def: def, sets: []int{i}})
+			}
+		}
+	}
+	var out []toolVariant
+	for _, name := range order {
+		for k, v := range variants[name] {
+			v.file = name + ".json"
+			if k > 0 {
+				v.file = name + "." + variantLabel(sets, v.sets) + ".json"
+			}
+			out = append(out, *v)
+		}
+	}
+	return out
+}
+
+// variantLabel names what the sets at idx have in common.
+func variantLabel(sets []toolSet, idx []int) string {
+	same := func(f func(toolSet) string) bool {
+		for _, i := range idx[1:] {
+			if f(sets[i]) != f(sets[idx[0]]) {
+				return false
+			}
+		}
+		return true
+	}
+	first := sets[idx[0]]
+	switch {
+	case same(func(s toolSet) string { return s.caps }):
+		return first.caps
+	case same(func(s toolSet) string { return s.mode }):
+		return first.mode
+	}
+	return first.String()
 }
 
 // taskRunner is a runner over a fresh task directory.

@@ -40,6 +40,13 @@ type executor struct {
 	sealer  *seal.Sealer // continuations of input and confirmation rounds
 	lang    lang.Lang    // of the forms a person reads
 	log     *slog.Logger
+	// sent, when set, is told of every send that succeeded (the QQ
+	// channel remembers the bot's message ids).
+	sent func(toolkit.Reply)
+	// remote, when set, confirms a call from QQ when the client has no
+	// form (the channel's approvers); it returns the refusal, with ok
+	// false, unless the call was allowed.
+	remote func(ctx context.Context, a *catalog.Action, params json.RawMessage, t safety.Targets) (r toolkit.Reply, ok bool)
 }
 
 // newExecutor returns the executor of b.
@@ -114,7 +121,12 @@ func (x *executor) run(ctx context.Context, c *toolkit.Call, p plan) toolkit.Rep
 		}
 	}
 	if !p.confirmed && x.safety.Confirm.Needs(a.Destructive, a.ReadOnly) {
-		return x.askConfirm(c, p, targets)
+		if x.remote == nil || toolkit.SupportsForms(c.Req.ClientCapabilities()) {
+			return x.askConfirm(c, p, targets)
+		}
+		if r, ok := x.remote(ctx, a, p.params, targets); !ok {
+			return x.refused(c, p, r)
+		}
 	}
 	var entry *safety.Entry
 	if x.audits(a) {
@@ -136,6 +148,9 @@ func (x *executor) run(ctx context.Context, c *toolkit.Call, p plan) toolkit.Rep
 			if a.Sensitive && x.safety.Sensitive == safety.SensitiveRedact {
 				r = redact(r)
 			}
+			if x.sent != nil && a.Send && r.Diag.Outcome == toolkit.OutcomeSuccess {
+				x.sent(r)
+			}
 		}
 		if entry != nil {
 			x.write(entry, c, a, targets, r)
@@ -143,7 +158,13 @@ func (x *executor) run(ctx context.Context, c *toolkit.Call, p plan) toolkit.Rep
 		return r
 	}
 	if p.background {
-		return x.launch(ctx, c, a, do)
+		r := x.launch(ctx, c, a, do)
+		if r.IsError && entry != nil {
+			// No task started, so do never runs: the refusal is the
+			// audit line.
+			x.write(entry, c, a, targets, r)
+		}
+		return r
 	}
 	return do(ctx, c)
 }

@@ -78,6 +78,10 @@ type Options struct {
 	// Speed holds the speed tricks the binary turns on (see Speed); leave
 	// it zero for any other transport.
 	Speed Speed
+	// Channel is the wire of the QQ channel (claudechannel.Wire over the
+	// transport the server runs on); required when the backend's channel
+	// is on.
+	Channel ChannelWire
 }
 
 // New builds the MCP server for opts: the shared pieces once, then each
@@ -97,6 +101,8 @@ func New(opts Options) (*mcp.Server, error) {
 		runtimeFeature, // runtime.go: get_runtime_info
 		previewFeature, // preview.go: preview_message and its panel
 		tasksFeature,   // tasks.go: background transfers and the task methods
+		promptsFeature, // prompts.go: instructions, prompts, completion, one action as a resource
+		channelFeature, // channel.go: the QQ channel for Claude Code
 	} {
 		f, err := build(d)
 		if err != nil {
@@ -163,18 +169,11 @@ func newDeps(opts Options) (*deps, error) {
 	}
 	cat := catalogSource(opts.Catalog)
 	x := newExecutor(cat, b, opts.Mode, sealer, cmp.Or(opts.Lang, lang.En), log)
-	return &deps{opts: opts, mode: opts.Mode, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety), sealer: sealer, log: log}, nil
-}
-
-func instructions(m Mode) string {
-	const docs = "Describes SnowLuma's OneBot actions from a bundled catalog: list_categories, list_actions and search_actions find an action; get_action gives its parameters, result schema and examples; get_runtime_info describes this server's configuration; preview_message drafts a literal text message and the invoke_action call that sends it, without sending."
-	switch m {
-	case ModeRead:
-		return docs + " query_action runs read-only actions against the configured SnowLuma; query_action_with_input asks the user for missing required params."
-	case ModeWrite:
-		return docs + " query_action runs read-only actions and invoke_action runs any catalog action against the configured SnowLuma; their _with_input variants ask the user for missing required params."
+	ch, err := newChannelService(x, opts.Channel, logw)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
 	}
-	return docs + " No SnowLuma endpoint is configured, so nothing is executed."
+	return &deps{opts: opts, mode: opts.Mode, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety), channel: ch, sealer: sealer, log: log}, nil
 }
 
 // A catalogSource yields the catalog once it has loaded.

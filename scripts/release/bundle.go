@@ -86,6 +86,9 @@ func settings() map[string]setting {
 	}
 }
 
+// channelOnly is why the channel's variables are not in the bundle.
+const channelOnly = "the QQ channel serves Claude Code sessions, and Claude Code does not install bundles (claude mcp add)"
+
 // leftOut are the variables a bundle does not ask for, each with the reason.
 // They keep their defaults; an operator who needs one configures the server
 // in the host's own configuration file instead (README, Host
@@ -99,6 +102,12 @@ func leftOut() map[string]string {
 		"SNOWLUMA_MCP_MAX_STREAMS":               "transfer tuning with a safe default (SnowLuma's own stream limit bounds it)",
 		"SNOWLUMA_MCP_STREAM_CONNECT_TIMEOUT_MS": "transfer tuning with a safe default",
 		"SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS":    "transfer tuning with a safe default; a stream that keeps moving never times out",
+		// The channel pushes QQ messages into a Claude Code session; Claude
+		// Code is set up with claude mcp add, not with a bundle.
+		"SNOWLUMA_MCP_CHANNEL":           channelOnly,
+		"SNOWLUMA_MCP_CHANNEL_GROUPS":    channelOnly,
+		"SNOWLUMA_MCP_CHANNEL_USERS":     channelOnly,
+		"SNOWLUMA_MCP_CHANNEL_APPROVERS": channelOnly,
 	}
 }
 

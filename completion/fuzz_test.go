@@ -1,0 +1,29 @@
+package completion
+
+import (
+	"strconv"
+	"testing"
+)
+
+// FuzzMatch: any typed value gives at most MaxValues proposals, each an id
+// the list holds, and a total that counts them.
+func FuzzMatch(f *testing.F) {
+	items := []item{{20001, []string{"雪璐测试群"}}, {20002, []string{"摸鱼小分队"}}, {3, nil}}
+	for i := range 150 {
+		items = append(items, item{int64(40001 + i), []string{"成员" + strconv.Itoa(i)}})
+	}
+	for _, seed := range []string{"", "2", "摸鱼", "２０", "成员1", "\xff", "\x00"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, value string) {
+		r := match(items, value, "p:", nil)
+		if len(r.Values) > MaxValues || r.Total < len(r.Values) || r.HasMore != (r.Total > MaxValues) {
+			t.Fatalf("%q: %d values, total %d, hasMore %v", value, len(r.Values), r.Total, r.HasMore)
+		}
+		for _, v := range r.Values {
+			if len(v) < 3 || v[:2] != "p:" {
+				t.Fatalf("%q: value %q", value, v)
+			}
+		}
+	})
+}
