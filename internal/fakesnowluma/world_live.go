@@ -121,7 +121,8 @@ func (s *Server) live(ctx context.Context, interval time.Duration) {
 }
 
 // step is one moment of the trickle: mostly a member's message in a group,
-// every seventh a notice, and on the fourth a request to join. It returns
+// every seventh a poke, and on the fourth (and each fortieth) a request
+// to join a group the bot manages. It returns
 // the event, or nil when there is nobody left to speak. w.mu is held.
 func (w *world) step() []byte {
 	w.tick++
@@ -142,6 +143,17 @@ func (w *world) step() []byte {
 	m := others[r.IntN(len(others))]
 	switch {
 	case w.tick == 4 || w.tick%40 == 0:
+		// QQ shows join requests to a group's owner and admins only.
+		var managed []*group
+		for _, x := range w.groups {
+			if rank(x.member(SelfID).role) > 0 {
+				managed = append(managed, x)
+			}
+		}
+		if len(managed) == 0 {
+			break
+		}
+		g := managed[r.IntN(len(managed))]
 		who := w.newPerson(r, pick(r, worldNicknames)+fmt.Sprint(w.tick))
 		req := &joinRequest{seq: w.newSeq(), group: g, who: who, comment: pick(r, worldJoinComments)}
 		w.joins = append(w.joins, req)
