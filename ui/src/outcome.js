@@ -18,7 +18,8 @@ const NOT_SENT = new Set([
 export const UNKNOWN = "Outcome unknown: check QQ before sending again.";
 
 // describe turns a CallToolResult of invoke_action into {kind, text}: kind
-// is "success", "failed" (certainly not sent) or "unknown".
+// is "success", "failed" (certainly not sent), "dry_run" (checked and not
+// sent on purpose) or "unknown".
 export function describe(res) {
   const sc = res && typeof res.structuredContent === "object" ? res.structuredContent : null;
   const diag = sc && sc.diagnostics ? sc.diagnostics : null;
@@ -26,9 +27,23 @@ export function describe(res) {
     return { kind: "unknown", text: UNKNOWN + " The host returned no diagnostics." };
   }
   const envelope = sc.result && typeof sc.result === "object" ? sc.result : {};
+  // A dry run checked the send and stopped before SnowLuma: whatever its
+  // outcome, nothing was sent.
+  if (diag.kind === "dry_run") {
+    return {
+      kind: "dry_run",
+      text: "Dry run: not sent. It passed every check, and nothing went to SnowLuma or QQ (SNOWLUMA_MCP_DRY_RUN is on).",
+    };
+  }
   if (diag.outcome === "success") {
     const id = envelope.data && envelope.data.message_id;
     const which = id === undefined || id === null ? "" : " as message " + String(id);
+    if (diag.sandbox === true) {
+      return {
+        kind: "success",
+        text: "Sent to the sandbox: the simulated SnowLuma accepted it" + which + ". Nothing reached QQ.",
+      };
+    }
     return {
       kind: "success",
       text: "Sent: SnowLuma accepted it" + which + ". This is not proof that QQ delivered or showed it.",

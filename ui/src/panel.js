@@ -9,7 +9,9 @@ const $ = (id) => document.getElementById(id);
 
 // phase: "waiting" (no draft yet), "ready", "sending", "done" (one attempt
 // made; the button never comes back).
-const state = { phase: "waiting", preview: null, problem: "", outcome: null };
+// sandbox says the server drives the simulated SnowLuma of
+// `snowluma-mcp sandbox`, as every result's diagnostics.sandbox does.
+const state = { phase: "waiting", preview: null, problem: "", outcome: null, sandbox: false };
 
 const app = new App({ name: "snowluma-message-preview", version: "1.0.0" }, {}, { autoResize: true });
 
@@ -56,6 +58,9 @@ function render() {
   } else if (state.problem) {
     $("text").textContent = state.problem;
   }
+  const mode = $("mode");
+  mode.hidden = !state.sandbox;
+  mode.textContent = state.sandbox ? "Sandbox: a simulated QQ account. Nothing sent from here reaches QQ." : "";
   const why = reason();
   const send = $("send");
   send.disabled = why !== "";
@@ -90,6 +95,7 @@ app.ontoolresult = (res) => {
   if (state.phase === "sending" || state.phase === "done") return;
   const sc = res && res.structuredContent;
   const p = sc && sc.result;
+  state.sandbox = Boolean(sc && sc.diagnostics && sc.diagnostics.sandbox === true);
   if (res.isError || !p || !p.draft || !p.invoke) {
     const msg = sc && sc.diagnostics && sc.diagnostics.message;
     state.preview = null;
