@@ -5,7 +5,6 @@ go 1.26.0
 require (
 	github.com/coder/websocket v1.8.15
 	github.com/google/jsonschema-go v0.4.3
-	github.com/kelseyhightower/envconfig v1.4.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	go.opentelemetry.io/otel/trace v1.47.0

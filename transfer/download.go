@@ -14,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/snowluma/snowluma-mcp/internal/jsonscan"
 )
 
 // Saved describes a download saved to disk. It never holds file bytes.
@@ -334,26 +336,26 @@ func parseDownloadFrame(raw []byte) (downloadFrame, error) {
 		c := &f.chunkFields
 		switch key(k) {
 		case "type":
-			f.Type, _ = stringValue(v)
+			f.Type, _ = jsonscan.String(v)
 		case "data_type":
-			c.dataType, _ = stringValue(v)
+			c.dataType, _ = jsonscan.String(v)
 		case "file_name":
-			c.fileName, _ = stringValue(v)
+			c.fileName, _ = jsonscan.String(v)
 		case "file_size":
 			if !bytes.Equal(v, []byte("null")) {
-				c.fileSize, err = intValue(v)
+				c.fileSize, err = jsonscan.Int(v)
 			}
 		case "index":
-			c.index, err = intValue(v)
+			c.index, err = jsonscan.Int(v)
 			c.hasIndex = true
 		case "size":
-			c.size, err = intValue(v)
+			c.size, err = jsonscan.Int(v)
 			c.hasSize = true
 		case "total_chunks":
-			c.totalChunks, err = intValue(v)
+			c.totalChunks, err = jsonscan.Int(v)
 			c.hasTotalChunks = true
 		case "total_bytes":
-			c.totalBytes, err = intValue(v)
+			c.totalBytes, err = jsonscan.Int(v)
 			c.hasTotalBytes = true
 		case "data":
 			c.data = v
@@ -363,7 +365,7 @@ func parseDownloadFrame(raw []byte) (downloadFrame, error) {
 		}
 		return nil
 	}
-	err := members(raw, func(k, v []byte) error {
+	err := jsonscan.Object(raw, func(k, v []byte) error {
 		switch key(k) {
 		case "status":
 			status = v
@@ -377,7 +379,7 @@ func parseDownloadFrame(raw []byte) (downloadFrame, error) {
 			}
 		}
 		return nil
-	}, func(k []byte) visitor {
+	}, func(k []byte) jsonscan.Visitor {
 		if key(k) != "data" {
 			return nil
 		}
@@ -385,9 +387,9 @@ func parseDownloadFrame(raw []byte) (downloadFrame, error) {
 		return readData
 	})
 	if err != nil {
-		var se *errScan
+		var se *jsonscan.SyntaxError
 		if errors.As(err, &se) {
-			return f, fmt.Errorf("stream frame is not a valid JSON object (at byte %d)", se.at)
+			return f, fmt.Errorf("stream frame is not a valid JSON object (at byte %d)", se.Offset)
 		}
 		return f, err
 	}
@@ -395,16 +397,16 @@ func parseDownloadFrame(raw []byte) (downloadFrame, error) {
 		return f, errors.New("stream frame has no envelope status")
 	}
 	var ok bool
-	if f.Status, ok = stringValue(status); !ok || f.Status == "" {
+	if f.Status, ok = jsonscan.String(status); !ok || f.Status == "" {
 		return f, errors.New("stream frame has a status of the wrong type")
 	}
 	if retcode != nil && !bytes.Equal(retcode, []byte("null")) {
 		n := retcode
 		if n[0] == '"' {
-			v, _ := stringValue(n)
+			v, _ := jsonscan.String(n)
 			n = []byte(v)
 		}
-		if !isNumber(n) {
+		if !jsonscan.IsNumber(n) {
 			return f, errors.New("stream frame has a retcode of the wrong type")
 		}
 		f.Retcode = json.Number(n)
@@ -424,7 +426,7 @@ var frameKeys = []string{"status", "retcode", "data", "type", "data_type", "file
 // key decodes a raw member key token and, as encoding/json does when it
 // fills a struct, matches it to a known name without regard to case.
 func key(k []byte) string {
-	v, _ := stringValue(k)
+	v, _ := jsonscan.String(k)
 	for _, name := range frameKeys {
 		if v == name {
 			return name

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/snowluma/snowluma-mcp/internal/jsonscan"
 )
 
 // FuzzParseDownloadFrame holds the one-pass frame reader to encoding/json:
@@ -20,12 +22,9 @@ func FuzzParseDownloadFrame(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if bytes.Count(b, []byte("{"))+bytes.Count(b, []byte("[")) > maxScanDepth {
-			return // deeper than the reader allows on purpose
-		}
 		trimmed := bytes.TrimLeft(b, jsonSpace)
 		valid := json.Valid(b) && len(trimmed) > 0 && trimmed[0] == '{'
-		if err := members(b, func(k, v []byte) error {
+		if err := jsonscan.Object(b, func(k, v []byte) error {
 			if !json.Valid(k) || !json.Valid(v) {
 				t.Fatalf("member %q: %q is not one JSON value", k, v)
 			}

@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/snowluma/snowluma-mcp/internal/jsonscan"
 )
 
 // UploadChunkBytes is the largest upload chunk: one HTTP call each. A chunk
@@ -191,7 +193,7 @@ func (c *Client) Upload(ctx context.Context, root *UploadRoot, up Upload, progre
 		return nil, err
 	}
 	defer f.Close()
-	if up.Retention != nil && !isNumber(up.Retention) {
+	if up.Retention != nil && !jsonscan.IsNumber(up.Retention) {
 		return nil, &Error{Kind: KindProtocol, Op: uploadAction, Err: errors.New("file_retention is not a JSON number; nothing was sent")}
 	}
 	fi, err := f.Stat()

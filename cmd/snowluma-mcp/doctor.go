@@ -6,12 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
@@ -21,6 +25,9 @@ import (
 // each, that it can work: the configuration, SnowLuma's endpoint, the
 // token, the account, the catalog's version, and every configured
 // directory. It runs read-only actions only and sends nothing to any chat.
+// Its details and fixes are in the operator's language (SNOWLUMA_MCP_LANG,
+// else the locale); the verdicts, and the check names and keys of --json,
+// are identifiers for scripts and stay English.
 
 // Verdicts of a check.
 const (
@@ -33,7 +40,8 @@ const (
 // within the sum of its checks' timeouts.
 const checkTimeout = 5 * time.Second
 
-// A finding is one line of the report.
+// A finding is one line of the report. Check and Verdict are identifiers;
+// Detail and Fix are in the report's language.
 type finding struct {
 	Check   string `json:"check"`
 	Verdict string `json:"verdict"`
@@ -73,14 +81,15 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
-	r := diagnose(context.Background())
+	l := config.PersonLang(os.Environ())
+	r := diagnose(context.Background(), l)
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
 		enc.Encode(r)
 	} else {
-		printReport(stdout, r)
+		printReport(stdout, l, r)
 	}
 	if r.Failed > 0 {
 		return exitFailed
@@ -88,70 +97,114 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func printReport(w io.Writer, r *report) {
-	fmt.Fprintf(w, "%s doctor %s (SnowLuma catalog %s)\n\n", server.Name, r.Version, r.CatalogVersion)
+// printReport writes the report for a person, in l: one line a check,
+// verdict first (ok, warn or fail, in any language, for grep), then the
+// check's name, the detail and the fix.
+func printReport(w io.Writer, l lang.Lang, r *report) {
+	fmt.Fprintf(w, "%s\n\n", l.Sprintf(lang.DoctorHeader, server.Name, r.Version, r.CatalogVersion))
+	// tabwriter counts runes, and a Chinese name is twice as wide on a
+	// terminal as it has runes: the name column is padded by hand.
+	names, width := make([]string, len(r.Findings)), 0
+	for i, f := range r.Findings {
+		names[i] = checkName(l, f.Check)
+		width = max(width, displayWidth(names[i]))
+	}
 	tw := tabwriter.NewWriter(w, 1, 0, 2, ' ', 0)
-	for _, f := range r.Findings {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Verdict, f.Check, f.Detail)
+	for i, f := range r.Findings {
+		fmt.Fprintf(tw, "%s\t%s%s  %s\n", f.Verdict, names[i], strings.Repeat(" ", width-displayWidth(names[i])), f.Detail)
 		if f.Fix != "" {
-			fmt.Fprintf(tw, "\t\tfix: %s\n", f.Fix)
+			fmt.Fprintf(tw, "\t%s  %s\n", strings.Repeat(" ", width), l.Sprintf(lang.DoctorFix, f.Fix))
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\n%d failed, %d warnings\n", r.Failed, r.Warnings)
+	fmt.Fprintf(w, "\n%s\n", l.Sprintf(lang.DoctorSummary, r.Failed, r.Warnings))
 }
 
-// diagnose runs every check that applies to the environment.
-func diagnose(ctx context.Context) *report {
+// displayWidth is how many terminal columns s takes: two for a Chinese
+// character, one for anything else a check name holds.
+func displayWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if unicode.Is(unicode.Han, r) {
+			n++
+		}
+	}
+	return n
+}
+
+// checkName is a check's name as a person reads it in l.
+func checkName(l lang.Lang, check string) string {
+	m := map[string]lang.Message{
+		"configuration":      lang.DoctorCheckConfig,
+		"endpoint":           lang.DoctorCheckEndpoint,
+		"token":              lang.DoctorCheckToken,
+		"account":            lang.DoctorCheckAccount,
+		"version":            lang.DoctorCheckVersion,
+		"events":             lang.DoctorCheckEvents,
+		"download directory": lang.DoctorCheckDownload,
+		"upload root":        lang.DoctorCheckUpload,
+		"audit file":         lang.DoctorCheckAudit,
+		"task directory":     lang.DoctorCheckTasks,
+	}[check]
+	if m == "" {
+		return check
+	}
+	return l.Sprintf(m)
+}
+
+// diagnose runs every check that applies to the environment, reporting
+// in l (when the configuration loads, its own language, which is l).
+func diagnose(ctx context.Context, l lang.Lang) *report {
 	r := &report{Version: server.Version, CatalogVersion: catalog.Version}
-	cfg, err := loadConfig()
+	cfg, err := config.Load(os.Environ())
 	if err != nil {
 		f := finding{Check: "configuration", Verdict: verdictFail, Detail: err.Error()}
-		var ce *ConfigError
+		var ce *config.Error
 		if errors.As(err, &ce) {
-			f.Detail = ce.Var + ": " + ce.Problem
-			f.Fix = fmt.Sprintf("set %s_%s to %s", envPrefix, ce.Var, ce.Accepted)
+			name := config.Prefix + "_" + ce.Var
+			f.Detail = l.Sprintf(lang.DoctorVarProblem, name, l.Text(ce.Problem))
+			f.Fix = l.Sprintf(lang.DoctorSetVar, name, l.Text(ce.Accepted))
 		}
 		r.add(f)
 		return r
 	}
-	token := "unset"
+	l = cfg.Lang
+	token := l.Sprintf(lang.DoctorUnset)
 	if cfg.Token != "" {
-		token = "set"
+		token = l.Sprintf(lang.DoctorSet)
 	}
-	endpoint := "none (docs mode)"
+	endpoint := l.Sprintf(lang.DoctorEndpointNone)
 	if cfg.Endpoint != nil {
 		endpoint = cfg.Endpoint.String()
 	}
 	r.add(finding{Check: "configuration", Verdict: verdictOK,
-		Detail: fmt.Sprintf("mode %s, endpoint %s, token %s, events token %s, timeout %d ms, params check %v", cfg.Mode, endpoint, token, eventsTokenState(cfg), cfg.TimeoutMS, cfg.ValidateParams)})
+		Detail: l.Sprintf(lang.DoctorConfigOK, cfg.Mode, endpoint, token, eventsTokenState(l, cfg), cfg.TimeoutMS, cfg.ValidateParams)})
 	for _, n := range cfg.Notes {
-		r.add(finding{Check: "configuration", Verdict: verdictWarn, Detail: n, Fix: "remove the ignored variable or change the mode"})
+		r.add(finding{Check: "configuration", Verdict: verdictWarn, Detail: n, Fix: l.Sprintf(lang.DoctorNoteFix)})
 	}
 	if cfg.Endpoint == nil {
-		r.add(finding{Check: "endpoint", Verdict: verdictWarn, Detail: "no endpoint: docs mode serves the catalog and executes nothing",
-			Fix: "set SNOWLUMA_MCP_ENDPOINT to SnowLuma's OneBot HTTP endpoint, e.g. http://127.0.0.1:3000/, to run actions"})
+		r.add(finding{Check: "endpoint", Verdict: verdictWarn, Detail: l.Sprintf(lang.DoctorNoEndpoint), Fix: l.Sprintf(lang.DoctorNoEndpointFix)})
 	} else {
-		checkSnowLuma(ctx, r, cfg)
+		checkSnowLuma(ctx, l, r, cfg)
 	}
 	if cfg.EventsURL != nil {
-		r.add(checkEvents(ctx, cfg))
+		r.add(checkEvents(ctx, l, cfg))
 	}
 	if cfg.Mode != server.ModeDocs && cfg.Streams.DownloadDir != "" {
-		r.add(checkDownloadDir(cfg.Streams))
+		r.add(checkDownloadDir(l, cfg.Streams))
 	}
 	if cfg.Streams.UploadRoot != "" {
-		r.add(checkUploadRoot(cfg.Streams.UploadRoot))
+		r.add(checkUploadRoot(l, cfg.Streams.UploadRoot))
 	}
 	if a := cfg.Safety.Audit; a != nil {
 		// Loading the configuration opened it for appending already.
-		r.add(finding{Check: "audit file", Verdict: verdictOK, Detail: a.Path() + " can be appended to (mode 0600)"})
+		r.add(finding{Check: "audit file", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorAuditOK, a.Path())})
 	}
 	if cfg.TaskDir != "" {
 		detail, err := tasks.Probe(cfg.TaskDir, tasks.Scope{Mode: string(cfg.Mode), Endpoint: cfg.Endpoint.String(), Token: cfg.Token})
 		if err != nil {
-			r.add(finding{Check: "task directory", Verdict: verdictFail, Detail: err.Error(),
-				Fix: "fix SNOWLUMA_MCP_TASK_DIR as the message says, or point it at a new private directory"})
+			r.add(finding{Check: "task directory", Verdict: verdictFail, Detail: err.Error(), Fix: l.Sprintf(lang.DoctorTasksFix)})
 		} else {
 			r.add(finding{Check: "task directory", Verdict: verdictOK, Detail: detail})
 		}
@@ -159,22 +212,26 @@ func diagnose(ctx context.Context) *report {
 	return r
 }
 
-// eventsTokenState says whether SNOWLUMA_MCP_EVENTS_TOKEN is set, or
-// inherits SNOWLUMA_MCP_TOKEN, or there is no token at all; never its value.
-func eventsTokenState(cfg *Config) string {
-	if cfg.EventsTokenFrom == "inherited" {
-		return "inherited from SNOWLUMA_MCP_TOKEN"
+// eventsTokenState says, in l, whether SNOWLUMA_MCP_EVENTS_TOKEN is set,
+// or inherits SNOWLUMA_MCP_TOKEN, or there is no token at all; never its
+// value.
+func eventsTokenState(l lang.Lang, cfg *config.Config) string {
+	switch cfg.EventsTokenFrom {
+	case "inherited":
+		return l.Sprintf(lang.DoctorInherited)
+	case "set":
+		return l.Sprintf(lang.DoctorSet)
 	}
-	return cfg.EventsTokenFrom
+	return l.Sprintf(lang.DoctorUnset)
 }
 
 // checkSnowLuma asks SnowLuma three read-only questions: who is logged in,
 // whether the account is online, and which version it runs.
-func checkSnowLuma(ctx context.Context, r *report, cfg *Config) {
+func checkSnowLuma(ctx context.Context, l lang.Lang, r *report, cfg *config.Config) {
 	timeout := min(time.Duration(cfg.TimeoutMS)*time.Millisecond, checkTimeout)
 	client, err := transfer.New(transfer.Options{Endpoint: cfg.Endpoint.String(), Token: cfg.Token, Timeout: timeout, MaxBodyBytes: cfg.MaxBodyBytes})
 	if err != nil {
-		r.add(finding{Check: "endpoint", Verdict: verdictFail, Detail: err.Error(), Fix: "check SNOWLUMA_MCP_ENDPOINT"})
+		r.add(finding{Check: "endpoint", Verdict: verdictFail, Detail: err.Error(), Fix: l.Sprintf(lang.DoctorCheckEndpointVar)})
 		return
 	}
 	call := func(action string) (*answer, error) {
@@ -197,42 +254,36 @@ func checkSnowLuma(ctx context.Context, r *report, cfg *Config) {
 	var te *transfer.Error
 	switch {
 	case errors.As(err, &te) && te.Kind == transfer.KindUnauthorized:
-		r.add(finding{Check: "endpoint", Verdict: verdictOK, Detail: cfg.Endpoint.String() + " answers as OneBot"})
-		fix := "set SNOWLUMA_MCP_TOKEN to the access token of SnowLuma's OneBot HTTP server"
+		r.add(finding{Check: "endpoint", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorAnswers, cfg.Endpoint.String())})
+		fix := l.Sprintf(lang.DoctorTokenUnsetFix)
 		if cfg.Token != "" {
-			fix = "SNOWLUMA_MCP_TOKEN does not match SnowLuma's access token: copy it again from SnowLuma's OneBot HTTP configuration"
+			fix = l.Sprintf(lang.DoctorTokenWrongFix)
 		}
-		r.add(finding{Check: "token", Verdict: verdictFail, Detail: fmt.Sprintf("SnowLuma refused the token (HTTP %d)", te.HTTPStatus), Fix: fix})
+		r.add(finding{Check: "token", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorTokenRefused, te.HTTPStatus), Fix: fix})
 		return
 	case errors.As(err, &te) && te.Kind == transfer.KindProtocol:
-		r.add(finding{Check: "endpoint", Verdict: verdictFail, Detail: cfg.Endpoint.String() + " answers HTTP, but not as OneBot: " + te.Error(),
-			Fix: "point SNOWLUMA_MCP_ENDPOINT at SnowLuma's OneBot HTTP server (its host, port and path), not at a web page or another service"})
+		r.add(finding{Check: "endpoint", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorNotOneBot, cfg.Endpoint.String(), te.Error()), Fix: l.Sprintf(lang.DoctorNotOneBotFix)})
 		return
 	case err != nil:
-		r.add(finding{Check: "endpoint", Verdict: verdictFail, Detail: "no answer from " + cfg.Endpoint.String() + ": " + err.Error(),
-			Fix: "start SnowLuma and enable its OneBot HTTP server, or correct the host and port in SNOWLUMA_MCP_ENDPOINT"})
+		r.add(finding{Check: "endpoint", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorNoAnswer, cfg.Endpoint.String(), err.Error()), Fix: l.Sprintf(lang.DoctorNoAnswerFix)})
 		return
 	}
 	if unknownEverywhere(login, call) {
-		r.add(finding{Check: "endpoint", Verdict: verdictFail,
-			Detail: cfg.Endpoint.String() + " answers as OneBot, but every action is unknown there (retcode 1404): its path is probably not SnowLuma's HTTP path",
-			Fix:    "set SNOWLUMA_MCP_ENDPOINT to SnowLuma's HTTP server with the path configured in SnowLuma (default /, e.g. http://127.0.0.1:3000/)"})
+		r.add(finding{Check: "endpoint", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorBadPath, cfg.Endpoint.String()), Fix: l.Sprintf(lang.DoctorBadPathFix)})
 		return
 	}
-	r.add(finding{Check: "endpoint", Verdict: verdictOK, Detail: cfg.Endpoint.String() + " answers as OneBot"})
+	r.add(finding{Check: "endpoint", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorAnswers, cfg.Endpoint.String())})
 	var who struct {
 		UserID   json.Number `json:"user_id"`
 		Nickname string      `json:"nickname"`
 	}
 	if login.Status != "ok" || json.Unmarshal(login.Data, &who) != nil || who.UserID == "" {
-		r.add(finding{Check: "token", Verdict: verdictFail, Detail: fmt.Sprintf("get_login_info did not succeed (status %q, retcode %s)", login.Status, login.Retcode),
-			Fix: "check SnowLuma's logs; the account may not be logged in"})
+		r.add(finding{Check: "token", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorLoginFailed, login.Status, login.Retcode), Fix: l.Sprintf(lang.DoctorLoginFix)})
 		return
 	}
-	detail := fmt.Sprintf("accepted; logged in as %s (%s)", who.Nickname, who.UserID)
+	detail := l.Sprintf(lang.DoctorLoggedIn, who.Nickname, who.UserID)
 	if cfg.Token == "" {
-		r.add(finding{Check: "token", Verdict: verdictWarn, Detail: "SnowLuma answered without a token; " + detail,
-			Fix: "set an access token in SnowLuma and in SNOWLUMA_MCP_TOKEN, so that nothing else on the machine can drive the account"})
+		r.add(finding{Check: "token", Verdict: verdictWarn, Detail: l.Sprintf(lang.DoctorNoToken, detail), Fix: l.Sprintf(lang.DoctorNoTokenFix)})
 	} else {
 		r.add(finding{Check: "token", Verdict: verdictOK, Detail: detail})
 	}
@@ -243,13 +294,13 @@ func checkSnowLuma(ctx context.Context, r *report, cfg *Config) {
 	}
 	switch {
 	case err != nil:
-		r.add(finding{Check: "account", Verdict: verdictFail, Detail: "get_status failed: " + err.Error(), Fix: "check SnowLuma's logs"})
+		r.add(finding{Check: "account", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorActionFailed, "get_status", err.Error()), Fix: l.Sprintf(lang.DoctorLogsFix)})
 	case json.Unmarshal(status.Data, &st) != nil || st.Online == nil:
-		r.add(finding{Check: "account", Verdict: verdictWarn, Detail: "get_status does not say whether the account is online", Fix: "check the account in SnowLuma"})
+		r.add(finding{Check: "account", Verdict: verdictWarn, Detail: l.Sprintf(lang.DoctorOnlineUnknown), Fix: l.Sprintf(lang.DoctorOnlineFix)})
 	case !*st.Online:
-		r.add(finding{Check: "account", Verdict: verdictFail, Detail: "the account is offline", Fix: "log the account in again in SnowLuma"})
+		r.add(finding{Check: "account", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorOffline), Fix: l.Sprintf(lang.DoctorOfflineFix)})
 	default:
-		r.add(finding{Check: "account", Verdict: verdictOK, Detail: "online"})
+		r.add(finding{Check: "account", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorOnline)})
 	}
 
 	version, err := call("get_version_info")
@@ -258,14 +309,13 @@ func checkSnowLuma(ctx context.Context, r *report, cfg *Config) {
 	}
 	switch {
 	case err != nil:
-		r.add(finding{Check: "version", Verdict: verdictWarn, Detail: "get_version_info failed: " + err.Error(), Fix: "check SnowLuma's logs"})
+		r.add(finding{Check: "version", Verdict: verdictWarn, Detail: l.Sprintf(lang.DoctorActionFailed, "get_version_info", err.Error()), Fix: l.Sprintf(lang.DoctorLogsFix)})
 	case json.Unmarshal(version.Data, &v) != nil || v.AppVersion == "":
-		r.add(finding{Check: "version", Verdict: verdictWarn, Detail: "get_version_info does not name SnowLuma's version", Fix: "compare SnowLuma's version with the catalog's by hand"})
+		r.add(finding{Check: "version", Verdict: verdictWarn, Detail: l.Sprintf(lang.DoctorNoVersion), Fix: l.Sprintf(lang.DoctorNoVersionFix)})
 	case sameVersion(v.AppVersion, catalog.Version):
-		r.add(finding{Check: "version", Verdict: verdictOK, Detail: "SnowLuma " + v.AppVersion + " matches the bundled catalog"})
+		r.add(finding{Check: "version", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorVersionOK, v.AppVersion)})
 	default:
-		r.add(finding{Check: "version", Verdict: verdictWarn, Detail: fmt.Sprintf("SnowLuma %s, but the bundled catalog describes %s", v.AppVersion, catalog.Version),
-			Fix: "upgrade snowluma-mcp to a release for this SnowLuma; meanwhile SNOWLUMA_MCP_VALIDATE_PARAMS=false lets newer params through"})
+		r.add(finding{Check: "version", Verdict: verdictWarn, Detail: l.Sprintf(lang.DoctorVersionOther, v.AppVersion, catalog.Version), Fix: l.Sprintf(lang.DoctorVersionFix)})
 	}
 }
 
@@ -305,7 +355,7 @@ func sameVersion(app, catalogVersion string) bool {
 // first subscribe_events would, and reads until the first frame or a close
 // within checkTimeout. SnowLuma upgrades before it checks the token, so
 // only its greeting (lifecycle connect) shows that the token is accepted.
-func checkEvents(ctx context.Context, cfg *Config) finding {
+func checkEvents(ctx context.Context, l lang.Lang, cfg *config.Config) finding {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	where := cfg.EventsURL.String()
@@ -313,21 +363,17 @@ func checkEvents(ctx context.Context, cfg *Config) finding {
 	var e *events.Error
 	switch {
 	case errors.As(err, &e) && e.Code == events.CodeUnauthorized:
-		fix := "set SNOWLUMA_MCP_EVENTS_TOKEN to the access token of SnowLuma's WebSocket server (its own, separate from the HTTP server's in SnowLuma's generated configuration)"
+		fix := l.Sprintf(lang.DoctorEventsTokenUnsetFix)
 		if cfg.EventsTokenFrom == "set" {
-			fix = "SNOWLUMA_MCP_EVENTS_TOKEN does not match the access token of SnowLuma's WebSocket server: copy it again from SnowLuma's WebSocket server configuration"
+			fix = l.Sprintf(lang.DoctorEventsTokenWrongFix)
 		}
-		return finding{Check: "events", Verdict: verdictFail, Detail: where + ": " + e.Message, Fix: fix}
+		return finding{Check: "events", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorEventsRefused, where, e.Message), Fix: fix}
 	case errors.As(err, &e):
-		return finding{Check: "events", Verdict: verdictFail, Detail: "no event connection at " + where + ": " + e.Message,
-			Fix: e.NextStep + ", or unset SNOWLUMA_MCP_EVENTS_URL"}
+		return finding{Check: "events", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorNoEvents, where, e.Message), Fix: l.Sprintf(lang.DoctorNoEventsStep, e.NextStep)}
 	case err != nil:
-		return finding{Check: "events", Verdict: verdictFail, Detail: "no event connection at " + where + ": " + err.Error(),
-			Fix: "enable SnowLuma's WebSocket server and set SNOWLUMA_MCP_EVENTS_URL to it (SnowLuma's default is ws://127.0.0.1:3001/), or unset it"}
+		return finding{Check: "events", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorNoEvents, where, err.Error()), Fix: l.Sprintf(lang.DoctorNoEventsFix)}
 	case g.First == "":
-		return finding{Check: "events", Verdict: verdictWarn,
-			Detail: fmt.Sprintf("%s accepted the WebSocket upgrade but sent nothing within %v; SnowLuma greets an accepted connection at once, so whether the token is accepted is unknown", where, checkTimeout),
-			Fix:    "check that SNOWLUMA_MCP_EVENTS_URL is SnowLuma's WebSocket server (SnowLuma's default is ws://127.0.0.1:3001/)"}
+		return finding{Check: "events", Verdict: verdictWarn, Detail: l.Sprintf(lang.DoctorEventsSilent, where, checkTimeout), Fix: l.Sprintf(lang.DoctorEventsSilentFix)}
 	}
-	return finding{Check: "events", Verdict: verdictOK, Detail: fmt.Sprintf("%s accepted the token (events token %s) and greeted with %s", where, cfg.EventsTokenFrom, g.First)}
+	return finding{Check: "events", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorEventsOK, where, eventsTokenState(l, cfg), g.First)}
 }

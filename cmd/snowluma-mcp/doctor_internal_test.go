@@ -4,6 +4,8 @@ import (
 	"io/fs"
 	"strings"
 	"testing"
+
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 )
 
 // TestDownloadDirPrivacy: the download directory's permission warning is a
@@ -21,9 +23,21 @@ func TestDownloadDirPrivacy(t *testing.T) {
 		{"darwin", fs.ModeDir | 0o750, verdictWarn, "mode 0750"},
 		{"windows", fs.ModeDir | 0o777, verdictOK, "access list is not read"},
 	} {
-		v, detail, fix := privacy(tc.goos, "/d", tc.mode)
+		v, detail, fix := privacy(lang.En, tc.goos, "/d", tc.mode)
 		if v != tc.verdict || !strings.Contains(detail, tc.detail) || (v == verdictWarn) != strings.Contains(fix, "chmod 700") {
 			t.Errorf("%s %v: %s %q fix %q", tc.goos, tc.mode, v, detail, fix)
 		}
+	}
+}
+
+// TestDownloadDirPrivacyInChinese: the same judgement, worded in Chinese
+// with the mode and the fix.
+func TestDownloadDirPrivacyInChinese(t *testing.T) {
+	v, detail, fix := privacy(lang.Zh, "linux", "/d", fs.ModeDir|0o755)
+	if v != verdictWarn || detail != "/d 可被其他用户读取（权限 0755）；下载的文件可能含有私密内容" || fix != "对它执行 chmod 700" {
+		t.Errorf("0755: %s %q fix %q", v, detail, fix)
+	}
+	if v, detail, _ := privacy(lang.Zh, "linux", "/d", fs.ModeDir|0o700); v != verdictOK || !strings.HasPrefix(detail, "私有：") {
+		t.Errorf("0700: %s %q", v, detail)
 	}
 }

@@ -16,19 +16,16 @@ import (
 	"sync"
 	"syscall"
 	"text/tabwriter"
-	"text/template"
 	"time"
 
-	"github.com/kelseyhightower/envconfig"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
-	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/listen"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/internal/stdio"
-	"github.com/snowluma/snowluma-mcp/safety"
-	"github.com/snowluma/snowluma-mcp/tasks"
-	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
 // Exit statuses.
@@ -41,10 +38,6 @@ const (
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, stdinIsTerminal()))
 }
-
-// terminalHint follows the start-up line when a person starts the server in
-// a terminal, where it would otherwise seem to hang.
-const terminalHint = "this is an MCP server: it speaks JSON-RPC on stdin/stdout and is meant to be started by an MCP host (Claude Desktop, Claude Code, VS Code, Cursor, the MCP Inspector); see the README's host configurations. Press Ctrl-D (Ctrl-Z then Enter on Windows) to stop it"
 
 // run is main without the process: stdout is the protocol channel and
 // stderr the only log. terminal says whether stdin is a terminal.
@@ -77,74 +70,54 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
 
-	cfg, err := loadConfig()
+	cfg, err := config.Load(os.Environ())
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: configuration error: %v\n", server.Name, err)
+		// A person reads this: in their language, known before the rest.
+		l := config.PersonLang(os.Environ())
+		msg := err.Error()
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			msg = ce.In(l)
+		}
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.ConfigStartError, msg))
 		return exitUsage
 	}
 	for _, n := range cfg.Notes {
 		fmt.Fprintf(stderr, "%s: %s\n", server.Name, n)
 	}
 
-	policy := cfg.Safety
-	policy.Pacer = safety.NewPacer(cfg.SendInterval, cfg.SendPerMinute, nil)
-	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, SkipParamsCheck: !cfg.ValidateParams, Log: stderr, Safety: &policy, Lang: cfg.Lang}
-	if cfg.Mode != server.ModeDocs {
-		st := cfg.Streams
-		opts.Client, err = transfer.New(transfer.Options{
-			Endpoint:             cfg.Endpoint.String(),
-			Token:                cfg.Token,
-			Timeout:              time.Duration(cfg.TimeoutMS) * time.Millisecond,
-			MaxBodyBytes:         cfg.MaxBodyBytes,
-			StreamConnectTimeout: time.Duration(st.ConnectTimeoutMS) * time.Millisecond,
-			StreamIdleTimeout:    time.Duration(st.IdleTimeoutMS) * time.Millisecond,
-			MaxStreams:           st.MaxStreams,
-			UserAgent:            server.Name + "/" + server.Version,
-		})
-		if err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
-			return exitFailed
-		}
-		if opts.Downloads, err = transfer.NewStore(st.DownloadDir, st.MaxFileBytes, st.QuotaBytes); err != nil {
-			fmt.Fprintf(stderr, "%s: configuration error: %s_DOWNLOAD_DIR: %v\n", server.Name, envPrefix, err)
-			return exitUsage
-		}
-		if st.UploadRoot != "" {
-			if opts.UploadRoot, err = transfer.NewUploadRoot(st.UploadRoot); err != nil {
-				fmt.Fprintf(stderr, "%s: configuration error: %s_UPLOAD_ROOT: %v\n", server.Name, envPrefix, err)
-				return exitUsage
-			}
-		}
+	// The one bot this process drives, built once and handed to the
+	// server. Nothing connects yet: the event socket waits for the first
+	// subscribe_events, and the end of the session releases every event
+	// resource and closes it.
+	b, err := backend.Open(cfg, server.Name+"/"+server.Version)
+	var bad *backend.SettingError
+	if errors.As(err, &bad) {
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigStartVarError, config.Prefix+"_"+bad.Var, bad.Err))
+		return exitUsage
 	}
-	if cfg.EventsURL != nil {
-		// Nothing connects until the first subscribe_events; the end of
-		// the session releases every event resource and closes the socket.
-		opts.Events = events.New(events.Options{URL: cfg.EventsURL.String(), Token: cfg.EventsToken,
-			AllowGroups: policy.Groups.Sorted(), AllowUsers: policy.Users.Sorted()})
-		defer opts.Events.Close()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
+		return exitFailed
 	}
+	defer b.Close()
+	if b.TasksProblem != "" {
+		// The server still serves; the task tools say why they are off.
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigTasksOff, b.TasksProblem))
+	}
+	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, Backend: b, Log: stderr, Lang: cfg.Lang}
 	var taskStreams *listen.Streams
-	if cfg.TaskDir != "" {
-		store, err := tasks.Open(cfg.TaskDir, tasks.Scope{Mode: string(cfg.Mode), Endpoint: cfg.Endpoint.String(), Token: cfg.Token}, tasks.Options{})
-		if err != nil {
-			// The server still serves; the task tools say why they are off.
-			opts.TasksProblem = err.Error()
-			fmt.Fprintf(stderr, "%s: background tasks are off: %v\n", server.Name, err)
-		} else {
-			runner := tasks.NewRunner(store)
-			opts.Tasks = runner
-			taskStreams = listen.New(server.TasksExtension, func(id string) bool { _, err := store.Get(id); return err == nil })
-			opts.TaskStreams = taskStreams
-			defer store.Close()
-			defer runner.Close()
-		}
+	if b.Tasks != nil {
+		store := b.Tasks.Store()
+		taskStreams = listen.New(server.TasksExtension, func(id string) bool { _, err := store.Get(id); return err == nil })
+		opts.TaskStreams = taskStreams
 	}
 	out := newAnswerWatch(stdout)
 	tr := stdio.New(os.Stdin, out, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name, EndGrace: endGrace})
-	opts.Pass = tr.Pass // the server's one session runs on tr
-	// The output schemas are checked with the catalog (catalogload.go).
+	// The server's one session runs on tr; the output schemas are checked
+	// with the catalog (catalogload.go).
 	var checkOutputs func() error
-	opts.CheckOutputsLater = func(check func() error) { checkOutputs = check }
+	opts.Speed = server.Speed{PassEncoded: tr.Pass, CheckOutputsLater: func(check func() error) { checkOutputs = check }}
 	s, err := server.New(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
@@ -184,7 +157,9 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 		fmt.Fprintf(stderr, "%s %s: SnowLuma catalog %s, %d actions in %d categories, mode %s, endpoint %s\n",
 			server.Name, server.Version, cat.Version(), cat.Len(), len(cat.Categories()), cfg.Mode, endpoint)
 		if terminal {
-			fmt.Fprintf(stderr, "%s: %s\n", server.Name, terminalHint)
+			// It follows the start-up line when a person starts the server
+			// in a terminal, where it would otherwise seem to hang.
+			fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.TerminalHint))
 		}
 	}()
 	served := make(chan error, 1)
@@ -200,10 +175,10 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 
 	stop := func(why any) int {
 		shutdown(tr, why, sigs, served, stderr)
-		if opts.Events != nil {
+		if b.Events != nil {
 			// A WebSocket close handshake may wait seconds for SnowLuma;
 			// the deferred Close then finds nothing left to close.
-			within(250*time.Millisecond, opts.Events.Close)
+			within(250*time.Millisecond, b.Events.Close)
 		}
 		return exitOK
 	}
@@ -320,9 +295,8 @@ Environment:
 `, server.Name, server.Version, catalog.Version, server.Name)
 	tw := tabwriter.NewWriter(w, 1, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "VARIABLE\tDEFAULT\tMEANING")
-	tmpl := template.Must(template.New("usage").Parse(usage))
-	if err := envconfig.Usaget(envPrefix, &env{}, tw, tmpl); err != nil {
-		fmt.Fprintf(w, "(could not list variables: %v)\n", err)
+	for _, v := range config.Variables() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, v.Shown, v.Meaning)
 	}
 	tw.Flush()
 }

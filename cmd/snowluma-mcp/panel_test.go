@@ -22,14 +22,20 @@ const hostile = `<img src=x onerror=alert(1)> [CQ:at,qq=all]`
 // panelScenario is one run of the panel in the browser (see
 // ui/browsertest/run.mjs).
 type panelScenario struct {
-	Name        string         `json:"name"`
-	Endpoint    string         `json:"endpoint,omitempty"`
-	Mode        string         `json:"mode"`
-	TimeoutMs   int            `json:"timeoutMs,omitempty"`
-	Theme       string         `json:"theme"`
-	ServerTools bool           `json:"serverTools"`
-	Click       string         `json:"click"`
-	Args        map[string]any `json:"args"`
+	Name      string `json:"name"`
+	Endpoint  string `json:"endpoint,omitempty"`
+	Mode      string `json:"mode"`
+	TimeoutMs int    `json:"timeoutMs,omitempty"`
+	Theme     string `json:"theme"`
+	// Locale is the host context's locale, none when empty; Lang the
+	// server's SNOWLUMA_MCP_LANG; SwitchLocale, when set, a locale the host
+	// changes to once the outcome is shown.
+	Locale       string         `json:"locale,omitempty"`
+	Lang         string         `json:"lang,omitempty"`
+	SwitchLocale string         `json:"switchLocale,omitempty"`
+	ServerTools  bool           `json:"serverTools"`
+	Click        string         `json:"click"`
+	Args         map[string]any `json:"args"`
 }
 
 // panelLook is what the panel showed at one moment.
@@ -38,6 +44,10 @@ type panelLook struct {
 	Reply                                                             *string
 	Elements                                                          int
 	SendDisabled                                                      bool
+	// The panel's language: <html lang>, the title, the static labels in
+	// page order, the text's accessible name and the button's label.
+	Lang, Title, TextLabel, SendLabel string
+	Labels                            []string
 }
 
 type panelRun struct {
@@ -54,6 +64,7 @@ type panelRun struct {
 	Before      panelLook
 	After       panelLook
 	Final       panelLook
+	Switched    panelLook
 }
 
 // TestPreviewPanelInBrowser shows the message preview panel in Debian's
@@ -89,23 +100,29 @@ func TestPreviewPanelInBrowser(t *testing.T) {
 	}
 
 	fakes := map[string]*fakesnowluma.Server{}
-	for _, name := range []string{"keyboard", "double", "failure", "timeout", "read", "no-server-tools"} {
+	for _, name := range []string{"keyboard", "double", "failure", "timeout", "read", "no-server-tools", "zh-host", "zh-server", "host-over-server"} {
 		fakes[name] = fakesnowluma.Start(t)
 	}
 	const wording = "发送失败：当前群已开启全员禁言 (group is muted)"
 	fakes["failure"].Handle("send_group_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(120, wording) })
+	fakes["host-over-server"].Handle("send_group_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(120, wording) })
 	fakes["timeout"].Handle("send_group_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Hang: true} })
 
 	group := map[string]any{"message_type": "group", "target_id": 20001, "text": hostile}
 	reply := map[string]any{"message_type": "group", "target_id": 20001, "text": hostile, "reply_to": -123456}
 	private := map[string]any{"message_type": "private", "target_id": 30001, "text": hostile}
 	scenarios := []panelScenario{
-		{Name: "keyboard", Mode: "write", Theme: "light", ServerTools: true, Click: "keyboard", Args: reply},
-		{Name: "double", Mode: "write", Theme: "dark", ServerTools: true, Click: "dblclick", Args: private},
+		{Name: "keyboard", Mode: "write", Theme: "light", Locale: "en-US", ServerTools: true, Click: "keyboard", Args: reply},
+		{Name: "double", Mode: "write", Theme: "dark", Locale: "en-US", ServerTools: true, Click: "dblclick", Args: private},
 		{Name: "failure", Mode: "write", Theme: "light", ServerTools: true, Click: "click", Args: group},
-		{Name: "timeout", Mode: "write", TimeoutMs: 1500, Theme: "dark", ServerTools: true, Click: "click", Args: group},
+		{Name: "timeout", Mode: "write", TimeoutMs: 1500, Theme: "dark", ServerTools: true, Click: "click", Args: group, SwitchLocale: "zh-CN"},
 		{Name: "read", Mode: "read", Theme: "light", ServerTools: true, Click: "none", Args: group},
-		{Name: "no-server-tools", Mode: "write", Theme: "light", ServerTools: false, Click: "none", Args: group},
+		{Name: "no-server-tools", Mode: "write", Theme: "light", Locale: "fr-FR", Lang: "zh", ServerTools: false, Click: "none", Args: group},
+		// The languages: the host's locale first, then the server's, and a
+		// host switching language.
+		{Name: "zh-host", Mode: "write", Theme: "light", Locale: "zh-CN", ServerTools: true, Click: "click", Args: reply},
+		{Name: "zh-server", Mode: "read", Theme: "dark", Lang: "zh", ServerTools: true, Click: "none", Args: private},
+		{Name: "host-over-server", Mode: "write", Theme: "light", Locale: "en-GB", Lang: "zh", ServerTools: true, Click: "click", Args: group, SwitchLocale: "zh-Hans-CN"},
 	}
 	for i := range scenarios {
 		scenarios[i].Endpoint = fakes[scenarios[i].Name].URL
@@ -227,13 +244,20 @@ func TestPreviewPanelInBrowser(t *testing.T) {
 			t.Errorf("%s: %d send requests reached SnowLuma", name, n)
 		}
 	}
+	checkPanelLanguages(t, runs, wording)
+	for name, n := range map[string]int{"zh-host": 1, "zh-server": 0, "host-over-server": 1} {
+		if got := len(sends(name, map[bool]string{true: "send_private_msg", false: "send_group_msg"}[name == "zh-server"])); got != n {
+			t.Errorf("%s: %d send requests, want %d", name, got, n)
+		}
+	}
+	expectOutcome(t, runs["host-over-server"], "failed", "Not sent: SnowLuma said: "+wording+" (retcode 120).")
 	if runs["read"].Preview.Diagnostics.Outcome != "success" || !strings.Contains(string(runs["read"].Preview.Result), `"can_send":false`) {
 		t.Errorf("read: preview %s", runs["read"].Preview.Result)
 	}
 
 	// The README shows the light and dark panels; refresh them on request.
 	if docs := os.Getenv("SNOWLUMA_PANEL_DOCS"); docs != "" {
-		for name, file := range map[string]string{"keyboard": "preview-panel-light.png", "double": "preview-panel-dark.png"} {
+		for name, file := range map[string]string{"keyboard": "preview-panel-light.png", "double": "preview-panel-dark.png", "zh-host": "preview-panel-zh.png"} {
 			b, err := os.ReadFile(runs[name].Shots[0])
 			if err != nil {
 				t.Fatal(err)
@@ -269,7 +293,7 @@ func checkPanelBasics(t *testing.T, r panelRun) {
 			t.Errorf("%s: screenshot %s: %v", r.Name, s, err)
 		}
 	}
-	if len(r.Shots) != 2 {
+	if want := 2 + btoi(r.Switched.Lang != ""); len(r.Shots) != want {
 		t.Errorf("%s: %d screenshots", r.Name, len(r.Shots))
 	}
 }
@@ -289,5 +313,98 @@ func expectOutcome(t *testing.T, r panelRun, kind, says string) {
 	}
 	if !r.After.SendDisabled || !r.Final.SendDisabled || r.Final.Status != r.After.Status {
 		t.Errorf("%s: Send enabled again after the outcome (%+v)", r.Name, r.Final)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// The panel's own words in each language, as checkPanelLanguages expects
+// them: title, static labels (heading, type, to, quotes, note), the text's
+// accessible name and the Send button.
+var panelWords = map[string]struct {
+	title, text, send string
+	labels            []string
+}{
+	"en": {"SnowLuma message preview", "Message text", "Send", []string{"Message preview", "Type", "To", "Quotes",
+		"Nothing is sent until you press Send. A failed or uncertain send is never retried; check QQ and draft again."}},
+	"zh-CN": {"SnowLuma 消息预览", "消息正文", "发送", []string{"消息预览", "类型", "发给", "引用",
+		"按下“发送”之前什么都不会发出。发送失败或结果不明时绝不重试；请先在 QQ 里查看，再重新起草。"}},
+}
+
+// checkPanelLanguages: the panel speaks the host's locale when the host
+// gives one (Chinese for a zh one, English for any other), else the
+// server's SNOWLUMA_MCP_LANG, else English; every word of its own is in
+// that language, the draft and SnowLuma's wording stay as they are, and a
+// host switching language rewords the panel, its outcome included.
+func checkPanelLanguages(t *testing.T, runs map[string]panelRun, wording string) {
+	t.Helper()
+	// The language of each scenario's panel before any switch.
+	for name, want := range map[string]string{
+		"keyboard": "en", "double": "en", // host en-US
+		"failure": "en", "timeout": "en", "read": "en", // no host locale, server default
+		"no-server-tools":  "en",    // host fr-FR beats server zh
+		"zh-host":          "zh-CN", // host zh-CN, server default
+		"zh-server":        "zh-CN", // no host locale, server zh
+		"host-over-server": "en",    // host en-GB beats server zh
+	} {
+		r := runs[name]
+		for when, l := range map[string]panelLook{"before": r.Before, "after": r.After} {
+			w := panelWords[want]
+			if l.Lang != want || l.Title != w.title || l.TextLabel != w.text || !slices.Equal(l.Labels, w.labels) {
+				t.Errorf("%s %s: lang %q, title %q, text label %q, labels %q; want %s", name, when, l.Lang, l.Title, l.TextLabel, l.Labels, want)
+			}
+		}
+		if w := panelWords[want]; r.Before.SendLabel != w.send {
+			t.Errorf("%s: Send labelled %q, want %q", name, r.Before.SendLabel, w.send)
+		}
+	}
+
+	zh := runs["zh-host"]
+	if zh.Before.Type != "群消息" || zh.Before.Target != "群 20001" || zh.Before.Reply == nil || *zh.Before.Reply != "消息 -123456" {
+		t.Errorf("zh-host: type %q, target %q, reply %v", zh.Before.Type, zh.Before.Target, zh.Before.Reply)
+	}
+	expectOutcome(t, zh, "success", "已发送：SnowLuma 已接受，消息 ID -123456。这不能证明 QQ 已送达或已显示。")
+	if zh.After.Reason != "此面板已尝试过一次，不会再试；要再发一条，请重新起草。" {
+		t.Errorf("zh-host: reason after sending %q", zh.After.Reason)
+	}
+
+	// The server's language reaches a panel the host gives no locale, with
+	// the reason it cannot send worded in it.
+	zs := runs["zh-server"]
+	if zs.Before.Type != "私聊消息" || zs.Before.Target != "QQ 用户 30001" ||
+		!zs.Before.SendDisabled || !strings.HasPrefix(zs.Before.Reason, "此服务器以只读模式（read）运行，不能发送") || !strings.Contains(zs.Before.Reason, "SNOWLUMA_MCP_MODE=write") {
+		t.Errorf("zh-server: type %q, target %q, disabled %v, reason %q", zs.Before.Type, zs.Before.Target, zs.Before.SendDisabled, zs.Before.Reason)
+	}
+	if len(zs.Relayed) != 0 || zs.Final.Status != "" {
+		t.Errorf("zh-server: %d calls relayed, status %q", len(zs.Relayed), zs.Final.Status)
+	}
+	if r := runs["no-server-tools"]; !strings.Contains(r.Before.Reason, "cannot call server tools") {
+		t.Errorf("no-server-tools (fr-FR host): reason %q", r.Before.Reason)
+	}
+
+	// A host switching to Chinese after the outcome: the labels, the
+	// outcome and the reason follow; Send stays disabled and nothing more
+	// is relayed.
+	for name, says := range map[string]string{
+		"host-over-server": "未发送：SnowLuma 答复：" + wording + "（retcode 120）。",
+		"timeout":          "结果不明：再次发送之前，请先在 QQ 里查看。",
+	} {
+		r := runs[name]
+		w := panelWords["zh-CN"]
+		s := r.Switched
+		if s.Lang != "zh-CN" || !slices.Equal(s.Labels, w.labels) || s.Type != "群消息" || s.Text != hostile {
+			t.Errorf("%s switched: lang %q, labels %q, type %q, text %q", name, s.Lang, s.Labels, s.Type, s.Text)
+		}
+		if !strings.HasPrefix(s.Status, says) || s.StatusKind != r.After.StatusKind || !s.SendDisabled || len(r.Relayed) != 1 {
+			t.Errorf("%s switched: status %s %q (want %q), disabled %v, %d relayed", name, s.StatusKind, s.Status, says, s.SendDisabled, len(r.Relayed))
+		}
+	}
+	if r := runs["host-over-server"]; !strings.HasPrefix(r.After.Status, "Not sent: SnowLuma said: "+wording) {
+		t.Errorf("host-over-server: status before the switch %q", r.After.Status)
 	}
 }

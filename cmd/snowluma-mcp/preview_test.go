@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 )
@@ -183,4 +184,48 @@ func TestPreviewPanelCacheHints(t *testing.T) {
 			t.Errorf("resources/list with apps=%v: %s", tc.shown, b)
 		}
 	}
+}
+
+// TestPreviewPanelLanguage: an Apps client's preview_message results, the
+// refused ones too, carry the server's language and mode for the panel
+// (server.PanelMetaKey): SNOWLUMA_MCP_LANG, else the locale, else English.
+// A client that cannot show the panel gets none of it.
+func TestPreviewPanelLanguage(t *testing.T) {
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		good := map[string]any{"message_type": "private", "target_id": 30001, "text": "你好"}
+		bad := map[string]any{"message_type": "private", "target_id": 0, "text": "你好"}
+		for _, tc := range []struct {
+			name string
+			opts *mcp.ClientOptions
+			env  []string
+			want string // the entry's JSON, "" for none
+		}{
+			{"default", appsCaps("text/html;profile=mcp-app"), []string{"SNOWLUMA_MCP_MODE=docs"}, `{"lang":"en","mode":"docs"}`},
+			{"variable", appsCaps("text/html;profile=mcp-app"), []string{"SNOWLUMA_MCP_MODE=docs", "SNOWLUMA_MCP_LANG=zh", "LANG=en_US.UTF-8"}, `{"lang":"zh","mode":"docs"}`},
+			{"locale", appsCaps("text/html;profile=mcp-app"), []string{"SNOWLUMA_MCP_MODE=docs", "LC_ALL=zh_CN.UTF-8"}, `{"lang":"zh","mode":"docs"}`},
+			{"plain", nil, []string{"SNOWLUMA_MCP_MODE=docs", "SNOWLUMA_MCP_LANG=zh"}, ""},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				cs := mcptest.Spawn(t, bin, era, tc.env...).Connect(tc.opts)
+				for _, args := range []map[string]any{good, bad} {
+					res, tr := callTool(t, cs, "preview_message", args)
+					if (tr.Diagnostics.Outcome == "success") != (args["target_id"] != 0) {
+						t.Fatalf("%v: %+v", args, tr.Diagnostics)
+					}
+					entry, found := res.Meta[server.PanelMetaKey]
+					got, _ := json.Marshal(entry)
+					if found != (tc.want != "") || (found && string(got) != tc.want) {
+						t.Errorf("%v: _meta %v, want %s=%s", args, res.Meta, server.PanelMetaKey, tc.want)
+					}
+				}
+			})
+		}
+		// The mode is the server's own.
+		fake := fakesnowluma.Start(t)
+		cs := mcptest.Spawn(t, bin, era, "SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_ENDPOINT="+fake.URL).Connect(appsCaps("text/html;profile=mcp-app"))
+		res, _ := callTool(t, cs, "preview_message", good)
+		if got, _ := json.Marshal(res.Meta[server.PanelMetaKey]); string(got) != `{"lang":"en","mode":"read"}` {
+			t.Errorf("read mode: _meta %v", res.Meta)
+		}
+	})
 }

@@ -72,8 +72,9 @@ type Server struct {
 // Option configures a Server.
 type Option func(*Server)
 
-// WithToken makes the server require "Authorization: Bearer <token>". Other
-// requests get HTTP 401 with SnowLuma's unauthorized envelope.
+// WithToken makes the server require the token, as SnowLuma does: in
+// "Authorization: Bearer <token>" or in the access_token query parameter.
+// Other requests get HTTP 401 with SnowLuma's unauthorized envelope.
 func WithToken(token string) Option {
 	return func(s *Server) { s.token = token }
 }
@@ -293,7 +294,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case !inside:
 		reply = ptr(wireError(http.StatusNotFound, 1404, "not found"))
-	case s.token != "" && r.Header.Get("Authorization") != "Bearer "+s.token:
+	case !s.authorized(r):
 		reply = &Reply{Status: http.StatusUnauthorized,
 			Body: []byte(`{"status":"failed","retcode":1401,"data":null,"wording":"unauthorized"}`)}
 	case r.Method == http.MethodGet && action == "":
@@ -337,6 +338,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// authorized reports whether r carries the token the way SnowLuma accepts
+// it: the bearer header, or ?access_token= (which this server's client
+// never uses; tests check RawQuery for that).
+func (s *Server) authorized(r *http.Request) bool {
+	return s.token == "" || r.Header.Get("Authorization") == "Bearer "+s.token || r.URL.Query().Get("access_token") == s.token
+}
 
 // keep records rec when the server records requests.
 func (s *Server) keep(rec Recorded) {

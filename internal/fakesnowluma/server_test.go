@@ -166,10 +166,13 @@ func TestToken(t *testing.T) {
 	if status != 200 || !strings.Contains(body, `"online":true`) {
 		t.Errorf("with the token: %d %s", status, body)
 	}
-	// A token in the query string is not accepted: the header is the only way.
-	status, _ = post(t, s, "/get_status?access_token=tok-123", `{}`, nil)
-	if status != 401 {
+	// SnowLuma also accepts the token in the query string (snowluma-mcp
+	// never sends it there), and refuses a wrong one there too.
+	if status, _ = post(t, s, "/get_status?access_token=tok-123", `{}`, nil); status != 200 {
 		t.Errorf("token in the query: %d", status)
+	}
+	if status, _ = post(t, s, "/get_status?access_token=nope", `{}`, nil); status != 401 {
+		t.Errorf("wrong token in the query: %d", status)
 	}
 }
 

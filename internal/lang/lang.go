@@ -71,3 +71,26 @@ func (l Lang) Sprintf(m Message, args ...any) string {
 	}
 	return fmt.Sprintf(t.en, args...)
 }
+
+// A Text is a message with its arguments, put into a language only when it
+// is shown: for what is made before the language is known, such as a
+// configuration error, or shown in more than one.
+type Text struct {
+	M    Message
+	Args []any
+}
+
+// T makes a Text.
+func T(m Message, args ...any) Text { return Text{M: m, Args: args} }
+
+// Text formats t in l; arguments that are Texts are put in l first.
+func (l Lang) Text(t Text) string {
+	args := make([]any, len(t.Args))
+	for i, a := range t.Args {
+		if at, ok := a.(Text); ok {
+			a = l.Text(at)
+		}
+		args[i] = a
+	}
+	return l.Sprintf(t.M, args...)
+}

@@ -24,6 +24,159 @@ const (
 	ConfirmRunHelp  Message = "confirm.run_help"
 )
 
+// The configuration's texts (internal/config and cmd/snowluma-mcp:
+// start-up errors, notes).
+// Variable names, values and examples are arguments or stay as they are.
+const (
+	ConfigLine             Message = "config.line"            // variable, problem, accepted
+	ConfigStartError       Message = "config.start_error"     // the error
+	ConfigStartVarError    Message = "config.start_var_error" // variable, the error
+	ConfigTasksOff         Message = "config.tasks_off"       // the error
+	ConfigNotPositive      Message = "config.not_positive"    // value, limit
+	ConfigNotBytesIn       Message = "config.not_bytes_in"    // value, least, most
+	ConfigNotWholeFrom0    Message = "config.not_whole_from0" // value, most
+	ConfigMillis           Message = "config.millis"          // example
+	ConfigRequestBytes     Message = "config.request_bytes"
+	ConfigBodyBytes        Message = "config.body_bytes"
+	ConfigBytesUpTo        Message = "config.bytes_up_to" // most, most in words, example
+	ConfigStreamsAccepted  Message = "config.streams"
+	ConfigNotBoolean       Message = "config.not_boolean" // value
+	ConfigBoolean          Message = "config.boolean"
+	ConfigNotLang          Message = "config.not_lang" // value
+	ConfigLangs            Message = "config.langs"
+	ConfigTokenControl     Message = "config.token_control"   // the character
+	ConfigTokenInvisible   Message = "config.token_invisible" // the character, where
+	ConfigAtStart          Message = "config.at_start"
+	ConfigAtEnd            Message = "config.at_end"
+	ConfigInside           Message = "config.inside"
+	ConfigTokenBearer      Message = "config.token_bearer"
+	ConfigTokenAccepted    Message = "config.token"
+	ConfigURLPort          Message = "config.url_port"
+	ConfigNotURL           Message = "config.not_url"
+	ConfigURLScheme        Message = "config.url_scheme" // scheme, other scheme
+	ConfigURLNoHost        Message = "config.url_no_host"
+	ConfigURLCredentials   Message = "config.url_credentials"
+	ConfigURLQuery         Message = "config.url_query"
+	ConfigURLFragment      Message = "config.url_fragment"
+	ConfigEndpointURL      Message = "config.endpoint"
+	ConfigEventsURL        Message = "config.events"
+	ConfigPathNotAbsolute  Message = "config.path_not_absolute"
+	ConfigNotAbsolute      Message = "config.not_absolute" // value
+	ConfigTaskDir          Message = "config.task_dir"
+	ConfigNotMode          Message = "config.not_mode" // value
+	ConfigModes            Message = "config.modes"
+	ConfigNoCacheDir       Message = "config.no_cache_dir"
+	ConfigDirPath          Message = "config.dir_path"
+	ConfigDownloadDir      Message = "config.download_dir"
+	ConfigCannotUse        Message = "config.cannot_use" // value, the error
+	ConfigNotDir           Message = "config.not_dir"    // value
+	ConfigUploadRoot       Message = "config.upload_root"
+	ConfigNotSensitive     Message = "config.not_sensitive" // value
+	ConfigSensitive        Message = "config.sensitive"
+	ConfigNotConfirm       Message = "config.not_confirm" // value
+	ConfigConfirm          Message = "config.confirm"
+	ConfigInterval         Message = "config.interval"
+	ConfigPerMinute        Message = "config.per_minute"
+	ConfigBadList          Message = "config.bad_list" // the error
+	ConfigGroups           Message = "config.groups"
+	ConfigUsers            Message = "config.users"
+	ConfigCannotOpen       Message = "config.cannot_open" // the error
+	ConfigAuditFile        Message = "config.audit_file"
+	NoteModeIgnored        Message = "note.mode_ignored"         // MODE variable, its value, ENDPOINT variable
+	NoteEventsIgnored      Message = "note.events_ignored"       // EVENTS_URL variable
+	NoteEventsTokenIgnored Message = "note.events_token_ignored" // EVENTS_TOKEN variable, EVENTS_URL variable
+	NoteTaskDirIgnored     Message = "note.task_dir_ignored"     // TASK_DIR variable
+	NoteUnknownVariable    Message = "note.unknown_variable"     // the name, the closest known name
+	TerminalHint           Message = "terminal_hint"
+)
+
+// doctor's texts (cmd/snowluma-mcp). Its check names and verdicts in
+// --json are identifiers and stay English; these are what a person reads.
+const (
+	DoctorHeader              Message = "doctor.header"  // name, version, catalog version
+	DoctorFix                 Message = "doctor.fix"     // the fix
+	DoctorSummary             Message = "doctor.summary" // failed, warnings
+	DoctorCheckConfig         Message = "doctor.check.configuration"
+	DoctorCheckEndpoint       Message = "doctor.check.endpoint"
+	DoctorCheckToken          Message = "doctor.check.token"
+	DoctorCheckAccount        Message = "doctor.check.account"
+	DoctorCheckVersion        Message = "doctor.check.version"
+	DoctorCheckEvents         Message = "doctor.check.events"
+	DoctorCheckDownload       Message = "doctor.check.download_directory"
+	DoctorCheckUpload         Message = "doctor.check.upload_root"
+	DoctorCheckAudit          Message = "doctor.check.audit_file"
+	DoctorCheckTasks          Message = "doctor.check.task_directory"
+	DoctorVarProblem          Message = "doctor.var_problem" // variable, problem
+	DoctorSetVar              Message = "doctor.set_var"     // variable, accepted
+	DoctorConfigOK            Message = "doctor.config_ok"   // mode, endpoint, token, events token, timeout, params check
+	DoctorEndpointNone        Message = "doctor.no_endpoint_value"
+	DoctorSet                 Message = "doctor.set"
+	DoctorUnset               Message = "doctor.unset"
+	DoctorInherited           Message = "doctor.inherited"
+	DoctorNoteFix             Message = "doctor.note_fix"
+	DoctorNoEndpoint          Message = "doctor.no_endpoint"
+	DoctorNoEndpointFix       Message = "doctor.no_endpoint_fix"
+	DoctorAuditOK             Message = "doctor.audit_ok" // path
+	DoctorTasksFix            Message = "doctor.tasks_fix"
+	DoctorCheckEndpointVar    Message = "doctor.check_endpoint_var"
+	DoctorAnswers             Message = "doctor.answers" // endpoint
+	DoctorTokenUnsetFix       Message = "doctor.token_unset_fix"
+	DoctorTokenWrongFix       Message = "doctor.token_wrong_fix"
+	DoctorTokenRefused        Message = "doctor.token_refused" // HTTP status
+	DoctorNotOneBot           Message = "doctor.not_onebot"    // endpoint, the error
+	DoctorNotOneBotFix        Message = "doctor.not_onebot_fix"
+	DoctorNoAnswer            Message = "doctor.no_answer" // endpoint, the error
+	DoctorNoAnswerFix         Message = "doctor.no_answer_fix"
+	DoctorBadPath             Message = "doctor.bad_path" // endpoint
+	DoctorBadPathFix          Message = "doctor.bad_path_fix"
+	DoctorLoginFailed         Message = "doctor.login_failed" // status, retcode
+	DoctorLoginFix            Message = "doctor.login_fix"
+	DoctorLoggedIn            Message = "doctor.logged_in" // nickname, QQ number
+	DoctorNoToken             Message = "doctor.no_token"  // the logged-in detail
+	DoctorNoTokenFix          Message = "doctor.no_token_fix"
+	DoctorActionFailed        Message = "doctor.action_failed" // action, the error
+	DoctorLogsFix             Message = "doctor.logs_fix"
+	DoctorOnlineUnknown       Message = "doctor.online_unknown"
+	DoctorOnlineFix           Message = "doctor.online_fix"
+	DoctorOffline             Message = "doctor.offline"
+	DoctorOfflineFix          Message = "doctor.offline_fix"
+	DoctorOnline              Message = "doctor.online"
+	DoctorNoVersion           Message = "doctor.no_version"
+	DoctorNoVersionFix        Message = "doctor.no_version_fix"
+	DoctorVersionOK           Message = "doctor.version_ok"    // SnowLuma's version
+	DoctorVersionOther        Message = "doctor.version_other" // SnowLuma's version, the catalog's
+	DoctorVersionFix          Message = "doctor.version_fix"
+	DoctorEventsRefused       Message = "doctor.events_refused" // URL, the message
+	DoctorEventsTokenUnsetFix Message = "doctor.events_token_unset_fix"
+	DoctorEventsTokenWrongFix Message = "doctor.events_token_wrong_fix"
+	DoctorNoEvents            Message = "doctor.no_events"      // URL, the message
+	DoctorNoEventsStep        Message = "doctor.no_events_step" // the next step
+	DoctorNoEventsFix         Message = "doctor.no_events_fix"
+	DoctorEventsSilent        Message = "doctor.events_silent" // URL, the wait
+	DoctorEventsSilentFix     Message = "doctor.events_silent_fix"
+	DoctorEventsOK            Message = "doctor.events_ok"       // URL, events token state, the first frame
+	DoctorDirWillCreate       Message = "doctor.dir_will_create" // directory
+	DoctorDirNoCreate         Message = "doctor.dir_no_create"   // directory
+	DoctorDirAbsFix           Message = "doctor.dir_abs_fix"
+	DoctorDirWritableFix      Message = "doctor.dir_writable_fix"
+	DoctorNotDir              Message = "doctor.not_dir" // directory
+	DoctorNotDirFix           Message = "doctor.not_dir_fix"
+	DoctorDirNoWrite          Message = "doctor.dir_no_write" // directory, the error
+	DoctorDirNoWriteFix       Message = "doctor.dir_no_write_fix"
+	DoctorDirWritable         Message = "doctor.dir_writable" // directory
+	DoctorDirShared           Message = "doctor.dir_shared"   // directory, its mode
+	DoctorDirSharedFix        Message = "doctor.dir_shared_fix"
+	DoctorDirReadable         Message = "doctor.dir_readable" // directory, mode problem
+	DoctorDirPrivateFix       Message = "doctor.dir_private_fix"
+	DoctorDirPrivate          Message = "doctor.dir_private" // what was checked
+	DoctorAnd                 Message = "doctor.and"         // a detail, more of it
+	DoctorFree                Message = "doctor.free"        // free MiB, quota MiB
+	DoctorFreeFix             Message = "doctor.free_fix"
+	DoctorUploadNoRead        Message = "doctor.upload_no_read" // the error
+	DoctorUploadFix           Message = "doctor.upload_fix"
+	DoctorUploadOK            Message = "doctor.upload_ok" // directory, entries
+)
+
 type text struct{ en, zh string }
 
 // texts holds every message in both languages.
@@ -44,4 +197,150 @@ var texts = map[Message]text{
 	ConfirmSep:      {", ", "，"},
 	ConfirmRunTitle: {"Run it", "执行"},
 	ConfirmRunHelp:  {"true runs the action once; false runs nothing.", "true：执行一次；false：什么也不执行。"},
+
+	// Configuration.
+	ConfigLine:             {"%s: %s; accepted: %s", "%s：%s；可接受：%s"},
+	ConfigStartError:       {"configuration error: %s", "配置错误：%s"},
+	ConfigStartVarError:    {"configuration error: %s: %s", "配置错误：%s：%s"},
+	ConfigTasksOff:         {"background tasks are off: %s", "后台任务已关闭：%s"},
+	ConfigNotPositive:      {"%q is not a positive integer of at most %d", "%q 不是不大于 %d 的正整数"},
+	ConfigNotBytesIn:       {"%q is not a whole number of bytes from %d to %d", "%q 不是 %d 到 %d 之间的整数字节数"},
+	ConfigNotWholeFrom0:    {"%q is not a whole number from 0 to %d", "%q 不是 0 到 %d 之间的整数"},
+	ConfigMillis:           {"a whole number of milliseconds from 1 to 86400000 (a day), e.g. %d", "1 到 86400000（一天）之间的整数毫秒数，例如 %d"},
+	ConfigRequestBytes:     {"a whole number of bytes from 65536 (64 KiB) to 268435456 (256 MiB), e.g. 4194304", "65536（64 KiB）到 268435456（256 MiB）之间的整数字节数，例如 4194304"},
+	ConfigBodyBytes:        {"a whole number of bytes from 16384 (16 KiB) to 1073741824 (1 GiB), e.g. 2097152 (SnowLuma's limit)", "16384（16 KiB）到 1073741824（1 GiB）之间的整数字节数，例如 2097152（SnowLuma 的上限）"},
+	ConfigBytesUpTo:        {"a whole number of bytes from 1 to %d (%s), e.g. %d", "1 到 %d（%s）之间的整数字节数，例如 %d"},
+	ConfigStreamsAccepted:  {"a whole number from 1 to 64, e.g. 4", "1 到 64 之间的整数，例如 4"},
+	ConfigNotBoolean:       {"%q is not a boolean", "%q 不是布尔值"},
+	ConfigBoolean:          {"true or false (also 1/yes or 0/no, any case)", "true 或 false（也可写 1/yes 或 0/no，不分大小写）"},
+	ConfigNotLang:          {"%q is not a language this server speaks", "%q 不是此服务器会用的语言"},
+	ConfigLangs:            {"zh or en (unset: from LC_ALL, LC_MESSAGES or LANG)", "zh 或 en（不设时取自 LC_ALL、LC_MESSAGES 或 LANG）"},
+	ConfigTokenControl:     {"the token contains a control character (%U), as a line break or a CRLF .env file leaves", "令牌含有控制字符（%U），换行或 CRLF 格式的 .env 文件会留下这种字符"},
+	ConfigTokenInvisible:   {"the token holds an invisible character (%U) %s, as copying from a web page, a chat or an editor leaves; it would be sent as part of the token", "令牌%[2]s有一个看不见的字符（%[1]U），从网页、聊天或编辑器复制时常会带上；它会被当作令牌的一部分发出"},
+	ConfigAtStart:          {"at its start", "开头"},
+	ConfigAtEnd:            {"at its end", "末尾"},
+	ConfigInside:           {"inside it", "中间"},
+	ConfigTokenBearer:      {"the token starts with a 'Bearer ' prefix", "令牌以 'Bearer ' 前缀开头"},
+	ConfigTokenAccepted:    {"the bare access token on one line, without control or invisible characters or a 'Bearer ' prefix (the server sends 'Authorization: Bearer <token>' itself)", "单独一行的访问令牌本身，不带控制字符、看不见的字符或 'Bearer ' 前缀（服务器自己会发送 'Authorization: Bearer <token>'）"},
+	ConfigURLPort:          {"the URL's port is not a number from 1 to 65535", "URL 的端口不是 1 到 65535 之间的数"},
+	ConfigNotURL:           {"the value is not a URL", "这个值不是 URL"},
+	ConfigURLScheme:        {"the URL's scheme is not %s or %s", "URL 的协议不是 %s 或 %s"},
+	ConfigURLNoHost:        {"the URL has no host", "URL 没有主机"},
+	ConfigURLCredentials:   {"the URL embeds credentials", "URL 里嵌有凭据"},
+	ConfigURLQuery:         {"the URL has a query string", "URL 带有查询字符串"},
+	ConfigURLFragment:      {"the URL has a fragment", "URL 带有片段（#）"},
+	ConfigEndpointURL:      {"an absolute http:// or https:// URL with a host, e.g. http://127.0.0.1:3000/, with the token in SNOWLUMA_MCP_TOKEN", "带主机的绝对 http:// 或 https:// URL，例如 http://127.0.0.1:3000/，令牌放在 SNOWLUMA_MCP_TOKEN 里"},
+	ConfigEventsURL:        {"an absolute ws:// or wss:// URL with a host, e.g. ws://127.0.0.1:3001/ (SnowLuma's default), with the token in SNOWLUMA_MCP_EVENTS_TOKEN or SNOWLUMA_MCP_TOKEN", "带主机的绝对 ws:// 或 wss:// URL，例如 ws://127.0.0.1:3001/（SnowLuma 的默认值），令牌放在 SNOWLUMA_MCP_EVENTS_TOKEN 或 SNOWLUMA_MCP_TOKEN 里"},
+	ConfigPathNotAbsolute:  {"the path is not absolute", "路径不是绝对路径"},
+	ConfigNotAbsolute:      {"%q is not an absolute path", "%q 不是绝对路径"},
+	ConfigTaskDir:          {"an absolute path to a private directory, e.g. /home/me/.local/state/snowluma-mcp/tasks", "私有目录的绝对路径，例如 /home/me/.local/state/snowluma-mcp/tasks"},
+	ConfigNotMode:          {"%q is not a mode", "%q 不是模式"},
+	ConfigModes:            {"docs, read or write", "docs、read 或 write"},
+	ConfigNoCacheDir:       {"it is unset and this system has no user cache directory", "未设置，而本系统没有用户缓存目录"},
+	ConfigDirPath:          {"an absolute directory path", "一个绝对目录路径"},
+	ConfigDownloadDir:      {"an absolute directory path on the MCP host; it is created 0700 when missing", "MCP 主机上的绝对目录路径；不存在时以 0700 创建"},
+	ConfigCannotUse:        {"%q cannot be used: %v", "%q 无法使用：%v"},
+	ConfigNotDir:           {"%q is not a directory", "%q 不是目录"},
+	ConfigUploadRoot:       {"the absolute path of an existing directory on the MCP host, or unset to turn automatic upload off", "MCP 主机上已有目录的绝对路径；不设则关闭自动上传"},
+	ConfigNotSensitive:     {"%q is not a sensitive-action policy", "%q 不是敏感操作策略"},
+	ConfigSensitive:        {"deny, redact or allow", "deny、redact 或 allow"},
+	ConfigNotConfirm:       {"%q is not a confirmation policy", "%q 不是确认策略"},
+	ConfigConfirm:          {"none, destructive or writes", "none、destructive 或 writes"},
+	ConfigInterval:         {"milliseconds from 0 (off) to 86400000, e.g. 1000", "0（关闭）到 86400000 之间的毫秒数，例如 1000"},
+	ConfigPerMinute:        {"a count from 0 (off) to 100000, e.g. 20", "0（关闭）到 100000 之间的次数，例如 20"},
+	ConfigBadList:          {"%s", "列表有误：%s"},
+	ConfigGroups:           {"comma-separated positive group numbers, e.g. 20001,20002, or unset for any group", "用逗号分隔的正整数群号，例如 20001,20002；不设则不限群"},
+	ConfigUsers:            {"comma-separated positive QQ numbers, e.g. 30001,30002, or unset for any user", "用逗号分隔的正整数 QQ 号，例如 30001,30002；不设则不限用户"},
+	ConfigCannotOpen:       {"%s", "无法打开：%s"},
+	ConfigAuditFile:        {"an absolute path of a file this process may create and append to, e.g. /var/log/snowluma-mcp/audit.jsonl", "本进程可以创建并追加写入的文件的绝对路径，例如 /var/log/snowluma-mcp/audit.jsonl"},
+	NoteModeIgnored:        {"%s=%s ignored: no %s is set, so the mode is docs", "已忽略 %s=%s：未设置 %s，所以模式是 docs"},
+	NoteEventsIgnored:      {"%s ignored: docs mode stays offline, so no event tools are offered", "已忽略 %s：docs 模式不联网，不提供事件工具"},
+	NoteEventsTokenIgnored: {"%s ignored: no %s is set", "已忽略 %s：未设置 %s"},
+	NoteTaskDirIgnored:     {"%s ignored: background tasks need write mode", "已忽略 %s：后台任务需要 write 模式"},
+	NoteUnknownVariable:    {"warning: %s is not a variable this server reads and is ignored; did you mean %s? (see --help)", "警告：%s 不是此服务器读取的变量，已忽略；是不是想写 %s？（见 --help）"},
+	TerminalHint:           {"this is an MCP server: it speaks JSON-RPC on stdin/stdout and is meant to be started by an MCP host (Claude Desktop, Claude Code, VS Code, Cursor, the MCP Inspector); see the README's host configurations. Press Ctrl-D (Ctrl-Z then Enter on Windows) to stop it", "这是一个 MCP 服务器：它在 stdin/stdout 上说 JSON-RPC，应由 MCP 宿主（Claude Desktop、Claude Code、VS Code、Cursor、MCP Inspector）启动；见 README 中的宿主配置。按 Ctrl-D（Windows 上按 Ctrl-Z 再按回车）停止它"},
+
+	// doctor.
+	DoctorHeader:              {"%s doctor %s (SnowLuma catalog %s)", "%s doctor %s（SnowLuma 目录 %s）"},
+	DoctorFix:                 {"fix: %s", "解决：%s"},
+	DoctorSummary:             {"%d failed, %d warnings", "%d 项失败，%d 项警告"},
+	DoctorCheckConfig:         {"configuration", "配置"},
+	DoctorCheckEndpoint:       {"endpoint", "地址"},
+	DoctorCheckToken:          {"token", "令牌"},
+	DoctorCheckAccount:        {"account", "账号"},
+	DoctorCheckVersion:        {"version", "版本"},
+	DoctorCheckEvents:         {"events", "事件"},
+	DoctorCheckDownload:       {"download directory", "下载目录"},
+	DoctorCheckUpload:         {"upload root", "上传根目录"},
+	DoctorCheckAudit:          {"audit file", "审计文件"},
+	DoctorCheckTasks:          {"task directory", "任务目录"},
+	DoctorVarProblem:          {"%s: %s", "%s：%s"},
+	DoctorSetVar:              {"set %s to %s", "把 %s 设为：%s"},
+	DoctorConfigOK:            {"mode %s, endpoint %s, token %s, events token %s, timeout %d ms, params check %v", "模式 %s，地址 %s，令牌%s，事件令牌%s，超时 %d 毫秒，参数检查 %v"},
+	DoctorEndpointNone:        {"none (docs mode)", "无（docs 模式）"},
+	DoctorSet:                 {"set", "已设置"},
+	DoctorUnset:               {"unset", "未设置"},
+	DoctorInherited:           {"inherited from SNOWLUMA_MCP_TOKEN", "沿用 SNOWLUMA_MCP_TOKEN"},
+	DoctorNoteFix:             {"remove the ignored variable or change the mode", "删去被忽略的变量，或改换模式"},
+	DoctorNoEndpoint:          {"no endpoint: docs mode serves the catalog and executes nothing", "没有地址：docs 模式只提供目录，什么也不执行"},
+	DoctorNoEndpointFix:       {"set SNOWLUMA_MCP_ENDPOINT to SnowLuma's OneBot HTTP endpoint, e.g. http://127.0.0.1:3000/, to run actions", "要执行操作，把 SNOWLUMA_MCP_ENDPOINT 设为 SnowLuma 的 OneBot HTTP 地址，例如 http://127.0.0.1:3000/"},
+	DoctorAuditOK:             {"%s can be appended to (mode 0600)", "%s 可以追加写入（权限 0600）"},
+	DoctorTasksFix:            {"fix SNOWLUMA_MCP_TASK_DIR as the message says, or point it at a new private directory", "按提示修正 SNOWLUMA_MCP_TASK_DIR，或让它指向一个新的私有目录"},
+	DoctorCheckEndpointVar:    {"check SNOWLUMA_MCP_ENDPOINT", "检查 SNOWLUMA_MCP_ENDPOINT"},
+	DoctorAnswers:             {"%s answers as OneBot", "%s 以 OneBot 应答"},
+	DoctorTokenUnsetFix:       {"set SNOWLUMA_MCP_TOKEN to the access token of SnowLuma's OneBot HTTP server", "把 SNOWLUMA_MCP_TOKEN 设为 SnowLuma OneBot HTTP 服务器的访问令牌"},
+	DoctorTokenWrongFix:       {"SNOWLUMA_MCP_TOKEN does not match SnowLuma's access token: copy it again from SnowLuma's OneBot HTTP configuration", "SNOWLUMA_MCP_TOKEN 与 SnowLuma 的访问令牌不符：从 SnowLuma 的 OneBot HTTP 配置中重新复制"},
+	DoctorTokenRefused:        {"SnowLuma refused the token (HTTP %d)", "SnowLuma 拒绝了令牌（HTTP %d）"},
+	DoctorNotOneBot:           {"%s answers HTTP, but not as OneBot: %s", "%s 有 HTTP 应答，但不是 OneBot：%s"},
+	DoctorNotOneBotFix:        {"point SNOWLUMA_MCP_ENDPOINT at SnowLuma's OneBot HTTP server (its host, port and path), not at a web page or another service", "让 SNOWLUMA_MCP_ENDPOINT 指向 SnowLuma 的 OneBot HTTP 服务器（它的主机、端口和路径），而不是网页或别的服务"},
+	DoctorNoAnswer:            {"no answer from %s: %s", "%s 没有应答：%s"},
+	DoctorNoAnswerFix:         {"start SnowLuma and enable its OneBot HTTP server, or correct the host and port in SNOWLUMA_MCP_ENDPOINT", "启动 SnowLuma 并开启它的 OneBot HTTP 服务器，或改正 SNOWLUMA_MCP_ENDPOINT 中的主机和端口"},
+	DoctorBadPath:             {"%s answers as OneBot, but every action is unknown there (retcode 1404): its path is probably not SnowLuma's HTTP path", "%s 以 OneBot 应答，但那里每个操作都是未知的（retcode 1404）：这个路径多半不是 SnowLuma 的 HTTP 路径"},
+	DoctorBadPathFix:          {"set SNOWLUMA_MCP_ENDPOINT to SnowLuma's HTTP server with the path configured in SnowLuma (default /, e.g. http://127.0.0.1:3000/)", "把 SNOWLUMA_MCP_ENDPOINT 设为 SnowLuma 的 HTTP 服务器，带上 SnowLuma 中配置的路径（默认 /，例如 http://127.0.0.1:3000/）"},
+	DoctorLoginFailed:         {"get_login_info did not succeed (status %q, retcode %s)", "get_login_info 没有成功（status %q，retcode %s）"},
+	DoctorLoginFix:            {"check SnowLuma's logs; the account may not be logged in", "查看 SnowLuma 的日志；账号可能没有登录"},
+	DoctorLoggedIn:            {"accepted; logged in as %s (%s)", "已接受；登录的是 %s（%s）"},
+	DoctorNoToken:             {"SnowLuma answered without a token; %s", "SnowLuma 不要令牌也应答了；%s"},
+	DoctorNoTokenFix:          {"set an access token in SnowLuma and in SNOWLUMA_MCP_TOKEN, so that nothing else on the machine can drive the account", "在 SnowLuma 和 SNOWLUMA_MCP_TOKEN 中设置访问令牌，免得本机上别的程序也能操纵这个账号"},
+	DoctorActionFailed:        {"%s failed: %s", "%s 失败：%s"},
+	DoctorLogsFix:             {"check SnowLuma's logs", "查看 SnowLuma 的日志"},
+	DoctorOnlineUnknown:       {"get_status does not say whether the account is online", "get_status 没有说明账号是否在线"},
+	DoctorOnlineFix:           {"check the account in SnowLuma", "在 SnowLuma 中查看账号"},
+	DoctorOffline:             {"the account is offline", "账号离线"},
+	DoctorOfflineFix:          {"log the account in again in SnowLuma", "在 SnowLuma 中重新登录账号"},
+	DoctorOnline:              {"online", "在线"},
+	DoctorNoVersion:           {"get_version_info does not name SnowLuma's version", "get_version_info 没有给出 SnowLuma 的版本"},
+	DoctorNoVersionFix:        {"compare SnowLuma's version with the catalog's by hand", "手动比较 SnowLuma 的版本与目录的版本"},
+	DoctorVersionOK:           {"SnowLuma %s matches the bundled catalog", "SnowLuma %s 与内置目录相符"},
+	DoctorVersionOther:        {"SnowLuma %s, but the bundled catalog describes %s", "SnowLuma %s，但内置目录描述的是 %s"},
+	DoctorVersionFix:          {"upgrade snowluma-mcp to a release for this SnowLuma; meanwhile SNOWLUMA_MCP_VALIDATE_PARAMS=false lets newer params through", "把 snowluma-mcp 升级到适合此 SnowLuma 的版本；在此之前，SNOWLUMA_MCP_VALIDATE_PARAMS=false 可放行新参数"},
+	DoctorEventsRefused:       {"%s: %s", "%s：%s"},
+	DoctorEventsTokenUnsetFix: {"set SNOWLUMA_MCP_EVENTS_TOKEN to the access token of SnowLuma's WebSocket server (its own, separate from the HTTP server's in SnowLuma's generated configuration)", "把 SNOWLUMA_MCP_EVENTS_TOKEN 设为 SnowLuma WebSocket 服务器的访问令牌（在 SnowLuma 生成的配置里，它和 HTTP 服务器的令牌是分开的）"},
+	DoctorEventsTokenWrongFix: {"SNOWLUMA_MCP_EVENTS_TOKEN does not match the access token of SnowLuma's WebSocket server: copy it again from SnowLuma's WebSocket server configuration", "SNOWLUMA_MCP_EVENTS_TOKEN 与 SnowLuma WebSocket 服务器的访问令牌不符：从 SnowLuma 的 WebSocket 服务器配置中重新复制"},
+	DoctorNoEvents:            {"no event connection at %s: %s", "%s 没有事件连接：%s"},
+	DoctorNoEventsStep:        {"%s, or unset SNOWLUMA_MCP_EVENTS_URL", "%s；或者取消 SNOWLUMA_MCP_EVENTS_URL"},
+	DoctorNoEventsFix:         {"enable SnowLuma's WebSocket server and set SNOWLUMA_MCP_EVENTS_URL to it (SnowLuma's default is ws://127.0.0.1:3001/), or unset it", "开启 SnowLuma 的 WebSocket 服务器并把 SNOWLUMA_MCP_EVENTS_URL 设为它（SnowLuma 默认是 ws://127.0.0.1:3001/），或者取消这个变量"},
+	DoctorEventsSilent:        {"%s accepted the WebSocket upgrade but sent nothing within %v; SnowLuma greets an accepted connection at once, so whether the token is accepted is unknown", "%s 接受了 WebSocket 升级，但 %v 内什么也没发；SnowLuma 会立即问候被接受的连接，所以不知道令牌是否被接受"},
+	DoctorEventsSilentFix:     {"check that SNOWLUMA_MCP_EVENTS_URL is SnowLuma's WebSocket server (SnowLuma's default is ws://127.0.0.1:3001/)", "确认 SNOWLUMA_MCP_EVENTS_URL 是 SnowLuma 的 WebSocket 服务器（SnowLuma 默认是 ws://127.0.0.1:3001/）"},
+	DoctorEventsOK:            {"%s accepted the token (events token %s) and greeted with %s", "%s 接受了令牌（事件令牌%s），并以 %s 问候"},
+	DoctorDirWillCreate:       {"%s does not exist yet; it will be created (0700) at start", "%s 还不存在；启动时会创建（0700）"},
+	DoctorDirNoCreate:         {"%s cannot be created: a part of its path is not a directory", "无法创建 %s：它的路径中有一段不是目录"},
+	DoctorDirAbsFix:           {"point SNOWLUMA_MCP_DOWNLOAD_DIR at an absolute directory path", "让 SNOWLUMA_MCP_DOWNLOAD_DIR 指向一个绝对目录路径"},
+	DoctorDirWritableFix:      {"point SNOWLUMA_MCP_DOWNLOAD_DIR at a directory this user can write", "让 SNOWLUMA_MCP_DOWNLOAD_DIR 指向此用户可写的目录"},
+	DoctorNotDir:              {"%s is not a directory", "%s 不是目录"},
+	DoctorNotDirFix:           {"point SNOWLUMA_MCP_DOWNLOAD_DIR at a directory", "让 SNOWLUMA_MCP_DOWNLOAD_DIR 指向一个目录"},
+	DoctorDirNoWrite:          {"%s cannot be written: %s", "%s 无法写入：%s"},
+	DoctorDirNoWriteFix:       {"make it writable for this user, or choose another SNOWLUMA_MCP_DOWNLOAD_DIR", "让此用户可以写入它，或另选 SNOWLUMA_MCP_DOWNLOAD_DIR"},
+	DoctorDirWritable:         {"%s is writable", "%s 可写入"},
+	DoctorDirShared:           {"%s can be written by other users (mode %#o); the server refuses it at start", "%s 可被其他用户写入（权限 %#o）；服务器启动时会拒绝它"},
+	DoctorDirSharedFix:        {"run chmod go-w on it (chmod 700 makes it private)", "对它执行 chmod go-w（chmod 700 让它私有）"},
+	DoctorDirReadable:         {"%s is readable by other users (mode %#o); downloads may hold private files", "%s 可被其他用户读取（权限 %#o）；下载的文件可能含有私密内容"},
+	DoctorDirPrivateFix:       {"run chmod 700 on it", "对它执行 chmod 700"},
+	DoctorDirPrivate:          {"private: %s", "私有：%s"},
+	DoctorAnd:                 {"%s, %s", "%s，%s"},
+	DoctorFree:                {"%d MiB free for a quota of %d MiB", "可用 %d MiB，配额 %d MiB"},
+	DoctorFreeFix:             {"free disk space, or lower SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES below the free space", "腾出磁盘空间，或把 SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES 调到可用空间以下"},
+	DoctorUploadNoRead:        {"the upload root cannot be read: %s", "无法读取上传根目录：%s"},
+	DoctorUploadFix:           {"point SNOWLUMA_MCP_UPLOAD_ROOT at an existing directory this user can read, or unset it", "让 SNOWLUMA_MCP_UPLOAD_ROOT 指向此用户可读的已有目录，或者取消它"},
+	DoctorUploadOK:            {"%s is readable (%d entries); only files inside it can be uploaded", "%s 可读（%d 项）；只有其中的文件可以上传"},
 }

@@ -13,7 +13,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/stdio"
@@ -50,7 +52,7 @@ func BenchmarkCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	rs := rawConnect(b, func(pass func([]byte) []byte) (*mcp.Server, error) {
-		return New(Options{Catalog: catalog.Preload(), Mode: ModeWrite, Client: client, Pass: pass})
+		return New(Options{Catalog: catalog.Preload(), Mode: ModeWrite, Backend: &backend.Backend{Client: client}, Speed: Speed{PassEncoded: pass}})
 	})
 	for _, c := range benchCalls {
 		b.Run(c.name, func(b *testing.B) {
@@ -77,7 +79,7 @@ func BenchmarkOwn(b *testing.B) {
 	cat := catalogSource(catalog.Preload())
 	// As New builds it; the default safety policy lets read-only actions
 	// through unpaced.
-	x := &executor{catalog: cat, client: client, mode: ModeWrite, validate: true, safety: defaultSafety(), sealer: sealer, log: quiet}
+	x := newExecutor(cat, &backend.Backend{Client: client}, ModeWrite, sealer, lang.En, quiet)
 	specs := append(docsTools(cat), execTools(x)...)
 	for _, c := range benchCalls {
 		if c.method != "tools/call" {

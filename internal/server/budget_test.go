@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -38,19 +39,20 @@ func TestDefinitionBudget(t *testing.T) {
 			caps *mcp.ClientCapabilities
 		}{{"plain", nil}, {"forms", forms}, {"apps", apps}, {"tasks", withTasks}, {"every feature", every}} {
 			t.Run(fmt.Sprintf("%s/%s", mode, cs.name), func(t *testing.T) {
-				opts := Options{Catalog: catalog.Preload(), Mode: mode}
+				b := &backend.Backend{}
+				opts := Options{Catalog: catalog.Preload(), Mode: mode, Backend: b}
 				if mode != ModeDocs {
 					c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
 					if err != nil {
 						t.Fatal(err)
 					}
-					opts.Client = c
+					b.Client = c
 					// Nothing connects: no call subscribes.
-					opts.Events = events.New(events.Options{URL: "ws://127.0.0.1:9/event"})
-					t.Cleanup(opts.Events.Close)
+					b.Events = events.New(events.Options{URL: "ws://127.0.0.1:9/event"})
+					t.Cleanup(b.Events.Close)
 				}
 				if mode == ModeWrite {
-					opts.Tasks = taskRunner(t)
+					b.Tasks = taskRunner(t)
 				}
 				s, err := New(opts)
 				if err != nil {

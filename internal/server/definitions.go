@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -18,17 +19,18 @@ import (
 // so they cannot drift from the code. scratch is a directory for the
 // throwaway task store.
 func Definitions(mode Mode, scratch string) ([]*mcp.Tool, error) {
-	opts := Options{Catalog: catalog.Preload(), Mode: mode}
+	b := &backend.Backend{}
+	opts := Options{Catalog: catalog.Preload(), Mode: mode, Backend: b}
 	if mode != ModeDocs {
 		c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
 		if err != nil {
 			return nil, err
 		}
-		opts.Client = c
+		b.Client = c
 		// Nothing connects until a subscribe_events call, which this never
 		// makes.
-		opts.Events = events.New(events.Options{URL: "ws://127.0.0.1:9/event"})
-		defer opts.Events.Close()
+		b.Events = events.New(events.Options{URL: "ws://127.0.0.1:9/event"})
+		defer b.Events.Close()
 	}
 	if mode == ModeWrite {
 		store, err := tasks.Open(filepath.Join(scratch, "tasks"), tasks.Scope{Mode: string(mode)}, tasks.Options{})
@@ -38,7 +40,7 @@ func Definitions(mode Mode, scratch string) ([]*mcp.Tool, error) {
 		defer store.Close()
 		r := tasks.NewRunner(store)
 		defer r.Close()
-		opts.Tasks = r
+		b.Tasks = r
 	}
 	s, err := New(opts)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
@@ -271,4 +272,17 @@ func deref(p *int, def int) int {
 		return def
 	}
 	return *p
+}
+
+// docsFeature is the catalog's face: the docs tools, the server's
+// instructions, and the catalog and failure-kinds resources.
+func docsFeature(d *deps) (feature, error) {
+	return feature{
+		tools:        docsTools(d.catalog),
+		instructions: instructions(d.mode),
+		attach: func(s *mcp.Server) error {
+			addCatalogResource(s, d.catalog, d.opts.Speed.PassEncoded)
+			return addKindsResource(s)
+		},
+	}, nil
 }

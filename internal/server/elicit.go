@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,6 +34,19 @@ const answerKey = "params"
 
 // answerField is the form's only field.
 const answerField = "params_json"
+
+// inputFeature serves the *_with_input tools, and bounds a legacy client's
+// wait for a form by the continuation's lifetime (see boundFormWait).
+func inputFeature(d *deps) (feature, error) {
+	ttl := cmp.Or(d.opts.ContinuationTTL, seal.DefaultTTL)
+	return feature{
+		tools: inputTools(d.exec, d.sealer),
+		attach: func(s *mcp.Server) error {
+			s.AddSendingMiddleware(boundFormWait(ttl))
+			return nil
+		},
+	}, nil
+}
 
 // inputTools declares query_action_with_input and
 // invoke_action_with_input.
@@ -88,7 +102,7 @@ func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionA
 	}
 
 	if r, ok := x.fence(a); !ok {
-		return x.refused(c, a, merge(provided, nil), r)
+		return x.refused(c, plan{action: a, params: merge(provided, nil)}, r)
 	}
 	var missing []string
 	for _, name := range a.Required() {
@@ -97,7 +111,7 @@ func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionA
 		}
 	}
 	if len(missing) == 0 {
-		return x.execute(ctx, c, a, merge(provided, nil))
+		return x.run(ctx, c, plan{action: a, params: merge(provided, nil)})
 	}
 	// What was given must already be right: only the missing fields are asked.
 	errs, bad := x.checkParams(a, merge(provided, nil))
@@ -284,7 +298,9 @@ func fieldValue(v any) (json.RawMessage, error) {
 func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *catalog.Action, provided map[string]json.RawMessage, argsHash string, sealer *seal.Sealer) toolkit.Reply {
 	p := c.Req.Params
 	restart := fmt.Sprintf("call %s again without requestState to get a new form, or %s with complete params", tool, strings.TrimSuffix(tool, "_with_input"))
-	refuse := func(r toolkit.Reply) toolkit.Reply { return x.refused(c, a, merge(provided, nil), r) }
+	refuse := func(r toolkit.Reply) toolkit.Reply {
+		return x.refused(c, plan{action: a, params: merge(provided, nil)}, r)
+	}
 	if p.RequestState == "" {
 		return refuse(toolkit.Fail(toolkit.KindContinuation, "an answer came without its requestState", restart))
 	}
@@ -302,7 +318,7 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 		case !ok:
 			return refuse(r)
 		}
-		return x.perform(ctx, c, a, merge(provided, nil), true)
+		return x.run(ctx, c, plan{action: a, params: merge(provided, nil), confirmed: true})
 	}
 	resp, ok := p.InputResponses[answerKey].(*mcp.ElicitResult)
 	if !ok || resp == nil {
@@ -393,7 +409,7 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 			return refuse(r)
 		}
 	}
-	return x.perform(ctx, c, a, params, claims.Confirm)
+	return x.run(ctx, c, plan{action: a, params: params, confirmed: claims.Confirm})
 }
 
 // merge joins the provided params and the answer into one object, keeping
@@ -408,26 +424,6 @@ func merge(provided, answer map[string]json.RawMessage) json.RawMessage {
 	}
 	b, _ := json.Marshal(all) // raw values that decoded once encode again
 	return b
-}
-
-// unansweredKey marks, in the _meta of the answer handed back to the tool,
-// a form a legacy client did not answer: its value says why. It is set
-// only by boundFormWait, inside this process, and never travels on the wire.
-const (
-	unansweredKey       = "snowluma-mcp/unanswered"
-	unansweredExpired   = "expired"   // the continuation's lifetime ran out
-	unansweredCancelled = "cancelled" // the client cancelled the call
-)
-
-// unansweredForm reports a form boundFormWait handed back unanswered.
-func unansweredForm(resp *mcp.ElicitResult, restart string) (toolkit.Reply, bool) {
-	switch resp.Meta[unansweredKey] {
-	case unansweredExpired:
-		return toolkit.Fail(toolkit.KindContinuation, "the form was not answered before the continuation expired; nothing was run", restart), true
-	case unansweredCancelled:
-		return toolkit.Fail(toolkit.KindCancelled, "the call was cancelled while its form was open; nothing was run", restart), true
-	}
-	return toolkit.Reply{}, false
 }
 
 // errUnanswered is the cause of a form wait that ran out.

@@ -33,12 +33,29 @@ type eventService struct {
 	allow *safety.Policy
 }
 
-// newEventService returns the service over hub, or nil when events are off.
-func newEventService(hub *events.Hub, mode Mode) *eventService {
+// newEventService returns the service over hub, whose filters stay within
+// allow's allowlists, or nil when events are off.
+func newEventService(hub *events.Hub, mode Mode, allow *safety.Policy) *eventService {
 	if hub == nil || !mode.Allows(ModeRead) {
 		return nil
 	}
-	return &eventService{hub: hub}
+	return &eventService{hub: hub, allow: allow}
+}
+
+// eventsFeature serves the live event tools (refusals without events), and
+// with events the resource template, subscriptions and update
+// notifications.
+func eventsFeature(d *deps) (feature, error) {
+	ev := d.events
+	return feature{
+		tools:        eventTools(ev),
+		instructions: ev.instructions(),
+		configure:    ev.configure,
+		attach: func(s *mcp.Server) error {
+			ev.attach(s)
+			return nil
+		},
+	}, nil
 }
 
 // instructions tells the model about the event tools, when they exist.

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -47,7 +48,7 @@ func TestEventsNotificationFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Options{Catalog: catalog.Preload(), Mode: ModeRead, Client: client, Events: hub})
+	s, err := New(Options{Catalog: catalog.Preload(), Mode: ModeRead, Backend: &backend.Backend{Client: client, Events: hub}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func TestEventToolsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	hub := events.New(events.Options{URL: "ws://127.0.0.1:9/event"})
-	s, err := New(Options{Catalog: catalog.Preload(), Mode: ModeRead, Client: client, Events: hub})
+	s, err := New(Options{Catalog: catalog.Preload(), Mode: ModeRead, Backend: &backend.Backend{Client: client, Events: hub}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,8 +15,8 @@ import (
 func TestTransportFailureReadOnly(t *testing.T) {
 	for _, kind := range []transfer.Kind{transfer.KindTimeout, transfer.KindCancelled} {
 		err := &transfer.Error{Kind: kind, Op: "get_status", Err: context.DeadlineExceeded}
-		read := transportFailure(err, true).Diag
-		write := transportFailure(err, false).Diag
+		read := failure(err, true, false).Diag
+		write := failure(err, false, false).Diag
 		if !strings.Contains(read.NextStep, "only reads") || strings.Contains(read.NextStep, "may") {
 			t.Errorf("%s of a read: %q", kind, read.NextStep)
 		}
@@ -29,7 +29,25 @@ func TestTransportFailureReadOnly(t *testing.T) {
 	}
 	// Other kinds do not depend on the flag.
 	err := &transfer.Error{Kind: transfer.KindProtocol, Op: "get_status"}
-	if transportFailure(err, true).Diag != transportFailure(err, false).Diag {
+	if failure(err, true, false).Diag != failure(err, false, false).Diag {
 		t.Error("a protocol failure's diagnostics depend on readOnly")
+	}
+}
+
+// TestFailureStepsOfStreams: the one table gives a stream its own next
+// step where the cause differs, a kind only streams report is reported as
+// such only for a stream, and a body over the limit is told how to fit
+// either way.
+func TestFailureStepsOfStreams(t *testing.T) {
+	timeout := &transfer.Error{Kind: transfer.KindTimeout, Op: "download_file_stream", Err: context.DeadlineExceeded}
+	if d := failure(timeout, true, true).Diag; d.Kind != toolkit.KindTimeout || !strings.Contains(d.NextStep, "STREAM_IDLE_TIMEOUT_MS") {
+		t.Errorf("stream timeout: %+v", d)
+	}
+	busy := &transfer.Error{Kind: transfer.KindBusy, Op: "download_file_stream"}
+	if d := failure(busy, false, true).Diag; d.Kind != toolkit.KindBusy || !strings.Contains(d.NextStep, "MAX_STREAMS") {
+		t.Errorf("stream busy: %+v", d)
+	}
+	if d := failure(busy, false, false).Diag; d.Kind != toolkit.KindTransport {
+		t.Errorf("busy outside a stream: %+v", d)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -35,16 +36,17 @@ func TestToolsGolden(t *testing.T) {
 		}{{"plain", nil}, {"forms", forms}, {"apps", apps}, {"tasks", withTasks}} {
 			name := fmt.Sprintf("tools-%s-%s.json", mode, cs.name)
 			t.Run(name, func(t *testing.T) {
-				opts := Options{Catalog: catalog.Preload(), Mode: mode}
+				b := &backend.Backend{}
+				opts := Options{Catalog: catalog.Preload(), Mode: mode, Backend: b}
 				if mode != ModeDocs {
 					c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
 					if err != nil {
 						t.Fatal(err)
 					}
-					opts.Client = c
+					b.Client = c
 				}
 				if mode == ModeWrite {
-					opts.Tasks = taskRunner(t)
+					b.Tasks = taskRunner(t)
 				}
 				s, err := New(opts)
 				if err != nil {
@@ -101,7 +103,7 @@ func liveServer(tb testing.TB, mode Mode, endpoint string, now func() time.Time)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := New(Options{Catalog: catalog.Preload(), Mode: mode, Client: client, Now: now})
+	s, err := New(Options{Catalog: catalog.Preload(), Mode: mode, Backend: &backend.Backend{Client: client}, Now: now})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/preview"
 	"github.com/snowluma/snowluma-mcp/ui"
@@ -21,6 +22,13 @@ const (
 	appsExtension = "io.modelcontextprotocol/ui"
 	// PreviewPanelURI is the panel's resource.
 	PreviewPanelURI = "ui://snowluma-mcp/message-preview.html"
+	// PanelMetaKey is the _meta entry of preview_message's results, for
+	// Apps clients only, that tells the panel what the result does not:
+	// {"lang": the server's language (SNOWLUMA_MCP_LANG or the locale),
+	// "mode": docs, read or write}. The panel speaks the host's locale when
+	// the host gives one, else this lang; with mode it words, in either
+	// language, why it cannot send.
+	PanelMetaKey = "snowluma-mcp/panel"
 )
 
 const previewInput = `{
@@ -39,8 +47,9 @@ const previewResult = `{"type": "object", "properties": {"can_send": {"type": "b
 
 // previewTool declares preview_message. It runs in every mode and contacts
 // nothing; can_send says whether this server's mode lets the draft be sent.
-// Clients that show MCP Apps get the panel's resourceUri in its _meta.
-func previewTool(mode Mode) toolkit.Spec {
+// Clients that show MCP Apps get the panel's resourceUri in its _meta, and
+// in every result's _meta the server's language and mode (PanelMetaKey).
+func previewTool(mode Mode, l lang.Lang) toolkit.Spec {
 	canSend := mode == ModeWrite
 	cannotSend := ""
 	switch mode {
@@ -63,6 +72,12 @@ func previewTool(mode Mode) toolkit.Spec {
 			}
 			return mcp.Meta{"ui": map[string]any{"resourceUri": PreviewPanelURI}}
 		},
+		ResultMeta: func(caps *mcp.ClientCapabilities) mcp.Meta {
+			if !showsApps(caps) {
+				return nil
+			}
+			return mcp.Meta{PanelMetaKey: map[string]string{"lang": string(l), "mode": string(mode)}}
+		},
 		Handler: toolkit.Handle(func(_ context.Context, _ *toolkit.Call, in preview.Args) toolkit.Reply {
 			p, problems := preview.Prepare(in, canSend, cannotSend)
 			if problems != nil {
@@ -75,6 +90,11 @@ func previewTool(mode Mode) toolkit.Spec {
 			return toolkit.OK(p)
 		}),
 	}
+}
+
+// previewFeature serves preview_message and its MCP Apps panel.
+func previewFeature(d *deps) (feature, error) {
+	return feature{tools: []toolkit.Spec{previewTool(d.mode, d.exec.lang)}, attach: addPreviewPanel}, nil
 }
 
 // addPreviewPanel serves the panel as a ui:// resource. Apps hosts see it in

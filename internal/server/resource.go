@@ -19,9 +19,10 @@ const CatalogURI = "snowluma://onebot/actions"
 // counts, and every action's full entry. The document is assembled once, on
 // first read, since it never changes.
 //
-// The document's answer is encoded once as well: each read copies the
-// encoded contents after the rest of the result (see catalogAnswer), and
-// with pass set (see Options.Pass) hands them to the transport.
+// The document's answer is encoded once as well, without HTML escaping:
+// each read copies the encoded contents after the rest of the result (see
+// catalogAnswer), and with pass set (Speed.PassEncoded) hands the whole
+// answer to the transport.
 func addCatalogResource(s *mcp.Server, src catalogSource, pass func([]byte) []byte) {
 	doc := sync.OnceValues(func() (string, error) {
 		cat, err := src()
@@ -91,7 +92,7 @@ func addKindsResource(s *mcp.Server) error {
 type catalogAnswer struct {
 	*mcp.ReadResourceResult
 	contents []byte              // the encoded contents array
-	pass     func([]byte) []byte // see Options.Pass
+	pass     func([]byte) []byte // see Speed.PassEncoded
 }
 
 func (a *catalogAnswer) MarshalJSON() ([]byte, error) {
@@ -103,7 +104,10 @@ func (a *catalogAnswer) MarshalJSON() ([]byte, error) {
 	}
 	out := make([]byte, 0, len(head)+len(a.contents)+16)
 	out, err = toolkit.CloseResult(append(append(out, `{"contents":`...), a.contents...), head, "contents")
-	return toolkit.HandOver(a.pass, out, err)
+	if err != nil || a.pass == nil {
+		return out, err
+	}
+	return a.pass(out), nil
 }
 
 // catalogDocument is the resource's text, {version, categories, actions},

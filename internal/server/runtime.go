@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/tasks"
 )
 
@@ -71,6 +72,11 @@ type checkInfo struct {
 	Diagnostics toolkit.Diagnostics `json:"diagnostics"`
 }
 
+// runtimeFeature serves get_runtime_info.
+func runtimeFeature(d *deps) (feature, error) {
+	return feature{tools: []toolkit.Spec{runtimeTool(d.exec, d.events)}}, nil
+}
+
 // runtimeTool declares get_runtime_info. It runs in every mode and
 // contacts SnowLuma only with check_connection, so it is open-world.
 func runtimeTool(x *executor, ev *eventService) toolkit.Spec {
@@ -109,20 +115,20 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 		Safety:           x.safetyInfo(),
 	}
 	if x.enabled() {
-		l := x.client.Limits()
+		l := x.backend.Client.Limits()
 		info.Transport = &transportInfo{
 			RequestTimeoutMS:        l.Timeout.Milliseconds(),
 			MaxResponseBytes:        l.MaxResponseBytes,
 			MaxStreamBytes:          l.MaxStreamBytes,
 			StreamIdleTimeoutMS:     l.StreamIdleTimeout.Milliseconds(),
 			MaxCollectedStreamBytes: MaxCollectedStream,
-			ParamsValidated:         x.validate,
+			ParamsValidated:         !x.backend.SkipParamsCheck,
 		}
 		x.describeFiles(info.Transport, l)
 	}
-	if x.tasks != nil {
+	if run := x.backend.Tasks; run != nil {
 		info.TasksEnabled = true
-		info.Tasks = &tasksInfo{TaskDir: x.tasks.Store().Dir(), Running: x.tasks.Running(), MaxRunning: tasks.MaxRunning}
+		info.Tasks = &tasksInfo{TaskDir: run.Store().Dir(), Running: run.Running(), MaxRunning: tasks.MaxRunning}
 	}
 	if !in.CheckConnection {
 		return toolkit.OK(info)
@@ -140,7 +146,7 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 	var wg sync.WaitGroup
 	for i, name := range checks {
 		wg.Go(func() {
-			replies[i] = x.run(ctx, &toolkit.Call{Req: c.Req, Trace: c.Trace}, actionArgs{Action: name}, false)
+			replies[i] = x.call(ctx, &toolkit.Call{Req: c.Req, Trace: c.Trace}, actionArgs{Action: name}, false, false)
 		})
 	}
 	wg.Wait()
@@ -160,4 +166,28 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 			NextStep: "read each entry under result.checks; " + first.NextStep}
 	}
 	return r
+}
+
+// safetyInfo is get_runtime_info's view of the policy.
+type safetyInfo struct {
+	Sensitive         safety.Sensitive `json:"sensitive"`
+	Confirm           safety.Confirm   `json:"confirm"`
+	SendMinIntervalMS int64            `json:"send_min_interval_ms"`
+	SendPerMinute     int              `json:"send_per_minute"`
+	AllowedGroups     []int64          `json:"allowed_groups"`
+	AllowedUsers      []int64          `json:"allowed_users"`
+	Audit             bool             `json:"audit"`
+}
+
+func (x *executor) safetyInfo() *safetyInfo {
+	p := x.safety
+	return &safetyInfo{
+		Sensitive:         p.Sensitive,
+		Confirm:           p.Confirm,
+		SendMinIntervalMS: p.Pacer.Interval().Milliseconds(),
+		SendPerMinute:     p.Pacer.PerMinute(),
+		AllowedGroups:     p.Groups.Sorted(),
+		AllowedUsers:      p.Users.Sorted(),
+		Audit:             p.Audit != nil,
+	}
 }

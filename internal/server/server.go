@@ -1,8 +1,11 @@
 // Package server wires snowluma-mcp's features into a go-sdk MCP server.
-// Each feature is one adapter file declaring its tools as toolkit.Specs
-// (docs.go, exec.go, elicit.go, runtime.go) and its resources; New composes
-// them. The tool framework itself (gate, rendering, kinds) is the toolkit
-// package. Nothing here knows HTTP framing: that belongs to transfer.
+// Each feature is one adapter file that declares its tools as
+// toolkit.Specs and attaches its resources, methods and hooks (see
+// feature); New builds the shared pieces once and loops over the features.
+// Every tool that runs an action goes through one pipeline (pipeline.go)
+// over one backend (package backend). The tool framework itself (gate,
+// rendering, kinds) is the toolkit package. Nothing here knows HTTP
+// framing: that belongs to transfer.
 package server
 
 import (
@@ -15,13 +18,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
-	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
-	"github.com/snowluma/snowluma-mcp/safety"
-	"github.com/snowluma/snowluma-mcp/tasks"
-	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
 // Name and Version identify this server to MCP clients.
@@ -53,24 +53,12 @@ type Options struct {
 	// loading (see catalog.Preload).
 	Catalog func() (*catalog.Catalog, error)
 	Mode    Mode
-	// Client reaches SnowLuma. It is required in read and write modes and
-	// ignored in docs mode.
-	Client *transfer.Client
-	// Downloads is the directory download streams are saved to; without it
-	// they are refused. UploadRoot, when set, enables automatic uploads
-	// (invoke_action's execution.input_file) from inside it.
-	Downloads  *transfer.Store
-	UploadRoot *transfer.UploadRoot
-	// SkipParamsCheck turns off checking action params against the
-	// catalog's inputSchema, for a SnowLuma newer than the catalog.
-	SkipParamsCheck bool
+	// Backend is the SnowLuma bot the execution features drive; its
+	// client is required in read and write modes. Nil is a backend with
+	// nothing configured, enough for docs mode.
+	Backend *backend.Backend
 	// Log receives one line per tool call; nil discards.
 	Log io.Writer
-	// Tasks runs background transfers; nil when SNOWLUMA_MCP_TASK_DIR is
-	// unset or its store could not be opened, for the reason in
-	// TasksProblem.
-	Tasks        *tasks.Runner
-	TasksProblem string
 	// TaskStreams, when set, pushes each task status change to the
 	// subscriptions/listen streams that asked for that task.
 	TaskStreams TaskNotifier
@@ -81,47 +69,41 @@ type Options struct {
 	// missing-parameter and confirmation forms); empty means English.
 	// Tool descriptions and results stay English.
 	Lang lang.Lang
-	// Safety is the account-safety policy; nil means the documented
-	// defaults (credentials denied, no confirmation, default pacing).
-	Safety *safety.Policy
-	// Events, when set, serves live event resources in read and write
-	// modes. The caller closes it when the session ends.
-	Events *events.Hub
 	// ContinuationTTL is how long a form's continuation lasts, and so how
 	// long a legacy client's answer to elicitation/create is waited for;
 	// 0 means seal.DefaultTTL (ten minutes). Tests shorten it.
 	ContinuationTTL time.Duration
-	// Pass, when set, hands answers the server has encoded (tools/list,
-	// tool results) to the transport instead of the SDK's encoder: the
-	// binary sets it to its stdio.Transport's Pass. Leave it nil for any
-	// other transport.
-	Pass func(result []byte) []byte
-	// CheckOutputsLater, when set, takes the check of the tools' output
-	// schemas instead of New running it (see toolkit.Config): the binary
-	// runs it after its first answer and stops on its error.
-	CheckOutputsLater func(check func() error)
+	// Speed holds the speed tricks the binary turns on (see Speed); leave
+	// it zero for any other transport.
+	Speed Speed
 }
 
-// New builds the MCP server for opts. It contacts nothing: SnowLuma is only
+// New builds the MCP server for opts: the shared pieces once, then each
+// feature (see feature) in turn. It contacts nothing: SnowLuma is only
 // reached when an execution tool is called.
 func New(opts Options) (*mcp.Server, error) {
-	if opts.Catalog == nil {
-		return nil, errors.New("server: no catalog")
+	d, err := newDeps(opts)
+	if err != nil {
+		return nil, err
 	}
-	if opts.Mode != ModeDocs && opts.Client == nil {
-		return nil, fmt.Errorf("server: %s mode needs a SnowLuma client", opts.Mode)
+	var fs []feature
+	for _, build := range []func(*deps) (feature, error){
+		docsFeature,    // docs.go: the catalog tools, the catalog and failure-kinds resources
+		execFeature,    // exec.go: query_action, invoke_action
+		inputFeature,   // elicit.go: the *_with_input tools and the legacy form wait
+		eventsFeature,  // events.go: live event tools and resources
+		runtimeFeature, // runtime.go: get_runtime_info
+		previewFeature, // preview.go: preview_message and its panel
+		tasksFeature,   // tasks.go: background transfers and the task methods
+	} {
+		f, err := build(d)
+		if err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		fs = append(fs, f)
 	}
-	logw := opts.Log
-	if logw == nil {
-		logw = io.Discard
-	}
-	log := slog.New(slog.NewTextHandler(logw, nil))
-	ev := newEventService(opts.Events, opts.Mode)
-	if ev != nil {
-		ev.allow = opts.Safety
-	}
+
 	sopts := &mcp.ServerOptions{
-		Instructions: instructions(opts.Mode) + ev.instructions(),
 		// Declared rather than inferred: no logging (deprecated in
 		// 2026-07-28; stderr is the log), and a tool list fixed per mode.
 		Capabilities: &mcp.ServerCapabilities{
@@ -129,53 +111,57 @@ func New(opts Options) (*mcp.Server, error) {
 			Resources: &mcp.ResourceCapabilities{},
 		},
 		SupportedProtocolVersions: ProtocolVersions(),
-		SetCacheable:              cacheHints(ev != nil),
+		SetCacheable:              cacheHints(d.events != nil),
 	}
-	ev.configure(sopts)
+	var specs []toolkit.Spec
+	for _, f := range fs {
+		sopts.Instructions += f.instructions
+		if f.configure != nil {
+			f.configure(sopts)
+		}
+		specs = append(specs, f.tools...)
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "SnowLuma OneBot", Version: Version}, sopts)
-	ev.attach(s)
 	s.AddReceivingMiddleware(refuseUnsupportedInitialize)
-	cat := catalogSource(opts.Catalog)
+	cfg := toolkit.Config{Mode: opts.Mode, Log: d.log, CheckOutputsLater: opts.Speed.CheckOutputsLater}
+	if err := toolkit.Register(s, cfg, specs...); err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	for _, f := range fs {
+		if f.attach == nil {
+			continue
+		}
+		if err := f.attach(s); err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// newDeps makes the pieces every feature shares.
+func newDeps(opts Options) (*deps, error) {
+	if opts.Catalog == nil {
+		return nil, errors.New("server: no catalog")
+	}
+	b := opts.Backend
+	if b == nil {
+		b = &backend.Backend{}
+	}
+	if opts.Mode != ModeDocs && b.Client == nil {
+		return nil, fmt.Errorf("server: %s mode needs a SnowLuma client", opts.Mode)
+	}
+	logw := opts.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	log := slog.New(slog.NewTextHandler(logw, nil))
 	sealer, err := seal.New(seal.Options{Now: opts.Now, TTL: opts.ContinuationTTL})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	policy := opts.Safety
-	if policy == nil {
-		policy = defaultSafety()
-	} else if policy.Pacer == nil {
-		p := *policy
-		p.Pacer = defaultSafety().Pacer
-		policy = &p
-	}
-	x := &executor{catalog: cat, client: opts.Client, mode: opts.Mode, validate: !opts.SkipParamsCheck, safety: policy, sealer: sealer, log: log,
-		downloads: opts.Downloads, uploads: opts.UploadRoot, tasks: opts.Tasks, lang: cmp.Or(opts.Lang, lang.En)}
-	specs := docsTools(cat)
-	specs = append(specs, execTools(x)...)
-	specs = append(specs, inputTools(x, sealer)...)
-	specs = append(specs, eventTools(ev)...)
-	specs = append(specs, runtimeTool(x, ev))
-	specs = append(specs, previewTool(opts.Mode))
-	ts := newTaskService(x, opts.Tasks, opts.TasksProblem)
-	if opts.Tasks != nil && opts.TaskStreams != nil {
-		opts.Tasks.OnChange(ts.pushTo(opts.TaskStreams, log))
-	}
-	specs = append(specs, ts.specs()...)
-	if err := ts.addTaskMethods(s); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
-	if err := toolkit.Register(s, toolkit.Config{Mode: opts.Mode, Log: log, Pass: opts.Pass, CheckOutputsLater: opts.CheckOutputsLater}, specs...); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
-	addCatalogResource(s, cat, opts.Pass)
-	if err := addKindsResource(s); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
-	if err := addPreviewPanel(s); err != nil {
-		return nil, fmt.Errorf("server: %w", err)
-	}
-	s.AddSendingMiddleware(boundFormWait(cmp.Or(opts.ContinuationTTL, seal.DefaultTTL)))
-	return s, nil
+	cat := catalogSource(opts.Catalog)
+	x := newExecutor(cat, b, opts.Mode, sealer, cmp.Or(opts.Lang, lang.En), log)
+	return &deps{opts: opts, mode: opts.Mode, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety), sealer: sealer, log: log}, nil
 }
 
 func instructions(m Mode) string {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 )
 
@@ -82,12 +83,12 @@ func TestAnnotationsMatchBehaviour(t *testing.T) {
 // and nothing is sent.
 func TestBrokenCatalogSchemaIsInternal(t *testing.T) {
 	a := &catalog.Action{Brief: catalog.Brief{Name: "broken"}, InputSchema: json.RawMessage(`{"type":"object","properties":{"x":{"type":7}}}`)}
-	x := &executor{validate: true}
+	x := &executor{backend: &backend.Backend{}}
 	_, r := x.checkParams(a, json.RawMessage(`{"x":1}`))
 	if r == nil || r.Diag.Kind != "internal" || !r.IsError {
 		t.Fatalf("broken schema: %+v", r)
 	}
-	x.validate = false
+	x.backend.SkipParamsCheck = true
 	if errs, r := x.checkParams(a, json.RawMessage(`{"x":1}`)); errs != nil || r != nil {
 		t.Errorf("with the check off: %v %+v", errs, r)
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -26,9 +27,10 @@ func BenchmarkNew(b *testing.B) {
 		b.Fatal(err)
 	}
 	options := func(mode Mode, check *func() error) Options {
-		opts := Options{Catalog: cat, Mode: mode, CheckOutputsLater: func(c func() error) { *check = c }}
+		b := &backend.Backend{}
+		opts := Options{Catalog: cat, Mode: mode, Speed: Speed{CheckOutputsLater: func(c func() error) { *check = c }}, Backend: b}
 		if mode != ModeDocs {
-			opts.Client = client
+			b.Client = client
 		}
 		return opts
 	}

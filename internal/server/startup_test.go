@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -17,9 +18,10 @@ func TestOutputChecksLater(t *testing.T) {
 	}
 	for _, mode := range []Mode{ModeDocs, ModeRead, ModeWrite} {
 		var checks []func() error
-		opts := Options{Catalog: catalog.Preload(), Mode: mode, CheckOutputsLater: func(c func() error) { checks = append(checks, c) }}
+		b := &backend.Backend{}
+		opts := Options{Catalog: catalog.Preload(), Mode: mode, Speed: Speed{CheckOutputsLater: func(c func() error) { checks = append(checks, c) }}, Backend: b}
 		if mode != ModeDocs {
-			opts.Client = client
+			b.Client = client
 		}
 		if _, err := New(opts); err != nil {
 			t.Fatalf("%s: %v", mode, err)

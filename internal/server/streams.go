@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -73,14 +72,14 @@ type uploadResult struct {
 	Reset    *transfer.ResetOutcome `json:"reset,omitempty"`
 }
 
-// stream runs a stream action once the safety policy let it through: an
-// automatic upload (when runExecution put one in ctx), a download to disk,
-// a hand-made upload call, or a generic stream whose frames are collected.
-func (x *executor) stream(ctx context.Context, c *toolkit.Call, req transfer.Request, readOnly bool) toolkit.Reply {
+// stream runs a stream action once the pipeline let it through: an
+// automatic upload (when the plan holds one), a download to disk, a
+// hand-made upload call, or a generic stream whose frames are collected.
+func (x *executor) stream(ctx context.Context, c *toolkit.Call, req transfer.Request, pu *pendingUpload, readOnly bool) toolkit.Reply {
 	p := progressOf(ctx, c)
 	var r toolkit.Reply
-	if pu, ok := ctx.Value(uploadKey{}).(pendingUpload); ok && req.Action == uploadAction {
-		r = x.upload(ctx, pu, p, readOnly)
+	if pu != nil && req.Action == uploadAction {
+		r = x.upload(ctx, *pu, req.Header, p, readOnly)
 	} else if downloadActions[req.Action] {
 		r = x.download(ctx, req, p, readOnly)
 	} else if req.Action == uploadAction {
@@ -91,33 +90,28 @@ func (x *executor) stream(ctx context.Context, c *toolkit.Call, req transfer.Req
 	return finish(r, p)
 }
 
-// uploadKey carries an automatic upload from runExecution, through the
-// safety policy's checks (confirm.go), to stream. A context value because
-// that path is shared by every action and knows only params; it never
-// leaves this package.
-type uploadKey struct{}
-
 // uploadStandIn is the stream_id the safety checks see for an automatic
 // upload: the real one is chosen when the upload starts.
 const uploadStandIn = "chosen-by-snowluma-mcp"
 
-// runExecution is invoke_action with execution: an automatic upload. It is
+// planUpload makes p, a call with execution, an automatic upload. It is
 // refused, with nothing sent, for any other action, without an upload root,
 // or with params the server chooses itself.
-func (x *executor) runExecution(ctx context.Context, c *toolkit.Call, a *catalog.Action, params json.RawMessage, ex *executionArgs) toolkit.Reply {
+func (x *executor) planUpload(p *plan) (toolkit.Reply, bool) {
+	a, params, ex := p.action, p.params, p.execution
 	if a.Name != uploadAction {
 		return toolkit.Fail(toolkit.KindInvalidArguments,
 			fmt.Sprintf("invoke_action: execution applies only to %s, not %s; nothing was sent", uploadAction, a.Name),
-			"remove execution, or use it with action "+uploadAction)
+			"remove execution, or use it with action "+uploadAction), false
 	}
-	if x.uploads == nil {
+	if x.backend.Uploads == nil {
 		return toolkit.Fail(toolkit.KindInvalidArguments,
 			"invoke_action: execution.input_file needs an upload root, and SNOWLUMA_MCP_UPLOAD_ROOT is not set; nothing was sent",
-			"set SNOWLUMA_MCP_UPLOAD_ROOT to an absolute directory holding the files to upload and restart the server, or send chunks yourself without execution")
+			"set SNOWLUMA_MCP_UPLOAD_ROOT to an absolute directory holding the files to upload and restart the server, or send chunks yourself without execution"), false
 	}
 	var given map[string]json.RawMessage
 	if err := json.Unmarshal(params, &given); err != nil {
-		return toolkit.Fail(toolkit.KindInvalidArguments, "invoke_action: params must be a JSON object", "pass params as a JSON object")
+		return toolkit.Fail(toolkit.KindInvalidArguments, "invoke_action: params must be a JSON object", "pass params as a JSON object"), false
 	}
 	var chosen []string
 	for k := range given {
@@ -128,29 +122,25 @@ func (x *executor) runExecution(ctx context.Context, c *toolkit.Call, a *catalog
 	if len(chosen) > 0 {
 		return toolkit.Fail(toolkit.KindInvalidArguments,
 			fmt.Sprintf("invoke_action: with execution the server chooses the stream, chunks, sizes and hash itself; %s may not be given; nothing was sent", strings.Join(slices.Sorted(slices.Values(chosen)), ", ")),
-			"keep only params.filename and params.file_retention, or drop execution to send chunks yourself")
+			"keep only params.filename and params.file_retention, or drop execution to send chunks yourself"), false
 	}
 	// A path that will be refused is refused now, before a person is asked
 	// to confirm the upload; Upload checks it again when it opens the file.
-	f, err := x.uploads.Open(ex.InputFile)
+	f, err := x.backend.Uploads.Open(ex.InputFile)
 	if err != nil {
-		return streamFailure(err, false)
+		return failure(err, false, true), false
 	}
 	f.Close()
-	// The upload takes the path every action takes through the safety
-	// policy: the params check (filename and file_retention against the
+	// The upload takes the pipeline every action takes: the params check (filename and file_retention against the
 	// catalog, a stand-in for the stream id the server will choose), the
 	// confirmation, the audit.
 	probe := map[string]json.RawMessage{"stream_id": json.RawMessage(`"` + uploadStandIn + `"`)}
 	for k, v := range given {
 		probe[k] = v
 	}
-	check, _ := json.Marshal(probe)
-	ctx = context.WithValue(ctx, uploadKey{}, pendingUpload{input: ex.InputFile, given: given, trace: c.Trace.Header()})
-	if p := c.Req.Params; p.RequestState != "" || len(p.InputResponses) > 0 {
-		return x.resumeConfirm(ctx, c, a, check)
-	}
-	return x.perform(ctx, c, a, check, false)
+	p.params, _ = json.Marshal(probe)
+	p.upload = &pendingUpload{input: ex.InputFile, given: given}
+	return toolkit.Reply{}, true
 }
 
 // pendingUpload is an automatic upload on its way through the safety
@@ -158,12 +148,11 @@ func (x *executor) runExecution(ctx context.Context, c *toolkit.Call, a *catalog
 type pendingUpload struct {
 	input string
 	given map[string]json.RawMessage // filename and file_retention, as given
-	trace http.Header
 }
 
 // upload runs an automatic upload.
-func (x *executor) upload(ctx context.Context, pu pendingUpload, p *transfer.Throttle, readOnly bool) toolkit.Reply {
-	up := transfer.Upload{InputFile: pu.input, Retention: pu.given["file_retention"], Header: pu.trace, MaxFileBytes: x.maxFile()}
+func (x *executor) upload(ctx context.Context, pu pendingUpload, trace http.Header, p *transfer.Throttle, readOnly bool) toolkit.Reply {
+	up := transfer.Upload{InputFile: pu.input, Retention: pu.given["file_retention"], Header: trace, MaxFileBytes: x.backend.MaxFileBytes()}
 	if up.Retention != nil {
 		// Checked here too for SNOWLUMA_MCP_VALIDATE_PARAMS=false: the
 		// value goes into every chunk call as it is.
@@ -177,9 +166,9 @@ func (x *executor) upload(ctx context.Context, pu pendingUpload, p *transfer.Thr
 			return toolkit.Fail(toolkit.KindInvalidParams, "upload_file_stream: params/filename must be a string; nothing was sent", "give filename as a string")
 		}
 	}
-	res, err := x.client.Upload(ctx, x.uploads, up, p.Update)
+	res, err := x.backend.Client.Upload(ctx, x.backend.Uploads, up, p.Update)
 	if err != nil {
-		r := streamFailure(err, readOnly)
+		r := failure(err, readOnly, true)
 		if res != nil && res.Reset != nil {
 			r.Diag.Message += "; " + resetSentence(res.Reset)
 		}
@@ -208,12 +197,12 @@ func resetSentence(r *transfer.ResetOutcome) string {
 
 // download saves a download stream's file.
 func (x *executor) download(ctx context.Context, req transfer.Request, p *transfer.Throttle, readOnly bool) toolkit.Reply {
-	if x.downloads == nil {
+	if x.backend.Downloads == nil {
 		return toolkit.Fail(toolkit.KindNotConfigured, "no download directory is configured", "set SNOWLUMA_MCP_DOWNLOAD_DIR and restart the server")
 	}
-	res, err := x.client.Download(ctx, req, x.downloads, p.Update)
+	res, err := x.backend.Client.Download(ctx, req, x.backend.Downloads, p.Update)
 	if err != nil {
-		return streamFailure(err, readOnly)
+		return failure(err, readOnly, true)
 	}
 	out := downloadResult{Saved: res.Saved, Terminal: res.Terminal.Raw}
 	if res.Saved == nil {
@@ -231,9 +220,9 @@ func (x *executor) download(ctx context.Context, req transfer.Request, p *transf
 // uploadChunk runs one upload_file_stream call whose params the caller
 // wrote (chunks sent by hand): its answer is a single frame.
 func (x *executor) uploadChunk(ctx context.Context, req transfer.Request, readOnly bool) toolkit.Reply {
-	f, err := x.client.StreamCall(ctx, req)
+	f, err := x.backend.Client.StreamCall(ctx, req)
 	if err != nil {
-		return streamFailure(err, readOnly)
+		return failure(err, readOnly, true)
 	}
 	r := judge(f.Raw, f.Status, f.Retcode)
 	r.Result = streamResult{Frames: []json.RawMessage{}, Terminal: f.Raw}
@@ -256,7 +245,7 @@ func (x *executor) collect(ctx context.Context, req transfer.Request, p *transfe
 	res := streamResult{Frames: []json.RawMessage{}}
 	var last transfer.Frame
 	size := 0
-	err := x.client.Stream(ctx, req, func(f transfer.Frame) error {
+	err := x.backend.Client.Stream(ctx, req, func(f transfer.Frame) error {
 		size += len(f.Raw)
 		if size > MaxCollectedStream {
 			return errCollectCap
@@ -276,7 +265,7 @@ func (x *executor) collect(ctx context.Context, req transfer.Request, p *transfe
 			"narrow the request: a tool result holds at most that much of a stream's frames")
 	}
 	if err != nil {
-		return streamFailure(err, readOnly)
+		return failure(err, readOnly, true)
 	}
 	r := judge(last.Raw, last.Status, last.Retcode)
 	if r.Diag.Outcome == toolkit.OutcomeSuccess && last.Type != "response" {
@@ -334,48 +323,15 @@ func (x *executor) describeFiles(t *transportInfo, l transfer.Limits) {
 	t.StreamConnectTimeoutMS = l.StreamConnectTimeout.Milliseconds()
 	t.MaxFileBytes = transfer.DefaultMaxFileBytes
 	t.DownloadQuotaBytes = transfer.DefaultDownloadQuotaBytes
-	if x.downloads != nil {
-		dir := x.downloads.Dir()
+	if x.backend.Downloads != nil {
+		dir := x.backend.Downloads.Dir()
 		t.DownloadDir = &dir
-		t.MaxFileBytes = x.downloads.MaxFileBytes()
-		t.DownloadQuotaBytes = x.downloads.QuotaBytes()
+		t.MaxFileBytes = x.backend.Downloads.MaxFileBytes()
+		t.DownloadQuotaBytes = x.backend.Downloads.QuotaBytes()
 	}
-	if x.uploads != nil {
-		root := x.uploads.Dir()
+	if x.backend.Uploads != nil {
+		root := x.backend.Uploads.Dir()
 		t.UploadRoot = &root
 		t.UploadEnabled = true
 	}
-}
-
-// maxFile is the file size limit, shared by downloads and uploads.
-func (x *executor) maxFile() int64 {
-	if x.downloads != nil {
-		return x.downloads.MaxFileBytes()
-	}
-	return 0
-}
-
-// streamFailure reports a stream call that failed, with next steps for the
-// failures that belong to streams; the rest are transportFailure's.
-func streamFailure(err error, readOnly bool) toolkit.Reply {
-	var te *transfer.Error
-	if !errors.As(err, &te) {
-		return transportFailure(err, readOnly)
-	}
-	steps := map[transfer.Kind]struct {
-		kind toolkit.Kind
-		next string
-	}{
-		transfer.KindBusy:        {toolkit.KindBusy, "wait for a running transfer to finish and call again, or raise SNOWLUMA_MCP_MAX_STREAMS and restart the server"},
-		transfer.KindQuota:       {toolkit.KindQuota, "delete files you no longer need from the download directory (get_runtime_info shows it), or raise SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES and restart the server"},
-		transfer.KindPathRefused: {toolkit.KindPathRefused, "give the absolute path of a regular, readable file inside SNOWLUMA_MCP_UPLOAD_ROOT (get_runtime_info shows it); copy the file there first if needed"},
-		transfer.KindLocalIO:     {toolkit.KindLocalIO, "check the MCP host's disk (free space, permissions) and call again"},
-		transfer.KindTooLarge:    {toolkit.KindTooLarge, "the file is larger than SNOWLUMA_MCP_MAX_FILE_BYTES allows: raise it and restart the server, or transfer a smaller file"},
-		transfer.KindTimeout:     {toolkit.KindTimeout, "SnowLuma stopped sending or answering: check that it is running; raise SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS (or _CONNECT_TIMEOUT_MS) if it is merely slow"},
-	}
-	s, ok := steps[te.Kind]
-	if !ok || transfer.RequestTooLarge(err) {
-		return transportFailure(err, readOnly)
-	}
-	return toolkit.Fail(s.kind, te.Error(), s.next)
 }

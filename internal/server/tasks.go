@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,11 +37,20 @@ type taskService struct {
 	off    *toolkit.Refusal
 }
 
+// tasksFeature serves invoke_action_background, list_tasks and the task
+// methods over the backend's task runner, and pushes its status changes to
+// the listen streams when opts.TaskStreams is set.
+func tasksFeature(d *deps) (feature, error) {
+	b := d.backend
+	t := newTaskService(d.exec, b.Tasks, b.TasksProblem)
+	if b.Tasks != nil && d.opts.TaskStreams != nil {
+		b.Tasks.OnChange(t.pushTo(d.opts.TaskStreams, d.log))
+	}
+	return feature{tools: t.specs(), attach: t.addTaskMethods}, nil
+}
+
 func newTaskService(x *executor, runner *tasks.Runner, problem string) *taskService {
 	t := &taskService{x: x, runner: runner}
-	if runner != nil {
-		x.launch = t.launch
-	}
 	switch {
 	case runner == nil && problem != "":
 		t.off = &toolkit.Refusal{Kind: toolkit.KindNotConfigured, Message: "background tasks are unavailable: " + problem,
@@ -105,46 +113,24 @@ func (t *taskService) specs() []toolkit.Spec {
 }
 
 // start checks the arguments exactly as invoke_action does, through the
-// same path (catalog, params, safety policy, confirmation round); the
-// executor then hands the send to launch instead of running it.
+// same pipeline (catalog, params, safety policy, confirmation round); the
+// pipeline then launches the send as a task instead of running it.
 func (t *taskService) start(ctx context.Context, c *toolkit.Call, in actionArgs) toolkit.Reply {
-	a, r, allowed := t.x.admit(c, backgroundTool, in.Action, true)
-	if !allowed {
-		return r
-	}
-	if !a.Stream {
-		return toolkit.Fail(toolkit.KindInvalidArguments,
-			fmt.Sprintf("%s is not a stream action; %s runs stream actions only", a.Name, backgroundTool),
-			"call invoke_action for ordinary actions")
-	}
-	params := in.Params
-	if len(params) == 0 || bytes.Equal(params, []byte("null")) {
-		params = json.RawMessage("{}")
-	}
-	if in.Execution != nil {
-		return t.x.runExecution(ctx, c, a, params, in.Execution)
-	}
-	if p := c.Req.Params; p.RequestState != "" || len(p.InputResponses) > 0 {
-		return t.x.resumeConfirm(ctx, c, a, params)
-	}
-	return t.x.execute(ctx, c, a, params)
+	return t.x.call(ctx, c, in, true, true)
 }
 
 // launch writes the task record and starts do, the checked send, as the
-// task's job. The job outlives the request: it keeps the call's trace
-// context and its automatic upload, but not its cancellation or its
+// task's job: the pipeline's last step for a background plan. The job
+// outlives the request: it keeps the call's trace context (and do its
+// plan, an automatic upload included), but not its cancellation or its
 // progress token (the request has been answered by then).
-func (t *taskService) launch(ctx context.Context, c *toolkit.Call, a *catalog.Action, do func(context.Context, *toolkit.Call) toolkit.Reply) toolkit.Reply {
-	upload, hasUpload := ctx.Value(uploadKey{}).(pendingUpload)
+func (x *executor) launch(ctx context.Context, c *toolkit.Call, a *catalog.Action, do func(context.Context, *toolkit.Call) toolkit.Reply) toolkit.Reply {
 	req := *c.Req
 	params := *req.Params
 	params.Meta = nil
 	req.Params = &params
 	job := &toolkit.Call{Req: &req, Trace: c.Trace, Action: a.Name}
-	rec, err := t.runner.Start(backgroundTool, a.Name, func(ctx context.Context) (json.RawMessage, error) {
-		if hasUpload {
-			ctx = context.WithValue(ctx, uploadKey{}, upload)
-		}
+	rec, err := x.backend.Tasks.Start(backgroundTool, a.Name, func(ctx context.Context) (json.RawMessage, error) {
 		reply := do(ctx, job)
 		saved, err := json.Marshal(reply.Render())
 		if err != nil {
@@ -162,7 +148,7 @@ func (t *taskService) launch(ctx context.Context, c *toolkit.Call, a *catalog.Ac
 		return toolkit.Fail(toolkit.KindTaskStore, "the task could not be recorded, so nothing was started: "+err.Error(),
 			"check that SNOWLUMA_MCP_TASK_DIR is writable and has free space")
 	}
-	return toolkit.Handoff(&taskHandle{ResultType: "task", taskView: view(rec)}, toolkit.Diagnostics{Outcome: toolkit.OutcomeSuccess})
+	return toolkit.Substitute(&taskHandle{ResultType: "task", taskView: view(rec)}, toolkit.Diagnostics{Outcome: toolkit.OutcomeSuccess})
 }
 
 func (t *taskService) list(_ context.Context, _ *toolkit.Call, in listTasksArgs) toolkit.Reply {

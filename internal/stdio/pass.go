@@ -9,10 +9,10 @@ import (
 
 // The SDK encodes every result itself: encoding/json calls the result's
 // MarshalJSON and then checks and compacts what it returned, byte by byte.
-// For an answer the server has already encoded (a cached tools/list, a tool
-// result assembled from cached entries) that pass is most of the cost of
-// the call. Pass lets such a result hand its bytes to the transport
-// instead: its MarshalJSON returns a stand-in of a few bytes, the SDK
+// For a large answer the server has already encoded (the catalog
+// resource, about 340 KB) that pass is most of the cost of the call. Pass
+// (the server's Speed.PassEncoded) lets such a result hand its bytes to the
+// transport instead: its MarshalJSON returns a stand-in of a few bytes, the SDK
 // checks that, and Write puts the held bytes where the stand-in is.
 //
 // A stand-in is a JSON string, which no MCP result is (every result is an

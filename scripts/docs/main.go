@@ -1,7 +1,7 @@
 // Command docs regenerates the README's tables from the code, so that they
 // cannot drift from it: the tool table from the real tool definitions
-// (server.Definitions), the variable table from the configuration struct in
-// cmd/snowluma-mcp/config.go (the struct --help prints), and the failure
+// (server.Definitions), the variable table from internal/config's
+// declaration of every variable (which --help prints too), and the failure
 // vocabulary from toolkit.Kinds. Each table sits between a BEGIN GENERATED
 // and an END GENERATED comment; everything else in the README is left alone.
 //
@@ -13,18 +13,14 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"log"
 	"os"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
@@ -71,7 +67,7 @@ func repoRoot() (string, error) {
 func Generate(readme, root string) (string, error) {
 	tables := map[string]func() (string, error){
 		"tools":     toolTable,
-		"variables": func() (string, error) { return variableTable(filepath.Join(root, "cmd", "snowluma-mcp", "config.go")) },
+		"variables": variableTable,
 		"kinds":     kindTable,
 	}
 	for _, name := range slices.Sorted(func(yield func(string) bool) {
@@ -151,42 +147,13 @@ func firstSentence(s string) string {
 	return s
 }
 
-// variableTable lists the fields of the env struct in path: each
-// variable's name, its default as a person reads it, and what it means.
-func variableTable(path string) (string, error) {
-	f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
-	if err != nil {
-		return "", err
-	}
-	var fields []*ast.Field
-	ast.Inspect(f, func(n ast.Node) bool {
-		if ts, ok := n.(*ast.TypeSpec); ok && ts.Name.Name == "env" {
-			if st, ok := ts.Type.(*ast.StructType); ok {
-				fields = st.Fields.List
-			}
-			return false
-		}
-		return true
-	})
-	if fields == nil {
-		return "", fmt.Errorf("%s has no env struct", path)
-	}
+// variableTable lists the variables the configuration reads: each one's
+// name, its default as a person reads it, and what it means.
+func variableTable() (string, error) {
 	var b strings.Builder
 	b.WriteString("| variable | default | meaning |\n| --- | --- | --- |\n")
-	for _, fld := range fields {
-		if fld.Tag == nil {
-			continue
-		}
-		raw, err := strconv.Unquote(fld.Tag.Value)
-		if err != nil {
-			return "", err
-		}
-		tag := reflect.StructTag(raw)
-		name := tag.Get("envconfig")
-		if name == "" {
-			continue
-		}
-		fmt.Fprintf(&b, "| `SNOWLUMA_MCP_%s` | %s | %s |\n", name, cell(tag.Get("shown")), cell(tag.Get("desc")))
+	for _, v := range config.Variables() {
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", v.Name, cell(v.Shown), cell(v.Meaning))
 	}
 	return b.String(), nil
 }

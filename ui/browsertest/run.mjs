@@ -66,6 +66,7 @@ async function connect(sc) {
   const env = { HOME: process.env.HOME || "/tmp", SNOWLUMA_MCP_MODE: sc.mode };
   if (sc.endpoint) env.SNOWLUMA_MCP_ENDPOINT = sc.endpoint;
   if (sc.timeoutMs) env.SNOWLUMA_MCP_TIMEOUT_MS = String(sc.timeoutMs);
+  if (sc.lang) env.SNOWLUMA_MCP_LANG = sc.lang;
   const transport = new StdioClientTransport({ command: config.bin, args: [], env, stderr: "pipe" });
   const client = new Client({ name: "snowluma-browser-test", version: "1.0.0" }, { capabilities: { extensions: APPS } });
   await client.connect(transport);
@@ -104,13 +105,14 @@ async function runScenario(sc) {
     await page.evaluate((a) => window.startHost(a), {
       html: panel.text,
       theme: sc.theme,
+      locale: sc.locale || null,
       serverTools: sc.serverTools,
       toolInput: sc.args,
       toolResult,
     });
     await page.waitForFunction(() => window.hostReady === true);
     const frame = await (await page.$("iframe")).contentFrame();
-    await frame.waitForFunction(() => document.getElementById("reason").textContent !== "Waiting for the draft.");
+    await frame.waitForFunction(() => document.documentElement.dataset.phase === "ready");
     const shot = async (label) => {
       const path = join(config.shots, `${sc.name}-${label}.png`);
       await page.locator("iframe").screenshot({ path });
@@ -128,6 +130,11 @@ async function runScenario(sc) {
         status: document.getElementById("status").textContent,
         statusKind: document.getElementById("status").dataset.kind || "",
         theme: document.documentElement.dataset.theme || "",
+        lang: document.documentElement.lang,
+        title: document.title,
+        labels: [...document.querySelectorAll("[data-text]")].map((e) => e.textContent),
+        textLabel: document.getElementById("text").getAttribute("aria-label"),
+        sendLabel: document.getElementById("send").textContent,
         background: getComputedStyle(document.body).backgroundColor,
       }));
     out.before = await look();
@@ -164,6 +171,15 @@ async function runScenario(sc) {
     await frame.locator("#send").click({ force: true });
     await page.keyboard.press("Enter");
     out.final = await look();
+    // A host whose user switches language: the panel rewords what it shows,
+    // the outcome too, and still sends nothing more.
+    if (sc.switchLocale) {
+      await page.evaluate((l) => window.setLocale(l), sc.switchLocale);
+      const lang = sc.switchLocale.toLowerCase().startsWith("zh") ? "zh-CN" : "en";
+      await frame.waitForFunction((l) => document.documentElement.lang === l, lang);
+      out.switched = await look();
+      await shot("switched");
+    }
     await page.close();
   } finally {
     await client.close();

@@ -15,48 +15,35 @@ const NOT_SENT = new Set([
   "internal",
 ]);
 
-export const UNKNOWN = "Outcome unknown: check QQ before sending again.";
-
 // describe turns a CallToolResult of invoke_action into {kind, text}: kind
 // is "success", "failed" (certainly not sent), "dry_run" (checked and not
-// sent on purpose) or "unknown".
-export function describe(res) {
+// sent on purpose, SNOWLUMA_MCP_DRY_RUN) or "unknown". t is the
+// panel's language (TEXTS.en or TEXTS.zh of i18n.js); SnowLuma's wording
+// and the server's diagnostics are quoted as they came.
+export function describe(res, t) {
   const sc = res && typeof res.structuredContent === "object" ? res.structuredContent : null;
   const diag = sc && sc.diagnostics ? sc.diagnostics : null;
   if (!diag) {
-    return { kind: "unknown", text: UNKNOWN + " The host returned no diagnostics." };
+    return { kind: "unknown", text: t.unknown + t.noDiagnostics };
   }
   const envelope = sc.result && typeof sc.result === "object" ? sc.result : {};
-  // A dry run checked the send and stopped before SnowLuma: whatever its
-  // outcome, nothing was sent.
+  // A dry run's answer is a success of the checks: nothing was sent.
   if (diag.kind === "dry_run") {
-    return {
-      kind: "dry_run",
-      text: "Dry run: not sent. It passed every check, and nothing went to SnowLuma or QQ (SNOWLUMA_MCP_DRY_RUN is on).",
-    };
+    return { kind: "dry_run", text: t.dryRun };
   }
   if (diag.outcome === "success") {
     const id = envelope.data && envelope.data.message_id;
-    const which = id === undefined || id === null ? "" : " as message " + String(id);
-    if (diag.sandbox === true) {
-      return {
-        kind: "success",
-        text: "Sent to the sandbox: the simulated SnowLuma accepted it" + which + ". Nothing reached QQ.",
-      };
-    }
-    return {
-      kind: "success",
-      text: "Sent: SnowLuma accepted it" + which + ". This is not proof that QQ delivered or showed it.",
-    };
+    const which = id === undefined || id === null ? null : String(id);
+    // The sandbox's SnowLuma is simulated: nothing reached QQ.
+    return { kind: "success", text: diag.sandbox === true ? t.sentSandbox(which) : t.sent(which) };
   }
   if (diag.outcome === "failed" && diag.kind === "business") {
-    const wording = envelope.wording || envelope.message || "no reason given";
-    const code = envelope.retcode === undefined ? "" : " (retcode " + String(envelope.retcode) + ")";
-    return { kind: "failed", text: "Not sent: SnowLuma said: " + String(wording) + code + "." };
+    const wording = envelope.wording || envelope.message || "";
+    const code = envelope.retcode === undefined ? null : String(envelope.retcode);
+    return { kind: "failed", text: t.refused(String(wording), code) };
   }
   if (diag.outcome === "failed" && NOT_SENT.has(diag.kind)) {
-    return { kind: "failed", text: "Not sent: " + (diag.message || diag.kind) + "." };
+    return { kind: "failed", text: t.notSent(diag.message || diag.kind) };
   }
-  const why = diag.message ? " (" + diag.message + ")" : "";
-  return { kind: "unknown", text: UNKNOWN + why };
+  return { kind: "unknown", text: t.unknown + (diag.message ? t.unknownWhy(diag.message) : "") };
 }

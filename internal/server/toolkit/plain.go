@@ -14,17 +14,14 @@ import (
 // without HTML escaping. The SDK encodes a CallToolResult with
 // encoding/json's defaults, which write '<', '>' and '&' as six-byte
 // escapes even inside a json.RawMessage: an answer full of them would grow
-// sixfold on the wire and in memory, past MaxResultBytes. With pass set
-// (see Config.Pass) the encoded result goes to the transport as it is.
-func plainResults(pass func([]byte) []byte) mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			res, err := next(ctx, method, req)
-			if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.InputRequests == nil && r.RequestState == "" {
-				return &plainResult{r, pass}, nil
-			}
-			return res, err
+// sixfold on the wire and in memory, past MaxResultBytes.
+func plainResults(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.InputRequests == nil && r.RequestState == "" {
+			return &plainResult{r}, nil
 		}
+		return res, err
 	}
 }
 
@@ -33,21 +30,15 @@ func plainResults(pass func([]byte) []byte) mcp.Middleware {
 // the middleware (its resultType, the serverInfo in _meta) working.
 type plainResult struct {
 	*mcp.CallToolResult
-	pass func([]byte) []byte // see Config.Pass
 }
 
-func (r *plainResult) MarshalJSON() ([]byte, error) {
-	b, err := r.encode()
-	return HandOver(r.pass, b, err)
-}
-
-// encode lets the SDK encode the small fields and writes content and
+// MarshalJSON lets the SDK encode the small fields and writes content and
 // structuredContent, the large ones, itself, in one pass: a text block is
 // quoted once, and structuredContent in the json.RawMessage form Reply
 // renders (compact, valid, without HTML escaping) is copied as it is.
 // Those are the only raw structured results this server makes; any other
 // value is encoded.
-func (r *plainResult) encode() ([]byte, error) {
+func (r *plainResult) MarshalJSON() ([]byte, error) {
 	shell := *r.CallToolResult
 	shell.Content, shell.StructuredContent = nil, nil
 	head, err := shell.MarshalJSON()
@@ -130,14 +121,4 @@ func CloseResult(out, head []byte, written ...string) ([]byte, error) {
 		out = append(append(out, ':'), members[name]...)
 	}
 	return append(out, '}'), nil
-}
-
-// HandOver is what the MarshalJSON of a result the server encoded itself
-// returns: the stand-in pass gives for encoded (see Config.Pass), or
-// encoded as it is when pass is nil.
-func HandOver(pass func([]byte) []byte, encoded []byte, err error) ([]byte, error) {
-	if err != nil || pass == nil {
-		return encoded, err
-	}
-	return pass(encoded), nil
 }

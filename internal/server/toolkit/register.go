@@ -3,13 +3,11 @@ package toolkit
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -58,12 +56,12 @@ func Register(s *mcp.Server, cfg Config, specs ...Spec) error {
 		}
 		byName[c.Name] = c
 	}
-	var handoffs sync.Map // placeholder *mcp.CallToolResult → the mcp.Result to send
+	var substitutes sync.Map // placeholder *mcp.CallToolResult → the mcp.Result to send
 	for _, c := range byName {
-		s.AddTool(c.registered(), serve(c, mode, log, &handoffs))
+		s.AddTool(c.registered(), serve(c, mode, log, &substitutes))
 	}
-	// handOff is innermost, so that it sees the placeholder itself.
-	s.AddReceivingMiddleware(filterList(mode, byName, cfg.Pass), plainResults(cfg.Pass), handOff(&handoffs))
+	// substitute is innermost, so that it sees the placeholder itself.
+	s.AddReceivingMiddleware(filterList(mode, byName), plainResults, substitute(&substitutes))
 	if later != nil {
 		later(func() error { return checkOutputs(&schemas, specs) })
 	}
@@ -92,18 +90,13 @@ type Config struct {
 	Mode Mode
 	// Log receives one line per tool call; nil discards.
 	Log *slog.Logger
-	// Pass, when set, takes an answer this package has encoded (a
-	// tools/list result, a tool result) and returns the stand-in the SDK
-	// encodes in its place, sparing the SDK a second pass over the bytes;
-	// see stdio.Transport.Pass. Nil: the SDK encodes every answer.
-	Pass func(result []byte) []byte
 	// CheckOutputsLater, when set, is given the check of the specs' output
 	// schemas instead of Register running it, for the caller to run once it
 	// has answered its first request and to stop on its error. An output
 	// schema is compiled only to be checked, and a bad one is a defect of
 	// the program that the tests catch, as with a bad catalog, while the
-	// check is most of the compiling. Nil: Register checks them and fails
-	// on a bad one.
+	// check is most of the compiling (BenchmarkNew/output_check in
+	// internal/server). Nil: Register checks them and fails on a bad one.
 	CheckOutputsLater func(check func() error)
 }
 
@@ -195,7 +188,7 @@ func (c *compiled) refusal(mode Mode, cl *client) *Refusal {
 
 // serve is the path of every call: trace context, gate, argument check,
 // handler, log line, rendering.
-func serve(c *compiled, mode Mode, log *slog.Logger, handoffs *sync.Map) mcp.ToolHandler {
+func serve(c *compiled, mode Mode, log *slog.Logger, substitutes *sync.Map) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		tc, problem := trace.Start(req.Params.Meta)
@@ -203,8 +196,9 @@ func serve(c *compiled, mode Mode, log *slog.Logger, handoffs *sync.Map) mcp.Too
 			log.Warn("trace", slog.String("tool", c.Name), slog.String("problem", string(problem)))
 		}
 		call := &Call{Req: req, Trace: tc}
+		cl := clientOf(req)
 		r := func() Reply {
-			if ref := c.refusal(mode, clientOf(req)); ref != nil {
+			if ref := c.refusal(mode, cl); ref != nil {
 				return ref.Reply()
 			}
 			args := bytes.TrimSpace(req.Params.Arguments)
@@ -223,27 +217,29 @@ func serve(c *compiled, mode Mode, log *slog.Logger, handoffs *sync.Map) mcp.Too
 			return c.Handler(ctx, call)
 		}()
 		logCall(log, c.Name, call, r.Diag, time.Since(start))
-		if r.handoff != nil {
-			r.handoff.SetMeta(mcp.Meta{trace.TraceparentKey: tc.Traceparent()})
+		if r.substitute != nil {
+			r.substitute.SetMeta(mcp.Meta{trace.TraceparentKey: tc.Traceparent()})
 			// Content is set so that the SDK passes this very value on.
 			placeholder := &mcp.CallToolResult{Content: []mcp.Content{}}
-			handoffs.Store(placeholder, r.handoff)
+			substitutes.Store(placeholder, r.substitute)
 			return placeholder, nil
 		}
 		res := r.toolResult()
 		res.Meta = mcp.Meta{trace.TraceparentKey: tc.Traceparent()}
+		if c.ResultMeta != nil {
+			for k, v := range c.ResultMeta(cl.capabilities()) {
+				res.Meta[k] = v
+			}
+		}
 		return res, nil
 	}
 }
 
 // filterList leaves out of tools/list every tool the calling client may not
-// call, and gives the others their per-client _meta. The tool list is one
-// page (far below the SDK's page size), so filtering the page filters the
-// list. What a client sees depends only on the mode, its era and its
-// capabilities, so each such list is filtered and encoded once (see
-// listCache) and later answers reuse the bytes.
-func filterList(mode Mode, byName map[string]*compiled, pass func([]byte) []byte) mcp.Middleware {
-	lists := &listCache{mode: mode, byName: byName, lists: map[string]*listed{}, pass: pass}
+// call, and gives the others their whole definitions and per-client _meta.
+// The tool list is one page (far below the SDK's page size), so filtering
+// the page filters the list.
+func filterList(mode Mode, byName map[string]*compiled) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
@@ -252,96 +248,19 @@ func filterList(mode Mode, byName map[string]*compiled, pass func([]byte) []byte
 			if !ok || !isList || err != nil {
 				return res, err
 			}
-			if lr.NextCursor != "" || (lreq.Params != nil && lreq.Params.Cursor != "") {
-				// Not the one whole page: filter it as it is.
-				lr.Tools = lists.filter(lr.Tools, clientOf(lreq))
-				return lr, nil
-			}
-			l := lists.get(lreq, lr.Tools)
-			lr.Tools = l.tools
-			return &encodedList{lr, l, lists.pass}, nil
+			lr.Tools = filter(mode, byName, lr.Tools, clientOf(lreq))
+			return lr, nil
 		}
 	}
 }
 
-// listCache holds the filtered, encoded tool list of each client key.
-type listCache struct {
-	mode   Mode
-	byName map[string]*compiled
-	pass   func([]byte) []byte // see Config.Pass
-
-	mu    sync.Mutex
-	lists map[string]*listed
-}
-
-// maxLists bounds the cache; a stdio server sees one or two keys, and a
-// client past the bound still gets its list, filtered and encoded anew.
-const maxLists = 64
-
-// listed is one client key's tool list and the JSON of its tools array.
-type listed struct {
-	tools   []*mcp.Tool
-	encoded []byte
-	// last is the latest whole answer and the rest of the result it was
-	// made for; an answer whose rest is the same (every answer of one
-	// session) reuses it as it is.
-	last atomic.Pointer[answer]
-}
-
-// answer is one encoded tools/list result.
-type answer struct{ head, whole []byte }
-
-// get returns the list for the client of req, all being the SDK's whole
-// list.
-func (lc *listCache) get(req *mcp.ListToolsRequest, all []*mcp.Tool) *listed {
-	key, keyed := listKey(req)
-	lc.mu.Lock()
-	l := lc.lists[key]
-	lc.mu.Unlock()
-	if keyed && l != nil {
-		return l
-	}
-	tools := lc.filter(all, clientOf(req))
-	encoded, err := PlainJSON(tools)
-	if err != nil {
-		return &listed{tools: tools} // encoded by the SDK instead
-	}
-	l = &listed{tools: tools, encoded: encoded}
-	lc.mu.Lock()
-	if keyed && len(lc.lists) < maxLists {
-		lc.lists[key] = l
-	}
-	lc.mu.Unlock()
-	return l
-}
-
-// listKey identifies what decides a client's tool list: its era and its
-// capabilities, as JSON (encoding/json sorts map keys, so equal
-// capabilities give equal keys). A 2026-07-28 request's capabilities are
-// taken as sent in its _meta rather than decoded again.
-func listKey(req *mcp.ListToolsRequest) (string, bool) {
-	era := "legacy:"
-	var caps any
-	if req.ProtocolVersion() >= ModernRevision {
-		era = "modern:"
-		if req.Params != nil {
-			caps = req.Params.Meta[mcp.MetaKeyClientCapabilities]
-		}
-	}
-	if caps == nil {
-		caps = req.ClientCapabilities()
-	}
-	b, err := json.Marshal(caps)
-	return era + string(b), err == nil
-}
-
-// filter returns the tools of all that cl may call, with their per-client
-// _meta.
-func (lc *listCache) filter(all []*mcp.Tool, cl *client) []*mcp.Tool {
+// filter returns the tools of all that cl may call in mode, with their
+// per-client _meta.
+func filter(mode Mode, byName map[string]*compiled, all []*mcp.Tool, cl *client) []*mcp.Tool {
 	tools := make([]*mcp.Tool, 0, len(all))
 	for _, t := range all {
-		c := lc.byName[t.Name]
-		if c == nil || c.refusal(lc.mode, cl) != nil {
+		c := byName[t.Name]
+		if c == nil || c.refusal(mode, cl) != nil {
 			continue
 		}
 		t = c.tool // the whole definition; the SDK holds c.registered()
@@ -357,54 +276,15 @@ func (lc *listCache) filter(all []*mcp.Tool, cl *client) []*mcp.Tool {
 	return slices.Clip(tools)
 }
 
-// encodedList is a tools/list answer whose tools array was encoded once.
-// The rest of the result (cache hints, _meta, resultType, which the SDK may
-// still set after the middleware) is encoded on every answer and compared
-// with the previous answer's.
-type encodedList struct {
-	*mcp.ListToolsResult
-	list *listed
-	pass func([]byte) []byte // see Config.Pass
-}
-
-func (l *encodedList) MarshalJSON() ([]byte, error) {
-	b, err := l.encode()
-	return HandOver(l.pass, b, err)
-}
-
-func (l *encodedList) encode() ([]byte, error) {
-	head := *l.ListToolsResult
-	head.Tools = nil
-	b, err := PlainJSON(&head)
-	if err != nil {
-		return nil, err
-	}
-	const tail = `"tools":null}`
-	if l.list.encoded == nil || !bytes.HasSuffix(b, []byte(tail)) {
-		return PlainJSON(l.ListToolsResult)
-	}
-	if last := l.list.last.Load(); last != nil && bytes.Equal(last.head, b) {
-		return last.whole, nil // shared: every answer copies it, none changes it
-	}
-	tools := l.list.encoded
-	out := make([]byte, 0, len(b)-len(tail)+len(`"tools":}`)+len(tools))
-	out = append(out, b[:len(b)-len(tail)]...)
-	out = append(out, `"tools":`...)
-	out = append(out, tools...)
-	out = append(out, '}')
-	l.list.last.Store(&answer{head: b, whole: out})
-	return out, nil
-}
-
-// handOff replaces the placeholder result of a call whose handler answered
-// with Handoff by the result it handed over. The placeholder never reaches
-// the wire.
-func handOff(handoffs *sync.Map) mcp.Middleware {
+// substitute replaces the placeholder result of a call whose handler
+// answered with Substitute by the result it gave. The placeholder never
+// reaches the wire.
+func substitute(substitutes *sync.Map) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
 			if ctr, ok := res.(*mcp.CallToolResult); ok && err == nil {
-				if h, found := handoffs.LoadAndDelete(ctr); found {
+				if h, found := substitutes.LoadAndDelete(ctr); found {
 					return h.(mcp.Result), nil
 				}
 			}

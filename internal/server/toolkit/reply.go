@@ -41,8 +41,8 @@ type Reply struct {
 	Diag    Diagnostics
 	IsError bool
 
-	input   *inputRequired
-	handoff mcp.Result
+	input      *inputRequired
+	substitute mcp.Result
 }
 
 // inputRequired asks the client for more input before the call can finish.
@@ -70,11 +70,11 @@ func Ask(requests mcp.InputRequestMap, state string) Reply {
 	return Reply{Diag: Diagnostics{Outcome: outcomeInputRequired}, input: &inputRequired{requests, state}}
 }
 
-// Handoff answers the call with res instead of a tool result, for a tool
-// whose answer is a protocol object of its own, such as a task handle
+// Substitute answers the call with res instead of a tool result, for a
+// tool whose answer is a protocol object of its own, such as a task handle
 // (resultType "task"). diag is what the log line records.
-func Handoff(res mcp.Result, diag Diagnostics) Reply {
-	return Reply{Diag: diag, handoff: res}
+func Substitute(res mcp.Result, diag Diagnostics) Reply {
+	return Reply{Diag: diag, substitute: res}
 }
 
 // Refusal is a ready-made tool error: why a tool cannot run and what to do.

@@ -48,6 +48,11 @@ type Spec struct {
 	// ListMeta, when set, gives the tool's _meta for one client, by its
 	// capabilities; nil meta lists the tool without any.
 	ListMeta func(caps *mcp.ClientCapabilities) mcp.Meta
+	// ResultMeta, when set, gives _meta entries for every result of the
+	// tool sent to one client, by its capabilities, beside the trace
+	// context: what a view showing the result needs and the model does
+	// not. Nil adds none.
+	ResultMeta func(caps *mcp.ClientCapabilities) mcp.Meta
 
 	Handler Handler
 }

@@ -4,23 +4,15 @@
 // internal/server declare Specs; Register puts them on a go-sdk server.
 package toolkit
 
+import "github.com/snowluma/snowluma-mcp/internal/config"
+
 // Mode is what the server may do: only describe the catalog, also read from
-// SnowLuma, or also write to it.
-type Mode string
+// SnowLuma, or also write to it. It is the configuration's mode.
+type Mode = config.Mode
 
+// The modes.
 const (
-	ModeDocs  Mode = "docs"
-	ModeRead  Mode = "read"
-	ModeWrite Mode = "write"
+	ModeDocs  = config.ModeDocs
+	ModeRead  = config.ModeRead
+	ModeWrite = config.ModeWrite
 )
-
-// Allows reports whether mode m permits what mode need requires.
-func (m Mode) Allows(need Mode) bool {
-	switch need {
-	case ModeRead:
-		return m == ModeRead || m == ModeWrite
-	case ModeWrite:
-		return m == ModeWrite
-	}
-	return true
-}

@@ -96,6 +96,12 @@ func TestGateHidesAndRefuses(t *testing.T) {
 				}
 				return nil
 			}
+			s.ResultMeta = func(caps *mcp.ClientCapabilities) mcp.Meta {
+				if HasExtension(caps, ext) {
+					return mcp.Meta{"y": 2}
+				}
+				return nil
+			}
 		}),
 	}
 	for _, tc := range []struct {
@@ -158,6 +164,19 @@ func TestGateHidesAndRefuses(t *testing.T) {
 				r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"n": 1}})
 				if err != nil || r.IsError {
 					t.Errorf("%s refused: %v %+v", name, err, r)
+					continue
+				}
+				// ResultMeta adds to the trace context, for the clients it
+				// chooses, on success and on a refused argument alike.
+				bad, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"n": "x"}})
+				if err != nil || !bad.IsError {
+					t.Fatalf("%s with a bad argument: %v %+v", name, err, bad)
+				}
+				for _, res := range []*mcp.CallToolResult{r, bad} {
+					want := name == "meta_tool" && HasExtension(tc.caps, ext)
+					if (res.Meta["y"] != nil) != want || res.Meta["traceparent"] == nil {
+						t.Errorf("%s: result _meta %v", name, res.Meta)
+					}
 				}
 			}
 			r, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "docs_tool", Arguments: map[string]any{"n": "x", "m": 1}})

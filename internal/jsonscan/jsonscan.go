@@ -1,4 +1,11 @@
-package transfer
+// Package jsonscan checks and reads JSON objects in one pass, for the two
+// hot paths that meet SnowLuma's JSON by the megabyte: stream download
+// frames, hundreds of megabytes of base64 in strings that encoding/json
+// would scan several times each, and event frames, read at a hundred
+// thousand a second. It accepts exactly the grammar encoding/json.Valid
+// accepts, its nesting limit included, and hands back raw member values;
+// ordinary answers keep encoding/json.
+package jsonscan
 
 import (
 	"bytes"
@@ -10,49 +17,63 @@ import (
 	"unicode/utf8"
 )
 
-// A download moves hundreds of megabytes of base64 inside JSON frames, and
-// encoding/json scans a long string several times per frame (about 150 MB/s
-// each time on a small machine). members is a strict JSON object walker with
-// one fast pass over each string, used on the download path only; ordinary
-// answers keep encoding/json.
+// MaxDepth is encoding/json's nesting limit: the top-level object is one
+// level, and a value nested deeper than MaxDepth levels is refused.
+const MaxDepth = 10000
 
-// maxScanDepth bounds the nesting of values inside a frame.
-const maxScanDepth = 64
+// A SyntaxError is invalid JSON at a byte offset.
+type SyntaxError struct{ Offset int }
 
-// errScan is a JSON syntax error at a byte offset.
-type errScan struct{ at int }
+func (e *SyntaxError) Error() string { return fmt.Sprintf("invalid JSON at byte %d", e.Offset) }
 
-func (e *errScan) Error() string { return fmt.Sprintf("invalid JSON at byte %d", e.at) }
+// A Visitor sees each member of an object: its raw key token (quotes
+// included) and its raw value. An error it returns ends the scan.
+type Visitor func(key, value []byte) error
 
-// A visitor sees each member of an object: its raw key token (quotes
-// included) and its raw value.
-type visitor func(key, value []byte) error
-
-// members checks that b is exactly one JSON object (whitespace around it
-// allowed) whose values are all valid JSON, and calls visit with each
-// member, in order. When nested is not nil it is asked, for each member
-// whose value is an object, for a visitor of that object's members, so
-// that one pass reads two levels.
-func members(b []byte, visit visitor, nested func(key []byte) visitor) error {
+// Object checks that b is exactly one JSON object (white space around it
+// allowed) whose values are all valid JSON, and calls visit, when not
+// nil, with each member in order; as with encoding/json, the caller sees
+// duplicate keys in order and decides (the last usually wins). When nested
+// is not nil it is asked, for each top-level member whose value is an
+// object, for a visitor of that object's members, so that one pass reads
+// two levels.
+func Object(b []byte, visit Visitor, nested func(key []byte) Visitor) error {
 	s := scanner{b: b, nested: nested}
 	s.space()
 	if s.i >= len(b) || b[s.i] != '{' {
-		return &errScan{s.i}
+		return &SyntaxError{s.i}
 	}
-	if err := s.object(0, visit); err != nil {
+	if err := s.object(1, visit); err != nil {
 		return err
 	}
 	s.space()
 	if s.i != len(b) {
-		return &errScan{s.i}
+		return &SyntaxError{s.i}
 	}
 	return nil
+}
+
+// Key decodes a raw key token as encoding/json compares keys: a plain one
+// is sliced, one with escapes is decoded.
+func Key(token []byte) ([]byte, bool) {
+	if len(token) < 2 || token[0] != '"' {
+		return nil, false
+	}
+	inner := token[1 : len(token)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return inner, true
+	}
+	var k string
+	if json.Unmarshal(token, &k) != nil {
+		return nil, false
+	}
+	return []byte(k), true
 }
 
 type scanner struct {
 	b      []byte
 	i      int
-	nested func(key []byte) visitor // top level only
+	nested func(key []byte) Visitor // top level only
 }
 
 func (s *scanner) space() {
@@ -68,9 +89,9 @@ func (s *scanner) space() {
 
 // object scans an object starting at '{'; visit, when not nil, sees each
 // member.
-func (s *scanner) object(depth int, visit visitor) error {
-	if depth > maxScanDepth {
-		return &errScan{s.i}
+func (s *scanner) object(depth int, visit Visitor) error {
+	if depth > MaxDepth {
+		return &SyntaxError{s.i}
 	}
 	s.i++ // {
 	s.space()
@@ -87,7 +108,7 @@ func (s *scanner) object(depth int, visit visitor) error {
 		key := s.b[k:s.i]
 		s.space()
 		if s.i >= len(s.b) || s.b[s.i] != ':' {
-			return &errScan{s.i}
+			return &SyntaxError{s.i}
 		}
 		s.i++
 		s.space()
@@ -108,7 +129,7 @@ func (s *scanner) object(depth int, visit visitor) error {
 		}
 		s.space()
 		if s.i >= len(s.b) {
-			return &errScan{s.i}
+			return &SyntaxError{s.i}
 		}
 		switch s.b[s.i] {
 		case ',':
@@ -117,15 +138,15 @@ func (s *scanner) object(depth int, visit visitor) error {
 			s.i++
 			return nil
 		default:
-			return &errScan{s.i}
+			return &SyntaxError{s.i}
 		}
 	}
 }
 
 // inner returns the visitor of the object value of key, a member of the
 // top-level object, when the caller asked for one.
-func (s *scanner) inner(depth int, key []byte) visitor {
-	if depth != 0 || s.nested == nil || s.i >= len(s.b) || s.b[s.i] != '{' {
+func (s *scanner) inner(depth int, key []byte) Visitor {
+	if depth != 1 || s.nested == nil || s.i >= len(s.b) || s.b[s.i] != '{' {
 		return nil
 	}
 	return s.nested(key)
@@ -133,7 +154,7 @@ func (s *scanner) inner(depth int, key []byte) visitor {
 
 func (s *scanner) value(depth int) error {
 	if s.i >= len(s.b) {
-		return &errScan{s.i}
+		return &SyntaxError{s.i}
 	}
 	switch c := s.b[s.i]; {
 	case c == '"':
@@ -151,12 +172,12 @@ func (s *scanner) value(depth int) error {
 	case c == '-' || (c >= '0' && c <= '9'):
 		return s.number()
 	}
-	return &errScan{s.i}
+	return &SyntaxError{s.i}
 }
 
 func (s *scanner) array(depth int) error {
-	if depth > maxScanDepth {
-		return &errScan{s.i}
+	if depth > MaxDepth {
+		return &SyntaxError{s.i}
 	}
 	s.i++ // [
 	s.space()
@@ -171,7 +192,7 @@ func (s *scanner) array(depth int) error {
 		}
 		s.space()
 		if s.i >= len(s.b) {
-			return &errScan{s.i}
+			return &SyntaxError{s.i}
 		}
 		switch s.b[s.i] {
 		case ',':
@@ -180,14 +201,14 @@ func (s *scanner) array(depth int) error {
 			s.i++
 			return nil
 		default:
-			return &errScan{s.i}
+			return &SyntaxError{s.i}
 		}
 	}
 }
 
 func (s *scanner) literal(word string) error {
 	if len(s.b)-s.i < len(word) || string(s.b[s.i:s.i+len(word)]) != word {
-		return &errScan{s.i}
+		return &SyntaxError{s.i}
 	}
 	s.i += len(word)
 	return nil
@@ -199,26 +220,26 @@ func (s *scanner) literal(word string) error {
 // time.
 func (s *scanner) str() error {
 	if s.i >= len(s.b) || s.b[s.i] != '"' {
-		return &errScan{s.i}
+		return &SyntaxError{s.i}
 	}
 	s.i++
 	for {
 		rest := s.b[s.i:]
 		q := bytes.IndexByte(rest, '"')
 		if q < 0 {
-			return &errScan{len(s.b)}
+			return &SyntaxError{len(s.b)}
 		}
 		span := rest[:q]
 		k := bytes.IndexByte(span, '\\')
 		if k < 0 {
 			if c := firstControl(span); c >= 0 {
-				return &errScan{s.i + c}
+				return &SyntaxError{s.i + c}
 			}
 			s.i += q + 1
 			return nil
 		}
 		if c := firstControl(span[:k]); c >= 0 {
-			return &errScan{s.i + c}
+			return &SyntaxError{s.i + c}
 		}
 		s.i += k
 		if err := s.escape(); err != nil {
@@ -230,23 +251,23 @@ func (s *scanner) str() error {
 // escape scans one escape sequence starting at its backslash.
 func (s *scanner) escape() error {
 	if s.i+1 >= len(s.b) {
-		return &errScan{s.i}
+		return &SyntaxError{s.i}
 	}
 	switch s.b[s.i+1] {
 	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 		s.i += 2
 	case 'u':
 		if len(s.b)-s.i < 6 {
-			return &errScan{s.i}
+			return &SyntaxError{s.i}
 		}
 		for _, h := range s.b[s.i+2 : s.i+6] {
 			if !isHex(h) {
-				return &errScan{s.i}
+				return &SyntaxError{s.i}
 			}
 		}
 		s.i += 6
 	default:
-		return &errScan{s.i}
+		return &SyntaxError{s.i}
 	}
 	return nil
 }
@@ -289,12 +310,12 @@ func (s *scanner) number() error {
 			s.i++
 		}
 	default:
-		return &errScan{s.i}
+		return &SyntaxError{s.i}
 	}
 	if s.i < len(b) && b[s.i] == '.' {
 		s.i++
 		if s.i >= len(b) || !isDigit(b[s.i]) {
-			return &errScan{s.i}
+			return &SyntaxError{s.i}
 		}
 		for s.i < len(b) && isDigit(b[s.i]) {
 			s.i++
@@ -306,7 +327,7 @@ func (s *scanner) number() error {
 			s.i++
 		}
 		if s.i >= len(b) || !isDigit(b[s.i]) {
-			return &errScan{s.i}
+			return &SyntaxError{s.i}
 		}
 		for s.i < len(b) && isDigit(b[s.i]) {
 			s.i++
@@ -315,8 +336,8 @@ func (s *scanner) number() error {
 	return nil
 }
 
-// isNumber reports whether b is exactly one JSON number.
-func isNumber(b []byte) bool {
+// IsNumber reports whether b is exactly one JSON number.
+func IsNumber(b []byte) bool {
 	if len(b) == 0 || (b[0] != '-' && !isDigit(b[0])) {
 		return false
 	}
@@ -324,9 +345,10 @@ func isNumber(b []byte) bool {
 	return s.number() == nil && s.i == len(b)
 }
 
-// stringValue decodes a raw string token already checked by the scanner.
-// Plain tokens are sliced, the rest go through encoding/json.
-func stringValue(raw []byte) (string, bool) {
+// String decodes a raw string token that Object has checked: a plain
+// token is sliced, one with escapes or invalid UTF-8 (which encoding/json
+// replaces with U+FFFD) goes through encoding/json.
+func String(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
 	}
@@ -346,11 +368,11 @@ func stringValue(raw []byte) (string, bool) {
 // errNotInteger reports a field that should hold a whole number.
 var errNotInteger = errors.New("not a whole number")
 
-// intValue reads a whole number sent as a JSON number or, as SnowLuma
+// Int reads a whole number sent as a JSON number or, as SnowLuma
 // sometimes does, as a decimal string.
-func intValue(raw []byte) (int64, error) {
+func Int(raw []byte) (int64, error) {
 	if len(raw) > 0 && raw[0] == '"' {
-		v, ok := stringValue(raw)
+		v, ok := String(raw)
 		if !ok {
 			return 0, errNotInteger
 		}

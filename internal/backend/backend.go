@@ -1,0 +1,151 @@
+// Package backend holds everything about the one SnowLuma bot this server
+// drives: the client that reaches it, its event hub, the download store and
+// the upload root, the background task runner, the account-safety policy
+// and the settings that do not depend on the server's mode. It is built
+// once, from configuration, and handed to the server's features, so that a
+// second bot later is a second Backend, not edits across the server.
+//
+// The package knows no MCP: it only builds the domain packages' values
+// from the configuration and gives their defaults.
+package backend
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/safety"
+	"github.com/snowluma/snowluma-mcp/tasks"
+	"github.com/snowluma/snowluma-mcp/transfer"
+)
+
+// A Backend is one SnowLuma bot. The zero Backend is a bot with nothing
+// configured: the docs mode's.
+type Backend struct {
+	// Client reaches SnowLuma's OneBot HTTP endpoint. It is required in
+	// read and write modes and nil in docs mode.
+	Client *transfer.Client
+	// Downloads is the directory download streams are saved to; nil
+	// refuses them. Uploads, when set, is the root automatic uploads
+	// (invoke_action's execution.input_file) read from.
+	Downloads *transfer.Store
+	Uploads   *transfer.UploadRoot
+	// Events, when set, is the live event connection. Its owner closes it
+	// when the session ends.
+	Events *events.Hub
+	// Tasks runs background transfers; nil when no task directory is set
+	// or its store could not be opened, for the reason in TasksProblem.
+	Tasks        *tasks.Runner
+	TasksProblem string
+	// Safety is the account-safety policy; nil means the documented
+	// defaults (see Policy).
+	Safety *safety.Policy
+	// SkipParamsCheck turns off checking action params against the
+	// catalog's inputSchema, for a SnowLuma newer than the catalog.
+	SkipParamsCheck bool
+}
+
+// Policy returns b's safety policy with its defaults filled in: without
+// one, credentials denied, no confirmation and the default pacing; a
+// policy without a pacer gets the default pacer. b's own policy is never
+// changed.
+func (b *Backend) Policy() *safety.Policy {
+	def := func() *safety.Pacer {
+		return safety.NewPacer(safety.DefaultSendInterval, safety.DefaultSendPerMinute, nil)
+	}
+	switch {
+	case b.Safety == nil:
+		return &safety.Policy{Sensitive: safety.SensitiveDeny, Confirm: safety.ConfirmNone, Pacer: def()}
+	case b.Safety.Pacer == nil:
+		p := *b.Safety
+		p.Pacer = def()
+		return &p
+	}
+	return b.Safety
+}
+
+// MaxFileBytes is the file size limit downloads and uploads share: the
+// download store's, or 0 (transfer's default) without one.
+func (b *Backend) MaxFileBytes() int64 {
+	if b.Downloads != nil {
+		return b.Downloads.MaxFileBytes()
+	}
+	return 0
+}
+
+// A SettingError is a setting that names something unusable (a download
+// directory that cannot be made private, say): a configuration error.
+type SettingError struct {
+	Var string // the variable without its prefix, DOWNLOAD_DIR
+	Err error
+}
+
+func (e *SettingError) Error() string { return fmt.Sprintf("%s_%s: %v", config.Prefix, e.Var, e.Err) }
+
+func (e *SettingError) Unwrap() error { return e.Err }
+
+// Open builds the backend cfg describes, identifying itself to SnowLuma as
+// userAgent. In docs mode it has no client and no stores. A task directory
+// that cannot be opened does not fail Open: background tasks are off, for
+// the reason in TasksProblem. The caller closes the backend.
+func Open(cfg *config.Config, userAgent string) (*Backend, error) {
+	policy := cfg.Safety
+	policy.Pacer = safety.NewPacer(cfg.SendInterval, cfg.SendPerMinute, nil)
+	b := &Backend{Safety: &policy, SkipParamsCheck: !cfg.ValidateParams}
+	if cfg.Mode != config.ModeDocs {
+		st := cfg.Streams
+		var err error
+		b.Client, err = transfer.New(transfer.Options{
+			Endpoint:             cfg.Endpoint.String(),
+			Token:                cfg.Token,
+			Timeout:              time.Duration(cfg.TimeoutMS) * time.Millisecond,
+			MaxBodyBytes:         cfg.MaxBodyBytes,
+			StreamConnectTimeout: time.Duration(st.ConnectTimeoutMS) * time.Millisecond,
+			StreamIdleTimeout:    time.Duration(st.IdleTimeoutMS) * time.Millisecond,
+			MaxStreams:           st.MaxStreams,
+			UserAgent:            userAgent,
+		})
+		if err != nil {
+			return nil, err
+		}
+		if b.Downloads, err = transfer.NewStore(st.DownloadDir, st.MaxFileBytes, st.QuotaBytes); err != nil {
+			return nil, &SettingError{"DOWNLOAD_DIR", err}
+		}
+		if st.UploadRoot != "" {
+			if b.Uploads, err = transfer.NewUploadRoot(st.UploadRoot); err != nil {
+				return nil, &SettingError{"UPLOAD_ROOT", err}
+			}
+		}
+	}
+	if cfg.EventsURL != nil {
+		// Nothing connects until the first subscribe_events.
+		b.Events = events.New(events.Options{URL: cfg.EventsURL.String(), Token: cfg.EventsToken,
+			AllowGroups: policy.Groups.Sorted(), AllowUsers: policy.Users.Sorted()})
+	}
+	if cfg.TaskDir != "" {
+		endpoint := ""
+		if cfg.Endpoint != nil {
+			endpoint = cfg.Endpoint.String()
+		}
+		store, err := tasks.Open(cfg.TaskDir, tasks.Scope{Mode: string(cfg.Mode), Endpoint: endpoint, Token: cfg.Token}, tasks.Options{})
+		if err != nil {
+			b.TasksProblem = err.Error()
+		} else {
+			b.Tasks = tasks.NewRunner(store)
+		}
+	}
+	return b, nil
+}
+
+// Close stops the background tasks, closes their store and then the event
+// connection. The other values hold nothing open.
+func (b *Backend) Close() {
+	if b.Tasks != nil {
+		b.Tasks.Close()
+		b.Tasks.Store().Close()
+	}
+	if b.Events != nil {
+		b.Events.Close()
+	}
+}

@@ -1,0 +1,89 @@
+package backend
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/safety"
+)
+
+// TestPolicyDefaults: without a policy the documented defaults apply; a
+// policy without a pacer gets the default one, and the backend's own
+// policy is left as it was.
+func TestPolicyDefaults(t *testing.T) {
+	p := (&Backend{}).Policy()
+	if p.Sensitive != safety.SensitiveDeny || p.Confirm != safety.ConfirmNone || p.Pacer == nil || p.Audit != nil {
+		t.Errorf("default policy: %+v", p)
+	}
+	own := &safety.Policy{Sensitive: safety.SensitiveAllow}
+	p = (&Backend{Safety: own}).Policy()
+	if p.Pacer == nil || p.Sensitive != safety.SensitiveAllow {
+		t.Errorf("filled policy: %+v", p)
+	}
+	if own.Pacer != nil {
+		t.Error("Policy changed the backend's own policy")
+	}
+}
+
+func load(t *testing.T, env ...string) *config.Config {
+	t.Helper()
+	cfg, err := config.Load(append([]string{"HOME=" + t.TempDir(), "XDG_CACHE_HOME=" + t.TempDir()}, env...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// TestOpenDocs: docs mode has no client and no stores.
+func TestOpenDocs(t *testing.T) {
+	b, err := Open(load(t), "test/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if b.Client != nil || b.Downloads != nil || b.Uploads != nil || b.Events != nil || b.Tasks != nil {
+		t.Errorf("docs backend: %+v", b)
+	}
+}
+
+// TestOpenWrite: write mode with a task directory has a client, a private
+// download store and a task runner; Close releases the task directory's
+// lease, so that a second backend can open it.
+func TestOpenWrite(t *testing.T) {
+	tasks := filepath.Join(t.TempDir(), "tasks")
+	cfg := load(t, config.Prefix+"_ENDPOINT=http://127.0.0.1:9/", config.Prefix+"_MODE=write",
+		config.Prefix+"_DOWNLOAD_DIR="+filepath.Join(t.TempDir(), "dl"), config.Prefix+"_TASK_DIR="+tasks)
+	for range 2 {
+		b, err := Open(cfg, "test/1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Client == nil || b.Downloads == nil || b.Tasks == nil || b.TasksProblem != "" {
+			t.Fatalf("write backend: %+v", b)
+		}
+		b.Close()
+	}
+}
+
+// TestOpenSharedDownloadDir: a download directory other users can write
+// to is a SettingError naming the variable.
+func TestOpenSharedDownloadDir(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX permissions")
+	}
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	cfg := load(t, config.Prefix+"_ENDPOINT=http://127.0.0.1:9/", config.Prefix+"_DOWNLOAD_DIR="+dir)
+	_, err := Open(cfg, "test/1")
+	var se *SettingError
+	if !errors.As(err, &se) || se.Var != "DOWNLOAD_DIR" || !strings.Contains(err.Error(), config.Prefix+"_DOWNLOAD_DIR: ") {
+		t.Fatalf("Open = %v", err)
+	}
+}

@@ -1,0 +1,635 @@
+// Package config reads snowluma-mcp's configuration: the SNOWLUMA_MCP_*
+// environment variables, each declared once in the variables struct with
+// its default and its meaning, which --help, doctor and the README's
+// generated table all read from here.
+//
+// Load takes the environment as a list rather than reading the process's
+// own, so that a test can run many configured servers side by side, and it
+// reads each variable by its full name only: a bare TOKEN or MODE in a
+// host's environment is never taken for ours.
+package config
+
+import (
+	"cmp"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/safety"
+)
+
+// Prefix starts every variable's name: SNOWLUMA_MCP_ENDPOINT and so on.
+const Prefix = "SNOWLUMA_MCP"
+
+// Mode is what the server may do: docs (the catalog only), read
+// (read-only actions) or write (any action).
+type Mode string
+
+// The modes.
+const (
+	ModeDocs  Mode = "docs"
+	ModeRead  Mode = "read"
+	ModeWrite Mode = "write"
+)
+
+// Allows reports whether mode m permits what mode need requires.
+func (m Mode) Allows(need Mode) bool {
+	switch need {
+	case ModeRead:
+		return m == ModeRead || m == ModeWrite
+	case ModeWrite:
+		return m == ModeWrite
+	}
+	return true
+}
+
+// maxTimeoutMS is the longest call timeout accepted: a day.
+const maxTimeoutMS = 86_400_000
+
+// The accepted range of SNOWLUMA_MCP_MAX_REQUEST_BYTES: 64 KiB to 256 MiB.
+const (
+	minRequestBytes = 64 << 10
+	maxRequestBytes = 256 << 20
+)
+
+// The accepted range of SNOWLUMA_MCP_MAX_BODY_BYTES: 16 KiB to 1 GiB.
+const (
+	minBodyBytes = 16 << 10
+	maxBodyBytes = 1 << 30
+)
+
+// variables is the environment as read, one field a variable, every value
+// a string so that a bad value is reported in our words. Its tags are the
+// one declaration of each variable: env is the name after the prefix,
+// default the value used when it is unset or empty, shown the default as a
+// person reads it, desc its meaning (--help and the README print both).
+type variables struct {
+	Endpoint   string `env:"ENDPOINT" shown:"unset (docs mode)" desc:"SnowLuma OneBot HTTP endpoint: an absolute http(s) URL such as http://127.0.0.1:3000/, without credentials, query or fragment. Unset: docs mode, nothing is executed."`
+	Token      string `env:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Give the bare token: surrounding white space is trimmed; a control character, an invisible one anywhere (zero-width space U+200B, byte-order mark U+FEFF, bidirectional controls such as U+202E) or a 'Bearer ' prefix stops the server at start. Never logged, returned or written to disk."`
+	Timeout    string `env:"TIMEOUT_MS" default:"30000" shown:"30000" desc:"Timeout of one ordinary action call, in milliseconds (1 to 86400000)."`
+	Mode       string `env:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
+	Events     string `env:"EVENTS_URL" shown:"unset (no event tools)" desc:"SnowLuma's WebSocket server, which carries events: a ws:// or wss:// URL such as ws://127.0.0.1:3001/ (SnowLuma's default: port 3001, path /), without credentials, query or fragment (the token goes in the Authorization header). Set: read and write modes offer subscribe_events and unsubscribe_events. Never guessed from the endpoint; redirects are never followed."`
+	EventsTok  string `env:"EVENTS_TOKEN" shown:"SNOWLUMA_MCP_TOKEN" desc:"Access token of SnowLuma's WebSocket server, which SnowLuma's generated configuration sets apart from the HTTP server's. Unset or empty: SNOWLUMA_MCP_TOKEN is sent. Same rules and secrecy as SNOWLUMA_MCP_TOKEN: trimmed, a control character or a 'Bearer ' prefix stops the server at start, never logged, returned or written to disk."`
+	TaskDir    string `env:"TASK_DIR" shown:"unset (no background tasks)" desc:"Write mode: an absolute private directory (created 0700) where background transfer tasks are recorded; enables invoke_action_background and list_tasks for 2026-07-28 clients with the Tasks extension. Bound to this mode, endpoint and token."`
+	MaxRequest string `env:"MAX_REQUEST_BYTES" default:"4194304" shown:"4194304 (4 MiB)" desc:"Longest request line read from stdin, in bytes (65536 to 268435456); a longer line is discarded and answered with an error."`
+	MaxBody    string `env:"MAX_BODY_BYTES" default:"2097152" shown:"2097152 (2 MiB)" desc:"Largest request body sent to SnowLuma, in bytes (16384 to 1073741824): SnowLuma cuts off a longer body and drops the connection, so a call over it is refused with kind too_large before sending, and upload chunks are cut to fit. Raise it only for a OneBot server that accepts more."`
+	Lang       string `env:"LANG" shown:"from the locale (LC_ALL, LC_MESSAGES, LANG): zh for a Chinese one, else en" desc:"zh or en: the language of what a person reads: the missing-parameter and confirmation forms, doctor, start-up errors and warnings, and the preview panel when its host gives no locale. Tool descriptions and results stay English."`
+	Validate   string `env:"VALIDATE_PARAMS" default:"true" shown:"true" desc:"true, 1 or yes: check action params against the catalog's inputSchema before sending; false, 0 or no: send them unchecked (for a SnowLuma newer than the catalog). Case is ignored."`
+
+	// Account safety (README, Safety).
+	Sensitive     string `env:"SENSITIVE" default:"deny" shown:"deny" desc:"Actions whose answer is a credential of the account (get_cookies, get_clientkey, ...): deny refuses them, redact runs them and masks every string and number of the answer's data, allow returns them unchanged."`
+	Confirm       string `env:"CONFIRM" default:"none" shown:"none" desc:"none, destructive or writes: which actions a person must confirm through a form before they run (destructive: kicks, leaving a group, recalls, deletions...; writes: every write action)."`
+	SendInterval  string `env:"SEND_MIN_INTERVAL_MS" default:"1000" shown:"1000" desc:"Least milliseconds between two message sends to the same group or user (0 to 86400000; 0 turns it off). A faster send is refused with kind rate_limited."`
+	SendPerMinute string `env:"SEND_PER_MINUTE" default:"20" shown:"20" desc:"Most message sends in any minute across all targets (0 to 100000; 0 turns it off). A send over it is refused with kind rate_limited."`
+	Groups        string `env:"ALLOWED_GROUPS" shown:"unset (any group)" desc:"Comma-separated group numbers the actions may name in group_id (or a param whose catalog role is group_id); any other is refused with kind target_not_allowed, reads included."`
+	Users         string `env:"ALLOWED_USERS" shown:"unset (any user)" desc:"Comma-separated QQ numbers the actions may name in user_id (or a param whose catalog role is user_id or member_id, such as target_id or target_uin); any other is refused with kind target_not_allowed, reads included."`
+	AuditFile     string `env:"AUDIT_FILE" shown:"unset (no audit)" desc:"Absolute path of a file that gets one JSON line per write action attempted (ids and outcome only), created 0600. When it cannot be written, write actions are refused."`
+
+	// Stream transfers.
+	DownloadDir   string `env:"DOWNLOAD_DIR" shown:"<user cache dir>/snowluma-mcp/downloads" desc:"Absolute directory on the MCP host where downloads are saved; created 0700 when missing. An existing one other users can write to stops the server at start (POSIX; run chmod go-w on it)."`
+	UploadRoot    string `env:"UPLOAD_ROOT" shown:"unset (automatic upload off)" desc:"Absolute path of an existing directory: the only place invoke_action's execution.input_file may read from (symlinks resolved)."`
+	MaxFileBytes  string `env:"MAX_FILE_BYTES" default:"1073741824" shown:"1073741824 (1 GiB)" desc:"Largest file a download saves or an automatic upload sends, in bytes."`
+	DownloadQuota string `env:"DOWNLOAD_QUOTA_BYTES" default:"4294967296" shown:"4294967296 (4 GiB)" desc:"Most bytes the whole download directory may hold; a download that would pass it fails with kind quota."`
+	MaxStreams    string `env:"MAX_STREAMS" default:"4" shown:"4" desc:"Stream calls that may run at once (1 to 64); one more fails at once with kind busy."`
+	StreamConnect string `env:"STREAM_CONNECT_TIMEOUT_MS" default:"10000" shown:"10000" desc:"Longest time to connect to SnowLuma and send a stream call's request, in milliseconds (1 to 86400000)."`
+	StreamIdle    string `env:"STREAM_IDLE_TIMEOUT_MS" default:"60000" shown:"60000" desc:"Longest wait for the next bytes of a stream, in milliseconds (1 to 86400000); a long stream that keeps moving never times out."`
+}
+
+// maxPerMinute bounds SNOWLUMA_MCP_SEND_PER_MINUTE.
+const maxPerMinute = 100_000
+
+// Config is the validated configuration.
+type Config struct {
+	Endpoint  *url.URL // nil in docs mode without an endpoint
+	Token     string
+	TimeoutMS int
+	// MaxRequestBytes is the longest stdin line read.
+	MaxRequestBytes int
+	// MaxBodyBytes is the longest request body sent to SnowLuma.
+	MaxBodyBytes int64
+	Mode         Mode
+	// TaskDir is the background task directory; empty when unset.
+	TaskDir string
+	// Lang is the language of what a person reads.
+	Lang lang.Lang
+	// ValidateParams checks action params against the catalog before sending.
+	ValidateParams bool
+	// Safety is the account-safety policy; its pacer is built by the
+	// caller from SendInterval and SendPerMinute.
+	Safety        safety.Policy
+	SendInterval  time.Duration
+	SendPerMinute int
+	// EventsURL is SnowLuma's event WebSocket; nil when events are off.
+	EventsURL *url.URL
+	// EventsToken is the token sent on the event WebSocket: that of
+	// SNOWLUMA_MCP_EVENTS_TOKEN, or Token when it is unset.
+	EventsToken string
+	// EventsTokenFrom says where EventsToken came from, for doctor: "set",
+	// "inherited" (from SNOWLUMA_MCP_TOKEN) or "unset" (no token at all).
+	EventsTokenFrom string
+	// Streams configures stream transfers.
+	Streams StreamConfig
+	// Notes are start-up remarks for stderr, e.g. an ignored mode.
+	Notes []string
+}
+
+// StreamConfig is the validated configuration of stream transfers.
+type StreamConfig struct {
+	DownloadDir      string // absolute; empty in docs mode
+	UploadRoot       string // absolute, an existing directory; empty: automatic upload off
+	MaxFileBytes     int64
+	QuotaBytes       int64
+	MaxStreams       int
+	ConnectTimeoutMS int
+	IdleTimeoutMS    int
+}
+
+// Largest accepted byte limits: a file of 1 TiB, a directory of 64 TiB.
+const (
+	maxFileBytesLimit  = 1 << 40
+	maxQuotaBytesLimit = 1 << 46
+	maxStreamsLimit    = 64 // SnowLuma's own limit of concurrent streams
+)
+
+// An Error names the variable at fault, what is wrong with its value and
+// what is accepted, in words put into a language when shown (In). It never
+// repeats a secret value.
+type Error struct {
+	Var      string
+	Problem  lang.Text
+	Accepted lang.Text
+}
+
+// Error is the error in English.
+func (e *Error) Error() string { return e.In(lang.En) }
+
+// In is the error in l: the variable, the problem and what is accepted.
+func (e *Error) In(l lang.Lang) string {
+	return l.Sprintf(lang.ConfigLine, Prefix+"_"+e.Var, l.Text(e.Problem), l.Text(e.Accepted))
+}
+
+// PersonLang is the language of what a person reads at start-up, known
+// before the rest of the configuration in environ is: SNOWLUMA_MCP_LANG
+// when it names a language, else the locale's (a bad SNOWLUMA_MCP_LANG is
+// itself reported, in the locale's language).
+func PersonLang(environ []string) lang.Lang {
+	getenv := lookup(environ)
+	if l, err := lang.Select(getenv(Prefix+"_LANG"), getenv); err == nil {
+		return l
+	}
+	return lang.FromLocale(getenv)
+}
+
+// lookup reads environ, a list of NAME=value entries, as os.Getenv reads
+// the process's environment; a later entry wins, as with os/exec.
+func lookup(environ []string) func(string) string {
+	vars := map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	return func(k string) string { return vars[k] }
+}
+
+// A Variable is one setting as --help and the README show it.
+type Variable struct {
+	Name    string // the full name, SNOWLUMA_MCP_ENDPOINT
+	Shown   string // the default as a person reads it
+	Meaning string
+}
+
+// Variables lists every variable the server reads, in declaration order.
+func Variables() []Variable {
+	t := reflect.TypeFor[variables]()
+	out := make([]Variable, 0, t.NumField())
+	for i := range t.NumField() {
+		tag := t.Field(i).Tag
+		out = append(out, Variable{Name: Prefix + "_" + tag.Get("env"), Shown: tag.Get("shown"), Meaning: tag.Get("desc")})
+	}
+	return out
+}
+
+// Load reads the configuration from environ, a list of NAME=value entries
+// such as os.Environ returns, and applies the baseline's mode rules. A
+// variable that is unset or empty takes its default. The audit file, when
+// one is configured, is opened here, so that a path that cannot be written
+// stops the start.
+func Load(environ []string) (*Config, error) {
+	getenv := lookup(environ)
+	var e variables
+	ev := reflect.ValueOf(&e).Elem()
+	for i := range ev.NumField() {
+		tag := ev.Type().Field(i).Tag
+		v := getenv(Prefix + "_" + tag.Get("env"))
+		if v == "" {
+			v = tag.Get("default")
+		}
+		ev.Field(i).SetString(v)
+	}
+	c, err := parse(e, getenv)
+	if err != nil {
+		return nil, err
+	}
+	c.Notes = append(c.Notes, Unknown(c.Lang, environ)...)
+	return c, nil
+}
+
+// knownVariables lists the full names of the variables Load reads.
+func knownVariables() []string {
+	var out []string
+	for _, v := range Variables() {
+		out = append(out, v.Name)
+	}
+	return out
+}
+
+// Unknown returns one warning for each variable in environ that
+// carries our prefix but is not one we read (a typo such as
+// SNOWLUMA_MCP_TIMEOUT), naming the closest known variable. The value is
+// never repeated: a misspelt SNOWLUMA_MCP_TOKEN holds a secret. The
+// warnings are in l.
+func Unknown(l lang.Lang, environ []string) []string {
+	known := knownVariables()
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, Prefix+"_") || slices.Contains(known, name) {
+			continue
+		}
+		closest := slices.MinFunc(known, func(a, b string) int {
+			return cmp.Compare(nameDistance(name, a), nameDistance(name, b))
+		})
+		out = append(out, l.Sprintf(lang.NoteUnknownVariable, name, closest))
+	}
+	return out
+}
+
+// nameDistance is how far a misspelt variable name is from a real one: 0
+// when one is the start of the other (SNOWLUMA_MCP_TIMEOUT for
+// SNOWLUMA_MCP_TIMEOUT_MS), else their edit distance.
+func nameDistance(typed, real string) int {
+	if strings.HasPrefix(real, typed) || strings.HasPrefix(typed, real) {
+		return 0
+	}
+	return editDistance(typed, real)
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes
+// (variable names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// parseToken trims surrounding white space from the token in variable v
+// (TOKEN or EVENTS_TOKEN) and refuses what would make every call fail
+// later as a transport error: a control character (a CRLF .env file
+// leaves a carriage return), an invisible character anywhere in it (a
+// zero-width space, a byte-order mark, a bidirectional control: see
+// invisible), or a pasted "Bearer " prefix, since the server adds that
+// itself. Errors never echo the token.
+func parseToken(v, s string) (string, error) {
+	accepted := lang.T(lang.ConfigTokenAccepted)
+	tok := strings.TrimSpace(s)
+	if i := strings.IndexFunc(tok, unicode.IsControl); i >= 0 {
+		return "", &Error{v, lang.T(lang.ConfigTokenControl, []rune(tok[i:])[0]), accepted}
+	}
+	if i := strings.IndexFunc(tok, invisible); i >= 0 {
+		r := []rune(tok[i:])[0]
+		n := len(string(r))
+		where := lang.T(lang.ConfigInside)
+		switch {
+		case i == 0:
+			where = lang.T(lang.ConfigAtStart)
+		case i+n == len(tok):
+			where = lang.T(lang.ConfigAtEnd)
+		}
+		return "", &Error{v, lang.T(lang.ConfigTokenInvisible, r, where), accepted}
+	}
+	if len(tok) >= 7 && strings.EqualFold(tok[:7], "bearer ") {
+		return "", &Error{v, lang.T(lang.ConfigTokenBearer), accepted}
+	}
+	return tok, nil
+}
+
+// invisible reports whether r shows as nothing, or changes only how the
+// text around it shows: the format characters (zero-width spaces and
+// joiners, the byte-order mark, bidirectional controls, soft hyphen,
+// tags), the variation selectors, the combining grapheme joiner and the
+// Hangul fillers. No token holds one on purpose, and a token that does
+// looks right everywhere it is shown. They are refused rather than
+// trimmed: one inside the token could not be trimmed, and removing
+// characters from a secret silently would hide a bad copy.
+func invisible(r rune) bool {
+	switch {
+	case unicode.Is(unicode.Cf, r), unicode.Is(unicode.Variation_Selector, r):
+		return true
+	}
+	switch r {
+	case '\u034F', '\u115F', '\u1160', '\u3164', '\uFFA0':
+		return true
+	}
+	return false
+}
+
+func parse(e variables, getenv func(string) string) (*Config, error) {
+	c := &Config{}
+	var err error
+	// The language first: the notes below are in it.
+	if c.Lang, err = lang.Select(e.Lang, getenv); err != nil {
+		return nil, &Error{"LANG", lang.T(lang.ConfigNotLang, e.Lang), lang.T(lang.ConfigLangs)}
+	}
+
+	t, err := strconv.Atoi(strings.TrimSpace(e.Timeout))
+	if err != nil || t <= 0 || t > maxTimeoutMS {
+		return nil, &Error{"TIMEOUT_MS", lang.T(lang.ConfigNotPositive, e.Timeout, maxTimeoutMS), lang.T(lang.ConfigMillis, 30000)}
+	}
+	c.TimeoutMS = t
+
+	m, err := strconv.Atoi(strings.TrimSpace(e.MaxRequest))
+	if err != nil || m < minRequestBytes || m > maxRequestBytes {
+		return nil, &Error{"MAX_REQUEST_BYTES", lang.T(lang.ConfigNotBytesIn, e.MaxRequest, minRequestBytes, maxRequestBytes), lang.T(lang.ConfigRequestBytes)}
+	}
+	c.MaxRequestBytes = m
+
+	b, err := strconv.ParseInt(strings.TrimSpace(e.MaxBody), 10, 64)
+	if err != nil || b < minBodyBytes || b > maxBodyBytes {
+		return nil, &Error{"MAX_BODY_BYTES", lang.T(lang.ConfigNotBytesIn, e.MaxBody, minBodyBytes, maxBodyBytes), lang.T(lang.ConfigBodyBytes)}
+	}
+	c.MaxBodyBytes = b
+
+	switch strings.ToLower(strings.TrimSpace(e.Validate)) {
+	case "true", "1", "yes":
+		c.ValidateParams = true
+	case "false", "0", "no":
+	default:
+		return nil, &Error{"VALIDATE_PARAMS", lang.T(lang.ConfigNotBoolean, e.Validate), lang.T(lang.ConfigBoolean)}
+	}
+
+	tok, err := parseToken("TOKEN", e.Token)
+	if err != nil {
+		return nil, err
+	}
+	c.Token = tok
+	if c.EventsToken, err = parseToken("EVENTS_TOKEN", e.EventsTok); err != nil {
+		return nil, err
+	}
+	switch {
+	case c.EventsToken != "":
+		c.EventsTokenFrom = "set"
+	case c.Token != "":
+		c.EventsToken, c.EventsTokenFrom = c.Token, "inherited"
+	default:
+		c.EventsTokenFrom = "unset"
+	}
+
+	if err := parseSafety(e, c); err != nil {
+		return nil, err
+	}
+
+	if err := parseStreams(e, &c.Streams); err != nil {
+		return nil, err
+	}
+
+	if e.Endpoint != "" {
+		u, err := parseEndpoint(e.Endpoint)
+		if err != nil {
+			return nil, err
+		}
+		c.Endpoint = u
+	}
+
+	if e.Events != "" {
+		u, err := parseURL("EVENTS_URL", e.Events, [2]string{"ws", "wss"}, lang.T(lang.ConfigEventsURL))
+		if err != nil {
+			return nil, err
+		}
+		c.EventsURL = u
+	}
+	if d := strings.TrimSpace(e.TaskDir); d != "" {
+		if !filepath.IsAbs(d) {
+			return nil, &Error{"TASK_DIR", lang.T(lang.ConfigPathNotAbsolute), lang.T(lang.ConfigTaskDir)}
+		}
+		c.TaskDir = filepath.Clean(d)
+	}
+
+	switch m := Mode(strings.ToLower(strings.TrimSpace(e.Mode))); m {
+	case "":
+		c.Mode = ModeDocs
+		if c.Endpoint != nil {
+			c.Mode = ModeRead
+		}
+	case ModeDocs, ModeRead, ModeWrite:
+		c.Mode = m
+		if c.Endpoint == nil && m != ModeDocs {
+			c.Mode = ModeDocs
+			c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteModeIgnored, Prefix+"_MODE", m, Prefix+"_ENDPOINT"))
+		}
+	default:
+		return nil, &Error{"MODE", lang.T(lang.ConfigNotMode, e.Mode), lang.T(lang.ConfigModes)}
+	}
+	if c.EventsURL != nil && c.Mode == ModeDocs {
+		c.EventsURL = nil
+		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteEventsIgnored, Prefix+"_EVENTS_URL"))
+	}
+	if c.EventsURL == nil && c.EventsTokenFrom == "set" && e.Events == "" {
+		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteEventsTokenIgnored, Prefix+"_EVENTS_TOKEN", Prefix+"_EVENTS_URL"))
+	}
+	if c.Mode != ModeDocs && c.Streams.DownloadDir == "" {
+		cache, err := userCacheDir(runtime.GOOS, getenv)
+		if err != nil {
+			return nil, &Error{"DOWNLOAD_DIR", lang.T(lang.ConfigNoCacheDir), lang.T(lang.ConfigDirPath)}
+		}
+		c.Streams.DownloadDir = filepath.Join(cache, "snowluma-mcp", "downloads")
+	}
+	if c.TaskDir != "" && c.Mode != ModeWrite {
+		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteTaskDirIgnored, Prefix+"_TASK_DIR"))
+		c.TaskDir = ""
+	}
+	return c, nil
+}
+
+// parseStreams validates the stream transfer variables.
+func parseStreams(e variables, s *StreamConfig) error {
+	var err error
+	if s.MaxFileBytes, err = parseInt("MAX_FILE_BYTES", e.MaxFileBytes, maxFileBytesLimit, lang.T(lang.ConfigBytesUpTo, int64(maxFileBytesLimit), "1 TiB", 1073741824)); err != nil {
+		return err
+	}
+	if s.QuotaBytes, err = parseInt("DOWNLOAD_QUOTA_BYTES", e.DownloadQuota, maxQuotaBytesLimit, lang.T(lang.ConfigBytesUpTo, int64(maxQuotaBytesLimit), "64 TiB", 4294967296)); err != nil {
+		return err
+	}
+	n, err := parseInt("MAX_STREAMS", e.MaxStreams, maxStreamsLimit, lang.T(lang.ConfigStreamsAccepted))
+	if err != nil {
+		return err
+	}
+	s.MaxStreams = int(n)
+	if n, err = parseInt("STREAM_CONNECT_TIMEOUT_MS", e.StreamConnect, maxTimeoutMS, lang.T(lang.ConfigMillis, 10000)); err != nil {
+		return err
+	}
+	s.ConnectTimeoutMS = int(n)
+	if n, err = parseInt("STREAM_IDLE_TIMEOUT_MS", e.StreamIdle, maxTimeoutMS, lang.T(lang.ConfigMillis, 60000)); err != nil {
+		return err
+	}
+	s.IdleTimeoutMS = int(n)
+	if d := strings.TrimSpace(e.DownloadDir); d != "" {
+		if !filepath.IsAbs(d) {
+			return &Error{"DOWNLOAD_DIR", lang.T(lang.ConfigNotAbsolute, e.DownloadDir), lang.T(lang.ConfigDownloadDir)}
+		}
+		s.DownloadDir = filepath.Clean(d)
+	}
+	if r := strings.TrimSpace(e.UploadRoot); r != "" {
+		accepted := lang.T(lang.ConfigUploadRoot)
+		if !filepath.IsAbs(r) {
+			return &Error{"UPLOAD_ROOT", lang.T(lang.ConfigNotAbsolute, e.UploadRoot), accepted}
+		}
+		fi, err := os.Stat(r)
+		if err != nil {
+			return &Error{"UPLOAD_ROOT", lang.T(lang.ConfigCannotUse, e.UploadRoot, errors.Unwrap(err)), accepted}
+		}
+		if !fi.IsDir() {
+			return &Error{"UPLOAD_ROOT", lang.T(lang.ConfigNotDir, e.UploadRoot), accepted}
+		}
+		s.UploadRoot = filepath.Clean(r)
+	}
+	return nil
+}
+
+// parseInt reads a positive integer of at most limit from variable name.
+func parseInt(name, value string, limit int64, accepted lang.Text) (int64, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+	if err != nil || n <= 0 || n > limit {
+		return 0, &Error{name, lang.T(lang.ConfigNotPositive, value, limit), accepted}
+	}
+	return n, nil
+}
+
+// parseEndpoint accepts an absolute http(s) URL with a host and nothing
+// secret in it: no user info, no query (SnowLuma's ?access_token= included)
+// and no fragment. Errors never echo the value, which may hold a secret.
+func parseEndpoint(s string) (*url.URL, error) {
+	return parseURL("ENDPOINT", s, [2]string{"http", "https"}, lang.T(lang.ConfigEndpointURL))
+}
+
+// parseURL checks the URL in variable v: one of the two schemes, a host, a
+// port from 1 to 65535 when one is given, and no user info, query or
+// fragment.
+func parseURL(v, s string, schemes [2]string, accepted lang.Text) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(s))
+	switch {
+	case err != nil && strings.Contains(err.Error(), "invalid port"):
+		return nil, &Error{v, lang.T(lang.ConfigURLPort), accepted}
+	case err != nil:
+		return nil, &Error{v, lang.T(lang.ConfigNotURL), accepted}
+	case !slices.Contains(schemes[:], u.Scheme):
+		return nil, &Error{v, lang.T(lang.ConfigURLScheme, schemes[0], schemes[1]), accepted}
+	case u.Host == "" || u.Hostname() == "":
+		return nil, &Error{v, lang.T(lang.ConfigURLNoHost), accepted}
+	case u.User != nil:
+		return nil, &Error{v, lang.T(lang.ConfigURLCredentials), accepted}
+	case u.RawQuery != "" || u.ForceQuery:
+		return nil, &Error{v, lang.T(lang.ConfigURLQuery), accepted}
+	case u.Fragment != "":
+		return nil, &Error{v, lang.T(lang.ConfigURLFragment), accepted}
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, &Error{v, lang.T(lang.ConfigURLPort), accepted}
+		}
+	}
+	return u, nil
+}
+
+// parseSafety reads the account-safety variables into c. The audit file is
+// opened (and created) here, so a path that cannot be written stops the
+// start.
+func parseSafety(e variables, c *Config) error {
+	var err error
+	if c.Safety.Sensitive, err = safety.ParseSensitive(e.Sensitive); err != nil {
+		return &Error{"SENSITIVE", lang.T(lang.ConfigNotSensitive, e.Sensitive), lang.T(lang.ConfigSensitive)}
+	}
+	if c.Safety.Confirm, err = safety.ParseConfirm(e.Confirm); err != nil {
+		return &Error{"CONFIRM", lang.T(lang.ConfigNotConfirm, e.Confirm), lang.T(lang.ConfigConfirm)}
+	}
+	ms, err := strconv.Atoi(strings.TrimSpace(e.SendInterval))
+	if err != nil || ms < 0 || ms > maxTimeoutMS {
+		return &Error{"SEND_MIN_INTERVAL_MS", lang.T(lang.ConfigNotWholeFrom0, e.SendInterval, maxTimeoutMS), lang.T(lang.ConfigInterval)}
+	}
+	c.SendInterval = time.Duration(ms) * time.Millisecond
+	n, err := strconv.Atoi(strings.TrimSpace(e.SendPerMinute))
+	if err != nil || n < 0 || n > maxPerMinute {
+		return &Error{"SEND_PER_MINUTE", lang.T(lang.ConfigNotWholeFrom0, e.SendPerMinute, maxPerMinute), lang.T(lang.ConfigPerMinute)}
+	}
+	c.SendPerMinute = n
+	if c.Safety.Groups, err = safety.ParseIDs(e.Groups); err != nil {
+		return &Error{"ALLOWED_GROUPS", lang.T(lang.ConfigBadList, err.Error()), lang.T(lang.ConfigGroups)}
+	}
+	if c.Safety.Users, err = safety.ParseIDs(e.Users); err != nil {
+		return &Error{"ALLOWED_USERS", lang.T(lang.ConfigBadList, err.Error()), lang.T(lang.ConfigUsers)}
+	}
+	if p := strings.TrimSpace(e.AuditFile); p != "" {
+		if !filepath.IsAbs(p) {
+			// As OpenAudit would refuse it, but in our words.
+			return &Error{"AUDIT_FILE", lang.T(lang.ConfigPathNotAbsolute), lang.T(lang.ConfigAuditFile)}
+		}
+		if c.Safety.Audit, err = safety.OpenAudit(p); err != nil {
+			return &Error{"AUDIT_FILE", lang.T(lang.ConfigCannotOpen, err.Error()), lang.T(lang.ConfigAuditFile)}
+		}
+	}
+	return nil
+}
+
+// userCacheDir is os.UserCacheDir on goos with the environment read
+// through getenv, so that a configuration loaded from a given environment
+// does not depend on the process's own.
+func userCacheDir(goos string, getenv func(string) string) (string, error) {
+	var dir string
+	switch goos {
+	case "windows":
+		dir = getenv("LocalAppData")
+	case "darwin", "ios":
+		if h := getenv("HOME"); h != "" {
+			dir = filepath.Join(h, "Library", "Caches")
+		}
+	case "plan9":
+		if h := getenv("home"); h != "" {
+			dir = filepath.Join(h, "lib", "cache")
+		}
+	default:
+		dir = getenv("XDG_CACHE_HOME")
+		if !filepath.IsAbs(dir) {
+			dir = ""
+			if h := getenv("HOME"); h != "" {
+				dir = filepath.Join(h, ".cache")
+			}
+		}
+	}
+	if dir == "" {
+		return "", errors.New("no user cache directory")
+	}
+	return dir, nil
+}

@@ -1,0 +1,56 @@
+package server
+
+import (
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/seal"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+)
+
+// A feature is what one adapter file adds to the server. New builds the
+// shared pieces once (the backend, the executor, the sealer, the log) as a
+// deps, calls each constructor of its list with it, in order, and composes
+// what they return; it knows no feature beyond that list.
+//
+// A new feature (prompts, a channel, a dry-run step) is one new file with
+// one constructor, func(*deps) (feature, error), added to New's list. It
+// attaches itself through the fields below, all optional:
+//
+//   - tools: its toolkit.Specs. Every feature's specs are registered
+//     together, in the order of features, by one toolkit.Register, which
+//     derives the gate, the tools/list filter and the result shape from
+//     each spec.
+//   - instructions: a sentence appended to the server's instructions.
+//   - configure: runs on the server's options before the server is built:
+//     capabilities (Prompts, Completions, a Resources field), handlers the
+//     SDK takes only as options (subscribe, CompletionHandler, initialized
+//     and roots hooks), cache hints.
+//   - attach: runs on the built server: resources and templates
+//     (s.AddResource), prompts (s.AddPrompt), custom methods
+//     (mcp.AddReceivingCustomMethod), middleware, and the hooks through
+//     which a domain value sends notifications (an event hub's updates, a
+//     task runner's changes).
+//
+// A feature that runs an action builds a plan and hands it to the
+// executor's pipeline (pipeline.go); it does not call SnowLuma itself.
+type feature struct {
+	tools        []toolkit.Spec
+	instructions string
+	configure    func(*mcp.ServerOptions)
+	attach       func(*mcp.Server) error
+}
+
+// deps is what every feature is built from: the one backend and the
+// server-wide pieces New makes once.
+type deps struct {
+	opts    Options
+	mode    Mode
+	catalog catalogSource
+	backend *backend.Backend // the bot; never nil
+	exec    *executor        // the pipeline over backend
+	events  *eventService    // nil without events
+	sealer  *seal.Sealer     // continuations of every form
+	log     *slog.Logger     // the one line per call, and warnings
+}
