@@ -42,11 +42,11 @@ func main() {
 // run is main without the process: stdout is the protocol channel and
 // stderr the only log. terminal says whether stdin is a terminal.
 func run(args []string, stdout, stderr io.Writer, terminal bool) int {
-	// The catalog decodes in the background once the first answer is out
-	// (see catalogload.go), or when a call needs it.
-	loadCatalog := sync.OnceValues(catalog.Load)
 	if len(args) > 0 && args[0] == "doctor" {
-		return runDoctor(args[1:], stdout, stderr)
+		return runDoctor(args[1:], os.Environ(), false, stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "sandbox" {
+		return runSandbox(args[1:], stdout, stderr, terminal)
 	}
 	for _, a := range args {
 		switch a {
@@ -58,11 +58,19 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 			fmt.Fprintf(stdout, "%s %s (commit %s, SnowLuma catalog %s)\n", server.Name, version, commit, catalog.Version)
 			return exitOK
 		default:
-			fmt.Fprintf(stderr, "%s: unknown argument %q; accepted: --help, --version (configuration is by environment variables)\n", server.Name, a)
+			fmt.Fprintf(stderr, "%s: unknown argument %q; accepted: --help, --version, doctor, sandbox (configuration is by environment variables)\n", server.Name, a)
 			return exitUsage
 		}
 	}
+	// The catalog decodes in the background once the first answer is out
+	// (see catalogload.go), or when a call needs it.
+	return serve(os.Environ(), false, sync.OnceValues(catalog.Load), stdout, stderr, terminal)
+}
 
+// serve runs the server on stdio with the configuration of environ.
+// sandboxed says its endpoint is the simulated SnowLuma that runSandbox
+// started in this process.
+func serve(environ []string, sandboxed bool, loadCatalog func() (*catalog.Catalog, error), stdout, stderr io.Writer, terminal bool) int {
 	// A write to a closed stdout or stderr would otherwise kill the
 	// process with SIGPIPE, with no cleanup; handled, it fails with EPIPE,
 	// and a failed stdout write ends the session as SIGTERM does.
@@ -70,10 +78,10 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
 
-	cfg, err := config.Load(os.Environ())
+	cfg, err := config.Load(environ)
 	if err != nil {
 		// A person reads this: in their language, known before the rest.
-		l := config.PersonLang(os.Environ())
+		l := config.PersonLang(environ)
 		msg := err.Error()
 		var ce *config.Error
 		if errors.As(err, &ce) {
@@ -84,6 +92,10 @@ func run(args []string, stdout, stderr io.Writer, terminal bool) int {
 	}
 	for _, n := range cfg.Notes {
 		fmt.Fprintf(stderr, "%s: %s\n", server.Name, n)
+	}
+	cfg.Sandbox = sandboxed
+	if cfg.DryRun {
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.SandboxDryRun))
 	}
 
 	// The one bot this process drives, built once and handed to the
@@ -285,10 +297,14 @@ SNOWLUMA_MCP_ENDPOINT is set, runs actions against that SnowLuma instance
 it and talk to it over stdin/stdout; it is configured by environment
 variables only.
 
-Usage: %s [--help | --version | doctor [--json]]
+Usage: %s [--help | --version | doctor [--json] | sandbox [doctor [--json]]]
 
 doctor checks the environment below against the running SnowLuma (read-only
 actions only) and prints what is wrong and how to fix it.
+
+sandbox serves the same tools in write mode against a simulated SnowLuma and
+QQ account started inside this process (SNOWLUMA_MCP_SANDBOX_SEED chooses
+it): nothing reaches QQ. sandbox doctor runs doctor against it.
 
 Environment:
 

@@ -250,3 +250,30 @@ func TestPersonLang(t *testing.T) {
 		}
 	}
 }
+
+// TestDryRunAndSeed: SNOWLUMA_MCP_DRY_RUN is a boolean, off by default;
+// SNOWLUMA_MCP_SANDBOX_SEED a whole number, 1 by default; a bad value of
+// either names its variable. Load never claims a sandbox.
+func TestDryRunAndSeed(t *testing.T) {
+	c, err := Load(base(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DryRun || c.SandboxSeed != 1 || c.Sandbox {
+		t.Errorf("defaults: dry run %v, seed %d, sandbox %v", c.DryRun, c.SandboxSeed, c.Sandbox)
+	}
+	c, err = Load(base(t, "SNOWLUMA_MCP_DRY_RUN= YES ", "SNOWLUMA_MCP_SANDBOX_SEED=18446744073709551615"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.DryRun || c.SandboxSeed != 18446744073709551615 {
+		t.Errorf("set: dry run %v, seed %d", c.DryRun, c.SandboxSeed)
+	}
+	var e *Error
+	for v, bad := range map[string]string{"DRY_RUN": "maybe", "SANDBOX_SEED": "-1"} {
+		_, err := Load(base(t, "SNOWLUMA_MCP_"+v+"="+bad))
+		if !errors.As(err, &e) || e.Var != v || !strings.Contains(err.Error(), "accepted: ") {
+			t.Errorf("%s=%s: %v", v, bad, err)
+		}
+	}
+}

@@ -95,6 +95,7 @@ func New(opts Options) (*mcp.Server, error) {
 		runtimeFeature, // runtime.go: get_runtime_info
 		previewFeature, // preview.go: preview_message and its panel
 		tasksFeature,   // tasks.go: background transfers and the task methods
+		trialFeature,   // trial.go: the sandbox and the dry run
 	} {
 		f, err := build(d)
 		if err != nil {
@@ -123,7 +124,7 @@ func New(opts Options) (*mcp.Server, error) {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "SnowLuma OneBot", Version: Version}, sopts)
 	s.AddReceivingMiddleware(refuseUnsupportedInitialize)
-	cfg := toolkit.Config{Mode: opts.Mode, Log: d.log, CheckOutputsLater: opts.Speed.CheckOutputsLater}
+	cfg := toolkit.Config{Mode: opts.Mode, Log: d.log, CheckOutputsLater: opts.Speed.CheckOutputsLater, Sandbox: d.backend.Sandbox}
 	if err := toolkit.Register(s, cfg, specs...); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
