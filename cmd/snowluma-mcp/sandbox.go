@@ -61,7 +61,11 @@ func runSandbox(args []string, stdout, stderr io.Writer, terminal bool) int {
 	for _, a := range cat.Actions() {
 		names = append(names, a.Name)
 	}
-	sb, err := fakesnowluma.NewSandbox(fakesnowluma.SandboxOptions{Seed: cfg.SandboxSeed, Actions: names})
+	trickle := cfg.SandboxTrickle
+	if trickle == 0 {
+		trickle = -1 // silence, in NewSandbox's terms
+	}
+	sb, err := fakesnowluma.NewSandbox(fakesnowluma.SandboxOptions{Seed: cfg.SandboxSeed, Actions: names, Trickle: trickle})
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
 		return exitFailed

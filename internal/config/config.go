@@ -86,6 +86,7 @@ type variables struct {
 	Lang       string `env:"LANG" shown:"from the locale (LC_ALL, LC_MESSAGES, LANG): zh for a Chinese one, else en" desc:"zh or en: the language of what a person reads: the missing-parameter and confirmation forms, doctor, start-up errors and warnings, and the preview panel when its host gives no locale. Tool descriptions and results stay English."`
 	DryRun     string `env:"DRY_RUN" default:"false" shown:"false" desc:"true, 1 or yes: a dry run. Every write action and upload passes every check (mode, params, allowlists, pacing, confirmation) and is then not sent: it is audited and logged as a dry run and answered with kind dry_run, naming the action and its targets; read-only actions still go to SnowLuma. Case is ignored."`
 	Seed       string `env:"SANDBOX_SEED" default:"1" shown:"1" desc:"snowluma-mcp sandbox only: the seed of the simulated account, a whole number from 0 to 18446744073709551615; the same seed gives the same groups, members, history and files."`
+	Trickle    string `env:"SANDBOX_TRICKLE_MS" default:"15000" shown:"15000" desc:"snowluma-mcp sandbox only: milliseconds between two moments of the simulated account's own life (a member's message, now and then a poke or a join request), 0 to 86400000; 0 keeps it silent unless acted on."`
 	Validate   string `env:"VALIDATE_PARAMS" default:"true" shown:"true" desc:"true, 1 or yes: check action params against the catalog's inputSchema before sending; false, 0 or no: send them unchecked (for a SnowLuma newer than the catalog). Case is ignored."`
 
 	// Account safety (README, Safety).
@@ -128,8 +129,10 @@ type Config struct {
 	ValidateParams bool
 	// DryRun checks every write and upload and then does not send it.
 	DryRun bool
-	// SandboxSeed is the seed of the sandbox's simulated account.
-	SandboxSeed uint64
+	// SandboxSeed is the seed of the sandbox's simulated account, and
+	// SandboxTrickle the pace of its own events (0: silence).
+	SandboxSeed    uint64
+	SandboxTrickle time.Duration
 	// Sandbox says the endpoint is the simulated SnowLuma that
 	// `snowluma-mcp sandbox` started in this process. Load never sets it:
 	// the sandbox command does, after it has started that SnowLuma.
@@ -414,6 +417,11 @@ func parse(e variables, getenv func(string) string) (*Config, error) {
 		return nil, &Error{"SANDBOX_SEED", lang.T(lang.ConfigNotWholeFrom0, e.Seed, uint64(math.MaxUint64)), lang.T(lang.ConfigSeed)}
 	}
 	c.SandboxSeed = seed
+	trickle, err := strconv.ParseInt(strings.TrimSpace(e.Trickle), 10, 64)
+	if err != nil || trickle < 0 || trickle > maxTimeoutMS {
+		return nil, &Error{"SANDBOX_TRICKLE_MS", lang.T(lang.ConfigNotWholeFrom0, e.Trickle, maxTimeoutMS), lang.T(lang.ConfigMillis0, 15000)}
+	}
+	c.SandboxTrickle = time.Duration(trickle) * time.Millisecond
 
 	tok, err := parseToken("TOKEN", e.Token)
 	if err != nil {

@@ -43,6 +43,7 @@ const (
 	ConfigNotBoolean       Message = "config.not_boolean" // value
 	ConfigBoolean          Message = "config.boolean"
 	ConfigSeed             Message = "config.seed"
+	ConfigMillis0          Message = "config.millis0"  // example
 	ConfigNotLang          Message = "config.not_lang" // value
 	ConfigLangs            Message = "config.langs"
 	ConfigTokenControl     Message = "config.token_control"   // the character
@@ -222,6 +223,7 @@ var texts = map[Message]text{
 	ConfigStreamsAccepted:  {"a whole number from 1 to 64, e.g. 4", "1 到 64 之间的整数，例如 4"},
 	ConfigNotBoolean:       {"%q is not a boolean", "%q 不是布尔值"},
 	ConfigBoolean:          {"true or false (also 1/yes or 0/no, any case)", "true 或 false（也可写 1/yes 或 0/no，不分大小写）"},
+	ConfigMillis0:          {"a whole number of milliseconds from 0 to 86400000 (a day), e.g. %d", "0 到 86400000（一天）之间的整数毫秒数，例如 %d"},
 	ConfigSeed:             {"a whole number from 0 to 18446744073709551615, e.g. 7", "0 到 18446744073709551615 之间的整数，例如 7"},
 	ConfigNotLang:          {"%q is not a language this server speaks", "%q 不是此服务器会用的语言"},
 	ConfigLangs:            {"zh or en (unset: from LC_ALL, LC_MESSAGES or LANG)", "zh 或 en（不设时取自 LC_ALL、LC_MESSAGES 或 LANG）"},
