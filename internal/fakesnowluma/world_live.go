@@ -169,3 +169,27 @@ func (w *world) step() []byte {
 	m.lastSent = at
 	return encode(w.view(msg, true))
 }
+
+// A WorldGroup is a group of the world as a test needs to find it: its
+// number, name and the bot's role there.
+type WorldGroup struct {
+	ID   int64
+	Name string
+	Role string // the bot's: owner, admin or member
+}
+
+// WorldGroups lists the world's groups in get_group_list's order; nil
+// without a world.
+func (s *Server) WorldGroups() []WorldGroup {
+	if s.world == nil {
+		return nil
+	}
+	w := s.world
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]WorldGroup, 0, len(w.groups))
+	for _, g := range w.groups {
+		out = append(out, WorldGroup{ID: g.id, Name: g.name, Role: g.member(SelfID).role})
+	}
+	return out
+}
