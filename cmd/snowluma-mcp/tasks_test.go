@@ -559,3 +559,28 @@ func TestTasksDownloadAndUpload(t *testing.T) {
 		t.Errorf("%d tasks listed, want the two started", n)
 	}
 }
+
+// TestRefusedLaunchIsAudited: a background call refused because the most
+// tasks are running starts nothing, and its audit line says so.
+func TestRefusedLaunchIsAudited(t *testing.T) {
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	hang(fake)
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	c := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"), "SNOWLUMA_MCP_AUDIT_FILE="+audit)
+	for range tasks.MaxRunning {
+		if r := c.start("test_download_stream", `{}`); r["resultType"] != "task" {
+			t.Fatalf("start: %v", r)
+		}
+	}
+	r := c.start("test_download_stream", `{}`)
+	if r["isError"] != true || !strings.Contains(fmt.Sprint(r["structuredContent"]), "busy") {
+		t.Fatalf("one task too many: %v", r)
+	}
+	b, err := os.ReadFile(audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"outcome":"failed","kind":"busy"`) {
+		t.Errorf("no audit line for the refused launch:\n%s", b)
+	}
+}

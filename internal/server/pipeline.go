@@ -147,7 +147,13 @@ func (x *executor) run(ctx context.Context, c *toolkit.Call, p plan) toolkit.Rep
 		return r
 	}
 	if p.background {
-		return x.launch(ctx, c, a, do)
+		r := x.launch(ctx, c, a, do)
+		if r.IsError && entry != nil {
+			// No task started, so do never runs: the refusal is the
+			// audit line.
+			x.write(entry, c, a, targets, r)
+		}
+		return r
 	}
 	return do(ctx, c)
 }
