@@ -302,3 +302,25 @@ func TestSandboxDoctor(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxSafety: the operator's safety settings hold in the sandbox:
+// an allowlist refuses the world's other groups, and writes are audited.
+func TestSandboxSafety(t *testing.T) {
+	w := fakesnowluma.Start(t, fakesnowluma.WithWorld(1))
+	groups := w.WorldGroups()
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	_, cs := startSandbox(t, mcptest.Modern, "SNOWLUMA_MCP_SANDBOX_TRICKLE_MS=0",
+		fmt.Sprintf("SNOWLUMA_MCP_ALLOWED_GROUPS=%d", groups[0].ID), "SNOWLUMA_MCP_AUDIT_FILE="+audit)
+	res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": groups[1].ID, "message": "hi"}})
+	if r.Diagnostics.Kind != "target_not_allowed" || !marked(t, res) {
+		t.Errorf("a send outside the allowlist: %+v", r.Diagnostics)
+	}
+	_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": groups[0].ID, "message": "hi"}})
+	if r.Diagnostics.Outcome != "success" {
+		t.Errorf("a send inside the allowlist: %+v %s", r.Diagnostics, r.Result)
+	}
+	lines := auditLines(t, audit)
+	if len(lines) != 2 || lines[0]["kind"] != "target_not_allowed" || lines[1]["outcome"] != "success" || lines[1]["dry_run"] != nil {
+		t.Errorf("audit lines: %v", lines)
+	}
+}

@@ -552,20 +552,7 @@ func TestWorldAnswersMatchCatalog(t *testing.T) {
 			s := Start(t, WithWorld(11))
 			params := worldParams(t, s, a)
 			data := ok(t, s, name, params)
-			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(a.ReturnsSchema))
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := jsonschema.NewCompiler()
-			c.DefaultDraft(jsonschema.Draft2020)
-			c.UseLoader(jsonschema.SchemeURLLoader{})
-			if err := c.AddResource("mem://returns.json", doc); err != nil {
-				t.Fatal(err)
-			}
-			schema, err := c.Compile("mem://returns.json")
-			if err != nil {
-				t.Fatal(err)
-			}
+			schema := compileReturns(t, a)
 			v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 			if err != nil {
 				t.Fatal(err)
@@ -575,6 +562,63 @@ func TestWorldAnswersMatchCatalog(t *testing.T) {
 			}
 		})
 	}
+}
+
+// compileReturns compiles an action's returnsSchema.
+func compileReturns(t *testing.T, a catalogAction) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(a.ReturnsSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.UseLoader(jsonschema.SchemeURLLoader{})
+	if err := c.AddResource("mem://returns.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := c.Compile("mem://returns.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return schema
+}
+
+// TestWorldStreamsMatchCatalog: every frame of a world file's download
+// (each variant), of an upload into the world and of test_download_stream
+// carries data that validates against the action's returnsSchema.
+func TestWorldStreamsMatchCatalog(t *testing.T) {
+	cat := readCatalog(t)
+	s := Start(t, WithWorld(11))
+	fileID := s.world.groups[0].files[0].id
+	check := func(action, params string) {
+		t.Helper()
+		schema := compileReturns(t, cat[action])
+		_, body := post(t, s, "/"+action, params, nil)
+		for _, f := range strings.Split(strings.TrimSuffix(body, "\r\n\r\n"), "\r\n\r\n") {
+			var env struct {
+				Status string          `json:"status"`
+				Data   json.RawMessage `json:"data"`
+			}
+			if err := json.Unmarshal([]byte(f), &env); err != nil || env.Status != "ok" {
+				t.Fatalf("%s: frame %.200s (%v)", action, f, err)
+			}
+			v, err := jsonschema.UnmarshalJSON(bytes.NewReader(env.Data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := schema.Validate(v); err != nil {
+				t.Errorf("%s: frame data %.300s:\n%v", action, env.Data, err)
+			}
+		}
+	}
+	for _, a := range []string{"download_file_stream", "download_file_image_stream", "download_file_record_stream"} {
+		check(a, fmt.Sprintf(`{"file_id":%q,"chunk_size":64}`, fileID))
+	}
+	check("test_download_stream", `{}`)
+	b64 := base64.StdEncoding.EncodeToString([]byte("hello"))
+	check("upload_file_stream", fmt.Sprintf(`{"stream_id":"s1","total_chunks":1,"chunk_index":0,"chunk_data":%q}`, b64))
+	check("upload_file_stream", `{"stream_id":"s1","is_complete":true}`)
 }
 
 // worldParams builds params for a from its first example, with every id
