@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
@@ -229,4 +230,33 @@ func TestDryRunDoctor(t *testing.T) {
 	if !found {
 		t.Errorf("doctor does not report the dry run:\n%s", out.String())
 	}
+}
+
+// TestDryRunConfirmFirst: a destructive action in a dry run still asks the
+// person first (a refusal stops it), and once confirmed it is answered as
+// a dry run and not sent.
+func TestDryRunConfirmFirst(t *testing.T) {
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken), fakesnowluma.WithWorld(5))
+		env, _, _ := dryRunEnv(t, fake)
+		c := &confirmer{}
+		p := mcptest.Spawn(t, bin, era, append(env, "SNOWLUMA_MCP_CONFIRM=destructive")...)
+		t.Cleanup(func() { noLeak(t, p) })
+		cs := p.Connect(&mcp.ClientOptions{ElicitationHandler: c.handle})
+		c.answer(confirmAnswer(false))
+		if _, r := callTool(t, cs, "invoke_action", kick); r.Diagnostics.Kind != "not_confirmed" || len(c.forms()) != 1 {
+			t.Errorf("refused: %+v, %d forms", r.Diagnostics, len(c.forms()))
+		}
+		c.answer(confirmAnswer(true))
+		if _, r := callTool(t, cs, "invoke_action", kick); r.Diagnostics.Kind != "dry_run" || r.Diagnostics.Outcome != "success" || len(c.forms()) != 1 {
+			t.Errorf("confirmed: %+v, %d forms", r.Diagnostics, len(c.forms()))
+		}
+		if sent := sentWrites(fake, cat); len(sent) > 0 {
+			t.Errorf("a confirmed dry run sent %v", sent)
+		}
+	})
 }
