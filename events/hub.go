@@ -109,6 +109,7 @@ type Hub struct {
 	conn      *conn       // nil while no resource exists
 	resources []*resource // live resources, oldest first
 	closed    bool
+	done      chan struct{} // closed by Close
 }
 
 // conn is one WebSocket connection. status, reason, sawDisable, interval
@@ -141,8 +142,12 @@ func (c *conn) state() State {
 
 // New returns a Hub for opts. It connects to nothing.
 func New(opts Options) *Hub {
-	return &Hub{opts: opts}
+	return &Hub{opts: opts, done: make(chan struct{})}
 }
+
+// Done is closed once Close has been called: the session has ended and
+// nothing more will be served.
+func (h *Hub) Done() <-chan struct{} { return h.done }
 
 // OnUpdate sets f to be told that a resource changed (new events or a new
 // status), at most once per UpdateInterval per resource, on its own
@@ -164,6 +169,18 @@ type Info struct {
 // connection's, and any new resource while the existing ones belong to a
 // connection that has ended.
 func (h *Hub) Subscribe(ctx context.Context, f Filter) (Info, error) {
+	return h.subscribe(ctx, f, nil)
+}
+
+// SubscribeFunc is Subscribe for a reader inside this process (the
+// channel): the resource's updates go to notify, under the same
+// coalescing, instead of to the OnUpdate function, and it is read and
+// released like any other.
+func (h *Hub) SubscribeFunc(ctx context.Context, f Filter, notify func()) (Info, error) {
+	return h.subscribe(ctx, f, notify)
+}
+
+func (h *Hub) subscribe(ctx context.Context, f Filter, notify func()) (Info, error) {
 	f, err := f.Normalize()
 	if err != nil {
 		return Info{}, err
@@ -178,7 +195,7 @@ func (h *Hub) Subscribe(ctx context.Context, f Filter) (Info, error) {
 	}
 	if h.conn != nil {
 		defer h.mu.Unlock()
-		return h.add(h.conn, f), nil
+		return h.addWith(h.conn, f, notify), nil
 	}
 	h.mu.Unlock()
 
@@ -227,7 +244,7 @@ func (h *Hub) Subscribe(ctx context.Context, f Filter) (Info, error) {
 		c.reason = fmt.Sprintf("the event connection is open, but nothing arrived in the first %v (SnowLuma greets an accepted connection at once, so this may be another OneBot server)", GreetingWait)
 	}
 	h.conn = c
-	info := h.add(c, f)
+	info := h.addWith(c, f, notify)
 	close(c.admitted)
 	return info, nil
 }
@@ -296,8 +313,12 @@ func (h *Hub) admit(f Filter) error {
 }
 
 // add creates a resource on c. h.mu is held.
-func (h *Hub) add(c *conn, f Filter) Info {
-	r := &resource{filter: f, conn: c}
+func (h *Hub) add(c *conn, f Filter) Info { return h.addWith(c, f, nil) }
+
+// addWith creates a resource on c whose updates go to notify, when set.
+// h.mu is held.
+func (h *Hub) addWith(c *conn, f Filter, notify func()) Info {
+	r := &resource{filter: f, conn: c, notify: notify}
 	rand.Read(r.id[:])
 	h.resources = append(h.resources, r)
 	return Info{ID: r.name(), Filter: f}
@@ -541,7 +562,7 @@ func (h *Hub) setStatus(c *conn, status Status, reason string) {
 // changed schedules r's update call, coalescing to one per UpdateInterval.
 // h.mu is held.
 func (h *Hub) changed(r *resource) {
-	if r.pending || h.onUpdate == nil {
+	if r.pending || (h.onUpdate == nil && r.notify == nil) {
 		return
 	}
 	r.pending = true
@@ -553,9 +574,15 @@ func (h *Hub) changed(r *resource) {
 			return
 		}
 		r.lastUpdate = time.Now()
-		id, f := r.name(), h.onUpdate
+		id, f, notify := r.name(), h.onUpdate, r.notify
 		h.mu.Unlock()
-		f(id)
+		if notify != nil {
+			notify()
+			return
+		}
+		if f != nil {
+			f(id)
+		}
 	})
 }
 
@@ -637,6 +664,9 @@ func (h *Hub) Release(id string) error {
 // session has ended. Later calls are refused.
 func (h *Hub) Close() {
 	h.mu.Lock()
+	if !h.closed {
+		close(h.done)
+	}
 	h.closed = true
 	for _, r := range h.resources {
 		r.released = true

@@ -14,6 +14,9 @@ type resource struct {
 	id     [8]byte
 	filter Filter
 	conn   *conn // the connection it was created on
+	// notify, when set, receives the resource's updates instead of the
+	// Hub's OnUpdate function.
+	notify func()
 
 	// The buffer is a ring of at most MaxEvents entries holding at most
 	// MaxBytes of event data; the oldest entries go first.

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/claudechannel"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/listen"
@@ -124,6 +125,17 @@ func serve(environ []string, sandboxed bool, loadCatalog func() (*catalog.Catalo
 		taskStreams = listen.New(server.TasksExtension, func(id string) bool { _, err := store.Get(id); return err == nil })
 		opts.TaskStreams = taskStreams
 	}
+	// The QQ channel writes to the client through a wire of its own, on
+	// the listen streams of 2026-07-28 clients (acknowledging no task
+	// when tasks are off).
+	var wire *claudechannel.Wire
+	if b.Channel != nil {
+		if taskStreams == nil {
+			taskStreams = listen.New(server.TasksExtension, nil)
+		}
+		wire = claudechannel.New(taskStreams)
+		opts.Channel = wire
+	}
 	out := newAnswerWatch(stdout)
 	tr := stdio.New(os.Stdin, out, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name, EndGrace: endGrace})
 	// The server's one session runs on tr; the output schemas are checked
@@ -176,6 +188,9 @@ func serve(environ []string, sandboxed bool, loadCatalog func() (*catalog.Catalo
 	}()
 	served := make(chan error, 1)
 	var transport mcp.Transport = tr
+	if wire != nil {
+		transport = wire.Wrap(transport)
+	}
 	if taskStreams != nil {
 		transport = taskStreams.Wrap(transport)
 	}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/safety"
@@ -50,6 +51,10 @@ type Backend struct {
 	// Sandbox says the bot is the simulated SnowLuma of `snowluma-mcp
 	// sandbox`, not a QQ account: every answer says so.
 	Sandbox bool
+	// Channel, when set, is the QQ channel's configuration: the account's
+	// messages it pushes to the host, and who approves from QQ. It needs
+	// Events.
+	Channel *channel.Config
 }
 
 // Policy returns b's safety policy with its defaults filled in: without
@@ -128,6 +133,10 @@ func Open(cfg *config.Config, userAgent string) (*Backend, error) {
 		// Nothing connects until the first subscribe_events.
 		b.Events = events.New(events.Options{URL: cfg.EventsURL.String(), Token: cfg.EventsToken,
 			AllowGroups: policy.Groups.Sorted(), AllowUsers: policy.Users.Sorted()})
+	}
+	if cfg.Channel.Mode != channel.ModeOff && b.Events != nil {
+		ch := cfg.Channel
+		b.Channel = &ch
 	}
 	if cfg.TaskDir != "" {
 		store, err := tasks.Open(cfg.TaskDir, TaskScope(cfg), tasks.Options{})

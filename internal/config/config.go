@@ -24,6 +24,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/safety"
 )
@@ -98,6 +99,12 @@ type variables struct {
 	Users         string `env:"ALLOWED_USERS" shown:"unset (any user)" desc:"Comma-separated QQ numbers the actions may name in user_id (or a param whose catalog role is user_id or member_id, such as target_id or target_uin); any other is refused with kind target_not_allowed, reads included."`
 	AuditFile     string `env:"AUDIT_FILE" shown:"unset (no audit)" desc:"Absolute path of a file that gets one JSON line per write action attempted (ids and outcome only), created 0600. When it cannot be written, write actions are refused."`
 
+	// The QQ channel for Claude Code (README, QQ channel for Claude Code).
+	Channel          string `env:"CHANNEL" default:"off" shown:"off" desc:"off, mentions or all: push the listed groups' and people's QQ messages into a Claude Code session as a channel (mentions: group messages only when they mention the bot or reply to it). Needs SNOWLUMA_MCP_EVENTS_URL and read or write mode; the event connection then opens at start."`
+	ChannelGroups    string `env:"CHANNEL_GROUPS" shown:"unset (no group)" desc:"Comma-separated group numbers whose messages the channel pushes; each must pass SNOWLUMA_MCP_ALLOWED_GROUPS when that is set. Unset pushes no group."`
+	ChannelUsers     string `env:"CHANNEL_USERS" shown:"unset (no one)" desc:"Comma-separated QQ numbers whose private messages the channel pushes; each must pass SNOWLUMA_MCP_ALLOWED_USERS when that is set."`
+	ChannelApprovers string `env:"CHANNEL_APPROVERS" shown:"unset (no remote approval)" desc:"Write mode: comma-separated QQ numbers who approve from their private chat with the bot (yes <id> / no <id>): Claude Code's permission prompts, and this server's confirmations when the client has no form. Each must pass SNOWLUMA_MCP_ALLOWED_USERS."`
+
 	// Stream transfers.
 	DownloadDir   string `env:"DOWNLOAD_DIR" shown:"<user cache dir>/snowluma-mcp/downloads" desc:"Absolute directory on the MCP host where downloads are saved; created 0700 when missing. An existing one other users can write to stops the server at start (POSIX; run chmod go-w on it)."`
 	UploadRoot    string `env:"UPLOAD_ROOT" shown:"unset (automatic upload off)" desc:"Absolute path of an existing directory: the only place invoke_action's execution.input_file may read from (symlinks resolved)."`
@@ -152,6 +159,9 @@ type Config struct {
 	EventsTokenFrom string
 	// Streams configures stream transfers.
 	Streams StreamConfig
+	// Channel configures the QQ channel; its Mode is channel.ModeOff when
+	// it is off. Its allowlists are Safety's.
+	Channel channel.Config
 	// Notes are start-up remarks for stderr, e.g. an ignored mode.
 	Notes []string
 }
@@ -503,7 +513,65 @@ func parse(e variables, getenv func(string) string) (*Config, error) {
 		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteTaskDirIgnored, Prefix+"_TASK_DIR"))
 		c.TaskDir = ""
 	}
+	if err := parseChannel(e, c); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// parseChannel validates the channel's variables once the mode, the
+// events URL and the allowlists are known.
+func parseChannel(e variables, c *Config) error {
+	mode, err := channel.ParseMode(e.Channel)
+	if err != nil {
+		return &Error{"CHANNEL", lang.T(lang.ConfigNotChannel, e.Channel), lang.T(lang.ConfigChannelModes)}
+	}
+	ch := channel.Config{Mode: mode, AllowGroups: c.Safety.Groups, AllowUsers: c.Safety.Users}
+	for _, l := range []struct {
+		name     string
+		value    string
+		set      *safety.IDSet
+		accepted lang.Message
+	}{
+		{"CHANNEL_GROUPS", e.ChannelGroups, &ch.Groups, lang.ConfigChannelGroups},
+		{"CHANNEL_USERS", e.ChannelUsers, &ch.Users, lang.ConfigChannelUsers},
+		{"CHANNEL_APPROVERS", e.ChannelApprovers, &ch.Approvers, lang.ConfigChannelUsers},
+	} {
+		if *l.set, err = safety.ParseIDs(l.value); err != nil {
+			return &Error{l.name, lang.T(lang.ConfigBadList, err.Error()), lang.T(l.accepted)}
+		}
+	}
+	if mode == channel.ModeOff {
+		var set []string
+		for name, v := range map[string]string{"CHANNEL_GROUPS": e.ChannelGroups, "CHANNEL_USERS": e.ChannelUsers, "CHANNEL_APPROVERS": e.ChannelApprovers} {
+			if strings.TrimSpace(v) != "" {
+				set = append(set, Prefix+"_"+name)
+			}
+		}
+		if set != nil {
+			slices.Sort(set)
+			c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteChannelIgnored, strings.Join(set, ", "), Prefix+"_CHANNEL"))
+		}
+		c.Channel = channel.Config{Mode: channel.ModeOff}
+		return nil
+	}
+	switch {
+	case c.Mode == ModeDocs:
+		return &Error{"CHANNEL", lang.T(lang.ConfigChannelNeedsMode), lang.T(lang.ConfigChannelNeedsFix)}
+	case c.EventsURL == nil:
+		return &Error{"CHANNEL", lang.T(lang.ConfigChannelNeeds, Prefix+"_EVENTS_URL"), lang.T(lang.ConfigChannelNeedsFix)}
+	case len(ch.Approvers) > 0 && c.Mode != ModeWrite:
+		return &Error{"CHANNEL_APPROVERS", lang.T(lang.ConfigApproversWrite), lang.T(lang.ConfigApproversFix)}
+	}
+	if out := ch.Outside(); out != nil {
+		p := out[0]
+		return &Error{p.Var, lang.T(lang.ConfigChannelOutside, p.ID, Prefix+"_"+p.Allow), lang.T(lang.ConfigChannelInside, Prefix+"_"+p.Allow)}
+	}
+	if ch.Empty() {
+		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteChannelEmpty, Prefix+"_CHANNEL_GROUPS", Prefix+"_CHANNEL_USERS"))
+	}
+	c.Channel = ch
+	return nil
 }
 
 // parseStreams validates the stream transfer variables.

@@ -88,7 +88,20 @@ const (
 	NoteEventsIgnored      Message = "note.events_ignored"       // EVENTS_URL variable
 	NoteEventsTokenIgnored Message = "note.events_token_ignored" // EVENTS_TOKEN variable, EVENTS_URL variable
 	NoteTaskDirIgnored     Message = "note.task_dir_ignored"     // TASK_DIR variable
-	NoteUnknownVariable    Message = "note.unknown_variable"     // the name, the closest known name
+	ConfigNotChannel       Message = "config.not_channel"        // value
+	ConfigChannelModes     Message = "config.channel_modes"
+	ConfigChannelNeeds     Message = "config.channel_needs" // what is missing (a variable)
+	ConfigChannelNeedsFix  Message = "config.channel_needs_fix"
+	ConfigChannelNeedsMode Message = "config.channel_needs_mode"
+	ConfigChannelGroups    Message = "config.channel_groups"
+	ConfigChannelUsers     Message = "config.channel_users"
+	ConfigChannelOutside   Message = "config.channel_outside" // id, allowlist variable
+	ConfigChannelInside    Message = "config.channel_inside"  // allowlist variable
+	ConfigApproversWrite   Message = "config.approvers_write"
+	ConfigApproversFix     Message = "config.approvers_fix"
+	NoteChannelEmpty       Message = "note.channel_empty"    // CHANNEL_GROUPS variable, CHANNEL_USERS variable
+	NoteChannelIgnored     Message = "note.channel_ignored"  // list variables, CHANNEL variable
+	NoteUnknownVariable    Message = "note.unknown_variable" // the name, the closest known name
 	TerminalHint           Message = "terminal_hint"
 	NoteSandboxIgnored     Message = "note.sandbox_ignored" // the variable
 	SandboxStarted         Message = "sandbox.started"      // seed, HTTP URL, WebSocket URL
@@ -269,6 +282,19 @@ var texts = map[Message]text{
 	NoteEventsIgnored:      {"%s ignored: docs mode stays offline, so no event tools are offered", "已忽略 %s：docs 模式不联网，不提供事件工具"},
 	NoteEventsTokenIgnored: {"%s ignored: no %s is set", "已忽略 %s：未设置 %s"},
 	NoteTaskDirIgnored:     {"%s ignored: background tasks need write mode", "已忽略 %s：后台任务需要 write 模式"},
+	ConfigNotChannel:       {"%q is not a channel mode", "%q 不是频道模式"},
+	ConfigChannelModes:     {"off, mentions or all", "off、mentions 或 all"},
+	ConfigChannelNeeds:     {"the channel needs %s", "频道需要 %s"},
+	ConfigChannelNeedsMode: {"the channel needs read or write mode, and this configuration is in docs mode", "频道需要 read 或 write 模式，而当前配置是 docs 模式"},
+	ConfigChannelNeedsFix:  {"set SNOWLUMA_MCP_ENDPOINT (read or write mode) and SNOWLUMA_MCP_EVENTS_URL (SnowLuma's WebSocket server, e.g. ws://127.0.0.1:3001/), or set SNOWLUMA_MCP_CHANNEL=off", "设置 SNOWLUMA_MCP_ENDPOINT（read 或 write 模式）和 SNOWLUMA_MCP_EVENTS_URL（SnowLuma 的 WebSocket 服务器，例如 ws://127.0.0.1:3001/），或设 SNOWLUMA_MCP_CHANNEL=off"},
+	ConfigChannelGroups:    {"comma-separated positive group numbers whose messages the channel pushes, e.g. 20001,20002; unset pushes no group", "用逗号分隔的正整数群号，频道推送这些群的消息，例如 20001,20002；不设则不推送任何群"},
+	ConfigChannelUsers:     {"comma-separated positive QQ numbers, e.g. 30001,30002", "用逗号分隔的正整数 QQ 号，例如 30001,30002"},
+	ConfigChannelOutside:   {"%d is not in %s, and the channel stays inside the allowlists", "%d 不在 %s 中，而频道不能超出允许名单"},
+	ConfigChannelInside:    {"ids that %s also lists: add the id there, or remove it here", "%s 同样列出的号码：把该号码加到那里，或从这里删掉"},
+	ConfigApproversWrite:   {"approval prompts are sent as private QQ messages, which needs write mode", "审批请求以 QQ 私聊消息发出，需要 write 模式"},
+	ConfigApproversFix:     {"set SNOWLUMA_MCP_MODE=write, or unset SNOWLUMA_MCP_CHANNEL_APPROVERS", "设 SNOWLUMA_MCP_MODE=write，或取消 SNOWLUMA_MCP_CHANNEL_APPROVERS"},
+	NoteChannelEmpty:       {"the channel is on but %s and %s are both unset, so it pushes no message; list the groups and people to follow", "频道已开启，但 %s 和 %s 都未设置，因此不会推送任何消息；请列出要关注的群和人"},
+	NoteChannelIgnored:     {"%s ignored: %s is off", "已忽略 %s：%s 为 off"},
 	NoteUnknownVariable:    {"warning: %s is not a variable this server reads and is ignored; did you mean %s? (see --help)", "警告：%s 不是此服务器读取的变量，已忽略；是不是想写 %s？（见 --help）"},
 	NoteSandboxIgnored:     {"%s ignored: the sandbox sets it to its simulated SnowLuma", "已忽略 %s：沙盒会把它设为自己模拟的 SnowLuma"},
 	SandboxStarted:         {"sandbox: a simulated SnowLuma with a simulated QQ account (seed %d), HTTP %s, WebSocket %s, in this process; nothing reaches QQ", "沙盒：在本进程内运行的模拟 SnowLuma 和模拟 QQ 账号（种子 %d），HTTP %s，WebSocket %s；不会有任何内容到达 QQ"},

@@ -1,10 +1,11 @@
 // Package listen carries notifications that the go-sdk has no API for on
 // 2026-07-28 subscriptions/listen streams: the Tasks extension's
-// notifications/tasks. It wraps the server's transport, notices listen
-// requests that ask for taskIds, acknowledges them (merging into the SDK's
-// own acknowledgement when the stream also asks for standard
-// notifications), and writes a notification to every stream that asked
-// for a task when that task changes.
+// notifications/tasks, and custom notifications a stream opts in to with
+// a boolean key of its own (Claude Code's channel, "claude/channel": true).
+// It wraps the server's transport, notices listen requests that ask for
+// taskIds or such a key, acknowledges them (merging into the SDK's own
+// acknowledgement when the stream also asks for standard notifications),
+// and writes a notification to every stream that asked for it.
 package listen
 
 import (
@@ -30,16 +31,22 @@ type Streams struct {
 	// none, so that nothing is acknowledged when tasks are off.
 	accept    func(id string) bool
 	extension string
+	// flags are the boolean opt-in keys this server honours.
+	flags []string
 
 	mu   sync.Mutex
 	conn mcp.Connection // the inner connection, once connected
 	subs map[string]*stream
 }
 
-// stream is one listen request that asked for tasks.
+// stream is one listen request that asked for tasks or a flag.
 type stream struct {
 	id    jsonrpc.ID
 	tasks []string
+	// asked says the request named taskIds; flags are the opt-in keys it
+	// asked for and this server agreed to.
+	asked bool
+	flags []string
 	// own marks a stream that asked for nothing else, so that this package
 	// answers it entirely and the SDK never sees it.
 	own bool
@@ -49,6 +56,18 @@ type stream struct {
 // clients that advertise extension.
 func New(extension string, accept func(id string) bool) *Streams {
 	return &Streams{accept: accept, extension: extension, subs: map[string]*stream{}}
+}
+
+// Honor makes s acknowledge and serve the boolean opt-in key flag (for
+// instance "claude/channel"): a listen request whose notifications hold
+// flag: true gets it back in its acknowledgement, and Notify writes to it.
+// Call it before the session starts.
+func (s *Streams) Honor(flag string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !slices.Contains(s.flags, flag) {
+		s.flags = append(s.flags, flag)
+	}
 }
 
 // Wrap returns t with task listening added.
@@ -124,51 +143,75 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return c.Connection.Write(ctx, msg)
 }
 
-// listen registers a listen request that asks for taskIds. When it asks
-// for nothing else it is acknowledged here and kept from the SDK (which
-// would close a stream with no notifications it knows).
+// listen registers a listen request that asks for taskIds or an honoured
+// flag. When it asks for nothing else it is acknowledged here and kept
+// from the SDK (which would close a stream with no notifications it
+// knows).
 func (s *Streams) listen(ctx context.Context, inner mcp.Connection, req *jsonrpc.Request) (handled bool) {
 	var p listenParams
 	if json.Unmarshal(req.Params, &p) != nil || p.Notifications == nil {
 		return false
 	}
+	s.mu.Lock()
+	honored := slices.Clone(s.flags)
+	s.mu.Unlock()
+	st := &stream{id: req.ID}
+	for _, f := range honored {
+		if string(p.Notifications[f]) == "true" {
+			st.flags = append(st.flags, f)
+		}
+	}
 	raw, asked := p.Notifications["taskIds"]
-	if !asked {
+	if !asked && st.flags == nil {
 		return false
 	}
-	var ids []string
-	json.Unmarshal(raw, &ids)
-	var caps struct {
-		Extensions map[string]json.RawMessage `json:"extensions"`
-	}
-	json.Unmarshal(p.Meta[capabilitiesKey], &caps)
-	_, ext := caps.Extensions[s.extension]
-	var agreed []string
-	for _, id := range ids {
-		if ext && s.accept != nil && s.accept(id) && !slices.Contains(agreed, id) {
-			agreed = append(agreed, id)
+	st.asked = asked
+	if asked {
+		var ids []string
+		json.Unmarshal(raw, &ids)
+		var caps struct {
+			Extensions map[string]json.RawMessage `json:"extensions"`
+		}
+		json.Unmarshal(p.Meta[capabilitiesKey], &caps)
+		_, ext := caps.Extensions[s.extension]
+		for _, id := range ids {
+			if ext && s.accept != nil && s.accept(id) && !slices.Contains(st.tasks, id) {
+				st.tasks = append(st.tasks, id)
+			}
 		}
 	}
 	own := true
 	for k, v := range p.Notifications {
-		if k != "taskIds" && string(v) != "false" && string(v) != "[]" && string(v) != "null" {
+		if k != "taskIds" && !slices.Contains(st.flags, k) && string(v) != "false" && string(v) != "[]" && string(v) != "null" {
 			own = false
 		}
 	}
-	st := &stream{id: req.ID, tasks: agreed, own: own}
+	st.own = own
 	s.mu.Lock()
 	s.subs[key(req.ID)] = st
 	s.mu.Unlock()
 	if !own {
 		return false
 	}
+	agreed := map[string]any{}
+	st.addTo(agreed)
 	ack := map[string]any{
-		"notifications": map[string]any{"taskIds": nonNil(agreed)},
+		"notifications": agreed,
 		"_meta":         map[string]any{subscriptionIDKey: req.ID.Raw()},
 	}
 	b, _ := json.Marshal(ack)
 	inner.Write(ctx, &jsonrpc.Request{Method: "notifications/subscriptions/acknowledged", Params: b})
 	return true
+}
+
+// addTo adds what st agreed to to an acknowledgement's notifications.
+func (st *stream) addTo(n map[string]any) {
+	if st.asked {
+		n["taskIds"] = nonNil(st.tasks)
+	}
+	for _, f := range st.flags {
+		n[f] = true
+	}
 }
 
 func nonNil(s []string) []string {
@@ -203,8 +246,11 @@ func (s *Streams) mergeAck(m *jsonrpc.Request) jsonrpc.Message {
 	if p.Notifications == nil {
 		p.Notifications = map[string]json.RawMessage{}
 	}
-	ids, _ := json.Marshal(nonNil(st.tasks))
-	p.Notifications["taskIds"] = ids
+	agreed := map[string]any{}
+	st.addTo(agreed)
+	for k, v := range agreed {
+		p.Notifications[k], _ = json.Marshal(v)
+	}
 	out, err := json.Marshal(p)
 	if err != nil {
 		return m
@@ -230,6 +276,43 @@ func (s *Streams) cancelled(params json.RawMessage) {
 	s.mu.Unlock()
 }
 
+// Notify writes a notification of method with params (an object) to
+// every stream that asked for flag, with the stream's subscription id in
+// _meta. It reports whether any delivery failed, and how many streams it
+// was written to.
+func (s *Streams) Notify(ctx context.Context, flag, method string, params map[string]any) (int, error) {
+	s.mu.Lock()
+	c := s.conn
+	var targets []jsonrpc.ID
+	for _, st := range s.subs {
+		if slices.Contains(st.flags, flag) {
+			targets = append(targets, st.id)
+		}
+	}
+	s.mu.Unlock()
+	return len(targets), s.write(ctx, c, targets, method, params)
+}
+
+// write sends one notification to each target stream.
+func (s *Streams) write(ctx context.Context, c mcp.Connection, targets []jsonrpc.ID, method string, params map[string]any) error {
+	var firstErr error
+	for _, sid := range targets {
+		p := make(map[string]any, len(params)+1)
+		for k, v := range params {
+			p[k] = v
+		}
+		p["_meta"] = map[string]any{subscriptionIDKey: sid.Raw()}
+		b, err := json.Marshal(p)
+		if err == nil {
+			err = c.Write(ctx, &jsonrpc.Request{Method: method, Params: b})
+		}
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	return firstErr
+}
+
 // NotifyTask writes notifications/tasks with params (the task's state, an
 // object) to every stream that asked for task id. It reports whether any
 // delivery failed.
@@ -243,20 +326,5 @@ func (s *Streams) NotifyTask(ctx context.Context, id string, params map[string]a
 		}
 	}
 	s.mu.Unlock()
-	var firstErr error
-	for _, sid := range targets {
-		p := make(map[string]any, len(params)+1)
-		for k, v := range params {
-			p[k] = v
-		}
-		p["_meta"] = map[string]any{subscriptionIDKey: sid.Raw()}
-		b, err := json.Marshal(p)
-		if err == nil {
-			err = c.Write(ctx, &jsonrpc.Request{Method: "notifications/tasks", Params: b})
-		}
-		if err != nil && firstErr == nil {
-			firstErr = err
-		}
-	}
-	return firstErr
+	return s.write(ctx, c, targets, "notifications/tasks", params)
 }

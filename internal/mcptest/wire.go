@@ -74,6 +74,39 @@ var messageDefs = map[string]string{
 	"notifications/tasks":                      extPrefix + "TaskStatusNotification",
 }
 
+// channelDefs are the shapes of Claude Code's channel notifications, which
+// no official MCP schema holds, as Claude Code's channels reference gives
+// them: notifications/claude/channel carries content (a string) and meta
+// (string values under identifier keys: letters, digits and underscores,
+// the only keys Claude Code keeps); the permission verdict carries the
+// five-letter request_id (a to z without l) and behavior allow or deny.
+// Either may carry a 2026-07-28 stream's _meta.
+var channelDefs = map[string]string{
+	"notifications/claude/channel": `{"type": "object", "required": ["jsonrpc", "method", "params"], "additionalProperties": false,
+	  "properties": {"jsonrpc": {"const": "2.0"}, "method": {"const": "notifications/claude/channel"},
+	    "params": {"type": "object", "required": ["content"], "additionalProperties": false,
+	      "properties": {"content": {"type": "string"}, "_meta": {"type": "object"},
+	        "meta": {"type": "object", "propertyNames": {"pattern": "^[A-Za-z0-9_]+$"}, "additionalProperties": {"type": "string"}}}}}}`,
+	"notifications/claude/channel/permission": `{"type": "object", "required": ["jsonrpc", "method", "params"], "additionalProperties": false,
+	  "properties": {"jsonrpc": {"const": "2.0"}, "method": {"const": "notifications/claude/channel/permission"},
+	    "params": {"type": "object", "required": ["request_id", "behavior"], "additionalProperties": false,
+	      "properties": {"request_id": {"type": "string", "pattern": "^[a-km-z]{5}$"}, "behavior": {"enum": ["allow", "deny"]}, "_meta": {"type": "object"}}}}}`,
+}
+
+// channelSchema compiles the channel shape of method.
+func channelSchema(method string) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(channelDefs[method]))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	url := "mem:///" + strings.ReplaceAll(method, "/", "_") + ".json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
+}
+
 // A Validator checks server messages against one era's official schema.
 type Validator struct {
 	era  Era
@@ -162,6 +195,15 @@ func (v *Validator) Check(line []byte, answers string) error {
 		return nil
 	}
 	switch {
+	case channelDefs[msg.Method] != "":
+		s, err := channelSchema(msg.Method)
+		if err != nil {
+			return err
+		}
+		if err := s.Validate(inst); err != nil {
+			return fmt.Errorf("does not have the shape of Claude Code's channels reference: %v", err)
+		}
+		return nil
 	case msg.Method != "":
 		def, ok := messageDefs[msg.Method]
 		if !ok {

@@ -51,6 +51,7 @@ type deps struct {
 	backend *backend.Backend // the bot; never nil
 	exec    *executor        // the pipeline over backend
 	events  *eventService    // nil without events
+	channel *channelService  // nil when the QQ channel is off
 	sealer  *seal.Sealer     // continuations of every form
 	log     *slog.Logger     // the one line per call, and warnings
 }

@@ -42,6 +42,13 @@ type executor struct {
 	sealer  *seal.Sealer // continuations of input and confirmation rounds
 	lang    lang.Lang    // of the forms a person reads
 	log     *slog.Logger
+	// sent, when set, is told of every send that succeeded (the QQ
+	// channel remembers the bot's message ids).
+	sent func(toolkit.Reply)
+	// remote, when set, confirms a call from QQ when the client has no
+	// form (the channel's approvers); it returns the refusal, with ok
+	// false, unless the call was allowed.
+	remote func(ctx context.Context, a *catalog.Action, params json.RawMessage, t safety.Targets) (r toolkit.Reply, ok bool)
 }
 
 // newExecutor returns the executor of b.
@@ -116,7 +123,12 @@ func (x *executor) run(ctx context.Context, c *toolkit.Call, p plan) toolkit.Rep
 		}
 	}
 	if !p.confirmed && x.safety.Confirm.Needs(a.Destructive, a.ReadOnly) {
-		return x.askConfirm(c, p, targets)
+		if x.remote == nil || toolkit.SupportsForms(c.Req.ClientCapabilities()) {
+			return x.askConfirm(c, p, targets)
+		}
+		if r, ok := x.remote(ctx, a, p.params, targets); !ok {
+			return x.refused(c, p, r)
+		}
 	}
 	var entry *safety.Entry
 	if x.audits(a) {
@@ -139,6 +151,9 @@ func (x *executor) run(ctx context.Context, c *toolkit.Call, p plan) toolkit.Rep
 			r = x.send(ctx, c, p)
 			if a.Sensitive && x.safety.Sensitive == safety.SensitiveRedact {
 				r = redact(r)
+			}
+			if x.sent != nil && a.Send && r.Diag.Outcome == toolkit.OutcomeSuccess {
+				x.sent(r)
 			}
 		}
 		if entry != nil {

@@ -31,21 +31,23 @@ type runtimeInfo struct {
 	Mode Mode `json:"mode"`
 	// Sandbox says SnowLuma is the simulated one of `snowluma-mcp
 	// sandbox`; DryRun that writes are checked and not sent (trial.go).
-	Sandbox           bool                 `json:"sandbox"`
-	DryRun            bool                 `json:"dry_run"`
-	ExecutionEnabled  bool                 `json:"execution_enabled"`
-	WriteEnabled      bool                 `json:"write_enabled"`
-	CatalogVersion    string               `json:"catalog_version"`
-	ActionCount       int                  `json:"action_count"`
-	ServerSupport     string               `json:"server_support"`
-	Transport         *transportInfo       `json:"transport"`
-	Safety            *safetyInfo          `json:"safety"`
-	TasksEnabled      bool                 `json:"tasks_enabled"`
-	Tasks             *tasksInfo           `json:"tasks"`
-	ConnectionChecked bool                 `json:"connection_checked"`
-	EventsEnabled     bool                 `json:"events_enabled"`
-	Events            *eventsInfo          `json:"events"`
-	Checks            map[string]checkInfo `json:"checks,omitempty"`
+	Sandbox           bool           `json:"sandbox"`
+	DryRun            bool           `json:"dry_run"`
+	ExecutionEnabled  bool           `json:"execution_enabled"`
+	WriteEnabled      bool           `json:"write_enabled"`
+	CatalogVersion    string         `json:"catalog_version"`
+	ActionCount       int            `json:"action_count"`
+	ServerSupport     string         `json:"server_support"`
+	Transport         *transportInfo `json:"transport"`
+	Safety            *safetyInfo    `json:"safety"`
+	TasksEnabled      bool           `json:"tasks_enabled"`
+	Tasks             *tasksInfo     `json:"tasks"`
+	ConnectionChecked bool           `json:"connection_checked"`
+	EventsEnabled     bool           `json:"events_enabled"`
+	Events            *eventsInfo    `json:"events"`
+	// Channel is the QQ channel's counters; absent when it is off.
+	Channel any                  `json:"channel,omitempty"`
+	Checks  map[string]checkInfo `json:"checks,omitempty"`
 }
 
 type transportInfo struct {
@@ -78,12 +80,12 @@ type checkInfo struct {
 
 // runtimeFeature serves get_runtime_info.
 func runtimeFeature(d *deps) (feature, error) {
-	return feature{tools: []toolkit.Spec{runtimeTool(d.exec, d.events)}}, nil
+	return feature{tools: []toolkit.Spec{runtimeTool(d.exec, d.events, d.channel)}}, nil
 }
 
 // runtimeTool declares get_runtime_info. It runs in every mode and
 // contacts SnowLuma only with check_connection, so it is open-world.
-func runtimeTool(x *executor, ev *eventService) toolkit.Spec {
+func runtimeTool(x *executor, ev *eventService, ch *channelService) toolkit.Spec {
 	return toolkit.Spec{
 		Name:        "get_runtime_info",
 		Title:       "Runtime overview",
@@ -96,6 +98,7 @@ func runtimeTool(x *executor, ev *eventService) toolkit.Spec {
 			r := x.runtimeInfo(ctx, c, in)
 			if info, ok := r.Result.(runtimeInfo); ok {
 				info.EventsEnabled, info.Events = ev != nil, ev.runtime()
+				info.Channel = ch.runtime()
 				r.Result = info
 			}
 			return r

@@ -76,6 +76,10 @@ type Options struct {
 	// Speed holds the speed tricks the binary turns on (see Speed); leave
 	// it zero for any other transport.
 	Speed Speed
+	// Channel is the wire of the QQ channel (claudechannel.Wire over the
+	// transport the server runs on); required when the backend's channel
+	// is on.
+	Channel ChannelWire
 }
 
 // New builds the MCP server for opts: the shared pieces once, then each
@@ -95,6 +99,7 @@ func New(opts Options) (*mcp.Server, error) {
 		runtimeFeature, // runtime.go: get_runtime_info
 		previewFeature, // preview.go: preview_message and its panel
 		tasksFeature,   // tasks.go: background transfers and the task methods
+		channelFeature, // channel.go: the QQ channel for Claude Code
 		trialFeature,   // trial.go: the sandbox and the dry run
 	} {
 		f, err := build(d)
@@ -162,7 +167,11 @@ func newDeps(opts Options) (*deps, error) {
 	}
 	cat := catalogSource(opts.Catalog)
 	x := newExecutor(cat, b, opts.Mode, sealer, cmp.Or(opts.Lang, lang.En), log)
-	return &deps{opts: opts, mode: opts.Mode, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety), sealer: sealer, log: log}, nil
+	ch, err := newChannelService(x, opts.Channel, logw)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	return &deps{opts: opts, mode: opts.Mode, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety), channel: ch, sealer: sealer, log: log}, nil
 }
 
 func instructions(m Mode) string {

@@ -1,0 +1,115 @@
+package channel
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseVerdict(t *testing.T) {
+	for in, want := range map[string][2]string{
+		"yes abcde":       {"abcde", Allow},
+		"  Y  ABCDE ":     {"abcde", Allow},
+		"no tbxkq":        {"tbxkq", Deny},
+		"n tbxkq.":        {"tbxkq", Deny},
+		"同意 abcde":        {"abcde", Allow},
+		"同意\u3000abcde":   {"abcde", Allow},
+		"拒绝 abcde！":       {"abcde", Deny},
+		"允许 abcde":        {"abcde", Allow},
+		"“yes abcde”":     {"abcde", Allow},
+		"yes\u200b abcde": {"abcde", Allow},
+		"Yes Abcde":       {"abcde", Allow},
+	} {
+		id, b, ok := ParseVerdict(in)
+		if !ok || id != want[0] || b != want[1] {
+			t.Errorf("ParseVerdict(%q) = %q %q %v", in, id, b, ok)
+		}
+	}
+	for _, in := range []string{"yes", "yes abcd", "yes abcdef", "yes abcle", "yes 12345", "sure abcde", "yes abcde please", "abcde yes", ""} {
+		if _, _, ok := ParseVerdict(in); ok {
+			t.Errorf("ParseVerdict(%q) accepted", in)
+		}
+	}
+}
+
+func TestNewID(t *testing.T) {
+	seen := map[string]bool{}
+	for range 200 {
+		id := NewID()
+		if !ValidID(id) {
+			t.Fatalf("NewID gave %q", id)
+		}
+		seen[id] = true
+	}
+	if len(seen) < 190 {
+		t.Errorf("only %d distinct ids of 200", len(seen))
+	}
+}
+
+func TestRelay(t *testing.T) {
+	r := NewRelay([]int64{30001, 30002})
+	req := Request{ID: "abcde", Tool: "Bash", Description: "run ls\u202e", Preview: `{"command":"ls"}`}
+	if err := r.Open(req, t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Open(req, t0); err == nil {
+		t.Error("the same id opened twice")
+	}
+	if err := r.Open(Request{ID: "ablde"}, t0); err == nil || !strings.Contains(err.Error(), "without l") {
+		t.Errorf("an id with l: %v", err)
+	}
+	prompt := req.Prompt()
+	for _, want := range []string{"Bash", "run ls", `{"command":"ls"}`, "yes abcde", "no abcde", "同意 abcde", "拒绝 abcde"} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("prompt %q lacks %q", prompt, want)
+		}
+	}
+	if strings.Contains(prompt, "\u202e") {
+		t.Error("prompt keeps a bidirectional override")
+	}
+
+	// A stranger's verdict is nothing: not consumed, so it stays an
+	// ordinary message for the gate.
+	if v, consumed, _ := r.Answer(30009, "yes abcde", t0); v != nil || consumed {
+		t.Fatal("a stranger's yes counted")
+	}
+	// An approver's other messages are not verdicts either.
+	if v, consumed, _ := r.Answer(30001, "what is abcde?", t0); v != nil || consumed {
+		t.Fatal("an approver's chat counted")
+	}
+	// An unknown id is consumed with a note.
+	v, consumed, note := r.Answer(30001, "yes zzzzz", t0)
+	if v != nil || !consumed || !strings.Contains(note, "zzzzz") || !strings.Contains(note, "unknown or expired") {
+		t.Fatalf("unknown id: %v %v %q", v, consumed, note)
+	}
+	v, consumed, _ = r.Answer(30002, "NO ABCDE", t0.Add(time.Minute))
+	if v == nil || !consumed || v.Behavior != Deny || v.Request.ID != "abcde" || v.Approver != 30002 || v.Request.Tool != "Bash" {
+		t.Fatalf("verdict %+v", v)
+	}
+	// Single use.
+	if v, consumed, note := r.Answer(30001, "yes abcde", t0.Add(time.Minute)); v != nil || !consumed || note == "" {
+		t.Fatal("a request was answered twice")
+	}
+	// Expiry.
+	r.Open(Request{ID: "fghij"}, t0)
+	if v, _, note := r.Answer(30001, "yes fghij", t0.Add(ApprovalTTL)); v != nil || !strings.Contains(note, "expired") {
+		t.Fatalf("an expired request answered: %v", v)
+	}
+	// The oldest request goes past MaxPending.
+	for i := range MaxPending + 1 {
+		id := []byte("aaaaa")
+		id[3], id[4] = IDAlphabet[i/len(IDAlphabet)], IDAlphabet[i%len(IDAlphabet)]
+		if err := r.Open(Request{ID: string(id)}, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := r.Waiting(t0); n != MaxPending {
+		t.Fatalf("%d waiting", n)
+	}
+	if v, _, _ := r.Answer(30001, "yes aaaaa", t0); v != nil {
+		t.Fatal("the oldest request survived the cap")
+	}
+	if !r.Cancel("aaaab") || r.Cancel("aaaab") {
+		t.Error("Cancel")
+	}
+}
