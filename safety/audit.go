@@ -25,6 +25,9 @@ type Record struct {
 	Outcome     string    `json:"outcome"`
 	Kind        string    `json:"kind,omitempty"`
 	Traceparent string    `json:"traceparent"`
+	// DryRun marks a line written under SNOWLUMA_MCP_DRY_RUN: whatever
+	// its outcome, nothing was sent to SnowLuma.
+	DryRun bool `json:"dry_run,omitempty"`
 }
 
 // An AuditLog appends one JSON line per Record to a file. The file is

@@ -272,6 +272,9 @@ func TestAuditLog(t *testing.T) {
 	if err := e.Write(Record{Time: at, Tool: "invoke_action", Action: "set_group_kick", Users: []int64{1, 2}, Outcome: "failed", Kind: "rate_limited"}); err != nil {
 		t.Fatal(err)
 	}
+	if err := l.Append(Record{Time: at, Tool: "invoke_action", Action: "set_group_ban", Groups: []int64{20001}, Users: []int64{3}, Outcome: "success", Kind: "dry_run", DryRun: true}); err != nil {
+		t.Fatal(err)
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -281,6 +284,7 @@ func TestAuditLog(t *testing.T) {
 		`{"earlier":true}`,
 		`{"time":"2026-11-30T10:00:00Z","tool":"invoke_action","action":"send_group_msg","groups":[20001],"users":[],"outcome":"success","traceparent":"00-aa-bb-01"}`,
 		`{"time":"2026-11-30T10:00:00Z","tool":"invoke_action","action":"set_group_kick","groups":[],"users":[1,2],"outcome":"failed","kind":"rate_limited","traceparent":""}`,
+		`{"time":"2026-11-30T10:00:00Z","tool":"invoke_action","action":"set_group_ban","groups":[20001],"users":[3],"outcome":"success","kind":"dry_run","traceparent":"","dry_run":true}`,
 	}
 	if !slices.Equal(lines, want) {
 		t.Errorf("lines:\n%s", strings.Join(lines, "\n"))

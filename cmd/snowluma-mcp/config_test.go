@@ -139,7 +139,7 @@ func TestHelpAndVersion(t *testing.T) {
 	}
 	code, stdout, stderr := runMain(t, []string{"--bogus"})
 	// It lists everything accepted, doctor too.
-	if code != 2 || stdout != "" || !strings.Contains(stderr, "--bogus") || !strings.Contains(stderr, "--help, --version, doctor [--json]") {
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "--bogus") || !strings.Contains(stderr, "--help, --version, doctor [--json], sandbox [doctor [--json]]") {
 		t.Errorf("--bogus: %d %q %q", code, stdout, stderr)
 	}
 }

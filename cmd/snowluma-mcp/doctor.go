@@ -13,6 +13,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/server"
@@ -70,7 +71,10 @@ func (r *report) add(f finding) {
 
 // runDoctor is `snowluma-mcp doctor [--json]`. It exits 0 when no check
 // failed and 1 otherwise.
-func runDoctor(ctx context.Context, args, environ []string, stdout, stderr io.Writer) int {
+//
+// environ is the environment to check: the process's own, or the one the
+// sandbox made for its simulated SnowLuma (sandboxed true).
+func runDoctor(ctx context.Context, args, environ []string, sandboxed bool, stdout, stderr io.Writer) int {
 	asJSON := false
 	for _, a := range args {
 		switch a {
@@ -82,7 +86,7 @@ func runDoctor(ctx context.Context, args, environ []string, stdout, stderr io.Wr
 		}
 	}
 	l := config.PersonLang(environ)
-	r := diagnose(ctx, environ, l)
+	r := diagnose(ctx, environ, l, sandboxed)
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
@@ -146,6 +150,8 @@ func checkName(l lang.Lang, check string) string {
 		"upload root":        lang.DoctorCheckUpload,
 		"audit file":         lang.DoctorCheckAudit,
 		"task directory":     lang.DoctorCheckTasks,
+		"sandbox":            lang.DoctorCheckSandbox,
+		"dry run":            lang.DoctorCheckDryRun,
 	}[check]
 	if m == "" {
 		return check
@@ -155,8 +161,8 @@ func checkName(l lang.Lang, check string) string {
 
 // diagnose runs every check that applies to the environment environ,
 // reporting in l (when the configuration loads, its own language, which is
-// l).
-func diagnose(ctx context.Context, environ []string, l lang.Lang) *report {
+// l). sandboxed says the endpoint is the sandbox's simulated SnowLuma.
+func diagnose(ctx context.Context, environ []string, l lang.Lang, sandboxed bool) *report {
 	r := &report{Version: version.Current(), CatalogVersion: catalog.Version}
 	cfg, err := config.Load(environ)
 	if err != nil {
@@ -171,6 +177,7 @@ func diagnose(ctx context.Context, environ []string, l lang.Lang) *report {
 		return r
 	}
 	l = cfg.Lang
+	cfg.Sandbox = sandboxed
 	token := l.Sprintf(lang.DoctorUnset)
 	if cfg.Token != "" {
 		token = l.Sprintf(lang.DoctorSet)
@@ -193,6 +200,12 @@ func diagnose(ctx context.Context, environ []string, l lang.Lang) *report {
 		}
 		r.add(finding{Check: "configuration", Verdict: verdictWarn, Detail: n, Fix: fix})
 	}
+	if cfg.Sandbox {
+		r.add(finding{Check: "sandbox", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorSandboxOn, cfg.SandboxSeed)})
+	}
+	if cfg.DryRun {
+		r.add(finding{Check: "dry run", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorDryRunOn)})
+	}
 	if cfg.Endpoint == nil {
 		r.add(finding{Check: "endpoint", Verdict: verdictWarn, Detail: l.Sprintf(lang.DoctorNoEndpoint), Fix: l.Sprintf(lang.DoctorNoEndpointFix)})
 	} else {
@@ -212,7 +225,7 @@ func diagnose(ctx context.Context, environ []string, l lang.Lang) *report {
 		r.add(finding{Check: "audit file", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorAuditOK, a.Path())})
 	}
 	if cfg.TaskDir != "" {
-		detail, err := tasks.Probe(cfg.TaskDir, tasks.Scope{Mode: string(cfg.Mode), Endpoint: cfg.Endpoint.String(), Token: cfg.Token})
+		detail, err := tasks.Probe(cfg.TaskDir, backend.TaskScope(cfg))
 		if err != nil {
 			r.add(finding{Check: "task directory", Verdict: verdictFail, Detail: err.Error(), Fix: l.Sprintf(lang.DoctorTasksFix)})
 		} else {

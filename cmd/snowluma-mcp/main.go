@@ -68,11 +68,11 @@ type process struct {
 // SIGTERM does.
 func run(ctx context.Context, p process) int {
 	args, stdout, stderr := p.args, p.stdout, p.stderr
-	// The catalog decodes in the background once the first answer is out
-	// (see catalogload.go), or when a call needs it.
-	loadCatalog := sync.OnceValues(catalog.Load)
 	if len(args) > 0 && args[0] == "doctor" {
-		return runDoctor(ctx, args[1:], p.environ, stdout, stderr)
+		return runDoctor(ctx, args[1:], p.environ, false, stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "sandbox" {
+		return runSandbox(ctx, p)
 	}
 	for _, a := range args {
 		switch a {
@@ -87,11 +87,20 @@ func run(ctx context.Context, p process) int {
 			fmt.Fprintf(stdout, "%s %s (commit %s, SnowLuma catalog %s)\n", server.Name, version.Current(), commit, catalog.Version)
 			return exitOK
 		default:
-			fmt.Fprintf(stderr, "%s: unknown argument %q; accepted: --help, --version, doctor [--json] (configuration is by environment variables)\n", server.Name, a)
+			fmt.Fprintf(stderr, "%s: unknown argument %q; accepted: --help, --version, doctor [--json], sandbox [doctor [--json]] (configuration is by environment variables)\n", server.Name, a)
 			return exitUsage
 		}
 	}
+	// The catalog decodes in the background once the first answer is out
+	// (see catalogload.go), or when a call needs it.
+	return serve(ctx, p, false, sync.OnceValues(catalog.Load))
+}
 
+// serve runs the server on p's stdio with the configuration of
+// p.environ. sandboxed says its endpoint is the simulated SnowLuma that
+// runSandbox started in this process.
+func serve(ctx context.Context, p process, sandboxed bool, loadCatalog func() (*catalog.Catalog, error)) int {
+	stdout, stderr := p.stdout, p.stderr
 	// A write to a closed stdout or stderr would otherwise kill the
 	// process with SIGPIPE, with no cleanup; handled, it fails with EPIPE,
 	// and a failed stdout write ends the session as SIGTERM does.
@@ -115,6 +124,10 @@ func run(ctx context.Context, p process) int {
 	}
 	for _, n := range cfg.Notes {
 		fmt.Fprintf(stderr, "%s: %s\n", server.Name, n)
+	}
+	cfg.Sandbox = sandboxed
+	if cfg.DryRun {
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.SandboxDryRun))
 	}
 
 	// The one bot this process drives, built once and handed to the
@@ -314,10 +327,14 @@ SNOWLUMA_MCP_ENDPOINT is set, runs actions against that SnowLuma instance
 it and talk to it over stdin/stdout; it is configured by environment
 variables only.
 
-Usage: %s [--help | --version | doctor [--json]]
+Usage: %s [--help | --version | doctor [--json] | sandbox [doctor [--json]]]
 
 doctor checks the environment below against the running SnowLuma (read-only
 actions only) and prints what is wrong and how to fix it.
+
+sandbox serves the same tools in write mode against a simulated SnowLuma and
+QQ account started inside this process (SNOWLUMA_MCP_SANDBOX_SEED chooses
+it): nothing reaches QQ. sandbox doctor runs doctor against it.
 
 Environment:
 

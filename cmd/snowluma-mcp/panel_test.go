@@ -36,14 +36,19 @@ type panelScenario struct {
 	ServerTools  bool           `json:"serverTools"`
 	Click        string         `json:"click"`
 	Args         map[string]any `json:"args"`
+	// DryRun sets SNOWLUMA_MCP_DRY_RUN; Sandbox runs `snowluma-mcp sandbox`
+	// (seed 1, silent) instead of the server on Endpoint.
+	DryRun  bool `json:"dryRun,omitempty"`
+	Sandbox bool `json:"sandbox,omitempty"`
 }
 
 // panelLook is what the panel showed at one moment.
 type panelLook struct {
-	Type, Target, Text, Reason, Status, StatusKind, Theme, Background string
-	Reply                                                             *string
-	Elements                                                          int
-	SendDisabled                                                      bool
+	// Banner is the sandbox or dry-run banner, "" when hidden.
+	Type, Target, Text, Reason, Status, StatusKind, Theme, Background, Banner string
+	Reply                                                                     *string
+	Elements                                                                  int
+	SendDisabled                                                              bool
 	// The panel's language: <html lang>, the title, the static labels in
 	// page order, the text's accessible name and the button's label.
 	Lang, Title, TextLabel, SendLabel string
@@ -101,7 +106,7 @@ func TestPreviewPanelInBrowser(t *testing.T) {
 	}
 
 	fakes := map[string]*fakesnowluma.Server{}
-	for _, name := range []string{"keyboard", "double", "failure", "timeout", "read", "no-server-tools", "zh-host", "zh-server", "host-over-server"} {
+	for _, name := range []string{"keyboard", "double", "failure", "timeout", "read", "no-server-tools", "zh-host", "zh-server", "host-over-server", "dry-run"} {
 		fakes[name] = fakesnowluma.Start(t)
 	}
 	const wording = "发送失败：当前群已开启全员禁言 (group is muted)"
@@ -124,9 +129,16 @@ func TestPreviewPanelInBrowser(t *testing.T) {
 		{Name: "zh-host", Mode: "write", Theme: "light", Locale: "zh-CN", ServerTools: true, Click: "click", Args: reply},
 		{Name: "zh-server", Mode: "read", Theme: "dark", Lang: "zh", ServerTools: true, Click: "none", Args: private},
 		{Name: "host-over-server", Mode: "write", Theme: "light", Locale: "en-GB", Lang: "zh", ServerTools: true, Click: "click", Args: group, SwitchLocale: "zh-Hans-CN"},
+		// A dry run checks and does not send; the sandbox sends to its
+		// simulated account, a group of seed 1's world.
+		{Name: "dry-run", Mode: "write", DryRun: true, Theme: "light", Locale: "en-US", ServerTools: true, Click: "click", Args: group},
+		{Name: "sandbox", Mode: "write", Sandbox: true, Theme: "dark", Locale: "en-US", ServerTools: true, Click: "click",
+			Args: map[string]any{"message_type": "group", "target_id": sandboxGroup(t, 1), "text": hostile}},
 	}
 	for i := range scenarios {
-		scenarios[i].Endpoint = fakes[scenarios[i].Name].URL
+		if f := fakes[scenarios[i].Name]; f != nil {
+			scenarios[i].Endpoint = f.URL
+		}
 	}
 	input, err := json.Marshal(map[string]any{"bin": binary(t), "shots": shots, "scenarios": scenarios})
 	if err != nil {
@@ -252,6 +264,21 @@ func TestPreviewPanelInBrowser(t *testing.T) {
 		}
 	}
 	expectOutcome(t, runs["host-over-server"], "failed", "Not sent: SnowLuma said: "+wording+" (retcode 120).")
+	// A dry run: a banner before, "not sent" after, nothing at SnowLuma.
+	dry := runs["dry-run"]
+	expectOutcome(t, dry, "dry_run", "Dry run: not sent")
+	if !strings.Contains(dry.Before.Banner, "Dry run") || runs["keyboard"].Before.Banner != "" {
+		t.Errorf("dry run banner %q, keyboard's %q", dry.Before.Banner, runs["keyboard"].Before.Banner)
+	}
+	if n := len(sends("dry-run", "send_group_msg")); n != 0 {
+		t.Errorf("dry run: %d send requests reached SnowLuma", n)
+	}
+	// The sandbox: a banner, and a success that says it stayed there.
+	sb := runs["sandbox"]
+	expectOutcome(t, sb, "success", "Sent to the sandbox")
+	if !strings.Contains(sb.Before.Banner, "Sandbox") || !strings.Contains(sb.After.Status, "Nothing reached QQ") {
+		t.Errorf("sandbox: banner %q, status %q", sb.Before.Banner, sb.After.Status)
+	}
 	if runs["read"].Preview.Diagnostics.Outcome != "success" || !strings.Contains(string(runs["read"].Preview.Result), `"can_send":false`) {
 		t.Errorf("read: preview %s", runs["read"].Preview.Result)
 	}
@@ -286,7 +313,7 @@ func checkPanelBasics(t *testing.T, r panelRun) {
 	if r.Before.Text != hostile || r.Before.Elements != 0 || len(r.Dialogs) != 0 {
 		t.Errorf("%s: text %q, %d loading elements, dialogs %v: the draft was not shown literally", r.Name, r.Before.Text, r.Before.Elements, r.Dialogs)
 	}
-	if r.Before.Type == "" || !strings.Contains(r.Before.Target, "0001") {
+	if r.Before.Type == "" || (!strings.Contains(r.Before.Target, "0001") && r.Name != "sandbox") {
 		t.Errorf("%s: type %q, target %q", r.Name, r.Before.Type, r.Before.Target)
 	}
 	for _, s := range r.Shots {
@@ -408,4 +435,18 @@ func checkPanelLanguages(t *testing.T, runs map[string]panelRun, wording string)
 	if r := runs["host-over-server"]; !strings.HasPrefix(r.After.Status, "Not sent: SnowLuma said: "+wording) {
 		t.Errorf("host-over-server: status before the switch %q", r.After.Status)
 	}
+}
+
+// sandboxGroup is the number of the group the bot owns in the sandbox's
+// world of seed: the fake's world is the sandbox's, seed for seed.
+func sandboxGroup(t *testing.T, seed uint64) int64 {
+	t.Helper()
+	w := fakesnowluma.Start(t, fakesnowluma.WithWorld(seed))
+	for _, g := range w.WorldGroups() {
+		if g.Role == "owner" {
+			return g.ID
+		}
+	}
+	t.Fatal("the world has no group the bot owns")
+	return 0
 }

@@ -25,7 +25,7 @@ import (
 func TestPromptsOverStdio(t *testing.T) {
 	forEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-		p := mcptest.Spawn(t, binary(t), era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken,
+		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken,
 			"SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_LANG=zh")
 		cs := p.Connect(nil)
 		ctx := context.Background()
@@ -68,7 +68,7 @@ func TestPromptsOverStdio(t *testing.T) {
 		if era == mcptest.Modern {
 			// server/discover on the wire, from a process of its own (a
 			// raw connection cannot share one with the session above).
-			q := mcptest.Spawn(t, binary(t), era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_MODE=read")
+			q := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_MODE=read")
 			r := result(t, q.Raw().Call(1, "server/discover", `{"_meta":`+mcptest.ModernMeta("2026-07-28")+`}`))
 			if text, _ := r["instructions"].(string); text != cs.InitializeResult().Instructions {
 				t.Errorf("server/discover instructions %q, want the session's %q", text, cs.InitializeResult().Instructions)

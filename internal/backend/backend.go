@@ -45,6 +45,12 @@ type Backend struct {
 	// SkipParamsCheck turns off checking action params against the
 	// catalog's inputSchema, for a SnowLuma newer than the catalog.
 	SkipParamsCheck bool
+	// DryRun checks every write action and upload and then does not send
+	// it (SNOWLUMA_MCP_DRY_RUN); read-only actions still go to SnowLuma.
+	DryRun bool
+	// Sandbox says the bot is the simulated SnowLuma of `snowluma-mcp
+	// sandbox`, not a QQ account: every answer says so.
+	Sandbox bool
 	// Channel, when set, is the QQ channel's configuration: the account's
 	// messages it pushes to the host, and who approves from QQ. It needs
 	// Events.
@@ -97,7 +103,7 @@ func (e *SettingError) Unwrap() error { return e.Err }
 func Open(cfg *config.Config, userAgent string) (*Backend, error) {
 	policy := cfg.Safety
 	policy.Pacer = safety.NewPacer(cfg.SendInterval, cfg.SendPerMinute, nil)
-	b := &Backend{Safety: &policy, SkipParamsCheck: !cfg.ValidateParams}
+	b := &Backend{Safety: &policy, SkipParamsCheck: !cfg.ValidateParams, DryRun: cfg.DryRun, Sandbox: cfg.Sandbox}
 	if cfg.Mode != config.ModeDocs {
 		st := cfg.Streams
 		var err error
@@ -133,11 +139,7 @@ func Open(cfg *config.Config, userAgent string) (*Backend, error) {
 		b.Channel = &ch
 	}
 	if cfg.TaskDir != "" {
-		endpoint := ""
-		if cfg.Endpoint != nil {
-			endpoint = cfg.Endpoint.String()
-		}
-		store, err := tasks.Open(cfg.TaskDir, tasks.Scope{Mode: string(cfg.Mode), Endpoint: endpoint, Token: cfg.Token}, tasks.Options{})
+		store, err := tasks.Open(cfg.TaskDir, TaskScope(cfg), tasks.Options{})
 		if err != nil {
 			b.TasksProblem = err.Error()
 		} else {
@@ -145,6 +147,21 @@ func Open(cfg *config.Config, userAgent string) (*Backend, error) {
 		}
 	}
 	return b, nil
+}
+
+// TaskScope is the configuration a task directory is bound to: the mode,
+// the endpoint and the token, so that a directory never serves another
+// bot. The sandbox's port and tokens are new on every start, so its
+// directory is bound to its seed instead.
+func TaskScope(cfg *config.Config) tasks.Scope {
+	if cfg.Sandbox {
+		return tasks.Scope{Mode: string(cfg.Mode), Endpoint: fmt.Sprintf("snowluma-mcp sandbox, seed %d", cfg.SandboxSeed)}
+	}
+	endpoint := ""
+	if cfg.Endpoint != nil {
+		endpoint = cfg.Endpoint.String()
+	}
+	return tasks.Scope{Mode: string(cfg.Mode), Endpoint: endpoint, Token: cfg.Token}
 }
 
 // Close stops the background tasks, closes their store and then the event

@@ -87,3 +87,36 @@ func TestOpenSharedDownloadDir(t *testing.T) {
 		t.Fatalf("Open = %v", err)
 	}
 }
+
+// TestOpenSandbox: a sandbox backend says so and carries the dry run; its
+// task directory is bound to the seed, not to the port and tokens that
+// change on every start, while another seed is refused.
+func TestOpenSandbox(t *testing.T) {
+	tasks := filepath.Join(t.TempDir(), "tasks")
+	dl := filepath.Join(t.TempDir(), "dl")
+	open := func(port, token, seed string) *Backend {
+		t.Helper()
+		cfg := load(t, config.Prefix+"_ENDPOINT=http://127.0.0.1:"+port+"/", config.Prefix+"_TOKEN="+token, config.Prefix+"_MODE=write",
+			config.Prefix+"_DOWNLOAD_DIR="+dl, config.Prefix+"_TASK_DIR="+tasks, config.Prefix+"_DRY_RUN=true", config.Prefix+"_SANDBOX_SEED="+seed)
+		cfg.Sandbox = true
+		b, err := Open(cfg, "test/1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(b.Close)
+		return b
+	}
+	b := open("9", "a", "3")
+	if !b.Sandbox || !b.DryRun || b.Tasks == nil {
+		t.Fatalf("sandbox backend: %+v", b)
+	}
+	b.Close()
+	if b := open("10", "b", "3"); b.Tasks == nil {
+		t.Errorf("the same seed on another port was refused its task directory: %s", b.TasksProblem)
+	} else {
+		b.Close()
+	}
+	if b := open("10", "b", "4"); b.Tasks != nil {
+		t.Error("another seed was given the task directory")
+	}
+}

@@ -12,6 +12,7 @@ package config
 import (
 	"cmp"
 	"errors"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -84,6 +85,9 @@ type variables struct {
 	MaxRequest string `env:"MAX_REQUEST_BYTES" default:"4194304" shown:"4194304 (4 MiB)" desc:"Longest request line read from stdin, in bytes (65536 to 268435456); a longer line is discarded and answered with an error."`
 	MaxBody    string `env:"MAX_BODY_BYTES" default:"2097152" shown:"2097152 (2 MiB)" desc:"Largest request body sent to SnowLuma, in bytes (16384 to 1073741824): SnowLuma cuts off a longer body and drops the connection, so a call over it is refused with kind too_large before sending, and upload chunks are cut to fit. Raise it only for a OneBot server that accepts more."`
 	Lang       string `env:"LANG" shown:"from the locale (LC_ALL, LC_MESSAGES, LANG): zh for a Chinese one, else en" desc:"zh or en: the language of what a person reads: the missing-parameter and confirmation forms, doctor, start-up errors and warnings, and the preview panel when its host gives no locale. Tool descriptions and results stay English."`
+	DryRun     string `env:"DRY_RUN" default:"false" shown:"false" desc:"true, 1 or yes: a dry run. Every write action and upload passes every check (mode, params, allowlists, pacing, confirmation) and is then not sent: it is audited and logged as a dry run and answered with kind dry_run, naming the action and its targets; read-only actions still go to SnowLuma. Case is ignored."`
+	Seed       string `env:"SANDBOX_SEED" default:"1" shown:"1" desc:"snowluma-mcp sandbox only: the seed of the simulated account, a whole number from 0 to 18446744073709551615; the same seed gives the same groups, members, history and files."`
+	Trickle    string `env:"SANDBOX_TRICKLE_MS" default:"15000" shown:"15000" desc:"snowluma-mcp sandbox only: milliseconds between two moments of the simulated account's own life (a member's message, now and then a poke or a join request), 0 to 86400000; 0 keeps it silent unless acted on."`
 	Validate   string `env:"VALIDATE_PARAMS" default:"true" shown:"true" desc:"true, 1 or yes: check action params against the catalog's inputSchema before sending; false, 0 or no: send them unchecked (for a SnowLuma newer than the catalog). Case is ignored."`
 
 	// Account safety (README, Safety).
@@ -130,6 +134,16 @@ type Config struct {
 	Lang lang.Lang
 	// ValidateParams checks action params against the catalog before sending.
 	ValidateParams bool
+	// DryRun checks every write and upload and then does not send it.
+	DryRun bool
+	// SandboxSeed is the seed of the sandbox's simulated account, and
+	// SandboxTrickle the pace of its own events (0: silence).
+	SandboxSeed    uint64
+	SandboxTrickle time.Duration
+	// Sandbox says the endpoint is the simulated SnowLuma that
+	// `snowluma-mcp sandbox` started in this process. Load never sets it:
+	// the sandbox command does, after it has started that SnowLuma.
+	Sandbox bool
 	// Safety is the account-safety policy; its pacer is built by the
 	// caller from SendInterval and SendPerMinute.
 	Safety        safety.Policy
@@ -426,6 +440,24 @@ func parse(e variables, getenv func(string) string) (*Config, error) {
 	default:
 		return nil, &Error{"VALIDATE_PARAMS", lang.T(lang.ConfigNotBoolean, e.Validate), lang.T(lang.ConfigBoolean)}
 	}
+
+	switch strings.ToLower(strings.TrimSpace(e.DryRun)) {
+	case "true", "1", "yes":
+		c.DryRun = true
+	case "false", "0", "no":
+	default:
+		return nil, &Error{"DRY_RUN", lang.T(lang.ConfigNotBoolean, e.DryRun), lang.T(lang.ConfigBoolean)}
+	}
+	seed, err := strconv.ParseUint(strings.TrimSpace(e.Seed), 10, 64)
+	if err != nil {
+		return nil, &Error{"SANDBOX_SEED", lang.T(lang.ConfigNotWholeFrom0, e.Seed, uint64(math.MaxUint64)), lang.T(lang.ConfigSeed)}
+	}
+	c.SandboxSeed = seed
+	trickle, err := strconv.ParseInt(strings.TrimSpace(e.Trickle), 10, 64)
+	if err != nil || trickle < 0 || trickle > maxTimeoutMS {
+		return nil, &Error{"SANDBOX_TRICKLE_MS", lang.T(lang.ConfigNotWholeFrom0, e.Trickle, maxTimeoutMS), lang.T(lang.ConfigMillis0, 15000)}
+	}
+	c.SandboxTrickle = time.Duration(trickle) * time.Millisecond
 
 	tok, err := parseToken("TOKEN", e.Token)
 	if err != nil {

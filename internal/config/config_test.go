@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/snowluma/snowluma-mcp/internal/lang"
@@ -247,6 +248,33 @@ func TestPersonLang(t *testing.T) {
 	} {
 		if got := PersonLang(tc.env); got != tc.want {
 			t.Errorf("%q: %s, want %s", tc.env, got, tc.want)
+		}
+	}
+}
+
+// TestDryRunAndSeed: SNOWLUMA_MCP_DRY_RUN is a boolean, off by default;
+// SNOWLUMA_MCP_SANDBOX_SEED a whole number, 1 by default; a bad value of
+// either names its variable. Load never claims a sandbox.
+func TestDryRunAndSeed(t *testing.T) {
+	c, err := Load(base(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DryRun || c.SandboxSeed != 1 || c.Sandbox || c.SandboxTrickle != 15*time.Second {
+		t.Errorf("defaults: dry run %v, seed %d, sandbox %v, trickle %v", c.DryRun, c.SandboxSeed, c.Sandbox, c.SandboxTrickle)
+	}
+	c, err = Load(base(t, "SNOWLUMA_MCP_DRY_RUN= YES ", "SNOWLUMA_MCP_SANDBOX_SEED=18446744073709551615", "SNOWLUMA_MCP_SANDBOX_TRICKLE_MS=0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.DryRun || c.SandboxSeed != 18446744073709551615 || c.SandboxTrickle != 0 {
+		t.Errorf("set: dry run %v, seed %d, trickle %v", c.DryRun, c.SandboxSeed, c.SandboxTrickle)
+	}
+	var e *Error
+	for v, bad := range map[string]string{"DRY_RUN": "maybe", "SANDBOX_SEED": "-1", "SANDBOX_TRICKLE_MS": "1s"} {
+		_, err := Load(base(t, "SNOWLUMA_MCP_"+v+"="+bad))
+		if !errors.As(err, &e) || e.Var != v || !strings.Contains(err.Error(), "accepted: ") {
+			t.Errorf("%s=%s: %v", v, bad, err)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -181,7 +182,7 @@ func (s *Server) defaultHandlers() map[string]Handler {
 		return func(json.RawMessage) Reply { return OK(json.RawMessage(data)) }
 	}
 	sent := fixed(`{"message_id":-123456}`)
-	return map[string]Handler{
+	h := map[string]Handler{
 		"get_login_info":              fixed(`{"user_id":10001,"nickname":"SnowBot"}`),
 		"get_status":                  fixed(`{"online":true,"good":true}`),
 		"get_version_info":            fixed(`{"app_name":"SnowLuma","app_version":"1.11.1-node","protocol_version":"v11"}`),
@@ -198,6 +199,10 @@ func (s *Server) defaultHandlers() map[string]Handler {
 		"download_file_record_stream": s.download,
 		uploadAction:                  s.upload,
 	}
+	if s.world != nil {
+		maps.Copy(h, s.worldHandlers())
+	}
+	return h
 }
 
 // getMsg answers a group message carrying the requested message_id exactly

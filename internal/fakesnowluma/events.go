@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/coder/websocket"
@@ -153,7 +152,7 @@ func (s *Server) EventConns() []*EventConn {
 // EventConn returns the i-th event connection (from 0), waiting for the
 // fake to have accepted it: a client's dial can return just before the fake
 // records the connection. It fails the test after a generous wait.
-func (s *Server) EventConn(tb testing.TB, i int) *EventConn {
+func (s *Server) EventConn(tb TB, i int) *EventConn {
 	tb.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(2 * time.Millisecond) {
 		if conns := s.EventConns(); len(conns) > i {

@@ -1,6 +1,7 @@
 package fakesnowluma
 
 import (
+	"bytes"
 	"context"
 	"crypto/aes"
 	"crypto/cipher"
@@ -39,6 +40,9 @@ type File struct {
 	// UnknownSize announces file_size 0, as SnowLuma does for a URL without
 	// a length.
 	UnknownSize bool
+	// Data, when not nil, is the content instead of Size bytes of Seed's:
+	// the world's sample files and the files uploaded into it.
+	Data []byte
 	// Stall, when set, stops the stream after StallAfter chunks with the
 	// body left open until the client goes away.
 	Stall      bool
@@ -157,6 +161,13 @@ func (s *Server) download(params json.RawMessage) Reply {
 		}
 		chunk = min(n, maxChunkSize)
 	}
+	var content io.Reader
+	if f.Data != nil {
+		f.Size = int64(len(f.Data))
+		content = bytes.NewReader(f.Data)
+	} else {
+		content = Content(f.Seed, f.Size)
+	}
 	return Reply{Produce: func(ctx context.Context, emit func([]byte) bool) {
 		announced := f.Size
 		if f.UnknownSize {
@@ -167,7 +178,7 @@ func (s *Server) download(params json.RawMessage) Reply {
 		if !emit(StreamOK(json.RawMessage(info))) {
 			return
 		}
-		r := Content(f.Seed, f.Size)
+		r := content
 		buf := make([]byte, chunk)
 		var frame []byte
 		var sent int64

@@ -25,7 +25,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 )
 
@@ -56,6 +55,13 @@ type Server struct {
 	inflight   sync.WaitGroup // running ServeHTTP calls
 
 	files files // the download and upload stream actions (files.go)
+
+	// The simulated account (world.go), when WithWorld gave one.
+	world   *world
+	trickle time.Duration   // the world's pace of life; 0 is silence
+	pushes  chan []byte     // events waiting for the event connections
+	bg      sync.WaitGroup  // the world's background goroutines
+	known   map[string]bool // WithActions: SnowLuma's actions, simulated or not
 
 	record  bool         // keep each request for Requests
 	conns   atomic.Int64 // TCP connections accepted
@@ -112,10 +118,21 @@ type Recorded struct {
 	Header http.Header
 }
 
+// TB is the part of testing.TB the fake uses: *testing.T and *testing.B
+// satisfy it. The fake does not import package testing, so that the
+// sandbox command can link it.
+type TB interface {
+	Helper()
+	Cleanup(func())
+	Error(args ...any)
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
 // Start starts a fake SnowLuma on 127.0.0.1 with an ephemeral port and the
 // default responders. It is shut down when the test ends; requests still
 // waiting then (a Hang or a Delay) are abandoned.
-func Start(tb testing.TB, opts ...Option) *Server {
+func Start(tb TB, opts ...Option) *Server {
 	tb.Helper()
 	s, err := New(opts...)
 	if err != nil {
@@ -160,6 +177,9 @@ func New(opts ...Option) (*Server, error) {
 		stop()
 		os.RemoveAll(dir)
 		return nil, err
+	}
+	if s.world != nil {
+		s.startWorld(ctx)
 	}
 	s.srv = &http.Server{
 		Handler:           s,
@@ -206,6 +226,7 @@ func (s *Server) close() {
 	s.srv.Close()
 	<-s.served
 	s.inflight.Wait()
+	s.bg.Wait()
 }
 
 // Handle makes h answer action, replacing any responder it had.
@@ -222,8 +243,9 @@ func (s *Server) Requests() []Recorded {
 	return append([]Recorded(nil), s.requests...)
 }
 
-// Reset forgets the recorded requests and restores the default responders,
-// dropping those added with Handle. The token stays.
+// Reset forgets the recorded requests and restores the default responders
+// (the world's, with a world), dropping those added with Handle. The token
+// and the world's state stay.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -304,6 +326,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	handler := s.handlers[action]
 	s.mu.Unlock()
+	if handler == nil && s.known[action] {
+		writeReply(w, r, Failed(100, action+" is not simulated by the sandbox: it exists in SnowLuma, but this simulated account has nothing behind it"))
+		return
+	}
 	if handler == nil {
 		writeReply(w, r, Reply{Envelope: Envelope{Status: "failed", Retcode: 1404, Wording: "unknown action"}})
 		return

@@ -42,6 +42,8 @@ const (
 	ConfigStreamsAccepted  Message = "config.streams"
 	ConfigNotBoolean       Message = "config.not_boolean" // value
 	ConfigBoolean          Message = "config.boolean"
+	ConfigSeed             Message = "config.seed"
+	ConfigMillis0          Message = "config.millis0"  // example
 	ConfigNotLang          Message = "config.not_lang" // value
 	ConfigLangs            Message = "config.langs"
 	ConfigTokenControl     Message = "config.token_control"   // the character
@@ -101,6 +103,10 @@ const (
 	NoteChannelIgnored     Message = "note.channel_ignored"  // list variables, CHANNEL variable
 	NoteUnknownVariable    Message = "note.unknown_variable" // the name, the closest known name
 	TerminalHint           Message = "terminal_hint"
+	NoteSandboxIgnored     Message = "note.sandbox_ignored" // the variable
+	SandboxStarted         Message = "sandbox.started"      // seed, HTTP URL, WebSocket URL
+	SandboxDirs            Message = "sandbox.dirs"         // task directory, download directory, upload root
+	SandboxDryRun          Message = "sandbox.dry_run"
 )
 
 // doctor's texts (cmd/snowluma-mcp). Its check names and verdicts in
@@ -119,6 +125,10 @@ const (
 	DoctorCheckUpload         Message = "doctor.check.upload_root"
 	DoctorCheckAudit          Message = "doctor.check.audit_file"
 	DoctorCheckTasks          Message = "doctor.check.task_directory"
+	DoctorCheckDryRun         Message = "doctor.check.dry_run"
+	DoctorCheckSandbox        Message = "doctor.check.sandbox"
+	DoctorDryRunOn            Message = "doctor.dry_run_on"
+	DoctorSandboxOn           Message = "doctor.sandbox_on"  // seed
 	DoctorVarProblem          Message = "doctor.var_problem" // variable, problem
 	DoctorSetVar              Message = "doctor.set_var"     // variable, accepted
 	DoctorConfigOK            Message = "doctor.config_ok"   // mode, endpoint, token, events token, timeout, params check
@@ -227,6 +237,8 @@ var texts = map[Message]text{
 	ConfigStreamsAccepted:  {"a whole number from 1 to 64, e.g. 4", "1 到 64 之间的整数，例如 4"},
 	ConfigNotBoolean:       {"%q is not a boolean", "%q 不是布尔值"},
 	ConfigBoolean:          {"true or false (also 1/yes or 0/no, any case)", "true 或 false（也可写 1/yes 或 0/no，不分大小写）"},
+	ConfigMillis0:          {"a whole number of milliseconds from 0 to 86400000 (a day), e.g. %d", "0 到 86400000（一天）之间的整数毫秒数，例如 %d"},
+	ConfigSeed:             {"a whole number from 0 to 18446744073709551615, e.g. 7", "0 到 18446744073709551615 之间的整数，例如 7"},
 	ConfigNotLang:          {"%q is not a language this server speaks", "%q 不是此服务器会用的语言"},
 	ConfigLangs:            {"zh or en (unset: from LC_ALL, LC_MESSAGES or LANG)", "zh 或 en（不设时取自 LC_ALL、LC_MESSAGES 或 LANG）"},
 	ConfigTokenControl:     {"the token contains a control character (%U), as a line break or a CRLF .env file leaves", "令牌含有控制字符（%U），换行或 CRLF 格式的 .env 文件会留下这种字符"},
@@ -285,6 +297,10 @@ var texts = map[Message]text{
 	NoteChannelEmpty:       {"the channel is on but %s and %s are both unset, so it pushes no message; list the groups and people to follow", "频道已开启，但 %s 和 %s 都未设置，因此不会推送任何消息；请列出要关注的群和人"},
 	NoteChannelIgnored:     {"%s ignored: %s is off", "已忽略 %s：%s 为 off"},
 	NoteUnknownVariable:    {"warning: %s is not a variable this server reads and is ignored; did you mean %s? (see --help)", "警告：%s 不是此服务器读取的变量，已忽略；是不是想写 %s？（见 --help）"},
+	NoteSandboxIgnored:     {"%s ignored: the sandbox sets it to its simulated SnowLuma", "已忽略 %s：沙盒会把它设为自己模拟的 SnowLuma"},
+	SandboxStarted:         {"sandbox: a simulated SnowLuma with a simulated QQ account (seed %d), HTTP %s, WebSocket %s, in this process; nothing reaches QQ", "沙盒：在本进程内运行的模拟 SnowLuma 和模拟 QQ 账号（种子 %d），HTTP %s，WebSocket %s；不会有任何内容到达 QQ"},
+	SandboxDirs:            {"sandbox: task directory %s, download directory %s, upload root %s (temporary ones are removed at exit)", "沙盒：任务目录 %s，下载目录 %s，上传根目录 %s（临时目录在退出时删除）"},
+	SandboxDryRun:          {"dry run: write actions and uploads are checked and not sent; read-only actions go to SnowLuma", "演练模式：写操作和上传只做检查、不发送；只读操作照常发往 SnowLuma"},
 	TerminalHint:           {"this is an MCP server: it speaks JSON-RPC on stdin/stdout and is meant to be started by an MCP host (Claude Desktop, Claude Code, VS Code, Cursor, the MCP Inspector); see the README's host configurations. Press Ctrl-D (Ctrl-Z then Enter on Windows) to stop it", "这是一个 MCP 服务器：它在 stdin/stdout 上说 JSON-RPC，应由 MCP 宿主（Claude Desktop、Claude Code、VS Code、Cursor、MCP Inspector）启动；见 README 中的宿主配置。按 Ctrl-D（Windows 上按 Ctrl-Z 再按回车）停止它"},
 
 	// doctor.
@@ -301,6 +317,10 @@ var texts = map[Message]text{
 	DoctorCheckUpload:         {"upload root", "上传根目录"},
 	DoctorCheckAudit:          {"audit file", "审计文件"},
 	DoctorCheckTasks:          {"task directory", "任务目录"},
+	DoctorCheckDryRun:         {"dry run", "演练"},
+	DoctorCheckSandbox:        {"sandbox", "沙盒"},
+	DoctorDryRunOn:            {"on (SNOWLUMA_MCP_DRY_RUN): write actions and uploads are checked and not sent; read-only actions go to SnowLuma", "已开启（SNOWLUMA_MCP_DRY_RUN）：写操作和上传只做检查、不发送；只读操作照常发往 SnowLuma"},
+	DoctorSandboxOn:           {"the endpoint is the simulated SnowLuma of snowluma-mcp sandbox (seed %d), started by this process: nothing reaches QQ", "地址是 snowluma-mcp sandbox 在本进程内启动的模拟 SnowLuma（种子 %d）：不会有任何内容到达 QQ"},
 	DoctorVarProblem:          {"%s: %s", "%s：%s"},
 	DoctorSetVar:              {"set %s to %s", "把 %s 设为：%s"},
 	DoctorConfigOK:            {"mode %s, endpoint %s, token %s, events token %s, timeout %d ms, params check %v", "模式 %s，地址 %s，令牌%s，事件令牌%s，超时 %d 毫秒，参数检查 %v"},

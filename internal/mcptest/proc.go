@@ -107,10 +107,16 @@ const raceExitCode = 66
 // tool's outputSchema, and its stderr and exit status for a data race.
 func Spawn(tb testing.TB, bin string, era Era, env ...string) *Proc {
 	tb.Helper()
+	return SpawnArgs(tb, bin, era, nil, env...)
+}
+
+// SpawnArgs is Spawn with command-line arguments, such as "sandbox".
+func SpawnArgs(tb testing.TB, bin string, era Era, args []string, env ...string) *Proc {
+	tb.Helper()
 	// Everything that can end the test comes before the process starts or
 	// after its cleanup is registered, so no test leaves a server running.
 	v := NewValidator(tb, era)
-	cmd := exec.Command(bin)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
 	if g, ok := os.LookupEnv("GORACE"); ok {
 		cmd.Env = append(cmd.Env, "GORACE="+g)

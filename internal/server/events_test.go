@@ -88,11 +88,21 @@ func TestEventsNotificationFailed(t *testing.T) {
 	if strings.Contains(read(), `"notification_failed":true`) {
 		t.Fatal("notification_failed before any notification")
 	}
-	if err := fake.EventConn(t, 0).Send(fakesnowluma.FriendRequest(3)); err != nil {
-		t.Fatal(err)
-	}
+	// A 2026-07-28 client's subscription is a listen stream that the SDK
+	// opens without waiting for the server to register it, so an event
+	// may come before anyone is subscribed, and its update reaches nobody:
+	// send another event now and then until a notification fails.
+	conn := fake.EventConn(t, 0)
 	id := strings.TrimPrefix(uri, EventsURIPrefix)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	next := time.Now()
+	for deadline, n := time.Now().Add(10*time.Second), int64(3); ; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(next) {
+			if err := conn.Send(fakesnowluma.FriendRequest(n)); err != nil {
+				t.Fatal(err)
+			}
+			n++
+			next = time.Now().Add(2 * events.UpdateInterval)
+		}
 		snap, err := hub.Read(id, "")
 		if err != nil {
 			t.Fatal(err)

@@ -28,6 +28,8 @@ import (
 // confirmation, the audit record, then the send (or the stream, or the
 // launch of a background task), the redaction of a credential's answer and
 // the audit line. A refusal sends nothing; a refused write is audited too.
+// In a dry run (trial.go) a write's send is replaced by an answer that says
+// it passed every check and was not sent.
 
 // executor runs catalog actions against one backend for the execution
 // tools. In docs mode the backend has no client and the mode gate refuses
@@ -143,6 +145,8 @@ func (x *executor) run(ctx context.Context, c *toolkit.Call, p plan) toolkit.Rep
 		var r toolkit.Reply
 		if d := x.pace(a, keys); d > 0 {
 			r = rateLimited(a, d)
+		} else if x.dryRuns(a) {
+			r = x.dryRun(a, targets, p) // trial.go: checked, not sent
 		} else {
 			r = x.send(ctx, c, p)
 			if a.Sensitive && x.safety.Sensitive == safety.SensitiveRedact {
@@ -355,6 +359,7 @@ func (x *executor) write(e *safety.Entry, c *toolkit.Call, a *catalog.Action, t 
 		Outcome:     string(r.Diag.Outcome),
 		Kind:        string(r.Diag.Kind),
 		Traceparent: c.Trace.Traceparent(),
+		DryRun:      x.backend.DryRun,
 	})
 	if err != nil {
 		x.log.Warn("audit", "action", a.Name, "problem", err.Error())

@@ -25,9 +25,10 @@ const (
 	// PanelMetaKey is the _meta entry of preview_message's results, for
 	// Apps clients only, that tells the panel what the result does not:
 	// {"lang": the server's language (SNOWLUMA_MCP_LANG or the locale),
-	// "mode": docs, read or write}. The panel speaks the host's locale when
-	// the host gives one, else this lang; with mode it words, in either
-	// language, why it cannot send.
+	// "mode": docs, read or write, and "sandbox" and "dry_run" when true}.
+	// The panel speaks the host's locale when the host gives one, else this
+	// lang; with mode it words, in either language, why it cannot send; it
+	// shows a banner in a sandbox or a dry run.
 	PanelMetaKey = "snowluma-mcp/panel"
 )
 
@@ -49,7 +50,7 @@ const previewResult = `{"type": "object", "properties": {"can_send": {"type": "b
 // nothing; can_send says whether this server's mode lets the draft be sent.
 // Clients that show MCP Apps get the panel's resourceUri in its _meta, and
 // in every result's _meta the server's language and mode (PanelMetaKey).
-func previewTool(mode Mode, l lang.Lang) toolkit.Spec {
+func previewTool(mode Mode, l lang.Lang, sandbox, dryRun bool) toolkit.Spec {
 	canSend := mode == ModeWrite
 	cannotSend := ""
 	switch mode {
@@ -76,7 +77,14 @@ func previewTool(mode Mode, l lang.Lang) toolkit.Spec {
 			if !showsApps(caps) {
 				return nil
 			}
-			return mcp.Meta{PanelMetaKey: map[string]string{"lang": string(l), "mode": string(mode)}}
+			m := map[string]any{"lang": string(l), "mode": string(mode)}
+			if sandbox {
+				m["sandbox"] = true
+			}
+			if dryRun {
+				m["dry_run"] = true
+			}
+			return mcp.Meta{PanelMetaKey: m}
 		},
 		Handler: toolkit.Handle(func(_ context.Context, _ *toolkit.Call, in preview.Args) toolkit.Reply {
 			p, problems := preview.Prepare(in, canSend, cannotSend)
@@ -94,7 +102,7 @@ func previewTool(mode Mode, l lang.Lang) toolkit.Spec {
 
 // previewFeature serves preview_message and its MCP Apps panel.
 func previewFeature(d *deps) (feature, error) {
-	return feature{tools: []toolkit.Spec{previewTool(d.mode, d.exec.lang)}, attach: addPreviewPanel}, nil
+	return feature{tools: []toolkit.Spec{previewTool(d.mode, d.exec.lang, d.backend.Sandbox, d.backend.DryRun)}, attach: addPreviewPanel}, nil
 }
 
 // addPreviewPanel serves the panel as a ui:// resource. Apps hosts see it in

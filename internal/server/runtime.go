@@ -28,7 +28,11 @@ const runtimeResult = `{"type": "object", "properties": {"mode": {"enum": ["docs
 // runtimeInfo is get_runtime_info's answer. It never holds the endpoint,
 // the token or any header.
 type runtimeInfo struct {
-	Mode              Mode           `json:"mode"`
+	Mode Mode `json:"mode"`
+	// Sandbox says SnowLuma is the simulated one of `snowluma-mcp
+	// sandbox`; DryRun that writes are checked and not sent (trial.go).
+	Sandbox           bool           `json:"sandbox"`
+	DryRun            bool           `json:"dry_run"`
 	ExecutionEnabled  bool           `json:"execution_enabled"`
 	WriteEnabled      bool           `json:"write_enabled"`
 	CatalogVersion    string         `json:"catalog_version"`
@@ -110,6 +114,8 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 	}
 	info := runtimeInfo{
 		Mode:             x.mode,
+		Sandbox:          x.backend.Sandbox,
+		DryRun:           x.backend.DryRun,
 		ExecutionEnabled: x.enabled(),
 		WriteEnabled:     x.mode.Allows(ModeWrite),
 		CatalogVersion:   cat.Version(),

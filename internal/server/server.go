@@ -103,6 +103,7 @@ func New(opts Options) (*mcp.Server, error) {
 		tasksFeature,   // tasks.go: background transfers and the task methods
 		promptsFeature, // prompts.go: instructions, prompts, completion, one action as a resource
 		channelFeature, // channel.go: the QQ channel for Claude Code
+		trialFeature,   // trial.go: the sandbox and the dry run
 	} {
 		f, err := build(d)
 		if err != nil {
@@ -131,7 +132,7 @@ func New(opts Options) (*mcp.Server, error) {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "SnowLuma OneBot", Version: version.Current()}, sopts)
 	s.AddReceivingMiddleware(refuseUnsupportedInitialize)
-	cfg := toolkit.Config{Mode: opts.Mode, Log: d.log, CheckOutputsLater: opts.Speed.CheckOutputsLater}
+	cfg := toolkit.Config{Mode: opts.Mode, Log: d.log, CheckOutputsLater: opts.Speed.CheckOutputsLater, Sandbox: d.backend.Sandbox}
 	if err := toolkit.Register(s, cfg, specs...); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

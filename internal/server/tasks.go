@@ -132,6 +132,7 @@ func (x *executor) launch(ctx context.Context, c *toolkit.Call, a *catalog.Actio
 	job := &toolkit.Call{Req: &req, Trace: c.Trace, Action: a.Name}
 	rec, err := x.backend.Tasks.Start(backgroundTool, a.Name, func(ctx context.Context) (json.RawMessage, error) {
 		reply := do(ctx, job)
+		reply.Diag.Sandbox = x.backend.Sandbox // as every tool result says it
 		saved, err := json.Marshal(reply.Render())
 		if err != nil {
 			return nil, fmt.Errorf("the transfer's result could not be encoded: %w", err)

@@ -16,7 +16,7 @@ import (
 // the title and the Chinese texts are the bundle's.
 type setting struct {
 	key       string // the user_config key
-	typ       string // string, number or directory (MCPB user_config types)
+	typ       string // string, number, boolean or directory (MCPB user_config types)
 	title     string
 	titleZh   string
 	descZh    string
@@ -68,6 +68,9 @@ func settings() map[string]setting {
 		"SNOWLUMA_MCP_ALLOWED_USERS": {key: "allowed_users", typ: "string", title: "Allowed users",
 			titleZh: "允许的用户",
 			descZh:  "逗号分隔的 QQ 号：动作只能在 user_id（或目录角色为 user_id、member_id 的参数，如 target_id）里写这些用户，其他用户以 target_not_allowed 拒绝，读取也一样。留空：任何用户。"},
+		"SNOWLUMA_MCP_DRY_RUN": {key: "dry_run", typ: "boolean", title: "Dry run",
+			titleZh: "演练（dry run）",
+			descZh:  "开启后，每个写动作和上传照常通过所有检查（模式、参数、白名单、节奏、确认），然后不发送：记入审计和日志，并以 dry_run 应答，写明动作和目标；只读动作仍然发给 SnowLuma。"},
 		"SNOWLUMA_MCP_AUDIT_FILE": {key: "audit_file", typ: "string", title: "Audit file (absolute path)",
 			titleZh: "审计文件（绝对路径）",
 			descZh:  "可选：一个文件的绝对路径，每次尝试写动作都追加一行 JSON（只有编号和结果），以 0600 创建。写不进去时拒绝写动作。留空：不审计。"},
@@ -86,6 +89,9 @@ func settings() map[string]setting {
 	}
 }
 
+// sandboxOnly is why the sandbox's variables are not in the bundle.
+const sandboxOnly = "read only by snowluma-mcp sandbox, which a bundle does not start"
+
 // channelOnly is why the channel's variables are not in the bundle.
 const channelOnly = "the QQ channel serves Claude Code sessions, and Claude Code does not install bundles (claude mcp add)"
 
@@ -102,6 +108,8 @@ func leftOut() map[string]string {
 		"SNOWLUMA_MCP_MAX_STREAMS":               "transfer tuning with a safe default (SnowLuma's own stream limit bounds it)",
 		"SNOWLUMA_MCP_STREAM_CONNECT_TIMEOUT_MS": "transfer tuning with a safe default",
 		"SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS":    "transfer tuning with a safe default; a stream that keeps moving never times out",
+		"SNOWLUMA_MCP_SANDBOX_SEED":              sandboxOnly,
+		"SNOWLUMA_MCP_SANDBOX_TRICKLE_MS":        sandboxOnly,
 		// The channel pushes QQ messages into a Claude Code session; Claude
 		// Code is set up with claude mcp add, not with a bundle.
 		"SNOWLUMA_MCP_CHANNEL":           channelOnly,
@@ -227,12 +235,19 @@ func Manifest(version, goos, repoURL string, tools []map[string]string) (map[str
 		c := object{{"type", f.typ}, {"title", f.title}, {"description", f.v.Meaning}, {"required", false}}
 		if f.v.Default != "" {
 			var def any = f.v.Default
-			if f.typ == "number" {
+			switch f.typ {
+			case "number":
 				n, err := strconv.ParseFloat(f.v.Default, 64)
 				if err != nil {
 					return nil, fmt.Errorf("%s: default %q is not a number", f.v.Name, f.v.Default)
 				}
 				def = n
+			case "boolean":
+				b, err := strconv.ParseBool(f.v.Default)
+				if err != nil {
+					return nil, fmt.Errorf("%s: default %q is not a boolean", f.v.Name, f.v.Default)
+				}
+				def = b
 			}
 			c = append(c, member{"default", def})
 		}

@@ -60,8 +60,8 @@ func serverJSON(module, version string, bundles []bundleFile) (map[string]any, e
 	for _, f := range fields {
 		e := map[string]any{"name": f.v.Name, "description": f.v.Meaning, "isRequired": false}
 		switch f.typ {
-		case "number":
-			e["format"] = "number"
+		case "number", "boolean":
+			e["format"] = f.typ
 		case "directory":
 			e["format"] = "filepath"
 		}

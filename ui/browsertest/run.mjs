@@ -67,7 +67,10 @@ async function connect(sc) {
   if (sc.endpoint) env.SNOWLUMA_MCP_ENDPOINT = sc.endpoint;
   if (sc.timeoutMs) env.SNOWLUMA_MCP_TIMEOUT_MS = String(sc.timeoutMs);
   if (sc.lang) env.SNOWLUMA_MCP_LANG = sc.lang;
-  const transport = new StdioClientTransport({ command: config.bin, args: [], env, stderr: "pipe" });
+  if (sc.dryRun) env.SNOWLUMA_MCP_DRY_RUN = "true";
+  if (sc.sandbox) env.SNOWLUMA_MCP_SANDBOX_TRICKLE_MS = "0";
+  const args = sc.sandbox ? ["sandbox"] : [];
+  const transport = new StdioClientTransport({ command: config.bin, args, env, stderr: "pipe" });
   const client = new Client({ name: "snowluma-browser-test", version: "1.0.0" }, { capabilities: { extensions: APPS } });
   await client.connect(transport);
   return client;
@@ -128,6 +131,7 @@ async function runScenario(sc) {
         sendDisabled: document.getElementById("send").disabled,
         reason: document.getElementById("reason").textContent,
         status: document.getElementById("status").textContent,
+        banner: document.getElementById("mode").hidden ? "" : document.getElementById("mode").textContent,
         statusKind: document.getElementById("status").dataset.kind || "",
         theme: document.documentElement.dataset.theme || "",
         lang: document.documentElement.lang,

@@ -53,6 +53,10 @@ export const TEXTS = {
     sent: (id) => "Sent: SnowLuma accepted it" + (id === null ? "" : " as message " + id) + ". This is not proof that QQ delivered or showed it.",
     refused: (wording, code) => "Not sent: SnowLuma said: " + (wording || "no reason given") + (code === null ? "" : " (retcode " + code + ")") + ".",
     notSent: (why) => "Not sent: " + why + ".",
+    sandboxBanner: "Sandbox: a simulated QQ account. Nothing sent from here reaches QQ.",
+    dryRunBanner: "Dry run: Send checks the message and stops before SnowLuma; nothing is sent.",
+    dryRun: "Dry run: not sent. It passed every check, and nothing went to SnowLuma or QQ (SNOWLUMA_MCP_DRY_RUN is on).",
+    sentSandbox: (id) => "Sent to the sandbox: the simulated SnowLuma accepted it" + (id === null ? "" : " as message " + id) + ". Nothing reached QQ.",
   },
   zh: {
     htmlLang: "zh-CN",
@@ -88,5 +92,9 @@ export const TEXTS = {
     sent: (id) => "已发送：SnowLuma 已接受" + (id === null ? "" : "，消息 ID " + id) + "。这不能证明 QQ 已送达或已显示。",
     refused: (wording, code) => "未发送：SnowLuma 答复：" + (wording || "未给出原因") + (code === null ? "" : "（retcode " + code + "）") + "。",
     notSent: (why) => "未发送：" + why + "。",
+    sandboxBanner: "沙盒：这是模拟的 QQ 账号，从这里发出的消息不会到达 QQ。",
+    dryRunBanner: "演练模式：按“发送”只做检查，在 SnowLuma 之前停下，不会发出任何消息。",
+    dryRun: "演练：未发送。消息通过了所有检查，但没有发往 SnowLuma 或 QQ（SNOWLUMA_MCP_DRY_RUN 已开启）。",
+    sentSandbox: (id) => "已发送到沙盒：模拟的 SnowLuma 已接受" + (id === null ? "" : "，消息 ID " + id) + "。没有任何消息到达 QQ。",
   },
 };

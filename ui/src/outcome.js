@@ -16,7 +16,8 @@ const NOT_SENT = new Set([
 ]);
 
 // describe turns a CallToolResult of invoke_action into {kind, text}: kind
-// is "success", "failed" (certainly not sent) or "unknown". t is the
+// is "success", "failed" (certainly not sent), "dry_run" (checked and not
+// sent on purpose, SNOWLUMA_MCP_DRY_RUN) or "unknown". t is the
 // panel's language (TEXTS.en or TEXTS.zh of i18n.js); SnowLuma's wording
 // and the server's diagnostics are quoted as they came.
 export function describe(res, t) {
@@ -26,9 +27,15 @@ export function describe(res, t) {
     return { kind: "unknown", text: t.unknown + t.noDiagnostics };
   }
   const envelope = sc.result && typeof sc.result === "object" ? sc.result : {};
+  // A dry run's answer is a success of the checks: nothing was sent.
+  if (diag.kind === "dry_run") {
+    return { kind: "dry_run", text: t.dryRun };
+  }
   if (diag.outcome === "success") {
     const id = envelope.data && envelope.data.message_id;
-    return { kind: "success", text: t.sent(id === undefined || id === null ? null : String(id)) };
+    const which = id === undefined || id === null ? null : String(id);
+    // The sandbox's SnowLuma is simulated: nothing reached QQ.
+    return { kind: "success", text: diag.sandbox === true ? t.sentSandbox(which) : t.sent(which) };
   }
   if (diag.outcome === "failed" && diag.kind === "business") {
     const wording = envelope.wording || envelope.message || "";

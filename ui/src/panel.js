@@ -21,7 +21,10 @@ const state = {
   preview: null,
   problem: null, // {kind: "rejected" | "host", message}
   sent: null, // {result} or {error}: the one attempt's answer
-  server: { lang: "", mode: "" },
+  // sandbox: the server drives the simulated SnowLuma of `snowluma-mcp
+  // sandbox`; dryRun: it checks writes and sends none
+  // (SNOWLUMA_MCP_DRY_RUN).
+  server: { lang: "", mode: "", sandbox: false, dryRun: false },
 };
 
 const app = new App({ name: "snowluma-message-preview", version: "1.0.0" }, {}, { autoResize: true });
@@ -98,6 +101,9 @@ function render() {
   } else {
     $("text").textContent = problemText(t) || t.waitingText;
   }
+  const banner = [state.server.sandbox ? t.sandboxBanner : "", state.server.dryRun ? t.dryRunBanner : ""].filter(Boolean).join(" ");
+  $("mode").hidden = banner === "";
+  $("mode").textContent = banner;
   const why = reason(t);
   const send = $("send");
   send.disabled = why !== "";
@@ -128,12 +134,15 @@ async function send() {
   render();
 }
 
-// serverSide reads the server's language and mode from a preview result.
+// serverSide reads the server's language and mode from a preview result,
+// and whether it is a sandbox or a dry run.
 function serverSide(res) {
   const m = res && res._meta && res._meta[PANEL_META];
   if (!m || typeof m !== "object") return;
   if (m.lang === "zh" || m.lang === "en") state.server.lang = m.lang;
   if (typeof m.mode === "string") state.server.mode = m.mode;
+  state.server.sandbox = m.sandbox === true;
+  state.server.dryRun = m.dry_run === true;
 }
 
 app.ontoolresult = (res) => {

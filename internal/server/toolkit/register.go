@@ -58,7 +58,7 @@ func Register(s *mcp.Server, cfg Config, specs ...Spec) error {
 	}
 	var substitutes sync.Map // placeholder *mcp.CallToolResult → the mcp.Result to send
 	for _, c := range byName {
-		s.AddTool(c.registered(), serve(c, mode, log, &substitutes))
+		s.AddTool(c.registered(), serve(c, mode, log, &substitutes, cfg.Sandbox))
 	}
 	// substitute is innermost, so that it sees the placeholder itself.
 	s.AddReceivingMiddleware(filterList(mode, byName), plainResults, substitute(&substitutes))
@@ -98,6 +98,10 @@ type Config struct {
 	// check is most of the compiling (BenchmarkNew/output_check in
 	// internal/server). Nil: Register checks them and fails on a bad one.
 	CheckOutputsLater func(check func() error)
+	// Sandbox marks every tool result's diagnostics with sandbox: true, for
+	// a server whose SnowLuma is the simulated one of `snowluma-mcp
+	// sandbox`.
+	Sandbox bool
 }
 
 // Serve compiles spec and returns the handler Register installs for it in
@@ -113,7 +117,7 @@ func Serve(spec Spec, mode Mode, log *slog.Logger) (mcp.ToolHandler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("toolkit: %w", err)
 	}
-	return serve(c, mode, log, &sync.Map{}), nil
+	return serve(c, mode, log, &sync.Map{}, false), nil
 }
 
 // client is what the gate knows of the caller. Its capabilities are read
@@ -187,8 +191,8 @@ func (c *compiled) refusal(mode Mode, cl *client) *Refusal {
 }
 
 // serve is the path of every call: trace context, gate, argument check,
-// handler, log line, rendering.
-func serve(c *compiled, mode Mode, log *slog.Logger, substitutes *sync.Map) mcp.ToolHandler {
+// handler, log line, rendering; sandbox marks every result's diagnostics.
+func serve(c *compiled, mode Mode, log *slog.Logger, substitutes *sync.Map, sandbox bool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		tc, problem := trace.Start(req.Params.Meta)
@@ -224,6 +228,7 @@ func serve(c *compiled, mode Mode, log *slog.Logger, substitutes *sync.Map) mcp.
 			substitutes.Store(placeholder, r.substitute)
 			return placeholder, nil
 		}
+		r.Diag.Sandbox = r.Diag.Sandbox || sandbox
 		res := r.toolResult()
 		res.Meta = mcp.Meta{trace.TraceparentKey: tc.Traceparent()}
 		if c.ResultMeta != nil {

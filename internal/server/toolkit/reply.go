@@ -32,6 +32,9 @@ type Diagnostics struct {
 	// RetryAfterMS, with kind rate_limited, is how long to wait before
 	// the refused call may go.
 	RetryAfterMS int64 `json:"retry_after_ms,omitempty"`
+	// Sandbox marks every answer of a server that drives the simulated
+	// SnowLuma of `snowluma-mcp sandbox`, so that nobody takes it for QQ.
+	Sandbox bool `json:"sandbox,omitempty"`
 }
 
 // A Reply is what a tool handler produces: the payload and how the call

@@ -1,0 +1,262 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+)
+
+// dryRunEnv is a write-mode server on fake under SNOWLUMA_MCP_DRY_RUN, with
+// an audit file, an upload root holding one file and no pacing, so that
+// every write action can be tried in a row.
+func dryRunEnv(t *testing.T, fake *fakesnowluma.Server) (env []string, audit, input string) {
+	t.Helper()
+	dir := t.TempDir()
+	audit = filepath.Join(dir, "audit.jsonl")
+	root := filepath.Join(dir, "uploads")
+	if err := os.Mkdir(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	input = filepath.Join(root, "报名表.txt")
+	if err := os.WriteFile(input, []byte("张三、李四\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=write",
+		"SNOWLUMA_MCP_DRY_RUN=true", "SNOWLUMA_MCP_AUDIT_FILE=" + audit, "SNOWLUMA_MCP_UPLOAD_ROOT=" + root,
+		"SNOWLUMA_MCP_DOWNLOAD_DIR=" + filepath.Join(dir, "downloads"), "SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0",
+		"SNOWLUMA_MCP_SEND_PER_MINUTE=0", "SNOWLUMA_MCP_TASK_DIR=" + filepath.Join(dir, "tasks")}, audit, input
+}
+
+// auditLines reads the audit file's records.
+func auditLines(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []map[string]any
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		out = append(out, decode[map[string]any](t, sc.Bytes()))
+	}
+	return out
+}
+
+// sentWrites lists the requests fake received for actions that are not
+// read-only: under a dry run there must be none.
+func sentWrites(fake *fakesnowluma.Server, cat *catalog.Catalog) []string {
+	var out []string
+	for _, r := range fake.Requests() {
+		if a, ok := cat.Lookup(r.Action); !ok || !a.ReadOnly {
+			out = append(out, r.Method+" "+r.Path+" "+r.Action)
+		}
+	}
+	return out
+}
+
+// dryRunAnswer is result.dry_run of a dry run's answer.
+type dryRunAnswer struct {
+	DryRun *struct {
+		Action    string  `json:"action"`
+		Groups    []int64 `json:"groups"`
+		Users     []int64 `json:"users"`
+		InputFile string  `json:"input_file"`
+	} `json:"dry_run"`
+}
+
+// TestDryRunSendsNoWrite: in both eras, with SNOWLUMA_MCP_DRY_RUN, every
+// write action of the catalog called through invoke_action (its first
+// example's params), the *_with_input variant and an automatic upload pass
+// the checks and are answered with kind dry_run naming the action and its
+// targets, or are refused as they would be; SnowLuma receives none of
+// them (the fake's log shows it), each is audited as a dry run, and reads
+// still reach SnowLuma and answer.
+func TestDryRunSendsNoWrite(t *testing.T) {
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken), fakesnowluma.WithWorld(5))
+		env, audit, input := dryRunEnv(t, fake)
+		p := serve(t, era, env...)
+		t.Cleanup(func() { noLeak(t, p) })
+		cs := p.Connect(nil)
+
+		// A read goes through and answers from SnowLuma.
+		_, r := callTool(t, cs, "query_action", map[string]any{"action": "get_group_list"})
+		if r.Diagnostics.Outcome != "success" || !strings.Contains(string(r.Result), `"group_name"`) || len(fake.Requests()) != 1 {
+			t.Fatalf("a read in a dry run: %+v %s (%d requests)", r.Diagnostics, r.Result, len(fake.Requests()))
+		}
+		_, r = callTool(t, cs, "get_runtime_info", map[string]any{})
+		if info := decode[struct {
+			DryRun  bool `json:"dry_run"`
+			Sandbox bool `json:"sandbox"`
+		}](t, r.Result); !info.DryRun || info.Sandbox {
+			t.Errorf("get_runtime_info: %s", r.Result)
+		}
+
+		dry, refused := 0, map[string]int{}
+		for _, a := range cat.Actions() {
+			if a.ReadOnly {
+				continue
+			}
+			params := json.RawMessage(`{}`)
+			if len(a.Examples) > 0 {
+				params = a.Examples[0].Params
+			}
+			_, r := callTool(t, cs, "invoke_action", map[string]any{"action": a.Name, "params": params})
+			if r.Diagnostics.Kind != "dry_run" {
+				if r.Diagnostics.Outcome != "failed" {
+					t.Errorf("%s: %+v %s", a.Name, r.Diagnostics, r.Result)
+				}
+				refused[r.Diagnostics.Kind]++
+				continue
+			}
+			dry++
+			got := decode[dryRunAnswer](t, r.Result)
+			if r.Diagnostics.Outcome != "success" || got.DryRun == nil || got.DryRun.Action != a.Name || strings.Contains(string(r.Result), "message_id") {
+				t.Errorf("%s: dry run answered %+v %s", a.Name, r.Diagnostics, r.Result)
+			}
+			if a.Name == "set_group_kick" && (fmt.Sprint(got.DryRun.Groups) != "[20001]" || fmt.Sprint(got.DryRun.Users) != "[30001]") {
+				t.Errorf("set_group_kick's targets: %s (params %s)", r.Result, params)
+			}
+		}
+		// Almost every write action has an example that passes its
+		// checks; a credential action is refused by the fence.
+		if dry < 100 {
+			t.Errorf("only %d write actions answered dry_run; refused: %v", dry, refused)
+		}
+
+		_, r = callTool(t, cs, "invoke_action_with_input", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
+		if r.Diagnostics.Kind != "dry_run" {
+			t.Errorf("invoke_action_with_input: %+v", r.Diagnostics)
+		}
+		_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "params": map[string]any{},
+			"execution": map[string]any{"input_file": input}})
+		if got := decode[dryRunAnswer](t, r.Result); r.Diagnostics.Kind != "dry_run" || got.DryRun == nil || got.DryRun.InputFile != input {
+			t.Errorf("automatic upload: %+v %s", r.Diagnostics, r.Result)
+		}
+		_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "params": map[string]any{},
+			"execution": map[string]any{"input_file": filepath.Join(filepath.Dir(input), "..", "audit.jsonl")}})
+		if r.Diagnostics.Outcome != "failed" || r.Diagnostics.Kind != "path_refused" {
+			t.Errorf("an upload from outside the root: %+v", r.Diagnostics)
+		}
+		_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "set_group_kick", "params": map[string]any{"group_id": "x"}})
+		if r.Diagnostics.Kind != "invalid_params" {
+			t.Errorf("bad params in a dry run: %+v", r.Diagnostics)
+		}
+
+		if sent := sentWrites(fake, cat); len(sent) > 0 {
+			t.Errorf("a dry run sent %d writes to SnowLuma: %v", len(sent), sent)
+		}
+		lines := auditLines(t, audit)
+		audited := 0
+		for _, l := range lines {
+			if l["dry_run"] != true {
+				t.Errorf("audit line without dry_run: %v", l)
+			}
+			if l["kind"] == "dry_run" && l["outcome"] == "success" {
+				audited++
+			}
+		}
+		if audited != dry+2 {
+			t.Errorf("%d dry-run audit lines for %d dry-run answers", audited, dry+2)
+		}
+		if n := strings.Count(p.Stderr(), "kind=dry_run"); n != dry+2 {
+			t.Errorf("%d log lines with kind=dry_run for %d dry-run answers", n, dry+2)
+		}
+	})
+}
+
+// TestDryRunBackground: a background transfer in a dry run completes as a
+// dry run in its task, without reaching SnowLuma.
+func TestDryRunBackground(t *testing.T) {
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken), fakesnowluma.WithWorld(5))
+	env, _, _ := dryRunEnv(t, fake)
+	p := serve(t, mcptest.Modern, env...)
+	t.Cleanup(func() { noLeak(t, p) })
+	c := &taskClient{t: t, p: p, raw: p.Raw()}
+	h := c.start("download_file_stream", `{"file_id":"/0123"}`)
+	end := c.wait(h["taskId"].(string))
+	sc, _ := end["result"].(map[string]any)["structuredContent"].(map[string]any)
+	if end["status"] != "completed" || sc["diagnostics"].(map[string]any)["kind"] != "dry_run" || sc["result"].(map[string]any)["dry_run"] == nil {
+		t.Errorf("the task ended %v", end)
+	}
+	if sent := sentWrites(fake, cat); len(sent) > 0 {
+		t.Errorf("a background dry run sent %v", sent)
+	}
+}
+
+// TestDryRunDoctor: doctor reports the dry run.
+func TestDryRunDoctor(t *testing.T) {
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	cmd := exec.Command(binary(t), "doctor", "--json")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "SNOWLUMA_MCP_ENDPOINT=" + fake.URL,
+		"SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_DRY_RUN=yes", "SNOWLUMA_MCP_DOWNLOAD_DIR=" + filepath.Join(t.TempDir(), "dl")}
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("doctor: %v\n%s", err, out.String())
+	}
+	var r struct {
+		Findings []struct {
+			Check, Verdict, Detail string
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range r.Findings {
+		found = found || (f.Check == "dry run" && f.Verdict == "ok" && strings.Contains(f.Detail, "not sent"))
+	}
+	if !found {
+		t.Errorf("doctor does not report the dry run:\n%s", out.String())
+	}
+}
+
+// TestDryRunConfirmFirst: a destructive action in a dry run still asks the
+// person first (a refusal stops it), and once confirmed it is answered as
+// a dry run and not sent.
+func TestDryRunConfirmFirst(t *testing.T) {
+	cat, err := catalog.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken), fakesnowluma.WithWorld(5))
+		env, _, _ := dryRunEnv(t, fake)
+		c := &confirmer{}
+		p := serve(t, era, append(env, "SNOWLUMA_MCP_CONFIRM=destructive")...)
+		t.Cleanup(func() { noLeak(t, p) })
+		cs := p.Connect(&mcp.ClientOptions{ElicitationHandler: c.handle})
+		c.answer(confirmAnswer(false))
+		if _, r := callTool(t, cs, "invoke_action", kick); r.Diagnostics.Kind != "not_confirmed" || len(c.forms()) != 1 {
+			t.Errorf("refused: %+v, %d forms", r.Diagnostics, len(c.forms()))
+		}
+		c.answer(confirmAnswer(true))
+		if _, r := callTool(t, cs, "invoke_action", kick); r.Diagnostics.Kind != "dry_run" || r.Diagnostics.Outcome != "success" || len(c.forms()) != 1 {
+			t.Errorf("confirmed: %+v, %d forms", r.Diagnostics, len(c.forms()))
+		}
+		if sent := sentWrites(fake, cat); len(sent) > 0 {
+			t.Errorf("a confirmed dry run sent %v", sent)
+		}
+	})
+}

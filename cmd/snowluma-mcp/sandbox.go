@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/server"
+)
+
+// sampleUpload is the file the sandbox's temporary upload root holds, so
+// that an automatic upload can be tried at once.
+const (
+	sampleUploadName = "示例-sample.txt"
+	sampleUpload     = "这是 snowluma-mcp 沙盒里的示例文件。\nThis is the sample file of the snowluma-mcp sandbox.\n"
+)
+
+// runSandbox is `snowluma-mcp sandbox [doctor [--json]]`: the simulated
+// SnowLuma of package fakesnowluma, with the living world of
+// SNOWLUMA_MCP_SANDBOX_SEED, started on loopback inside this process, and
+// the same server in write mode against it (or doctor). The endpoint, the
+// tokens, the events URL and the mode are the sandbox's; every other
+// variable (safety, language, limits, SNOWLUMA_MCP_DRY_RUN) is the
+// operator's. Without a task directory, download directory or upload root
+// of the operator's, private temporary ones are made and removed at exit,
+// the upload root holding one sample file.
+func runSandbox(ctx context.Context, p process) int {
+	args, stdout, stderr := p.args[1:], p.stdout, p.stderr
+	doctor := len(args) > 0 && args[0] == "doctor"
+	if !doctor && len(args) > 0 {
+		fmt.Fprintf(stderr, "%s sandbox: unknown argument %q; accepted: doctor [--json] (configuration is by environment variables)\n", server.Name, args[0])
+		return exitUsage
+	}
+	environ := p.environ
+	cfg, err := config.Load(environ)
+	if err != nil {
+		l := config.PersonLang(environ)
+		msg := err.Error()
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			msg = ce.In(l)
+		}
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.ConfigStartError, msg))
+		return exitUsage
+	}
+	l := cfg.Lang
+	loadCatalog := sync.OnceValues(catalog.Load)
+	cat, err := loadCatalog()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
+		return exitFailed
+	}
+	var names []string
+	for _, a := range cat.Actions() {
+		names = append(names, a.Name)
+	}
+	trickle := cfg.SandboxTrickle
+	if trickle == 0 {
+		trickle = -1 // silence, in NewSandbox's terms
+	}
+	sb, err := fakesnowluma.NewSandbox(fakesnowluma.SandboxOptions{Seed: cfg.SandboxSeed, Actions: names, Trickle: trickle})
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
+		return exitFailed
+	}
+	defer sb.Close()
+
+	env, notes, cleanup, err := sandboxEnviron(environ, sb)
+	defer cleanup()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
+		return exitFailed
+	}
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.NoteSandboxIgnored, n))
+	}
+	if doctor {
+		return runDoctor(ctx, args[1:], env, true, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.SandboxStarted, sb.Seed, sb.URL, sb.EventsURL()))
+	get := func(name string) string { return lookupEnv(env, config.Prefix+"_"+name) }
+	fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.SandboxDirs, get("TASK_DIR"), get("DOWNLOAD_DIR"), get("UPLOAD_ROOT")))
+	p.environ = env
+	return serve(ctx, p, true, loadCatalog)
+}
+
+// sandboxEnviron returns environ with the sandbox's endpoint, tokens,
+// events URL and write mode in place of the operator's (notes names each
+// variable of the operator's that this replaces, never its value), and
+// private temporary directories for the task directory, downloads and
+// the upload root where the operator set none. cleanup removes them; it
+// is safe to call whatever the error.
+func sandboxEnviron(environ []string, sb *fakesnowluma.Sandbox) (env, notes []string, cleanup func(), err error) {
+	cleanup = func() {}
+	forced := []struct{ name, value string }{
+		{"ENDPOINT", sb.URL},
+		{"TOKEN", sb.Token},
+		{"EVENTS_URL", sb.EventsURL()},
+		{"EVENTS_TOKEN", sb.EventsToken},
+		{"MODE", "write"},
+	}
+	set := map[string]string{}
+	for _, f := range forced {
+		name := config.Prefix + "_" + f.name
+		if v := lookupEnv(environ, name); v != "" && (f.name != "MODE" || !strings.EqualFold(strings.TrimSpace(v), "write")) {
+			notes = append(notes, name)
+		}
+		set[name] = f.value
+	}
+	var temp string
+	tempDir := func(sub string) (string, error) {
+		if temp == "" {
+			// MkdirTemp makes the directory 0700: private, as the task
+			// and download directories must be.
+			if temp, err = os.MkdirTemp("", "snowluma-mcp-sandbox-"); err != nil {
+				return "", fmt.Errorf("sandbox: making its temporary directory: %w", err)
+			}
+			dir := temp
+			cleanup = func() { os.RemoveAll(dir) }
+		}
+		d := filepath.Join(temp, sub)
+		return d, os.Mkdir(d, 0o700)
+	}
+	for _, sub := range []struct{ name, dir string }{{"TASK_DIR", "tasks"}, {"DOWNLOAD_DIR", "downloads"}, {"UPLOAD_ROOT", "uploads"}} {
+		name := config.Prefix + "_" + sub.name
+		if lookupEnv(environ, name) != "" {
+			continue
+		}
+		d, err := tempDir(sub.dir)
+		if err != nil {
+			return nil, notes, cleanup, fmt.Errorf("sandbox: %w", err)
+		}
+		if sub.name == "UPLOAD_ROOT" {
+			if err := os.WriteFile(filepath.Join(d, sampleUploadName), []byte(sampleUpload), 0o600); err != nil {
+				return nil, notes, cleanup, fmt.Errorf("sandbox: writing the sample upload: %w", err)
+			}
+		}
+		set[name] = d
+	}
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, replaced := set[name]; !replaced {
+			env = append(env, kv)
+		}
+	}
+	for name, v := range set {
+		env = append(env, name+"="+v)
+	}
+	return env, notes, cleanup, nil
+}
+
+// lookupEnv is the value of name in environ, the last one when it is set
+// twice (as the process's own environment reads it), or "".
+func lookupEnv(environ []string, name string) string {
+	v := ""
+	for _, kv := range environ {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val
+		}
+	}
+	return v
+}

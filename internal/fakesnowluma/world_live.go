@@ -1,0 +1,195 @@
+package fakesnowluma
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// pushQueue is how many events may wait for the event connections; a
+// connection that falls that far behind loses the newest, as a client that
+// does not read loses them from SnowLuma.
+const pushQueue = 1024
+
+// WithWorld gives the fake a simulated QQ account built from seed (see
+// world.go): its actions answer from the world and change it, and what
+// changes (a message sent, a member kicked, a request answered) is pushed to
+// every open event connection as SnowLuma pushes QQ's events. The same seed
+// gives the same world. Handle still overrides any action, and every other
+// option and fault hook works as on the plain fake.
+func WithWorld(seed uint64) Option {
+	return func(s *Server) { s.world = newWorld(seed) }
+}
+
+// WithTrickle makes a fake with a world come alive: every interval a member
+// says something in one of the groups, now and then someone pokes the
+// bot, and early on (and then rarely) a stranger asks to join a group. Without
+// it the world stays silent unless acted on, for tests that count events.
+func WithTrickle(interval time.Duration) Option {
+	return func(s *Server) { s.trickle = interval }
+}
+
+// WithActions names every action the SnowLuma being simulated has (the
+// catalog's): one the fake has no responder for is then answered as a
+// business failure that says the sandbox does not simulate it, instead of
+// SnowLuma's "unknown action", which would tell a client the action does
+// not exist.
+func WithActions(names []string) Option {
+	return func(s *Server) {
+		s.known = map[string]bool{}
+		for _, n := range names {
+			s.known[n] = true
+		}
+	}
+}
+
+// startWorld installs the world's responders and its background work. It
+// runs once the options are applied.
+func (s *Server) startWorld(ctx context.Context) {
+	w := s.world
+	s.handlers = s.defaultHandlers()
+	w.mu.Lock()
+	for _, g := range w.groups {
+		for _, f := range g.files {
+			data := w.fileContent(g, f)
+			f.size = int64(len(data))
+			s.files.byName[f.id] = File{Name: f.name, Data: data}
+		}
+	}
+	w.mu.Unlock()
+	s.pushes = make(chan []byte, pushQueue)
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		s.deliver(ctx)
+	}()
+	if s.trickle > 0 {
+		s.bg.Add(1)
+		go func() {
+			defer s.bg.Done()
+			s.live(ctx, s.trickle)
+		}()
+	}
+}
+
+// push queues an event for every open event connection.
+func (s *Server) push(event []byte) {
+	if s.pushes == nil {
+		return
+	}
+	select {
+	case s.pushes <- event:
+	default:
+	}
+}
+
+// deliver sends queued events, in order, to the connections open at the
+// time, until ctx ends.
+func (s *Server) deliver(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev := <-s.pushes:
+			for _, c := range s.EventConns() {
+				if c.Open() {
+					c.Send(string(ev))
+				}
+			}
+		}
+	}
+}
+
+// live is the trickle: one step each interval until ctx ends.
+func (s *Server) live(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			w := s.world
+			w.mu.Lock()
+			ev := w.step()
+			w.mu.Unlock()
+			if ev != nil {
+				s.push(ev)
+			}
+		}
+	}
+}
+
+// step is one moment of the trickle: mostly a member's message in a group,
+// every seventh a poke, and on the fourth (and each fortieth) a request
+// to join a group the bot manages. It returns
+// the event, or nil when there is nobody left to speak. w.mu is held.
+func (w *world) step() []byte {
+	w.tick++
+	r := w.talk
+	if len(w.groups) == 0 {
+		return nil
+	}
+	g := w.groups[r.IntN(len(w.groups))]
+	var others []*member
+	for _, m := range g.members {
+		if m.id != SelfID {
+			others = append(others, m)
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	m := others[r.IntN(len(others))]
+	switch {
+	case w.tick == 4 || w.tick%40 == 0:
+		// QQ shows join requests to a group's owner and admins only.
+		var managed []*group
+		for _, x := range w.groups {
+			if rank(x.member(SelfID).role) > 0 {
+				managed = append(managed, x)
+			}
+		}
+		if len(managed) == 0 {
+			break
+		}
+		g := managed[r.IntN(len(managed))]
+		who := w.newPerson(r, pick(r, worldNicknames)+fmt.Sprint(w.tick))
+		req := &joinRequest{seq: w.newSeq(), group: g, who: who, comment: pick(r, worldJoinComments)}
+		w.joins = append(w.joins, req)
+		return encode(map[string]any{"time": now(), "self_id": SelfID, "post_type": "request", "request_type": "group",
+			"sub_type": "add", "group_id": g.id, "user_id": who.id, "comment": req.comment,
+			"flag": fmt.Sprintf("add:%d:%s", g.id, who.uid)})
+	case w.tick%7 == 0:
+		return notice(map[string]any{"notice_type": "notify", "sub_type": "poke", "group_id": g.id,
+			"user_id": m.id, "target_id": SelfID})
+	}
+	at := now()
+	msg := w.store(peer{true, g.id}, m.id, at, []segment{textSegment(pick(r, worldLines))})
+	m.lastSent = at
+	return encode(w.view(msg, true))
+}
+
+// A WorldGroup is a group of the world as a test needs to find it: its
+// number, name and the bot's role there.
+type WorldGroup struct {
+	ID   int64
+	Name string
+	Role string // the bot's: owner, admin or member
+}
+
+// WorldGroups lists the world's groups in get_group_list's order; nil
+// without a world.
+func (s *Server) WorldGroups() []WorldGroup {
+	if s.world == nil {
+		return nil
+	}
+	w := s.world
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]WorldGroup, 0, len(w.groups))
+	for _, g := range w.groups {
+		out = append(out, WorldGroup{ID: g.id, Name: g.name, Role: g.member(SelfID).role})
+	}
+	return out
+}
