@@ -233,7 +233,7 @@ func (r *release) build(goos, goarch string) (string, error) {
 	return bin, nil
 }
 
-// archive packs the binary with the README and licence-free notes into a
+// archive packs the binary with the READMEs and the docs/ pages into a
 // tar.gz (zip for Windows) whose bytes depend only on the inputs.
 func (r *release) archive(goos, goarch, bin string) error {
 	name := r.name(goos, goarch)
@@ -241,15 +241,26 @@ func (r *release) archive(goos, goarch, bin string) error {
 	if err != nil {
 		return err
 	}
-	readme, err := os.ReadFile(filepath.Join(r.root, "README.md"))
-	if err != nil {
-		return err
-	}
-	entries := []struct {
+	type entry struct {
 		path string
 		mode int64
 		data []byte
-	}{{name + "/" + exe(goos), 0o755, data}, {name + "/README.md", 0o644, readme}}
+	}
+	entries := []entry{{name + "/" + exe(goos), 0o755, data}}
+	// The READMEs and the docs/ pages they link to, in a fixed order.
+	docs, err := filepath.Glob(filepath.Join(r.root, "docs", "*"))
+	if err != nil {
+		return err
+	}
+	slices.Sort(docs)
+	for _, f := range append([]string{filepath.Join(r.root, "README.md"), filepath.Join(r.root, "README.zh-CN.md")}, docs...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(r.root, f)
+		entries = append(entries, entry{name + "/" + filepath.ToSlash(rel), 0o644, b})
+	}
 	var buf bytes.Buffer
 	var file string
 	if goos == "windows" {
