@@ -91,6 +91,9 @@ type Options struct {
 	// Token, when set, goes in the upgrade's Authorization header and
 	// nowhere else.
 	Token string
+	// UserAgent, when set, is the upgrade's User-Agent header, so that
+	// SnowLuma's log names the client rather than Go's HTTP library.
+	UserAgent string
 	// AllowGroups and AllowUsers, when not nil, are the only groups and
 	// users whose events any resource buffers: an event naming another
 	// group_id or user_id is dropped on arrival, whatever the filters say.
@@ -341,6 +344,9 @@ func dial(ctx context.Context, opts Options) (*websocket.Conn, error) {
 	hdr := http.Header{}
 	if opts.Token != "" {
 		hdr.Set("Authorization", "Bearer "+opts.Token)
+	}
+	if opts.UserAgent != "" {
+		hdr.Set("User-Agent", opts.UserAgent)
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	ws, resp, err := websocket.Dial(ctx, opts.URL, &websocket.DialOptions{HTTPHeader: hdr, HTTPClient: client})

@@ -73,8 +73,8 @@ func (c Confirm) Needs(destructive, readOnly bool) bool {
 }
 
 // Policy is the whole safety configuration of one server process. The zero
-// value is not useful: build it with the defaults spelled out (see the
-// README's Safety section).
+// value is not useful: build it with the defaults spelled out (see
+// docs/safety.md).
 type Policy struct {
 	Sensitive Sensitive
 	Confirm   Confirm

@@ -138,7 +138,8 @@ func TestHelpAndVersion(t *testing.T) {
 		t.Errorf("--version: %d %q", code, stdout)
 	}
 	code, stdout, stderr := runMain(t, []string{"--bogus"})
-	if code != 2 || stdout != "" || !strings.Contains(stderr, "--bogus") {
+	// It lists everything accepted, doctor too.
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "--bogus") || !strings.Contains(stderr, "--help, --version, doctor [--json], sandbox [doctor [--json]]") {
 		t.Errorf("--bogus: %d %q %q", code, stdout, stderr)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/server"
+	"github.com/snowluma/snowluma-mcp/internal/version"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -162,7 +163,7 @@ func checkName(l lang.Lang, check string) string {
 // reporting in l (when the configuration loads, its own language, which is
 // l). sandboxed says the endpoint is the sandbox's simulated SnowLuma.
 func diagnose(ctx context.Context, environ []string, l lang.Lang, sandboxed bool) *report {
-	r := &report{Version: server.Version, CatalogVersion: catalog.Version}
+	r := &report{Version: version.Current(), CatalogVersion: catalog.Version}
 	cfg, err := config.Load(environ)
 	if err != nil {
 		f := finding{Check: "configuration", Verdict: verdictFail, Detail: err.Error()}
@@ -187,8 +188,17 @@ func diagnose(ctx context.Context, environ []string, l lang.Lang, sandboxed bool
 	}
 	r.add(finding{Check: "configuration", Verdict: verdictOK,
 		Detail: l.Sprintf(lang.DoctorConfigOK, cfg.Mode, endpoint, token, eventsTokenState(l, cfg), cfg.TimeoutMS, cfg.ValidateParams)})
+	misspelt := map[string]config.Misspelling{}
+	for _, m := range cfg.Misspelt {
+		misspelt[m.Note] = m
+	}
 	for _, n := range cfg.Notes {
-		r.add(finding{Check: "configuration", Verdict: verdictWarn, Detail: n, Fix: l.Sprintf(lang.DoctorNoteFix)})
+		fix := l.Sprintf(lang.DoctorNoteFix)
+		if m, ok := misspelt[n]; ok {
+			// The rename that makes the variable count.
+			fix = l.Sprintf(lang.DoctorMisspeltFix, m.Name, m.Closest)
+		}
+		r.add(finding{Check: "configuration", Verdict: verdictWarn, Detail: n, Fix: fix})
 	}
 	if cfg.Sandbox {
 		r.add(finding{Check: "sandbox", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorSandboxOn, cfg.SandboxSeed)})
@@ -242,7 +252,7 @@ func eventsTokenState(l lang.Lang, cfg *config.Config) string {
 // whether the account is online, and which version it runs.
 func checkSnowLuma(ctx context.Context, l lang.Lang, r *report, cfg *config.Config) {
 	timeout := min(time.Duration(cfg.TimeoutMS)*time.Millisecond, checkTimeout)
-	client, err := transfer.New(transfer.Options{Endpoint: cfg.Endpoint.String(), Token: cfg.Token, Timeout: timeout, MaxBodyBytes: cfg.MaxBodyBytes})
+	client, err := transfer.New(transfer.Options{Endpoint: cfg.Endpoint.String(), Token: cfg.Token, Timeout: timeout, MaxBodyBytes: cfg.MaxBodyBytes, UserAgent: version.UserAgent()})
 	if err != nil {
 		r.add(finding{Check: "endpoint", Verdict: verdictFail, Detail: err.Error(), Fix: l.Sprintf(lang.DoctorCheckEndpointVar)})
 		return
@@ -316,14 +326,14 @@ func checkSnowLuma(ctx context.Context, l lang.Lang, r *report, cfg *config.Conf
 		r.add(finding{Check: "account", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorOnline)})
 	}
 
-	version, err := call("get_version_info")
+	info, err := call("get_version_info")
 	var v struct {
 		AppVersion string `json:"app_version"`
 	}
 	switch {
 	case err != nil:
 		r.add(finding{Check: "version", Verdict: verdictWarn, Detail: l.Sprintf(lang.DoctorActionFailed, "get_version_info", err.Error()), Fix: l.Sprintf(lang.DoctorLogsFix)})
-	case json.Unmarshal(version.Data, &v) != nil || v.AppVersion == "":
+	case json.Unmarshal(info.Data, &v) != nil || v.AppVersion == "":
 		r.add(finding{Check: "version", Verdict: verdictWarn, Detail: l.Sprintf(lang.DoctorNoVersion), Fix: l.Sprintf(lang.DoctorNoVersionFix)})
 	case sameVersion(v.AppVersion, catalog.Version):
 		r.add(finding{Check: "version", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorVersionOK, v.AppVersion)})
@@ -372,7 +382,7 @@ func checkEvents(ctx context.Context, l lang.Lang, cfg *config.Config) finding {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
 	where := cfg.EventsURL.String()
-	g, err := events.Probe(ctx, events.Options{URL: where, Token: cfg.EventsToken})
+	g, err := events.Probe(ctx, events.Options{URL: where, Token: cfg.EventsToken, UserAgent: version.UserAgent()})
 	var e *events.Error
 	switch {
 	case errors.As(err, &e) && e.Code == events.CodeUnauthorized:

@@ -118,6 +118,27 @@ func TestDoctor(t *testing.T) {
 			t.Errorf("SnowLuma's own path: exit %d\n%s", code, text)
 		}
 	})
+	// A misspelt variable: the fix names the rename that makes it count,
+	// never the value (a misspelt token holds a secret).
+	t.Run("misspelt variable", func(t *testing.T) {
+		_, js, _ := runBinary(t, []string{"doctor", "--json"}, append(base, "SNOWLUMA_MCP_TOKN=v-5ecret-value")...)
+		var r struct{ Checks []doctorFinding }
+		if err := json.Unmarshal([]byte(js), &r); err != nil {
+			t.Fatalf("--json: %v\n%s", err, js)
+		}
+		var found bool
+		for _, f := range r.Checks {
+			if f.Check == "configuration" && strings.Contains(f.Detail, "SNOWLUMA_MCP_TOKN") {
+				found = true
+				if f.Verdict != "warn" || f.Fix != "rename SNOWLUMA_MCP_TOKN to SNOWLUMA_MCP_TOKEN, or remove it if it was not meant for this server" {
+					t.Errorf("%+v", f)
+				}
+			}
+		}
+		if !found || strings.Contains(js, "5ecret") {
+			t.Errorf("found %v in %s", found, js)
+		}
+	})
 	t.Run("wrong token", func(t *testing.T) {
 		code, text, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN=wrong-one")
 		t.Logf("report:\n%s", text)

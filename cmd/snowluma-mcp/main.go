@@ -11,8 +11,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
-	"strings"
 	"sync"
 	"syscall"
 	"text/tabwriter"
@@ -27,6 +25,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/listen"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/internal/stdio"
+	"github.com/snowluma/snowluma-mcp/internal/version"
 )
 
 // Exit statuses.
@@ -81,11 +80,14 @@ func run(ctx context.Context, p process) int {
 			printHelp(stdout)
 			return exitOK
 		case "--version", "-version":
-			version, commit := buildVersion()
-			fmt.Fprintf(stdout, "%s %s (commit %s, SnowLuma catalog %s)\n", server.Name, version, commit, catalog.Version)
+			commit := version.CurrentCommit()
+			if commit == "" {
+				commit = "unknown"
+			}
+			fmt.Fprintf(stdout, "%s %s (commit %s, SnowLuma catalog %s)\n", server.Name, version.Current(), commit, catalog.Version)
 			return exitOK
 		default:
-			fmt.Fprintf(stderr, "%s: unknown argument %q; accepted: --help, --version, doctor, sandbox (configuration is by environment variables)\n", server.Name, a)
+			fmt.Fprintf(stderr, "%s: unknown argument %q; accepted: --help, --version, doctor [--json], sandbox [doctor [--json]] (configuration is by environment variables)\n", server.Name, a)
 			return exitUsage
 		}
 	}
@@ -132,7 +134,7 @@ func serve(ctx context.Context, p process, sandboxed bool, loadCatalog func() (*
 	// server. Nothing connects yet: the event socket waits for the first
 	// subscribe_events, and the end of the session releases every event
 	// resource and closes it.
-	b, err := backend.Open(cfg, server.Name+"/"+server.Version)
+	b, err := backend.Open(cfg, version.UserAgent())
 	var bad *backend.SettingError
 	if errors.As(err, &bad) {
 		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigStartVarError, config.Prefix+"_"+bad.Var, bad.Err))
@@ -210,7 +212,7 @@ func serve(ctx context.Context, p process, sandboxed bool, loadCatalog func() (*
 			endpoint = cfg.Endpoint.String()
 		}
 		fmt.Fprintf(stderr, "%s %s: SnowLuma catalog %s, %d actions in %d categories, mode %s, endpoint %s\n",
-			server.Name, server.Version, cat.Version(), cat.Len(), len(cat.Categories()), cfg.Mode, endpoint)
+			server.Name, version.Current(), cat.Version(), cat.Len(), len(cat.Categories()), cfg.Mode, endpoint)
 		if p.terminal {
 			// It follows the start-up line when a person starts the server
 			// in a terminal, where it would otherwise seem to hang.
@@ -316,26 +318,6 @@ func within(d time.Duration, f func()) {
 	}
 }
 
-// buildVersion is what the binary was built as: the version the Go
-// toolchain stamped from the repository's tag (server.Version when there is
-// none, as in go run) and the commit, from the binary's build information.
-func buildVersion() (version, commit string) {
-	version, commit = server.Version, "unknown"
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return version, commit
-	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		version = strings.TrimPrefix(v, "v")
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			commit = s.Value[:12]
-		}
-	}
-	return version, commit
-}
-
 func printHelp(w io.Writer) {
 	fmt.Fprintf(w, `%s %s: a stdio MCP server for SnowLuma (OneBot v11) bots.
 
@@ -356,7 +338,7 @@ it): nothing reaches QQ. sandbox doctor runs doctor against it.
 
 Environment:
 
-`, server.Name, server.Version, catalog.Version, server.Name)
+`, server.Name, version.Current(), catalog.Version, server.Name)
 	tw := tabwriter.NewWriter(w, 1, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "VARIABLE\tDEFAULT\tMEANING")
 	for _, v := range config.Variables() {

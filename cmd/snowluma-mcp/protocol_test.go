@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -86,9 +87,12 @@ func TestDiscover(t *testing.T) {
 	}
 }
 
+// TestUnsupportedRevision checks the -32022 answer to a request at a
+// revision not served, and the stderr line that says so to the person
+// whose host shows only "disconnected".
 func TestUnsupportedRevision(t *testing.T) {
 	t.Parallel()
-	check := func(t *testing.T, m map[string]any, requested string) {
+	check := func(t *testing.T, p *mcptest.Proc, m map[string]any, requested string) {
 		t.Helper()
 		e, ok := m["error"].(map[string]any)
 		if !ok {
@@ -101,15 +105,33 @@ func TestUnsupportedRevision(t *testing.T) {
 		if fmt.Sprint(data["supported"]) != fmt.Sprint(supported) || data["requested"] != requested {
 			t.Errorf("data = %v", data)
 		}
+		var served []string
+		for _, v := range supported {
+			served = append(served, v.(string))
+		}
+		line := fmt.Sprintf("client asked for MCP revision %q, which this server does not serve (it serves %s)", requested, strings.Join(served, ", "))
+		waitFor(t, "the stderr line naming the revisions", func() bool { return strings.Contains(p.Stderr(), line) })
 	}
 	t.Run("per-request", func(t *testing.T) {
 		p := serve(t, mcptest.Modern)
-		check(t, p.Raw().Call(1, "tools/call", `{"name":"list_categories","_meta":`+mcptest.ModernMeta("2099-01-01")+`}`), "2099-01-01")
+		check(t, p, p.Raw().Call(1, "tools/call", `{"name":"list_categories","_meta":`+mcptest.ModernMeta("2099-01-01")+`}`), "2099-01-01")
 	})
 	t.Run("initialize", func(t *testing.T) {
 		p := serve(t, mcptest.Legacy)
 		raw := p.Raw()
-		check(t, raw.Call(1, "initialize", `{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"old","version":"1"}}`), "2024-11-05")
+		check(t, p, raw.Call(1, "initialize", `{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"old","version":"1"}}`), "2024-11-05")
+		// A revision is the client's text: on stderr it is quoted, and a
+		// long one is cut short.
+		hostile := "\x1b[31m" + strings.Repeat("9", 300)
+		quoted, _ := json.Marshal(hostile)
+		m := raw.Call(3, "initialize", `{"protocolVersion":`+string(quoted)+`,"capabilities":{},"clientInfo":{"name":"odd","version":"1"}}`)
+		if e, _ := m["error"].(map[string]any); e["code"] != float64(-32022) {
+			t.Fatalf("hostile revision: %v", m)
+		}
+		waitFor(t, "the hostile revision's stderr line", func() bool { return strings.Contains(p.Stderr(), `revision "\x1b[31m999`) })
+		if strings.Contains(p.Stderr(), "\x1b") || strings.Contains(p.Stderr(), strings.Repeat("9", 100)) {
+			t.Errorf("stderr carries the revision raw or whole:\n%s", p.Stderr())
+		}
 		// The refusal changed nothing: a supported handshake still works.
 		r := result(t, raw.Call(2, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"new","version":"1"}}`))
 		if r["protocolVersion"] != "2025-06-18" {

@@ -131,7 +131,7 @@ func Open(cfg *config.Config, userAgent string) (*Backend, error) {
 	}
 	if cfg.EventsURL != nil {
 		// Nothing connects until the first subscribe_events.
-		b.Events = events.New(events.Options{URL: cfg.EventsURL.String(), Token: cfg.EventsToken,
+		b.Events = events.New(events.Options{URL: cfg.EventsURL.String(), Token: cfg.EventsToken, UserAgent: userAgent,
 			AllowGroups: policy.Groups.Sorted(), AllowUsers: policy.Users.Sorted()})
 	}
 	if cfg.Channel.Mode != channel.ModeOff && b.Events != nil {

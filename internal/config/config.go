@@ -1,7 +1,7 @@
 // Package config reads snowluma-mcp's configuration: the SNOWLUMA_MCP_*
 // environment variables, each declared once in the variables struct with
-// its default and its meaning, which --help, doctor and the README's
-// generated table all read from here.
+// its default and its meaning, which --help, doctor, the release's bundle
+// and the generated table of docs/configuration.md all read from here.
 //
 // Load takes the environment as a list rather than reading the process's
 // own, so that a test can run many configured servers side by side, and it
@@ -73,7 +73,7 @@ const (
 // a string so that a bad value is reported in our words. Its tags are the
 // one declaration of each variable: env is the name after the prefix,
 // default the value used when it is unset or empty, shown the default as a
-// person reads it, desc its meaning (--help and the README print both).
+// person reads it, desc its meaning (--help and docs/configuration.md print both).
 type variables struct {
 	Endpoint   string `env:"ENDPOINT" shown:"unset (docs mode)" desc:"SnowLuma OneBot HTTP endpoint: an absolute http(s) URL such as http://127.0.0.1:3000/, without credentials, query or fragment. Unset: docs mode, nothing is executed."`
 	Token      string `env:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Give the bare token: surrounding white space is trimmed; a control character, an invisible one anywhere (zero-width space U+200B, byte-order mark U+FEFF, bidirectional controls such as U+202E) or a 'Bearer ' prefix stops the server at start. Never logged, returned or written to disk."`
@@ -90,7 +90,7 @@ type variables struct {
 	Trickle    string `env:"SANDBOX_TRICKLE_MS" default:"15000" shown:"15000" desc:"snowluma-mcp sandbox only: milliseconds between two moments of the simulated account's own life (a member's message, now and then a poke or a join request), 0 to 86400000; 0 keeps it silent unless acted on."`
 	Validate   string `env:"VALIDATE_PARAMS" default:"true" shown:"true" desc:"true, 1 or yes: check action params against the catalog's inputSchema before sending; false, 0 or no: send them unchecked (for a SnowLuma newer than the catalog). Case is ignored."`
 
-	// Account safety (README, Safety).
+	// Account safety (docs/safety.md).
 	Sensitive     string `env:"SENSITIVE" default:"deny" shown:"deny" desc:"Actions whose answer is a credential of the account (get_cookies, get_clientkey, ...): deny refuses them, redact runs them and masks every string and number of the answer's data, allow returns them unchanged."`
 	Confirm       string `env:"CONFIRM" default:"none" shown:"none" desc:"none, destructive or writes: which actions a person must confirm through a form before they run (destructive: kicks, leaving a group, recalls, deletions...; writes: every write action)."`
 	SendInterval  string `env:"SEND_MIN_INTERVAL_MS" default:"1000" shown:"1000" desc:"Least milliseconds between two message sends to the same group or user (0 to 86400000; 0 turns it off). A faster send is refused with kind rate_limited."`
@@ -99,7 +99,7 @@ type variables struct {
 	Users         string `env:"ALLOWED_USERS" shown:"unset (any user)" desc:"Comma-separated QQ numbers the actions may name in user_id (or a param whose catalog role is user_id or member_id, such as target_id or target_uin); any other is refused with kind target_not_allowed, reads included."`
 	AuditFile     string `env:"AUDIT_FILE" shown:"unset (no audit)" desc:"Absolute path of a file that gets one JSON line per write action attempted (ids and outcome only), created 0600. When it cannot be written, write actions are refused."`
 
-	// The QQ channel for Claude Code (README, QQ channel for Claude Code).
+	// The QQ channel for Claude Code (docs/channel.md).
 	Channel          string `env:"CHANNEL" default:"off" shown:"off" desc:"off, mentions or all: push the listed groups' and people's QQ messages into a Claude Code session as a channel (mentions: group messages only when they mention the bot or reply to it). Needs SNOWLUMA_MCP_EVENTS_URL and read or write mode; the event connection then opens at start."`
 	ChannelGroups    string `env:"CHANNEL_GROUPS" shown:"unset (no group)" desc:"Comma-separated group numbers whose messages the channel pushes; each must pass SNOWLUMA_MCP_ALLOWED_GROUPS when that is set. Unset pushes no group."`
 	ChannelUsers     string `env:"CHANNEL_USERS" shown:"unset (no one)" desc:"Comma-separated QQ numbers whose private messages the channel pushes; each must pass SNOWLUMA_MCP_ALLOWED_USERS when that is set."`
@@ -164,6 +164,10 @@ type Config struct {
 	Channel channel.Config
 	// Notes are start-up remarks for stderr, e.g. an ignored mode.
 	Notes []string
+	// Misspelt are the variables with our prefix that the server does not
+	// read, each with the one it most resembles; each has its note in
+	// Notes too.
+	Misspelt []Misspelling
 }
 
 // StreamConfig is the validated configuration of stream transfers.
@@ -225,9 +229,11 @@ func lookup(environ []string) func(string) string {
 	return func(k string) string { return vars[k] }
 }
 
-// A Variable is one setting as --help and the README show it.
+// A Variable is one setting as --help, docs/configuration.md and the bundle's
+// settings show it.
 type Variable struct {
 	Name    string // the full name, SNOWLUMA_MCP_ENDPOINT
+	Default string // the value used when it is unset or empty; "" if none
 	Shown   string // the default as a person reads it
 	Meaning string
 }
@@ -238,7 +244,7 @@ func Variables() []Variable {
 	out := make([]Variable, 0, t.NumField())
 	for i := range t.NumField() {
 		tag := t.Field(i).Tag
-		out = append(out, Variable{Name: Prefix + "_" + tag.Get("env"), Shown: tag.Get("shown"), Meaning: tag.Get("desc")})
+		out = append(out, Variable{Name: Prefix + "_" + tag.Get("env"), Default: tag.Get("default"), Shown: tag.Get("shown"), Meaning: tag.Get("desc")})
 	}
 	return out
 }
@@ -264,7 +270,10 @@ func Load(environ []string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Notes = append(c.Notes, Unknown(c.Lang, environ)...)
+	c.Misspelt = Misspelt(c.Lang, environ)
+	for _, m := range c.Misspelt {
+		c.Notes = append(c.Notes, m.Note)
+	}
 	return c, nil
 }
 
@@ -283,8 +292,25 @@ func knownVariables() []string {
 // never repeated: a misspelt SNOWLUMA_MCP_TOKEN holds a secret. The
 // warnings are in l.
 func Unknown(l lang.Lang, environ []string) []string {
-	known := knownVariables()
 	var out []string
+	for _, m := range Misspelt(l, environ) {
+		out = append(out, m.Note)
+	}
+	return out
+}
+
+// A Misspelling is a variable set with our prefix that the server does not
+// read, the known variable it most resembles, and the warning about it.
+type Misspelling struct {
+	Name, Closest string
+	Note          string // in the configuration's language
+}
+
+// Misspelt finds the variables that Unknown warns about, with the closest
+// known name of each, so that doctor can say which rename fixes it.
+func Misspelt(l lang.Lang, environ []string) []Misspelling {
+	known := knownVariables()
+	var out []Misspelling
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
 		if !strings.HasPrefix(name, Prefix+"_") || slices.Contains(known, name) {
@@ -293,7 +319,7 @@ func Unknown(l lang.Lang, environ []string) []string {
 		closest := slices.MinFunc(known, func(a, b string) int {
 			return cmp.Compare(nameDistance(name, a), nameDistance(name, b))
 		})
-		out = append(out, l.Sprintf(lang.NoteUnknownVariable, name, closest))
+		out = append(out, Misspelling{Name: name, Closest: closest, Note: l.Sprintf(lang.NoteUnknownVariable, name, closest)})
 	}
 	return out
 }

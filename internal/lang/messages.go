@@ -137,6 +137,7 @@ const (
 	DoctorUnset               Message = "doctor.unset"
 	DoctorInherited           Message = "doctor.inherited"
 	DoctorNoteFix             Message = "doctor.note_fix"
+	DoctorMisspeltFix         Message = "doctor.misspelt_fix" // the name set, the variable it resembles
 	DoctorNoEndpoint          Message = "doctor.no_endpoint"
 	DoctorNoEndpointFix       Message = "doctor.no_endpoint_fix"
 	DoctorAuditOK             Message = "doctor.audit_ok" // path
@@ -328,6 +329,7 @@ var texts = map[Message]text{
 	DoctorUnset:               {"unset", "未设置"},
 	DoctorInherited:           {"inherited from SNOWLUMA_MCP_TOKEN", "沿用 SNOWLUMA_MCP_TOKEN"},
 	DoctorNoteFix:             {"remove the ignored variable or change the mode", "删去被忽略的变量，或改换模式"},
+	DoctorMisspeltFix:         {"rename %s to %s, or remove it if it was not meant for this server", "把 %s 改名为 %s；若它不是给本服务器的，就删去"},
 	DoctorNoEndpoint:          {"no endpoint: docs mode serves the catalog and executes nothing", "没有地址：docs 模式只提供目录，什么也不执行"},
 	DoctorNoEndpointFix:       {"set SNOWLUMA_MCP_ENDPOINT to SnowLuma's OneBot HTTP endpoint, e.g. http://127.0.0.1:3000/, to run actions", "要执行操作，把 SNOWLUMA_MCP_ENDPOINT 设为 SnowLuma 的 OneBot HTTP 地址，例如 http://127.0.0.1:3000/"},
 	DoctorAuditOK:             {"%s can be appended to (mode 0600)", "%s 可以追加写入（权限 0600）"},

@@ -15,7 +15,7 @@ import (
 
 // Definitions returns every tool a fully capable 2026-07-28 client sees
 // from a server in mode with every optional service configured, in
-// tools/list order. Release bundles and the README are generated from it,
+// tools/list order. Release bundles and docs/tools.md's table are generated from it,
 // so they cannot drift from the code. scratch is a directory for the
 // throwaway task store.
 func Definitions(mode Mode, scratch string) ([]*mcp.Tool, error) {

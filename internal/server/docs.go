@@ -73,7 +73,7 @@ const (
 )
 
 // The result schemas are lean: they name what every answer holds and
-// leave the detail to the tool descriptions and the README, since a client
+// leave the detail to the tool descriptions and docs/, since a client
 // loads them into every session.
 const (
 	// pageSchema is list_actions' and search_actions' answer: light

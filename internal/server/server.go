@@ -22,12 +22,14 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/version"
 )
 
-// Name and Version identify this server to MCP clients.
+// Name identifies this server to MCP clients, with the build's version
+// (package version). Version is the release the source is heading for.
 const (
 	Name    = "snowluma-mcp"
-	Version = "0.1.0"
+	Version = version.Base
 )
 
 // Mode is what the server may do: only describe the catalog, also read from
@@ -128,7 +130,7 @@ func New(opts Options) (*mcp.Server, error) {
 		}
 		specs = append(specs, f.tools...)
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "SnowLuma OneBot", Version: Version}, sopts)
+	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "SnowLuma OneBot", Version: version.Current()}, sopts)
 	s.AddReceivingMiddleware(refuseUnsupportedInitialize)
 	cfg := toolkit.Config{Mode: opts.Mode, Log: d.log, CheckOutputsLater: opts.Speed.CheckOutputsLater, Sandbox: d.backend.Sandbox}
 	if err := toolkit.Register(s, cfg, specs...); err != nil {

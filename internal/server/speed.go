@@ -1,8 +1,8 @@
 package server
 
 // Speed is the server's one seam for speed: the two tricks whose gain a
-// user can notice, measured side by side with scripts/bench (see the
-// README's Performance section). The zero Speed, which every test and any
+// user can notice, measured side by side with scripts/bench (see
+// docs/performance.md). The zero Speed, which every test and any
 // other transport wants, answers everything through the SDK's encoder and
 // checks every output schema in New.
 //

@@ -22,6 +22,9 @@
 //   - An error the SDK answers with code 0 (a request before initialize, a
 //     params object it cannot decode) gets a standard JSON-RPC code, and the
 //     request-before-initialize error says what to send.
+//   - A refusal of the client's protocol revision (-32022) also writes a
+//     stderr line naming the revision asked for and those served, which a
+//     host otherwise shows only as "disconnected".
 //   - Shutdown stops all output after the last complete message and ends
 //     the input, which makes the SDK cancel every request in flight.
 //   - The end of stdin is not passed on at once: the requests already read
@@ -252,6 +255,7 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			coded := *resp
 			coded.Error = standardCode(resp.Error)
 			msg = &coded
+			c.noteRevision(coded.Error)
 		}
 	}
 	head, result, err := encode(msg)
@@ -483,6 +487,28 @@ func (c *conn) refuse(n, size int, r *refusal) {
 	}
 	// After Shutdown the refusal is not written, like every message.
 	_ = c.writeLine(data)
+}
+
+// noteRevision writes the stderr line of a -32022 refusal, which is the
+// SDK's (a 2026-07-28-style request) or the server's (a legacy
+// initialize): the revision the client asked for, quoted and cut short
+// since the client chose it, and the revisions served.
+func (c *conn) noteRevision(err error) {
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) || we.Code != mcp.CodeUnsupportedProtocolVersion {
+		return
+	}
+	var data mcp.UnsupportedProtocolVersionData
+	_ = json.Unmarshal(we.Data, &data)
+	requested := data.Requested
+	if len(requested) > 40 {
+		requested = strings.ToValidUTF8(requested[:40], "") + "..."
+	}
+	served := "(not given)"
+	if len(data.Supported) > 0 {
+		served = strings.Join(data.Supported, ", ")
+	}
+	fmt.Fprintf(c.log, "%s: the client asked for MCP revision %q, which this server does not serve (it serves %s); refused with -32022: update the client, or configure it for one of these revisions\n", c.name, requested, served)
 }
 
 // initHint says what a legacy request sent before initialize should have

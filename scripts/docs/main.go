@@ -1,12 +1,14 @@
-// Command docs regenerates the README's tables from the code, so that they
-// cannot drift from it: the tool table from the real tool definitions
-// (server.Definitions), the variable table from internal/config's
-// declaration of every variable (which --help prints too), and the failure
-// vocabulary from toolkit.Kinds. Each table sits between a BEGIN GENERATED
-// and an END GENERATED comment; everything else in the README is left alone.
+// Command docs regenerates the generated tables of the README and the
+// pages under docs/ from the code, so that they cannot drift from it: the
+// tool table from the real tool definitions (server.Definitions), the
+// variable table from internal/config's declaration of every variable
+// (which --help prints too), and the failure vocabulary from toolkit.Kinds.
+// Each table sits between a BEGIN GENERATED and an END GENERATED comment,
+// in whichever page holds it (docs/configuration.md, docs/tools.md); every
+// table must be in some page; everything else is left alone.
 //
-//	go run ./scripts/docs          rewrite README.md
-//	go run ./scripts/docs -check   exit 1 when README.md is out of date
+//	go run ./scripts/docs          rewrite the pages
+//	go run ./scripts/docs -check   exit 1 when a page is out of date
 package main
 
 import (
@@ -26,32 +28,46 @@ import (
 )
 
 func main() {
-	check := flag.Bool("check", false, "only report whether README.md is up to date")
+	check := flag.Bool("check", false, "only report whether the pages are up to date")
 	flag.Parse()
 	root, err := repoRoot()
 	if err != nil {
 		log.Fatal(err)
 	}
-	path := filepath.Join(root, "README.md")
-	old, err := os.ReadFile(path)
+	pages, err := Pages(root)
 	if err != nil {
 		log.Fatal(err)
 	}
-	got, err := Generate(string(old), root)
+	got, err := GenerateAll(pages)
 	if err != nil {
 		log.Fatal(err)
 	}
-	switch {
-	case got == string(old):
-		fmt.Println("README.md is up to date")
-	case *check:
-		fmt.Fprintln(os.Stderr, "README.md is out of date: run go run ./scripts/docs")
-		os.Exit(1)
-	default:
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+	stale := 0
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for k := range pages {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		if got[name] == pages[name] {
+			continue
+		}
+		stale++
+		if *check {
+			fmt.Fprintf(os.Stderr, "%s is out of date: run go run ./scripts/docs\n", name)
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(name)), []byte(got[name]), 0o644); err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println("README.md regenerated")
+		fmt.Println(name, "regenerated")
+	}
+	switch {
+	case stale == 0:
+		fmt.Println("the generated tables are up to date")
+	case *check:
+		os.Exit(1)
 	}
 }
 
@@ -63,34 +79,72 @@ func repoRoot() (string, error) {
 	return filepath.Abs(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
-// Generate returns readme with every generated table rebuilt.
-func Generate(readme, root string) (string, error) {
-	tables := map[string]func() (string, error){
+// Pages reads the pages that may hold generated tables: README.md and
+// every docs/*.md, by path relative to root.
+func Pages(root string) (map[string]string, error) {
+	names, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		return nil, err
+	}
+	names = append(names, filepath.Join(root, "README.md"))
+	pages := map[string]string{}
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		rel, _ := filepath.Rel(root, n)
+		pages[filepath.ToSlash(rel)] = string(b)
+	}
+	return pages, nil
+}
+
+// tables are the generated tables by name.
+func tables() map[string]func() (string, error) {
+	return map[string]func() (string, error){
 		"tools":     toolTable,
 		"variables": variableTable,
 		"kinds":     kindTable,
 	}
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for k := range tables {
-			if !yield(k) {
-				return
+}
+
+// GenerateAll returns pages with every generated table rebuilt where its
+// markers are. A table whose markers are in no page, or a BEGIN marker
+// without its END, is an error.
+func GenerateAll(pages map[string]string) (map[string]string, error) {
+	out := map[string]string{}
+	placed := map[string]bool{}
+	for name, text := range pages {
+		for table, build := range tables() {
+			begin := "<!-- BEGIN GENERATED " + table + ": go run ./scripts/docs -->\n"
+			end := "<!-- END GENERATED " + table + " -->"
+			for from := 0; ; {
+				i := strings.Index(text[from:], begin)
+				if i < 0 {
+					break
+				}
+				i += from
+				j := strings.Index(text[i:], end)
+				if j < 0 {
+					return nil, fmt.Errorf("%s: %q has no %q after it", name, strings.TrimSpace(begin), end)
+				}
+				body, err := build()
+				if err != nil {
+					return nil, fmt.Errorf("%s table: %w", table, err)
+				}
+				text = text[:i+len(begin)] + body + text[i+j:]
+				from = i + len(begin) + len(body) + len(end)
+				placed[table] = true
 			}
 		}
-	}) {
-		begin := "<!-- BEGIN GENERATED " + name + ": go run ./scripts/docs -->\n"
-		end := "<!-- END GENERATED " + name + " -->"
-		i := strings.Index(readme, begin)
-		j := strings.Index(readme, end)
-		if i < 0 || j < i {
-			return "", fmt.Errorf("README.md has no %q ... %q block", strings.TrimSpace(begin), end)
-		}
-		body, err := tables[name]()
-		if err != nil {
-			return "", fmt.Errorf("%s table: %w", name, err)
-		}
-		readme = readme[:i+len(begin)] + body + readme[j:]
+		out[name] = text
 	}
-	return readme, nil
+	for table := range tables() {
+		if !placed[table] {
+			return nil, fmt.Errorf("no page has the %q ... %q block of the %s table", "<!-- BEGIN GENERATED "+table+": go run ./scripts/docs -->", "<!-- END GENERATED "+table+" -->", table)
+		}
+	}
+	return out, nil
 }
 
 // cell makes text safe inside a Markdown table cell.

@@ -1,14 +1,23 @@
 // Command release builds snowluma-mcp for every supported platform: static
 // binaries (CGO_ENABLED=0, -trimpath), one archive each (tar.gz, or zip for
-// Windows), a SHA256SUMS file, and one MCP Bundle (.mcpb) per platform whose
-// manifest lists the real tool definitions. Everything lands in -out
-// (default dist/, ignored by git). Builds are reproducible: the same commit
-// gives the same bytes; archive entries carry the commit's time.
+// Windows), a SHA256SUMS file, one MCP Bundle (.mcpb) per platform whose
+// manifest lists the real tool definitions and asks for the settings an
+// operator needs (bundle.go), and server.json, the release's entry for the
+// official MCP Registry (registry.go). Everything lands in -out (default
+// dist/, ignored by git). Builds are reproducible: the same commit gives
+// the same bytes; archive entries carry the commit's time.
+//
+// The version in the file names, the manifest and server.json is read out
+// of the binaries built, through internal/version, so it is the one that
+// --version of a plain go build of the same commit prints.
 //
 //	go run ./scripts/release [-out dist] [-targets linux/amd64,...] [-bundles=false]
+//	go run ./scripts/release -validate dist/server.json
 //
 // Bundles need the npm package @anthropic-ai/mcpb installed in
-// scripts/release (npm ci there).
+// scripts/release (npm ci there). -validate checks a server.json against
+// the registry's published schema, which the go command fetches as part of
+// the registry's Go module.
 package main
 
 import (
@@ -17,6 +26,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
+	"debug/buildinfo"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
@@ -33,6 +43,7 @@ import (
 	"time"
 
 	"github.com/snowluma/snowluma-mcp/internal/server"
+	"github.com/snowluma/snowluma-mcp/internal/version"
 )
 
 // allTargets are the platforms released, as GOOS/GOARCH.
@@ -41,8 +52,24 @@ const allTargets = "linux/amd64,linux/arm64,darwin/amd64,darwin/arm64,windows/am
 func main() {
 	out := flag.String("out", "dist", "output directory")
 	targets := flag.String("targets", allTargets, "comma-separated GOOS/GOARCH list")
-	bundles := flag.Bool("bundles", true, "also pack one .mcpb bundle per platform (needs npm ci in scripts/release)")
+	bundles := flag.Bool("bundles", true, "also pack one .mcpb bundle per platform and write server.json (needs npm ci in scripts/release)")
+	validate := flag.String("validate", "", "only check this server.json against the MCP Registry's published schema")
 	flag.Parse()
+	if *validate != "" {
+		data, err := os.ReadFile(*validate)
+		if err != nil {
+			log.Fatal(err)
+		}
+		schema, err := publishedSchema()
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := validateServerJSON(data, schema); err != nil {
+			log.Fatalf("%s: %v", *validate, err)
+		}
+		log.Printf("%s matches the MCP Registry's schema %s", *validate, schemaVersion)
+		return
+	}
 	root, err := repoRoot()
 	if err != nil {
 		log.Fatal(err)
@@ -57,9 +84,11 @@ type release struct {
 	root    string
 	out     string
 	bundles bool
-	version string    // e.g. v1.2.0, or a describe string between tags
-	stamp   time.Time // the commit's time: every archive entry's mtime
-	files   []string  // what SHA256SUMS covers, relative to out
+	module  string       // the module path go.mod declares
+	version string       // from the binaries' build information, e.g. 1.2.0 or 0.1.0-dev+0123456789ab
+	stamp   time.Time    // the commit's time: every archive entry's mtime
+	files   []string     // what SHA256SUMS covers, relative to out
+	mcpbs   []bundleFile // the bundles, for server.json
 }
 
 func repoRoot() (string, error) {
@@ -79,8 +108,8 @@ func (r *release) git(args ...string) (string, error) {
 
 func (r *release) run(targets []string) error {
 	var err error
-	if r.version, err = r.git("describe", "--tags", "--always", "--dirty"); err != nil {
-		return fmt.Errorf("git describe: %w", err)
+	if r.module, err = modulePath(r.root); err != nil {
+		return err
 	}
 	ct, err := r.git("log", "-1", "--format=%ct")
 	if err != nil {
@@ -106,6 +135,9 @@ func (r *release) run(targets []string) error {
 		if err != nil {
 			return err
 		}
+		if err := r.versionOf(bin); err != nil {
+			return err
+		}
 		if err := r.archive(goos, goarch, bin); err != nil {
 			return err
 		}
@@ -115,12 +147,60 @@ func (r *release) run(targets []string) error {
 			}
 		}
 	}
-	return r.sums()
+	if err := r.sums(); err != nil {
+		return err
+	}
+	if r.bundles {
+		return r.serverJSON()
+	}
+	return nil
+}
+
+// versionOf reads the version of a binary just built, as its --version
+// would print it; every platform's must agree.
+func (r *release) versionOf(bin string) error {
+	bi, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		return fmt.Errorf("reading the build information of %s: %w", bin, err)
+	}
+	v := version.Of(bi)
+	if r.version != "" && v != r.version {
+		return fmt.Errorf("%s says version %s, an earlier platform %s", bin, v, r.version)
+	}
+	r.version = v
+	return nil
+}
+
+// modulePath is the module path go.mod declares.
+func modulePath(root string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`), nil
+		}
+	}
+	return "", fmt.Errorf("go.mod declares no module")
+}
+
+// serverJSON writes server.json, the release's MCP Registry entry.
+func (r *release) serverJSON() error {
+	entry, err := serverJSON(r.module, r.version, r.mcpbs)
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(entry, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(r.out, "server.json"), append(b, '\n'), 0o644)
 }
 
 // name is the base name of a platform's artifacts.
 func (r *release) name(goos, goarch string) string {
-	return fmt.Sprintf("snowluma-mcp_%s_%s_%s", strings.TrimPrefix(r.version, "v"), goos, goarch)
+	return fmt.Sprintf("snowluma-mcp_%s_%s_%s", r.version, goos, goarch)
 }
 
 func exe(goos string) string {
@@ -130,7 +210,9 @@ func exe(goos string) string {
 	return "snowluma-mcp"
 }
 
-// build compiles one static, reproducible binary and returns its path.
+// build compiles one static, reproducible binary and returns its path. It
+// builds as the README's build command does (the toolchain stamps the
+// commit as it would there), so the version is the same.
 func (r *release) build(goos, goarch string) (string, error) {
 	dir := filepath.Join(r.out, "build", goos+"_"+goarch)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -140,7 +222,7 @@ func (r *release) build(goos, goarch string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=true", "-ldflags=-s -w -buildid=", "-o", bin, "./cmd/snowluma-mcp")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w -buildid=", "-o", bin, "./cmd/snowluma-mcp")
 	cmd.Dir = r.root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch, "GOFLAGS=-mod=readonly")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
@@ -151,7 +233,7 @@ func (r *release) build(goos, goarch string) (string, error) {
 	return bin, nil
 }
 
-// archive packs the binary with the README and licence-free notes into a
+// archive packs the binary with the READMEs and the docs/ pages into a
 // tar.gz (zip for Windows) whose bytes depend only on the inputs.
 func (r *release) archive(goos, goarch, bin string) error {
 	name := r.name(goos, goarch)
@@ -159,15 +241,26 @@ func (r *release) archive(goos, goarch, bin string) error {
 	if err != nil {
 		return err
 	}
-	readme, err := os.ReadFile(filepath.Join(r.root, "README.md"))
-	if err != nil {
-		return err
-	}
-	entries := []struct {
+	type entry struct {
 		path string
 		mode int64
 		data []byte
-	}{{name + "/" + exe(goos), 0o755, data}, {name + "/README.md", 0o644, readme}}
+	}
+	entries := []entry{{name + "/" + exe(goos), 0o755, data}}
+	// The READMEs and the docs/ pages they link to, in a fixed order.
+	docs, err := filepath.Glob(filepath.Join(r.root, "docs", "*"))
+	if err != nil {
+		return err
+	}
+	slices.Sort(docs)
+	for _, f := range append([]string{filepath.Join(r.root, "README.md"), filepath.Join(r.root, "README.zh-CN.md")}, docs...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(r.root, f)
+		entries = append(entries, entry{name + "/" + filepath.ToSlash(rel), 0o644, b})
+	}
 	var buf bytes.Buffer
 	var file string
 	if goos == "windows" {
@@ -227,56 +320,6 @@ func toolList() ([]map[string]string, error) {
 	return out, nil
 }
 
-// Manifest builds the bundle manifest (MCPB manifest 0.3) for one
-// platform. Each user_config field maps to one SNOWLUMA_MCP_* variable;
-// both tokens are sensitive, so hosts keep them in the OS keychain.
-func Manifest(version, goos string, tools []map[string]string) map[string]any {
-	platform := map[string]string{"linux": "linux", "darwin": "darwin", "windows": "win32"}[goos]
-	entry := "server/" + exe(goos)
-	type field struct {
-		key, env, typ, title, desc string
-		def                        any
-		sensitive                  bool
-	}
-	fields := []field{
-		{"endpoint", "SNOWLUMA_MCP_ENDPOINT", "string", "SnowLuma OneBot HTTP endpoint", "For example http://127.0.0.1:3000/. Leave empty for docs mode (the catalog only).", "", false},
-		{"token", "SNOWLUMA_MCP_TOKEN", "string", "Access token", "SnowLuma's OneBot HTTP access token, sent only in the Authorization header.", "", true},
-		{"mode", "SNOWLUMA_MCP_MODE", "string", "Mode", "docs, read (default: read-only actions) or write (any action, sends messages).", "read", false},
-		{"events_url", "SNOWLUMA_MCP_EVENTS_URL", "string", "SnowLuma WebSocket server", "Optional: for live events, e.g. ws://127.0.0.1:3001/ (SnowLuma's default). Empty: no event tools.", "", false},
-		{"events_token", "SNOWLUMA_MCP_EVENTS_TOKEN", "string", "WebSocket access token", "Optional: the access token of SnowLuma's WebSocket server, which SnowLuma sets apart from the HTTP one. Empty: the access token above is sent.", "", true},
-		{"download_dir", "SNOWLUMA_MCP_DOWNLOAD_DIR", "directory", "Download directory", "Optional: where downloads are saved (default: a private folder in your user cache).", "", false},
-		{"upload_root", "SNOWLUMA_MCP_UPLOAD_ROOT", "directory", "Upload folder", "Optional: the only folder automatic uploads may read files from. Empty: automatic upload off.", "", false},
-		{"task_dir", "SNOWLUMA_MCP_TASK_DIR", "directory", "Background task directory", "Optional, write mode: a private directory for durable background transfers.", "", false},
-	}
-	userConfig := map[string]any{}
-	env := map[string]string{}
-	for _, f := range fields {
-		c := map[string]any{"type": f.typ, "title": f.title, "description": f.desc, "required": false, "default": f.def}
-		if f.sensitive {
-			c["sensitive"] = true
-		}
-		userConfig[f.key] = c
-		env[f.env] = "${user_config." + f.key + "}"
-	}
-	return map[string]any{
-		"manifest_version": "0.3",
-		"name":             "snowluma-mcp",
-		"display_name":     "SnowLuma OneBot",
-		"version":          strings.TrimPrefix(version, "v"),
-		"description":      "SnowLuma's OneBot action catalog for any MCP client and, when configured, a safe way to drive a running SnowLuma QQ bot.",
-		"author":           map[string]any{"name": "snowluma-mcp developers"},
-		"server": map[string]any{
-			"type":        "binary",
-			"entry_point": entry,
-			"mcp_config":  map[string]any{"command": "${__dirname}/" + entry, "args": []string{}, "env": env},
-		},
-		"tools":         tools,
-		"compatibility": map[string]any{"platforms": []string{platform}},
-		"user_config":   userConfig,
-		"keywords":      []string{"snowluma", "onebot", "qq", "bot"},
-	}
-}
-
 // bundle packs one platform's .mcpb with the mcpb CLI.
 func (r *release) bundle(goos, goarch, bin string, tools []map[string]string) error {
 	dir := filepath.Join(r.out, "bundle", goos+"_"+goarch)
@@ -290,9 +333,26 @@ func (r *release) bundle(goos, goarch, bin string, tools []map[string]string) er
 	if err := os.WriteFile(filepath.Join(dir, "server", exe(goos)), data, 0o755); err != nil {
 		return err
 	}
-	m, _ := json.MarshalIndent(Manifest(r.version, goos, tools), "", "  ")
-	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), append(m, '\n'), 0o644); err != nil {
+	manifest, err := Manifest(r.version, goos, "https://"+r.module, tools)
+	if err != nil {
 		return err
+	}
+	zh, err := Chinese()
+	if err != nil {
+		return err
+	}
+	for file, v := range map[string]any{"manifest.json": manifest, strings.ReplaceAll(resources, "${locale}", "zh-Hans"): zh} {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return err
+		}
+		path := filepath.Join(dir, filepath.FromSlash(file))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
 	}
 	mcpb := filepath.Join(r.root, "scripts", "release", "node_modules", ".bin", "mcpb")
 	if _, err := os.Stat(mcpb); err != nil {
@@ -307,7 +367,25 @@ func (r *release) bundle(goos, goarch, bin string, tools []map[string]string) er
 		}
 	}
 	r.files = append(r.files, file)
+	sum, err := fileSHA256(filepath.Join(r.out, file))
+	if err != nil {
+		return err
+	}
+	r.mcpbs = append(r.mcpbs, bundleFile{name: file, sha256: sum})
 	return nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // sums writes SHA256SUMS over every archive and bundle.
@@ -315,14 +393,11 @@ func (r *release) sums() error {
 	slices.Sort(r.files)
 	var b strings.Builder
 	for _, f := range r.files {
-		fh, err := os.Open(filepath.Join(r.out, f))
+		sum, err := fileSHA256(filepath.Join(r.out, f))
 		if err != nil {
 			return err
 		}
-		h := sha256.New()
-		io.Copy(h, fh)
-		fh.Close()
-		fmt.Fprintf(&b, "%s  %s\n", hex.EncodeToString(h.Sum(nil)), f)
+		fmt.Fprintf(&b, "%s  %s\n", sum, f)
 	}
 	log.Printf("wrote %d artifacts and SHA256SUMS to %s", len(r.files), r.out)
 	return os.WriteFile(filepath.Join(r.out, "SHA256SUMS"), []byte(b.String()), 0o644)

@@ -1,8 +1,8 @@
 package toolkit
 
 // Kind names the cause of a failure. The vocabulary is closed: every Kind is
-// declared in Kinds with its meaning, and that list is what the README's
-// table and the resource KindsURI show. Output schemas leave kind a string,
+// declared in Kinds with its meaning, and that list is what the table of
+// docs/tools.md and the resource KindsURI show. Output schemas leave kind a string,
 // so that the vocabulary is not repeated in every tool definition.
 type Kind string
 
@@ -52,7 +52,7 @@ const (
 )
 
 // A KindDoc declares one failure kind: its name, what it means and what to
-// do about it, as the README's vocabulary table shows them (generated from
+// do about it, as the vocabulary table of docs/tools.md shows them (generated from
 // this list by scripts/docs).
 type KindDoc struct {
 	Kind    Kind   `json:"kind"`
@@ -64,7 +64,7 @@ type KindDoc struct {
 // document of the resource KindsURI.
 func KindsJSON() ([]byte, error) { return PlainJSON(Kinds()) }
 
-// Kinds returns the whole vocabulary in the order the README lists it.
+// Kinds returns the whole vocabulary in the order docs/tools.md lists it.
 // Adding a Kind means adding it here; a test fails for a Kind used by the
 // server but missing from this list.
 func Kinds() []KindDoc {

@@ -242,8 +242,8 @@ func compact(schema string) (json.RawMessage, error) {
 // The schema is lean, since a client loads every tool's into each session:
 // of diagnostics it names outcome, the one field every answer has; its
 // values and kind, message, next_step and retry_after_ms are documented
-// once, in the README,
-// and the failure kinds, a closed vocabulary, in Kinds (the README's table
+// once, in docs/tools.md,
+// and the failure kinds, a closed vocabulary, in Kinds (the table there
 // and the resource KindsURI), not in every tool.
 func OutputSchema(result string) json.RawMessage {
 	return envelope(resultProperty(result), diagnosticsProperty())
