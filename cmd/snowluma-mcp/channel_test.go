@@ -50,7 +50,7 @@ func rpcError(t *testing.T, m map[string]any) map[string]any {
 // to one process, each followed by a valid request, which is answered.
 func TestHostileLines(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		p := serve(t, era)
 		raw, params := rawSession(t, p, era, "{}")
 		deep := strings.Repeat("[", 1000) + strings.Repeat("]", 1000)
@@ -159,7 +159,7 @@ func answered(p *mcptest.Proc, id float64) bool {
 
 func TestDuplicateRequestID(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p := hangingLive(t, serve, era, "read")
 		raw, params := rawSession(t, p, era, "{}")
 		call := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":%s}`, params(`{"name":"query_action","arguments":{"action":"get_status"}}`))
@@ -181,7 +181,7 @@ func TestDuplicateRequestID(t *testing.T) {
 // for a legacy call waiting on the client's elicitation/create.
 func TestCancelledCallGetsNoResponse(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p := hangingLive(t, serve, era, "read")
 		raw, params := rawSession(t, p, era, `{"elicitation":{"form":{}}}`)
 		raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":%s}`, params(`{"name":"query_action","arguments":{"action":"get_status"}}`)))
@@ -230,7 +230,7 @@ func TestSignalsEndPromptly(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			forEachEra(t, func(t *testing.T, era mcptest.Era) {
+			mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 				fake, p := hangingLive(t, spawn, era, "write")
 				frames := make([][]byte, 2000)
 				for i := range frames {
@@ -261,7 +261,7 @@ func TestSignalsEndPromptly(t *testing.T) {
 				if st.ExitCode() != 0 {
 					t.Errorf("exit status %d, want 0", st.ExitCode())
 				}
-				if err := await(t, "the interrupted call to return", done); err == nil {
+				if err := mcptest.Await(t, "the interrupted call to return", done); err == nil {
 					t.Error("the interrupted call returned a result")
 				}
 				stderr := p.Stderr()

@@ -49,7 +49,7 @@ func auditLines(t *testing.T, path string) []map[string]any {
 	var out []map[string]any
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		out = append(out, decode[map[string]any](t, sc.Bytes()))
+		out = append(out, mcptest.Decode[map[string]any](t, sc.Bytes()))
 	}
 	return out
 }
@@ -88,7 +88,7 @@ func TestDryRunSendsNoWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken), fakesnowluma.WithWorld(5))
 		env, audit, input := dryRunEnv(t, fake)
 		p := serve(t, era, env...)
@@ -96,12 +96,12 @@ func TestDryRunSendsNoWrite(t *testing.T) {
 		cs := p.Connect(nil)
 
 		// A read goes through and answers from SnowLuma.
-		_, r := callTool(t, cs, "query_action", map[string]any{"action": "get_group_list"})
+		_, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_group_list"})
 		if r.Diagnostics.Outcome != "success" || !strings.Contains(string(r.Result), `"group_name"`) || len(fake.Requests()) != 1 {
 			t.Fatalf("a read in a dry run: %+v %s (%d requests)", r.Diagnostics, r.Result, len(fake.Requests()))
 		}
-		_, r = callTool(t, cs, "get_runtime_info", map[string]any{})
-		if info := decode[struct {
+		_, r = mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+		if info := mcptest.Decode[struct {
 			DryRun  bool `json:"dry_run"`
 			Sandbox bool `json:"sandbox"`
 		}](t, r.Result); !info.DryRun || info.Sandbox {
@@ -117,7 +117,7 @@ func TestDryRunSendsNoWrite(t *testing.T) {
 			if len(a.Examples) > 0 {
 				params = a.Examples[0].Params
 			}
-			_, r := callTool(t, cs, "invoke_action", map[string]any{"action": a.Name, "params": params})
+			_, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": a.Name, "params": params})
 			if r.Diagnostics.Kind != "dry_run" {
 				if r.Diagnostics.Outcome != "failed" {
 					t.Errorf("%s: %+v %s", a.Name, r.Diagnostics, r.Result)
@@ -126,7 +126,7 @@ func TestDryRunSendsNoWrite(t *testing.T) {
 				continue
 			}
 			dry++
-			got := decode[dryRunAnswer](t, r.Result)
+			got := mcptest.Decode[dryRunAnswer](t, r.Result)
 			if r.Diagnostics.Outcome != "success" || got.DryRun == nil || got.DryRun.Action != a.Name || strings.Contains(string(r.Result), "message_id") {
 				t.Errorf("%s: dry run answered %+v %s", a.Name, r.Diagnostics, r.Result)
 			}
@@ -140,21 +140,21 @@ func TestDryRunSendsNoWrite(t *testing.T) {
 			t.Errorf("only %d write actions answered dry_run; refused: %v", dry, refused)
 		}
 
-		_, r = callTool(t, cs, "invoke_action_with_input", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
+		_, r = mcptest.CallTool(t, cs, "invoke_action_with_input", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
 		if r.Diagnostics.Kind != "dry_run" {
 			t.Errorf("invoke_action_with_input: %+v", r.Diagnostics)
 		}
-		_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "params": map[string]any{},
+		_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "params": map[string]any{},
 			"execution": map[string]any{"input_file": input}})
-		if got := decode[dryRunAnswer](t, r.Result); r.Diagnostics.Kind != "dry_run" || got.DryRun == nil || got.DryRun.InputFile != input {
+		if got := mcptest.Decode[dryRunAnswer](t, r.Result); r.Diagnostics.Kind != "dry_run" || got.DryRun == nil || got.DryRun.InputFile != input {
 			t.Errorf("automatic upload: %+v %s", r.Diagnostics, r.Result)
 		}
-		_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "params": map[string]any{},
+		_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "params": map[string]any{},
 			"execution": map[string]any{"input_file": filepath.Join(filepath.Dir(input), "..", "audit.jsonl")}})
 		if r.Diagnostics.Outcome != "failed" || r.Diagnostics.Kind != "path_refused" {
 			t.Errorf("an upload from outside the root: %+v", r.Diagnostics)
 		}
-		_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "set_group_kick", "params": map[string]any{"group_id": "x"}})
+		_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "set_group_kick", "params": map[string]any{"group_id": "x"}})
 		if r.Diagnostics.Kind != "invalid_params" {
 			t.Errorf("bad params in a dry run: %+v", r.Diagnostics)
 		}
@@ -240,7 +240,7 @@ func TestDryRunConfirmFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken), fakesnowluma.WithWorld(5))
 		env, _, _ := dryRunEnv(t, fake)
 		c := &confirmer{}
@@ -248,11 +248,11 @@ func TestDryRunConfirmFirst(t *testing.T) {
 		t.Cleanup(func() { noLeak(t, p) })
 		cs := p.Connect(&mcp.ClientOptions{ElicitationHandler: c.handle})
 		c.answer(confirmAnswer(false))
-		if _, r := callTool(t, cs, "invoke_action", kick); r.Diagnostics.Kind != "not_confirmed" || len(c.forms()) != 1 {
+		if _, r := mcptest.CallTool(t, cs, "invoke_action", kick); r.Diagnostics.Kind != "not_confirmed" || len(c.forms()) != 1 {
 			t.Errorf("refused: %+v, %d forms", r.Diagnostics, len(c.forms()))
 		}
 		c.answer(confirmAnswer(true))
-		if _, r := callTool(t, cs, "invoke_action", kick); r.Diagnostics.Kind != "dry_run" || r.Diagnostics.Outcome != "success" || len(c.forms()) != 1 {
+		if _, r := mcptest.CallTool(t, cs, "invoke_action", kick); r.Diagnostics.Kind != "dry_run" || r.Diagnostics.Outcome != "success" || len(c.forms()) != 1 {
 			t.Errorf("confirmed: %+v, %d forms", r.Diagnostics, len(c.forms()))
 		}
 		if sent := sentWrites(fake, cat); len(sent) > 0 {

@@ -48,7 +48,7 @@ func checkGoneShutdown(t *testing.T, p *mcptest.Proc, cause string, inFlight int
 // the process exits with status 0, not killed by SIGPIPE.
 func TestStdoutClosedMidCall(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p := hangingLive(t, spawn, era, "write")
 		raw, params := rawSession(t, p, era, "{}")
 		raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":%s}`, params(`{"name":"invoke_action","arguments":{"action":"get_status"}}`)))
@@ -66,7 +66,7 @@ func TestStdoutClosedMidCall(t *testing.T) {
 // call is cancelled and its partial file removed before the process exits.
 func TestStdoutClosedMidDownload(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 1 << 20, Seed: 6, Stall: true, StallAfter: 4})
 		dir := filepath.Join(t.TempDir(), "downloads")
@@ -186,7 +186,7 @@ func TestPipedRequestsAnswered(t *testing.T) {
 // and left unanswered; the process exits with status 0.
 func TestStdinEndCancelsAfterGrace(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p := hangingLive(t, spawn, era, "write")
 		raw, params := rawSession(t, p, era, "{}")
 		raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":%s}`, params(`{"name":"invoke_action","arguments":{"action":"get_status"}}`)))
@@ -215,7 +215,7 @@ func TestStdinEndCancelsAfterGrace(t *testing.T) {
 // its own), and the server goes on answering.
 func TestNestingAnyDepth(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		p := serve(t, era)
 		raw, params := rawSession(t, p, era, "{}")
 		for i, depth := range []int{65, 10_001, 100_000} {

@@ -19,9 +19,9 @@ import (
 // every request names the server in its User-Agent.
 func TestPastedTokenAndUserAgent(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p, cs := live(t, era, "read", "SNOWLUMA_MCP_TOKEN="+secretToken+"\r\n")
-		res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+		res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if res.IsError || r.Diagnostics.Outcome != "success" {
 			t.Fatalf("with a CRLF-ended token: %+v", r.Diagnostics)
 		}
@@ -46,12 +46,12 @@ func TestPastedTokenAndUserAgent(t *testing.T) {
 // HTTP status and content type.
 func TestProtocolFailureNamesWhatCame(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "read")
 		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply {
 			return fakesnowluma.Reply{Status: 404, ContentType: "text/plain; charset=utf-8", Body: []byte("404 page not found")}
 		})
-		res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+		res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if !res.IsError || r.Diagnostics.Kind != "protocol" ||
 			!strings.Contains(r.Diagnostics.Message, "HTTP 404, text/plain: not a OneBot envelope") ||
 			!strings.Contains(r.Diagnostics.Message, "check the endpoint path") {
@@ -68,12 +68,12 @@ func TestProtocolFailureNamesWhatCame(t *testing.T) {
 // last and marked, and an empty search that says what to try.
 func TestSearchAsOperatorsDo(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		cs := docsSession(t, era)
-		search := func(args map[string]any) (pageResult, toolResult) {
+		search := func(args map[string]any) (pageResult, mcptest.ToolResult) {
 			t.Helper()
-			_, r := callTool(t, cs, "search_actions", args)
-			return decode[pageResult](t, r.Result), r
+			_, r := mcptest.CallTool(t, cs, "search_actions", args)
+			return mcptest.Decode[pageResult](t, r.Result), r
 		}
 		names := func(pg pageResult) []string {
 			var out []string
@@ -142,11 +142,11 @@ func TestSearchAsOperatorsDo(t *testing.T) {
 			t.Errorf("a search that finds something carries a message: %+v", r.Diagnostics)
 		}
 
-		rr, err := cs.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: "snowluma://onebot/actions"})
+		rr, err := cs.ReadResource(mcptest.Context(t), &mcp.ReadResourceParams{URI: "snowluma://onebot/actions"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc := decode[struct {
+		doc := mcptest.Decode[struct {
 			Actions []catalog.Action `json:"actions"`
 		}](t, json.RawMessage(rr.Contents[0].Text))
 		for _, a := range doc.Actions {
@@ -155,8 +155,8 @@ func TestSearchAsOperatorsDo(t *testing.T) {
 			}
 		}
 
-		_, r = callTool(t, cs, "get_action", map[string]any{"name": "set_group_anonymous_ban"})
-		a := decode[catalog.Action](t, r.Result)
+		_, r = mcptest.CallTool(t, cs, "get_action", map[string]any{"name": "set_group_anonymous_ban"})
+		a := mcptest.Decode[catalog.Action](t, r.Result)
 		if !strings.Contains(a.SummaryZh, "禁言") || a.CategoryLabel != "Group administration" || a.Supported == nil || *a.Supported {
 			t.Errorf("get_action of a stub: %s", r.Result)
 		}
@@ -167,7 +167,7 @@ func TestSearchAsOperatorsDo(t *testing.T) {
 // a read-only action's timeout.
 func TestFailuresPointAtTheCause(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "read", "SNOWLUMA_MCP_TIMEOUT_MS=400")
 
 		for _, tc := range []struct {
@@ -181,7 +181,7 @@ func TestFailuresPointAtTheCause(t *testing.T) {
 			{"get_record", map[string]any{"file": "a.amr", "out_format": "opus"}, "out_format", true},
 			{"get_recent_contact", map[string]any{"count": "ten"}, "count", true},
 		} {
-			res, r := callTool(t, cs, "query_action", map[string]any{"action": tc.action, "params": tc.params})
+			res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": tc.action, "params": tc.params})
 			if !res.IsError || r.Diagnostics.Kind != "invalid_params" || !strings.Contains(r.Diagnostics.Message, "/"+tc.field) ||
 				!strings.HasPrefix(r.Diagnostics.NextStep, "fix the named params") {
 				t.Errorf("%s %v: %+v", tc.action, tc.params, r.Diagnostics)
@@ -196,7 +196,7 @@ func TestFailuresPointAtTheCause(t *testing.T) {
 		}
 
 		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Delay: 5 * time.Second} })
-		res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+		res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if !res.IsError || r.Diagnostics.Kind != "timeout" || strings.Contains(r.Diagnostics.NextStep, "may still") ||
 			!strings.Contains(r.Diagnostics.NextStep, "only reads") || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_TIMEOUT_MS") {
 			t.Errorf("read-only timeout: %+v", r.Diagnostics)
@@ -211,7 +211,7 @@ func TestFailuresPointAtTheCause(t *testing.T) {
 // timeout, which marks them as not together.
 func TestCheckConnectionProbesAtOnce(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "read")
 		var mu sync.Mutex
 		arrived := 0
@@ -236,13 +236,13 @@ func TestCheckConnectionProbesAtOnce(t *testing.T) {
 		for _, a := range []string{"get_login_info", "get_status", "get_version_info"} {
 			fake.Handle(a, probe)
 		}
-		_, r := callTool(t, cs, "get_runtime_info", map[string]any{"check_connection": true})
+		_, r := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{"check_connection": true})
 		mu.Lock()
 		defer mu.Unlock()
 		if arrived != 3 || !together {
 			t.Errorf("check_connection: %d probes arrived, together %v", arrived, together)
 		}
-		info := decode[struct {
+		info := mcptest.Decode[struct {
 			Checks map[string]json.RawMessage `json:"checks"`
 		}](t, r.Result)
 		if len(info.Checks) != 3 {

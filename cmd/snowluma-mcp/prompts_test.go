@@ -23,7 +23,7 @@ import (
 // and one action reads as a resource; every line is checked against the
 // era's schema by the harness.
 func TestPromptsOverStdio(t *testing.T) {
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken,
 			"SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_LANG=zh")
