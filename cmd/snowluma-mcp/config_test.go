@@ -3,12 +3,13 @@ package main_test
 import (
 	"bytes"
 	"errors"
-	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 )
 
 // runMain runs the server in process with args, exactly env and no input,

@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"encoding/json"
-	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/reference"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 )

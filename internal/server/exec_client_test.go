@@ -1,4 +1,4 @@
-package main_test
+package server_test
 
 import (
 	"context"
@@ -30,20 +30,14 @@ func live(t *testing.T, era mcptest.Era, mode string, env ...string) (*fakesnowl
 // liveWith is live with client options.
 func liveWith(t *testing.T, era mcptest.Era, mode string, opts *mcp.ClientOptions, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
 	t.Helper()
-	return liveOn(t, serve, era, mode, opts, env...)
-}
-
-// liveOn is liveWith with the server started by start.
-func liveOn(t *testing.T, start starter, era mcptest.Era, mode string, opts *mcp.ClientOptions, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
-	t.Helper()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=" + mode,
 		"SNOWLUMA_MCP_DOWNLOAD_DIR=" + filepath.Join(t.TempDir(), "downloads")}, env...)
 	// Send pacing is off unless a test sets it: most tests send to one
-	// group back to back, and pacing has tests of its own (safety_test.go).
+	// group back to back, and pacing has tests of its own (safety_client_test.go).
 	env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=" + mode,
 		"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0", "SNOWLUMA_MCP_SEND_PER_MINUTE=0"}, env...)
-	p := start(t, era, env...)
+	p := serve(t, era, env...)
 	cs := p.Connect(opts)
 	t.Cleanup(func() { noLeak(t, p) })
 	return fake, p, cs

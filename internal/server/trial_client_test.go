@@ -1,12 +1,10 @@
-package main_test
+package server_test
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -201,34 +199,6 @@ func TestDryRunBackground(t *testing.T) {
 	}
 	if sent := sentWrites(fake, cat); len(sent) > 0 {
 		t.Errorf("a background dry run sent %v", sent)
-	}
-}
-
-// TestDryRunDoctor: doctor reports the dry run.
-func TestDryRunDoctor(t *testing.T) {
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	cmd := exec.Command(binary(t), "doctor", "--json")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "SNOWLUMA_MCP_ENDPOINT=" + fake.URL,
-		"SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_DRY_RUN=yes", "SNOWLUMA_MCP_DOWNLOAD_DIR=" + filepath.Join(t.TempDir(), "dl")}
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("doctor: %v\n%s", err, out.String())
-	}
-	var r struct {
-		Findings []struct {
-			Check, Verdict, Detail string
-		} `json:"checks"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, f := range r.Findings {
-		found = found || (f.Check == "dry run" && f.Verdict == "ok" && strings.Contains(f.Detail, "not sent"))
-	}
-	if !found {
-		t.Errorf("doctor does not report the dry run:\n%s", out.String())
 	}
 }
 

@@ -1,4 +1,4 @@
-package main_test
+package server_test
 
 // End-to-end tests of what SnowLuma's own HTTP code does that the server
 // must meet (../shared/spec/snowluma-wire.md, the points marked checked):
