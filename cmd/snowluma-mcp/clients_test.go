@@ -256,12 +256,6 @@ func (l *progressLog) options() *mcp.ClientOptions {
 	}}
 }
 
-func (l *progressLog) all() []*mcp.ProgressNotificationParams {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]*mcp.ProgressNotificationParams(nil), l.notes...)
-}
-
 // waitFirst waits for the first notification, failing after a generous wait.
 func (l *progressLog) waitFirst(t *testing.T) {
 	t.Helper()
