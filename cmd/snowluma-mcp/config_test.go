@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	main "github.com/snowluma/snowluma-mcp/cmd/snowluma-mcp"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 )
 
 // runMain runs the server in process with args, exactly env and no input,
@@ -19,7 +19,7 @@ func runMain(t *testing.T, args []string, env ...string) (int, string, string) {
 	// A private HOME: the default download directory lives in its cache.
 	environ := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
 	var stdout, stderr bytes.Buffer
-	code := main.Run(ctx(t), args, environ, strings.NewReader(""), &stdout, &stderr)
+	code := run(mcptest.Context(t), args, environ, strings.NewReader(""), &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
 }
 

@@ -1,11 +1,13 @@
 package main_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -378,4 +380,32 @@ func TestDoctorInChinese(t *testing.T) {
 	// And English when SNOWLUMA_MCP_LANG says so, whatever the locale.
 	_, text, _ = doctor(t, append(base, "SNOWLUMA_MCP_LANG=en", "LC_ALL=zh_CN.UTF-8")...)
 	lines(t, text, `^ok +token +accepted; logged in as SnowBot \(10001\)$`, `^0 failed, \d+ warnings$`)
+}
+
+// TestDryRunDoctor: doctor reports the dry run.
+func TestDryRunDoctor(t *testing.T) {
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	cmd := exec.Command(binary(t), "doctor", "--json")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "SNOWLUMA_MCP_ENDPOINT=" + fake.URL,
+		"SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_DRY_RUN=yes", "SNOWLUMA_MCP_DOWNLOAD_DIR=" + filepath.Join(t.TempDir(), "dl")}
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("doctor: %v\n%s", err, out.String())
+	}
+	var r struct {
+		Findings []struct {
+			Check, Verdict, Detail string
+		} `json:"checks"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range r.Findings {
+		found = found || (f.Check == "dry run" && f.Verdict == "ok" && strings.Contains(f.Detail, "not sent"))
+	}
+	if !found {
+		t.Errorf("doctor does not report the dry run:\n%s", out.String())
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/reference"
 )
 
@@ -103,9 +104,9 @@ func TestTypeScriptClient(t *testing.T) {
 	var sentMsg, sentTyped, sentGetMsg int
 	for _, r := range fake.Requests() {
 		switch {
-		case r.Action == "send_group_msg" && sameJSON(r.Params, json.RawMessage(`{"group_id":20001,"message":"Hello from TypeScript"}`)):
+		case r.Action == "send_group_msg" && mcptest.SameJSON(r.Params, json.RawMessage(`{"group_id":20001,"message":"Hello from TypeScript"}`)):
 			sentMsg++
-		case r.Action == "send_group_msg" && sameJSON(r.Params, json.RawMessage(`{"group_id":20002,"message":"Hello from TypeScript"}`)):
+		case r.Action == "send_group_msg" && mcptest.SameJSON(r.Params, json.RawMessage(`{"group_id":20002,"message":"Hello from TypeScript"}`)):
 			sentTyped++
 		case r.Action == "get_msg" && string(r.Params) == `{"message_id":-123456}`:
 			sentGetMsg++

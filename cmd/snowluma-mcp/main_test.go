@@ -2,19 +2,16 @@ package main_test
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
-	"reflect"
 	"runtime"
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	main "github.com/snowluma/snowluma-mcp/cmd/snowluma-mcp"
+	"github.com/snowluma/snowluma-mcp/internal/app"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 )
 
@@ -67,7 +64,13 @@ type starter func(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc
 // (plus PATH, and a HOME of its own), checked as a process is (mcptest.Start).
 func serve(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc {
 	t.Helper()
-	return mcptest.Start(t, main.Run, era, env...)
+	return mcptest.Start(t, run, era, env...)
+}
+
+// run is app.Run as mcptest.Start calls it: in the test process, without
+// a terminal or signal handlers.
+func run(ctx context.Context, args, environ []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return app.Run(ctx, app.Process{Args: args, Environ: environ, Stdin: stdin, Stdout: stdout, Stderr: stderr})
 }
 
 // spawn starts the binary with env as its environment (plus PATH and
@@ -75,104 +78,4 @@ func serve(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc {
 func spawn(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc {
 	t.Helper()
 	return mcptest.Spawn(t, binary(t), era, env...)
-}
-
-var eras = []mcptest.Era{mcptest.Modern, mcptest.Legacy}
-
-// forEachEra runs f once as a 2026-07-28 client and once as a 2025-11-25
-// client, in parallel.
-func forEachEra(t *testing.T, f func(t *testing.T, era mcptest.Era)) {
-	for _, era := range eras {
-		t.Run(string(era), func(t *testing.T) {
-			t.Parallel()
-			f(t, era)
-		})
-	}
-}
-
-// await returns the next value from ch, failing the test after a generous
-// wait, so that a hung server fails its test instead of the whole run.
-func await[T any](t testing.TB, what string, ch <-chan T) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(mcptest.Patience):
-		t.Fatalf("timed out waiting for %s", what)
-		panic("unreachable")
-	}
-}
-
-func ctx(t *testing.T) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), mcptest.Patience)
-	t.Cleanup(cancel)
-	return c
-}
-
-// toolResult is a decoded structuredContent envelope.
-type toolResult struct {
-	Result      json.RawMessage `json:"result"`
-	Diagnostics struct {
-		Outcome  string `json:"outcome"`
-		Kind     string `json:"kind"`
-		Message  string `json:"message"`
-		NextStep string `json:"next_step"`
-		// RetryAfterMS comes with kind rate_limited.
-		RetryAfterMS int64 `json:"retry_after_ms"`
-	} `json:"diagnostics"`
-}
-
-// callTool calls a tool and decodes its structured result, checking that the
-// text block carries the same JSON.
-func callTool(t *testing.T, cs *mcp.ClientSession, name string, args any) (*mcp.CallToolResult, toolResult) {
-	t.Helper()
-	res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	raw, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tr toolResult
-	if err := json.Unmarshal(raw, &tr); err != nil {
-		t.Fatalf("%s: structuredContent %s: %v", name, raw, err)
-	}
-	if len(res.Content) != 1 {
-		t.Fatalf("%s: %d content blocks", name, len(res.Content))
-	}
-	text, ok := res.Content[0].(*mcp.TextContent)
-	if !ok {
-		t.Fatalf("%s: content is %T", name, res.Content[0])
-	}
-	var fromText toolResult
-	if err := json.Unmarshal([]byte(text.Text), &fromText); err != nil {
-		t.Fatalf("%s: text block is not the structured JSON: %v", name, err)
-	}
-	if !sameJSON(fromText.Result, tr.Result) || fromText.Diagnostics != tr.Diagnostics {
-		t.Errorf("%s: text block differs from structuredContent", name)
-	}
-	if res.IsError != (tr.Diagnostics.Outcome == "failed" && string(tr.Result) == "null") {
-		t.Errorf("%s: isError=%v but diagnostics %+v, result %s", name, res.IsError, tr.Diagnostics, tr.Result)
-	}
-	return res, tr
-}
-
-// sameJSON reports whether a and b encode the same value, ignoring key order
-// (the client re-encodes structuredContent).
-func sameJSON(a, b json.RawMessage) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	return reflect.DeepEqual(x, y)
-}
-
-func decode[T any](t *testing.T, raw json.RawMessage) T {
-	t.Helper()
-	var v T
-	if err := json.Unmarshal(raw, &v); err != nil {
-		t.Fatalf("decode %s: %v", raw, err)
-	}
-	return v
 }

@@ -26,7 +26,7 @@ func bigAnswer(t *testing.T, bin string, era mcptest.Era, n int) (*mcp.CallToolR
 	fake.Handle("get_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(data) })
 	p := mcptest.Spawn(t, bin, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken)
 	cs := p.Connect(nil)
-	res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: "query_action", Arguments: map[string]any{"action": "get_msg", "params": map[string]any{"message_id": 1}}})
+	res, err := cs.CallTool(mcptest.Context(t), &mcp.CallToolParams{Name: "query_action", Arguments: map[string]any{"action": "get_msg", "params": map[string]any{"message_id": 1}}})
 	if err != nil {
 		t.Fatalf("query_action: %v", err)
 	}
@@ -45,7 +45,7 @@ func bigAnswer(t *testing.T, bin string, era mcptest.Era, n int) (*mcp.CallToolR
 func TestOutputProportionalToAnswer(t *testing.T) {
 	t.Parallel()
 	bin := plainBinary(t) // the race detector multiplies memory: measure a plain build
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		_, _, idle := bigAnswer(t, bin, era, 10)
 
 		const fits = 7 << 20 // under toolkit.MaxResultBytes
@@ -69,7 +69,7 @@ func TestOutputProportionalToAnswer(t *testing.T) {
 		res, line, rss = bigAnswer(t, bin, era, huge)
 		t.Logf("%d-byte answer: %d-byte line, peak RSS %d MiB (idle %d MiB)", huge, line, rss>>20, idle>>20)
 		raw, _ := json.Marshal(res.StructuredContent)
-		tr := decode[toolResult](t, raw)
+		tr := mcptest.Decode[mcptest.ToolResult](t, raw)
 		if !res.IsError || tr.Diagnostics.Kind != "too_large" || tr.Diagnostics.NextStep == "" {
 			t.Errorf("a %d-byte answer: %+v", huge, tr.Diagnostics)
 		}

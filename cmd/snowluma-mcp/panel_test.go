@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/reference"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 )
@@ -61,7 +62,7 @@ type panelRun struct {
 	Listed      []string
 	PanelMime   string
 	PanelMeta   map[string]any
-	Preview     toolResult
+	Preview     mcptest.ToolResult
 	Relayed     []struct{ Name string }
 	Dialogs     []string
 	Shots       []string
@@ -210,7 +211,7 @@ func TestPreviewPanelInBrowser(t *testing.T) {
 		t.Fatalf("keyboard: %d send requests, want 1", len(got))
 	}
 	want := `{"group_id":20001,"message":[{"type":"reply","data":{"id":"-123456"}},{"type":"text","data":{"text":"` + hostile + `"}}]}`
-	if !sameJSON(got[0].Params, json.RawMessage(want)) {
+	if !mcptest.SameJSON(got[0].Params, json.RawMessage(want)) {
 		t.Errorf("keyboard: params %s, want %s", got[0].Params, want)
 	}
 	expectOutcome(t, kb, "success", "message -123456")
@@ -222,7 +223,7 @@ func TestPreviewPanelInBrowser(t *testing.T) {
 		t.Fatalf("double click: %d send requests, want 1", len(got))
 	}
 	want = `{"user_id":30001,"message":` + string(mustJSON(t, hostile)) + `,"auto_escape":true}`
-	if !sameJSON(got[0].Params, json.RawMessage(want)) {
+	if !mcptest.SameJSON(got[0].Params, json.RawMessage(want)) {
 		t.Errorf("double click: params %s, want %s", got[0].Params, want)
 	}
 	expectOutcome(t, db, "success", "message -123456")

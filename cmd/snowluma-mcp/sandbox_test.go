@@ -54,9 +54,9 @@ type sandboxCalls struct {
 }
 
 // call calls tool and returns its decoded result; the call must succeed.
-func (c *sandboxCalls) call(tool string, args map[string]any) toolResult {
+func (c *sandboxCalls) call(tool string, args map[string]any) mcptest.ToolResult {
 	c.t.Helper()
-	res, r := callTool(c.t, c.cs, tool, args)
+	res, r := mcptest.CallTool(c.t, c.cs, tool, args)
 	if r.Diagnostics.Outcome != "success" {
 		c.t.Fatalf("%s %v: %+v %s", tool, args, r.Diagnostics, r.Result)
 	}
@@ -71,7 +71,7 @@ func (c *sandboxCalls) call(tool string, args map[string]any) toolResult {
 func (c *sandboxCalls) data(tool, action string, params map[string]any) json.RawMessage {
 	c.t.Helper()
 	r := c.call(tool, map[string]any{"action": action, "params": params})
-	return decode[struct {
+	return mcptest.Decode[struct {
 		Data json.RawMessage `json:"data"`
 	}](c.t, r.Result).Data
 }
@@ -89,7 +89,7 @@ type sandboxMember struct {
 // group's files, a subscription gets the world's trickle, and every answer
 // says sandbox.
 func TestSandboxServesEveryTool(t *testing.T) {
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		p, cs := startSandbox(t, era, "SNOWLUMA_MCP_SANDBOX_SEED=7", "SNOWLUMA_MCP_SANDBOX_TRICKLE_MS=20",
 			"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0", "SNOWLUMA_MCP_LANG=en")
 		c := &sandboxCalls{t: t, cs: cs, called: map[string]bool{}}
@@ -100,7 +100,7 @@ func TestSandboxServesEveryTool(t *testing.T) {
 			}
 		}
 
-		info := decode[struct {
+		info := mcptest.Decode[struct {
 			Mode      string `json:"mode"`
 			Sandbox   bool   `json:"sandbox"`
 			DryRun    bool   `json:"dry_run"`
@@ -120,10 +120,10 @@ func TestSandboxServesEveryTool(t *testing.T) {
 		// The group the bot owns, a plain member of it, its files.
 		var owned int64
 		var members []sandboxMember
-		for _, g := range decode[[]struct {
+		for _, g := range mcptest.Decode[[]struct {
 			GroupID int64 `json:"group_id"`
 		}](t, c.data("query_action", "get_group_list", map[string]any{})) {
-			ms := decode[[]sandboxMember](t, c.data("query_action", "get_group_member_list", map[string]any{"group_id": g.GroupID}))
+			ms := mcptest.Decode[[]sandboxMember](t, c.data("query_action", "get_group_member_list", map[string]any{"group_id": g.GroupID}))
 			if slices.ContainsFunc(ms, func(m sandboxMember) bool { return m.UserID == fakesnowluma.SelfID && m.Role == "owner" }) {
 				owned, members = g.GroupID, ms
 			}
@@ -136,7 +136,7 @@ func TestSandboxServesEveryTool(t *testing.T) {
 
 		// A send: in the history, and as the bot's own event.
 		c.call("preview_message", map[string]any{"message_type": "group", "target_id": owned, "text": "大家好，我是测试"})
-		sent := decode[struct {
+		sent := mcptest.Decode[struct {
 			MessageID int32 `json:"message_id"`
 		}](t, c.data("invoke_action", "send_group_msg", map[string]any{"group_id": owned, "message": "大家好，我是测试"}))
 		if sent.MessageID == 0 {
@@ -149,7 +149,7 @@ func TestSandboxServesEveryTool(t *testing.T) {
 		waitRead(t, cs, uri, "the message_sent event and a trickled message", func(r eventsRead) bool {
 			own, other := false, false
 			for _, e := range r.Events {
-				ev := decode[map[string]any](t, e.Event)
+				ev := mcptest.Decode[map[string]any](t, e.Event)
 				own = own || (ev["post_type"] == "message_sent" && ev["message_id"] == float64(sent.MessageID))
 				other = other || (ev["post_type"] == "message" && ev["user_id"] != float64(fakesnowluma.SelfID))
 			}
@@ -162,13 +162,13 @@ func TestSandboxServesEveryTool(t *testing.T) {
 			t.Fatalf("last member %+v is not a plain member", victim)
 		}
 		c.data("invoke_action_with_input", "set_group_kick", map[string]any{"group_id": owned, "user_id": victim.UserID})
-		after := decode[[]sandboxMember](t, c.data("query_action", "get_group_member_list", map[string]any{"group_id": owned}))
+		after := mcptest.Decode[[]sandboxMember](t, c.data("query_action", "get_group_member_list", map[string]any{"group_id": owned}))
 		if len(after) != len(members)-1 || slices.Contains(after, victim) {
 			t.Errorf("after kicking %d: %d members (before %d)", victim.UserID, len(after), len(members))
 		}
 
 		// A download saves a sample file.
-		files := decode[struct {
+		files := mcptest.Decode[struct {
 			Files []struct {
 				FileID   string `json:"file_id"`
 				FileName string `json:"file_name"`
@@ -179,7 +179,7 @@ func TestSandboxServesEveryTool(t *testing.T) {
 			t.Fatal("the owned group has no files")
 		}
 		f := files.Files[0]
-		got := decode[saved](t, c.call("invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file_id": f.FileID}}).Result)
+		got := mcptest.Decode[saved](t, c.call("invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file_id": f.FileID}}).Result)
 		if got.Saved == nil || got.Saved.FileName != f.FileName || got.Saved.Bytes != f.FileSize {
 			t.Fatalf("download of %+v: %+v", f, got.Saved)
 		}
@@ -189,12 +189,12 @@ func TestSandboxServesEveryTool(t *testing.T) {
 
 		// An automatic upload of the sample file, then into the group.
 		sample := filepath.Join(info.Transport.UploadRoot, "示例-sample.txt")
-		up := decode[sentResult](t, c.call("invoke_action", map[string]any{"action": "upload_file_stream",
+		up := mcptest.Decode[sentResult](t, c.call("invoke_action", map[string]any{"action": "upload_file_stream",
 			"params": map[string]any{"filename": "示例-sample.txt"}, "execution": map[string]any{"input_file": sample}}).Result)
 		if up.Terminal.Data.FilePath == "" || up.Sent.SHA256 != up.Terminal.Data.SHA256 {
 			t.Fatalf("upload: %+v", up)
 		}
-		added := decode[struct {
+		added := mcptest.Decode[struct {
 			FileID string `json:"file_id"`
 		}](t, c.data("invoke_action", "upload_group_file", map[string]any{"group_id": owned, "file": up.Terminal.Data.FilePath}))
 		listing := c.data("query_action", "get_group_root_files", map[string]any{"group_id": owned})
@@ -254,7 +254,7 @@ func sandboxWorld(t *testing.T, seed string) string {
 	var b bytes.Buffer
 	groups := c.data("query_action", "get_group_list", map[string]any{})
 	b.Write(groups)
-	for _, g := range decode[[]struct {
+	for _, g := range mcptest.Decode[[]struct {
 		GroupID int64 `json:"group_id"`
 	}](t, groups) {
 		b.Write(c.data("query_action", "get_group_member_list", map[string]any{"group_id": g.GroupID}))
@@ -311,11 +311,11 @@ func TestSandboxSafety(t *testing.T) {
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	_, cs := startSandbox(t, mcptest.Modern, "SNOWLUMA_MCP_SANDBOX_TRICKLE_MS=0",
 		fmt.Sprintf("SNOWLUMA_MCP_ALLOWED_GROUPS=%d", groups[0].ID), "SNOWLUMA_MCP_AUDIT_FILE="+audit)
-	res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": groups[1].ID, "message": "hi"}})
+	res, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": groups[1].ID, "message": "hi"}})
 	if r.Diagnostics.Kind != "target_not_allowed" || !marked(t, res) {
 		t.Errorf("a send outside the allowlist: %+v", r.Diagnostics)
 	}
-	_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": groups[0].ID, "message": "hi"}})
+	_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": groups[0].ID, "message": "hi"}})
 	if r.Diagnostics.Outcome != "success" {
 		t.Errorf("a send inside the allowlist: %+v %s", r.Diagnostics, r.Result)
 	}

@@ -24,7 +24,7 @@ const (
 	ConfirmRunHelp  Message = "confirm.run_help"
 )
 
-// The configuration's texts (internal/config and cmd/snowluma-mcp:
+// The configuration's texts (internal/config and internal/app:
 // start-up errors, notes).
 // Variable names, values and examples are arguments or stay as they are.
 const (
@@ -109,7 +109,7 @@ const (
 	SandboxDryRun          Message = "sandbox.dry_run"
 )
 
-// doctor's texts (cmd/snowluma-mcp). Its check names and verdicts in
+// doctor's texts (internal/app). Its check names and verdicts in
 // --json are identifiers and stay English; these are what a person reads.
 const (
 	DoctorHeader              Message = "doctor.header"  // name, version, catalog version

@@ -1,4 +1,4 @@
-package main_test
+package server_test
 
 import (
 	"context"
@@ -8,11 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -59,19 +57,19 @@ func (l *progressLog) waitFirst(t *testing.T) {
 // callWithProgress calls invoke_action with a progress token. It reports
 // every problem as an error, never through t, so that it can run on a
 // goroutine of its own.
-func callWithProgress(ctx context.Context, cs *mcp.ClientSession, token string, args any) (*mcp.CallToolResult, toolResult, error) {
+func callWithProgress(ctx context.Context, cs *mcp.ClientSession, token string, args any) (*mcp.CallToolResult, mcptest.ToolResult, error) {
 	params := &mcp.CallToolParams{Name: "invoke_action", Arguments: args}
 	if token != "" {
 		params.SetProgressToken(token)
 	}
 	res, err := cs.CallTool(ctx, params)
 	if err != nil {
-		return nil, toolResult{}, err
+		return nil, mcptest.ToolResult{}, err
 	}
 	raw, _ := json.Marshal(res.StructuredContent)
-	var tr toolResult
+	var tr mcptest.ToolResult
 	if err := json.Unmarshal(raw, &tr); err != nil {
-		return nil, toolResult{}, fmt.Errorf("structuredContent %s: %w", raw, err)
+		return nil, mcptest.ToolResult{}, fmt.Errorf("structuredContent %s: %w", raw, err)
 	}
 	return res, tr, nil
 }
@@ -88,12 +86,6 @@ func fileHash(t *testing.T, path string) string {
 	if _, err := io.Copy(h, f); err != nil {
 		t.Fatal(err)
 	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-func contentHash(seed uint64, size int64) string {
-	h := sha256.New()
-	io.Copy(h, fakesnowluma.Content(seed, size))
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -177,90 +169,9 @@ func checkProgressLines(t *testing.T, p *mcptest.Proc, token string, total int64
 	return values
 }
 
-var (
-	plainOnce sync.Once
-	plainBin  string
-	plainErr  error
-)
-
-// plainBinary is the server built without the race detector, whose memory
-// figures are the product's.
-func plainBinary(t *testing.T) string {
-	t.Helper()
-	plainOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "snowluma-mcp-plain")
-		if err != nil {
-			plainErr = err
-			return
-		}
-		plainBin = filepath.Join(dir, "snowluma-mcp")
-		cmd := exec.Command("go", "build", "-o", plainBin, ".")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			plainErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if plainErr != nil {
-		t.Fatal(plainErr)
-	}
-	return plainBin
-}
-
-// TestDownloadLargeFlatMemory downloads 64 MiB through the real binary and
-// checks the saved bytes, the progress on the wire and the server's peak
-// memory (its own high-water mark once the download is done; see
-// mcptest.Proc.PeakRSS for why not the exited process's rusage).
-func TestDownloadLargeFlatMemory(t *testing.T) {
-	t.Parallel()
-	const size = 64 << 20
-	want := contentHash(42, size)
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-		fake.AddFile("big", fakesnowluma.File{Name: "big.bin", Size: size, Seed: 42})
-		dir := filepath.Join(t.TempDir(), "downloads")
-		p := mcptest.Spawn(t, plainBinary(t), era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken,
-			"SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
-		progress := newProgressLog()
-		cs := p.Connect(progress.options())
-		res, r, err := callWithProgress(ctx(t), cs, "dl-1", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "big"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.IsError || r.Diagnostics.Outcome != "success" {
-			t.Fatalf("download: %+v", r)
-		}
-		s := decode[saved](t, r.Result)
-		if s.Saved == nil || s.Saved.Bytes != size || s.Saved.SHA256 != want || s.Saved.Path != filepath.Join(dir, "big.bin") || s.Saved.Chunks != size/(64<<10) {
-			t.Fatalf("saved %+v", s.Saved)
-		}
-		if got := fileHash(t, s.Saved.Path); got != want {
-			t.Errorf("file on disk hashes to %s, want %s", got, want)
-		}
-		if strings.Contains(string(r.Result), "\"data\":\"") {
-			t.Error("the result carries file bytes")
-		}
-		rss := p.PeakRSS() // the high-water mark, read before the process exits
-		cs.Close()
-		p.Close()
-		values := checkProgressLines(t, p, "dl-1", size)
-		if len(values) == 0 || values[len(values)-1] != size {
-			t.Errorf("progress values end %v, want %d", values[max(len(values)-1, 0):], size)
-		}
-		// Throttled: far fewer notifications than the 1024 chunks.
-		if len(values) > 256 {
-			t.Errorf("%d progress notifications for 1024 chunks", len(values))
-		}
-		t.Logf("peak RSS %.1f MiB for a %d MiB download (%d notifications)", float64(rss)/(1<<20), size>>20, len(values))
-		if rss >= 64<<20 {
-			t.Errorf("peak RSS %d bytes, want under 64 MiB", rss)
-		}
-		noLeak(t, p)
-	})
-}
-
 func TestDownloadLimitsLeaveNothing(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		for _, tc := range []struct {
 			name, env, kind string
 			file            fakesnowluma.File
@@ -278,7 +189,7 @@ func TestDownloadLimitsLeaveNothing(t *testing.T) {
 				}
 				fake, _, cs := live(t, era, "write", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir, tc.env)
 				fake.AddFile("f", tc.file)
-				res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "f"}})
+				res, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "f"}})
 				if !res.IsError || r.Diagnostics.Kind != tc.kind || r.Diagnostics.NextStep == "" {
 					t.Errorf("diagnostics %+v", r.Diagnostics)
 				}
@@ -292,14 +203,14 @@ func TestDownloadLimitsLeaveNothing(t *testing.T) {
 
 func TestDownloadHostileNames(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		dir := filepath.Join(t.TempDir(), "downloads")
 		fake, _, cs := live(t, era, "write", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
 		for i, name := range []string{"../../x", "/etc/passwd", "bad\x07name\n.txt"} {
 			id := string(rune('a' + i))
 			fake.AddFile(id, fakesnowluma.File{Name: name, Size: 1000, Seed: 5})
-			_, r := callTool(t, cs, "invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file_id": id}})
-			s := decode[saved](t, r.Result)
+			_, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file_id": id}})
+			s := mcptest.Decode[saved](t, r.Result)
 			if r.Diagnostics.Outcome != "success" || s.Saved == nil || filepath.Dir(s.Saved.Path) != dir || strings.ContainsAny(s.Saved.FileName, "/\x07\n") {
 				t.Errorf("%q: %+v %s", name, r.Diagnostics, r.Result)
 			}
@@ -315,14 +226,14 @@ func TestDownloadHostileNames(t *testing.T) {
 
 func TestDownloadCancelledAndIdle(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		dir := filepath.Join(t.TempDir(), "downloads")
 		progress := newProgressLog()
 		fake, p, cs := liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir, "SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS=400")
 		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 4 << 20, Seed: 6, Stall: true, StallAfter: 8})
 
 		// Idle: the stalled stream fails with timeout and leaves nothing.
-		res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "download_file_image_stream", "params": map[string]any{"file": "stuck"}})
+		res, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "download_file_image_stream", "params": map[string]any{"file": "stuck"}})
 		if !res.IsError || r.Diagnostics.Kind != "timeout" || !strings.Contains(r.Diagnostics.Message, "idle") {
 			t.Errorf("stalled download: %+v", r.Diagnostics)
 		}
@@ -334,7 +245,7 @@ func TestDownloadCancelledAndIdle(t *testing.T) {
 		p.Close() // a fresh server with a long idle timeout
 		fake, _, cs = liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
 		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 4 << 20, Seed: 6, Stall: true, StallAfter: 8})
-		cctx, cancel := context.WithCancel(ctx(t))
+		cctx, cancel := context.WithCancel(mcptest.Context(t))
 		done := make(chan error, 1)
 		go func() {
 			_, _, err := callWithProgress(cctx, cs, "dl-cancel", map[string]any{"action": "download_file_record_stream", "params": map[string]any{"file": "stuck"}})
@@ -345,11 +256,11 @@ func TestDownloadCancelledAndIdle(t *testing.T) {
 			t.Errorf("no partial file while downloading: %v", names(t, dir))
 		}
 		cancel()
-		if err := await(t, "the cancelled download to return", done); err == nil {
+		if err := mcptest.Await(t, "the cancelled download to return", done); err == nil {
 			t.Error("the cancelled call returned a result")
 		}
 		waitEmpty(t, dir)
-		_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "get_status"})
+		_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "get_status"})
 		if r.Diagnostics.Outcome != "success" {
 			t.Errorf("after the cancellation: %+v", r.Diagnostics)
 		}
@@ -358,27 +269,27 @@ func TestDownloadCancelledAndIdle(t *testing.T) {
 
 func TestStreamsBusy(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		progress := newProgressLog()
 		fake, _, cs := liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_MAX_STREAMS=1")
 		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 1 << 20, Seed: 6, Stall: true, StallAfter: 2})
-		cctx, cancel := context.WithCancel(ctx(t))
+		cctx, cancel := context.WithCancel(mcptest.Context(t))
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
 			callWithProgress(cctx, cs, "busy-1", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "stuck"}})
 		}()
 		progress.waitFirst(t)
-		res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream"})
+		res, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream"})
 		if !res.IsError || r.Diagnostics.Kind != "busy" || !strings.Contains(r.Diagnostics.Message, "1 stream calls") || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_MAX_STREAMS") {
 			t.Errorf("second stream: %+v", r.Diagnostics)
 		}
 		cancel()
-		await(t, "the first stream to return", done)
+		mcptest.Await(t, "the first stream to return", done)
 		// Ordinary calls were never limited, and the slot comes back.
 		deadline := time.Now().Add(20 * time.Second)
 		for {
-			_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream"})
+			_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream"})
 			if r.Diagnostics.Kind != "busy" || time.Now().After(deadline) {
 				break
 			}
@@ -429,12 +340,12 @@ type runtimeTransport struct {
 func TestUploadEndToEnd(t *testing.T) {
 	t.Parallel()
 	const size = 2<<20 + 12345
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		root, file := uploadSetup(t, size)
 		want := fileHash(t, file)
 		progress := newProgressLog()
 		fake, p, cs := liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
-		res, r, err := callWithProgress(ctx(t), cs, "up-1", map[string]any{"action": "upload_file_stream",
+		res, r, err := callWithProgress(mcptest.Context(t), cs, "up-1", map[string]any{"action": "upload_file_stream",
 			"params": map[string]any{"filename": "holiday.jpg", "file_retention": 0}, "execution": map[string]any{"input_file": file}})
 		if err != nil {
 			t.Fatal(err)
@@ -442,7 +353,7 @@ func TestUploadEndToEnd(t *testing.T) {
 		if res.IsError || r.Diagnostics.Outcome != "success" {
 			t.Fatalf("upload: %+v", r.Diagnostics)
 		}
-		s := decode[sentResult](t, r.Result)
+		s := mcptest.Decode[sentResult](t, r.Result)
 		ups := fake.Uploads()
 		if len(ups) != 1 || s.Sent.SHA256 != want || s.Sent.Bytes != size || s.Sent.Chunks != 3 || s.Sent.InputFile != file ||
 			s.Terminal.Data.FilePath != ups[0].Path || ups[0].SHA256 != want || s.Sent.StreamID != ups[0].StreamID {
@@ -462,12 +373,12 @@ func TestUploadEndToEnd(t *testing.T) {
 
 func TestUploadCancelledSendsReset(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		root, file := uploadSetup(t, 3<<20)
 		progress := newProgressLog()
 		fake, _, cs := liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
 		fake.StallUploads(1)
-		cctx, cancel := context.WithCancel(ctx(t))
+		cctx, cancel := context.WithCancel(mcptest.Context(t))
 		done := make(chan error, 1)
 		go func() {
 			_, _, err := callWithProgress(cctx, cs, "up-cancel", map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": file}})
@@ -475,7 +386,7 @@ func TestUploadCancelledSendsReset(t *testing.T) {
 		}()
 		progress.waitFirst(t)
 		cancel()
-		await(t, "the cancelled upload to return", done)
+		mcptest.Await(t, "the cancelled upload to return", done)
 		deadline := time.Now().Add(20 * time.Second)
 		for !resetSent(fake) {
 			if time.Now().After(deadline) {
@@ -501,7 +412,7 @@ func resetSent(fake *fakesnowluma.Server) bool {
 
 func TestUploadRefusalsSendNothing(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		root, file := uploadSetup(t, 100)
 		outside := filepath.Join(t.TempDir(), "secret.txt")
 		os.WriteFile(outside, []byte("secret"), 0o600)
@@ -515,7 +426,7 @@ func TestUploadRefusalsSendNothing(t *testing.T) {
 			"directory": filepath.Join(root, "sub"),
 			"missing":   filepath.Join(root, "nope.jpg"),
 		} {
-			res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": path}})
+			res, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": path}})
 			if !res.IsError || r.Diagnostics.Kind != "path_refused" || !strings.Contains(r.Diagnostics.Message, "nothing was sent") {
 				t.Errorf("%s: %+v", name, r.Diagnostics)
 			}
@@ -527,12 +438,12 @@ func TestUploadRefusalsSendNothing(t *testing.T) {
 			"no input_file":      {"action": "upload_file_stream", "execution": map[string]any{}},
 			"bad file_retention": {"action": "upload_file_stream", "params": map[string]any{"file_retention": "soon"}, "execution": map[string]any{"input_file": file}},
 		} {
-			res, r := callTool(t, cs, "invoke_action", args)
+			res, r := mcptest.CallTool(t, cs, "invoke_action", args)
 			if !res.IsError || (r.Diagnostics.Kind != "invalid_arguments" && r.Diagnostics.Kind != "invalid_params") {
 				t.Errorf("%s: %+v", name, r.Diagnostics)
 			}
 		}
-		res, r := callTool(t, cs, "invoke_action_with_input", map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": file}})
+		res, r := mcptest.CallTool(t, cs, "invoke_action_with_input", map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": file}})
 		if !res.IsError || r.Diagnostics.Kind != "invalid_arguments" {
 			t.Errorf("execution through invoke_action_with_input: %+v", r.Diagnostics)
 		}
@@ -543,7 +454,7 @@ func TestUploadRefusalsSendNothing(t *testing.T) {
 	t.Run("no upload root", func(t *testing.T) {
 		_, file := uploadSetup(t, 100)
 		fake, _, cs := live(t, mcptest.Modern, "write")
-		res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": file}})
+		res, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": file}})
 		if !res.IsError || r.Diagnostics.Kind != "invalid_arguments" || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_UPLOAD_ROOT") {
 			t.Errorf("%+v", r.Diagnostics)
 		}
@@ -555,16 +466,16 @@ func TestUploadRefusalsSendNothing(t *testing.T) {
 
 func TestNoProgressWithoutToken(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		progress := newProgressLog()
 		fake, p, cs := liveWith(t, era, "write", progress.options())
 		fake.AddFile("f", fakesnowluma.File{Name: "f.bin", Size: 1 << 20, Seed: 1})
-		_, r := callTool(t, cs, "invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "f", "chunk_size": 1024}})
+		_, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "f", "chunk_size": 1024}})
 		if r.Diagnostics.Outcome != "success" {
 			t.Fatalf("%+v", r.Diagnostics)
 		}
 		// A generic stream with a token reports frames accepted.
-		_, _, err := callWithProgress(ctx(t), cs, "gen-1", map[string]any{"action": "test_download_stream"})
+		_, _, err := callWithProgress(mcptest.Context(t), cs, "gen-1", map[string]any{"action": "test_download_stream"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -589,8 +500,8 @@ func TestRuntimeInfoTransport(t *testing.T) {
 	_, _, cs := live(t, mcptest.Modern, "read", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir, "SNOWLUMA_MCP_UPLOAD_ROOT="+root,
 		"SNOWLUMA_MCP_MAX_FILE_BYTES=5000", "SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES=9000", "SNOWLUMA_MCP_MAX_STREAMS=3",
 		"SNOWLUMA_MCP_STREAM_CONNECT_TIMEOUT_MS=1234", "SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS=5678")
-	_, r := callTool(t, cs, "get_runtime_info", map[string]any{})
-	info := decode[runtimeTransport](t, r.Result)
+	_, r := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+	info := mcptest.Decode[runtimeTransport](t, r.Result)
 	for k, want := range map[string]any{"download_dir": dir, "upload_root": root, "upload_enabled": true, "max_file_bytes": 5000.0,
 		"download_quota_bytes": 9000.0, "max_streams": 3.0, "stream_connect_timeout_ms": 1234.0, "stream_idle_timeout_ms": 5678.0} {
 		if info.Transport[k] != want {
@@ -601,8 +512,8 @@ func TestRuntimeInfoTransport(t *testing.T) {
 		t.Errorf("download directory %v %v", fi, err)
 	}
 	_, _, cs = live(t, mcptest.Modern, "write")
-	_, r = callTool(t, cs, "get_runtime_info", map[string]any{})
-	info = decode[runtimeTransport](t, r.Result)
+	_, r = mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+	info = mcptest.Decode[runtimeTransport](t, r.Result)
 	if v, ok := info.Transport["upload_root"]; !ok || v != nil || info.Transport["upload_enabled"] != false {
 		t.Errorf("without a root: %v", info.Transport)
 	}
@@ -613,7 +524,7 @@ func TestRuntimeInfoTransport(t *testing.T) {
 // elicited answer that tries to add execution is refused, nothing sent.
 func TestUploadByHandAndWithInput(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		root, file := uploadSetup(t, 10)
 		var mu sync.Mutex
 		var seen []*mcp.ElicitParams
@@ -626,7 +537,7 @@ func TestUploadByHandAndWithInput(t *testing.T) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"stream_id": "s1", "execution": `{"input_file":` + strconvQuote(file) + `}`}}, nil
 		}
 		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: addExecution}, "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
-		_, r := callTool(t, cs, "invoke_action_with_input", map[string]any{"action": "upload_file_stream", "params": map[string]any{"chunk_data": "aGVsbG8=", "chunk_index": 0, "total_chunks": 1}})
+		_, r := mcptest.CallTool(t, cs, "invoke_action_with_input", map[string]any{"action": "upload_file_stream", "params": map[string]any{"chunk_data": "aGVsbG8=", "chunk_index": 0, "total_chunks": 1}})
 		if r.Diagnostics.Outcome != "failed" || r.Diagnostics.Kind != "invalid_answer" || len(seen) != 1 {
 			t.Errorf("an answer adding execution: %+v (%d forms)", r.Diagnostics, len(seen))
 		}
@@ -635,12 +546,12 @@ func TestUploadByHandAndWithInput(t *testing.T) {
 		}
 		// SnowLuma acknowledges the chunk, the last one too, and merges on
 		// a call of its own without chunk_data.
-		_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "params": map[string]any{"stream_id": "by-hand", "chunk_data": "aGVsbG8=", "chunk_index": 0, "total_chunks": 1}})
+		_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "params": map[string]any{"stream_id": "by-hand", "chunk_data": "aGVsbG8=", "chunk_index": 0, "total_chunks": 1}})
 		if r.Diagnostics.Outcome != "success" || !strings.Contains(string(r.Result), `"status":"chunk_received"`) {
 			t.Errorf("chunk by hand: %+v %s", r.Diagnostics, r.Result)
 		}
-		_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "params": map[string]any{"stream_id": "by-hand", "is_complete": true}})
-		res := decode[sentResult](t, r.Result)
+		_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "params": map[string]any{"stream_id": "by-hand", "is_complete": true}})
+		res := mcptest.Decode[sentResult](t, r.Result)
 		if r.Diagnostics.Outcome != "success" || !strings.Contains(string(r.Result), `"status":"file_complete"`) || res.Terminal.Data.SHA256 != "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824" {
 			t.Errorf("upload by hand: %+v %s", r.Diagnostics, r.Result)
 		}
@@ -657,13 +568,13 @@ func strconvQuote(s string) string {
 // refusal sends nothing, an acceptance uploads the file.
 func TestUploadTakesTheSafetyPath(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		root, file := uploadSetup(t, 5000)
 		c := &confirmer{}
 		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle}, "SNOWLUMA_MCP_UPLOAD_ROOT="+root, "SNOWLUMA_MCP_CONFIRM=writes")
 		args := map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": file}}
 		c.answer(confirmAnswer(false))
-		res, r := callTool(t, cs, "invoke_action", args)
+		res, r := mcptest.CallTool(t, cs, "invoke_action", args)
 		if !res.IsError || r.Diagnostics.Kind != "not_confirmed" || len(c.forms()) != 1 {
 			t.Errorf("refused: %+v", r.Diagnostics)
 		}
@@ -671,34 +582,9 @@ func TestUploadTakesTheSafetyPath(t *testing.T) {
 			t.Fatalf("a refused upload sent %v", got)
 		}
 		c.answer(confirmAnswer(true))
-		res, r = callTool(t, cs, "invoke_action", args)
-		if res.IsError || r.Diagnostics.Outcome != "success" || len(fake.Uploads()) != 1 || decode[sentResult](t, r.Result).Sent.SHA256 != fileHash(t, file) {
+		res, r = mcptest.CallTool(t, cs, "invoke_action", args)
+		if res.IsError || r.Diagnostics.Outcome != "success" || len(fake.Uploads()) != 1 || mcptest.Decode[sentResult](t, r.Result).Sent.SHA256 != fileHash(t, file) {
 			t.Errorf("confirmed: %+v %s", r.Diagnostics, r.Result)
-		}
-	})
-}
-
-// TestSignalDuringDownloadLeavesNothing: SIGTERM mid-download cancels the
-// call, whose partial file goes with it, before the process exits.
-func TestSignalDuringDownloadLeavesNothing(t *testing.T) {
-	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
-		dir := filepath.Join(t.TempDir(), "downloads")
-		progress := newProgressLog()
-		fake, p, cs := liveOn(t, spawn, era, "write", progress.options(), "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
-		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 1 << 20, Seed: 6, Stall: true, StallAfter: 4})
-		go callWithProgress(context.Background(), cs, "sig-1", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "stuck"}})
-		progress.waitFirst(t)
-		if len(names(t, dir)) != 1 {
-			t.Fatalf("no partial file while downloading: %v", names(t, dir))
-		}
-		p.Signal(syscall.SIGTERM)
-		st := p.Wait(10 * time.Second)
-		if st == nil || st.ExitCode() != 0 {
-			t.Fatalf("after SIGTERM: %v", st)
-		}
-		if got := names(t, dir); len(got) != 0 {
-			t.Errorf("the process exited leaving %v", got)
 		}
 	})
 }

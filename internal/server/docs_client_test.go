@@ -1,4 +1,4 @@
-package main_test
+package server_test
 
 import (
 	"encoding/json"
@@ -27,14 +27,14 @@ func docsSession(t *testing.T, era mcptest.Era) *mcp.ClientSession {
 
 func TestToolDefinitions(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		cs := docsSession(t, era)
-		res, err := cs.ListTools(ctx(t), nil)
+		res, err := cs.ListTools(mcptest.Context(t), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, tool := range res.Tools {
-			in := decode[map[string]any](t, mustJSON(t, tool.InputSchema))
+			in := mcptest.Decode[map[string]any](t, mustJSON(t, tool.InputSchema))
 			if in["additionalProperties"] != false {
 				t.Errorf("%s: input schema is not closed", tool.Name)
 			}
@@ -72,18 +72,18 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 
 func TestListActions(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		cs := docsSession(t, era)
 
-		_, all := callTool(t, cs, "list_actions", map[string]any{})
-		full := decode[map[string]json.RawMessage](t, all.Result)
+		_, all := mcptest.CallTool(t, cs, "list_actions", map[string]any{})
+		full := mcptest.Decode[map[string]json.RawMessage](t, all.Result)
 		if _, paged := full["total"]; paged {
 			t.Error("unpaged answer carries total")
 		}
 		if _, paged := full["next_offset"]; paged {
 			t.Error("unpaged answer carries next_offset")
 		}
-		everything := decode[pageResult](t, all.Result)
+		everything := mcptest.Decode[pageResult](t, all.Result)
 		if everything.Count != len(everything.Actions) || everything.Count == 0 {
 			t.Fatalf("count %d, %d actions", everything.Count, len(everything.Actions))
 		}
@@ -135,8 +135,8 @@ func TestListActions(t *testing.T) {
 				{map[string]any{"category": "Messages"}, in("消息")},
 				{map[string]any{"category": "消息", "read_only": true}, func(b brief) bool { return in("消息")(b) && b.ReadOnly }},
 			} {
-				_, r := callTool(t, cs, "list_actions", tc.args)
-				pg := decode[pageResult](t, r.Result)
+				_, r := mcptest.CallTool(t, cs, "list_actions", tc.args)
+				pg := mcptest.Decode[pageResult](t, r.Result)
 				if pg.Count == 0 {
 					t.Errorf("%v: nothing", tc.args)
 				}
@@ -164,8 +164,8 @@ func TestListActions(t *testing.T) {
 				if pages > 1000 {
 					t.Fatal("pagination does not end")
 				}
-				_, r := callTool(t, cs, "list_actions", map[string]any{"limit": 2, "offset": offset})
-				pg := decode[pageResult](t, r.Result)
+				_, r := mcptest.CallTool(t, cs, "list_actions", map[string]any{"limit": 2, "offset": offset})
+				pg := mcptest.Decode[pageResult](t, r.Result)
 				if pg.Total == nil || *pg.Total != everything.Count {
 					t.Fatalf("total = %v", pg.Total)
 				}
@@ -179,20 +179,20 @@ func TestListActions(t *testing.T) {
 				if string(pg.NextOffset) == "null" {
 					break
 				}
-				offset = decode[int](t, pg.NextOffset)
+				offset = mcptest.Decode[int](t, pg.NextOffset)
 			}
 			if !slices.EqualFunc(got, everything.Actions, func(a, b brief) bool { return a.Name == b.Name }) {
 				t.Error("pages do not add up to the whole list")
 			}
 			// Past the end: an empty page, next_offset null.
-			_, r := callTool(t, cs, "list_actions", map[string]any{"offset": everything.Count + 5})
-			pg := decode[pageResult](t, r.Result)
+			_, r := mcptest.CallTool(t, cs, "list_actions", map[string]any{"offset": everything.Count + 5})
+			pg := mcptest.Decode[pageResult](t, r.Result)
 			if pg.Count != 0 || len(pg.Actions) != 0 || string(pg.NextOffset) != "null" {
 				t.Errorf("past the end: %+v", pg)
 			}
 			// Offset alone returns the rest.
-			_, r = callTool(t, cs, "list_actions", map[string]any{"offset": 1})
-			if pg := decode[pageResult](t, r.Result); pg.Count != everything.Count-1 {
+			_, r = mcptest.CallTool(t, cs, "list_actions", map[string]any{"offset": 1})
+			if pg := mcptest.Decode[pageResult](t, r.Result); pg.Count != everything.Count-1 {
 				t.Errorf("offset 1: %d actions", pg.Count)
 			}
 		})
@@ -209,7 +209,7 @@ func TestListActions(t *testing.T) {
 				{map[string]any{"category": "no such"}, "/category"},
 				{map[string]any{"colour": "red"}, "colour"},
 			} {
-				res, r := callTool(t, cs, "list_actions", tc.args)
+				res, r := mcptest.CallTool(t, cs, "list_actions", tc.args)
 				if !res.IsError || r.Diagnostics.Kind != "invalid_arguments" || !strings.Contains(r.Diagnostics.Message, tc.field) || r.Diagnostics.NextStep == "" {
 					t.Errorf("%v: isError=%v diagnostics=%+v", tc.args, res.IsError, r.Diagnostics)
 				}
@@ -220,12 +220,12 @@ func TestListActions(t *testing.T) {
 
 func TestSearchActions(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		cs := docsSession(t, era)
 		names := func(args map[string]any) []string {
 			t.Helper()
-			_, r := callTool(t, cs, "search_actions", args)
-			pg := decode[pageResult](t, r.Result)
+			_, r := mcptest.CallTool(t, cs, "search_actions", args)
+			pg := mcptest.Decode[pageResult](t, r.Result)
 			var out []string
 			for _, b := range pg.Actions {
 				out = append(out, b.Name)
@@ -256,16 +256,16 @@ func TestSearchActions(t *testing.T) {
 		if got := names(map[string]any{"query": "send", "match": "keywords", "read_only": true}); slices.Contains(got, "send_group_msg") {
 			t.Errorf("read_only filter let send_group_msg through: %v", got)
 		}
-		_, r := callTool(t, cs, "search_actions", map[string]any{"query": "msg", "limit": 1})
-		pg := decode[pageResult](t, r.Result)
+		_, r := mcptest.CallTool(t, cs, "search_actions", map[string]any{"query": "msg", "limit": 1})
+		pg := mcptest.Decode[pageResult](t, r.Result)
 		if pg.Count != 1 || pg.Total == nil || *pg.Total < 2 || string(pg.NextOffset) != "1" {
 			t.Errorf("paged search: %+v", pg)
 		}
-		res, r := callTool(t, cs, "search_actions", map[string]any{"query": "x", "match": "regex"})
+		res, r := mcptest.CallTool(t, cs, "search_actions", map[string]any{"query": "x", "match": "regex"})
 		if !res.IsError || !strings.Contains(r.Diagnostics.Message, "/match") {
 			t.Errorf("bad match: %+v", r.Diagnostics)
 		}
-		res, r = callTool(t, cs, "search_actions", map[string]any{})
+		res, r = mcptest.CallTool(t, cs, "search_actions", map[string]any{})
 		if !res.IsError || !strings.Contains(r.Diagnostics.Message, "query") {
 			t.Errorf("missing query: %+v", r.Diagnostics)
 		}
@@ -283,10 +283,10 @@ type fullAction struct {
 
 func TestGetAction(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		cs := docsSession(t, era)
-		_, r := callTool(t, cs, "get_action", map[string]any{"name": "send_group_msg"})
-		a := decode[fullAction](t, r.Result)
+		_, r := mcptest.CallTool(t, cs, "get_action", map[string]any{"name": "send_group_msg"})
+		a := mcptest.Decode[fullAction](t, r.Result)
 		if a.Name != "send_group_msg" || len(a.Params) == 0 || len(a.Examples) == 0 || len(a.ReturnsSchema) == 0 || a.InputSchema["type"] != "object" {
 			t.Errorf("entry incomplete: %s", r.Result)
 		}
@@ -295,12 +295,12 @@ func TestGetAction(t *testing.T) {
 		}
 
 		// An alias returns its target's full entry.
-		_, r = callTool(t, cs, "get_action", map[string]any{"name": "get_ptt_text"})
-		if a := decode[fullAction](t, r.Result); a.Name != "fetch_ptt_text" || !slices.Contains(a.Aliases, "get_ptt_text") {
+		_, r = mcptest.CallTool(t, cs, "get_action", map[string]any{"name": "get_ptt_text"})
+		if a := mcptest.Decode[fullAction](t, r.Result); a.Name != "fetch_ptt_text" || !slices.Contains(a.Aliases, "get_ptt_text") {
 			t.Errorf("alias lookup: %s", r.Result)
 		}
 
-		res, r := callTool(t, cs, "get_action", map[string]any{"name": "send_grup_msg"})
+		res, r := mcptest.CallTool(t, cs, "get_action", map[string]any{"name": "send_grup_msg"})
 		if !res.IsError || r.Diagnostics.Kind != "unknown_action" || string(r.Result) != "null" {
 			t.Fatalf("unknown name: %+v", r)
 		}
@@ -309,7 +309,7 @@ func TestGetAction(t *testing.T) {
 		}
 		// A word or a synonym instead of a name leads to the action.
 		for _, name := range []string{"禁言", "set_group_mute"} {
-			res, r := callTool(t, cs, "get_action", map[string]any{"name": name})
+			res, r := mcptest.CallTool(t, cs, "get_action", map[string]any{"name": name})
 			if !res.IsError || r.Diagnostics.Kind != "unknown_action" || !strings.HasPrefix(r.Diagnostics.NextStep, "did you mean set_group_ban,") {
 				t.Errorf("get_action %s: %+v", name, r.Diagnostics)
 			}
@@ -319,10 +319,10 @@ func TestGetAction(t *testing.T) {
 
 func TestListCategories(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		cs := docsSession(t, era)
-		_, r := callTool(t, cs, "list_categories", nil)
-		cats := decode[[]struct {
+		_, r := mcptest.CallTool(t, cs, "list_categories", nil)
+		cats := mcptest.Decode[[]struct {
 			Category string `json:"category"`
 			Label    string `json:"label"`
 			Count    int    `json:"count"`
@@ -335,9 +335,9 @@ func TestListCategories(t *testing.T) {
 
 func TestCatalogResource(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		cs := docsSession(t, era)
-		lr, err := cs.ListResources(ctx(t), nil)
+		lr, err := cs.ListResources(mcptest.Context(t), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -353,11 +353,11 @@ func TestCatalogResource(t *testing.T) {
 		if !slices.Equal(uris, []string{"snowluma://mcp/failure-kinds", "snowluma://onebot/actions"}) {
 			t.Fatalf("resources: %v", uris)
 		}
-		rr, err := cs.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: "snowluma://onebot/actions"})
+		rr, err := cs.ReadResource(mcptest.Context(t), &mcp.ReadResourceParams{URI: "snowluma://onebot/actions"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc := decode[struct {
+		doc := mcptest.Decode[struct {
 			Version    string `json:"version"`
 			Categories []struct {
 				Count int `json:"count"`

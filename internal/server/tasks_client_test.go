@@ -1,4 +1,4 @@
-package main_test
+package server_test
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -41,14 +40,8 @@ type taskClient struct {
 // startTasks serves a write-mode server on fake with task directory dir.
 func startTasks(t *testing.T, fake *fakesnowluma.Server, dir string, env ...string) *taskClient {
 	t.Helper()
-	return startTasksWith(t, serve, fake, dir, env...)
-}
-
-// startTasksWith is startTasks with the server started by start.
-func startTasksWith(t *testing.T, start starter, fake *fakesnowluma.Server, dir string, env ...string) *taskClient {
-	t.Helper()
 	env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR=" + dir}, env...)
-	p := start(t, mcptest.Modern, env...)
+	p := serve(t, mcptest.Modern, env...)
 	t.Cleanup(func() { noLeak(t, p) })
 	return &taskClient{t: t, p: p, raw: p.Raw()}
 }
@@ -270,63 +263,6 @@ func TestTasksLimitAndBusy(t *testing.T) {
 	}
 }
 
-// TestTasksKilledAndRestarted: a kill -9 mid-transfer leaves a store the
-// next start reads; the task is failed with the unknown-outcome message and
-// nothing is sent to SnowLuma again.
-func TestTasksKilledAndRestarted(t *testing.T) {
-	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	hang(fake)
-	dir := filepath.Join(t.TempDir(), "tasks")
-	c := startTasksWith(t, spawn, fake, dir)
-	id := c.start("test_download_stream", `{}`)["taskId"].(string)
-	waitFor(t, "the task's request to reach SnowLuma", func() bool { return len(fake.Requests()) > 0 })
-	c.p.Kill()
-	sentBefore := len(fake.Requests())
-
-	c2 := startTasks(t, fake, dir)
-	end := c2.get(id)
-	msg := fmt.Sprint(end["error"])
-	if end["status"] != "failed" || !strings.Contains(msg, "unknown remote outcome") {
-		t.Fatalf("after restart: %v", end)
-	}
-	time.Sleep(200 * time.Millisecond) // a replay, were there one, would have started by now
-	if n := len(fake.Requests()); n != sentBefore {
-		t.Errorf("the restart sent %d requests", n-sentBefore)
-	}
-}
-
-func TestTasksLeaseAndScope(t *testing.T) {
-	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	dir := filepath.Join(t.TempDir(), "tasks")
-	first := startTasksWith(t, spawn, fake, dir)
-	first.tools(true) // running and holding the lease
-
-	second := startTasks(t, fake, dir)
-	if names := second.tools(true); has(names, "invoke_action_background") {
-		t.Errorf("a second process lists the task tool: %v", names)
-	}
-	r := second.result(second.call("tools/call", `{"name":"invoke_action_background","arguments":{"action":"test_download_stream"}}`, true))
-	want := fmt.Sprintf("process %d", first.p.Pid())
-	if r["isError"] != true || !strings.Contains(fmt.Sprint(r["structuredContent"]), want) {
-		t.Errorf("second process: %v (want %q)", r, want)
-	}
-	first.p.Close()
-	second.p.Close()
-
-	// Another token: the directory is refused and the message says what to do.
-	other := startTasks(t, fake, dir, "SNOWLUMA_MCP_TOKEN=a-different-token")
-	r = other.result(other.call("tools/call", `{"name":"list_tasks","arguments":{}}`, true))
-	if r["isError"] != true || !strings.Contains(fmt.Sprint(r["structuredContent"]), "choose a new private SNOWLUMA_MCP_TASK_DIR") {
-		t.Errorf("changed token: %v", r)
-	}
-	other.p.Close()
-	if strings.Contains(other.p.Stderr(), "a-different-token") {
-		t.Error("stderr holds the token")
-	}
-}
-
 func TestTasksCorruptAndPaging(t *testing.T) {
 	t.Parallel()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
@@ -488,34 +424,6 @@ func TestTasksConfirmFirst(t *testing.T) {
 	}
 	if n := len(fake.Requests()); n != 1 {
 		t.Errorf("SnowLuma got %d requests, want the one accepted", n)
-	}
-}
-
-// TestTasksSIGTERM: a signal stops running transfers and records them as
-// failed with the unknown-outcome message before the process exits.
-func TestTasksSIGTERM(t *testing.T) {
-	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	hang(fake)
-	dir := filepath.Join(t.TempDir(), "tasks")
-	c := startTasksWith(t, spawn, fake, dir)
-	id := c.start("test_download_stream", `{}`)["taskId"].(string)
-	waitFor(t, "the task's request to reach SnowLuma", func() bool { return len(fake.Requests()) > 0 })
-	c.p.Signal(syscall.SIGTERM)
-	if st := c.p.Wait(10 * time.Second); st == nil || st.ExitCode() != 0 {
-		t.Fatalf("exit after SIGTERM: %v", st)
-	}
-	store, err := tasks.Open(dir, tasks.Scope{Mode: "write", Endpoint: fake.URL, Token: secretToken}, tasks.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	rec, err := store.Get(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rec.Status != tasks.StatusFailed || !strings.Contains(rec.Error, "unknown remote outcome") {
-		t.Errorf("after SIGTERM: %s %q", rec.Status, rec.Error)
 	}
 }
 

@@ -1,4 +1,4 @@
-package main_test
+package server_test
 
 import (
 	"encoding/json"
@@ -17,7 +17,7 @@ import (
 // invalid_answer, naming the field; the exact answers then run.
 func TestFormAnswersWithExtraFields(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		c := &confirmer{}
 		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle}, "SNOWLUMA_MCP_CONFIRM=destructive")
 		fake.Handle("set_group_kick", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(nil) })
@@ -35,7 +35,7 @@ func TestFormAnswersWithExtraFields(t *testing.T) {
 			{"combined", "invoke_action_with_input", partialKick, map[string]any{"user_id": 30002, "confirm": true, "note": "x"}},
 		} {
 			c.answer(&mcp.ElicitResult{Action: "accept", Content: tc.answer})
-			res, r := callTool(t, cs, tc.tool, tc.args)
+			res, r := mcptest.CallTool(t, cs, tc.tool, tc.args)
 			if !res.IsError || r.Diagnostics.Kind != "invalid_answer" || !strings.Contains(r.Diagnostics.Message, "did not ask for") || !strings.Contains(r.Diagnostics.Message, "nothing was run") {
 				t.Errorf("%s: %+v", tc.name, r.Diagnostics)
 			}
@@ -58,7 +58,7 @@ func TestFormAnswersWithExtraFields(t *testing.T) {
 			{"combined", "invoke_action_with_input", partialKick, map[string]any{"user_id": 30002, "confirm": true}},
 		} {
 			c.answer(&mcp.ElicitResult{Action: "accept", Content: tc.answer})
-			if _, r := callTool(t, cs, tc.tool, tc.args); r.Diagnostics.Outcome != "success" {
+			if _, r := mcptest.CallTool(t, cs, tc.tool, tc.args); r.Diagnostics.Outcome != "success" {
 				t.Errorf("%s, exact: %+v", tc.name, r.Diagnostics)
 			}
 		}

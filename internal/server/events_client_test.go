@@ -1,4 +1,4 @@
-package main_test
+package server_test
 
 import (
 	"context"
@@ -50,11 +50,11 @@ func subscribeEvents(t *testing.T, cs *mcp.ClientSession, args map[string]any) s
 	if args["self_id"] == nil {
 		args["self_id"] = fakesnowluma.SelfID
 	}
-	res, r := callTool(t, cs, "subscribe_events", args)
+	res, r := mcptest.CallTool(t, cs, "subscribe_events", args)
 	if res.IsError {
 		t.Fatalf("subscribe_events %v: %+v", args, r.Diagnostics)
 	}
-	out := decode[struct {
+	out := mcptest.Decode[struct {
 		URI    string `json:"uri"`
 		Status string `json:"status"`
 	}](t, r.Result)
@@ -67,7 +67,7 @@ func subscribeEvents(t *testing.T, cs *mcp.ClientSession, args map[string]any) s
 // readEvents reads uri, checking the cache hint of 2026-07-28 answers.
 func readEvents(t *testing.T, cs *mcp.ClientSession, uri string) (eventsRead, error) {
 	t.Helper()
-	res, err := cs.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: uri})
+	res, err := cs.ReadResource(mcptest.Context(t), &mcp.ReadResourceParams{URI: uri})
 	if err != nil {
 		return eventsRead{}, err
 	}
@@ -77,7 +77,7 @@ func readEvents(t *testing.T, cs *mcp.ClientSession, uri string) (eventsRead, er
 	if len(res.Contents) != 1 || res.Contents[0].MIMEType != "application/json" || res.Contents[0].URI != uri {
 		t.Fatalf("read %s: contents %+v", uri, res.Contents)
 	}
-	return decode[eventsRead](t, json.RawMessage(res.Contents[0].Text)), nil
+	return mcptest.Decode[eventsRead](t, json.RawMessage(res.Contents[0].Text)), nil
 }
 
 func mustRead(t *testing.T, cs *mcp.ClientSession, uri string) eventsRead {
@@ -114,7 +114,7 @@ func push(t *testing.T, c *fakesnowluma.EventConn, frames ...string) {
 
 func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 	t.Helper()
-	res, err := cs.ListTools(ctx(t), nil)
+	res, err := cs.ListTools(mcptest.Context(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func bundledResources() []string {
 
 func resourceURIs(t *testing.T, cs *mcp.ClientSession) []string {
 	t.Helper()
-	res, err := cs.ListResources(ctx(t), nil)
+	res, err := cs.ListResources(mcptest.Context(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,19 +158,19 @@ type eventsRuntime struct {
 
 func runtimeEvents(t *testing.T, cs *mcp.ClientSession) eventsRuntime {
 	t.Helper()
-	_, r := callTool(t, cs, "get_runtime_info", map[string]any{})
-	return decode[eventsRuntime](t, r.Result)
+	_, r := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+	return mcptest.Decode[eventsRuntime](t, r.Result)
 }
 
 func TestEventsNotConfigured(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		_, _, cs := live(t, era, "write")
 		if names := toolNames(t, cs); slices.Contains(names, "subscribe_events") || slices.Contains(names, "unsubscribe_events") {
 			t.Errorf("event tools listed without an events URL: %v", names)
 		}
 		for _, tool := range []string{"subscribe_events", "unsubscribe_events"} {
-			res, r := callTool(t, cs, tool, map[string]any{"self_id": 1})
+			res, r := mcptest.CallTool(t, cs, tool, map[string]any{"self_id": 1})
 			if !res.IsError || r.Diagnostics.Kind != "not_configured" || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_EVENTS_URL") {
 				t.Errorf("%s without an events URL: %+v", tool, r.Diagnostics)
 			}
@@ -186,7 +186,7 @@ func TestEventsNotConfigured(t *testing.T) {
 		if names := toolNames(t, docs); slices.Contains(names, "subscribe_events") {
 			t.Errorf("docs mode lists subscribe_events")
 		}
-		res, r := callTool(t, docs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID})
+		res, r := mcptest.CallTool(t, docs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID})
 		if !res.IsError || r.Diagnostics.Kind != "mode_gate" {
 			t.Errorf("docs-mode subscribe: %+v", r.Diagnostics)
 		}
@@ -202,7 +202,7 @@ func TestEventsNotConfigured(t *testing.T) {
 
 func TestEventsSubscribeFilterRead(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := liveEvents(t, era, "read", nil)
 		names := toolNames(t, cs)
 		if !slices.Contains(names, "subscribe_events") || !slices.Contains(names, "unsubscribe_events") {
@@ -232,7 +232,7 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 			if bad["self_id"] == nil {
 				bad["self_id"] = fakesnowluma.SelfID
 			}
-			res, r := callTool(t, cs, "subscribe_events", bad)
+			res, r := mcptest.CallTool(t, cs, "subscribe_events", bad)
 			if !res.IsError || r.Diagnostics.Kind != "invalid_arguments" {
 				t.Errorf("subscribe %v: %+v", bad, r.Diagnostics)
 			}
@@ -246,8 +246,8 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 		if got := c.Header.Get("Authorization"); got != "Bearer "+secretToken {
 			t.Errorf("upgrade Authorization %q", got)
 		}
-		_, r := callTool(t, cs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID, "types": []string{"request", "notice", "notice"}, "group_ids": []int{20001, 20002, 20001}})
-		applied := decode[struct {
+		_, r := mcptest.CallTool(t, cs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID, "types": []string{"request", "notice", "notice"}, "group_ids": []int{20001, 20002, 20001}})
+		applied := mcptest.Decode[struct {
 			Filter struct {
 				Types    []string `json:"types"`
 				GroupIDs []int64  `json:"group_ids"`
@@ -257,7 +257,7 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 		if !slices.Equal(applied.Types, []string{"notice", "request"}) || !slices.Equal(applied.GroupIDs, []int64{20001, 20002}) || applied.UserIDs != nil {
 			t.Errorf("filter as applied: %+v", applied)
 		}
-		noticeReq := decode[struct {
+		noticeReq := mcptest.Decode[struct {
 			URI string `json:"uri"`
 		}](t, r.Result).URI
 		group := subscribeEvents(t, cs, map[string]any{"group_ids": []int{20001}})
@@ -348,13 +348,13 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 		}
 
 		// Release: the socket stays up until the last resource goes.
-		res, r := callTool(t, cs, "unsubscribe_events", map[string]any{"uri": all + "?after=" + got.NextCursor})
+		res, r := mcptest.CallTool(t, cs, "unsubscribe_events", map[string]any{"uri": all + "?after=" + got.NextCursor})
 		if !res.IsError || r.Diagnostics.Kind != "invalid_arguments" {
 			t.Errorf("unsubscribe with ?after: %+v", r.Diagnostics)
 		}
 		for i, u := range []string{all, noticeReq, group} {
-			res, r := callTool(t, cs, "unsubscribe_events", map[string]any{"uri": u})
-			if res.IsError || decode[struct {
+			res, r := mcptest.CallTool(t, cs, "unsubscribe_events", map[string]any{"uri": u})
+			if res.IsError || mcptest.Decode[struct {
 				Remaining int `json:"remaining_resources"`
 			}](t, r.Result).Remaining != 3-i {
 				t.Fatalf("unsubscribe %s: %s %+v", u, r.Result, r.Diagnostics)
@@ -366,11 +366,11 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 		if _, err := readEvents(t, cs, all); err == nil {
 			t.Error("a released resource is still readable")
 		}
-		callTool(t, cs, "unsubscribe_events", map[string]any{"uri": both})
+		mcptest.CallTool(t, cs, "unsubscribe_events", map[string]any{"uri": both})
 		if code, err := c.Wait(15 * time.Second); err != nil || code != websocket.StatusNormalClosure {
 			t.Errorf("after the last release: close %v %v", code, err)
 		}
-		res, r = callTool(t, cs, "unsubscribe_events", map[string]any{"uri": both})
+		res, r = mcptest.CallTool(t, cs, "unsubscribe_events", map[string]any{"uri": both})
 		if !res.IsError || r.Diagnostics.Kind != "unknown_resource" {
 			t.Errorf("second unsubscribe: %+v", r.Diagnostics)
 		}
@@ -385,7 +385,7 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 
 func TestEventsCaps(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := liveEvents(t, era, "read", nil)
 		msgs := subscribeEvents(t, cs, map[string]any{"types": []string{"message"}})
 		notices := subscribeEvents(t, cs, map[string]any{"types": []string{"notice"}})
@@ -421,14 +421,14 @@ func TestEventsCaps(t *testing.T) {
 		for range 14 {
 			subscribeEvents(t, cs, map[string]any{})
 		}
-		res, tr := callTool(t, cs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID})
+		res, tr := mcptest.CallTool(t, cs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID})
 		if !res.IsError || tr.Diagnostics.Kind != "too_many_resources" || !strings.Contains(tr.Diagnostics.NextStep, "unsubscribe_events") {
 			t.Errorf("17th resource: %+v", tr.Diagnostics)
 		}
 		if n := len(fake.Upgrades()); n != 1 {
 			t.Errorf("%d connections for 16 resources", n)
 		}
-		callTool(t, cs, "unsubscribe_events", map[string]any{"uri": msgs})
+		mcptest.CallTool(t, cs, "unsubscribe_events", map[string]any{"uri": msgs})
 		subscribeEvents(t, cs, map[string]any{})
 	})
 }
@@ -454,7 +454,7 @@ func TestEventsConnectionEnds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			forEachEra(t, func(t *testing.T, era mcptest.Era) {
+			mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 				fake, _, cs := liveEvents(t, era, "read", nil)
 				uri := subscribeEvents(t, cs, map[string]any{})
 				c := fake.EventConn(t, 0)
@@ -472,14 +472,14 @@ func TestEventsConnectionEnds(t *testing.T) {
 					t.Errorf("runtime: %+v", rt.Events)
 				}
 				// No silent reconnect.
-				res, tr := callTool(t, cs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID})
+				res, tr := mcptest.CallTool(t, cs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID})
 				if !res.IsError || tr.Diagnostics.Kind != "release_required" {
 					t.Errorf("subscribe after the end: %+v", tr.Diagnostics)
 				}
 				if n := len(fake.Upgrades()); n != 1 {
 					t.Errorf("%d connections", n)
 				}
-				callTool(t, cs, "unsubscribe_events", map[string]any{"uri": uri})
+				mcptest.CallTool(t, cs, "unsubscribe_events", map[string]any{"uri": uri})
 				subscribeEvents(t, cs, map[string]any{})
 				fake.EventConn(t, 1)
 			})
@@ -511,7 +511,7 @@ func (u *updates) snapshot() ([]time.Time, []mcp.Meta, []string) {
 
 func TestEventsNotifications(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		u := &updates{}
 		fake, p, cs := liveEvents(t, era, "read", &mcp.ClientOptions{ResourceUpdatedHandler: u.handler})
 		uri := subscribeEvents(t, cs, map[string]any{})
@@ -526,7 +526,7 @@ func TestEventsNotifications(t *testing.T) {
 			{uri + "?after=x", "without ?after"},
 			{eventsPrefix + "0011223344556677", "no live event resource"},
 		} {
-			err := cs.Subscribe(ctx(t), &mcp.SubscribeParams{URI: bad.uri})
+			err := cs.Subscribe(mcptest.Context(t), &mcp.SubscribeParams{URI: bad.uri})
 			if era == mcptest.Legacy && (err == nil || !strings.Contains(err.Error(), bad.want)) {
 				t.Errorf("subscribing to %s: %v, want %q", bad.uri, err, bad.want)
 			}
@@ -539,7 +539,7 @@ func TestEventsNotifications(t *testing.T) {
 					}
 				}
 			}
-			cs.Unsubscribe(ctx(t), &mcp.UnsubscribeParams{URI: bad.uri})
+			cs.Unsubscribe(mcptest.Context(t), &mcp.UnsubscribeParams{URI: bad.uri})
 		}
 
 		listening := make(chan error, 1)
@@ -554,7 +554,7 @@ func TestEventsNotifications(t *testing.T) {
 					t.Fatal("no notifications/subscriptions/acknowledged for the event resource")
 				}
 			}
-		} else if err := cs.Subscribe(ctx(t), &mcp.SubscribeParams{URI: uri}); err != nil {
+		} else if err := cs.Subscribe(mcptest.Context(t), &mcp.SubscribeParams{URI: uri}); err != nil {
 			t.Fatal(err)
 		}
 
@@ -592,16 +592,16 @@ func TestEventsNotifications(t *testing.T) {
 			t.Error("notification_failed after delivered updates")
 		}
 
-		cs.Unsubscribe(ctx(t), &mcp.UnsubscribeParams{URI: uri})
+		cs.Unsubscribe(mcptest.Context(t), &mcp.UnsubscribeParams{URI: uri})
 		if era == mcptest.Modern {
-			if err := await(t, "the listen stream to end", listening); err != nil && !strings.Contains(err.Error(), "context canceled") {
+			if err := mcptest.Await(t, "the listen stream to end", listening); err != nil && !strings.Contains(err.Error(), "context canceled") {
 				t.Errorf("listen ended with %v", err)
 			}
 			// Closing the listen stream keeps the buffer.
 			if r := mustRead(t, cs, uri); len(r.Events) != burst {
 				t.Errorf("after closing the listen stream: %d events", len(r.Events))
 			}
-			callTool(t, cs, "unsubscribe_events", map[string]any{"uri": uri})
+			mcptest.CallTool(t, cs, "unsubscribe_events", map[string]any{"uri": uri})
 		}
 		// Legacy resources/unsubscribe releases, as unsubscribe_events does.
 		if _, err := readEvents(t, cs, uri); err == nil {
@@ -610,7 +610,7 @@ func TestEventsNotifications(t *testing.T) {
 		if !c.Open() {
 			t.Error("the socket closed while a resource remains")
 		}
-		callTool(t, cs, "unsubscribe_events", map[string]any{"uri": other})
+		mcptest.CallTool(t, cs, "unsubscribe_events", map[string]any{"uri": other})
 		if code, err := c.Wait(15 * time.Second); err != nil || code != websocket.StatusNormalClosure {
 			t.Errorf("close %v %v", code, err)
 		}
@@ -619,7 +619,7 @@ func TestEventsNotifications(t *testing.T) {
 
 func TestEventsSessionEnd(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p, cs := liveEvents(t, era, "write", nil)
 		subscribeEvents(t, cs, map[string]any{})
 		subscribeEvents(t, cs, map[string]any{"types": []string{"notice"}})
@@ -639,11 +639,11 @@ func TestEventsSessionEnd(t *testing.T) {
 // are never buffered, whatever the filter.
 func TestEventsAllowlist(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := liveEvents(t, era, "read", nil, "SNOWLUMA_MCP_ALLOWED_GROUPS=20001", "SNOWLUMA_MCP_ALLOWED_USERS=30001,30002")
 		for _, bad := range []map[string]any{{"group_ids": []int{20002}}, {"user_ids": []int{30001, 39999}}} {
 			bad["self_id"] = fakesnowluma.SelfID
-			res, r := callTool(t, cs, "subscribe_events", bad)
+			res, r := mcptest.CallTool(t, cs, "subscribe_events", bad)
 			if !res.IsError || r.Diagnostics.Kind != "target_not_allowed" {
 				t.Errorf("subscribe %v: %+v", bad, r.Diagnostics)
 			}
@@ -697,9 +697,9 @@ func liveEventsFake(t *testing.T, era mcptest.Era, fakeOpts []fakesnowluma.Optio
 
 // refusedSubscribe calls subscribe_events, which must fail with kind, and
 // checks that no resource came of it.
-func refusedSubscribe(t *testing.T, cs *mcp.ClientSession, kind string) toolResult {
+func refusedSubscribe(t *testing.T, cs *mcp.ClientSession, kind string) mcptest.ToolResult {
 	t.Helper()
-	res, r := callTool(t, cs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID})
+	res, r := mcptest.CallTool(t, cs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID})
 	if !res.IsError || r.Diagnostics.Kind != kind {
 		t.Fatalf("subscribe_events: %s %+v, want kind %s", r.Result, r.Diagnostics, kind)
 	}
@@ -718,7 +718,7 @@ func refusedSubscribe(t *testing.T, cs *mcp.ClientSession, kind string) toolResu
 // SNOWLUMA_MCP_EVENTS_TOKEN gives the right one.
 func TestEventsWebSocketToken(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := liveEventsFake(t, era, []fakesnowluma.Option{fakesnowluma.WithEventsToken(wsToken)})
 		r := refusedSubscribe(t, cs, "unauthorized")
 		d := r.Diagnostics
@@ -738,7 +738,7 @@ func TestEventsWebSocketToken(t *testing.T) {
 		push(t, c, fakesnowluma.PrivateMessage(30001, "over the WebSocket token"))
 		waitRead(t, cs2, uri, "the event", func(r eventsRead) bool { return len(r.Events) == 1 })
 		// The HTTP calls keep the HTTP token.
-		if res, r := callTool(t, cs2, "query_action", map[string]any{"action": "get_login_info"}); res.IsError {
+		if res, r := mcptest.CallTool(t, cs2, "query_action", map[string]any{"action": "get_login_info"}); res.IsError {
 			t.Errorf("get_login_info: %+v", r.Diagnostics)
 		}
 		for _, rq := range fake2.Requests() {
@@ -756,7 +756,7 @@ func TestEventsWebSocketToken(t *testing.T) {
 // serve with HTTP 400; the refusal says so and names its default, /.
 func TestEventsBadPath(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		probe := fakesnowluma.Start(t)
 		_, _, cs := liveEventsFake(t, era, nil, "SNOWLUMA_MCP_EVENTS_URL="+strings.TrimSuffix(probe.EventsURL(), "/")+"/event")
 		r := refusedSubscribe(t, cs, "transport")
@@ -780,7 +780,7 @@ func TestEventsStall(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			forEachEra(t, func(t *testing.T, era mcptest.Era) {
+			mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 				fake, _, cs := liveEventsFake(t, era, []fakesnowluma.Option{fakesnowluma.WithHeartbeat(250 * time.Millisecond)})
 				uri := subscribeEvents(t, cs, map[string]any{})
 				c := fake.EventConn(t, 0)
@@ -808,10 +808,10 @@ func TestEventsStall(t *testing.T) {
 // TestEventsLivenessReported: get_runtime_info names the liveness limits.
 func TestEventsLivenessReported(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		_, _, cs := liveEventsFake(t, era, nil)
-		_, r := callTool(t, cs, "get_runtime_info", map[string]any{})
-		got := decode[struct {
+		_, r := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+		got := mcptest.Decode[struct {
 			Events struct {
 				GreetingWaitMS   int64 `json:"greeting_wait_ms"`
 				StallHeartbeats  int   `json:"stall_after_heartbeats"`
@@ -828,7 +828,7 @@ func TestEventsLivenessReported(t *testing.T) {
 // the server it names receives nothing, the token least of all.
 func TestEventsRedirect(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		elsewhere := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 		fake, _, cs := liveEventsFake(t, era, []fakesnowluma.Option{fakesnowluma.WithEventsRedirect(elsewhere.EventsURL())})
 		r := refusedSubscribe(t, cs, "transport")

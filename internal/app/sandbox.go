@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -32,14 +32,14 @@ const (
 // operator's. Without a task directory, download directory or upload root
 // of the operator's, private temporary ones are made and removed at exit,
 // the upload root holding one sample file.
-func runSandbox(ctx context.Context, p process) int {
-	args, stdout, stderr := p.args[1:], p.stdout, p.stderr
+func runSandbox(ctx context.Context, p Process) int {
+	args, stdout, stderr := p.Args[1:], p.Stdout, p.Stderr
 	doctor := len(args) > 0 && args[0] == "doctor"
 	if !doctor && len(args) > 0 {
 		fmt.Fprintf(stderr, "%s sandbox: unknown argument %q; accepted: doctor [--json] (configuration is by environment variables)\n", server.Name, args[0])
-		return exitUsage
+		return ExitUsage
 	}
-	environ := p.environ
+	environ := p.Environ
 	cfg, err := config.Load(environ)
 	if err != nil {
 		l := config.PersonLang(environ)
@@ -49,14 +49,14 @@ func runSandbox(ctx context.Context, p process) int {
 			msg = ce.In(l)
 		}
 		fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.ConfigStartError, msg))
-		return exitUsage
+		return ExitUsage
 	}
 	l := cfg.Lang
 	loadCatalog := sync.OnceValues(catalog.Load)
 	cat, err := loadCatalog()
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
-		return exitFailed
+		return ExitFailed
 	}
 	var names []string
 	for _, a := range cat.Actions() {
@@ -69,7 +69,7 @@ func runSandbox(ctx context.Context, p process) int {
 	sb, err := fakesnowluma.NewSandbox(fakesnowluma.SandboxOptions{Seed: cfg.SandboxSeed, Actions: names, Trickle: trickle})
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
-		return exitFailed
+		return ExitFailed
 	}
 	defer sb.Close()
 
@@ -77,7 +77,7 @@ func runSandbox(ctx context.Context, p process) int {
 	defer cleanup()
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
-		return exitFailed
+		return ExitFailed
 	}
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.NoteSandboxIgnored, n))
@@ -88,7 +88,7 @@ func runSandbox(ctx context.Context, p process) int {
 	fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.SandboxStarted, sb.Seed, sb.URL, sb.EventsURL()))
 	get := func(name string) string { return lookupEnv(env, config.Prefix+"_"+name) }
 	fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.SandboxDirs, get("TASK_DIR"), get("DOWNLOAD_DIR"), get("UPLOAD_ROOT")))
-	p.environ = env
+	p.Environ = env
 	return serve(ctx, p, true, loadCatalog)
 }
 

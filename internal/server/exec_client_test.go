@@ -1,4 +1,4 @@
-package main_test
+package server_test
 
 import (
 	"context"
@@ -30,20 +30,14 @@ func live(t *testing.T, era mcptest.Era, mode string, env ...string) (*fakesnowl
 // liveWith is live with client options.
 func liveWith(t *testing.T, era mcptest.Era, mode string, opts *mcp.ClientOptions, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
 	t.Helper()
-	return liveOn(t, serve, era, mode, opts, env...)
-}
-
-// liveOn is liveWith with the server started by start.
-func liveOn(t *testing.T, start starter, era mcptest.Era, mode string, opts *mcp.ClientOptions, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
-	t.Helper()
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=" + mode,
 		"SNOWLUMA_MCP_DOWNLOAD_DIR=" + filepath.Join(t.TempDir(), "downloads")}, env...)
 	// Send pacing is off unless a test sets it: most tests send to one
-	// group back to back, and pacing has tests of its own (safety_test.go).
+	// group back to back, and pacing has tests of its own (safety_client_test.go).
 	env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=" + mode,
 		"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0", "SNOWLUMA_MCP_SEND_PER_MINUTE=0"}, env...)
-	p := start(t, era, env...)
+	p := serve(t, era, env...)
 	cs := p.Connect(opts)
 	t.Cleanup(func() { noLeak(t, p) })
 	return fake, p, cs
@@ -80,26 +74,26 @@ type envelope struct {
 
 func TestGates(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		t.Run("read mode", func(t *testing.T) {
 			fake, _, cs := live(t, era, "read")
-			res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+			res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 			if res.IsError || r.Diagnostics.Outcome != "success" {
 				t.Fatalf("get_status: %+v", r)
 			}
-			if env := decode[envelope](t, r.Result); env.Status != "ok" || !sameJSON(env.Data, json.RawMessage(`{"online":true,"good":true}`)) {
+			if env := mcptest.Decode[envelope](t, r.Result); env.Status != "ok" || !mcptest.SameJSON(env.Data, json.RawMessage(`{"online":true,"good":true}`)) {
 				t.Errorf("envelope %s", r.Result)
 			}
 			fake.Reset()
 
 			// A write action through the read-only tool.
-			res, r = callTool(t, cs, "query_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
+			res, r = mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
 			if !res.IsError || r.Diagnostics.Kind != "write_action" || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_MODE=write") {
 				t.Errorf("write through query_action: %+v", r.Diagnostics)
 			}
 			// invoke_action is not listed in read mode, and calling it anyway
 			// is refused by the gate, not by its absence.
-			tools, err := cs.ListTools(ctx(t), nil)
+			tools, err := cs.ListTools(mcptest.Context(t), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,16 +102,16 @@ func TestGates(t *testing.T) {
 					t.Error("invoke_action listed in read mode")
 				}
 			}
-			res, r = callTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
+			res, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
 			if !res.IsError || r.Diagnostics.Kind != "mode_gate" || string(r.Result) != "null" {
 				t.Errorf("invoke_action in read mode: %+v", r)
 			}
 			// Unknown actions are refused by both tools.
-			res, r = callTool(t, cs, "query_action", map[string]any{"action": "drop_database"})
+			res, r = mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "drop_database"})
 			if !res.IsError || r.Diagnostics.Kind != "unknown_action" {
 				t.Errorf("unknown action: %+v", r.Diagnostics)
 			}
-			res, r = callTool(t, cs, "query_action", map[string]any{"action": "群列表"})
+			res, r = mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "群列表"})
 			if !res.IsError || r.Diagnostics.Kind != "unknown_action" || !strings.HasPrefix(r.Diagnostics.NextStep, "did you mean get_group_list") {
 				t.Errorf("query_action 群列表: %+v", r.Diagnostics)
 			}
@@ -127,12 +121,12 @@ func TestGates(t *testing.T) {
 		})
 		t.Run("write mode", func(t *testing.T) {
 			fake, _, cs := live(t, era, "write")
-			_, r := callTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
+			_, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
 			if r.Diagnostics.Outcome != "success" || !strings.Contains(string(r.Result), `"message_id":-123456`) {
 				t.Errorf("send_group_msg: %+v %s", r.Diagnostics, r.Result)
 			}
 			// An alias reaches SnowLuma under the canonical name.
-			callTool(t, cs, "query_action", map[string]any{"action": "get_ptt_text", "params": map[string]any{"message_id": "-5"}})
+			mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_ptt_text", "params": map[string]any{"message_id": "-5"}})
 			if got := sent(fake); len(got) != 2 || got[0] != "send_group_msg" || got[1] != "fetch_ptt_text" {
 				t.Errorf("sent %v", got)
 			}
@@ -146,7 +140,7 @@ func TestGates(t *testing.T) {
 		})
 		t.Run("docs mode", func(t *testing.T) {
 			cs := serve(t, era).Connect(nil)
-			res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+			res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 			if !res.IsError || r.Diagnostics.Kind != "mode_gate" {
 				t.Errorf("query_action in docs mode: %+v", r.Diagnostics)
 			}
@@ -156,29 +150,29 @@ func TestGates(t *testing.T) {
 
 func TestBusinessAndTransportFailures(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p, cs := live(t, era, "read")
 
 		// The timeout has a server of its own, with a short call timeout:
 		// on the others a busy machine could make any call that long.
 		slow, _, slowCS := live(t, era, "read", "SNOWLUMA_MCP_TIMEOUT_MS=400")
 		slow.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Delay: 5 * time.Second} })
-		res, r := callTool(t, slowCS, "query_action", map[string]any{"action": "get_status"})
+		res, r := mcptest.CallTool(t, slowCS, "query_action", map[string]any{"action": "get_status"})
 		if !res.IsError || r.Diagnostics.Kind != "timeout" || string(r.Result) != "null" || r.Diagnostics.NextStep == "" {
 			t.Errorf("timeout: isError=%v %+v", res.IsError, r)
 		}
 
 		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(1200, "account offline") })
-		res, r = callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+		res, r = mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if res.IsError || r.Diagnostics.Outcome != "failed" || r.Diagnostics.Kind != "business" || !strings.Contains(r.Diagnostics.Message, "account offline") {
 			t.Errorf("business failure: isError=%v %+v", res.IsError, r.Diagnostics)
 		}
-		if env := decode[envelope](t, r.Result); env.Retcode != "1200" || env.Wording != "account offline" {
+		if env := mcptest.Decode[envelope](t, r.Result); env.Retcode != "1200" || env.Wording != "account offline" {
 			t.Errorf("envelope not returned as data: %s", r.Result)
 		}
 
 		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Async() })
-		res, r = callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+		res, r = mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if res.IsError || r.Diagnostics.Outcome != "unknown" {
 			t.Errorf("async: %+v", r.Diagnostics)
 		}
@@ -193,7 +187,7 @@ func TestBusinessAndTransportFailures(t *testing.T) {
 			{"unauthorized", fakesnowluma.Reply{Status: 401, Body: []byte(`{"status":"failed","retcode":1401,"data":null,"wording":"unauthorized"}`)}, "unauthorized"},
 		} {
 			fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return tc.reply })
-			res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+			res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 			if !res.IsError || r.Diagnostics.Kind != tc.kind || string(r.Result) != "null" || r.Diagnostics.NextStep == "" {
 				t.Errorf("%s: isError=%v %+v", tc.name, res.IsError, r)
 			}
@@ -211,7 +205,7 @@ func TestBusinessAndTransportFailures(t *testing.T) {
 		}()
 		waitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) > before })
 		cancel()
-		if err := await(t, "the cancelled call to return", done); err == nil {
+		if err := mcptest.Await(t, "the cancelled call to return", done); err == nil {
 			t.Error("cancelled call returned no error to the client")
 		}
 		waitFor(t, "a cancelled call on stderr", func() bool { return strings.Contains(p.Stderr(), "kind=cancelled") })
@@ -220,7 +214,7 @@ func TestBusinessAndTransportFailures(t *testing.T) {
 
 func TestUnreachableAndWrongToken(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
@@ -229,7 +223,7 @@ func TestUnreachableAndWrongToken(t *testing.T) {
 		ln.Close() // nothing listens there now
 		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT=http://"+addr+"/", "SNOWLUMA_MCP_TOKEN="+secretToken)
 		cs := p.Connect(nil)
-		res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+		res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if !res.IsError || r.Diagnostics.Kind != "transport" || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_ENDPOINT") {
 			t.Errorf("refused: %+v", r.Diagnostics)
 		}
@@ -238,7 +232,7 @@ func TestUnreachableAndWrongToken(t *testing.T) {
 		fake := fakesnowluma.Start(t, fakesnowluma.WithToken("the-right-one"))
 		p = serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken)
 		cs = p.Connect(nil)
-		res, r = callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+		res, r = mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if !res.IsError || r.Diagnostics.Kind != "unauthorized" || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_TOKEN") {
 			t.Errorf("wrong token: %+v", r.Diagnostics)
 		}
@@ -248,11 +242,11 @@ func TestUnreachableAndWrongToken(t *testing.T) {
 
 func TestExactNumbers(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "read")
 		const data = `{"message_id":-2147483648,"real_id":-1,"big":12345678901234567890,"file_size":"1024","none":null,"empty":{},"f":1.50}`
 		fake.Handle("get_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(json.RawMessage(data)) })
-		res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_msg", "params": json.RawMessage(`{"message_id":-2147483648}`)})
+		res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_msg", "params": json.RawMessage(`{"message_id":-2147483648}`)})
 		if r.Diagnostics.Outcome != "success" {
 			t.Fatalf("%+v", r.Diagnostics)
 		}
@@ -268,7 +262,7 @@ func TestExactNumbers(t *testing.T) {
 
 func TestParamsCheck(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "write")
 		for _, tc := range []struct {
 			params  map[string]any
@@ -279,13 +273,13 @@ func TestParamsCheck(t *testing.T) {
 			{map[string]any{"message": "hi"}, "group_id"},
 			{map[string]any{"group_id": 20001, "message": "hi", "auto_escape": "yes"}, "/auto_escape"},
 		} {
-			res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": tc.params})
+			res, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": tc.params})
 			if !res.IsError || r.Diagnostics.Kind != "invalid_params" || !strings.Contains(r.Diagnostics.Message, tc.pointer) {
 				t.Errorf("%v: %+v", tc.params, r.Diagnostics)
 			}
 		}
 		// Undeclared fields pass through: the schemas are open.
-		_, r := callTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi", "future_field": true}})
+		_, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi", "future_field": true}})
 		if r.Diagnostics.Outcome != "success" {
 			t.Errorf("undeclared field: %+v", r.Diagnostics)
 		}
@@ -295,7 +289,7 @@ func TestParamsCheck(t *testing.T) {
 
 		// The opt-out sends what the catalog would refuse.
 		fake2, _, cs2 := live(t, era, "write", "SNOWLUMA_MCP_VALIDATE_PARAMS=false")
-		_, r = callTool(t, cs2, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": "abc", "message": "hi"}})
+		_, r = mcptest.CallTool(t, cs2, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": "abc", "message": "hi"}})
 		if got := sent(fake2); len(got) != 1 || r.Diagnostics.Kind == "invalid_params" {
 			t.Errorf("opt-out: sent %v, %+v", got, r.Diagnostics)
 		}
@@ -304,14 +298,14 @@ func TestParamsCheck(t *testing.T) {
 
 func TestGenericStream(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "write")
-		res0, r := callTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream"})
+		res0, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream"})
 		// A stream request carries the call's trace context too.
 		if got := fake.Requests()[0].Header.Get("traceparent"); got == "" || got != res0.Meta["traceparent"] {
 			t.Errorf("stream request traceparent %q, result %v", got, res0.Meta["traceparent"])
 		}
-		got := decode[struct {
+		got := mcptest.Decode[struct {
 			Frames   []json.RawMessage `json:"frames"`
 			Count    int               `json:"count"`
 			Terminal envelope          `json:"terminal"`
@@ -322,7 +316,7 @@ func TestGenericStream(t *testing.T) {
 		if !strings.Contains(string(got.Frames[0]), "data_chunk") {
 			t.Errorf("frame data: %s", got.Frames[0])
 		}
-		res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream", "params": map[string]any{"error": true}})
+		res, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream", "params": map[string]any{"error": true}})
 		if res.IsError || r.Diagnostics.Outcome != "failed" || r.Diagnostics.Kind != "business" {
 			t.Errorf("error frame: %+v", r.Diagnostics)
 		}
@@ -334,7 +328,7 @@ func TestGenericStream(t *testing.T) {
 			frames[i] = chunk
 		}
 		fake.Handle("test_download_stream", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Frames: frames} })
-		res, r = callTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream"})
+		res, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream"})
 		if !res.IsError || r.Diagnostics.Kind != "too_large" || !strings.Contains(r.Diagnostics.Message, "8 MiB") {
 			t.Errorf("oversized stream: %+v", r.Diagnostics)
 		}
@@ -355,23 +349,23 @@ type runtimeInfo struct {
 
 func TestRuntimeInfo(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		t.Run("docs", func(t *testing.T) {
 			cs := serve(t, era).Connect(nil)
-			_, r := callTool(t, cs, "get_runtime_info", map[string]any{})
-			info := decode[runtimeInfo](t, r.Result)
+			_, r := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+			info := mcptest.Decode[runtimeInfo](t, r.Result)
 			if info.Mode != "docs" || info.ExecutionEnabled || info.Transport != nil || info.ConnectionChecked || info.ServerSupport != "unknown" || info.CatalogVersion != "1.11.1" || info.ActionCount != 177 {
 				t.Errorf("docs: %+v", info)
 			}
-			res, r := callTool(t, cs, "get_runtime_info", map[string]any{"check_connection": true})
+			res, r := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{"check_connection": true})
 			if !res.IsError || r.Diagnostics.Kind != "mode_gate" {
 				t.Errorf("check in docs mode: %+v", r.Diagnostics)
 			}
 		})
 		t.Run("read", func(t *testing.T) {
 			fake, p, cs := live(t, era, "read", "SNOWLUMA_MCP_TIMEOUT_MS=1234")
-			_, r := callTool(t, cs, "get_runtime_info", nil)
-			info := decode[runtimeInfo](t, r.Result)
+			_, r := mcptest.CallTool(t, cs, "get_runtime_info", nil)
+			info := mcptest.Decode[runtimeInfo](t, r.Result)
 			if info.Mode != "read" || !info.ExecutionEnabled || info.WriteEnabled || info.ConnectionChecked || info.Transport["request_timeout_ms"] != float64(1234) {
 				t.Errorf("read: %+v", info)
 			}
@@ -382,8 +376,8 @@ func TestRuntimeInfo(t *testing.T) {
 				t.Error("overview shows the endpoint")
 			}
 
-			_, r = callTool(t, cs, "get_runtime_info", map[string]any{"check_connection": true})
-			info = decode[runtimeInfo](t, r.Result)
+			_, r = mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{"check_connection": true})
+			info = mcptest.Decode[runtimeInfo](t, r.Result)
 			if !info.ConnectionChecked || len(info.Checks) != 3 || r.Diagnostics.Outcome != "success" {
 				t.Fatalf("check: %+v %+v", info, r.Diagnostics)
 			}
@@ -394,13 +388,13 @@ func TestRuntimeInfo(t *testing.T) {
 
 			// A partial failure stays visible.
 			fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(1200, "offline") })
-			res, r := callTool(t, cs, "get_runtime_info", map[string]any{"check_connection": true})
-			info = decode[runtimeInfo](t, r.Result)
+			res, r := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{"check_connection": true})
+			info = mcptest.Decode[runtimeInfo](t, r.Result)
 			if res.IsError || r.Diagnostics.Outcome != "failed" || !strings.Contains(r.Diagnostics.Message, "get_status") {
 				t.Errorf("partial failure: %+v", r.Diagnostics)
 			}
-			status := decode[toolResult](t, info.Checks["get_status"])
-			login := decode[toolResult](t, info.Checks["get_login_info"])
+			status := mcptest.Decode[mcptest.ToolResult](t, info.Checks["get_status"])
+			login := mcptest.Decode[mcptest.ToolResult](t, info.Checks["get_login_info"])
 			if status.Diagnostics.Kind != "business" || login.Diagnostics.Outcome != "success" {
 				t.Errorf("checks: %s", mustJSON(t, info.Checks))
 			}
@@ -413,7 +407,7 @@ func TestCallLog(t *testing.T) {
 	t.Parallel()
 	fake, p, cs := live(t, mcptest.Modern, "write")
 	fake.Handle("send_private_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(100, "blocked") })
-	callTool(t, cs, "invoke_action", map[string]any{"action": "send_private_msg", "params": map[string]any{"user_id": 30001, "message": "private words here"}})
+	mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_private_msg", "params": map[string]any{"user_id": 30001, "message": "private words here"}})
 	// stderr arrives through a pipe: wait for the line.
 	waitFor(t, "the call's log line", func() bool { return strings.Contains(p.Stderr(), "tool=invoke_action") })
 	var line string

@@ -1,8 +1,9 @@
-// Command snowluma-mcp is a stdio MCP server that gives MCP clients
-// SnowLuma's OneBot action catalog and, when configured, drives a running
-// SnowLuma instance. It is configured by environment variables only; run it
-// with --help for the list.
-package main
+// Package app is the snowluma-mcp process without the operating system:
+// its subcommands (serve, doctor, sandbox), configuration from the
+// environment, the server on stdio and its shutdown. Command snowluma-mcp
+// hands it os.Args, os.Environ and the standard streams; tests hand it
+// their own, to run many servers in one test process.
+package app
 
 import (
 	"context"
@@ -28,48 +29,36 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/version"
 )
 
-// Exit statuses.
-const (
-	exitOK     = 0
-	exitFailed = 1 // the server could not start or stopped on an error
-	exitUsage  = 2 // bad flags or configuration: nothing was served
-)
-
-func main() {
-	os.Exit(run(context.Background(), process{
-		args:     os.Args[1:],
-		environ:  os.Environ(),
-		stdin:    os.Stdin,
-		stdout:   os.Stdout,
-		stderr:   os.Stderr,
-		terminal: stdinIsTerminal(),
-		signals:  true,
-	}))
-}
-
-// A process is what run takes from the operating system: its arguments,
+// A Process is what Run takes from the operating system: its arguments,
 // environment and standard streams. Nothing else in the server reads them,
 // so that tests can run it inside their own process, many at once.
-type process struct {
-	args    []string
-	environ []string // as os.Environ: KEY=value; the last of a key wins
-	stdin   io.Reader
-	stdout  io.Writer // the protocol channel
-	stderr  io.Writer // the only log
-	// terminal says whether stdin is a terminal.
-	terminal bool
-	// signals says whether run handles SIGINT, SIGTERM and SIGPIPE, as
+type Process struct {
+	Args    []string // without the program name
+	Environ []string // as os.Environ: KEY=value; the last of a key wins
+	Stdin   io.Reader
+	Stdout  io.Writer // the protocol channel
+	Stderr  io.Writer // the only log
+	// Terminal says whether stdin is a terminal.
+	Terminal bool
+	// Signals says whether Run handles SIGINT, SIGTERM and SIGPIPE, as
 	// the real process does; a test in process ends a server by its
 	// context instead (as on SIGTERM) or by closing stdin.
-	signals bool
+	Signals bool
 }
 
-// run is main without the process. The end of ctx stops the server as
-// SIGTERM does.
-func run(ctx context.Context, p process) int {
-	args, stdout, stderr := p.args, p.stdout, p.stderr
+// Exit statuses of Run.
+const (
+	ExitOK     = 0
+	ExitFailed = 1 // the server could not start or stopped on an error
+	ExitUsage  = 2 // bad flags or configuration: nothing was served
+)
+
+// Run is the snowluma-mcp command without the process: it returns the
+// exit status. The end of ctx stops the server as SIGTERM does.
+func Run(ctx context.Context, p Process) int {
+	args, stdout, stderr := p.Args, p.Stdout, p.Stderr
 	if len(args) > 0 && args[0] == "doctor" {
-		return runDoctor(ctx, args[1:], p.environ, false, stdout, stderr)
+		return runDoctor(ctx, args[1:], p.Environ, false, stdout, stderr)
 	}
 	if len(args) > 0 && args[0] == "sandbox" {
 		return runSandbox(ctx, p)
@@ -78,17 +67,17 @@ func run(ctx context.Context, p process) int {
 		switch a {
 		case "--help", "-help", "-h":
 			printHelp(stdout)
-			return exitOK
+			return ExitOK
 		case "--version", "-version":
 			commit := version.CurrentCommit()
 			if commit == "" {
 				commit = "unknown"
 			}
 			fmt.Fprintf(stdout, "%s %s (commit %s, SnowLuma catalog %s)\n", server.Name, version.Current(), commit, catalog.Version)
-			return exitOK
+			return ExitOK
 		default:
 			fmt.Fprintf(stderr, "%s: unknown argument %q; accepted: --help, --version, doctor [--json], sandbox [doctor [--json]] (configuration is by environment variables)\n", server.Name, a)
-			return exitUsage
+			return ExitUsage
 		}
 	}
 	// The catalog decodes in the background once the first answer is out
@@ -97,30 +86,30 @@ func run(ctx context.Context, p process) int {
 }
 
 // serve runs the server on p's stdio with the configuration of
-// p.environ. sandboxed says its endpoint is the simulated SnowLuma that
+// p.Environ. sandboxed says its endpoint is the simulated SnowLuma that
 // runSandbox started in this process.
-func serve(ctx context.Context, p process, sandboxed bool, loadCatalog func() (*catalog.Catalog, error)) int {
-	stdout, stderr := p.stdout, p.stderr
+func serve(ctx context.Context, p Process, sandboxed bool, loadCatalog func() (*catalog.Catalog, error)) int {
+	stdout, stderr := p.Stdout, p.Stderr
 	// A write to a closed stdout or stderr would otherwise kill the
 	// process with SIGPIPE, with no cleanup; handled, it fails with EPIPE,
 	// and a failed stdout write ends the session as SIGTERM does.
-	if p.signals {
+	if p.Signals {
 		pipe := make(chan os.Signal, 1)
 		signal.Notify(pipe, syscall.SIGPIPE)
 		defer signal.Stop(pipe)
 	}
 
-	cfg, err := config.Load(p.environ)
+	cfg, err := config.Load(p.Environ)
 	if err != nil {
 		// A person reads this: in their language, known before the rest.
-		l := config.PersonLang(p.environ)
+		l := config.PersonLang(p.Environ)
 		msg := err.Error()
 		var ce *config.Error
 		if errors.As(err, &ce) {
 			msg = ce.In(l)
 		}
 		fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.ConfigStartError, msg))
-		return exitUsage
+		return ExitUsage
 	}
 	for _, n := range cfg.Notes {
 		fmt.Fprintf(stderr, "%s: %s\n", server.Name, n)
@@ -138,11 +127,11 @@ func serve(ctx context.Context, p process, sandboxed bool, loadCatalog func() (*
 	var bad *backend.SettingError
 	if errors.As(err, &bad) {
 		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigStartVarError, config.Prefix+"_"+bad.Var, bad.Err))
-		return exitUsage
+		return ExitUsage
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
-		return exitFailed
+		return ExitFailed
 	}
 	defer b.Close()
 	if b.TasksProblem != "" {
@@ -168,7 +157,7 @@ func serve(ctx context.Context, p process, sandboxed bool, loadCatalog func() (*
 		opts.Channel = wire
 	}
 	out := newAnswerWatch(stdout)
-	tr := stdio.New(p.stdin, out, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name, EndGrace: endGrace})
+	tr := stdio.New(p.Stdin, out, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name, EndGrace: endGrace})
 	// The server's one session runs on tr; the output schemas are checked
 	// with the catalog (catalogload.go).
 	var checkOutputs func() error
@@ -176,11 +165,11 @@ func serve(ctx context.Context, p process, sandboxed bool, loadCatalog func() (*
 	s, err := server.New(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
-		return exitFailed
+		return ExitFailed
 	}
 
 	sigs := make(chan os.Signal, 2)
-	if p.signals {
+	if p.Signals {
 		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 		defer signal.Stop(sigs)
 	}
@@ -213,7 +202,7 @@ func serve(ctx context.Context, p process, sandboxed bool, loadCatalog func() (*
 		}
 		fmt.Fprintf(stderr, "%s %s: SnowLuma catalog %s, %d actions in %d categories, mode %s, endpoint %s\n",
 			server.Name, version.Current(), cat.Version(), cat.Len(), len(cat.Categories()), cfg.Mode, endpoint)
-		if p.terminal {
+		if p.Terminal {
 			// It follows the start-up line when a person starts the server
 			// in a terminal, where it would otherwise seem to hang.
 			fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.TerminalHint))
@@ -240,7 +229,7 @@ func serve(ctx context.Context, p process, sandboxed bool, loadCatalog func() (*
 			// the deferred Close then finds nothing left to close.
 			within(250*time.Millisecond, b.Events.Close)
 		}
-		return exitOK
+		return ExitOK
 	}
 	select {
 	case sig := <-sigs:
@@ -257,20 +246,20 @@ func serve(ctx context.Context, p process, sandboxed bool, loadCatalog func() (*
 	select {
 	case cerr := <-failed:
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, cerr)
-		return exitFailed
+		return ExitFailed
 	default:
 	}
 	if cause := tr.EndCause(); cause != nil {
 		// The session ended on its own after the client went: not a
 		// failure of the server (its error is the failed write).
 		fmt.Fprintf(stderr, "%s: %v: exiting\n", server.Name, cause)
-		return exitOK
+		return ExitOK
 	}
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
-		return exitFailed
+		return ExitFailed
 	}
-	return exitOK
+	return ExitOK
 }
 
 // endGrace is how long the requests already read get to be answered once

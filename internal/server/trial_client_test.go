@@ -1,12 +1,10 @@
-package main_test
+package server_test
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,7 +47,7 @@ func auditLines(t *testing.T, path string) []map[string]any {
 	var out []map[string]any
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		out = append(out, decode[map[string]any](t, sc.Bytes()))
+		out = append(out, mcptest.Decode[map[string]any](t, sc.Bytes()))
 	}
 	return out
 }
@@ -88,7 +86,7 @@ func TestDryRunSendsNoWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken), fakesnowluma.WithWorld(5))
 		env, audit, input := dryRunEnv(t, fake)
 		p := serve(t, era, env...)
@@ -96,12 +94,12 @@ func TestDryRunSendsNoWrite(t *testing.T) {
 		cs := p.Connect(nil)
 
 		// A read goes through and answers from SnowLuma.
-		_, r := callTool(t, cs, "query_action", map[string]any{"action": "get_group_list"})
+		_, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_group_list"})
 		if r.Diagnostics.Outcome != "success" || !strings.Contains(string(r.Result), `"group_name"`) || len(fake.Requests()) != 1 {
 			t.Fatalf("a read in a dry run: %+v %s (%d requests)", r.Diagnostics, r.Result, len(fake.Requests()))
 		}
-		_, r = callTool(t, cs, "get_runtime_info", map[string]any{})
-		if info := decode[struct {
+		_, r = mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+		if info := mcptest.Decode[struct {
 			DryRun  bool `json:"dry_run"`
 			Sandbox bool `json:"sandbox"`
 		}](t, r.Result); !info.DryRun || info.Sandbox {
@@ -117,7 +115,7 @@ func TestDryRunSendsNoWrite(t *testing.T) {
 			if len(a.Examples) > 0 {
 				params = a.Examples[0].Params
 			}
-			_, r := callTool(t, cs, "invoke_action", map[string]any{"action": a.Name, "params": params})
+			_, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": a.Name, "params": params})
 			if r.Diagnostics.Kind != "dry_run" {
 				if r.Diagnostics.Outcome != "failed" {
 					t.Errorf("%s: %+v %s", a.Name, r.Diagnostics, r.Result)
@@ -126,7 +124,7 @@ func TestDryRunSendsNoWrite(t *testing.T) {
 				continue
 			}
 			dry++
-			got := decode[dryRunAnswer](t, r.Result)
+			got := mcptest.Decode[dryRunAnswer](t, r.Result)
 			if r.Diagnostics.Outcome != "success" || got.DryRun == nil || got.DryRun.Action != a.Name || strings.Contains(string(r.Result), "message_id") {
 				t.Errorf("%s: dry run answered %+v %s", a.Name, r.Diagnostics, r.Result)
 			}
@@ -140,21 +138,21 @@ func TestDryRunSendsNoWrite(t *testing.T) {
 			t.Errorf("only %d write actions answered dry_run; refused: %v", dry, refused)
 		}
 
-		_, r = callTool(t, cs, "invoke_action_with_input", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
+		_, r = mcptest.CallTool(t, cs, "invoke_action_with_input", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
 		if r.Diagnostics.Kind != "dry_run" {
 			t.Errorf("invoke_action_with_input: %+v", r.Diagnostics)
 		}
-		_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "params": map[string]any{},
+		_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "params": map[string]any{},
 			"execution": map[string]any{"input_file": input}})
-		if got := decode[dryRunAnswer](t, r.Result); r.Diagnostics.Kind != "dry_run" || got.DryRun == nil || got.DryRun.InputFile != input {
+		if got := mcptest.Decode[dryRunAnswer](t, r.Result); r.Diagnostics.Kind != "dry_run" || got.DryRun == nil || got.DryRun.InputFile != input {
 			t.Errorf("automatic upload: %+v %s", r.Diagnostics, r.Result)
 		}
-		_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "params": map[string]any{},
+		_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "params": map[string]any{},
 			"execution": map[string]any{"input_file": filepath.Join(filepath.Dir(input), "..", "audit.jsonl")}})
 		if r.Diagnostics.Outcome != "failed" || r.Diagnostics.Kind != "path_refused" {
 			t.Errorf("an upload from outside the root: %+v", r.Diagnostics)
 		}
-		_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "set_group_kick", "params": map[string]any{"group_id": "x"}})
+		_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "set_group_kick", "params": map[string]any{"group_id": "x"}})
 		if r.Diagnostics.Kind != "invalid_params" {
 			t.Errorf("bad params in a dry run: %+v", r.Diagnostics)
 		}
@@ -204,34 +202,6 @@ func TestDryRunBackground(t *testing.T) {
 	}
 }
 
-// TestDryRunDoctor: doctor reports the dry run.
-func TestDryRunDoctor(t *testing.T) {
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	cmd := exec.Command(binary(t), "doctor", "--json")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "SNOWLUMA_MCP_ENDPOINT=" + fake.URL,
-		"SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_DRY_RUN=yes", "SNOWLUMA_MCP_DOWNLOAD_DIR=" + filepath.Join(t.TempDir(), "dl")}
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("doctor: %v\n%s", err, out.String())
-	}
-	var r struct {
-		Findings []struct {
-			Check, Verdict, Detail string
-		} `json:"checks"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, f := range r.Findings {
-		found = found || (f.Check == "dry run" && f.Verdict == "ok" && strings.Contains(f.Detail, "not sent"))
-	}
-	if !found {
-		t.Errorf("doctor does not report the dry run:\n%s", out.String())
-	}
-}
-
 // TestDryRunConfirmFirst: a destructive action in a dry run still asks the
 // person first (a refusal stops it), and once confirmed it is answered as
 // a dry run and not sent.
@@ -240,7 +210,7 @@ func TestDryRunConfirmFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken), fakesnowluma.WithWorld(5))
 		env, _, _ := dryRunEnv(t, fake)
 		c := &confirmer{}
@@ -248,11 +218,11 @@ func TestDryRunConfirmFirst(t *testing.T) {
 		t.Cleanup(func() { noLeak(t, p) })
 		cs := p.Connect(&mcp.ClientOptions{ElicitationHandler: c.handle})
 		c.answer(confirmAnswer(false))
-		if _, r := callTool(t, cs, "invoke_action", kick); r.Diagnostics.Kind != "not_confirmed" || len(c.forms()) != 1 {
+		if _, r := mcptest.CallTool(t, cs, "invoke_action", kick); r.Diagnostics.Kind != "not_confirmed" || len(c.forms()) != 1 {
 			t.Errorf("refused: %+v, %d forms", r.Diagnostics, len(c.forms()))
 		}
 		c.answer(confirmAnswer(true))
-		if _, r := callTool(t, cs, "invoke_action", kick); r.Diagnostics.Kind != "dry_run" || r.Diagnostics.Outcome != "success" || len(c.forms()) != 1 {
+		if _, r := mcptest.CallTool(t, cs, "invoke_action", kick); r.Diagnostics.Kind != "dry_run" || r.Diagnostics.Outcome != "success" || len(c.forms()) != 1 {
 			t.Errorf("confirmed: %+v, %d forms", r.Diagnostics, len(c.forms()))
 		}
 		if sent := sentWrites(fake, cat); len(sent) > 0 {

@@ -1,4 +1,4 @@
-package main_test
+package server_test
 
 import (
 	"encoding/json"
@@ -19,9 +19,9 @@ import (
 // every request names the server in its User-Agent.
 func TestPastedTokenAndUserAgent(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p, cs := live(t, era, "read", "SNOWLUMA_MCP_TOKEN="+secretToken+"\r\n")
-		res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+		res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if res.IsError || r.Diagnostics.Outcome != "success" {
 			t.Fatalf("with a CRLF-ended token: %+v", r.Diagnostics)
 		}
@@ -41,66 +41,17 @@ func TestPastedTokenAndUserAgent(t *testing.T) {
 	})
 }
 
-// TestUserAgentEverywhere checks, on the fake SnowLuma's record of the
-// headers, that every request the server and doctor send names this build,
-// snowluma-mcp/<the version --version prints>: the HTTP actions, the event
-// WebSocket's upgrade, and doctor's calls and probe.
-func TestUserAgentEverywhere(t *testing.T) {
-	// The server runs in this test process and doctor as the binary: each
-	// names its own build.
-	userAgent := func(run func(*testing.T, []string, ...string) (int, string, string)) string {
-		_, out, _ := run(t, []string{"--version"})
-		fields := strings.Fields(out)
-		if len(fields) < 2 {
-			t.Fatalf("--version: %q", out)
-		}
-		return "snowluma-mcp/" + fields[1]
-	}
-	check := func(t *testing.T, what, want string, fake *fakesnowluma.Server) {
-		t.Helper()
-		reqs, ups := fake.Requests(), fake.Upgrades()
-		if len(reqs) == 0 || len(ups) == 0 {
-			t.Fatalf("%s: %d requests and %d upgrades reached SnowLuma", what, len(reqs), len(ups))
-		}
-		for _, r := range reqs {
-			if ua := r.Header.Get("User-Agent"); ua != want {
-				t.Errorf("%s: %s sent User-Agent %q, want %q", what, r.Action, ua, want)
-			}
-		}
-		for _, h := range ups {
-			if ua := h.Get("User-Agent"); ua != want {
-				t.Errorf("%s: the event WebSocket's upgrade sent User-Agent %q, want %q", what, ua, want)
-			}
-		}
-	}
-	t.Run("server", func(t *testing.T) {
-		fake, _, cs := liveEvents(t, mcptest.Modern, "read", nil)
-		if res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"}); res.IsError {
-			t.Fatalf("get_status: %+v", r.Diagnostics)
-		}
-		subscribeEvents(t, cs, map[string]any{})
-		check(t, "the server", userAgent(runMain), fake)
-	})
-	t.Run("doctor", func(t *testing.T) {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-		if code, text, _ := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL()); code != 0 {
-			t.Fatalf("doctor: exit %d\n%s", code, text)
-		}
-		check(t, "doctor", userAgent(runBinary), fake)
-	})
-}
-
 // TestProtocolFailureNamesWhatCame checks that an answer that is not a
 // OneBot envelope (the wrong path of some web server) is reported with its
 // HTTP status and content type.
 func TestProtocolFailureNamesWhatCame(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "read")
 		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply {
 			return fakesnowluma.Reply{Status: 404, ContentType: "text/plain; charset=utf-8", Body: []byte("404 page not found")}
 		})
-		res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+		res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if !res.IsError || r.Diagnostics.Kind != "protocol" ||
 			!strings.Contains(r.Diagnostics.Message, "HTTP 404, text/plain: not a OneBot envelope") ||
 			!strings.Contains(r.Diagnostics.Message, "check the endpoint path") {
@@ -117,12 +68,12 @@ func TestProtocolFailureNamesWhatCame(t *testing.T) {
 // last and marked, and an empty search that says what to try.
 func TestSearchAsOperatorsDo(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		cs := docsSession(t, era)
-		search := func(args map[string]any) (pageResult, toolResult) {
+		search := func(args map[string]any) (pageResult, mcptest.ToolResult) {
 			t.Helper()
-			_, r := callTool(t, cs, "search_actions", args)
-			return decode[pageResult](t, r.Result), r
+			_, r := mcptest.CallTool(t, cs, "search_actions", args)
+			return mcptest.Decode[pageResult](t, r.Result), r
 		}
 		names := func(pg pageResult) []string {
 			var out []string
@@ -191,11 +142,11 @@ func TestSearchAsOperatorsDo(t *testing.T) {
 			t.Errorf("a search that finds something carries a message: %+v", r.Diagnostics)
 		}
 
-		rr, err := cs.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: "snowluma://onebot/actions"})
+		rr, err := cs.ReadResource(mcptest.Context(t), &mcp.ReadResourceParams{URI: "snowluma://onebot/actions"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc := decode[struct {
+		doc := mcptest.Decode[struct {
 			Actions []catalog.Action `json:"actions"`
 		}](t, json.RawMessage(rr.Contents[0].Text))
 		for _, a := range doc.Actions {
@@ -204,8 +155,8 @@ func TestSearchAsOperatorsDo(t *testing.T) {
 			}
 		}
 
-		_, r = callTool(t, cs, "get_action", map[string]any{"name": "set_group_anonymous_ban"})
-		a := decode[catalog.Action](t, r.Result)
+		_, r = mcptest.CallTool(t, cs, "get_action", map[string]any{"name": "set_group_anonymous_ban"})
+		a := mcptest.Decode[catalog.Action](t, r.Result)
 		if !strings.Contains(a.SummaryZh, "禁言") || a.CategoryLabel != "Group administration" || a.Supported == nil || *a.Supported {
 			t.Errorf("get_action of a stub: %s", r.Result)
 		}
@@ -216,7 +167,7 @@ func TestSearchAsOperatorsDo(t *testing.T) {
 // a read-only action's timeout.
 func TestFailuresPointAtTheCause(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "read", "SNOWLUMA_MCP_TIMEOUT_MS=400")
 
 		for _, tc := range []struct {
@@ -230,7 +181,7 @@ func TestFailuresPointAtTheCause(t *testing.T) {
 			{"get_record", map[string]any{"file": "a.amr", "out_format": "opus"}, "out_format", true},
 			{"get_recent_contact", map[string]any{"count": "ten"}, "count", true},
 		} {
-			res, r := callTool(t, cs, "query_action", map[string]any{"action": tc.action, "params": tc.params})
+			res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": tc.action, "params": tc.params})
 			if !res.IsError || r.Diagnostics.Kind != "invalid_params" || !strings.Contains(r.Diagnostics.Message, "/"+tc.field) ||
 				!strings.HasPrefix(r.Diagnostics.NextStep, "fix the named params") {
 				t.Errorf("%s %v: %+v", tc.action, tc.params, r.Diagnostics)
@@ -245,7 +196,7 @@ func TestFailuresPointAtTheCause(t *testing.T) {
 		}
 
 		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Delay: 5 * time.Second} })
-		res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"})
+		res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if !res.IsError || r.Diagnostics.Kind != "timeout" || strings.Contains(r.Diagnostics.NextStep, "may still") ||
 			!strings.Contains(r.Diagnostics.NextStep, "only reads") || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_TIMEOUT_MS") {
 			t.Errorf("read-only timeout: %+v", r.Diagnostics)
@@ -260,7 +211,7 @@ func TestFailuresPointAtTheCause(t *testing.T) {
 // timeout, which marks them as not together.
 func TestCheckConnectionProbesAtOnce(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "read")
 		var mu sync.Mutex
 		arrived := 0
@@ -285,13 +236,13 @@ func TestCheckConnectionProbesAtOnce(t *testing.T) {
 		for _, a := range []string{"get_login_info", "get_status", "get_version_info"} {
 			fake.Handle(a, probe)
 		}
-		_, r := callTool(t, cs, "get_runtime_info", map[string]any{"check_connection": true})
+		_, r := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{"check_connection": true})
 		mu.Lock()
 		defer mu.Unlock()
 		if arrived != 3 || !together {
 			t.Errorf("check_connection: %d probes arrived, together %v", arrived, together)
 		}
-		info := decode[struct {
+		info := mcptest.Decode[struct {
 			Checks map[string]json.RawMessage `json:"checks"`
 		}](t, r.Result)
 		if len(info.Checks) != 3 {

@@ -1,4 +1,4 @@
-package main_test
+package server_test
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 )
 
-// The QQ channel for Claude Code, end to end: the binary against the fake
+// The QQ channel for Claude Code, end to end: the server against the fake
 // SnowLuma over loopback, read by a raw client that sees every
 // notification. The harness checks each line the server writes against
 // its era's schema, and the notifications/claude/* ones against the shapes

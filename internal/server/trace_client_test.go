@@ -1,4 +1,4 @@
-package main_test
+package server_test
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ var traceparentRE = regexp.MustCompile(`^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a
 // split into trace id, span id and flags.
 func tracedCall(t *testing.T, cs *mcp.ClientSession, name string, args any, meta mcp.Meta) (*mcp.CallToolResult, [3]string) {
 	t.Helper()
-	res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: name, Arguments: args, Meta: meta})
+	res, err := cs.CallTool(mcptest.Context(t), &mcp.CallToolParams{Name: name, Arguments: args, Meta: meta})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ const (
 
 func TestTraceContext(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p, cs := live(t, era, "write")
 
 		// A caller's trace continues with a new span, and reaches SnowLuma
@@ -131,12 +131,12 @@ func TestTraceContext(t *testing.T) {
 
 func TestConcurrentTraces(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "read")
 		const n = 24
 		var wg sync.WaitGroup
 		results := make([]string, n)
-		c := ctx(t) // made here: the goroutines touch t only through Error
+		c := mcptest.Context(t) // made here: the goroutines touch t only through Error
 		for i := range n {
 			wg.Add(1)
 			go func() {

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -82,7 +82,7 @@ func runDoctor(ctx context.Context, args, environ []string, sandboxed bool, stdo
 			asJSON = true
 		default:
 			fmt.Fprintf(stderr, "%s doctor: unknown argument %q; accepted: --json\n", server.Name, a)
-			return exitUsage
+			return ExitUsage
 		}
 	}
 	l := config.PersonLang(environ)
@@ -96,9 +96,9 @@ func runDoctor(ctx context.Context, args, environ []string, sandboxed bool, stdo
 		printReport(stdout, l, r)
 	}
 	if r.Failed > 0 {
-		return exitFailed
+		return ExitFailed
 	}
-	return exitOK
+	return ExitOK
 }
 
 // printReport writes the report for a person, in l: one line a check,

@@ -1,4 +1,4 @@
-package main_test
+package server_test
 
 import (
 	"encoding/json"
@@ -56,7 +56,7 @@ func TestAllowlistFollowsRoles(t *testing.T) {
 			}
 			params := map[string]any{}
 			if len(a.Examples) > 0 {
-				params = decode[map[string]any](t, a.Examples[0].Params)
+				params = mcptest.Decode[map[string]any](t, a.Examples[0].Params)
 			}
 			for _, q := range a.Params {
 				switch {
@@ -71,7 +71,7 @@ func TestAllowlistFollowsRoles(t *testing.T) {
 			if p.Role == catalog.RoleGroup {
 				kind = "group"
 			}
-			res, r := callTool(t, cs, "invoke_action", map[string]any{"action": a.Name, "params": params})
+			res, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": a.Name, "params": params})
 			if !res.IsError || r.Diagnostics.Kind != "target_not_allowed" || !strings.Contains(r.Diagnostics.Message, kind+" 99999") {
 				t.Errorf("%s.%s (%s) outside the allowlist: %+v", a.Name, p.Name, p.Role, r.Diagnostics)
 			}

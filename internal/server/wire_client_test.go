@@ -1,4 +1,4 @@
-package main_test
+package server_test
 
 // End-to-end tests of what SnowLuma's own HTTP code does that the server
 // must meet (../shared/spec/snowluma-wire.md, the points marked checked):
@@ -57,14 +57,14 @@ func checkMerged(t *testing.T, fake *fakesnowluma.Server, file string, sent, ter
 // chunks arrive byte for byte, each ending in its own merge call.
 func TestUploadSizesDirect(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		root := filepath.Join(t.TempDir(), "uploads")
 		os.Mkdir(root, 0o700)
 		fake, _, cs := live(t, era, "write", "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
 		for _, size := range uploadSizes {
 			file := filepath.Join(root, fmt.Sprintf("f%d.bin", size))
 			writeContent(t, file, size)
-			res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": file}})
+			res, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": file}})
 			if res.IsError || r.Diagnostics.Outcome != "success" {
 				t.Fatalf("%d bytes: %+v %s", size, r.Diagnostics, r.Result)
 			}
@@ -122,7 +122,7 @@ func writeContent(t *testing.T, path string, size int64) {
 // names) and the body can never disagree.
 func TestRequestPathsNameTheirActions(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		root := filepath.Join(t.TempDir(), "uploads")
 		os.Mkdir(root, 0o700)
 		file := filepath.Join(root, "f.bin")
@@ -137,7 +137,7 @@ func TestRequestPathsNameTheirActions(t *testing.T) {
 			{"action": "upload_file_stream", "execution": map[string]any{"input_file": file}},
 			{"action": "upload_file_stream", "params": map[string]any{"stream_id": "by-hand", "reset": true}},
 		} {
-			if _, r := callTool(t, cs, "invoke_action", args); r.Diagnostics.Kind != "" && r.Diagnostics.Kind != "business" {
+			if _, r := mcptest.CallTool(t, cs, "invoke_action", args); r.Diagnostics.Kind != "" && r.Diagnostics.Kind != "business" {
 				t.Fatalf("%v: %+v", args["action"], r.Diagnostics)
 			}
 		}
@@ -161,12 +161,12 @@ func TestRequestPathsNameTheirActions(t *testing.T) {
 // the text block, so that every line the server writes is valid UTF-8.
 func TestInvalidUTF8FromSnowLuma(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p, cs := live(t, era, "read")
 		fake.Handle("get_login_info", func(json.RawMessage) fakesnowluma.Reply {
 			return fakesnowluma.Reply{Body: []byte("{\"status\":\"ok\",\"retcode\":0,\"data\":{\"user_id\":10001,\"nickname\":\"Snow\xff\xfeBot\xc3\"}}")}
 		})
-		res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_login_info"})
+		res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_login_info"})
 		if r.Diagnostics.Outcome != "success" || !strings.Contains(string(r.Result), "Snow\uFFFD\uFFFDBot\uFFFD") {
 			t.Fatalf("%+v %s", r.Diagnostics, r.Result)
 		}
@@ -199,10 +199,10 @@ func TestInvalidUTF8FromSnowLuma(t *testing.T) {
 // the connection with no answer), naming the limit and its setting.
 func TestRequestBodyCap(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "write")
 		long := strings.Repeat("x", 2<<20)
-		res, r := callTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": long}})
+		res, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": long}})
 		if !res.IsError || r.Diagnostics.Kind != "too_large" || !strings.Contains(r.Diagnostics.Message, "2097152-byte request body limit") ||
 			!strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_MAX_BODY_BYTES") {
 			t.Errorf("%+v", r.Diagnostics)
@@ -211,7 +211,7 @@ func TestRequestBodyCap(t *testing.T) {
 			t.Errorf("sent %v", got)
 		}
 		// Just under the cap goes through.
-		_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": long[:2<<20-100]}})
+		_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": long[:2<<20-100]}})
 		if r.Diagnostics.Outcome != "success" {
 			t.Errorf("under the cap: %+v", r.Diagnostics)
 		}

@@ -1,4 +1,4 @@
-package main_test
+package server_test
 
 import (
 	"encoding/json"
@@ -40,16 +40,16 @@ type previewResult struct {
 // invoke_action, delivers the text literally.
 func TestPreviewMessage(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		args := map[string]any{"message_type": "group", "target_id": 20001, "text": hostile, "reply_to": -123456}
 		for _, mode := range []string{"docs", "read", "write"} {
 			t.Run(mode, func(t *testing.T) {
 				fake, _, cs := live(t, era, mode)
-				_, tr := callTool(t, cs, "preview_message", args)
+				_, tr := mcptest.CallTool(t, cs, "preview_message", args)
 				if tr.Diagnostics.Outcome != "success" {
 					t.Fatalf("preview: %+v", tr.Diagnostics)
 				}
-				p := decode[previewResult](t, tr.Result)
+				p := mcptest.Decode[previewResult](t, tr.Result)
 				if p.Draft.Text != hostile || p.Draft.TargetID != 20001 || p.Draft.ReplyTo == nil || *p.Draft.ReplyTo != -123456 {
 					t.Errorf("draft %+v", p.Draft)
 				}
@@ -68,13 +68,13 @@ func TestPreviewMessage(t *testing.T) {
 				if mode != "write" {
 					return
 				}
-				_, sentRes := callTool(t, cs, "invoke_action", map[string]any{"action": p.Invoke.Action, "params": p.Invoke.Params})
+				_, sentRes := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": p.Invoke.Action, "params": p.Invoke.Params})
 				if sentRes.Diagnostics.Outcome != "success" {
 					t.Fatalf("invoke: %+v", sentRes.Diagnostics)
 				}
 				reqs := fake.Requests()
 				want := `{"group_id":20001,"message":[{"type":"reply","data":{"id":"-123456"}},{"type":"text","data":{"text":` + string(mustJSON(t, hostile)) + `}}]}`
-				if len(reqs) != 1 || !sameJSON(reqs[0].Params, json.RawMessage(want)) {
+				if len(reqs) != 1 || !mcptest.SameJSON(reqs[0].Params, json.RawMessage(want)) {
 					t.Errorf("SnowLuma got %d requests, first %s; want %s", len(reqs), reqs[0].Params, want)
 				}
 			})
@@ -86,7 +86,7 @@ func TestPreviewMessage(t *testing.T) {
 // answer, and nothing is prepared.
 func TestPreviewMessageNamesBadArguments(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		cs := serve(t, era).Connect(nil)
 		for _, tc := range []struct {
 			args   map[string]any
@@ -99,7 +99,7 @@ func TestPreviewMessageNamesBadArguments(t *testing.T) {
 			{map[string]any{"message_type": "group", "target_id": "20001", "text": 7}, []string{"target_id", "text"}},
 			{map[string]any{"message_type": "group", "target_id": 1, "text": "x", "group_id": 1}, []string{"group_id"}},
 		} {
-			res, tr := callTool(t, cs, "preview_message", tc.args)
+			res, tr := mcptest.CallTool(t, cs, "preview_message", tc.args)
 			if !res.IsError || tr.Diagnostics.Kind != "invalid_arguments" || string(tr.Result) != "null" {
 				t.Errorf("%v: %+v %s", tc.args, tr.Diagnostics, tr.Result)
 				continue
@@ -119,7 +119,7 @@ func TestPreviewMessageNamesBadArguments(t *testing.T) {
 // anyone can read the panel.
 func TestPreviewPanelListing(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		for _, tc := range []struct {
 			name  string
 			opts  *mcp.ClientOptions
@@ -131,7 +131,7 @@ func TestPreviewPanelListing(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				cs := serve(t, era).Connect(tc.opts)
-				tools, err := cs.ListTools(ctx(t), nil)
+				tools, err := cs.ListTools(mcptest.Context(t), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -144,7 +144,7 @@ func TestPreviewPanelListing(t *testing.T) {
 				if tc.shown != (string(meta) == want) || (!tc.shown && string(meta) != "null") {
 					t.Errorf("tool _meta %s (shown %v)", meta, tc.shown)
 				}
-				res, err := cs.ListResources(ctx(t), nil)
+				res, err := cs.ListResources(mcptest.Context(t), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -152,7 +152,7 @@ func TestPreviewPanelListing(t *testing.T) {
 				if listed != tc.shown || !slices.ContainsFunc(res.Resources, func(r *mcp.Resource) bool { return r.URI == server.CatalogURI }) {
 					t.Errorf("resources %d, panel listed %v (want %v)", len(res.Resources), listed, tc.shown)
 				}
-				read, err := cs.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: server.PreviewPanelURI})
+				read, err := cs.ReadResource(mcptest.Context(t), &mcp.ReadResourceParams{URI: server.PreviewPanelURI})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -196,7 +196,7 @@ func TestPreviewPanelCacheHints(t *testing.T) {
 // A client that cannot show the panel gets none of it.
 func TestPreviewPanelLanguage(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		good := map[string]any{"message_type": "private", "target_id": 30001, "text": "你好"}
 		bad := map[string]any{"message_type": "private", "target_id": 0, "text": "你好"}
 		for _, tc := range []struct {
@@ -213,7 +213,7 @@ func TestPreviewPanelLanguage(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				cs := serve(t, era, tc.env...).Connect(tc.opts)
 				for _, args := range []map[string]any{good, bad} {
-					res, tr := callTool(t, cs, "preview_message", args)
+					res, tr := mcptest.CallTool(t, cs, "preview_message", args)
 					if (tr.Diagnostics.Outcome == "success") != (args["target_id"] != 0) {
 						t.Fatalf("%v: %+v", args, tr.Diagnostics)
 					}
@@ -228,7 +228,7 @@ func TestPreviewPanelLanguage(t *testing.T) {
 		// The mode is the server's own.
 		fake := fakesnowluma.Start(t)
 		cs := serve(t, era, "SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_ENDPOINT="+fake.URL).Connect(appsCaps("text/html;profile=mcp-app"))
-		res, _ := callTool(t, cs, "preview_message", good)
+		res, _ := mcptest.CallTool(t, cs, "preview_message", good)
 		if got, _ := json.Marshal(res.Meta[server.PanelMetaKey]); string(got) != `{"lang":"en","mode":"read"}` {
 			t.Errorf("read mode: _meta %v", res.Meta)
 		}

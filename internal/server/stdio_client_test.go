@@ -1,16 +1,11 @@
-package main_test
+package server_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 )
@@ -50,7 +45,7 @@ func rpcError(t *testing.T, m map[string]any) map[string]any {
 // to one process, each followed by a valid request, which is answered.
 func TestHostileLines(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		p := serve(t, era)
 		raw, params := rawSession(t, p, era, "{}")
 		deep := strings.Repeat("[", 1000) + strings.Repeat("]", 1000)
@@ -136,12 +131,11 @@ func TestRequestBeforeInitialize(t *testing.T) {
 	result(t, raw.Call(2, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`))
 }
 
-// hangingLive is a live server, started by start, whose SnowLuma never
-// answers get_status.
-func hangingLive(t *testing.T, start starter, era mcptest.Era, mode string) (*fakesnowluma.Server, *mcptest.Proc) {
+// hangingLive is a live server whose SnowLuma never answers get_status.
+func hangingLive(t *testing.T, era mcptest.Era, mode string) (*fakesnowluma.Server, *mcptest.Proc) {
 	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
 	fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Hang: true} })
-	p := start(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_MODE="+mode)
+	p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_MODE="+mode)
 	t.Cleanup(func() { noLeak(t, p) })
 	return fake, p
 }
@@ -159,8 +153,8 @@ func answered(p *mcptest.Proc, id float64) bool {
 
 func TestDuplicateRequestID(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, p := hangingLive(t, serve, era, "read")
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake, p := hangingLive(t, era, "read")
 		raw, params := rawSession(t, p, era, "{}")
 		call := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":%s}`, params(`{"name":"query_action","arguments":{"action":"get_status"}}`))
 		raw.Send(call)
@@ -181,8 +175,8 @@ func TestDuplicateRequestID(t *testing.T) {
 // for a legacy call waiting on the client's elicitation/create.
 func TestCancelledCallGetsNoResponse(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, p := hangingLive(t, serve, era, "read")
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake, p := hangingLive(t, era, "read")
 		raw, params := rawSession(t, p, era, `{"elicitation":{"form":{}}}`)
 		raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":%s}`, params(`{"name":"query_action","arguments":{"action":"get_status"}}`)))
 		waitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
@@ -212,68 +206,32 @@ func TestCancelledCallGetsNoResponse(t *testing.T) {
 	})
 }
 
-// TestSignalsEndPromptly: SIGTERM or SIGINT during a call SnowLuma never
-// answers, or during a stream that trickles, cancels the call and exits
-// with status 0, leaving stdout on a complete message (the harness checks
-// every line).
-func TestSignalsEndPromptly(t *testing.T) {
+// TestNestingAnyDepth: past 64 levels the answer is one -32600 naming the
+// limit, whatever the depth (past 10,000 levels encoding/json gives up on
+// its own), and the server goes on answering.
+func TestNestingAnyDepth(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name   string
-		sig    os.Signal
-		stream bool
-	}{
-		{"SIGTERM hanging call", syscall.SIGTERM, false},
-		{"SIGINT hanging call", os.Interrupt, false},
-		{"SIGTERM trickling stream", syscall.SIGTERM, true},
-		{"SIGINT trickling stream", os.Interrupt, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			forEachEra(t, func(t *testing.T, era mcptest.Era) {
-				fake, p := hangingLive(t, spawn, era, "write")
-				frames := make([][]byte, 2000)
-				for i := range frames {
-					frames[i] = fakesnowluma.StreamOK(json.RawMessage(`{"type":"stream","data_type":"data_chunk","data":"tick"}`))
-				}
-				fake.Handle("test_download_stream", func(json.RawMessage) fakesnowluma.Reply {
-					return fakesnowluma.Reply{Frames: frames, FrameDelay: 20 * time.Millisecond}
-				})
-				action := "get_status"
-				if tc.stream {
-					action = "test_download_stream"
-				}
-				cs := p.Connect(nil)
-				done := make(chan error, 1)
-				go func() {
-					_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "invoke_action", Arguments: map[string]any{"action": action}})
-					done <- err
-				}()
-				waitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
-				if tc.stream {
-					time.Sleep(100 * time.Millisecond) // a few frames arrive
-				}
-				p.Signal(tc.sig)
-				st := p.Wait(10 * time.Second)
-				if st == nil {
-					t.Fatal("the process is still running 10 s after the signal")
-				}
-				if st.ExitCode() != 0 {
-					t.Errorf("exit status %d, want 0", st.ExitCode())
-				}
-				if err := await(t, "the interrupted call to return", done); err == nil {
-					t.Error("the interrupted call returned a result")
-				}
-				stderr := p.Stderr()
-				if !strings.Contains(stderr, "cancelling 1 request(s) in flight") {
-					t.Errorf("stderr lacks the shutdown line:\n%s", stderr)
-				}
-				// The call ended through its cancelled context (with its
-				// HTTP request), not by being abandoned.
-				if !strings.Contains(stderr, "kind=cancelled") || strings.Contains(stderr, "abandoned") {
-					t.Errorf("the call was not cancelled:\n%s", stderr)
-				}
-			})
-		})
-	}
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		p := serve(t, era)
+		raw, params := rawSession(t, p, era, "{}")
+		for i, depth := range []int{65, 10_001, 100_000} {
+			// The message object and params are two levels; the
+			// arguments hold the rest.
+			inner := strings.Repeat(`{"a":`, depth-2) + "1" + strings.Repeat("}", depth-2)
+			line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, 10+i, params(`{"name":"get_action","arguments":`+inner+`}`))
+			raw.Send(line)
+			e := rpcError(t, raw.Next())
+			if e["code"] != float64(-32600) || !strings.Contains(e["message"].(string), "deeper than 64 levels") {
+				t.Errorf("%d levels: %v", depth, e)
+			}
+			bare := strings.Repeat("[", depth) + strings.Repeat("]", depth)
+			raw.Send(bare)
+			if e := rpcError(t, raw.Next()); e["code"] != float64(-32600) || !strings.Contains(e["message"].(string), "deeper than 64 levels") {
+				t.Errorf("%d levels, bare: %v", depth, e)
+			}
+			if m := raw.Call(20+i, "tools/list", params("{}")); m["result"] == nil {
+				t.Errorf("after %d levels: %v", depth, m)
+			}
+		}
+	})
 }

@@ -1,4 +1,4 @@
-package main_test
+package server_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 )
 
@@ -29,22 +30,22 @@ var partial = map[string]any{"action": "send_group_msg", "params": map[string]an
 // legacy ones through elicitation/create.
 func TestInputWholeLoop(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		var mu sync.Mutex
 		var seen []*mcp.ElicitParams
 		fake, p, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: formAnswer(`{"message":"Hello"}`, &seen, &mu)})
-		_, r := callTool(t, cs, "invoke_action_with_input", partial)
+		_, r := mcptest.CallTool(t, cs, "invoke_action_with_input", partial)
 		if r.Diagnostics.Outcome != "success" {
 			t.Fatalf("%+v", r.Diagnostics)
 		}
 		reqs := fake.Requests()
-		if len(reqs) != 1 || reqs[0].Action != "send_group_msg" || !sameJSON(reqs[0].Params, json.RawMessage(`{"group_id":20001,"message":"Hello"}`)) {
+		if len(reqs) != 1 || reqs[0].Action != "send_group_msg" || !mcptest.SameJSON(reqs[0].Params, json.RawMessage(`{"group_id":20001,"message":"Hello"}`)) {
 			t.Errorf("sent %+v", reqs)
 		}
 		if len(seen) != 1 || !strings.Contains(seen[0].Message, "send_group_msg") || !strings.Contains(seen[0].Message, "message") {
 			t.Fatalf("form: %+v", seen)
 		}
-		schema := decode[map[string]any](t, mustJSON(t, seen[0].RequestedSchema))
+		schema := mcptest.Decode[map[string]any](t, mustJSON(t, seen[0].RequestedSchema))
 		if props, _ := schema["properties"].(map[string]any); len(props) != 1 || props["params_json"] == nil {
 			t.Errorf("form schema %v", schema)
 		}
@@ -64,7 +65,7 @@ func TestInputWholeLoop(t *testing.T) {
 
 		// Complete arguments skip the round.
 		seen = nil
-		_, r = callTool(t, cs, "invoke_action_with_input", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "direct"}})
+		_, r = mcptest.CallTool(t, cs, "invoke_action_with_input", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "direct"}})
 		if r.Diagnostics.Outcome != "success" || len(seen) != 0 {
 			t.Errorf("complete args: %+v, %d forms", r.Diagnostics, len(seen))
 		}
@@ -73,9 +74,9 @@ func TestInputWholeLoop(t *testing.T) {
 
 func TestInputNoElicitation(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "write")
-		res, r := callTool(t, cs, "invoke_action_with_input", partial)
+		res, r := mcptest.CallTool(t, cs, "invoke_action_with_input", partial)
 		if !res.IsError || r.Diagnostics.Kind != "elicitation_unsupported" || !strings.Contains(r.Diagnostics.NextStep, "invoke_action") {
 			t.Errorf("%+v", r.Diagnostics)
 		}
@@ -89,7 +90,7 @@ func TestInputNoElicitation(t *testing.T) {
 // multi-round-trip middleware is off.
 func interim(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.CallToolResult {
 	t.Helper()
-	res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: tool, Arguments: args})
+	res, err := cs.CallTool(mcptest.Context(t), &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,14 +101,14 @@ func interim(t *testing.T, cs *mcp.ClientSession, tool string, args any) *mcp.Ca
 }
 
 // answer resumes a continuation with an elicitation result.
-func answer(t *testing.T, cs *mcp.ClientSession, tool string, args any, state string, er *mcp.ElicitResult) (*mcp.CallToolResult, toolResult) {
+func answer(t *testing.T, cs *mcp.ClientSession, tool string, args any, state string, er *mcp.ElicitResult) (*mcp.CallToolResult, mcptest.ToolResult) {
 	t.Helper()
-	res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: tool, Arguments: args, RequestState: state,
+	res, err := cs.CallTool(mcptest.Context(t), &mcp.CallToolParams{Name: tool, Arguments: args, RequestState: state,
 		InputResponses: mcp.InputResponseMap{"params": er}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tr toolResult
+	var tr mcptest.ToolResult
 	if err := json.Unmarshal(mustJSON(t, res.StructuredContent), &tr); err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func TestInputConcurrentAnswers(t *testing.T) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	succeeded := 0
-	c := ctx(t)
+	c := mcptest.Context(t)
 	for i := range n {
 		wg.Add(1)
 		// Not answer(): its t.Fatal may only run on the test's goroutine.
@@ -267,11 +268,11 @@ func TestInputPendingLimit(t *testing.T) {
 			first = res
 		}
 	}
-	res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: tool, Arguments: partial})
+	res, err := cs.CallTool(mcptest.Context(t), &mcp.CallToolParams{Name: tool, Arguments: partial})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r toolResult
+	var r mcptest.ToolResult
 	json.Unmarshal(mustJSON(t, res.StructuredContent), &r)
 	if !res.IsError || r.Diagnostics.Kind != "too_many_pending" || !strings.Contains(r.Diagnostics.Message, "256") {
 		t.Fatalf("257th: %+v", r.Diagnostics)
@@ -285,20 +286,20 @@ func TestInputPendingLimit(t *testing.T) {
 
 func TestInputGates(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		var mu sync.Mutex
 		var seen []*mcp.ElicitParams
 		fake, _, cs := liveWith(t, era, "read", &mcp.ClientOptions{ElicitationHandler: formAnswer(`{"message":"x"}`, &seen, &mu)})
-		res, r := callTool(t, cs, "invoke_action_with_input", partial)
+		res, r := mcptest.CallTool(t, cs, "invoke_action_with_input", partial)
 		if !res.IsError || r.Diagnostics.Kind != "mode_gate" {
 			t.Errorf("invoke in read mode: %+v", r.Diagnostics)
 		}
-		res, r = callTool(t, cs, "query_action_with_input", partial)
+		res, r = mcptest.CallTool(t, cs, "query_action_with_input", partial)
 		if !res.IsError || r.Diagnostics.Kind != "write_action" || !strings.Contains(r.Diagnostics.NextStep, "invoke_action_with_input") {
 			t.Errorf("write action through query: %+v", r.Diagnostics)
 		}
 		// Ill-typed provided params are refused before anyone is asked.
-		res, r = callTool(t, cs, "query_action_with_input", map[string]any{"action": "get_group_member_info", "params": map[string]any{"group_id": "abc"}})
+		res, r = mcptest.CallTool(t, cs, "query_action_with_input", map[string]any{"action": "get_group_member_info", "params": map[string]any{"group_id": "abc"}})
 		if !res.IsError || r.Diagnostics.Kind != "invalid_params" {
 			t.Errorf("bad provided params: %+v", r.Diagnostics)
 		}
@@ -315,7 +316,7 @@ func TestInputGates(t *testing.T) {
 // answer is sent as given, as invoke_action would send it.
 func TestInputResumeParamsCheck(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		var mu sync.Mutex
 		var seen []*mcp.ElicitParams
 		getMsg := map[string]any{"action": "get_msg"}
@@ -324,7 +325,7 @@ func TestInputResumeParamsCheck(t *testing.T) {
 		opts := &mcp.ClientOptions{ElicitationHandler: typedAnswer(map[string]any{"message_id": 0}, "", &seen, &mu)}
 
 		fake, _, cs := liveWith(t, era, "read", opts)
-		res, r := callTool(t, cs, "query_action_with_input", getMsg)
+		res, r := mcptest.CallTool(t, cs, "query_action_with_input", getMsg)
 		d := r.Diagnostics
 		if !res.IsError || d.Kind != "invalid_answer" || !strings.Contains(d.Message, "params/message_id: ") || !strings.Contains(d.Message, "nothing was run") {
 			t.Errorf("checked answer: %+v", d)
@@ -334,12 +335,12 @@ func TestInputResumeParamsCheck(t *testing.T) {
 		}
 
 		fake, _, cs = liveWith(t, era, "read", opts, "SNOWLUMA_MCP_VALIDATE_PARAMS=false")
-		res, r = callTool(t, cs, "query_action_with_input", getMsg)
+		res, r = mcptest.CallTool(t, cs, "query_action_with_input", getMsg)
 		if res.IsError {
 			t.Fatalf("unchecked answer refused: %+v", r.Diagnostics)
 		}
 		got := fake.Requests()
-		if len(got) != 1 || !sameJSON(got[0].Params, json.RawMessage(`{"message_id":0}`)) {
+		if len(got) != 1 || !mcptest.SameJSON(got[0].Params, json.RawMessage(`{"message_id":0}`)) {
 			t.Errorf("unchecked answer: SnowLuma got %+v", got)
 		}
 	})
@@ -377,23 +378,23 @@ func typedAnswer(values map[string]any, paramsJSON string, seen *[]*mcp.ElicitPa
 // client's answer in both eras runs the action with the values typed.
 func TestInputTypedFields(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		var mu sync.Mutex
 		var seen []*mcp.ElicitParams
 		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: typedAnswer(
 			map[string]any{"group_id": 20001, "message_id": -123456}, `{"message":"Hello"}`, &seen, &mu)})
 
-		_, r := callTool(t, cs, "invoke_action_with_input", map[string]any{"action": "send_group_msg"})
+		_, r := mcptest.CallTool(t, cs, "invoke_action_with_input", map[string]any{"action": "send_group_msg"})
 		if r.Diagnostics.Outcome != "success" {
 			t.Fatalf("send_group_msg: %+v", r.Diagnostics)
 		}
-		if reqs := fake.Requests(); len(reqs) != 1 || !sameJSON(reqs[0].Params, json.RawMessage(`{"group_id":20001,"message":"Hello"}`)) {
+		if reqs := fake.Requests(); len(reqs) != 1 || !mcptest.SameJSON(reqs[0].Params, json.RawMessage(`{"group_id":20001,"message":"Hello"}`)) {
 			t.Errorf("sent %+v", reqs)
 		}
 		if len(seen) != 1 {
 			t.Fatalf("%d forms", len(seen))
 		}
-		schema := decode[map[string]any](t, mustJSON(t, seen[0].RequestedSchema))
+		schema := mcptest.Decode[map[string]any](t, mustJSON(t, seen[0].RequestedSchema))
 		props, _ := schema["properties"].(map[string]any)
 		gid, _ := props["group_id"].(map[string]any)
 		if len(props) != 2 || props["params_json"] == nil || gid["type"] != "integer" || gid["minimum"] != float64(1) ||
@@ -410,14 +411,14 @@ func TestInputTypedFields(t *testing.T) {
 		// Only simple params: no params_json at all.
 		fake.Reset()
 		seen = nil
-		_, r = callTool(t, cs, "query_action_with_input", map[string]any{"action": "get_msg"})
+		_, r = mcptest.CallTool(t, cs, "query_action_with_input", map[string]any{"action": "get_msg"})
 		if r.Diagnostics.Outcome != "success" {
 			t.Fatalf("get_msg: %+v", r.Diagnostics)
 		}
 		if reqs := fake.Requests(); len(reqs) != 1 || string(reqs[0].Params) != `{"message_id":-123456}` {
 			t.Errorf("sent %+v", reqs)
 		}
-		schema = decode[map[string]any](t, mustJSON(t, seen[0].RequestedSchema))
+		schema = mcptest.Decode[map[string]any](t, mustJSON(t, seen[0].RequestedSchema))
 		props, _ = schema["properties"].(map[string]any)
 		if mid, _ := props["message_id"].(map[string]any); len(props) != 1 || mid["type"] != "integer" {
 			t.Errorf("get_msg form: %v", schema)
@@ -461,4 +462,59 @@ func TestInputTypedFieldsRefused(t *testing.T) {
 	if got := sent(fake); len(got) != 0 {
 		t.Errorf("refused answers reached SnowLuma: %v", got)
 	}
+}
+
+// TestFormsInChinese: the forms a person reads follow SNOWLUMA_MCP_LANG,
+// and without it the locale (LC_ALL before LANG); the confirmation names the
+// action by its Chinese summary too. What the model reads stays English.
+func TestFormsInChinese(t *testing.T) {
+	t.Parallel()
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		// Chinese from the locale alone.
+		c := &confirmer{}
+		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle},
+			"SNOWLUMA_MCP_CONFIRM=destructive", "LANG=zh_CN.UTF-8")
+		fake.Handle("set_group_kick", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(nil) })
+		c.answer(confirmAnswer(true))
+		_, r := mcptest.CallTool(t, cs, "invoke_action", kick)
+		if r.Diagnostics.Outcome != "success" {
+			t.Fatalf("confirmed kick: %+v", r.Diagnostics)
+		}
+		forms := c.forms()
+		if len(forms) != 1 || !strings.HasPrefix(forms[0].Message, "把成员踢出群 set_group_kick：群 20001，成员 30001。允许执行吗？") {
+			t.Fatalf("confirmation %+v", forms)
+		}
+		props := mcptest.Decode[map[string]any](t, mustJSON(t, forms[0].RequestedSchema))["properties"].(map[string]any)
+		if f, _ := props["confirm"].(map[string]any); f["title"] != "执行" {
+			t.Errorf("confirm field %v", props)
+		}
+
+		// SNOWLUMA_MCP_LANG wins over the locale, both ways.
+		var mu sync.Mutex
+		var seen []*mcp.ElicitParams
+		_, _, cs = liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: typedAnswer(map[string]any{"group_id": 20001}, `{"message":"你好"}`, &seen, &mu)},
+			"SNOWLUMA_MCP_LANG=zh", "LC_ALL=en_US.UTF-8")
+		_, r = mcptest.CallTool(t, cs, "invoke_action_with_input", map[string]any{"action": "send_group_msg"})
+		if r.Diagnostics.Outcome != "success" || len(seen) != 1 {
+			t.Fatalf("zh form: %+v, %d forms", r.Diagnostics, len(seen))
+		}
+		if msg := seen[0].Message; !strings.HasPrefix(msg, "send_group_msg 还缺 2 个参数。请填写 group_id。请在 params_json 中") {
+			t.Errorf("zh form message %q", msg)
+		}
+		props = mcptest.Decode[map[string]any](t, mustJSON(t, seen[0].RequestedSchema))["properties"].(map[string]any)
+		if f, _ := props["params_json"].(map[string]any); f["title"] != "参数（JSON 对象）" {
+			t.Errorf("zh params_json field %v", f)
+		}
+		if tr := mustJSON(t, r); strings.ContainsFunc(string(tr), func(r rune) bool { return r >= 0x4e00 && r <= 0x9fff && r != '你' && r != '好' }) {
+			t.Errorf("the result a model reads is not English: %s", tr)
+		}
+
+		seen = nil
+		_, _, cs = liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: typedAnswer(map[string]any{"group_id": 20001}, `{"message":"hi"}`, &seen, &mu)},
+			"SNOWLUMA_MCP_LANG=en", "LC_ALL=zh_CN.UTF-8")
+		_, r = mcptest.CallTool(t, cs, "invoke_action_with_input", map[string]any{"action": "send_group_msg"})
+		if r.Diagnostics.Outcome != "success" || len(seen) != 1 || !strings.HasPrefix(seen[0].Message, "send_group_msg needs 2 more parameters.") {
+			t.Errorf("en form: %+v %+v", r.Diagnostics, seen)
+		}
+	})
 }

@@ -1,4 +1,4 @@
-package main_test
+package server_test
 
 import (
 	"context"
@@ -49,7 +49,7 @@ func never(t *testing.T) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitR
 
 func TestSensitiveDeniedByDefault(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: never(t)})
 		answerSecrets(fake)
 		for name, params := range credentialActions {
@@ -58,22 +58,22 @@ func TestSensitiveDeniedByDefault(t *testing.T) {
 				tools = append(tools, "query_action", "query_action_with_input")
 			}
 			for _, tool := range tools {
-				res, r := callTool(t, cs, tool, map[string]any{"action": name, "params": params})
+				res, r := mcptest.CallTool(t, cs, tool, map[string]any{"action": name, "params": params})
 				if !res.IsError || r.Diagnostics.Kind != "sensitive" || !strings.Contains(r.Diagnostics.Message, "nothing was sent") || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_SENSITIVE") {
 					t.Errorf("%s %s: %+v", tool, name, r.Diagnostics)
 				}
 			}
 		}
 		// With a required param missing, the fence comes before the form.
-		res, r := callTool(t, cs, "invoke_action_with_input", map[string]any{"action": "request_decrypt_key"})
+		res, r := mcptest.CallTool(t, cs, "invoke_action_with_input", map[string]any{"action": "request_decrypt_key"})
 		if !res.IsError || r.Diagnostics.Kind != "sensitive" {
 			t.Errorf("with_input, missing params: %+v", r.Diagnostics)
 		}
 		if got := sent(fake); len(got) != 0 {
 			t.Errorf("sent %v", got)
 		}
-		_, info := callTool(t, cs, "get_runtime_info", map[string]any{})
-		if s := decode[map[string]any](t, info.Result)["safety"].(map[string]any); s["sensitive"] != "deny" || s["confirm"] != "none" ||
+		_, info := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+		if s := mcptest.Decode[map[string]any](t, info.Result)["safety"].(map[string]any); s["sensitive"] != "deny" || s["confirm"] != "none" ||
 			s["send_min_interval_ms"] != float64(0) || s["allowed_groups"] != nil || s["audit"] != false {
 			t.Errorf("runtime safety %v", s)
 		}
@@ -86,28 +86,28 @@ func TestSensitiveDeniedByDefault(t *testing.T) {
 
 func TestSensitiveRedactAndAllow(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p, cs := live(t, era, "write", "SNOWLUMA_MCP_SENSITIVE=redact")
 		answerSecrets(fake)
 		for _, tool := range []string{"query_action", "invoke_action", "query_action_with_input", "invoke_action_with_input"} {
 			fake.Reset()
 			answerSecrets(fake)
-			res, r := callTool(t, cs, tool, map[string]any{"action": "get_cookies", "params": map[string]any{"domain": "qun.qq.com"}})
+			res, r := mcptest.CallTool(t, cs, tool, map[string]any{"action": "get_cookies", "params": map[string]any{"domain": "qun.qq.com"}})
 			if res.IsError || r.Diagnostics.Outcome != "success" {
 				t.Fatalf("%s: %+v", tool, r.Diagnostics)
 			}
-			env := decode[envelope](t, r.Result)
+			env := mcptest.Decode[envelope](t, r.Result)
 			want := `{"cookies":"[redacted]","bkn":"[redacted]","keys":[{"rkey":"[redacted]","ttl":"[redacted]","ok":true,"extra":null}]}`
-			if env.Status != "ok" || env.Retcode != "0" || !sameJSON(env.Data, json.RawMessage(want)) {
+			if env.Status != "ok" || env.Retcode != "0" || !mcptest.SameJSON(env.Data, json.RawMessage(want)) {
 				t.Errorf("%s: redacted answer %s", tool, r.Result)
 			}
 			reqs := fake.Requests()
-			if len(reqs) != 1 || reqs[0].Action != "get_cookies" || !sameJSON(reqs[0].Params, json.RawMessage(`{"domain":"qun.qq.com"}`)) {
+			if len(reqs) != 1 || reqs[0].Action != "get_cookies" || !mcptest.SameJSON(reqs[0].Params, json.RawMessage(`{"domain":"qun.qq.com"}`)) {
 				t.Errorf("%s: sent %+v", tool, reqs)
 			}
 		}
-		_, info := callTool(t, cs, "get_runtime_info", map[string]any{})
-		if s := decode[map[string]any](t, info.Result)["safety"].(map[string]any); s["sensitive"] != "redact" {
+		_, info := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+		if s := mcptest.Decode[map[string]any](t, info.Result)["safety"].(map[string]any); s["sensitive"] != "redact" {
 			t.Errorf("runtime safety %v", s)
 		}
 		p.Close()
@@ -117,8 +117,8 @@ func TestSensitiveRedactAndAllow(t *testing.T) {
 
 		fake, _, cs = live(t, era, "write", "SNOWLUMA_MCP_SENSITIVE=allow")
 		answerSecrets(fake)
-		_, r := callTool(t, cs, "invoke_action", map[string]any{"action": "send_packet", "params": credentialActions["send_packet"]})
-		if env := decode[envelope](t, r.Result); r.Diagnostics.Outcome != "success" || !sameJSON(env.Data, json.RawMessage(secretAnswer)) {
+		_, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_packet", "params": credentialActions["send_packet"]})
+		if env := mcptest.Decode[envelope](t, r.Result); r.Diagnostics.Outcome != "success" || !mcptest.SameJSON(env.Data, json.RawMessage(secretAnswer)) {
 			t.Errorf("allow: %+v %s", r.Diagnostics, r.Result)
 		}
 		if got := sent(fake); len(got) != 1 || got[0] != "send_packet" {
@@ -161,7 +161,7 @@ var kick = map[string]any{"action": "set_group_kick", "params": map[string]any{"
 
 func TestConfirmDestructive(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		c := &confirmer{}
 		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle}, "SNOWLUMA_MCP_CONFIRM=destructive")
 		fake.Handle("set_group_kick", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(nil) })
@@ -176,7 +176,7 @@ func TestConfirmDestructive(t *testing.T) {
 			{"false", confirmAnswer(false), "not_confirmed"},
 		} {
 			c.answer(tc.answer)
-			res, r := callTool(t, cs, "invoke_action", kick)
+			res, r := mcptest.CallTool(t, cs, "invoke_action", kick)
 			if !res.IsError || r.Diagnostics.Kind != tc.kind || !strings.Contains(r.Diagnostics.Message, "nothing was run") {
 				t.Errorf("%s: %+v", tc.name, r.Diagnostics)
 			}
@@ -189,7 +189,7 @@ func TestConfirmDestructive(t *testing.T) {
 		}
 
 		c.answer(confirmAnswer(true))
-		res, r := callTool(t, cs, "invoke_action", kick)
+		res, r := mcptest.CallTool(t, cs, "invoke_action", kick)
 		if res.IsError || r.Diagnostics.Outcome != "success" {
 			t.Fatalf("accepted: %+v", r.Diagnostics)
 		}
@@ -202,20 +202,20 @@ func TestConfirmDestructive(t *testing.T) {
 				t.Errorf("form message %q lacks %q", forms[0].Message, want)
 			}
 		}
-		schema := decode[map[string]any](t, mustJSON(t, forms[0].RequestedSchema))
+		schema := mcptest.Decode[map[string]any](t, mustJSON(t, forms[0].RequestedSchema))
 		props, _ := schema["properties"].(map[string]any)
 		if len(props) != 1 || props["confirm"].(map[string]any)["type"] != "boolean" {
 			t.Errorf("form schema %v", schema)
 		}
 		reqs := fake.Requests()
-		if len(reqs) != 1 || reqs[0].Action != "set_group_kick" || !sameJSON(reqs[0].Params, json.RawMessage(`{"group_id":20001,"user_id":30001}`)) {
+		if len(reqs) != 1 || reqs[0].Action != "set_group_kick" || !mcptest.SameJSON(reqs[0].Params, json.RawMessage(`{"group_id":20001,"user_id":30001}`)) {
 			t.Errorf("sent %+v", reqs)
 		}
 
 		// A write that is not destructive runs without a form.
 		fake.Reset()
 		c.answer(confirmAnswer(false))
-		_, r = callTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
+		_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
 		if r.Diagnostics.Outcome != "success" || len(c.forms()) != 0 || len(fake.Requests()) != 1 {
 			t.Errorf("plain write: %+v, %d forms", r.Diagnostics, len(c.forms()))
 		}
@@ -226,30 +226,30 @@ func TestConfirmDestructive(t *testing.T) {
 		fake.Handle("set_group_kick", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(nil) })
 		partialKick := map[string]any{"action": "set_group_kick", "params": map[string]any{"group_id": 20001}}
 		c.answer(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"user_id": 30002, "confirm": false}})
-		res, r = callTool(t, cs, "invoke_action_with_input", partialKick)
+		res, r = mcptest.CallTool(t, cs, "invoke_action_with_input", partialKick)
 		if !res.IsError || r.Diagnostics.Kind != "not_confirmed" || len(fake.Requests()) != 0 {
 			t.Errorf("with_input, confirm false: %+v", r.Diagnostics)
 		}
 		if f := c.forms(); len(f) != 1 || !strings.Contains(f[0].Message, "confirm") {
 			t.Errorf("combined form %+v", f)
-		} else if props := decode[map[string]any](t, mustJSON(t, f[0].RequestedSchema))["properties"].(map[string]any); props["user_id"] == nil || props["confirm"] == nil {
+		} else if props := mcptest.Decode[map[string]any](t, mustJSON(t, f[0].RequestedSchema))["properties"].(map[string]any); props["user_id"] == nil || props["confirm"] == nil {
 			t.Errorf("combined form fields %v", props)
 		}
 		c.answer(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"user_id": 30002, "confirm": true}})
-		_, r = callTool(t, cs, "invoke_action_with_input", partialKick)
+		_, r = mcptest.CallTool(t, cs, "invoke_action_with_input", partialKick)
 		reqs = fake.Requests()
-		if r.Diagnostics.Outcome != "success" || len(reqs) != 1 || !sameJSON(reqs[0].Params, json.RawMessage(`{"group_id":20001,"user_id":30002}`)) {
+		if r.Diagnostics.Outcome != "success" || len(reqs) != 1 || !mcptest.SameJSON(reqs[0].Params, json.RawMessage(`{"group_id":20001,"user_id":30002}`)) {
 			t.Errorf("with_input accepted: %+v, sent %+v", r.Diagnostics, reqs)
 		}
 		// Complete params through *_with_input: a confirmation-only round.
 		fake.Reset()
 		fake.Handle("set_group_kick", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(nil) })
 		c.answer(&mcp.ElicitResult{Action: "decline"})
-		if res, r := callTool(t, cs, "invoke_action_with_input", kick); !res.IsError || r.Diagnostics.Kind != "declined" {
+		if res, r := mcptest.CallTool(t, cs, "invoke_action_with_input", kick); !res.IsError || r.Diagnostics.Kind != "declined" {
 			t.Errorf("with_input complete, declined: %+v", r.Diagnostics)
 		}
 		c.answer(confirmAnswer(true))
-		if _, r := callTool(t, cs, "invoke_action_with_input", kick); r.Diagnostics.Outcome != "success" {
+		if _, r := mcptest.CallTool(t, cs, "invoke_action_with_input", kick); r.Diagnostics.Outcome != "success" {
 			t.Errorf("with_input complete, accepted: %+v", r.Diagnostics)
 		}
 		if got := sent(fake); len(got) != 1 {
@@ -260,16 +260,16 @@ func TestConfirmDestructive(t *testing.T) {
 
 func TestConfirmUnavailable(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := live(t, era, "write", "SNOWLUMA_MCP_CONFIRM=writes")
 		for _, tool := range []string{"invoke_action", "invoke_action_with_input"} {
-			res, r := callTool(t, cs, tool, map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
+			res, r := mcptest.CallTool(t, cs, tool, map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
 			if !res.IsError || r.Diagnostics.Kind != "confirmation_unavailable" || !strings.Contains(r.Diagnostics.Message, "SNOWLUMA_MCP_CONFIRM=writes") {
 				t.Errorf("%s: %+v", tool, r.Diagnostics)
 			}
 		}
 		// Reads need no confirmation.
-		if _, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"}); r.Diagnostics.Outcome != "success" {
+		if _, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"}); r.Diagnostics.Outcome != "success" {
 			t.Errorf("read: %+v", r.Diagnostics)
 		}
 		if got := sent(fake); len(got) != 1 || got[0] != "get_status" {
@@ -279,14 +279,14 @@ func TestConfirmUnavailable(t *testing.T) {
 }
 
 // confirmRound resumes a confirmation with an answer.
-func confirmRound(t *testing.T, cs *mcp.ClientSession, tool string, args any, state string, er *mcp.ElicitResult) (*mcp.CallToolResult, toolResult) {
+func confirmRound(t *testing.T, cs *mcp.ClientSession, tool string, args any, state string, er *mcp.ElicitResult) (*mcp.CallToolResult, mcptest.ToolResult) {
 	t.Helper()
-	res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: tool, Arguments: args, RequestState: state,
+	res, err := cs.CallTool(mcptest.Context(t), &mcp.CallToolParams{Name: tool, Arguments: args, RequestState: state,
 		InputResponses: mcp.InputResponseMap{"confirm": er}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tr toolResult
+	var tr mcptest.ToolResult
 	if err := json.Unmarshal(mustJSON(t, res.StructuredContent), &tr); err != nil {
 		t.Fatal(err)
 	}
@@ -345,17 +345,17 @@ func TestConfirmReplayAndTamper(t *testing.T) {
 
 func TestSendPacing(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		// A minute between sends to one target: no test run is that slow,
 		// so the second send to a target is always refused.
 		fake, _, cs := live(t, era, "write", "SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=60000", "SNOWLUMA_MCP_SEND_PER_MINUTE=3")
 		fake.Handle("send_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(json.RawMessage(`{"message_id":1}`)) })
-		send := func(action string, params map[string]any) toolResult {
+		send := func(action string, params map[string]any) mcptest.ToolResult {
 			t.Helper()
-			_, r := callTool(t, cs, "invoke_action", map[string]any{"action": action, "params": params})
+			_, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": action, "params": params})
 			return r
 		}
-		limited := func(r toolResult, what string) {
+		limited := func(r mcptest.ToolResult, what string) {
 			t.Helper()
 			if r.Diagnostics.Kind != "rate_limited" || r.Diagnostics.RetryAfterMS <= 0 || r.Diagnostics.RetryAfterMS > 60000 || !strings.Contains(r.Diagnostics.Message, "nothing was sent") {
 				t.Errorf("%s: %+v", what, r.Diagnostics)
@@ -375,7 +375,7 @@ func TestSendPacing(t *testing.T) {
 		// Three sends in this minute: the per-minute budget is spent.
 		limited(send("send_private_msg", map[string]any{"user_id": 30002, "message": "dm"}), "per minute")
 		// Reads are not paced.
-		if _, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"}); r.Diagnostics.Outcome != "success" {
+		if _, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"}); r.Diagnostics.Outcome != "success" {
 			t.Errorf("read: %+v", r.Diagnostics)
 		}
 		reqs := fake.Requests()
@@ -384,12 +384,12 @@ func TestSendPacing(t *testing.T) {
 			t.Fatalf("sent %d requests: %v", len(reqs), sent(fake))
 		}
 		for i, w := range want {
-			if !sameJSON(reqs[i].Params, json.RawMessage(w)) {
+			if !mcptest.SameJSON(reqs[i].Params, json.RawMessage(w)) {
 				t.Errorf("request %d: %s %s, want %s", i, reqs[i].Action, reqs[i].Params, w)
 			}
 		}
-		_, info := callTool(t, cs, "get_runtime_info", map[string]any{})
-		if s := decode[map[string]any](t, info.Result)["safety"].(map[string]any); s["send_min_interval_ms"] != float64(60000) || s["send_per_minute"] != float64(3) {
+		_, info := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+		if s := mcptest.Decode[map[string]any](t, info.Result)["safety"].(map[string]any); s["send_min_interval_ms"] != float64(60000) || s["send_per_minute"] != float64(3) {
 			t.Errorf("runtime safety %v", s)
 		}
 	})
@@ -397,7 +397,7 @@ func TestSendPacing(t *testing.T) {
 
 func TestTargetAllowlist(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		c := &confirmer{}
 		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle},
 			"SNOWLUMA_MCP_ALLOWED_GROUPS=20001, 20003", "SNOWLUMA_MCP_ALLOWED_USERS=30001")
@@ -415,14 +415,14 @@ func TestTargetAllowlist(t *testing.T) {
 			{"invoke_action", "send_msg", map[string]any{"group_id": 20002, "message": "hi"}, "group 20002"},
 		}
 		for _, tc := range refused {
-			res, r := callTool(t, cs, tc.tool, map[string]any{"action": tc.action, "params": tc.params})
+			res, r := mcptest.CallTool(t, cs, tc.tool, map[string]any{"action": tc.action, "params": tc.params})
 			if !res.IsError || r.Diagnostics.Kind != "target_not_allowed" || !strings.Contains(r.Diagnostics.Message, tc.names) {
 				t.Errorf("%s %v: %+v", tc.action, tc.params, r.Diagnostics)
 			}
 		}
 		// An answer to a form cannot bring in another target either.
 		c.answer(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"group_id": 20002}})
-		if res, r := callTool(t, cs, "query_action_with_input", map[string]any{"action": "get_group_info"}); !res.IsError || r.Diagnostics.Kind != "target_not_allowed" {
+		if res, r := mcptest.CallTool(t, cs, "query_action_with_input", map[string]any{"action": "get_group_info"}); !res.IsError || r.Diagnostics.Kind != "target_not_allowed" {
 			t.Errorf("with_input answer: %+v", r.Diagnostics)
 		}
 		if got := sent(fake); len(got) != 0 {
@@ -435,16 +435,16 @@ func TestTargetAllowlist(t *testing.T) {
 			{"action": "get_status"},
 		}
 		for _, args := range allowed {
-			if _, r := callTool(t, cs, "invoke_action", args); r.Diagnostics.Outcome != "success" {
+			if _, r := mcptest.CallTool(t, cs, "invoke_action", args); r.Diagnostics.Outcome != "success" {
 				t.Errorf("%v: %+v", args, r.Diagnostics)
 			}
 		}
 		if got := sent(fake); strings.Join(got, ",") != "get_group_info,set_group_kick_members,send_msg,get_status" {
 			t.Errorf("sent %v", got)
 		}
-		_, info := callTool(t, cs, "get_runtime_info", map[string]any{})
-		s := decode[map[string]any](t, info.Result)["safety"].(map[string]any)
-		if !sameJSON(mustJSON(t, s["allowed_groups"]), json.RawMessage(`[20001,20003]`)) || !sameJSON(mustJSON(t, s["allowed_users"]), json.RawMessage(`[30001]`)) {
+		_, info := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+		s := mcptest.Decode[map[string]any](t, info.Result)["safety"].(map[string]any)
+		if !mcptest.SameJSON(mustJSON(t, s["allowed_groups"]), json.RawMessage(`[20001,20003]`)) || !mcptest.SameJSON(mustJSON(t, s["allowed_users"]), json.RawMessage(`[30001]`)) {
 			t.Errorf("runtime safety %v", s)
 		}
 
@@ -453,7 +453,7 @@ func TestTargetAllowlist(t *testing.T) {
 		// not an id is refused.
 		fake, _, cs = live(t, era, "write", "SNOWLUMA_MCP_VALIDATE_PARAMS=false", "SNOWLUMA_MCP_ALLOWED_GROUPS=20001")
 		for params, say := range map[string]string{`{"group_id":"20002"}`: "group 20002", `{"group_id":20001.5}`: "not an id", `{"group_id":[20001,"x"]}`: "not an id"} {
-			res, r := callTool(t, cs, "query_action", map[string]any{"action": "get_group_info", "params": json.RawMessage(params)})
+			res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_group_info", "params": json.RawMessage(params)})
 			if !res.IsError || r.Diagnostics.Kind != "target_not_allowed" || !strings.Contains(r.Diagnostics.Message, say) {
 				t.Errorf("%s: %+v", params, r.Diagnostics)
 			}
@@ -478,7 +478,7 @@ type auditLine struct {
 
 func TestAuditFile(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		path := filepath.Join(t.TempDir(), "audit.jsonl")
 		fake, p, cs := live(t, era, "write", "SNOWLUMA_MCP_AUDIT_FILE="+path, "SNOWLUMA_MCP_ALLOWED_GROUPS=20001")
 		fake.Handle("set_group_kick_members", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(100, "not admin") })
@@ -491,7 +491,7 @@ func TestAuditFile(t *testing.T) {
 			{"action": "get_cookies"}, // a read, and refused: not recorded
 		}
 		for _, args := range calls {
-			callTool(t, cs, "invoke_action", args)
+			mcptest.CallTool(t, cs, "invoke_action", args)
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -538,12 +538,12 @@ func TestAuditFile(t *testing.T) {
 		if err := os.Mkdir(path, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		res, r := callTool(t, cs, "invoke_action", calls[0])
+		res, r := mcptest.CallTool(t, cs, "invoke_action", calls[0])
 		if !res.IsError || r.Diagnostics.Kind != "audit_failed" || !strings.Contains(r.Diagnostics.Message, "was not run") || strings.Contains(r.Diagnostics.Message, path) {
 			t.Errorf("unwritable audit: %+v", r.Diagnostics)
 		}
 
-		if _, r := callTool(t, cs, "query_action", map[string]any{"action": "get_status"}); r.Diagnostics.Outcome != "success" {
+		if _, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"}); r.Diagnostics.Outcome != "success" {
 			t.Errorf("read with an unwritable audit: %+v", r.Diagnostics)
 		}
 		if got := sent(fake); len(got) != 1 || got[0] != "get_status" {
@@ -562,15 +562,15 @@ func mustJSONString(t *testing.T, v any) string { return string(mustJSON(t, v)) 
 // client through get_action, list_actions and the catalog resource.
 func TestSafetyFlagsShown(t *testing.T) {
 	t.Parallel()
-	forEachEra(t, func(t *testing.T, era mcptest.Era) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		cs := docsSession(t, era)
-		_, r := callTool(t, cs, "get_action", map[string]any{"name": "get_cookies"})
-		if a := decode[map[string]any](t, r.Result); a["sensitive"] != true || a["destructive"] != nil {
+		_, r := mcptest.CallTool(t, cs, "get_action", map[string]any{"name": "get_cookies"})
+		if a := mcptest.Decode[map[string]any](t, r.Result); a["sensitive"] != true || a["destructive"] != nil {
 			t.Errorf("get_action get_cookies: sensitive %v destructive %v", a["sensitive"], a["destructive"])
 		}
-		_, r = callTool(t, cs, "list_actions", map[string]any{"read_only": false, "limit": 200})
+		_, r = mcptest.CallTool(t, cs, "list_actions", map[string]any{"read_only": false, "limit": 200})
 		flags := map[string]map[string]any{}
-		for _, a := range decode[struct {
+		for _, a := range mcptest.Decode[struct {
 			Actions []map[string]any `json:"actions"`
 		}](t, r.Result).Actions {
 			flags[a["name"].(string)] = a
@@ -581,7 +581,7 @@ func TestSafetyFlagsShown(t *testing.T) {
 		if _, ok := flags["set_group_card"]["destructive"]; ok {
 			t.Error("an unflagged entry shows destructive")
 		}
-		res, err := cs.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: "snowluma://onebot/actions"})
+		res, err := cs.ReadResource(mcptest.Context(t), &mcp.ReadResourceParams{URI: "snowluma://onebot/actions"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,62 @@
+package main_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+)
+
+// TestUserAgentEverywhere checks, on the fake SnowLuma's record of the
+// headers, that every request the server and doctor send names this build,
+// snowluma-mcp/<the version --version prints>: the HTTP actions, the event
+// WebSocket's upgrade, and doctor's calls and probe.
+func TestUserAgentEverywhere(t *testing.T) {
+	// The server runs in this test process and doctor as the binary: each
+	// names its own build.
+	userAgent := func(run func(*testing.T, []string, ...string) (int, string, string)) string {
+		_, out, _ := run(t, []string{"--version"})
+		fields := strings.Fields(out)
+		if len(fields) < 2 {
+			t.Fatalf("--version: %q", out)
+		}
+		return "snowluma-mcp/" + fields[1]
+	}
+	check := func(t *testing.T, what, want string, fake *fakesnowluma.Server) {
+		t.Helper()
+		reqs, ups := fake.Requests(), fake.Upgrades()
+		if len(reqs) == 0 || len(ups) == 0 {
+			t.Fatalf("%s: %d requests and %d upgrades reached SnowLuma", what, len(reqs), len(ups))
+		}
+		for _, r := range reqs {
+			if ua := r.Header.Get("User-Agent"); ua != want {
+				t.Errorf("%s: %s sent User-Agent %q, want %q", what, r.Action, ua, want)
+			}
+		}
+		for _, h := range ups {
+			if ua := h.Get("User-Agent"); ua != want {
+				t.Errorf("%s: the event WebSocket's upgrade sent User-Agent %q, want %q", what, ua, want)
+			}
+		}
+	}
+	t.Run("server", func(t *testing.T) {
+		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+		p := serve(t, mcptest.Modern, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken,
+			"SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL())
+		cs := p.Connect(nil)
+		t.Cleanup(func() { noLeak(t, p) })
+		if res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"}); res.IsError {
+			t.Fatalf("get_status: %+v", r.Diagnostics)
+		}
+		subscribeEvents(t, cs, map[string]any{})
+		check(t, "the server", userAgent(runMain), fake)
+	})
+	t.Run("doctor", func(t *testing.T) {
+		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+		if code, text, _ := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL()); code != 0 {
+			t.Fatalf("doctor: exit %d\n%s", code, text)
+		}
+		check(t, "doctor", userAgent(runBinary), fake)
+	})
+}
