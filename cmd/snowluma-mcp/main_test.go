@@ -56,12 +56,9 @@ func binary(t testing.TB) string {
 	return bin
 }
 
-// A starter starts a server for a test: serve (in process) or spawn (the
-// binary, for what needs a process).
-type starter func(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc
-
 // serve runs the server in the test process with env as its environment
-// (plus PATH, and a HOME of its own), checked as a process is (mcptest.Start).
+// (plus PATH, and a HOME of its own), checked as a process is (mcptest.Start):
+// the in-process e2e.Starter.
 func serve(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc {
 	t.Helper()
 	return mcptest.Start(t, run, era, env...)
@@ -74,7 +71,8 @@ func run(ctx context.Context, args, environ []string, stdin io.Reader, stdout, s
 }
 
 // spawn starts the binary with env as its environment (plus PATH and
-// HOME), for a test that needs a process (binary).
+// HOME), for a test that needs a process (binary): the binary's
+// e2e.Starter.
 func spawn(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc {
 	t.Helper()
 	return mcptest.Spawn(t, binary(t), era, env...)

@@ -22,7 +22,9 @@ import (
 // against the official schema of its era and every structuredContent
 // against its tool's outputSchema (mcptest.Start). What needs a process of
 // its own (signals, the ends of stdin and stdout, kill -9, memory, doctor,
-// another client's process) is tested in cmd/snowluma-mcp.
+// another client's process) is tested in cmd/snowluma-mcp; the helpers
+// both share (a live server, the task client, event reads...) are in
+// internal/mcptest/e2e.
 
 func TestMain(m *testing.M) {
 	// The tests mostly wait (grace periods, a fake's delays, idle
@@ -38,7 +40,8 @@ func TestMain(m *testing.M) {
 }
 
 // serve runs the server in the test process with env as its environment
-// (plus PATH, and a HOME of its own), checked as a process is (mcptest.Start).
+// (plus PATH, and a HOME of its own), checked as a process is (mcptest.Start):
+// the in-process e2e.Starter.
 func serve(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc {
 	t.Helper()
 	return mcptest.Start(t, run, era, env...)
