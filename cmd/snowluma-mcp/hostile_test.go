@@ -226,7 +226,7 @@ func TestSharedDownloadDirRefused(t *testing.T) {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := runMain(t, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
+	code, stdout, stderr := e2e.RunMain(t, run, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
 	if code != 2 || stdout != "" || !strings.Contains(stderr, "SNOWLUMA_MCP_DOWNLOAD_DIR") || !strings.Contains(stderr, "can be written by other users (mode 0777)") || !strings.Contains(stderr, "chmod go-w") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -264,7 +264,7 @@ func TestInvisibleTokenRefused(t *testing.T) {
 		{"tag character", "tok-5ecret\U000E0041", "at its end", 0xE0041},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runMain(t, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN="+tc.token)
+			code, stdout, stderr := e2e.RunMain(t, run, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN="+tc.token)
 			want := fmt.Sprintf("invisible character (%U) %s", tc.r, tc.where)
 			if code != 2 || stdout != "" || !strings.Contains(stderr, "SNOWLUMA_MCP_TOKEN") || !strings.Contains(stderr, want) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, want)
@@ -279,7 +279,7 @@ func TestInvisibleTokenRefused(t *testing.T) {
 	// White space alone around the token is still trimmed, and characters
 	// that show (a non-ASCII letter) are not invisible.
 	for _, tok := range []string{"\u00a0tok-5ecret\u3000", "tok-5ecret-é"} {
-		code, _, stderr := runMain(t, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN="+tok)
+		code, _, stderr := e2e.RunMain(t, run, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN="+tok)
 		if code != 0 || strings.Contains(stderr, "5ecret") {
 			t.Errorf("%q: exit %d, stderr %q", tok, code, stderr)
 		}

@@ -2,17 +2,15 @@ package main_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"strconv"
 	"sync"
 	"testing"
 
 	"github.com/snowluma/snowluma-mcp/internal/app"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 // binDir holds the snowluma-mcp binary, built by the first test that needs
@@ -20,15 +18,7 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
-	// The tests mostly wait (grace periods, a fake's delays, idle
-	// timeouts) rather than compute, so more run at once than there are
-	// cores; a -parallel on the command line wins.
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		flag.Set("test.parallel", strconv.Itoa(max(8, 4*runtime.GOMAXPROCS(0))))
-	}
+	e2e.SetParallel() // more at once than there are cores; -parallel wins
 	dir, err := os.MkdirTemp("", "snowluma-mcp-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

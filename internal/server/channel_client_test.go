@@ -403,7 +403,7 @@ func TestChannelRefusedAtStart(t *testing.T) {
 		{"approvers in read mode", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_EVENTS_URL=ws://127.0.0.1:9/", "SNOWLUMA_MCP_CHANNEL=all", "SNOWLUMA_MCP_CHANNEL_APPROVERS=1"},
 			[]string{"SNOWLUMA_MCP_CHANNEL_APPROVERS", "write mode"}},
 	} {
-		code, stdout, stderr := runMain(t, nil, append(c.env, "SNOWLUMA_MCP_LANG=en")...)
+		code, stdout, stderr := e2e.RunMain(t, run, nil, append(c.env, "SNOWLUMA_MCP_LANG=en")...)
 		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", c.name, code, stdout, stderr)
 		}
