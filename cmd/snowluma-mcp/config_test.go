@@ -9,19 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
-
-// runMain runs the server in process with args, exactly env and no input,
-// returning its exit status, stdout and stderr.
-func runMain(t *testing.T, args []string, env ...string) (int, string, string) {
-	t.Helper()
-	// A private HOME: the default download directory lives in its cache.
-	environ := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
-	var stdout, stderr bytes.Buffer
-	code := run(mcptest.Context(t), args, environ, strings.NewReader(""), &stdout, &stderr)
-	return code, stdout.String(), stderr.String()
-}
 
 // runBinary runs the binary with exactly env and no input, returning its
 // exit status, stdout and stderr: doctor as a process.
@@ -96,7 +85,7 @@ func TestConfigErrors(t *testing.T) {
 		{"bad mode with endpoint", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:3000/", "SNOWLUMA_MCP_MODE=READONLY", "SNOWLUMA_MCP_TOKEN=tok-123"}, []string{"SNOWLUMA_MCP_MODE"}, []string{"tok-123"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runMain(t, nil, tc.env...)
+			code, stdout, stderr := e2e.RunMain(t, run, nil, tc.env...)
 			if code != 2 {
 				t.Errorf("exit status %d, want 2", code)
 			}
@@ -122,7 +111,7 @@ func TestConfigErrors(t *testing.T) {
 
 func TestHelpAndVersion(t *testing.T) {
 	t.Parallel()
-	code, stdout, _ := runMain(t, []string{"--help"})
+	code, stdout, _ := e2e.RunMain(t, run, []string{"--help"})
 	if code != 0 {
 		t.Errorf("--help exit %d", code)
 	}
@@ -133,11 +122,11 @@ func TestHelpAndVersion(t *testing.T) {
 			t.Errorf("--help lacks %s", v)
 		}
 	}
-	code, stdout, _ = runMain(t, []string{"--version"})
+	code, stdout, _ = e2e.RunMain(t, run, []string{"--version"})
 	if code != 0 || !strings.Contains(stdout, "snowluma-mcp") || !strings.Contains(stdout, "1.11.1") {
 		t.Errorf("--version: %d %q", code, stdout)
 	}
-	code, stdout, stderr := runMain(t, []string{"--bogus"})
+	code, stdout, stderr := e2e.RunMain(t, run, []string{"--bogus"})
 	// It lists everything accepted, doctor too.
 	if code != 2 || stdout != "" || !strings.Contains(stderr, "--bogus") || !strings.Contains(stderr, "--help, --version, doctor [--json], sandbox [doctor [--json]]") {
 		t.Errorf("--bogus: %d %q %q", code, stdout, stderr)
@@ -161,7 +150,7 @@ func TestModeRules(t *testing.T) {
 		{[]string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_EVENTS_URL=wss://127.0.0.1:9/event", "SNOWLUMA_MCP_TOKEN=tok-xyz"}, "read", false, "http://127.0.0.1:9/"},
 	} {
 		// With stdin closed at once the server starts, logs and exits.
-		code, stdout, stderr := runMain(t, nil, tc.env...)
+		code, stdout, stderr := e2e.RunMain(t, run, nil, tc.env...)
 		if code != 0 || stdout != "" {
 			t.Errorf("%v: exit %d stdout %q", tc.env, code, stdout)
 		}
@@ -196,7 +185,7 @@ func TestSafetyConfigErrors(t *testing.T) {
 		{"SNOWLUMA_MCP_AUDIT_FILE=" + filepath.Join(dir, "missing", "audit.jsonl"), []string{"SNOWLUMA_MCP_AUDIT_FILE", "no such file"}},
 		{"SNOWLUMA_MCP_AUDIT_FILE=" + dir, []string{"SNOWLUMA_MCP_AUDIT_FILE", "directory"}},
 	} {
-		code, stdout, stderr := runMain(t, nil, tc.env)
+		code, stdout, stderr := e2e.RunMain(t, run, nil, tc.env)
 		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", tc.env, code, stdout, stderr)
 		}
@@ -218,7 +207,7 @@ func TestTokenAndPortAccepted(t *testing.T) {
 		{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:65535/"},
 		{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:1/", "SNOWLUMA_MCP_TOKEN=Bearertok"},
 	} {
-		code, stdout, stderr := runMain(t, nil, env...)
+		code, stdout, stderr := e2e.RunMain(t, run, nil, env...)
 		if code != 0 || stdout != "" || !strings.Contains(stderr, "mode read,") {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", env, code, stdout, stderr)
 		}
@@ -241,7 +230,7 @@ func TestUnknownVariableWarning(t *testing.T) {
 		{"SNOWLUMA_MCP_ENDPIONT", "SNOWLUMA_MCP_ENDPOINT"},
 		{"SNOWLUMA_MCP_VALIDATE", "SNOWLUMA_MCP_VALIDATE_PARAMS"},
 	} {
-		code, stdout, stderr := runMain(t, nil, tc.name+"=v-5ecret-value")
+		code, stdout, stderr := e2e.RunMain(t, run, nil, tc.name+"=v-5ecret-value")
 		if code != 0 || stdout != "" {
 			t.Errorf("%s: exit %d, stdout %q", tc.name, code, stdout)
 		}
@@ -259,7 +248,7 @@ func TestUnknownVariableWarning(t *testing.T) {
 		}
 	}
 	// Every declared variable set at once: no warning.
-	_, _, stderr := runMain(t, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN=t", "SNOWLUMA_MCP_TIMEOUT_MS=5", "SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_VALIDATE_PARAMS=no")
+	_, _, stderr := e2e.RunMain(t, run, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN=t", "SNOWLUMA_MCP_TIMEOUT_MS=5", "SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_VALIDATE_PARAMS=no")
 	if strings.Contains(stderr, "warning") {
 		t.Errorf("a declared variable was warned about: %q", stderr)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 // doctorFinding is one line of `doctor --json`.
@@ -57,7 +58,7 @@ func doctor(t *testing.T, env ...string) (int, string, map[string]doctorFinding)
 		}
 	}
 	for _, out := range []string{text, js, stderr} {
-		if strings.Contains(out, secretToken) {
+		if strings.Contains(out, e2e.SecretToken) {
 			t.Fatal("the token appears in doctor's output")
 		}
 	}
@@ -66,8 +67,8 @@ func doctor(t *testing.T, env ...string) (int, string, map[string]doctorFinding)
 
 func TestDoctor(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	base := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken}
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	base := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken}
 
 	t.Run("all ok", func(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "tasks")
@@ -104,19 +105,19 @@ func TestDoctor(t *testing.T) {
 	// An endpoint whose path SnowLuma does not serve makes every action
 	// unknown (retcode 1404): the verdict names the path, not the login.
 	t.Run("endpoint path not served", func(t *testing.T) {
-		onebot := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken), fakesnowluma.WithHTTPPath("/onebot"))
+		onebot := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithHTTPPath("/onebot"))
 		for name, endpoint := range map[string]string{
 			"a path below SnowLuma's":   fake.URL + "onebot/",
 			"a path outside SnowLuma's": onebot.URL,
 		} {
-			code, text, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+endpoint, "SNOWLUMA_MCP_TOKEN="+secretToken)
+			code, text, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+endpoint, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken)
 			e := f["endpoint"]
 			if code != 1 || e.Verdict != "fail" || !strings.Contains(e.Detail, "retcode 1404") || !strings.Contains(e.Fix, "default /") ||
 				strings.Contains(text, "logged in") {
 				t.Errorf("%s: exit %d, %+v\n%s", name, code, e, text)
 			}
 		}
-		if code, text, _ := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+onebot.URL+"onebot", "SNOWLUMA_MCP_TOKEN="+secretToken); code != 0 {
+		if code, text, _ := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+onebot.URL+"onebot", "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken); code != 0 {
 			t.Errorf("SnowLuma's own path: exit %d\n%s", code, text)
 		}
 	})
@@ -155,7 +156,7 @@ func TestDoctor(t *testing.T) {
 		}
 		addr := ln.Addr().String()
 		ln.Close()
-		code, _, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT=http://"+addr+"/", "SNOWLUMA_MCP_TOKEN="+secretToken)
+		code, _, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT=http://"+addr+"/", "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken)
 		if code != 1 || f["endpoint"].Verdict != "fail" || !strings.Contains(f["endpoint"].Fix, "start SnowLuma") {
 			t.Errorf("exit %d, %+v", code, f)
 		}
@@ -166,7 +167,7 @@ func TestDoctor(t *testing.T) {
 			w.Write([]byte("<html><body>router login</body></html>"))
 		}))
 		defer web.Close()
-		code, _, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+web.URL+"/", "SNOWLUMA_MCP_TOKEN="+secretToken)
+		code, _, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+web.URL+"/", "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken)
 		if code != 1 || f["endpoint"].Verdict != "fail" || !strings.Contains(f["endpoint"].Detail, "not as OneBot") {
 			t.Errorf("exit %d, %+v", code, f)
 		}
@@ -181,7 +182,7 @@ func TestDoctor(t *testing.T) {
 			http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
 		}))
 		defer redirecting.Close()
-		code, _, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+redirecting.URL+"/", "SNOWLUMA_MCP_TOKEN="+secretToken)
+		code, _, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+redirecting.URL+"/", "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken)
 		if e := f["endpoint"]; code != 1 || e.Verdict != "fail" || !strings.Contains(e.Detail, "redirect (HTTP 307) to "+other.URL+"/get_login_info") {
 			t.Errorf("exit %d, %+v", code, e)
 		}
@@ -190,7 +191,7 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 	t.Run("bad configuration", func(t *testing.T) {
-		code, _, f := doctor(t, "SNOWLUMA_MCP_TIMEOUT_MS=soon", "SNOWLUMA_MCP_TOKEN="+secretToken)
+		code, _, f := doctor(t, "SNOWLUMA_MCP_TIMEOUT_MS=soon", "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken)
 		if code != 1 || f["configuration"].Verdict != "fail" || !strings.Contains(f["configuration"].Fix, "SNOWLUMA_MCP_TIMEOUT_MS") {
 			t.Errorf("exit %d, %+v", code, f)
 		}
@@ -267,7 +268,7 @@ func TestDoctor(t *testing.T) {
 		if code != 1 || f["events"].Verdict != "fail" || !strings.Contains(f["events"].Fix, "SNOWLUMA_MCP_EVENTS_URL") {
 			t.Errorf("closed events port: exit %d, %+v", code, f["events"])
 		}
-		code, _, f = doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_EVENTS_URL=ws://"+strings.TrimPrefix(fake.URL, "http://")+"nothing-here")
+		code, _, f = doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_EVENTS_URL=ws://"+strings.TrimPrefix(fake.URL, "http://")+"nothing-here")
 		if code != 1 || f["events"].Verdict != "fail" {
 			t.Errorf("not a WebSocket: exit %d, %+v", code, f["events"])
 		}
@@ -276,8 +277,8 @@ func TestDoctor(t *testing.T) {
 		// SnowLuma's generated configuration: the WebSocket server has a
 		// token of its own, checked after the upgrade (close 1008).
 		const wsToken = "ws-tok-77ab"
-		own := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken), fakesnowluma.WithEventsToken(wsToken))
-		env := []string{"SNOWLUMA_MCP_ENDPOINT=" + own.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_EVENTS_URL=" + own.EventsURL()}
+		own := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithEventsToken(wsToken))
+		env := []string{"SNOWLUMA_MCP_ENDPOINT=" + own.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_EVENTS_URL=" + own.EventsURL()}
 		code, text, f := doctor(t, env...)
 		if code != 1 || f["events"].Verdict != "fail" || !strings.Contains(f["events"].Detail, "1008") || !strings.Contains(f["events"].Fix, "SNOWLUMA_MCP_EVENTS_TOKEN") || f["token"].Verdict != "ok" {
 			t.Errorf("HTTP token on the WebSocket: exit %d, %+v\n%s", code, f["events"], text)
@@ -299,8 +300,8 @@ func TestDoctor(t *testing.T) {
 		if code != 1 || f["events"].Verdict != "fail" || !strings.Contains(f["events"].Detail, "HTTP 400") || !strings.Contains(f["events"].Fix, "default is /") {
 			t.Errorf("path SnowLuma does not serve: exit %d, %+v", code, f["events"])
 		}
-		elsewhere := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-		redirecting := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken), fakesnowluma.WithEventsRedirect(elsewhere.EventsURL()))
+		elsewhere := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+		redirecting := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithEventsRedirect(elsewhere.EventsURL()))
 		code, _, f = doctor(t, append(base, "SNOWLUMA_MCP_EVENTS_URL="+redirecting.EventsURL())...)
 		if code != 1 || f["events"].Verdict != "fail" || !strings.Contains(f["events"].Detail, "redirect (HTTP 307) to "+elsewhere.EventsURL()) {
 			t.Errorf("redirect: exit %d, %+v", code, f["events"])
@@ -323,8 +324,8 @@ func TestDoctor(t *testing.T) {
 // check names English.
 func TestDoctorInChinese(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	base := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken}
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	base := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken}
 	lines := func(t *testing.T, text string, want ...string) {
 		t.Helper()
 		for _, w := range want {
@@ -384,10 +385,10 @@ func TestDoctorInChinese(t *testing.T) {
 
 // TestDryRunDoctor: doctor reports the dry run.
 func TestDryRunDoctor(t *testing.T) {
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
 	cmd := exec.Command(binary(t), "doctor", "--json")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "SNOWLUMA_MCP_ENDPOINT=" + fake.URL,
-		"SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_DRY_RUN=yes", "SNOWLUMA_MCP_DOWNLOAD_DIR=" + filepath.Join(t.TempDir(), "dl")}
+		"SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_DRY_RUN=yes", "SNOWLUMA_MCP_DOWNLOAD_DIR=" + filepath.Join(t.TempDir(), "dl")}
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	if err := cmd.Run(); err != nil {

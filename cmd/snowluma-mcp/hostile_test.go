@@ -13,6 +13,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/tasks"
 )
 
@@ -49,10 +50,10 @@ func checkGoneShutdown(t *testing.T, p *mcptest.Proc, cause string, inFlight int
 func TestStdoutClosedMidCall(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, p := hangingLive(t, spawn, era, "write")
-		raw, params := rawSession(t, p, era, "{}")
+		fake, p := e2e.HangingLive(t, spawn, era, "write")
+		raw, params := e2e.RawSession(t, p, era, "{}")
 		raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":%s}`, params(`{"name":"invoke_action","arguments":{"action":"get_status"}}`)))
-		waitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
+		e2e.WaitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
 		p.CloseStdout()
 		raw.Send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
 		checkGoneShutdown(t, p, "writing stdout", 1)
@@ -67,18 +68,18 @@ func TestStdoutClosedMidCall(t *testing.T) {
 func TestStdoutClosedMidDownload(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
 		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 1 << 20, Seed: 6, Stall: true, StallAfter: 4})
 		dir := filepath.Join(t.TempDir(), "downloads")
-		p := spawn(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
-		t.Cleanup(func() { noLeak(t, p) })
-		raw, params := rawSession(t, p, era, "{}")
+		p := spawn(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
+		t.Cleanup(func() { e2e.NoLeak(t, p) })
+		raw, params := e2e.RawSession(t, p, era, "{}")
 		raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":%s}`, params(`{"name":"invoke_action","arguments":{"action":"download_file_stream","params":{"file":"stuck"}}}`)))
-		waitFor(t, "the partial file", func() bool { return len(names(t, dir)) == 1 })
+		e2e.WaitFor(t, "the partial file", func() bool { return len(e2e.Names(t, dir)) == 1 })
 		p.CloseStdout()
 		raw.Send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
 		checkGoneShutdown(t, p, "writing stdout", 1)
-		if got := names(t, dir); len(got) != 0 {
+		if got := e2e.Names(t, dir); len(got) != 0 {
 			t.Errorf("the process exited leaving %v", got)
 		}
 	})
@@ -89,16 +90,16 @@ func TestStdoutClosedMidDownload(t *testing.T) {
 // message, as on SIGTERM.
 func TestStdoutClosedRecordsTasks(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	hang(fake)
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	e2e.HangDownload(fake)
 	dir := filepath.Join(t.TempDir(), "tasks")
-	c := startTasksWith(t, spawn, fake, dir)
-	id := c.start("test_download_stream", `{}`)["taskId"].(string)
-	waitFor(t, "the task's request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
-	c.p.CloseStdout()
-	c.raw.Send(`{"jsonrpc":"2.0","id":"after","method":"ping"}`)
-	checkGoneShutdown(t, c.p, "writing stdout", 0)
-	store, err := tasks.Open(dir, tasks.Scope{Mode: "write", Endpoint: fake.URL, Token: secretToken}, tasks.Options{})
+	c := e2e.StartTasks(t, spawn, fake, dir)
+	id := c.Start("test_download_stream", `{}`)["taskId"].(string)
+	e2e.WaitFor(t, "the task's request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
+	c.Proc.CloseStdout()
+	c.Raw.Send(`{"jsonrpc":"2.0","id":"after","method":"ping"}`)
+	checkGoneShutdown(t, c.Proc, "writing stdout", 0)
+	store, err := tasks.Open(dir, tasks.Scope{Mode: "write", Endpoint: fake.URL, Token: e2e.SecretToken}, tasks.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,10 +192,10 @@ func TestPipedRequestsAnswered(t *testing.T) {
 func TestStdinEndCancelsAfterGrace(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, p := hangingLive(t, spawn, era, "write")
-		raw, params := rawSession(t, p, era, "{}")
+		fake, p := e2e.HangingLive(t, spawn, era, "write")
+		raw, params := e2e.RawSession(t, p, era, "{}")
 		raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":%s}`, params(`{"name":"invoke_action","arguments":{"action":"get_status"}}`)))
-		waitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
+		e2e.WaitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
 		p.Close() // closes stdin and waits for the exit
 		stderr := p.Stderr()
 		if st := p.Wait(10 * time.Second); st == nil || st.ExitCode() != 0 {
@@ -208,7 +209,7 @@ func TestStdinEndCancelsAfterGrace(t *testing.T) {
 		if strings.Contains(stderr, "abandoned") {
 			t.Errorf("the call was abandoned:\n%s", stderr)
 		}
-		if answered(p, 1) {
+		if e2e.Answered(p, 1) {
 			t.Error("the cancelled call was answered")
 		}
 	})
@@ -225,7 +226,7 @@ func TestSharedDownloadDirRefused(t *testing.T) {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := runMain(t, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
+	code, stdout, stderr := e2e.RunMain(t, run, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
 	if code != 2 || stdout != "" || !strings.Contains(stderr, "SNOWLUMA_MCP_DOWNLOAD_DIR") || !strings.Contains(stderr, "can be written by other users (mode 0777)") || !strings.Contains(stderr, "chmod go-w") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -263,7 +264,7 @@ func TestInvisibleTokenRefused(t *testing.T) {
 		{"tag character", "tok-5ecret\U000E0041", "at its end", 0xE0041},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := runMain(t, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN="+tc.token)
+			code, stdout, stderr := e2e.RunMain(t, run, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN="+tc.token)
 			want := fmt.Sprintf("invisible character (%U) %s", tc.r, tc.where)
 			if code != 2 || stdout != "" || !strings.Contains(stderr, "SNOWLUMA_MCP_TOKEN") || !strings.Contains(stderr, want) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, want)
@@ -278,7 +279,7 @@ func TestInvisibleTokenRefused(t *testing.T) {
 	// White space alone around the token is still trimmed, and characters
 	// that show (a non-ASCII letter) are not invisible.
 	for _, tok := range []string{"\u00a0tok-5ecret\u3000", "tok-5ecret-é"} {
-		code, _, stderr := runMain(t, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN="+tok)
+		code, _, stderr := e2e.RunMain(t, run, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN="+tok)
 		if code != 0 || strings.Contains(stderr, "5ecret") {
 			t.Errorf("%q: exit %d, stderr %q", tok, code, stderr)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/reference"
 )
 
@@ -32,11 +33,11 @@ func TestTypeScriptClient(t *testing.T) {
 		}
 		t.Skip("TypeScript SDK client not installed: run `npm ci` in scripts/interop to include this test")
 	}
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
 	cmd := exec.Command(node, "client.mjs")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "SNOWLUMA_BIN=" + binary(t),
-		"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=write"}
+		"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_MODE=write"}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	stdout, err := cmd.Output()

@@ -3,17 +3,19 @@ package main_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 // TestLangConfig: a language the server does not speak stops it at start,
 // naming the variable; a locale it does not speak is English, not an error.
 func TestLangConfig(t *testing.T) {
 	t.Parallel()
-	code, stdout, stderr := runMain(t, nil, "SNOWLUMA_MCP_LANG=fr")
+	code, stdout, stderr := e2e.RunMain(t, run, nil, "SNOWLUMA_MCP_LANG=fr")
 	if code != 2 || stdout != "" || !strings.Contains(stderr, "SNOWLUMA_MCP_LANG") || !strings.Contains(stderr, "zh or en") {
 		t.Errorf("SNOWLUMA_MCP_LANG=fr: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	code, _, stderr = runMain(t, nil, "LANG=fr_FR.UTF-8") // stdin at EOF: serves nothing, exits
+	code, _, stderr = e2e.RunMain(t, run, nil, "LANG=fr_FR.UTF-8") // stdin at EOF: serves nothing, exits
 	if code != 0 {
 		t.Errorf("LANG=fr_FR.UTF-8: exit %d, stderr %q", code, stderr)
 	}
@@ -39,13 +41,13 @@ func TestStartupInChinese(t *testing.T) {
 		{[]string{"SNOWLUMA_MCP_LANG=en", "LC_ALL=zh_CN.UTF-8", "SNOWLUMA_MCP_MODE=admin"},
 			"snowluma-mcp: configuration error: SNOWLUMA_MCP_MODE: \"admin\" is not a mode; accepted: docs, read or write\n"},
 	} {
-		code, stdout, stderr := runMain(t, nil, tc.env...)
+		code, stdout, stderr := e2e.RunMain(t, run, nil, tc.env...)
 		if code != 2 || stdout != "" || stderr != tc.want {
 			t.Errorf("%q: exit %d, stdout %q, stderr\n%q, want\n%q", tc.env, code, stdout, stderr, tc.want)
 		}
 	}
 	// Notes and warnings, the server serving until stdin ends.
-	code, _, stderr := runMain(t, nil, "LANG=zh_CN.UTF-8", "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TOKN=v-5ecret")
+	code, _, stderr := e2e.RunMain(t, run, nil, "LANG=zh_CN.UTF-8", "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TOKN=v-5ecret")
 	for _, want := range []string{
 		"snowluma-mcp: 已忽略 SNOWLUMA_MCP_MODE=write：未设置 SNOWLUMA_MCP_ENDPOINT，所以模式是 docs\n",
 		"snowluma-mcp: 警告：SNOWLUMA_MCP_TOKN 不是此服务器读取的变量，已忽略；是不是想写 SNOWLUMA_MCP_TOKEN？（见 --help）\n",

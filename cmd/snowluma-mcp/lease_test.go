@@ -3,11 +3,13 @@ package main_test
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 // TestTasksKilledAndRestarted: a kill -9 mid-transfer leaves a store the
@@ -15,17 +17,17 @@ import (
 // nothing is sent to SnowLuma again.
 func TestTasksKilledAndRestarted(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	hang(fake)
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	e2e.HangDownload(fake)
 	dir := filepath.Join(t.TempDir(), "tasks")
-	c := startTasksWith(t, spawn, fake, dir)
-	id := c.start("test_download_stream", `{}`)["taskId"].(string)
-	waitFor(t, "the task's request to reach SnowLuma", func() bool { return len(fake.Requests()) > 0 })
-	c.p.Kill()
+	c := e2e.StartTasks(t, spawn, fake, dir)
+	id := c.Start("test_download_stream", `{}`)["taskId"].(string)
+	e2e.WaitFor(t, "the task's request to reach SnowLuma", func() bool { return len(fake.Requests()) > 0 })
+	c.Proc.Kill()
 	sentBefore := len(fake.Requests())
 
-	c2 := startTasks(t, fake, dir)
-	end := c2.get(id)
+	c2 := e2e.StartTasks(t, serve, fake, dir)
+	end := c2.Get(id)
 	msg := fmt.Sprint(end["error"])
 	if end["status"] != "failed" || !strings.Contains(msg, "unknown remote outcome") {
 		t.Fatalf("after restart: %v", end)
@@ -38,31 +40,31 @@ func TestTasksKilledAndRestarted(t *testing.T) {
 
 func TestTasksLeaseAndScope(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
 	dir := filepath.Join(t.TempDir(), "tasks")
-	first := startTasksWith(t, spawn, fake, dir)
-	first.tools(true) // running and holding the lease
+	first := e2e.StartTasks(t, spawn, fake, dir)
+	first.Tools(true) // running and holding the lease
 
-	second := startTasks(t, fake, dir)
-	if names := second.tools(true); has(names, "invoke_action_background") {
+	second := e2e.StartTasks(t, serve, fake, dir)
+	if names := second.Tools(true); slices.Contains(names, "invoke_action_background") {
 		t.Errorf("a second process lists the task tool: %v", names)
 	}
-	r := second.result(second.call("tools/call", `{"name":"invoke_action_background","arguments":{"action":"test_download_stream"}}`, true))
-	want := fmt.Sprintf("process %d", first.p.Pid())
+	r := second.Result(second.Call("tools/call", `{"name":"invoke_action_background","arguments":{"action":"test_download_stream"}}`, true))
+	want := fmt.Sprintf("process %d", first.Proc.Pid())
 	if r["isError"] != true || !strings.Contains(fmt.Sprint(r["structuredContent"]), want) {
 		t.Errorf("second process: %v (want %q)", r, want)
 	}
-	first.p.Close()
-	second.p.Close()
+	first.Proc.Close()
+	second.Proc.Close()
 
 	// Another token: the directory is refused and the message says what to do.
-	other := startTasks(t, fake, dir, "SNOWLUMA_MCP_TOKEN=a-different-token")
-	r = other.result(other.call("tools/call", `{"name":"list_tasks","arguments":{}}`, true))
+	other := e2e.StartTasks(t, serve, fake, dir, "SNOWLUMA_MCP_TOKEN=a-different-token")
+	r = other.Result(other.Call("tools/call", `{"name":"list_tasks","arguments":{}}`, true))
 	if r["isError"] != true || !strings.Contains(fmt.Sprint(r["structuredContent"]), "choose a new private SNOWLUMA_MCP_TASK_DIR") {
 		t.Errorf("changed token: %v", r)
 	}
-	other.p.Close()
-	if strings.Contains(other.p.Stderr(), "a-different-token") {
+	other.Proc.Close()
+	if strings.Contains(other.Proc.Stderr(), "a-different-token") {
 		t.Error("stderr holds the token")
 	}
 }

@@ -2,17 +2,15 @@ package main_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"strconv"
 	"sync"
 	"testing"
 
 	"github.com/snowluma/snowluma-mcp/internal/app"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 // binDir holds the snowluma-mcp binary, built by the first test that needs
@@ -20,15 +18,7 @@ import (
 var binDir string
 
 func TestMain(m *testing.M) {
-	// The tests mostly wait (grace periods, a fake's delays, idle
-	// timeouts) rather than compute, so more run at once than there are
-	// cores; a -parallel on the command line wins.
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		flag.Set("test.parallel", strconv.Itoa(max(8, 4*runtime.GOMAXPROCS(0))))
-	}
+	e2e.SetParallel() // more at once than there are cores; -parallel wins
 	dir, err := os.MkdirTemp("", "snowluma-mcp-e2e")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -56,12 +46,9 @@ func binary(t testing.TB) string {
 	return bin
 }
 
-// A starter starts a server for a test: serve (in process) or spawn (the
-// binary, for what needs a process).
-type starter func(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc
-
 // serve runs the server in the test process with env as its environment
-// (plus PATH, and a HOME of its own), checked as a process is (mcptest.Start).
+// (plus PATH, and a HOME of its own), checked as a process is (mcptest.Start):
+// the in-process e2e.Starter.
 func serve(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc {
 	t.Helper()
 	return mcptest.Start(t, run, era, env...)
@@ -74,7 +61,8 @@ func run(ctx context.Context, args, environ []string, stdin io.Reader, stdout, s
 }
 
 // spawn starts the binary with env as its environment (plus PATH and
-// HOME), for a test that needs a process (binary).
+// HOME), for a test that needs a process (binary): the binary's
+// e2e.Starter.
 func spawn(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc {
 	t.Helper()
 	return mcptest.Spawn(t, binary(t), era, env...)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 var (
@@ -48,27 +49,27 @@ func plainBinary(t *testing.T) string {
 func TestDownloadLargeFlatMemory(t *testing.T) {
 	t.Parallel()
 	const size = 64 << 20
-	want := contentHash(42, size)
+	want := e2e.ContentHash(42, size)
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
 		fake.AddFile("big", fakesnowluma.File{Name: "big.bin", Size: size, Seed: 42})
 		dir := filepath.Join(t.TempDir(), "downloads")
-		p := mcptest.Spawn(t, plainBinary(t), era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken,
+		p := mcptest.Spawn(t, plainBinary(t), era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken,
 			"SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
-		progress := newProgressLog()
-		cs := p.Connect(progress.options())
-		res, r, err := callWithProgress(mcptest.Context(t), cs, "dl-1", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "big"}})
+		progress := e2e.NewProgressLog()
+		cs := p.Connect(progress.Options())
+		res, r, err := e2e.CallWithProgress(mcptest.Context(t), cs, "dl-1", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "big"}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.IsError || r.Diagnostics.Outcome != "success" {
 			t.Fatalf("download: %+v", r)
 		}
-		s := mcptest.Decode[saved](t, r.Result)
+		s := mcptest.Decode[e2e.Saved](t, r.Result)
 		if s.Saved == nil || s.Saved.Bytes != size || s.Saved.SHA256 != want || s.Saved.Path != filepath.Join(dir, "big.bin") || s.Saved.Chunks != size/(64<<10) {
 			t.Fatalf("saved %+v", s.Saved)
 		}
-		if got := fileHash(t, s.Saved.Path); got != want {
+		if got := e2e.FileHash(t, s.Saved.Path); got != want {
 			t.Errorf("file on disk hashes to %s, want %s", got, want)
 		}
 		if strings.Contains(string(r.Result), "\"data\":\"") {
@@ -77,7 +78,7 @@ func TestDownloadLargeFlatMemory(t *testing.T) {
 		rss := p.PeakRSS() // the high-water mark, read before the process exits
 		cs.Close()
 		p.Close()
-		values := checkProgressLines(t, p, "dl-1", size)
+		values := e2e.CheckProgressLines(t, p, "dl-1", size)
 		if len(values) == 0 || values[len(values)-1] != size {
 			t.Errorf("progress values end %v, want %d", values[max(len(values)-1, 0):], size)
 		}
@@ -89,6 +90,6 @@ func TestDownloadLargeFlatMemory(t *testing.T) {
 		if rss >= 64<<20 {
 			t.Errorf("peak RSS %d bytes, want under 64 MiB", rss)
 		}
-		noLeak(t, p)
+		e2e.NoLeak(t, p)
 	})
 }

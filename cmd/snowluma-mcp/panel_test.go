@@ -11,6 +11,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/reference"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 )
@@ -222,7 +223,7 @@ func TestPreviewPanelInBrowser(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("double click: %d send requests, want 1", len(got))
 	}
-	want = `{"user_id":30001,"message":` + string(mustJSON(t, hostile)) + `,"auto_escape":true}`
+	want = `{"user_id":30001,"message":` + string(e2e.MustJSON(t, hostile)) + `,"auto_escape":true}`
 	if !mcptest.SameJSON(got[0].Params, json.RawMessage(want)) {
 		t.Errorf("double click: params %s, want %s", got[0].Params, want)
 	}

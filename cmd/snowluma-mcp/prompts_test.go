@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/reference"
 )
 
@@ -33,7 +34,7 @@ func TestInspectorListsPrompts(t *testing.T) {
 		}
 		t.Skip("MCP Inspector not installed: run `npm ci` in scripts/inspector to include this test")
 	}
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
 	inspect := func(env []string, args ...string) (map[string]any, error) {
 		t.Helper()
 		full := []string{cli, "--cli"}
@@ -58,7 +59,7 @@ func TestInspectorListsPrompts(t *testing.T) {
 		if err := json.Unmarshal(out, &m); err != nil {
 			t.Fatalf("inspector %v: %v, output %q, stderr %s", args, runErr, out, stderr.String())
 		}
-		if strings.Contains(string(out)+stderr.String(), secretToken) {
+		if strings.Contains(string(out)+stderr.String(), e2e.SecretToken) {
 			t.Errorf("the token was shown: %s", stderr.String())
 		}
 		return m, runErr
@@ -75,7 +76,7 @@ func TestInspectorListsPrompts(t *testing.T) {
 	if err != nil || !slices.Equal(prompts(m), []string{"diagnose", "draft_message"}) {
 		t.Errorf("docs mode: %v %v", prompts(m), err)
 	}
-	write := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=write"}
+	write := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_MODE=write"}
 	m, err = inspect(write, "--method", "prompts/list")
 	if want := []string{"diagnose", "draft_message", "group_digest", "join_requests", "moderation_sweep"}; err != nil || !slices.Equal(prompts(m), want) {
 		t.Errorf("write mode: %v %v, want %v", prompts(m), err, want)

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 // startSandbox spawns `snowluma-mcp sandbox` with env and connects as era,
@@ -93,7 +94,7 @@ func TestSandboxServesEveryTool(t *testing.T) {
 		p, cs := startSandbox(t, era, "SNOWLUMA_MCP_SANDBOX_SEED=7", "SNOWLUMA_MCP_SANDBOX_TRICKLE_MS=20",
 			"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0", "SNOWLUMA_MCP_LANG=en")
 		c := &sandboxCalls{t: t, cs: cs, called: map[string]bool{}}
-		listed := toolNames(t, cs)
+		listed := e2e.ToolNames(t, cs)
 		for _, want := range []string{"invoke_action", "query_action", "subscribe_events", "preview_message", "invoke_action_with_input"} {
 			if !slices.Contains(listed, want) {
 				t.Fatalf("the sandbox lists %v, without %s", listed, want)
@@ -131,7 +132,7 @@ func TestSandboxServesEveryTool(t *testing.T) {
 		if owned == 0 {
 			t.Fatal("the bot owns no group")
 		}
-		uri := subscribeEvents(t, cs, map[string]any{})
+		uri := e2e.SubscribeEvents(t, cs, map[string]any{})
 		c.called["subscribe_events"] = true
 
 		// A send: in the history, and as the bot's own event.
@@ -146,7 +147,7 @@ func TestSandboxServesEveryTool(t *testing.T) {
 		if !strings.Contains(string(history), fmt.Sprintf(`"message_id":%d`, sent.MessageID)) {
 			t.Errorf("the history lacks the sent message %d: %s", sent.MessageID, history)
 		}
-		waitRead(t, cs, uri, "the message_sent event and a trickled message", func(r eventsRead) bool {
+		e2e.WaitRead(t, cs, uri, "the message_sent event and a trickled message", func(r e2e.EventsRead) bool {
 			own, other := false, false
 			for _, e := range r.Events {
 				ev := mcptest.Decode[map[string]any](t, e.Event)
@@ -179,7 +180,7 @@ func TestSandboxServesEveryTool(t *testing.T) {
 			t.Fatal("the owned group has no files")
 		}
 		f := files.Files[0]
-		got := mcptest.Decode[saved](t, c.call("invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file_id": f.FileID}}).Result)
+		got := mcptest.Decode[e2e.Saved](t, c.call("invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file_id": f.FileID}}).Result)
 		if got.Saved == nil || got.Saved.FileName != f.FileName || got.Saved.Bytes != f.FileSize {
 			t.Fatalf("download of %+v: %+v", f, got.Saved)
 		}
@@ -189,7 +190,7 @@ func TestSandboxServesEveryTool(t *testing.T) {
 
 		// An automatic upload of the sample file, then into the group.
 		sample := filepath.Join(info.Transport.UploadRoot, "示例-sample.txt")
-		up := mcptest.Decode[sentResult](t, c.call("invoke_action", map[string]any{"action": "upload_file_stream",
+		up := mcptest.Decode[e2e.SentResult](t, c.call("invoke_action", map[string]any{"action": "upload_file_stream",
 			"params": map[string]any{"filename": "示例-sample.txt"}, "execution": map[string]any{"input_file": sample}}).Result)
 		if up.Terminal.Data.FilePath == "" || up.Sent.SHA256 != up.Terminal.Data.SHA256 {
 			t.Fatalf("upload: %+v", up)
@@ -219,22 +220,22 @@ func TestSandboxServesEveryTool(t *testing.T) {
 // sandbox.
 func TestSandboxTask(t *testing.T) {
 	p := mcptest.SpawnArgs(t, binary(t), mcptest.Modern, []string{"sandbox"}, "SNOWLUMA_MCP_SANDBOX_TRICKLE_MS=0")
-	c := &taskClient{t: t, p: p, raw: p.Raw()}
-	if names := c.tools(true); !has(names, "invoke_action_background") || !has(names, "list_tasks") {
+	c := e2e.NewTaskClient(t, p)
+	if names := c.Tools(true); !slices.Contains(names, "invoke_action_background") || !slices.Contains(names, "list_tasks") {
 		t.Fatalf("the sandbox's tools with the Tasks extension: %v", names)
 	}
-	h := c.start("test_download_stream", `{}`)
-	end := c.wait(h["taskId"].(string))
+	h := c.Start("test_download_stream", `{}`)
+	end := c.Wait(h["taskId"].(string))
 	sc, _ := end["result"].(map[string]any)["structuredContent"].(map[string]any)
 	diag, _ := sc["diagnostics"].(map[string]any)
 	if end["status"] != "completed" || diag["outcome"] != "success" || diag["sandbox"] != true {
 		t.Errorf("task ended %v", end)
 	}
-	l := c.result(c.call("tools/call", `{"name":"list_tasks","arguments":{}}`, true))
+	l := c.Result(c.Call("tools/call", `{"name":"list_tasks","arguments":{}}`, true))
 	if sc := l["structuredContent"].(map[string]any); sc["diagnostics"].(map[string]any)["sandbox"] != true {
 		t.Errorf("list_tasks: %v", l)
 	}
-	info := c.result(c.call("tools/call", `{"name":"get_runtime_info","arguments":{}}`, true))
+	info := c.Result(c.Call("tools/call", `{"name":"get_runtime_info","arguments":{}}`, true))
 	dir := info["structuredContent"].(map[string]any)["result"].(map[string]any)["tasks"].(map[string]any)["task_dir"].(string)
 	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 || !strings.Contains(dir, "snowluma-mcp-sandbox-") {
 		t.Errorf("task directory %s: %v %v", dir, fi, err)
@@ -319,7 +320,7 @@ func TestSandboxSafety(t *testing.T) {
 	if r.Diagnostics.Outcome != "success" {
 		t.Errorf("a send inside the allowlist: %+v %s", r.Diagnostics, r.Result)
 	}
-	lines := auditLines(t, audit)
+	lines := e2e.AuditLines(t, audit)
 	if len(lines) != 2 || lines[0]["kind"] != "target_not_allowed" || lines[1]["outcome"] != "success" || lines[1]["dry_run"] != nil {
 		t.Errorf("audit lines: %v", lines)
 	}

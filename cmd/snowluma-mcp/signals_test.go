@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/tasks"
 )
 
@@ -35,7 +36,7 @@ func TestSignalsEndPromptly(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-				fake, p := hangingLive(t, spawn, era, "write")
+				fake, p := e2e.HangingLive(t, spawn, era, "write")
 				frames := make([][]byte, 2000)
 				for i := range frames {
 					frames[i] = fakesnowluma.StreamOK(json.RawMessage(`{"type":"stream","data_type":"data_chunk","data":"tick"}`))
@@ -53,7 +54,7 @@ func TestSignalsEndPromptly(t *testing.T) {
 					_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "invoke_action", Arguments: map[string]any{"action": action}})
 					done <- err
 				}()
-				waitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
+				e2e.WaitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
 				if tc.stream {
 					time.Sleep(100 * time.Millisecond) // a few frames arrive
 				}
@@ -88,20 +89,20 @@ func TestSignalDuringDownloadLeavesNothing(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		dir := filepath.Join(t.TempDir(), "downloads")
-		progress := newProgressLog()
-		fake, p, cs := liveOn(t, spawn, era, "write", progress.options(), "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
+		progress := e2e.NewProgressLog()
+		fake, p, cs := e2e.Live(t, spawn, era, "write", progress.Options(), "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
 		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 1 << 20, Seed: 6, Stall: true, StallAfter: 4})
-		go callWithProgress(context.Background(), cs, "sig-1", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "stuck"}})
-		progress.waitFirst(t)
-		if len(names(t, dir)) != 1 {
-			t.Fatalf("no partial file while downloading: %v", names(t, dir))
+		go e2e.CallWithProgress(context.Background(), cs, "sig-1", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "stuck"}})
+		progress.WaitFirst(t)
+		if len(e2e.Names(t, dir)) != 1 {
+			t.Fatalf("no partial file while downloading: %v", e2e.Names(t, dir))
 		}
 		p.Signal(syscall.SIGTERM)
 		st := p.Wait(10 * time.Second)
 		if st == nil || st.ExitCode() != 0 {
 			t.Fatalf("after SIGTERM: %v", st)
 		}
-		if got := names(t, dir); len(got) != 0 {
+		if got := e2e.Names(t, dir); len(got) != 0 {
 			t.Errorf("the process exited leaving %v", got)
 		}
 	})
@@ -111,17 +112,17 @@ func TestSignalDuringDownloadLeavesNothing(t *testing.T) {
 // failed with the unknown-outcome message before the process exits.
 func TestTasksSIGTERM(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	hang(fake)
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	e2e.HangDownload(fake)
 	dir := filepath.Join(t.TempDir(), "tasks")
-	c := startTasksWith(t, spawn, fake, dir)
-	id := c.start("test_download_stream", `{}`)["taskId"].(string)
-	waitFor(t, "the task's request to reach SnowLuma", func() bool { return len(fake.Requests()) > 0 })
-	c.p.Signal(syscall.SIGTERM)
-	if st := c.p.Wait(10 * time.Second); st == nil || st.ExitCode() != 0 {
+	c := e2e.StartTasks(t, spawn, fake, dir)
+	id := c.Start("test_download_stream", `{}`)["taskId"].(string)
+	e2e.WaitFor(t, "the task's request to reach SnowLuma", func() bool { return len(fake.Requests()) > 0 })
+	c.Proc.Signal(syscall.SIGTERM)
+	if st := c.Proc.Wait(10 * time.Second); st == nil || st.ExitCode() != 0 {
 		t.Fatalf("exit after SIGTERM: %v", st)
 	}
-	store, err := tasks.Open(dir, tasks.Scope{Mode: "write", Endpoint: fake.URL, Token: secretToken}, tasks.Options{})
+	store, err := tasks.Open(dir, tasks.Scope{Mode: "write", Endpoint: fake.URL, Token: e2e.SecretToken}, tasks.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

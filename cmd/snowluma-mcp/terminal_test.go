@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/reference"
 )
 
@@ -55,7 +56,7 @@ func TestTerminalHint(t *testing.T) {
 		t.Errorf("hint shown %d times: %q", n, text)
 	}
 
-	_, _, stderr := runMain(t, nil)
+	_, _, stderr := e2e.RunMain(t, run, nil)
 	if !strings.Contains(stderr, "SnowLuma catalog") || strings.Contains(stderr, hintWords) {
 		t.Errorf("stdin from /dev/null: %q", stderr)
 	}

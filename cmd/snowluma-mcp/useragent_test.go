@@ -6,6 +6,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 // TestUserAgentEverywhere checks, on the fake SnowLuma's record of the
@@ -15,8 +16,8 @@ import (
 func TestUserAgentEverywhere(t *testing.T) {
 	// The server runs in this test process and doctor as the binary: each
 	// names its own build.
-	userAgent := func(run func(*testing.T, []string, ...string) (int, string, string)) string {
-		_, out, _ := run(t, []string{"--version"})
+	// userAgent is what a build whose --version printed out names itself.
+	userAgent := func(out string) string {
 		fields := strings.Fields(out)
 		if len(fields) < 2 {
 			t.Fatalf("--version: %q", out)
@@ -41,22 +42,24 @@ func TestUserAgentEverywhere(t *testing.T) {
 		}
 	}
 	t.Run("server", func(t *testing.T) {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-		p := serve(t, mcptest.Modern, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken,
+		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+		p := serve(t, mcptest.Modern, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken,
 			"SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL())
 		cs := p.Connect(nil)
-		t.Cleanup(func() { noLeak(t, p) })
+		t.Cleanup(func() { e2e.NoLeak(t, p) })
 		if res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"}); res.IsError {
 			t.Fatalf("get_status: %+v", r.Diagnostics)
 		}
-		subscribeEvents(t, cs, map[string]any{})
-		check(t, "the server", userAgent(runMain), fake)
+		e2e.SubscribeEvents(t, cs, map[string]any{})
+		_, version, _ := e2e.RunMain(t, run, []string{"--version"})
+		check(t, "the server", userAgent(version), fake)
 	})
 	t.Run("doctor", func(t *testing.T) {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-		if code, text, _ := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL()); code != 0 {
+		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+		if code, text, _ := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL()); code != 0 {
 			t.Fatalf("doctor: exit %d\n%s", code, text)
 		}
-		check(t, "doctor", userAgent(runBinary), fake)
+		_, version, _ := runBinary(t, []string{"--version"})
+		check(t, "doctor", userAgent(version), fake)
 	})
 }

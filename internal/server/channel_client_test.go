@@ -11,6 +11,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 // The QQ channel for Claude Code, end to end: the server against the fake
@@ -42,16 +43,16 @@ type qqChannel struct {
 
 func startChannel(t *testing.T, era mcptest.Era, env ...string) *qqChannel {
 	t.Helper()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	p := serve(t, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken,
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	p := serve(t, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken,
 		"SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL()}, env...)...)
-	t.Cleanup(func() { noLeak(t, p) })
+	t.Cleanup(func() { e2e.NoLeak(t, p) })
 	q := &qqChannel{fake: fake, p: p, era: era, nextID: 1}
 	// Nothing asked for events: the channel opened the connection at start.
 	q.conn = fake.EventConn(t, 0)
 	q.raw = p.Raw()
 	if era == mcptest.Legacy {
-		init := result(t, q.raw.Call(1000, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`))
+		init := e2e.Result(t, q.raw.Call(1000, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`))
 		q.caps, _ = init["capabilities"].(map[string]any)["experimental"].(map[string]any)
 		q.raw.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		q.params = func(params string) string { return params }
@@ -64,7 +65,7 @@ func startChannel(t *testing.T, era mcptest.Era, env ...string) *qqChannel {
 		}
 		return `{"_meta":` + meta + `,` + strings.TrimPrefix(params, "{")
 	}
-	disc := result(t, q.raw.Call(1001, "server/discover", q.params("{}")))
+	disc := e2e.Result(t, q.raw.Call(1001, "server/discover", q.params("{}")))
 	q.caps, _ = disc["capabilities"].(map[string]any)["experimental"].(map[string]any)
 	q.raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"subscriptions/listen","params":%s}`, listenID, q.params(`{"notifications":{"claude/channel":true}}`)))
 	ack := q.next(t, "notifications/subscriptions/acknowledged")
@@ -115,7 +116,7 @@ func (q *qqChannel) push(t *testing.T) (string, map[string]string) {
 func (q *qqChannel) call(t *testing.T, tool, args string) map[string]any {
 	t.Helper()
 	q.nextID++
-	res := result(t, q.raw.Call(q.nextID, "tools/call", q.params(fmt.Sprintf(`{"name":%q,"arguments":%s}`, tool, args))))
+	res := e2e.Result(t, q.raw.Call(q.nextID, "tools/call", q.params(fmt.Sprintf(`{"name":%q,"arguments":%s}`, tool, args))))
 	sc, _ := res["structuredContent"].(map[string]any)
 	return sc
 }
@@ -376,7 +377,7 @@ func TestChannelConfirmFromQQ(t *testing.T) {
 		var res map[string]any
 		for res == nil {
 			if m := q.raw.Next(); m["id"] == float64(id) {
-				res = result(t, m)
+				res = e2e.Result(t, m)
 			}
 		}
 		d, _ := res["structuredContent"].(map[string]any)["diagnostics"].(map[string]any)
@@ -402,7 +403,7 @@ func TestChannelRefusedAtStart(t *testing.T) {
 		{"approvers in read mode", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_EVENTS_URL=ws://127.0.0.1:9/", "SNOWLUMA_MCP_CHANNEL=all", "SNOWLUMA_MCP_CHANNEL_APPROVERS=1"},
 			[]string{"SNOWLUMA_MCP_CHANNEL_APPROVERS", "write mode"}},
 	} {
-		code, stdout, stderr := runMain(t, nil, append(c.env, "SNOWLUMA_MCP_LANG=en")...)
+		code, stdout, stderr := e2e.RunMain(t, run, nil, append(c.env, "SNOWLUMA_MCP_LANG=en")...)
 		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", c.name, code, stdout, stderr)
 		}

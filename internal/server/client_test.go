@@ -1,18 +1,14 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
-	"flag"
 	"io"
 	"os"
-	"runtime"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/snowluma/snowluma-mcp/internal/app"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 // The files *_client_test.go hold the behaviour tests: each runs the
@@ -22,23 +18,18 @@ import (
 // against the official schema of its era and every structuredContent
 // against its tool's outputSchema (mcptest.Start). What needs a process of
 // its own (signals, the ends of stdin and stdout, kill -9, memory, doctor,
-// another client's process) is tested in cmd/snowluma-mcp.
+// another client's process) is tested in cmd/snowluma-mcp; the helpers
+// both share (a live server, the task client, event reads...) are in
+// internal/mcptest/e2e.
 
 func TestMain(m *testing.M) {
-	// The tests mostly wait (grace periods, a fake's delays, idle
-	// timeouts) rather than compute, so more run at once than there are
-	// cores; a -parallel on the command line wins.
-	flag.Parse()
-	given := false
-	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
-	if !given {
-		flag.Set("test.parallel", strconv.Itoa(max(8, 4*runtime.GOMAXPROCS(0))))
-	}
+	e2e.SetParallel() // more at once than there are cores; -parallel wins
 	os.Exit(m.Run())
 }
 
 // serve runs the server in the test process with env as its environment
-// (plus PATH, and a HOME of its own), checked as a process is (mcptest.Start).
+// (plus PATH, and a HOME of its own), checked as a process is (mcptest.Start):
+// the in-process e2e.Starter.
 func serve(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc {
 	t.Helper()
 	return mcptest.Start(t, run, era, env...)
@@ -48,17 +39,6 @@ func serve(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc {
 // handlers.
 func run(ctx context.Context, args, environ []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return app.Run(ctx, app.Process{Args: args, Environ: environ, Stdin: stdin, Stdout: stdout, Stderr: stderr})
-}
-
-// runMain runs the server in process with args, exactly env and no input,
-// returning its exit status, stdout and stderr.
-func runMain(t *testing.T, args []string, env ...string) (int, string, string) {
-	t.Helper()
-	// A private HOME: the default download directory lives in its cache.
-	environ := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
-	var stdout, stderr bytes.Buffer
-	code := run(mcptest.Context(t), args, environ, strings.NewReader(""), &stdout, &stderr)
-	return code, stdout.String(), stderr.String()
 }
 
 // hintWords are words of the one stderr hint shown when stdin is a

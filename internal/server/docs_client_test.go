@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 // brief is list and search's light entry.
@@ -34,7 +35,7 @@ func TestToolDefinitions(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, tool := range res.Tools {
-			in := mcptest.Decode[map[string]any](t, mustJSON(t, tool.InputSchema))
+			in := mcptest.Decode[map[string]any](t, e2e.MustJSON(t, tool.InputSchema))
 			if in["additionalProperties"] != false {
 				t.Errorf("%s: input schema is not closed", tool.Name)
 			}
@@ -59,15 +60,6 @@ func TestToolDefinitions(t *testing.T) {
 			}
 		}
 	})
-}
-
-func mustJSON(t *testing.T, v any) json.RawMessage {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 func TestListActions(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 // formAnswer is a client's elicitation handler that answers params_json.
@@ -33,7 +34,7 @@ func TestInputWholeLoop(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		var mu sync.Mutex
 		var seen []*mcp.ElicitParams
-		fake, p, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: formAnswer(`{"message":"Hello"}`, &seen, &mu)})
+		fake, p, cs := e2e.Live(t, serve, era, "write", &mcp.ClientOptions{ElicitationHandler: formAnswer(`{"message":"Hello"}`, &seen, &mu)})
 		_, r := mcptest.CallTool(t, cs, "invoke_action_with_input", partial)
 		if r.Diagnostics.Outcome != "success" {
 			t.Fatalf("%+v", r.Diagnostics)
@@ -45,7 +46,7 @@ func TestInputWholeLoop(t *testing.T) {
 		if len(seen) != 1 || !strings.Contains(seen[0].Message, "send_group_msg") || !strings.Contains(seen[0].Message, "message") {
 			t.Fatalf("form: %+v", seen)
 		}
-		schema := mcptest.Decode[map[string]any](t, mustJSON(t, seen[0].RequestedSchema))
+		schema := mcptest.Decode[map[string]any](t, e2e.MustJSON(t, seen[0].RequestedSchema))
 		if props, _ := schema["properties"].(map[string]any); len(props) != 1 || props["params_json"] == nil {
 			t.Errorf("form schema %v", schema)
 		}
@@ -75,7 +76,7 @@ func TestInputWholeLoop(t *testing.T) {
 func TestInputNoElicitation(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, _, cs := live(t, era, "write")
+		fake, _, cs := e2e.Live(t, serve, era, "write", nil)
 		res, r := mcptest.CallTool(t, cs, "invoke_action_with_input", partial)
 		if !res.IsError || r.Diagnostics.Kind != "elicitation_unsupported" || !strings.Contains(r.Diagnostics.NextStep, "invoke_action") {
 			t.Errorf("%+v", r.Diagnostics)
@@ -109,7 +110,7 @@ func answer(t *testing.T, cs *mcp.ClientSession, tool string, args any, state st
 		t.Fatal(err)
 	}
 	var tr mcptest.ToolResult
-	if err := json.Unmarshal(mustJSON(t, res.StructuredContent), &tr); err != nil {
+	if err := json.Unmarshal(e2e.MustJSON(t, res.StructuredContent), &tr); err != nil {
 		t.Fatal(err)
 	}
 	return res, tr
@@ -123,7 +124,7 @@ func TestInputModernRounds(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var seen []*mcp.ElicitParams
-	fake, p, cs := liveWith(t, mcptest.Modern, "write", &mcp.ClientOptions{
+	fake, p, cs := e2e.Live(t, serve, mcptest.Modern, "write", &mcp.ClientOptions{
 		ElicitationHandler: formAnswer("{}", &seen, &mu),
 		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
 	})
@@ -223,7 +224,7 @@ func TestInputModernRounds(t *testing.T) {
 
 func TestInputConcurrentAnswers(t *testing.T) {
 	t.Parallel()
-	fake, _, cs := liveWith(t, mcptest.Modern, "write", &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	fake, _, cs := e2e.Live(t, serve, mcptest.Modern, "write", &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}})
 	const tool = "invoke_action_with_input"
 	first := interim(t, cs, tool, partial)
@@ -258,7 +259,7 @@ func TestInputConcurrentAnswers(t *testing.T) {
 
 func TestInputPendingLimit(t *testing.T) {
 	t.Parallel()
-	_, _, cs := liveWith(t, mcptest.Modern, "write", &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	_, _, cs := e2e.Live(t, serve, mcptest.Modern, "write", &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}})
 	const tool = "invoke_action_with_input"
 	var first *mcp.CallToolResult
@@ -273,7 +274,7 @@ func TestInputPendingLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r mcptest.ToolResult
-	json.Unmarshal(mustJSON(t, res.StructuredContent), &r)
+	json.Unmarshal(e2e.MustJSON(t, res.StructuredContent), &r)
 	if !res.IsError || r.Diagnostics.Kind != "too_many_pending" || !strings.Contains(r.Diagnostics.Message, "256") {
 		t.Fatalf("257th: %+v", r.Diagnostics)
 	}
@@ -289,7 +290,7 @@ func TestInputGates(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		var mu sync.Mutex
 		var seen []*mcp.ElicitParams
-		fake, _, cs := liveWith(t, era, "read", &mcp.ClientOptions{ElicitationHandler: formAnswer(`{"message":"x"}`, &seen, &mu)})
+		fake, _, cs := e2e.Live(t, serve, era, "read", &mcp.ClientOptions{ElicitationHandler: formAnswer(`{"message":"x"}`, &seen, &mu)})
 		res, r := mcptest.CallTool(t, cs, "invoke_action_with_input", partial)
 		if !res.IsError || r.Diagnostics.Kind != "mode_gate" {
 			t.Errorf("invoke in read mode: %+v", r.Diagnostics)
@@ -324,7 +325,7 @@ func TestInputResumeParamsCheck(t *testing.T) {
 		// not the catalog's schema.
 		opts := &mcp.ClientOptions{ElicitationHandler: typedAnswer(map[string]any{"message_id": 0}, "", &seen, &mu)}
 
-		fake, _, cs := liveWith(t, era, "read", opts)
+		fake, _, cs := e2e.Live(t, serve, era, "read", opts)
 		res, r := mcptest.CallTool(t, cs, "query_action_with_input", getMsg)
 		d := r.Diagnostics
 		if !res.IsError || d.Kind != "invalid_answer" || !strings.Contains(d.Message, "params/message_id: ") || !strings.Contains(d.Message, "nothing was run") {
@@ -334,7 +335,7 @@ func TestInputResumeParamsCheck(t *testing.T) {
 			t.Errorf("a refused answer sent %d requests", n)
 		}
 
-		fake, _, cs = liveWith(t, era, "read", opts, "SNOWLUMA_MCP_VALIDATE_PARAMS=false")
+		fake, _, cs = e2e.Live(t, serve, era, "read", opts, "SNOWLUMA_MCP_VALIDATE_PARAMS=false")
 		res, r = mcptest.CallTool(t, cs, "query_action_with_input", getMsg)
 		if res.IsError {
 			t.Fatalf("unchecked answer refused: %+v", r.Diagnostics)
@@ -381,7 +382,7 @@ func TestInputTypedFields(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		var mu sync.Mutex
 		var seen []*mcp.ElicitParams
-		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: typedAnswer(
+		fake, _, cs := e2e.Live(t, serve, era, "write", &mcp.ClientOptions{ElicitationHandler: typedAnswer(
 			map[string]any{"group_id": 20001, "message_id": -123456}, `{"message":"Hello"}`, &seen, &mu)})
 
 		_, r := mcptest.CallTool(t, cs, "invoke_action_with_input", map[string]any{"action": "send_group_msg"})
@@ -394,7 +395,7 @@ func TestInputTypedFields(t *testing.T) {
 		if len(seen) != 1 {
 			t.Fatalf("%d forms", len(seen))
 		}
-		schema := mcptest.Decode[map[string]any](t, mustJSON(t, seen[0].RequestedSchema))
+		schema := mcptest.Decode[map[string]any](t, e2e.MustJSON(t, seen[0].RequestedSchema))
 		props, _ := schema["properties"].(map[string]any)
 		gid, _ := props["group_id"].(map[string]any)
 		if len(props) != 2 || props["params_json"] == nil || gid["type"] != "integer" || gid["minimum"] != float64(1) ||
@@ -418,7 +419,7 @@ func TestInputTypedFields(t *testing.T) {
 		if reqs := fake.Requests(); len(reqs) != 1 || string(reqs[0].Params) != `{"message_id":-123456}` {
 			t.Errorf("sent %+v", reqs)
 		}
-		schema = mcptest.Decode[map[string]any](t, mustJSON(t, seen[0].RequestedSchema))
+		schema = mcptest.Decode[map[string]any](t, e2e.MustJSON(t, seen[0].RequestedSchema))
 		props, _ = schema["properties"].(map[string]any)
 		if mid, _ := props["message_id"].(map[string]any); len(props) != 1 || mid["type"] != "integer" {
 			t.Errorf("get_msg form: %v", schema)
@@ -432,7 +433,7 @@ func TestInputTypedFieldsRefused(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var seen []*mcp.ElicitParams
-	fake, _, cs := liveWith(t, mcptest.Modern, "write", &mcp.ClientOptions{
+	fake, _, cs := e2e.Live(t, serve, mcptest.Modern, "write", &mcp.ClientOptions{
 		ElicitationHandler: formAnswer("{}", &seen, &mu),
 		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
 	})
@@ -472,7 +473,7 @@ func TestFormsInChinese(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		// Chinese from the locale alone.
 		c := &confirmer{}
-		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle},
+		fake, _, cs := e2e.Live(t, serve, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle},
 			"SNOWLUMA_MCP_CONFIRM=destructive", "LANG=zh_CN.UTF-8")
 		fake.Handle("set_group_kick", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(nil) })
 		c.answer(confirmAnswer(true))
@@ -484,7 +485,7 @@ func TestFormsInChinese(t *testing.T) {
 		if len(forms) != 1 || !strings.HasPrefix(forms[0].Message, "把成员踢出群 set_group_kick：群 20001，成员 30001。允许执行吗？") {
 			t.Fatalf("confirmation %+v", forms)
 		}
-		props := mcptest.Decode[map[string]any](t, mustJSON(t, forms[0].RequestedSchema))["properties"].(map[string]any)
+		props := mcptest.Decode[map[string]any](t, e2e.MustJSON(t, forms[0].RequestedSchema))["properties"].(map[string]any)
 		if f, _ := props["confirm"].(map[string]any); f["title"] != "执行" {
 			t.Errorf("confirm field %v", props)
 		}
@@ -492,7 +493,7 @@ func TestFormsInChinese(t *testing.T) {
 		// SNOWLUMA_MCP_LANG wins over the locale, both ways.
 		var mu sync.Mutex
 		var seen []*mcp.ElicitParams
-		_, _, cs = liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: typedAnswer(map[string]any{"group_id": 20001}, `{"message":"你好"}`, &seen, &mu)},
+		_, _, cs = e2e.Live(t, serve, era, "write", &mcp.ClientOptions{ElicitationHandler: typedAnswer(map[string]any{"group_id": 20001}, `{"message":"你好"}`, &seen, &mu)},
 			"SNOWLUMA_MCP_LANG=zh", "LC_ALL=en_US.UTF-8")
 		_, r = mcptest.CallTool(t, cs, "invoke_action_with_input", map[string]any{"action": "send_group_msg"})
 		if r.Diagnostics.Outcome != "success" || len(seen) != 1 {
@@ -501,16 +502,16 @@ func TestFormsInChinese(t *testing.T) {
 		if msg := seen[0].Message; !strings.HasPrefix(msg, "send_group_msg 还缺 2 个参数。请填写 group_id。请在 params_json 中") {
 			t.Errorf("zh form message %q", msg)
 		}
-		props = mcptest.Decode[map[string]any](t, mustJSON(t, seen[0].RequestedSchema))["properties"].(map[string]any)
+		props = mcptest.Decode[map[string]any](t, e2e.MustJSON(t, seen[0].RequestedSchema))["properties"].(map[string]any)
 		if f, _ := props["params_json"].(map[string]any); f["title"] != "参数（JSON 对象）" {
 			t.Errorf("zh params_json field %v", f)
 		}
-		if tr := mustJSON(t, r); strings.ContainsFunc(string(tr), func(r rune) bool { return r >= 0x4e00 && r <= 0x9fff && r != '你' && r != '好' }) {
+		if tr := e2e.MustJSON(t, r); strings.ContainsFunc(string(tr), func(r rune) bool { return r >= 0x4e00 && r <= 0x9fff && r != '你' && r != '好' }) {
 			t.Errorf("the result a model reads is not English: %s", tr)
 		}
 
 		seen = nil
-		_, _, cs = liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: typedAnswer(map[string]any{"group_id": 20001}, `{"message":"hi"}`, &seen, &mu)},
+		_, _, cs = e2e.Live(t, serve, era, "write", &mcp.ClientOptions{ElicitationHandler: typedAnswer(map[string]any{"group_id": 20001}, `{"message":"hi"}`, &seen, &mu)},
 			"SNOWLUMA_MCP_LANG=en", "LC_ALL=zh_CN.UTF-8")
 		_, r = mcptest.CallTool(t, cs, "invoke_action_with_input", map[string]any{"action": "send_group_msg"})
 		if r.Diagnostics.Outcome != "success" || len(seen) != 1 || !strings.HasPrefix(seen[0].Message, "send_group_msg needs 2 more parameters.") {

@@ -14,93 +14,19 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
-
-const eventsPrefix = "snowluma://onebot/events/"
 
 // liveEvents starts a fake SnowLuma and a snowluma-mcp in mode with
 // SNOWLUMA_MCP_EVENTS_URL pointing at the fake's event WebSocket.
 func liveEvents(t *testing.T, era mcptest.Era, mode string, opts *mcp.ClientOptions, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
 	t.Helper()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	p := serve(t, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken,
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	p := serve(t, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken,
 		"SNOWLUMA_MCP_MODE=" + mode, "SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL()}, env...)...)
 	cs := p.Connect(opts)
-	t.Cleanup(func() { noLeak(t, p) })
+	t.Cleanup(func() { e2e.NoLeak(t, p) })
 	return fake, p, cs
-}
-
-// eventsRead is an event resource read.
-type eventsRead struct {
-	Events []struct {
-		Cursor string          `json:"cursor"`
-		Event  json.RawMessage `json:"event"`
-	} `json:"events"`
-	Status             string  `json:"status"`
-	StatusReason       string  `json:"status_reason"`
-	NextCursor         string  `json:"next_cursor"`
-	OldestCursor       *string `json:"oldest_cursor"`
-	DroppedEvents      int64   `json:"dropped_events"`
-	Gap                bool    `json:"gap"`
-	NotificationFailed bool    `json:"notification_failed"`
-}
-
-func subscribeEvents(t *testing.T, cs *mcp.ClientSession, args map[string]any) string {
-	t.Helper()
-	if args["self_id"] == nil {
-		args["self_id"] = fakesnowluma.SelfID
-	}
-	res, r := mcptest.CallTool(t, cs, "subscribe_events", args)
-	if res.IsError {
-		t.Fatalf("subscribe_events %v: %+v", args, r.Diagnostics)
-	}
-	out := mcptest.Decode[struct {
-		URI    string `json:"uri"`
-		Status string `json:"status"`
-	}](t, r.Result)
-	if !strings.HasPrefix(out.URI, eventsPrefix) || strings.Contains(out.URI, "?") || out.Status != "connected" {
-		t.Fatalf("subscribe_events: %s", r.Result)
-	}
-	return out.URI
-}
-
-// readEvents reads uri, checking the cache hint of 2026-07-28 answers.
-func readEvents(t *testing.T, cs *mcp.ClientSession, uri string) (eventsRead, error) {
-	t.Helper()
-	res, err := cs.ReadResource(mcptest.Context(t), &mcp.ReadResourceParams{URI: uri})
-	if err != nil {
-		return eventsRead{}, err
-	}
-	if cs.InitializeResult().ProtocolVersion == string(mcptest.Modern) && (res.TTLMs != 0 || res.CacheScope != "private") {
-		t.Errorf("event read cache hint %d %q, want 0 private", res.TTLMs, res.CacheScope)
-	}
-	if len(res.Contents) != 1 || res.Contents[0].MIMEType != "application/json" || res.Contents[0].URI != uri {
-		t.Fatalf("read %s: contents %+v", uri, res.Contents)
-	}
-	return mcptest.Decode[eventsRead](t, json.RawMessage(res.Contents[0].Text)), nil
-}
-
-func mustRead(t *testing.T, cs *mcp.ClientSession, uri string) eventsRead {
-	t.Helper()
-	r, err := readEvents(t, cs, uri)
-	if err != nil {
-		t.Fatalf("read %s: %v", uri, err)
-	}
-	return r
-}
-
-// waitRead polls uri until cond holds, failing after a generous wait.
-func waitRead(t *testing.T, cs *mcp.ClientSession, uri string, what string, cond func(eventsRead) bool) eventsRead {
-	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		r := mustRead(t, cs, uri)
-		if cond(r) {
-			return r
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never held: %d events, status %s (%s)", what, len(r.Events), r.Status, r.StatusReason)
-		}
-	}
 }
 
 func push(t *testing.T, c *fakesnowluma.EventConn, frames ...string) {
@@ -110,19 +36,6 @@ func push(t *testing.T, c *fakesnowluma.EventConn, frames ...string) {
 			t.Fatalf("pushing an event: %v", err)
 		}
 	}
-}
-
-func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
-	t.Helper()
-	res, err := cs.ListTools(mcptest.Context(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range res.Tools {
-		names = append(names, tool.Name)
-	}
-	return names
 }
 
 // bundledResources returns the resources every server lists, by URI: the
@@ -165,8 +78,8 @@ func runtimeEvents(t *testing.T, cs *mcp.ClientSession) eventsRuntime {
 func TestEventsNotConfigured(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		_, _, cs := live(t, era, "write")
-		if names := toolNames(t, cs); slices.Contains(names, "subscribe_events") || slices.Contains(names, "unsubscribe_events") {
+		_, _, cs := e2e.Live(t, serve, era, "write", nil)
+		if names := e2e.ToolNames(t, cs); slices.Contains(names, "subscribe_events") || slices.Contains(names, "unsubscribe_events") {
 			t.Errorf("event tools listed without an events URL: %v", names)
 		}
 		for _, tool := range []string{"subscribe_events", "unsubscribe_events"} {
@@ -180,10 +93,10 @@ func TestEventsNotConfigured(t *testing.T) {
 		}
 
 		// Docs mode stays offline whatever the events URL says.
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
 		p := serve(t, era, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL())
 		docs := p.Connect(nil)
-		if names := toolNames(t, docs); slices.Contains(names, "subscribe_events") {
+		if names := e2e.ToolNames(t, docs); slices.Contains(names, "subscribe_events") {
 			t.Errorf("docs mode lists subscribe_events")
 		}
 		res, r := mcptest.CallTool(t, docs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID})
@@ -204,7 +117,7 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := liveEvents(t, era, "read", nil)
-		names := toolNames(t, cs)
+		names := e2e.ToolNames(t, cs)
 		if !slices.Contains(names, "subscribe_events") || !slices.Contains(names, "unsubscribe_events") {
 			t.Fatalf("tools %v", names)
 		}
@@ -241,9 +154,9 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 			t.Fatalf("a refused subscribe connected")
 		}
 
-		all := subscribeEvents(t, cs, map[string]any{})
+		all := e2e.SubscribeEvents(t, cs, map[string]any{})
 		c := fake.EventConn(t, 0)
-		if got := c.Header.Get("Authorization"); got != "Bearer "+secretToken {
+		if got := c.Header.Get("Authorization"); got != "Bearer "+e2e.SecretToken {
 			t.Errorf("upgrade Authorization %q", got)
 		}
 		_, r := mcptest.CallTool(t, cs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID, "types": []string{"request", "notice", "notice"}, "group_ids": []int{20001, 20002, 20001}})
@@ -260,8 +173,8 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 		noticeReq := mcptest.Decode[struct {
 			URI string `json:"uri"`
 		}](t, r.Result).URI
-		group := subscribeEvents(t, cs, map[string]any{"group_ids": []int{20001}})
-		both := subscribeEvents(t, cs, map[string]any{"types": []string{"message"}, "group_ids": []int{20001}, "user_ids": []int{30001}})
+		group := e2e.SubscribeEvents(t, cs, map[string]any{"group_ids": []int{20001}})
+		both := e2e.SubscribeEvents(t, cs, map[string]any{"types": []string{"message"}, "group_ids": []int{20001}, "user_ids": []int{30001}})
 		if n := len(fake.Upgrades()); n != 1 {
 			t.Errorf("%d event connections for 4 resources", n)
 		}
@@ -284,7 +197,7 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 			sentMsg,
 		}
 		push(t, c, frames...)
-		got := waitRead(t, cs, all, "7 account events", func(r eventsRead) bool { return len(r.Events) == 7 })
+		got := e2e.WaitRead(t, cs, all, "7 account events", func(r e2e.EventsRead) bool { return len(r.Events) == 7 })
 		for i, e := range got.Events {
 			if string(e.Event) != frames[i+1] {
 				t.Errorf("event %d not as sent:\n got %s\nwant %s", i, e.Event, frames[i+1])
@@ -295,7 +208,7 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 		}
 		count := func(uri string) []string {
 			var texts []string
-			for _, e := range mustRead(t, cs, uri).Events {
+			for _, e := range e2e.MustRead(t, cs, uri).Events {
 				var ev struct {
 					PostType string `json:"post_type"`
 					Raw      string `json:"raw_message"`
@@ -318,28 +231,28 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 		}
 
 		// Cursors: after returns only newer entries; next_cursor returns none.
-		after := mustRead(t, cs, all+"?after="+got.Events[2].Cursor)
+		after := e2e.MustRead(t, cs, all+"?after="+got.Events[2].Cursor)
 		if len(after.Events) != 4 || string(after.Events[0].Event) != frames[4] || after.Gap {
 			t.Errorf("after the third: %d events, gap %v", len(after.Events), after.Gap)
 		}
-		if none := mustRead(t, cs, all+"?after="+got.NextCursor); len(none.Events) != 0 || none.NextCursor != got.NextCursor || none.Gap {
+		if none := e2e.MustRead(t, cs, all+"?after="+got.NextCursor); len(none.Events) != 0 || none.NextCursor != got.NextCursor || none.Gap {
 			t.Errorf("after next_cursor: %+v", none)
 		}
 		push(t, c, fakesnowluma.PrivateMessage(5, "later"))
-		if newer := waitRead(t, cs, all+"?after="+got.NextCursor, "the later event", func(r eventsRead) bool { return len(r.Events) == 1 }); !strings.Contains(string(newer.Events[0].Event), "later") {
+		if newer := e2e.WaitRead(t, cs, all+"?after="+got.NextCursor, "the later event", func(r e2e.EventsRead) bool { return len(r.Events) == 1 }); !strings.Contains(string(newer.Events[0].Event), "later") {
 			t.Errorf("newer: %s", newer.Events[0].Event)
 		}
 		// Reads never consume.
-		if again := mustRead(t, cs, all); len(again.Events) != 8 {
+		if again := e2e.MustRead(t, cs, all); len(again.Events) != 8 {
 			t.Errorf("a second read holds %d events", len(again.Events))
 		}
 		for _, tc := range []struct{ uri, want string }{
 			{group + "?after=" + got.Events[0].Cursor, "another event resource"},
 			{all + "?after=not-a-cursor", "not a cursor"},
 			{all + "?since=1", "only after"},
-			{eventsPrefix + "0123456789abcdef", "no live event resource"},
+			{e2e.EventsPrefix + "0123456789abcdef", "no live event resource"},
 		} {
-			if _, err := readEvents(t, cs, tc.uri); err == nil || !strings.Contains(err.Error(), tc.want) {
+			if _, err := e2e.ReadEvents(t, cs, tc.uri); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("read %s: %v, want %q", tc.uri, err, tc.want)
 			}
 		}
@@ -363,7 +276,7 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 		if !c.Open() {
 			t.Fatal("the socket closed while a resource remains")
 		}
-		if _, err := readEvents(t, cs, all); err == nil {
+		if _, err := e2e.ReadEvents(t, cs, all); err == nil {
 			t.Error("a released resource is still readable")
 		}
 		mcptest.CallTool(t, cs, "unsubscribe_events", map[string]any{"uri": both})
@@ -387,21 +300,21 @@ func TestEventsCaps(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := liveEvents(t, era, "read", nil)
-		msgs := subscribeEvents(t, cs, map[string]any{"types": []string{"message"}})
-		notices := subscribeEvents(t, cs, map[string]any{"types": []string{"notice"}})
+		msgs := e2e.SubscribeEvents(t, cs, map[string]any{"types": []string{"message"}})
+		notices := e2e.SubscribeEvents(t, cs, map[string]any{"types": []string{"notice"}})
 		c := fake.EventConn(t, 0)
-		first := mustRead(t, cs, msgs).NextCursor
+		first := e2e.MustRead(t, cs, msgs).NextCursor
 		for i := range 300 {
 			push(t, c, fakesnowluma.PrivateMessage(1, fmt.Sprint(i)))
 		}
-		r := waitRead(t, cs, msgs, "300 events seen", func(r eventsRead) bool { return r.DroppedEvents == 300-256 })
+		r := e2e.WaitRead(t, cs, msgs, "300 events seen", func(r e2e.EventsRead) bool { return r.DroppedEvents == 300-256 })
 		if len(r.Events) != 256 || !r.Gap || !strings.Contains(string(r.Events[0].Event), `"raw_message":"44"`) {
 			t.Errorf("after 300 events: %d held, gap %v, oldest %s", len(r.Events), r.Gap, r.Events[0].Event)
 		}
-		if r := mustRead(t, cs, msgs+"?after="+first); !r.Gap || len(r.Events) != 256 {
+		if r := e2e.MustRead(t, cs, msgs+"?after="+first); !r.Gap || len(r.Events) != 256 {
 			t.Errorf("after a cursor whose successors were evicted: gap %v, %d events", r.Gap, len(r.Events))
 		}
-		if r := mustRead(t, cs, msgs+"?after="+r.Events[10].Cursor); r.Gap || len(r.Events) != 245 {
+		if r := e2e.MustRead(t, cs, msgs+"?after="+r.Events[10].Cursor); r.Gap || len(r.Events) != 245 {
 			t.Errorf("after a held cursor: gap %v, %d events", r.Gap, len(r.Events))
 		}
 
@@ -409,7 +322,7 @@ func TestEventsCaps(t *testing.T) {
 		for i := range 8 {
 			push(t, c, fmt.Sprintf(`{"time":1,"self_id":10001,"post_type":"notice","notice_type":"notify","n":%d,"pad":%q}`, i, pad))
 		}
-		r = waitRead(t, cs, notices, "8 large notices seen", func(r eventsRead) bool { return r.DroppedEvents == 3 })
+		r = e2e.WaitRead(t, cs, notices, "8 large notices seen", func(r e2e.EventsRead) bool { return r.DroppedEvents == 3 })
 		held := 0
 		for _, e := range r.Events {
 			held += len(e.Event)
@@ -419,7 +332,7 @@ func TestEventsCaps(t *testing.T) {
 		}
 
 		for range 14 {
-			subscribeEvents(t, cs, map[string]any{})
+			e2e.SubscribeEvents(t, cs, map[string]any{})
 		}
 		res, tr := mcptest.CallTool(t, cs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID})
 		if !res.IsError || tr.Diagnostics.Kind != "too_many_resources" || !strings.Contains(tr.Diagnostics.NextStep, "unsubscribe_events") {
@@ -429,7 +342,7 @@ func TestEventsCaps(t *testing.T) {
 			t.Errorf("%d connections for 16 resources", n)
 		}
 		mcptest.CallTool(t, cs, "unsubscribe_events", map[string]any{"uri": msgs})
-		subscribeEvents(t, cs, map[string]any{})
+		e2e.SubscribeEvents(t, cs, map[string]any{})
 	})
 }
 
@@ -456,12 +369,12 @@ func TestEventsConnectionEnds(t *testing.T) {
 			t.Parallel()
 			mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 				fake, _, cs := liveEvents(t, era, "read", nil)
-				uri := subscribeEvents(t, cs, map[string]any{})
+				uri := e2e.SubscribeEvents(t, cs, map[string]any{})
 				c := fake.EventConn(t, 0)
 				push(t, c, fakesnowluma.PrivateMessage(7, "kept"))
-				waitRead(t, cs, uri, "the first event", func(r eventsRead) bool { return len(r.Events) == 1 })
+				e2e.WaitRead(t, cs, uri, "the first event", func(r e2e.EventsRead) bool { return len(r.Events) == 1 })
 				tc.end(c)
-				r := waitRead(t, cs, uri, "status "+tc.status, func(r eventsRead) bool { return r.Status == tc.status })
+				r := e2e.WaitRead(t, cs, uri, "status "+tc.status, func(r e2e.EventsRead) bool { return r.Status == tc.status })
 				if !strings.Contains(r.StatusReason, tc.reason) || len(r.Events) != 1 {
 					t.Errorf("status_reason %q (want %q), %d events kept", r.StatusReason, tc.reason, len(r.Events))
 				}
@@ -480,7 +393,7 @@ func TestEventsConnectionEnds(t *testing.T) {
 					t.Errorf("%d connections", n)
 				}
 				mcptest.CallTool(t, cs, "unsubscribe_events", map[string]any{"uri": uri})
-				subscribeEvents(t, cs, map[string]any{})
+				e2e.SubscribeEvents(t, cs, map[string]any{})
 				fake.EventConn(t, 1)
 			})
 		})
@@ -514,8 +427,8 @@ func TestEventsNotifications(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		u := &updates{}
 		fake, p, cs := liveEvents(t, era, "read", &mcp.ClientOptions{ResourceUpdatedHandler: u.handler})
-		uri := subscribeEvents(t, cs, map[string]any{})
-		other := subscribeEvents(t, cs, map[string]any{"types": []string{"request"}})
+		uri := e2e.SubscribeEvents(t, cs, map[string]any{})
+		other := e2e.SubscribeEvents(t, cs, map[string]any{"types": []string{"request"}})
 		c := fake.EventConn(t, 0)
 
 		// Only event resources, by their canonical URI, can be watched. The
@@ -524,7 +437,7 @@ func TestEventsNotifications(t *testing.T) {
 		for _, bad := range []struct{ uri, want string }{
 			{"snowluma://onebot/actions", "only event resources"},
 			{uri + "?after=x", "without ?after"},
-			{eventsPrefix + "0011223344556677", "no live event resource"},
+			{e2e.EventsPrefix + "0011223344556677", "no live event resource"},
 		} {
 			err := cs.Subscribe(mcptest.Context(t), &mcp.SubscribeParams{URI: bad.uri})
 			if era == mcptest.Legacy && (err == nil || !strings.Contains(err.Error(), bad.want)) {
@@ -563,7 +476,7 @@ func TestEventsNotifications(t *testing.T) {
 		for i := range burst {
 			push(t, c, fakesnowluma.PrivateMessage(1, fmt.Sprint(i)))
 		}
-		waitRead(t, cs, uri, "the burst", func(r eventsRead) bool { return len(r.Events) == burst })
+		e2e.WaitRead(t, cs, uri, "the burst", func(r e2e.EventsRead) bool { return len(r.Events) == burst })
 		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 			// The last update comes at most 100 ms after the last event.
 			if ts, _, _ := u.snapshot(); len(ts) > 0 && time.Since(ts[len(ts)-1]) > 300*time.Millisecond {
@@ -588,7 +501,7 @@ func TestEventsNotifications(t *testing.T) {
 				t.Errorf("update _meta %v: subscriptionId present %v in era %s", metas[i], ok, era)
 			}
 		}
-		if r := mustRead(t, cs, uri); r.NotificationFailed {
+		if r := e2e.MustRead(t, cs, uri); r.NotificationFailed {
 			t.Error("notification_failed after delivered updates")
 		}
 
@@ -598,13 +511,13 @@ func TestEventsNotifications(t *testing.T) {
 				t.Errorf("listen ended with %v", err)
 			}
 			// Closing the listen stream keeps the buffer.
-			if r := mustRead(t, cs, uri); len(r.Events) != burst {
+			if r := e2e.MustRead(t, cs, uri); len(r.Events) != burst {
 				t.Errorf("after closing the listen stream: %d events", len(r.Events))
 			}
 			mcptest.CallTool(t, cs, "unsubscribe_events", map[string]any{"uri": uri})
 		}
 		// Legacy resources/unsubscribe releases, as unsubscribe_events does.
-		if _, err := readEvents(t, cs, uri); err == nil {
+		if _, err := e2e.ReadEvents(t, cs, uri); err == nil {
 			t.Error("the resource survives its release")
 		}
 		if !c.Open() {
@@ -621,8 +534,8 @@ func TestEventsSessionEnd(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p, cs := liveEvents(t, era, "write", nil)
-		subscribeEvents(t, cs, map[string]any{})
-		subscribeEvents(t, cs, map[string]any{"types": []string{"notice"}})
+		e2e.SubscribeEvents(t, cs, map[string]any{})
+		e2e.SubscribeEvents(t, cs, map[string]any{"types": []string{"notice"}})
 		c := fake.EventConn(t, 0)
 		p.Close() // stdin closed: the session ends
 		if code, err := c.Wait(15 * time.Second); err != nil || code != websocket.StatusNormalClosure {
@@ -651,7 +564,7 @@ func TestEventsAllowlist(t *testing.T) {
 		if n := len(fake.Upgrades()); n != 0 {
 			t.Fatal("a refused subscribe connected")
 		}
-		all := subscribeEvents(t, cs, map[string]any{})
+		all := e2e.SubscribeEvents(t, cs, map[string]any{})
 		c := fake.EventConn(t, 0)
 		push(t, c,
 			fakesnowluma.GroupMessage(20001, 30001, "allowed"),
@@ -660,7 +573,7 @@ func TestEventsAllowlist(t *testing.T) {
 			fakesnowluma.PrivateMessage(39999, "other private"),
 			fakesnowluma.PrivateMessage(30002, "allowed private"),
 		)
-		got := waitRead(t, cs, all, "the allowed events", func(r eventsRead) bool { return len(r.Events) >= 2 })
+		got := e2e.WaitRead(t, cs, all, "the allowed events", func(r e2e.EventsRead) bool { return len(r.Events) >= 2 })
 		var texts []string
 		for _, e := range got.Events {
 			var ev struct {
@@ -682,12 +595,12 @@ const wsToken = "ws-tok-9f3c1d"
 // liveEventsFake is liveEvents over a fake SnowLuma built with fakeOpts.
 func liveEventsFake(t *testing.T, era mcptest.Era, fakeOpts []fakesnowluma.Option, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
 	t.Helper()
-	fake := fakesnowluma.Start(t, append([]fakesnowluma.Option{fakesnowluma.WithToken(secretToken)}, fakeOpts...)...)
-	p := serve(t, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken,
+	fake := fakesnowluma.Start(t, append([]fakesnowluma.Option{fakesnowluma.WithToken(e2e.SecretToken)}, fakeOpts...)...)
+	p := serve(t, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken,
 		"SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL()}, env...)...)
 	cs := p.Connect(nil)
 	t.Cleanup(func() {
-		noLeak(t, p)
+		e2e.NoLeak(t, p)
 		if strings.Contains(p.Stderr(), wsToken) || slices.ContainsFunc(p.Received(), func(l string) bool { return strings.Contains(l, wsToken) }) {
 			t.Error("the WebSocket token left the server")
 		}
@@ -725,24 +638,24 @@ func TestEventsWebSocketToken(t *testing.T) {
 		if !strings.Contains(d.Message, "1008") || !strings.Contains(d.Message, `"invalid access token"`) || !strings.Contains(d.NextStep, "SNOWLUMA_MCP_EVENTS_TOKEN") {
 			t.Errorf("refusal: %+v", d)
 		}
-		if ups := fake.Upgrades(); len(ups) != 1 || ups[0].Get("Authorization") != "Bearer "+secretToken || len(fake.EventConns()) != 0 {
+		if ups := fake.Upgrades(); len(ups) != 1 || ups[0].Get("Authorization") != "Bearer "+e2e.SecretToken || len(fake.EventConns()) != 0 {
 			t.Errorf("%d upgrades, %d accepted", len(ups), len(fake.EventConns()))
 		}
 
 		fake2, _, cs2 := liveEventsFake(t, era, []fakesnowluma.Option{fakesnowluma.WithEventsToken(wsToken)}, "SNOWLUMA_MCP_EVENTS_TOKEN= "+wsToken+"\r\n")
-		uri := subscribeEvents(t, cs2, map[string]any{})
+		uri := e2e.SubscribeEvents(t, cs2, map[string]any{})
 		c := fake2.EventConn(t, 0)
 		if got := c.Header.Get("Authorization"); got != "Bearer "+wsToken {
 			t.Errorf("upgrade Authorization %q", got)
 		}
 		push(t, c, fakesnowluma.PrivateMessage(30001, "over the WebSocket token"))
-		waitRead(t, cs2, uri, "the event", func(r eventsRead) bool { return len(r.Events) == 1 })
+		e2e.WaitRead(t, cs2, uri, "the event", func(r e2e.EventsRead) bool { return len(r.Events) == 1 })
 		// The HTTP calls keep the HTTP token.
 		if res, r := mcptest.CallTool(t, cs2, "query_action", map[string]any{"action": "get_login_info"}); res.IsError {
 			t.Errorf("get_login_info: %+v", r.Diagnostics)
 		}
 		for _, rq := range fake2.Requests() {
-			if rq.Header.Get("Authorization") != "Bearer "+secretToken {
+			if rq.Header.Get("Authorization") != "Bearer "+e2e.SecretToken {
 				t.Errorf("%s sent Authorization %q", rq.Action, rq.Header.Get("Authorization"))
 			}
 		}
@@ -782,14 +695,14 @@ func TestEventsStall(t *testing.T) {
 			t.Parallel()
 			mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 				fake, _, cs := liveEventsFake(t, era, []fakesnowluma.Option{fakesnowluma.WithHeartbeat(250 * time.Millisecond)})
-				uri := subscribeEvents(t, cs, map[string]any{})
+				uri := e2e.SubscribeEvents(t, cs, map[string]any{})
 				c := fake.EventConn(t, 0)
 				push(t, c, fakesnowluma.PrivateMessage(7, "kept"))
-				waitRead(t, cs, uri, "the first event", func(r eventsRead) bool { return len(r.Events) == 1 })
+				e2e.WaitRead(t, cs, uri, "the first event", func(r e2e.EventsRead) bool { return len(r.Events) == 1 })
 				if err := tc.stall(c); err != nil {
 					t.Fatal(err)
 				}
-				r := waitRead(t, cs, uri, "disconnected", func(r eventsRead) bool { return r.Status == "disconnected" })
+				r := e2e.WaitRead(t, cs, uri, "disconnected", func(r e2e.EventsRead) bool { return r.Status == "disconnected" })
 				if !strings.Contains(r.StatusReason, "stalled") || !strings.Contains(r.StatusReason, "750ms") || len(r.Events) != 1 {
 					t.Errorf("status_reason %q, %d events", r.StatusReason, len(r.Events))
 				}
@@ -829,7 +742,7 @@ func TestEventsLivenessReported(t *testing.T) {
 func TestEventsRedirect(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		elsewhere := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+		elsewhere := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
 		fake, _, cs := liveEventsFake(t, era, []fakesnowluma.Option{fakesnowluma.WithEventsRedirect(elsewhere.EventsURL())})
 		r := refusedSubscribe(t, cs, "transport")
 		if d := r.Diagnostics; !strings.Contains(d.Message, "redirect (HTTP 307) to "+elsewhere.EventsURL()) || !strings.Contains(d.NextStep, "SNOWLUMA_MCP_EVENTS_URL") {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,48 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
-
-// secretToken is the access token of every execution test; no result and no
-// stderr line may ever contain it.
-const secretToken = "tok-5ecret-DO-NOT-LEAK"
-
-// live starts a fake SnowLuma requiring secretToken and a snowluma-mcp in
-// mode talking to it, with extra environment, and checks at the end that
-// the token leaked nowhere.
-func live(t *testing.T, era mcptest.Era, mode string, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
-	t.Helper()
-	return liveWith(t, era, mode, nil, env...)
-}
-
-// liveWith is live with client options.
-func liveWith(t *testing.T, era mcptest.Era, mode string, opts *mcp.ClientOptions, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
-	t.Helper()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=" + mode,
-		"SNOWLUMA_MCP_DOWNLOAD_DIR=" + filepath.Join(t.TempDir(), "downloads")}, env...)
-	// Send pacing is off unless a test sets it: most tests send to one
-	// group back to back, and pacing has tests of its own (safety_client_test.go).
-	env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=" + mode,
-		"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0", "SNOWLUMA_MCP_SEND_PER_MINUTE=0"}, env...)
-	p := serve(t, era, env...)
-	cs := p.Connect(opts)
-	t.Cleanup(func() { noLeak(t, p) })
-	return fake, p, cs
-}
-
-func noLeak(t *testing.T, p *mcptest.Proc) {
-	t.Helper()
-	p.Close() // so that stderr and stdout are complete
-	for _, l := range p.Received() {
-		if strings.Contains(l, secretToken) {
-			t.Errorf("token in a server message: %.300s", l)
-		}
-	}
-	if strings.Contains(p.Stderr(), secretToken) {
-		t.Errorf("token on stderr")
-	}
-}
 
 // sent lists the actions the fake received.
 func sent(fake *fakesnowluma.Server) []string {
@@ -76,7 +35,7 @@ func TestGates(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		t.Run("read mode", func(t *testing.T) {
-			fake, _, cs := live(t, era, "read")
+			fake, _, cs := e2e.Live(t, serve, era, "read", nil)
 			res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 			if res.IsError || r.Diagnostics.Outcome != "success" {
 				t.Fatalf("get_status: %+v", r)
@@ -120,7 +79,7 @@ func TestGates(t *testing.T) {
 			}
 		})
 		t.Run("write mode", func(t *testing.T) {
-			fake, _, cs := live(t, era, "write")
+			fake, _, cs := e2e.Live(t, serve, era, "write", nil)
 			_, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
 			if r.Diagnostics.Outcome != "success" || !strings.Contains(string(r.Result), `"message_id":-123456`) {
 				t.Errorf("send_group_msg: %+v %s", r.Diagnostics, r.Result)
@@ -131,10 +90,10 @@ func TestGates(t *testing.T) {
 				t.Errorf("sent %v", got)
 			}
 			req := fake.Requests()[0]
-			if req.Header.Get("Authorization") != "Bearer "+secretToken {
+			if req.Header.Get("Authorization") != "Bearer "+e2e.SecretToken {
 				t.Error("token not sent as a bearer header")
 			}
-			if strings.Contains(req.RawQuery, secretToken) || strings.Contains(string(req.Params), secretToken) {
+			if strings.Contains(req.RawQuery, e2e.SecretToken) || strings.Contains(string(req.Params), e2e.SecretToken) {
 				t.Error("token sent outside the header")
 			}
 		})
@@ -151,11 +110,11 @@ func TestGates(t *testing.T) {
 func TestBusinessAndTransportFailures(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, p, cs := live(t, era, "read")
+		fake, p, cs := e2e.Live(t, serve, era, "read", nil)
 
 		// The timeout has a server of its own, with a short call timeout:
 		// on the others a busy machine could make any call that long.
-		slow, _, slowCS := live(t, era, "read", "SNOWLUMA_MCP_TIMEOUT_MS=400")
+		slow, _, slowCS := e2e.Live(t, serve, era, "read", nil, "SNOWLUMA_MCP_TIMEOUT_MS=400")
 		slow.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Delay: 5 * time.Second} })
 		res, r := mcptest.CallTool(t, slowCS, "query_action", map[string]any{"action": "get_status"})
 		if !res.IsError || r.Diagnostics.Kind != "timeout" || string(r.Result) != "null" || r.Diagnostics.NextStep == "" {
@@ -203,12 +162,12 @@ func TestBusinessAndTransportFailures(t *testing.T) {
 			_, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "query_action", Arguments: map[string]any{"action": "get_status"}})
 			done <- err
 		}()
-		waitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) > before })
+		e2e.WaitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) > before })
 		cancel()
 		if err := mcptest.Await(t, "the cancelled call to return", done); err == nil {
 			t.Error("cancelled call returned no error to the client")
 		}
-		waitFor(t, "a cancelled call on stderr", func() bool { return strings.Contains(p.Stderr(), "kind=cancelled") })
+		e2e.WaitFor(t, "a cancelled call on stderr", func() bool { return strings.Contains(p.Stderr(), "kind=cancelled") })
 	})
 }
 
@@ -221,29 +180,29 @@ func TestUnreachableAndWrongToken(t *testing.T) {
 		}
 		addr := ln.Addr().String()
 		ln.Close() // nothing listens there now
-		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT=http://"+addr+"/", "SNOWLUMA_MCP_TOKEN="+secretToken)
+		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT=http://"+addr+"/", "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken)
 		cs := p.Connect(nil)
 		res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if !res.IsError || r.Diagnostics.Kind != "transport" || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_ENDPOINT") {
 			t.Errorf("refused: %+v", r.Diagnostics)
 		}
-		noLeak(t, p)
+		e2e.NoLeak(t, p)
 
 		fake := fakesnowluma.Start(t, fakesnowluma.WithToken("the-right-one"))
-		p = serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken)
+		p = serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken)
 		cs = p.Connect(nil)
 		res, r = mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if !res.IsError || r.Diagnostics.Kind != "unauthorized" || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_TOKEN") {
 			t.Errorf("wrong token: %+v", r.Diagnostics)
 		}
-		noLeak(t, p)
+		e2e.NoLeak(t, p)
 	})
 }
 
 func TestExactNumbers(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, _, cs := live(t, era, "read")
+		fake, _, cs := e2e.Live(t, serve, era, "read", nil)
 		const data = `{"message_id":-2147483648,"real_id":-1,"big":12345678901234567890,"file_size":"1024","none":null,"empty":{},"f":1.50}`
 		fake.Handle("get_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(json.RawMessage(data)) })
 		res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_msg", "params": json.RawMessage(`{"message_id":-2147483648}`)})
@@ -263,7 +222,7 @@ func TestExactNumbers(t *testing.T) {
 func TestParamsCheck(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, _, cs := live(t, era, "write")
+		fake, _, cs := e2e.Live(t, serve, era, "write", nil)
 		for _, tc := range []struct {
 			params  map[string]any
 			pointer string
@@ -288,7 +247,7 @@ func TestParamsCheck(t *testing.T) {
 		}
 
 		// The opt-out sends what the catalog would refuse.
-		fake2, _, cs2 := live(t, era, "write", "SNOWLUMA_MCP_VALIDATE_PARAMS=false")
+		fake2, _, cs2 := e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_VALIDATE_PARAMS=false")
 		_, r = mcptest.CallTool(t, cs2, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": "abc", "message": "hi"}})
 		if got := sent(fake2); len(got) != 1 || r.Diagnostics.Kind == "invalid_params" {
 			t.Errorf("opt-out: sent %v, %+v", got, r.Diagnostics)
@@ -299,7 +258,7 @@ func TestParamsCheck(t *testing.T) {
 func TestGenericStream(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, _, cs := live(t, era, "write")
+		fake, _, cs := e2e.Live(t, serve, era, "write", nil)
 		res0, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream"})
 		// A stream request carries the call's trace context too.
 		if got := fake.Requests()[0].Header.Get("traceparent"); got == "" || got != res0.Meta["traceparent"] {
@@ -363,7 +322,7 @@ func TestRuntimeInfo(t *testing.T) {
 			}
 		})
 		t.Run("read", func(t *testing.T) {
-			fake, p, cs := live(t, era, "read", "SNOWLUMA_MCP_TIMEOUT_MS=1234")
+			fake, p, cs := e2e.Live(t, serve, era, "read", nil, "SNOWLUMA_MCP_TIMEOUT_MS=1234")
 			_, r := mcptest.CallTool(t, cs, "get_runtime_info", nil)
 			info := mcptest.Decode[runtimeInfo](t, r.Result)
 			if info.Mode != "read" || !info.ExecutionEnabled || info.WriteEnabled || info.ConnectionChecked || info.Transport["request_timeout_ms"] != float64(1234) {
@@ -396,20 +355,20 @@ func TestRuntimeInfo(t *testing.T) {
 			status := mcptest.Decode[mcptest.ToolResult](t, info.Checks["get_status"])
 			login := mcptest.Decode[mcptest.ToolResult](t, info.Checks["get_login_info"])
 			if status.Diagnostics.Kind != "business" || login.Diagnostics.Outcome != "success" {
-				t.Errorf("checks: %s", mustJSON(t, info.Checks))
+				t.Errorf("checks: %s", e2e.MustJSON(t, info.Checks))
 			}
-			waitFor(t, "a log line for get_runtime_info", func() bool { return strings.Contains(p.Stderr(), "tool=get_runtime_info") })
+			e2e.WaitFor(t, "a log line for get_runtime_info", func() bool { return strings.Contains(p.Stderr(), "tool=get_runtime_info") })
 		})
 	})
 }
 
 func TestCallLog(t *testing.T) {
 	t.Parallel()
-	fake, p, cs := live(t, mcptest.Modern, "write")
+	fake, p, cs := e2e.Live(t, serve, mcptest.Modern, "write", nil)
 	fake.Handle("send_private_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(100, "blocked") })
 	mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_private_msg", "params": map[string]any{"user_id": 30001, "message": "private words here"}})
 	// stderr arrives through a pipe: wait for the line.
-	waitFor(t, "the call's log line", func() bool { return strings.Contains(p.Stderr(), "tool=invoke_action") })
+	e2e.WaitFor(t, "the call's log line", func() bool { return strings.Contains(p.Stderr(), "tool=invoke_action") })
 	var line string
 	for _, l := range strings.Split(p.Stderr(), "\n") {
 		if strings.Contains(l, "tool=invoke_action") {
@@ -421,22 +380,9 @@ func TestCallLog(t *testing.T) {
 			t.Errorf("log line %q lacks %s", line, want)
 		}
 	}
-	for _, never := range []string{"private words", "30001", "blocked", secretToken} {
+	for _, never := range []string{"private words", "30001", "blocked", e2e.SecretToken} {
 		if strings.Contains(p.Stderr(), never) {
 			t.Errorf("stderr carries %q", never)
 		}
-	}
-}
-
-// waitFor polls cond until it holds, failing the test after a generous
-// wait. It asserts an eventual state, never a duration.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(mcptest.Patience)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

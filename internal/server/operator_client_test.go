@@ -12,6 +12,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 // TestPastedTokenAndUserAgent checks, over the wire, that a token pasted
@@ -20,7 +21,7 @@ import (
 func TestPastedTokenAndUserAgent(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, p, cs := live(t, era, "read", "SNOWLUMA_MCP_TOKEN="+secretToken+"\r\n")
+		fake, p, cs := e2e.Live(t, serve, era, "read", nil, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken+"\r\n")
 		res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if res.IsError || r.Diagnostics.Outcome != "success" {
 			t.Fatalf("with a CRLF-ended token: %+v", r.Diagnostics)
@@ -47,7 +48,7 @@ func TestPastedTokenAndUserAgent(t *testing.T) {
 func TestProtocolFailureNamesWhatCame(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, _, cs := live(t, era, "read")
+		fake, _, cs := e2e.Live(t, serve, era, "read", nil)
 		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply {
 			return fakesnowluma.Reply{Status: 404, ContentType: "text/plain; charset=utf-8", Body: []byte("404 page not found")}
 		})
@@ -168,7 +169,7 @@ func TestSearchAsOperatorsDo(t *testing.T) {
 func TestFailuresPointAtTheCause(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, _, cs := live(t, era, "read", "SNOWLUMA_MCP_TIMEOUT_MS=400")
+		fake, _, cs := e2e.Live(t, serve, era, "read", nil, "SNOWLUMA_MCP_TIMEOUT_MS=400")
 
 		for _, tc := range []struct {
 			action   string
@@ -212,7 +213,7 @@ func TestFailuresPointAtTheCause(t *testing.T) {
 func TestCheckConnectionProbesAtOnce(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, _, cs := live(t, era, "read")
+		fake, _, cs := e2e.Live(t, serve, era, "read", nil)
 		var mu sync.Mutex
 		arrived := 0
 		all := make(chan struct{})

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 )
 
@@ -44,7 +45,7 @@ func TestPreviewMessage(t *testing.T) {
 		args := map[string]any{"message_type": "group", "target_id": 20001, "text": hostile, "reply_to": -123456}
 		for _, mode := range []string{"docs", "read", "write"} {
 			t.Run(mode, func(t *testing.T) {
-				fake, _, cs := live(t, era, mode)
+				fake, _, cs := e2e.Live(t, serve, era, mode, nil)
 				_, tr := mcptest.CallTool(t, cs, "preview_message", args)
 				if tr.Diagnostics.Outcome != "success" {
 					t.Fatalf("preview: %+v", tr.Diagnostics)
@@ -73,7 +74,7 @@ func TestPreviewMessage(t *testing.T) {
 					t.Fatalf("invoke: %+v", sentRes.Diagnostics)
 				}
 				reqs := fake.Requests()
-				want := `{"group_id":20001,"message":[{"type":"reply","data":{"id":"-123456"}},{"type":"text","data":{"text":` + string(mustJSON(t, hostile)) + `}}]}`
+				want := `{"group_id":20001,"message":[{"type":"reply","data":{"id":"-123456"}},{"type":"text","data":{"text":` + string(e2e.MustJSON(t, hostile)) + `}}]}`
 				if len(reqs) != 1 || !mcptest.SameJSON(reqs[0].Params, json.RawMessage(want)) {
 					t.Errorf("SnowLuma got %d requests, first %s; want %s", len(reqs), reqs[0].Params, want)
 				}
@@ -176,13 +177,13 @@ func TestPreviewPanelCacheHints(t *testing.T) {
 	plain := mcptest.ModernMeta("2026-07-28")
 	apps := strings.Replace(plain, `"io.modelcontextprotocol/clientCapabilities":{}`,
 		`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`, 1)
-	rr := result(t, raw.Call(1, "resources/read", `{"uri":"`+server.PreviewPanelURI+`","_meta":`+plain+`}`))
+	rr := e2e.Result(t, raw.Call(1, "resources/read", `{"uri":"`+server.PreviewPanelURI+`","_meta":`+plain+`}`))
 	checkHint(t, "resources/read", rr, 300000, "public")
 	for i, tc := range []struct {
 		meta  string
 		shown bool
 	}{{plain, false}, {apps, true}} {
-		rl := result(t, raw.Call(2+i, "resources/list", `{"_meta":`+tc.meta+`}`))
+		rl := e2e.Result(t, raw.Call(2+i, "resources/list", `{"_meta":`+tc.meta+`}`))
 		b, _ := json.Marshal(rl["resources"])
 		if strings.Contains(string(b), server.PreviewPanelURI) != tc.shown {
 			t.Errorf("resources/list with apps=%v: %s", tc.shown, b)

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 // TestPromptsOverStdio: over stdio, in both eras, the
@@ -18,8 +19,8 @@ import (
 // era's schema by the harness.
 func TestPromptsOverStdio(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken,
+		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken,
 			"SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_LANG=zh")
 		cs := p.Connect(nil)
 		ctx := context.Background()
@@ -56,14 +57,14 @@ func TestPromptsOverStdio(t *testing.T) {
 		if err != nil || !strings.HasPrefix(res.Contents[0].Text, `{"name":"set_group_ban"`) {
 			t.Errorf("action resource: %v", err)
 		}
-		if strings.Contains(p.Stderr(), secretToken) {
+		if strings.Contains(p.Stderr(), e2e.SecretToken) {
 			t.Error("the token reached stderr")
 		}
 		if era == mcptest.Modern {
 			// server/discover on the wire, from a process of its own (a
 			// raw connection cannot share one with the session above).
-			q := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_MODE=read")
-			r := result(t, q.Raw().Call(1, "server/discover", `{"_meta":`+mcptest.ModernMeta("2026-07-28")+`}`))
+			q := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_MODE=read")
+			r := e2e.Result(t, q.Raw().Call(1, "server/discover", `{"_meta":`+mcptest.ModernMeta("2026-07-28")+`}`))
 			if text, _ := r["instructions"].(string); text != cs.InitializeResult().Instructions {
 				t.Errorf("server/discover instructions %q, want the session's %q", text, cs.InitializeResult().Instructions)
 			}

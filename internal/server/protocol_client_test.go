@@ -8,18 +8,10 @@ import (
 	"testing"
 
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 var supported = []any{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"}
-
-func result(t *testing.T, m map[string]any) map[string]any {
-	t.Helper()
-	r, ok := m["result"].(map[string]any)
-	if !ok {
-		t.Fatalf("no result: %v", m)
-	}
-	return r
-}
 
 func TestModernNoHandshake(t *testing.T) {
 	t.Parallel()
@@ -27,7 +19,7 @@ func TestModernNoHandshake(t *testing.T) {
 	raw := p.Raw()
 	meta := mcptest.ModernMeta("2026-07-28")
 
-	r := result(t, raw.Call(1, "tools/list", `{"_meta":`+meta+`}`))
+	r := e2e.Result(t, raw.Call(1, "tools/list", `{"_meta":`+meta+`}`))
 	if r["resultType"] != "complete" {
 		t.Errorf("resultType = %v", r["resultType"])
 	}
@@ -44,12 +36,12 @@ func TestModernNoHandshake(t *testing.T) {
 		t.Errorf("docs-mode tools = %v, want %v (sorted by name)", names, want)
 	}
 
-	checkHint(t, "resources/list", result(t, raw.Call(2, "resources/list", `{"_meta":`+meta+`}`)), 300000, "private")
-	checkHint(t, "resources/templates/list", result(t, raw.Call(3, "resources/templates/list", `{"_meta":`+meta+`}`)), 300000, "public")
-	rr := result(t, raw.Call(4, "resources/read", `{"uri":"snowluma://onebot/actions","_meta":`+meta+`}`))
+	checkHint(t, "resources/list", e2e.Result(t, raw.Call(2, "resources/list", `{"_meta":`+meta+`}`)), 300000, "private")
+	checkHint(t, "resources/templates/list", e2e.Result(t, raw.Call(3, "resources/templates/list", `{"_meta":`+meta+`}`)), 300000, "public")
+	rr := e2e.Result(t, raw.Call(4, "resources/read", `{"uri":"snowluma://onebot/actions","_meta":`+meta+`}`))
 	checkHint(t, "resources/read", rr, 300000, "public")
 
-	call := result(t, raw.Call(5, "tools/call", `{"name":"list_categories","arguments":{},"_meta":`+meta+`}`))
+	call := e2e.Result(t, raw.Call(5, "tools/call", `{"name":"list_categories","arguments":{},"_meta":`+meta+`}`))
 	if _, ok := call["ttlMs"]; ok {
 		t.Error("tools/call carries ttlMs")
 	}
@@ -71,7 +63,7 @@ func checkHint(t *testing.T, method string, r map[string]any, ttl float64, scope
 func TestDiscover(t *testing.T) {
 	t.Parallel()
 	p := serve(t, mcptest.Modern)
-	r := result(t, p.Raw().Call(1, "server/discover", `{"_meta":`+mcptest.ModernMeta("2026-07-28")+`}`))
+	r := e2e.Result(t, p.Raw().Call(1, "server/discover", `{"_meta":`+mcptest.ModernMeta("2026-07-28")+`}`))
 	if got := r["supportedVersions"]; fmt.Sprint(got) != fmt.Sprint(supported) {
 		t.Errorf("supportedVersions = %v, want %v", got, supported)
 	}
@@ -110,7 +102,7 @@ func TestUnsupportedRevision(t *testing.T) {
 			served = append(served, v.(string))
 		}
 		line := fmt.Sprintf("client asked for MCP revision %q, which this server does not serve (it serves %s)", requested, strings.Join(served, ", "))
-		waitFor(t, "the stderr line naming the revisions", func() bool { return strings.Contains(p.Stderr(), line) })
+		e2e.WaitFor(t, "the stderr line naming the revisions", func() bool { return strings.Contains(p.Stderr(), line) })
 	}
 	t.Run("per-request", func(t *testing.T) {
 		p := serve(t, mcptest.Modern)
@@ -128,12 +120,12 @@ func TestUnsupportedRevision(t *testing.T) {
 		if e, _ := m["error"].(map[string]any); e["code"] != float64(-32022) {
 			t.Fatalf("hostile revision: %v", m)
 		}
-		waitFor(t, "the hostile revision's stderr line", func() bool { return strings.Contains(p.Stderr(), `revision "\x1b[31m999`) })
+		e2e.WaitFor(t, "the hostile revision's stderr line", func() bool { return strings.Contains(p.Stderr(), `revision "\x1b[31m999`) })
 		if strings.Contains(p.Stderr(), "\x1b") || strings.Contains(p.Stderr(), strings.Repeat("9", 100)) {
 			t.Errorf("stderr carries the revision raw or whole:\n%s", p.Stderr())
 		}
 		// The refusal changed nothing: a supported handshake still works.
-		r := result(t, raw.Call(2, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"new","version":"1"}}`))
+		r := e2e.Result(t, raw.Call(2, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"new","version":"1"}}`))
 		if r["protocolVersion"] != "2025-06-18" {
 			t.Errorf("negotiated %v", r["protocolVersion"])
 		}
@@ -147,12 +139,12 @@ func TestLegacyRevisions(t *testing.T) {
 			era := mcptest.Legacy
 			p := serve(t, era)
 			raw := p.Raw()
-			r := result(t, raw.Call(1, "initialize", fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"legacy","version":"1"}}`, v)))
+			r := e2e.Result(t, raw.Call(1, "initialize", fmt.Sprintf(`{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"legacy","version":"1"}}`, v)))
 			if r["protocolVersion"] != v {
 				t.Fatalf("negotiated %v, want %s", r["protocolVersion"], v)
 			}
 			raw.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-			tl := result(t, raw.Call(2, "tools/list", `{}`))
+			tl := e2e.Result(t, raw.Call(2, "tools/list", `{}`))
 			// ttlMs and cacheScope are always encoded by the SDK; the
 			// 2025-11-25 schema allows them as extra fields (checked on
 			// every line), but the modern resultType must not leak.
@@ -176,7 +168,7 @@ func TestStdoutIsProtocolOnly(t *testing.T) {
 			t.Errorf("stdout line is not JSON-RPC: %q", l)
 		}
 	}
-	waitFor(t, "the start-up line", func() bool {
+	e2e.WaitFor(t, "the start-up line", func() bool {
 		return strings.Contains(p.Stderr(), "SnowLuma catalog 1.11.1, 177 actions in 11 categories")
 	})
 }

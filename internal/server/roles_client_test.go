@@ -8,6 +8,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 // idFor is an id in the shape a param's schema takes: a number, a decimal
@@ -47,7 +48,7 @@ func TestAllowlistFollowsRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	const group, user, outside = 20001, 30001, 99999
-	fake, _, cs := live(t, mcptest.Modern, "write", "SNOWLUMA_MCP_ALLOWED_GROUPS=20001", "SNOWLUMA_MCP_ALLOWED_USERS=30001", "SNOWLUMA_MCP_SENSITIVE=allow")
+	fake, _, cs := e2e.Live(t, serve, mcptest.Modern, "write", nil, "SNOWLUMA_MCP_ALLOWED_GROUPS=20001", "SNOWLUMA_MCP_ALLOWED_USERS=30001", "SNOWLUMA_MCP_SENSITIVE=allow")
 	walked := map[string]bool{}
 	for _, a := range cat.Actions() {
 		for _, p := range a.Params {

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 // End-to-end tests of the account-safety policy (README, Safety): what the
@@ -50,7 +51,7 @@ func never(t *testing.T) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitR
 func TestSensitiveDeniedByDefault(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, p, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: never(t)})
+		fake, p, cs := e2e.Live(t, serve, era, "write", &mcp.ClientOptions{ElicitationHandler: never(t)})
 		answerSecrets(fake)
 		for name, params := range credentialActions {
 			tools := []string{"invoke_action", "invoke_action_with_input"}
@@ -87,7 +88,7 @@ func TestSensitiveDeniedByDefault(t *testing.T) {
 func TestSensitiveRedactAndAllow(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, p, cs := live(t, era, "write", "SNOWLUMA_MCP_SENSITIVE=redact")
+		fake, p, cs := e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_SENSITIVE=redact")
 		answerSecrets(fake)
 		for _, tool := range []string{"query_action", "invoke_action", "query_action_with_input", "invoke_action_with_input"} {
 			fake.Reset()
@@ -115,7 +116,7 @@ func TestSensitiveRedactAndAllow(t *testing.T) {
 			t.Error("a secret reached the client under redact")
 		}
 
-		fake, _, cs = live(t, era, "write", "SNOWLUMA_MCP_SENSITIVE=allow")
+		fake, _, cs = e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_SENSITIVE=allow")
 		answerSecrets(fake)
 		_, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_packet", "params": credentialActions["send_packet"]})
 		if env := mcptest.Decode[envelope](t, r.Result); r.Diagnostics.Outcome != "success" || !mcptest.SameJSON(env.Data, json.RawMessage(secretAnswer)) {
@@ -163,7 +164,7 @@ func TestConfirmDestructive(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		c := &confirmer{}
-		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle}, "SNOWLUMA_MCP_CONFIRM=destructive")
+		fake, _, cs := e2e.Live(t, serve, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle}, "SNOWLUMA_MCP_CONFIRM=destructive")
 		fake.Handle("set_group_kick", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(nil) })
 
 		for _, tc := range []struct {
@@ -202,7 +203,7 @@ func TestConfirmDestructive(t *testing.T) {
 				t.Errorf("form message %q lacks %q", forms[0].Message, want)
 			}
 		}
-		schema := mcptest.Decode[map[string]any](t, mustJSON(t, forms[0].RequestedSchema))
+		schema := mcptest.Decode[map[string]any](t, e2e.MustJSON(t, forms[0].RequestedSchema))
 		props, _ := schema["properties"].(map[string]any)
 		if len(props) != 1 || props["confirm"].(map[string]any)["type"] != "boolean" {
 			t.Errorf("form schema %v", schema)
@@ -232,7 +233,7 @@ func TestConfirmDestructive(t *testing.T) {
 		}
 		if f := c.forms(); len(f) != 1 || !strings.Contains(f[0].Message, "confirm") {
 			t.Errorf("combined form %+v", f)
-		} else if props := mcptest.Decode[map[string]any](t, mustJSON(t, f[0].RequestedSchema))["properties"].(map[string]any); props["user_id"] == nil || props["confirm"] == nil {
+		} else if props := mcptest.Decode[map[string]any](t, e2e.MustJSON(t, f[0].RequestedSchema))["properties"].(map[string]any); props["user_id"] == nil || props["confirm"] == nil {
 			t.Errorf("combined form fields %v", props)
 		}
 		c.answer(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"user_id": 30002, "confirm": true}})
@@ -261,7 +262,7 @@ func TestConfirmDestructive(t *testing.T) {
 func TestConfirmUnavailable(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, _, cs := live(t, era, "write", "SNOWLUMA_MCP_CONFIRM=writes")
+		fake, _, cs := e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_CONFIRM=writes")
 		for _, tool := range []string{"invoke_action", "invoke_action_with_input"} {
 			res, r := mcptest.CallTool(t, cs, tool, map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
 			if !res.IsError || r.Diagnostics.Kind != "confirmation_unavailable" || !strings.Contains(r.Diagnostics.Message, "SNOWLUMA_MCP_CONFIRM=writes") {
@@ -287,7 +288,7 @@ func confirmRound(t *testing.T, cs *mcp.ClientSession, tool string, args any, st
 		t.Fatal(err)
 	}
 	var tr mcptest.ToolResult
-	if err := json.Unmarshal(mustJSON(t, res.StructuredContent), &tr); err != nil {
+	if err := json.Unmarshal(e2e.MustJSON(t, res.StructuredContent), &tr); err != nil {
 		t.Fatal(err)
 	}
 	return res, tr
@@ -297,7 +298,7 @@ func confirmRound(t *testing.T, cs *mcp.ClientSession, tool string, args any, st
 // client; a legacy client never sees the state).
 func TestConfirmReplayAndTamper(t *testing.T) {
 	t.Parallel()
-	fake, _, cs := liveWith(t, mcptest.Modern, "write", &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	fake, _, cs := e2e.Live(t, serve, mcptest.Modern, "write", &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}},
 		"SNOWLUMA_MCP_CONFIRM=destructive")
 	fake.Handle("set_group_kick", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(nil) })
@@ -348,7 +349,7 @@ func TestSendPacing(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		// A minute between sends to one target: no test run is that slow,
 		// so the second send to a target is always refused.
-		fake, _, cs := live(t, era, "write", "SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=60000", "SNOWLUMA_MCP_SEND_PER_MINUTE=3")
+		fake, _, cs := e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=60000", "SNOWLUMA_MCP_SEND_PER_MINUTE=3")
 		fake.Handle("send_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(json.RawMessage(`{"message_id":1}`)) })
 		send := func(action string, params map[string]any) mcptest.ToolResult {
 			t.Helper()
@@ -399,7 +400,7 @@ func TestTargetAllowlist(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		c := &confirmer{}
-		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle},
+		fake, _, cs := e2e.Live(t, serve, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle},
 			"SNOWLUMA_MCP_ALLOWED_GROUPS=20001, 20003", "SNOWLUMA_MCP_ALLOWED_USERS=30001")
 		for _, name := range []string{"get_group_info", "set_group_kick_members", "send_msg"} {
 			fake.Handle(name, func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(json.RawMessage(`{}`)) })
@@ -444,14 +445,14 @@ func TestTargetAllowlist(t *testing.T) {
 		}
 		_, info := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
 		s := mcptest.Decode[map[string]any](t, info.Result)["safety"].(map[string]any)
-		if !mcptest.SameJSON(mustJSON(t, s["allowed_groups"]), json.RawMessage(`[20001,20003]`)) || !mcptest.SameJSON(mustJSON(t, s["allowed_users"]), json.RawMessage(`[30001]`)) {
+		if !mcptest.SameJSON(e2e.MustJSON(t, s["allowed_groups"]), json.RawMessage(`[20001,20003]`)) || !mcptest.SameJSON(e2e.MustJSON(t, s["allowed_users"]), json.RawMessage(`[30001]`)) {
 			t.Errorf("runtime safety %v", s)
 		}
 
 		// Without the params check, ids as strings or fractions still meet
 		// the allowlist: a string is read as the id it spells, and what is
 		// not an id is refused.
-		fake, _, cs = live(t, era, "write", "SNOWLUMA_MCP_VALIDATE_PARAMS=false", "SNOWLUMA_MCP_ALLOWED_GROUPS=20001")
+		fake, _, cs = e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_VALIDATE_PARAMS=false", "SNOWLUMA_MCP_ALLOWED_GROUPS=20001")
 		for params, say := range map[string]string{`{"group_id":"20002"}`: "group 20002", `{"group_id":20001.5}`: "not an id", `{"group_id":[20001,"x"]}`: "not an id"} {
 			res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_group_info", "params": json.RawMessage(params)})
 			if !res.IsError || r.Diagnostics.Kind != "target_not_allowed" || !strings.Contains(r.Diagnostics.Message, say) {
@@ -480,7 +481,7 @@ func TestAuditFile(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		path := filepath.Join(t.TempDir(), "audit.jsonl")
-		fake, p, cs := live(t, era, "write", "SNOWLUMA_MCP_AUDIT_FILE="+path, "SNOWLUMA_MCP_ALLOWED_GROUPS=20001")
+		fake, p, cs := e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_AUDIT_FILE="+path, "SNOWLUMA_MCP_ALLOWED_GROUPS=20001")
 		fake.Handle("set_group_kick_members", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(100, "not admin") })
 		const text = "audit-must-not-see-this"
 		calls := []map[string]any{
@@ -497,7 +498,7 @@ func TestAuditFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(string(b), text) || strings.Contains(string(b), secretToken) {
+		if strings.Contains(string(b), text) || strings.Contains(string(b), e2e.SecretToken) {
 			t.Errorf("audit file holds a payload or the token:\n%s", b)
 		}
 		lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
@@ -556,7 +557,7 @@ func TestAuditFile(t *testing.T) {
 	})
 }
 
-func mustJSONString(t *testing.T, v any) string { return string(mustJSON(t, v)) }
+func mustJSONString(t *testing.T, v any) string { return string(e2e.MustJSON(t, v)) }
 
 // TestSafetyFlagsShown checks that the catalog's safety flags reach the
 // client through get_action, list_actions and the catalog resource.

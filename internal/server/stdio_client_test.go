@@ -1,35 +1,13 @@
 package server_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
-
-// rawSession attaches a raw connection ready for requests in era (a legacy
-// one after initialize with the given client capabilities) and returns it
-// with a function that makes a request's params for the era: for
-// 2026-07-28 it adds the _meta fields with the same capabilities.
-func rawSession(t *testing.T, p *mcptest.Proc, era mcptest.Era, caps string) (*mcptest.Raw, func(params string) string) {
-	t.Helper()
-	raw := p.Raw()
-	if era == mcptest.Legacy {
-		result(t, raw.Call(1000, "initialize", `{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":{"name":"raw","version":"1"}}`))
-		raw.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-		return raw, func(params string) string { return params }
-	}
-	meta := fmt.Sprintf(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s,"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}`, caps)
-	return raw, func(params string) string {
-		if params == "{}" {
-			return `{"_meta":` + meta + `}`
-		}
-		return `{"_meta":` + meta + `,` + strings.TrimPrefix(params, "{")
-	}
-}
 
 // rpcError returns a response's error object, failing when there is none.
 func rpcError(t *testing.T, m map[string]any) map[string]any {
@@ -47,7 +25,7 @@ func TestHostileLines(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		p := serve(t, era)
-		raw, params := rawSession(t, p, era, "{}")
+		raw, params := e2e.RawSession(t, p, era, "{}")
 		deep := strings.Repeat("[", 1000) + strings.Repeat("]", 1000)
 		secret := strings.Repeat("x", 64)
 		for i, tc := range []struct {
@@ -82,7 +60,7 @@ func TestHostileLines(t *testing.T) {
 				t.Errorf("%s: the error does not say what to send: %v", tc.name, e["message"])
 			}
 			// The server still serves.
-			r := result(t, raw.Call(100+i, "tools/call", params(`{"name":"list_categories","arguments":{}}`)))
+			r := e2e.Result(t, raw.Call(100+i, "tools/call", params(`{"name":"list_categories","arguments":{}}`)))
 			if r["isError"] == true {
 				t.Errorf("after %s: %v", tc.name, r)
 			}
@@ -102,7 +80,7 @@ func TestHostileLines(t *testing.T) {
 func TestRequestSizeSetting(t *testing.T) {
 	t.Parallel()
 	p := serve(t, mcptest.Modern, "SNOWLUMA_MCP_MAX_REQUEST_BYTES=65536")
-	raw, params := rawSession(t, p, mcptest.Modern, "{}")
+	raw, params := e2e.RawSession(t, p, mcptest.Modern, "{}")
 	call := func(id, nameLen int) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, id,
 			params(`{"name":"search_actions","arguments":{"query":"`+strings.Repeat("q", nameLen)+`"}}`))
@@ -128,37 +106,17 @@ func TestRequestBeforeInitialize(t *testing.T) {
 	if e["code"] != float64(-32600) || !strings.Contains(msg, `"initialize"`) || !strings.Contains(msg, "_meta") {
 		t.Errorf("before initialize: %v", e)
 	}
-	result(t, raw.Call(2, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`))
-}
-
-// hangingLive is a live server whose SnowLuma never answers get_status.
-func hangingLive(t *testing.T, era mcptest.Era, mode string) (*fakesnowluma.Server, *mcptest.Proc) {
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Hang: true} })
-	p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken, "SNOWLUMA_MCP_MODE="+mode)
-	t.Cleanup(func() { noLeak(t, p) })
-	return fake, p
-}
-
-// answered reports whether the server wrote a response with id.
-func answered(p *mcptest.Proc, id float64) bool {
-	for _, l := range p.Received() {
-		var m map[string]any
-		if json.Unmarshal([]byte(l), &m) == nil && m["id"] == id && m["method"] == nil {
-			return true
-		}
-	}
-	return false
+	e2e.Result(t, raw.Call(2, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`))
 }
 
 func TestDuplicateRequestID(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, p := hangingLive(t, era, "read")
-		raw, params := rawSession(t, p, era, "{}")
+		fake, p := e2e.HangingLive(t, serve, era, "read")
+		raw, params := e2e.RawSession(t, p, era, "{}")
 		call := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":%s}`, params(`{"name":"query_action","arguments":{"action":"get_status"}}`))
 		raw.Send(call)
-		waitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
+		e2e.WaitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
 		raw.Send(call)
 		m := raw.Next()
 		if e := rpcError(t, m); m["id"] != float64(1) || e["code"] != float64(-32600) || !strings.Contains(e["message"].(string), "in flight") {
@@ -176,12 +134,12 @@ func TestDuplicateRequestID(t *testing.T) {
 func TestCancelledCallGetsNoResponse(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, p := hangingLive(t, era, "read")
-		raw, params := rawSession(t, p, era, `{"elicitation":{"form":{}}}`)
+		fake, p := e2e.HangingLive(t, serve, era, "read")
+		raw, params := e2e.RawSession(t, p, era, `{"elicitation":{"form":{}}}`)
 		raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":%s}`, params(`{"name":"query_action","arguments":{"action":"get_status"}}`)))
-		waitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
+		e2e.WaitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
 		raw.Send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"user"}}`)
-		waitFor(t, "a cancelled call on stderr", func() bool { return strings.Contains(p.Stderr(), "kind=cancelled") })
+		e2e.WaitFor(t, "a cancelled call on stderr", func() bool { return strings.Contains(p.Stderr(), "kind=cancelled") })
 
 		if era == mcptest.Legacy {
 			// A form the client never answers, then cancels.
@@ -194,12 +152,12 @@ func TestCancelledCallGetsNoResponse(t *testing.T) {
 			if m := raw.Next(); m["method"] != "notifications/cancelled" {
 				t.Errorf("expected the form to be cancelled, got %v", m)
 			}
-			waitFor(t, "the cancelled form call on stderr", func() bool { return strings.Count(p.Stderr(), "kind=cancelled") == 2 })
+			e2e.WaitFor(t, "the cancelled form call on stderr", func() bool { return strings.Count(p.Stderr(), "kind=cancelled") == 2 })
 		}
-		result(t, raw.Call(7, "tools/call", params(`{"name":"list_categories","arguments":{}}`)))
+		e2e.Result(t, raw.Call(7, "tools/call", params(`{"name":"list_categories","arguments":{}}`)))
 		p.Close()
 		for _, id := range []float64{5, 6} {
-			if answered(p, id) {
+			if e2e.Answered(p, id) {
 				t.Errorf("the cancelled call %v was answered", id)
 			}
 		}
@@ -213,7 +171,7 @@ func TestNestingAnyDepth(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		p := serve(t, era)
-		raw, params := rawSession(t, p, era, "{}")
+		raw, params := e2e.RawSession(t, p, era, "{}")
 		for i, depth := range []int{65, 10_001, 100_000} {
 			// The message object and params are two levels; the
 			// arguments hold the rest.

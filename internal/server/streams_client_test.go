@@ -2,10 +2,7 @@ package server_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,156 +14,19 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
-
-// progressLog records the progress notifications a client receives.
-type progressLog struct {
-	mu    sync.Mutex
-	notes []*mcp.ProgressNotificationParams
-	first chan struct{} // closed at the first notification
-	once  sync.Once
-}
-
-func newProgressLog() *progressLog { return &progressLog{first: make(chan struct{})} }
-
-func (l *progressLog) options() *mcp.ClientOptions {
-	return &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
-		l.mu.Lock()
-		l.notes = append(l.notes, r.Params)
-		l.mu.Unlock()
-		l.once.Do(func() { close(l.first) })
-	}}
-}
-
-func (l *progressLog) all() []*mcp.ProgressNotificationParams {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]*mcp.ProgressNotificationParams(nil), l.notes...)
-}
-
-// waitFirst waits for the first notification, failing after a generous wait.
-func (l *progressLog) waitFirst(t *testing.T) {
-	t.Helper()
-	select {
-	case <-l.first:
-	case <-time.After(20 * time.Second):
-		t.Fatal("no progress notification arrived")
-	}
-}
-
-// callWithProgress calls invoke_action with a progress token. It reports
-// every problem as an error, never through t, so that it can run on a
-// goroutine of its own.
-func callWithProgress(ctx context.Context, cs *mcp.ClientSession, token string, args any) (*mcp.CallToolResult, mcptest.ToolResult, error) {
-	params := &mcp.CallToolParams{Name: "invoke_action", Arguments: args}
-	if token != "" {
-		params.SetProgressToken(token)
-	}
-	res, err := cs.CallTool(ctx, params)
-	if err != nil {
-		return nil, mcptest.ToolResult{}, err
-	}
-	raw, _ := json.Marshal(res.StructuredContent)
-	var tr mcptest.ToolResult
-	if err := json.Unmarshal(raw, &tr); err != nil {
-		return nil, mcptest.ToolResult{}, fmt.Errorf("structuredContent %s: %w", raw, err)
-	}
-	return res, tr, nil
-}
-
-// fileHash is the SHA-256 of the file at path.
-func fileHash(t *testing.T, path string) string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		t.Fatal(err)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-type saved struct {
-	Saved *struct {
-		Path     string `json:"path"`
-		FileName string `json:"file_name"`
-		Bytes    int64  `json:"bytes"`
-		SHA256   string `json:"sha256"`
-		Chunks   int64  `json:"chunks"`
-	} `json:"saved"`
-	Terminal json.RawMessage `json:"terminal"`
-}
-
-// names lists a directory, hidden files included.
-func names(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		out = append(out, e.Name())
-	}
-	return out
-}
 
 // waitEmpty waits until dir holds nothing, failing after a generous wait.
 func waitEmpty(t *testing.T, dir string) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
-	for len(names(t, dir)) > 0 {
+	for len(e2e.Names(t, dir)) > 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("%s still holds %v", dir, names(t, dir))
+			t.Fatalf("%s still holds %v", dir, e2e.Names(t, dir))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// checkProgressLines checks, on the wire, every progress notification the
-// server wrote for token: values strictly increase, total is the size when
-// given, and none comes after the response to the call (the calls of these
-// tests run one at a time).
-func checkProgressLines(t *testing.T, p *mcptest.Proc, token string, total int64) []float64 {
-	t.Helper()
-	var values []float64
-	answered := false
-	for _, line := range p.Received() {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params struct {
-				ProgressToken any     `json:"progressToken"`
-				Progress      float64 `json:"progress"`
-				Total         *int64  `json:"total"`
-			} `json:"params"`
-			Result json.RawMessage `json:"result"`
-		}
-		if json.Unmarshal([]byte(line), &m) != nil {
-			continue
-		}
-		if m.Method == "notifications/progress" && m.Params.ProgressToken == token {
-			if answered {
-				t.Errorf("progress after the result: %s", line)
-			}
-			if len(values) > 0 && m.Params.Progress <= values[len(values)-1] {
-				t.Errorf("progress %v after %v", m.Params.Progress, values[len(values)-1])
-			}
-			if (total > 0) != (m.Params.Total != nil) || (m.Params.Total != nil && *m.Params.Total != total) {
-				t.Errorf("total %v, want %d", m.Params.Total, total)
-			}
-			values = append(values, m.Params.Progress)
-		}
-		// Calls in these tests run one at a time: the first response after
-		// the token's first notification answers the call that sent it.
-		if m.Result != nil && len(values) > 0 {
-			answered = true
-		}
-	}
-	return values
 }
 
 func TestDownloadLimitsLeaveNothing(t *testing.T) {
@@ -187,13 +47,13 @@ func TestDownloadLimitsLeaveNothing(t *testing.T) {
 				for _, k := range tc.keep {
 					os.WriteFile(filepath.Join(dir, k), make([]byte, 100000), 0o600)
 				}
-				fake, _, cs := live(t, era, "write", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir, tc.env)
+				fake, _, cs := e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir, tc.env)
 				fake.AddFile("f", tc.file)
 				res, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "f"}})
 				if !res.IsError || r.Diagnostics.Kind != tc.kind || r.Diagnostics.NextStep == "" {
 					t.Errorf("diagnostics %+v", r.Diagnostics)
 				}
-				if got := names(t, dir); len(got) != len(tc.keep) {
+				if got := e2e.Names(t, dir); len(got) != len(tc.keep) {
 					t.Errorf("directory holds %v, want %v", got, tc.keep)
 				}
 			})
@@ -205,17 +65,17 @@ func TestDownloadHostileNames(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		dir := filepath.Join(t.TempDir(), "downloads")
-		fake, _, cs := live(t, era, "write", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
+		fake, _, cs := e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
 		for i, name := range []string{"../../x", "/etc/passwd", "bad\x07name\n.txt"} {
 			id := string(rune('a' + i))
 			fake.AddFile(id, fakesnowluma.File{Name: name, Size: 1000, Seed: 5})
 			_, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file_id": id}})
-			s := mcptest.Decode[saved](t, r.Result)
+			s := mcptest.Decode[e2e.Saved](t, r.Result)
 			if r.Diagnostics.Outcome != "success" || s.Saved == nil || filepath.Dir(s.Saved.Path) != dir || strings.ContainsAny(s.Saved.FileName, "/\x07\n") {
 				t.Errorf("%q: %+v %s", name, r.Diagnostics, r.Result)
 			}
 		}
-		if got := names(t, dir); len(got) != 3 {
+		if got := e2e.Names(t, dir); len(got) != 3 {
 			t.Errorf("directory holds %v", got)
 		}
 		if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "x")); err == nil {
@@ -228,8 +88,8 @@ func TestDownloadCancelledAndIdle(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		dir := filepath.Join(t.TempDir(), "downloads")
-		progress := newProgressLog()
-		fake, p, cs := liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir, "SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS=400")
+		progress := e2e.NewProgressLog()
+		fake, p, cs := e2e.Live(t, serve, era, "write", progress.Options(), "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir, "SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS=400")
 		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 4 << 20, Seed: 6, Stall: true, StallAfter: 8})
 
 		// Idle: the stalled stream fails with timeout and leaves nothing.
@@ -237,23 +97,23 @@ func TestDownloadCancelledAndIdle(t *testing.T) {
 		if !res.IsError || r.Diagnostics.Kind != "timeout" || !strings.Contains(r.Diagnostics.Message, "idle") {
 			t.Errorf("stalled download: %+v", r.Diagnostics)
 		}
-		if got := names(t, dir); len(got) != 0 {
+		if got := e2e.Names(t, dir); len(got) != 0 {
 			t.Errorf("after the timeout the directory holds %v", got)
 		}
 
 		// Cancelled mid-download: nothing left behind, the server serves on.
 		p.Close() // a fresh server with a long idle timeout
-		fake, _, cs = liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
+		fake, _, cs = e2e.Live(t, serve, era, "write", progress.Options(), "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
 		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 4 << 20, Seed: 6, Stall: true, StallAfter: 8})
 		cctx, cancel := context.WithCancel(mcptest.Context(t))
 		done := make(chan error, 1)
 		go func() {
-			_, _, err := callWithProgress(cctx, cs, "dl-cancel", map[string]any{"action": "download_file_record_stream", "params": map[string]any{"file": "stuck"}})
+			_, _, err := e2e.CallWithProgress(cctx, cs, "dl-cancel", map[string]any{"action": "download_file_record_stream", "params": map[string]any{"file": "stuck"}})
 			done <- err
 		}()
-		progress.waitFirst(t)
-		if len(names(t, dir)) != 1 {
-			t.Errorf("no partial file while downloading: %v", names(t, dir))
+		progress.WaitFirst(t)
+		if len(e2e.Names(t, dir)) != 1 {
+			t.Errorf("no partial file while downloading: %v", e2e.Names(t, dir))
 		}
 		cancel()
 		if err := mcptest.Await(t, "the cancelled download to return", done); err == nil {
@@ -270,16 +130,16 @@ func TestDownloadCancelledAndIdle(t *testing.T) {
 func TestStreamsBusy(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		progress := newProgressLog()
-		fake, _, cs := liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_MAX_STREAMS=1")
+		progress := e2e.NewProgressLog()
+		fake, _, cs := e2e.Live(t, serve, era, "write", progress.Options(), "SNOWLUMA_MCP_MAX_STREAMS=1")
 		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 1 << 20, Seed: 6, Stall: true, StallAfter: 2})
 		cctx, cancel := context.WithCancel(mcptest.Context(t))
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			callWithProgress(cctx, cs, "busy-1", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "stuck"}})
+			e2e.CallWithProgress(cctx, cs, "busy-1", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "stuck"}})
 		}()
-		progress.waitFirst(t)
+		progress.WaitFirst(t)
 		res, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream"})
 		if !res.IsError || r.Diagnostics.Kind != "busy" || !strings.Contains(r.Diagnostics.Message, "1 stream calls") || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_MAX_STREAMS") {
 			t.Errorf("second stream: %+v", r.Diagnostics)
@@ -316,22 +176,6 @@ func uploadSetup(t *testing.T, size int64) (root, file string) {
 	return root, file
 }
 
-type sentResult struct {
-	Sent struct {
-		InputFile string `json:"input_file"`
-		Bytes     int64  `json:"bytes"`
-		SHA256    string `json:"sha256"`
-		Chunks    int64  `json:"chunks"`
-		StreamID  string `json:"stream_id"`
-	} `json:"sent"`
-	Terminal struct {
-		Data struct {
-			FilePath string `json:"file_path"`
-			SHA256   string `json:"sha256"`
-		} `json:"data"`
-	} `json:"terminal"`
-}
-
 // runtimeTransport is get_runtime_info's transport object.
 type runtimeTransport struct {
 	Transport map[string]any `json:"transport"`
@@ -342,10 +186,10 @@ func TestUploadEndToEnd(t *testing.T) {
 	const size = 2<<20 + 12345
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		root, file := uploadSetup(t, size)
-		want := fileHash(t, file)
-		progress := newProgressLog()
-		fake, p, cs := liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
-		res, r, err := callWithProgress(mcptest.Context(t), cs, "up-1", map[string]any{"action": "upload_file_stream",
+		want := e2e.FileHash(t, file)
+		progress := e2e.NewProgressLog()
+		fake, p, cs := e2e.Live(t, serve, era, "write", progress.Options(), "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
+		res, r, err := e2e.CallWithProgress(mcptest.Context(t), cs, "up-1", map[string]any{"action": "upload_file_stream",
 			"params": map[string]any{"filename": "holiday.jpg", "file_retention": 0}, "execution": map[string]any{"input_file": file}})
 		if err != nil {
 			t.Fatal(err)
@@ -353,18 +197,18 @@ func TestUploadEndToEnd(t *testing.T) {
 		if res.IsError || r.Diagnostics.Outcome != "success" {
 			t.Fatalf("upload: %+v", r.Diagnostics)
 		}
-		s := mcptest.Decode[sentResult](t, r.Result)
+		s := mcptest.Decode[e2e.SentResult](t, r.Result)
 		ups := fake.Uploads()
 		if len(ups) != 1 || s.Sent.SHA256 != want || s.Sent.Bytes != size || s.Sent.Chunks != 3 || s.Sent.InputFile != file ||
 			s.Terminal.Data.FilePath != ups[0].Path || ups[0].SHA256 != want || s.Sent.StreamID != ups[0].StreamID {
 			t.Fatalf("sent %+v, SnowLuma has %+v", s, ups)
 		}
-		if got := fileHash(t, ups[0].Path); got != want || !strings.HasSuffix(ups[0].Path, "holiday.jpg") {
+		if got := e2e.FileHash(t, ups[0].Path); got != want || !strings.HasSuffix(ups[0].Path, "holiday.jpg") {
 			t.Errorf("merged file %s hashes to %s, want %s", ups[0].Path, got, want)
 		}
 		cs.Close()
 		p.Close()
-		values := checkProgressLines(t, p, "up-1", size)
+		values := e2e.CheckProgressLines(t, p, "up-1", size)
 		if len(values) == 0 || values[len(values)-1] != size {
 			t.Errorf("progress %v", values)
 		}
@@ -375,16 +219,16 @@ func TestUploadCancelledSendsReset(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		root, file := uploadSetup(t, 3<<20)
-		progress := newProgressLog()
-		fake, _, cs := liveWith(t, era, "write", progress.options(), "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
+		progress := e2e.NewProgressLog()
+		fake, _, cs := e2e.Live(t, serve, era, "write", progress.Options(), "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
 		fake.StallUploads(1)
 		cctx, cancel := context.WithCancel(mcptest.Context(t))
 		done := make(chan error, 1)
 		go func() {
-			_, _, err := callWithProgress(cctx, cs, "up-cancel", map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": file}})
+			_, _, err := e2e.CallWithProgress(cctx, cs, "up-cancel", map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": file}})
 			done <- err
 		}()
-		progress.waitFirst(t)
+		progress.WaitFirst(t)
 		cancel()
 		mcptest.Await(t, "the cancelled upload to return", done)
 		deadline := time.Now().Add(20 * time.Second)
@@ -418,7 +262,7 @@ func TestUploadRefusalsSendNothing(t *testing.T) {
 		os.WriteFile(outside, []byte("secret"), 0o600)
 		os.Symlink(outside, filepath.Join(root, "escape"))
 		os.Mkdir(filepath.Join(root, "sub"), 0o700)
-		fake, _, cs := live(t, era, "write", "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
+		fake, _, cs := e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
 		for name, path := range map[string]string{
 			"outside":   outside,
 			"symlink":   filepath.Join(root, "escape"),
@@ -453,7 +297,7 @@ func TestUploadRefusalsSendNothing(t *testing.T) {
 	})
 	t.Run("no upload root", func(t *testing.T) {
 		_, file := uploadSetup(t, 100)
-		fake, _, cs := live(t, mcptest.Modern, "write")
+		fake, _, cs := e2e.Live(t, serve, mcptest.Modern, "write", nil)
 		res, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": file}})
 		if !res.IsError || r.Diagnostics.Kind != "invalid_arguments" || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_UPLOAD_ROOT") {
 			t.Errorf("%+v", r.Diagnostics)
@@ -467,15 +311,15 @@ func TestUploadRefusalsSendNothing(t *testing.T) {
 func TestNoProgressWithoutToken(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		progress := newProgressLog()
-		fake, p, cs := liveWith(t, era, "write", progress.options())
+		progress := e2e.NewProgressLog()
+		fake, p, cs := e2e.Live(t, serve, era, "write", progress.Options())
 		fake.AddFile("f", fakesnowluma.File{Name: "f.bin", Size: 1 << 20, Seed: 1})
 		_, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "f", "chunk_size": 1024}})
 		if r.Diagnostics.Outcome != "success" {
 			t.Fatalf("%+v", r.Diagnostics)
 		}
 		// A generic stream with a token reports frames accepted.
-		_, _, err := callWithProgress(mcptest.Context(t), cs, "gen-1", map[string]any{"action": "test_download_stream"})
+		_, _, err := e2e.CallWithProgress(mcptest.Context(t), cs, "gen-1", map[string]any{"action": "test_download_stream"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -486,7 +330,7 @@ func TestNoProgressWithoutToken(t *testing.T) {
 				t.Errorf("progress without a token: %s", l)
 			}
 		}
-		values := checkProgressLines(t, p, "gen-1", 0)
+		values := e2e.CheckProgressLines(t, p, "gen-1", 0)
 		if len(values) == 0 || values[len(values)-1] != 10 {
 			t.Errorf("generic stream progress %v, want it to end at 10 frames", values)
 		}
@@ -497,7 +341,7 @@ func TestRuntimeInfoTransport(t *testing.T) {
 	t.Parallel()
 	root, _ := uploadSetup(t, 1)
 	dir := filepath.Join(t.TempDir(), "dl")
-	_, _, cs := live(t, mcptest.Modern, "read", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir, "SNOWLUMA_MCP_UPLOAD_ROOT="+root,
+	_, _, cs := e2e.Live(t, serve, mcptest.Modern, "read", nil, "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir, "SNOWLUMA_MCP_UPLOAD_ROOT="+root,
 		"SNOWLUMA_MCP_MAX_FILE_BYTES=5000", "SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES=9000", "SNOWLUMA_MCP_MAX_STREAMS=3",
 		"SNOWLUMA_MCP_STREAM_CONNECT_TIMEOUT_MS=1234", "SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS=5678")
 	_, r := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
@@ -511,7 +355,7 @@ func TestRuntimeInfoTransport(t *testing.T) {
 	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
 		t.Errorf("download directory %v %v", fi, err)
 	}
-	_, _, cs = live(t, mcptest.Modern, "write")
+	_, _, cs = e2e.Live(t, serve, mcptest.Modern, "write", nil)
 	_, r = mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
 	info = mcptest.Decode[runtimeTransport](t, r.Result)
 	if v, ok := info.Transport["upload_root"]; !ok || v != nil || info.Transport["upload_enabled"] != false {
@@ -536,7 +380,7 @@ func TestUploadByHandAndWithInput(t *testing.T) {
 			mu.Unlock()
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"stream_id": "s1", "execution": `{"input_file":` + strconvQuote(file) + `}`}}, nil
 		}
-		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: addExecution}, "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
+		fake, _, cs := e2e.Live(t, serve, era, "write", &mcp.ClientOptions{ElicitationHandler: addExecution}, "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
 		_, r := mcptest.CallTool(t, cs, "invoke_action_with_input", map[string]any{"action": "upload_file_stream", "params": map[string]any{"chunk_data": "aGVsbG8=", "chunk_index": 0, "total_chunks": 1}})
 		if r.Diagnostics.Outcome != "failed" || r.Diagnostics.Kind != "invalid_answer" || len(seen) != 1 {
 			t.Errorf("an answer adding execution: %+v (%d forms)", r.Diagnostics, len(seen))
@@ -551,7 +395,7 @@ func TestUploadByHandAndWithInput(t *testing.T) {
 			t.Errorf("chunk by hand: %+v %s", r.Diagnostics, r.Result)
 		}
 		_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "upload_file_stream", "params": map[string]any{"stream_id": "by-hand", "is_complete": true}})
-		res := mcptest.Decode[sentResult](t, r.Result)
+		res := mcptest.Decode[e2e.SentResult](t, r.Result)
 		if r.Diagnostics.Outcome != "success" || !strings.Contains(string(r.Result), `"status":"file_complete"`) || res.Terminal.Data.SHA256 != "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824" {
 			t.Errorf("upload by hand: %+v %s", r.Diagnostics, r.Result)
 		}
@@ -571,7 +415,7 @@ func TestUploadTakesTheSafetyPath(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		root, file := uploadSetup(t, 5000)
 		c := &confirmer{}
-		fake, _, cs := liveWith(t, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle}, "SNOWLUMA_MCP_UPLOAD_ROOT="+root, "SNOWLUMA_MCP_CONFIRM=writes")
+		fake, _, cs := e2e.Live(t, serve, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle}, "SNOWLUMA_MCP_UPLOAD_ROOT="+root, "SNOWLUMA_MCP_CONFIRM=writes")
 		args := map[string]any{"action": "upload_file_stream", "execution": map[string]any{"input_file": file}}
 		c.answer(confirmAnswer(false))
 		res, r := mcptest.CallTool(t, cs, "invoke_action", args)
@@ -583,7 +427,7 @@ func TestUploadTakesTheSafetyPath(t *testing.T) {
 		}
 		c.answer(confirmAnswer(true))
 		res, r = mcptest.CallTool(t, cs, "invoke_action", args)
-		if res.IsError || r.Diagnostics.Outcome != "success" || len(fake.Uploads()) != 1 || mcptest.Decode[sentResult](t, r.Result).Sent.SHA256 != fileHash(t, file) {
+		if res.IsError || r.Diagnostics.Outcome != "success" || len(fake.Uploads()) != 1 || mcptest.Decode[e2e.SentResult](t, r.Result).Sent.SHA256 != e2e.FileHash(t, file) {
 			t.Errorf("confirmed: %+v %s", r.Diagnostics, r.Result)
 		}
 	})

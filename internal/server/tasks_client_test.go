@@ -9,134 +9,31 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/tasks"
 )
 
-// tasksMeta is the _meta of a 2026-07-28 request from a client that
-// advertises the Tasks extension (or, with ext false, does not).
-func tasksMeta(ext bool) string {
-	caps := `{}`
-	if ext {
-		caps = `{"extensions":{"io.modelcontextprotocol/tasks":{}}}`
-	}
-	return fmt.Sprintf(`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":%s,"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}`, caps)
-}
-
-// taskClient is a raw 2026-07-28 connection to one server with a task
-// directory.
-type taskClient struct {
-	t   *testing.T
-	p   *mcptest.Proc
-	raw *mcptest.Raw
-	id  int
-}
-
-// startTasks serves a write-mode server on fake with task directory dir.
-func startTasks(t *testing.T, fake *fakesnowluma.Server, dir string, env ...string) *taskClient {
-	t.Helper()
-	env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR=" + dir}, env...)
-	p := serve(t, mcptest.Modern, env...)
-	t.Cleanup(func() { noLeak(t, p) })
-	return &taskClient{t: t, p: p, raw: p.Raw()}
-}
-
-// call sends method with params (a JSON object without _meta) and the
-// tasks meta, returning the whole response.
-func (c *taskClient) call(method, params string, ext bool) map[string]any {
-	c.t.Helper()
-	c.id++
-	p := strings.TrimSuffix(strings.TrimSpace(params), "}")
-	if p != "{" {
-		p += ","
-	}
-	p += `"_meta":` + tasksMeta(ext) + `}`
-	return c.raw.Call(c.id, method, p)
-}
-
-// result returns a response's result, failing on an error response.
-func (c *taskClient) result(m map[string]any) map[string]any {
-	c.t.Helper()
-	r, ok := m["result"].(map[string]any)
-	if !ok {
-		c.t.Fatalf("no result: %v\nstderr:\n%s", m, c.p.Stderr())
-	}
-	return r
-}
-
-// start calls invoke_action_background and returns the task handle.
-func (c *taskClient) start(action string, params string) map[string]any {
-	c.t.Helper()
-	return c.result(c.call("tools/call", fmt.Sprintf(`{"name":"invoke_action_background","arguments":{"action":%q,"params":%s}}`, action, params), true))
-}
-
-// get polls tasks/get for id.
-func (c *taskClient) get(id string) map[string]any {
-	c.t.Helper()
-	return c.result(c.call("tasks/get", fmt.Sprintf(`{"taskId":%q}`, id), true))
-}
-
-// wait polls id until it has ended.
-func (c *taskClient) wait(id string) map[string]any {
-	c.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		r := c.get(id)
-		if s := r["status"]; s != "working" {
-			return r
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	c.t.Fatalf("task %s never ended", id)
-	return nil
-}
-
-// tools lists the names tools/list gives this client.
-func (c *taskClient) tools(ext bool) []string {
-	c.t.Helper()
-	var names []string
-	for _, tl := range c.result(c.call("tools/list", `{}`, ext))["tools"].([]any) {
-		names = append(names, tl.(map[string]any)["name"].(string))
-	}
-	return names
-}
-
-func has(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// hang makes the fake's test_download_stream send one frame and then hold
-// the stream open until the client goes away.
-func hang(fake *fakesnowluma.Server) {
-	fake.Handle("test_download_stream", func(json.RawMessage) fakesnowluma.Reply {
-		return fakesnowluma.Reply{Frames: [][]byte{fakesnowluma.StreamOK(map[string]any{"type": "stream", "data_type": "data_chunk", "data": "Index-> 0"})}, Hang: true}
-	})
-}
-
 func TestTasksCompleteAndList(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
 	dir := filepath.Join(t.TempDir(), "tasks")
-	c := startTasks(t, fake, dir)
+	c := e2e.StartTasks(t, serve, fake, dir)
 
-	if names := c.tools(true); !has(names, "invoke_action_background") || !has(names, "list_tasks") {
+	if names := c.Tools(true); !slices.Contains(names, "invoke_action_background") || !slices.Contains(names, "list_tasks") {
 		t.Fatalf("tools with the extension: %v", names)
 	}
-	if names := c.tools(false); has(names, "invoke_action_background") || has(names, "list_tasks") {
+	if names := c.Tools(false); slices.Contains(names, "invoke_action_background") || slices.Contains(names, "list_tasks") {
 		t.Errorf("tools without the extension: %v", names)
 	}
 
-	h := c.start("test_download_stream", `{}`)
+	h := c.Start("test_download_stream", `{}`)
 	if h["resultType"] != "task" || h["status"] != "working" || h["pollIntervalMs"] != float64(1000) || h["ttlMs"] != nil {
 		t.Fatalf("handle: %v", h)
 	}
@@ -144,7 +41,7 @@ func TestTasksCompleteAndList(t *testing.T) {
 		t.Error("ttlMs missing: it must be null")
 	}
 	id := h["taskId"].(string)
-	end := c.wait(id)
+	end := c.Wait(id)
 	if end["status"] != "completed" {
 		t.Fatalf("ended %v", end)
 	}
@@ -157,31 +54,31 @@ func TestTasksCompleteAndList(t *testing.T) {
 
 	// An ordinary action is refused with nothing started.
 	fake.Reset()
-	r := c.result(c.call("tools/call", `{"name":"invoke_action_background","arguments":{"action":"get_status"}}`, true))
+	r := c.Result(c.Call("tools/call", `{"name":"invoke_action_background","arguments":{"action":"get_status"}}`, true))
 	if r["isError"] != true || !strings.Contains(fmt.Sprint(r["structuredContent"]), "not a stream action") || len(fake.Requests()) != 0 {
 		t.Errorf("ordinary action: %v", r)
 	}
 	// Bad params are refused as invoke_action refuses them.
-	r = c.result(c.call("tools/call", `{"name":"invoke_action_background","arguments":{"action":"download_file_stream","params":{"chunk_size":"big"}}}`, true))
+	r = c.Result(c.Call("tools/call", `{"name":"invoke_action_background","arguments":{"action":"download_file_stream","params":{"chunk_size":"big"}}}`, true))
 	if r["isError"] != true || !strings.Contains(fmt.Sprint(r["structuredContent"]), "invalid_params") {
 		t.Errorf("bad params: %v", r)
 	}
 
-	l := c.result(c.call("tools/call", `{"name":"list_tasks","arguments":{}}`, true))
+	l := c.Result(c.Call("tools/call", `{"name":"list_tasks","arguments":{}}`, true))
 	tasksList := l["structuredContent"].(map[string]any)["result"].(map[string]any)["tasks"].([]any)
 	if len(tasksList) != 1 || tasksList[0].(map[string]any)["taskId"] != id || tasksList[0].(map[string]any)["status"] != "completed" {
 		t.Errorf("list_tasks: %v", l)
 	}
 
 	// An unknown task, and tasks/update, are errors that say so.
-	if m := c.call("tasks/get", `{"taskId":"0123456789abcdef0123456789abcdef"}`, true); !strings.Contains(fmt.Sprint(m["error"]), "no task") {
+	if m := c.Call("tasks/get", `{"taskId":"0123456789abcdef0123456789abcdef"}`, true); !strings.Contains(fmt.Sprint(m["error"]), "no task") {
 		t.Errorf("unknown task: %v", m)
 	}
-	if m := c.call("tasks/update", fmt.Sprintf(`{"taskId":%q,"inputResponses":{}}`, id), true); !strings.Contains(fmt.Sprint(m["error"]), "no outstanding input requests") {
+	if m := c.Call("tasks/update", fmt.Sprintf(`{"taskId":%q,"inputResponses":{}}`, id), true); !strings.Contains(fmt.Sprint(m["error"]), "no outstanding input requests") {
 		t.Errorf("tasks/update: %v", m)
 	}
 	// A client without the extension sees no task results.
-	if m := c.call("tasks/get", fmt.Sprintf(`{"taskId":%q}`, id), false); m["error"] == nil {
+	if m := c.Call("tasks/get", fmt.Sprintf(`{"taskId":%q}`, id), false); m["error"] == nil {
 		t.Errorf("tasks/get without the extension: %v", m)
 	}
 
@@ -203,31 +100,31 @@ func TestTasksCompleteAndList(t *testing.T) {
 
 func TestTasksCancel(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	hang(fake)
-	c := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"))
-	id := c.start("test_download_stream", `{}`)["taskId"].(string)
-	r := c.result(c.call("tasks/cancel", fmt.Sprintf(`{"taskId":%q}`, id), true))
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	e2e.HangDownload(fake)
+	c := e2e.StartTasks(t, serve, fake, filepath.Join(t.TempDir(), "tasks"))
+	id := c.Start("test_download_stream", `{}`)["taskId"].(string)
+	r := c.Result(c.Call("tasks/cancel", fmt.Sprintf(`{"taskId":%q}`, id), true))
 	if r["taskId"] != id {
 		t.Fatalf("cancel: %v", r)
 	}
-	if end := c.wait(id); end["status"] != "cancelled" {
+	if end := c.Wait(id); end["status"] != "cancelled" {
 		t.Errorf("after cancel: %v", end)
 	}
 	// Cancelling an ended task says it has ended.
-	if m := c.call("tasks/cancel", fmt.Sprintf(`{"taskId":%q}`, id), true); !strings.Contains(fmt.Sprint(m["error"]), "already ended") {
+	if m := c.Call("tasks/cancel", fmt.Sprintf(`{"taskId":%q}`, id), true); !strings.Contains(fmt.Sprint(m["error"]), "already ended") {
 		t.Errorf("second cancel: %v", m)
 	}
 
 	// A cancellation racing a completion: the task ends in one final state,
 	// and tasks/get agrees with what cancel answered.
 	fake.Handle("test_download_stream", nil)
-	fake = fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	c2 := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"))
+	fake = fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	c2 := e2e.StartTasks(t, serve, fake, filepath.Join(t.TempDir(), "tasks"))
 	for i := 0; i < 5; i++ {
-		id := c2.start("test_download_stream", `{}`)["taskId"].(string)
-		m := c2.call("tasks/cancel", fmt.Sprintf(`{"taskId":%q}`, id), true)
-		end := c2.wait(id)
+		id := c2.Start("test_download_stream", `{}`)["taskId"].(string)
+		m := c2.Call("tasks/cancel", fmt.Sprintf(`{"taskId":%q}`, id), true)
+		end := c2.Wait(id)
 		switch end["status"] {
 		case "cancelled":
 			if m["error"] != nil {
@@ -245,18 +142,18 @@ func TestTasksCancel(t *testing.T) {
 
 func TestTasksLimitAndBusy(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	hang(fake)
-	c := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"))
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	e2e.HangDownload(fake)
+	c := e2e.StartTasks(t, serve, fake, filepath.Join(t.TempDir(), "tasks"))
 	for i := 0; i < tasks.MaxRunning; i++ {
-		c.start("test_download_stream", `{}`)
+		c.Start("test_download_stream", `{}`)
 	}
-	r := c.result(c.call("tools/call", `{"name":"invoke_action_background","arguments":{"action":"test_download_stream"}}`, true))
+	r := c.Result(c.Call("tools/call", `{"name":"invoke_action_background","arguments":{"action":"test_download_stream"}}`, true))
 	sc := fmt.Sprint(r["structuredContent"])
 	if r["isError"] != true || !strings.Contains(sc, "kind:busy") || !strings.Contains(sc, "4 background tasks") {
 		t.Errorf("fifth task: %v", r)
 	}
-	info := c.result(c.call("tools/call", `{"name":"get_runtime_info","arguments":{}}`, true))
+	info := c.Result(c.Call("tools/call", `{"name":"get_runtime_info","arguments":{}}`, true))
 	ri := info["structuredContent"].(map[string]any)["result"].(map[string]any)
 	if ri["tasks_enabled"] != true || ri["tasks"].(map[string]any)["running"] != float64(4) {
 		t.Errorf("runtime info: %v", ri)
@@ -265,11 +162,11 @@ func TestTasksLimitAndBusy(t *testing.T) {
 
 func TestTasksCorruptAndPaging(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
 	dir := filepath.Join(t.TempDir(), "tasks")
 	// 120 finished tasks recorded by an earlier run of the same
 	// configuration, through the store's own API.
-	store, err := tasks.Open(dir, tasks.Scope{Mode: "write", Endpoint: fake.URL, Token: secretToken}, tasks.Options{})
+	store, err := tasks.Open(dir, tasks.Scope{Mode: "write", Endpoint: fake.URL, Token: e2e.SecretToken}, tasks.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +179,7 @@ func TestTasksCorruptAndPaging(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "the task to end", func() bool { return runner.Running() == 0 })
+		e2e.WaitFor(t, "the task to end", func() bool { return runner.Running() == 0 })
 		ids = append(ids, rec.ID)
 	}
 	runner.Close()
@@ -292,7 +189,7 @@ func TestTasksCorruptAndPaging(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	c := startTasks(t, fake, dir)
+	c := e2e.StartTasks(t, serve, fake, dir)
 	seen := map[string]bool{}
 	cursor := ""
 	pages := 0
@@ -301,7 +198,7 @@ func TestTasksCorruptAndPaging(t *testing.T) {
 		if cursor != "" {
 			args = fmt.Sprintf(`{"cursor":%q}`, cursor)
 		}
-		r := c.result(c.call("tools/call", `{"name":"list_tasks","arguments":`+args+`}`, true))
+		r := c.Result(c.Call("tools/call", `{"name":"list_tasks","arguments":`+args+`}`, true))
 		page := r["structuredContent"].(map[string]any)["result"].(map[string]any)
 		pages++
 		for _, e := range page["tasks"].([]any) {
@@ -320,10 +217,10 @@ func TestTasksCorruptAndPaging(t *testing.T) {
 	if pages != 3 || len(seen) != 119 || seen[corrupt] {
 		t.Errorf("%d pages, %d tasks, corrupt listed %v", pages, len(seen), seen[corrupt])
 	}
-	if m := c.call("tasks/get", fmt.Sprintf(`{"taskId":%q}`, corrupt), true); !strings.Contains(fmt.Sprint(m["error"]), corrupt) {
+	if m := c.Call("tasks/get", fmt.Sprintf(`{"taskId":%q}`, corrupt), true); !strings.Contains(fmt.Sprint(m["error"]), corrupt) {
 		t.Errorf("corrupt task: %v", m)
 	}
-	if r := c.get(ids[8]); r["status"] != "completed" {
+	if r := c.Get(ids[8]); r["status"] != "completed" {
 		t.Errorf("a sound task next to the corrupt one: %v", r)
 	}
 }
@@ -332,10 +229,10 @@ func TestTasksCorruptAndPaging(t *testing.T) {
 // refused the task methods.
 func TestTasksLegacyClient(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	p := serve(t, mcptest.Legacy, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+secretToken,
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	p := serve(t, mcptest.Legacy, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken,
 		"SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR="+filepath.Join(t.TempDir(), "tasks"))
-	t.Cleanup(func() { noLeak(t, p) })
+	t.Cleanup(func() { e2e.NoLeak(t, p) })
 	raw := p.Raw()
 	raw.Call(1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}},"clientInfo":{"name":"raw","version":"1"}}`)
 	raw.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -361,23 +258,23 @@ func TestTasksLegacyClient(t *testing.T) {
 // left out of the acknowledgement.
 func TestTasksListen(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	hang(fake)
-	c := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"))
-	id := c.start("test_download_stream", `{}`)["taskId"].(string)
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	e2e.HangDownload(fake)
+	c := e2e.StartTasks(t, serve, fake, filepath.Join(t.TempDir(), "tasks"))
+	id := c.Start("test_download_stream", `{}`)["taskId"].(string)
 
-	c.raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen","params":{"notifications":{"taskIds":[%q,"0123456789abcdef0123456789abcdef"]},"_meta":%s}}`, id, tasksMeta(true)))
-	ack := c.raw.Next()
+	c.Raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen","params":{"notifications":{"taskIds":[%q,"0123456789abcdef0123456789abcdef"]},"_meta":%s}}`, id, e2e.TasksMeta(true)))
+	ack := c.Raw.Next()
 	if ack["method"] != "notifications/subscriptions/acknowledged" || !strings.Contains(fmt.Sprint(ack["params"]), "taskIds:["+id+"]") ||
 		!strings.Contains(fmt.Sprint(ack["params"]), "subscriptionId:listen-1") {
 		t.Fatalf("ack: %v", ack)
 	}
-	c.raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":900,"method":"tasks/cancel","params":{"taskId":%q,"_meta":%s}}`, id, tasksMeta(true)))
+	c.Raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":900,"method":"tasks/cancel","params":{"taskId":%q,"_meta":%s}}`, id, e2e.TasksMeta(true)))
 	// The cancel's answer and the status notifications arrive in either
 	// order; read both.
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		m := c.raw.Next()
+		m := c.Raw.Next()
 		if m["method"] != "notifications/tasks" {
 			continue
 		}
@@ -397,11 +294,11 @@ func TestTasksListen(t *testing.T) {
 // answer starts the task.
 func TestTasksConfirmFirst(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	c := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"), "SNOWLUMA_MCP_CONFIRM=writes")
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	c := e2e.StartTasks(t, serve, fake, filepath.Join(t.TempDir(), "tasks"), "SNOWLUMA_MCP_CONFIRM=writes")
 	meta := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}`
 	call := `{"name":"invoke_action_background","arguments":{"action":"test_download_stream"},"_meta":` + meta
-	ask := c.result(c.raw.Call(901, "tools/call", call+`}`))
+	ask := c.Result(c.Raw.Call(901, "tools/call", call+`}`))
 	state, _ := ask["requestState"].(string)
 	if ask["resultType"] != "input_required" || state == "" {
 		t.Fatalf("first round: %v", ask)
@@ -409,17 +306,17 @@ func TestTasksConfirmFirst(t *testing.T) {
 	if len(fake.Requests()) != 0 {
 		t.Fatal("asking sent something")
 	}
-	decline := c.result(c.raw.Call(902, "tools/call", call+fmt.Sprintf(`,"requestState":%q,"inputResponses":{"confirm":{"action":"accept","content":{"confirm":false}}}}`, state)))
+	decline := c.Result(c.Raw.Call(902, "tools/call", call+fmt.Sprintf(`,"requestState":%q,"inputResponses":{"confirm":{"action":"accept","content":{"confirm":false}}}}`, state)))
 	if decline["isError"] != true || !strings.Contains(fmt.Sprint(decline["structuredContent"]), "not_confirmed") {
 		t.Fatalf("confirm false: %v", decline)
 	}
-	ask = c.result(c.raw.Call(903, "tools/call", call+`}`))
+	ask = c.Result(c.Raw.Call(903, "tools/call", call+`}`))
 	state = ask["requestState"].(string)
-	h := c.result(c.raw.Call(904, "tools/call", call+fmt.Sprintf(`,"requestState":%q,"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}}}`, state)))
+	h := c.Result(c.Raw.Call(904, "tools/call", call+fmt.Sprintf(`,"requestState":%q,"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}}}`, state)))
 	if h["resultType"] != "task" {
 		t.Fatalf("accepted: %v", h)
 	}
-	if end := c.wait(h["taskId"].(string)); end["status"] != "completed" {
+	if end := c.Wait(h["taskId"].(string)); end["status"] != "completed" {
 		t.Errorf("task: %v", end)
 	}
 	if n := len(fake.Requests()); n != 1 {
@@ -432,23 +329,23 @@ func TestTasksConfirmFirst(t *testing.T) {
 // their invoke_action call would have had.
 func TestTasksDownloadAndUpload(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
 	const size = 3<<20 + 777
 	fake.AddFile("big", fakesnowluma.File{Name: "big.bin", Size: size, Seed: 42})
 	h := sha256.New()
 	io.Copy(h, fakesnowluma.Content(42, size))
 	wantDown := hex.EncodeToString(h.Sum(nil))
 	root, file := uploadSetup(t, 2<<20+5)
-	wantUp := fileHash(t, file)
+	wantUp := e2e.FileHash(t, file)
 	downloads := filepath.Join(t.TempDir(), "downloads")
-	c := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"), "SNOWLUMA_MCP_UPLOAD_ROOT="+root, "SNOWLUMA_MCP_DOWNLOAD_DIR="+downloads)
+	c := e2e.StartTasks(t, serve, fake, filepath.Join(t.TempDir(), "tasks"), "SNOWLUMA_MCP_UPLOAD_ROOT="+root, "SNOWLUMA_MCP_DOWNLOAD_DIR="+downloads)
 
-	down := c.start("download_file_stream", `{"file_id":"big"}`)["taskId"].(string)
-	up := c.result(c.call("tools/call", fmt.Sprintf(`{"name":"invoke_action_background","arguments":{"action":"upload_file_stream","params":{"filename":"holiday.jpg"},"execution":{"input_file":%q}}}`, file), true))
+	down := c.Start("download_file_stream", `{"file_id":"big"}`)["taskId"].(string)
+	up := c.Result(c.Call("tools/call", fmt.Sprintf(`{"name":"invoke_action_background","arguments":{"action":"upload_file_stream","params":{"filename":"holiday.jpg"},"execution":{"input_file":%q}}}`, file), true))
 	if up["resultType"] != "task" {
 		t.Fatalf("upload handle: %v", up)
 	}
-	saved := c.wait(down)
+	saved := c.Wait(down)
 	if saved["status"] != "completed" {
 		t.Fatalf("download task: %v", saved)
 	}
@@ -456,10 +353,10 @@ func TestTasksDownloadAndUpload(t *testing.T) {
 	if res["sha256"] != wantDown || res["bytes"] != float64(size) || !strings.HasPrefix(res["path"].(string), downloads) {
 		t.Errorf("download saved %v", res)
 	}
-	if got := fileHash(t, res["path"].(string)); got != wantDown {
+	if got := e2e.FileHash(t, res["path"].(string)); got != wantDown {
 		t.Errorf("file on disk hashes to %s", got)
 	}
-	sentTask := c.wait(up["taskId"].(string))
+	sentTask := c.Wait(up["taskId"].(string))
 	if sentTask["status"] != "completed" {
 		t.Fatalf("upload task: %v", sentTask)
 	}
@@ -469,11 +366,11 @@ func TestTasksDownloadAndUpload(t *testing.T) {
 		t.Errorf("upload sent %v; SnowLuma has %+v", sent, ups)
 	}
 	// A path outside the root is refused with nothing started.
-	r := c.result(c.call("tools/call", `{"name":"invoke_action_background","arguments":{"action":"upload_file_stream","execution":{"input_file":"/etc/passwd"}}}`, true))
+	r := c.Result(c.Call("tools/call", `{"name":"invoke_action_background","arguments":{"action":"upload_file_stream","execution":{"input_file":"/etc/passwd"}}}`, true))
 	if r["isError"] != true || !strings.Contains(fmt.Sprint(r["structuredContent"]), "path_refused") {
 		t.Errorf("outside the root: %v", r)
 	}
-	l := c.result(c.call("tools/call", `{"name":"list_tasks","arguments":{}}`, true))
+	l := c.Result(c.Call("tools/call", `{"name":"list_tasks","arguments":{}}`, true))
 	if n := len(l["structuredContent"].(map[string]any)["result"].(map[string]any)["tasks"].([]any)); n != 2 {
 		t.Errorf("%d tasks listed, want the two started", n)
 	}
@@ -483,16 +380,16 @@ func TestTasksDownloadAndUpload(t *testing.T) {
 // tasks are running starts nothing, and its audit line says so.
 func TestRefusedLaunchIsAudited(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
-	hang(fake)
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	e2e.HangDownload(fake)
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
-	c := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"), "SNOWLUMA_MCP_AUDIT_FILE="+audit)
+	c := e2e.StartTasks(t, serve, fake, filepath.Join(t.TempDir(), "tasks"), "SNOWLUMA_MCP_AUDIT_FILE="+audit)
 	for range tasks.MaxRunning {
-		if r := c.start("test_download_stream", `{}`); r["resultType"] != "task" {
+		if r := c.Start("test_download_stream", `{}`); r["resultType"] != "task" {
 			t.Fatalf("start: %v", r)
 		}
 	}
-	r := c.start("test_download_stream", `{}`)
+	r := c.Start("test_download_stream", `{}`)
 	if r["isError"] != true || !strings.Contains(fmt.Sprint(r["structuredContent"]), "busy") {
 		t.Fatalf("one task too many: %v", r)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 var traceparentRE = regexp.MustCompile(`^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$`)
@@ -51,7 +52,7 @@ const (
 func TestTraceContext(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, p, cs := live(t, era, "write")
+		fake, p, cs := e2e.Live(t, serve, era, "write", nil)
 
 		// A caller's trace continues with a new span, and reaches SnowLuma
 		// in headers, never in the params.
@@ -132,7 +133,7 @@ func TestTraceContext(t *testing.T) {
 func TestConcurrentTraces(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, _, cs := live(t, era, "read")
+		fake, _, cs := e2e.Live(t, serve, era, "read", nil)
 		const n = 24
 		var wg sync.WaitGroup
 		results := make([]string, n)

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 // dryRunEnv is a write-mode server on fake under SNOWLUMA_MCP_DRY_RUN, with
@@ -30,26 +30,10 @@ func dryRunEnv(t *testing.T, fake *fakesnowluma.Server) (env []string, audit, in
 	if err := os.WriteFile(input, []byte("张三、李四\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + secretToken, "SNOWLUMA_MCP_MODE=write",
+	return []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_MODE=write",
 		"SNOWLUMA_MCP_DRY_RUN=true", "SNOWLUMA_MCP_AUDIT_FILE=" + audit, "SNOWLUMA_MCP_UPLOAD_ROOT=" + root,
 		"SNOWLUMA_MCP_DOWNLOAD_DIR=" + filepath.Join(dir, "downloads"), "SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0",
 		"SNOWLUMA_MCP_SEND_PER_MINUTE=0", "SNOWLUMA_MCP_TASK_DIR=" + filepath.Join(dir, "tasks")}, audit, input
-}
-
-// auditLines reads the audit file's records.
-func auditLines(t *testing.T, path string) []map[string]any {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []map[string]any
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		out = append(out, mcptest.Decode[map[string]any](t, sc.Bytes()))
-	}
-	return out
 }
 
 // sentWrites lists the requests fake received for actions that are not
@@ -87,10 +71,10 @@ func TestDryRunSendsNoWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken), fakesnowluma.WithWorld(5))
+		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithWorld(5))
 		env, audit, input := dryRunEnv(t, fake)
 		p := serve(t, era, env...)
-		t.Cleanup(func() { noLeak(t, p) })
+		t.Cleanup(func() { e2e.NoLeak(t, p) })
 		cs := p.Connect(nil)
 
 		// A read goes through and answers from SnowLuma.
@@ -160,7 +144,7 @@ func TestDryRunSendsNoWrite(t *testing.T) {
 		if sent := sentWrites(fake, cat); len(sent) > 0 {
 			t.Errorf("a dry run sent %d writes to SnowLuma: %v", len(sent), sent)
 		}
-		lines := auditLines(t, audit)
+		lines := e2e.AuditLines(t, audit)
 		audited := 0
 		for _, l := range lines {
 			if l["dry_run"] != true {
@@ -186,13 +170,13 @@ func TestDryRunBackground(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken), fakesnowluma.WithWorld(5))
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithWorld(5))
 	env, _, _ := dryRunEnv(t, fake)
 	p := serve(t, mcptest.Modern, env...)
-	t.Cleanup(func() { noLeak(t, p) })
-	c := &taskClient{t: t, p: p, raw: p.Raw()}
-	h := c.start("download_file_stream", `{"file_id":"/0123"}`)
-	end := c.wait(h["taskId"].(string))
+	t.Cleanup(func() { e2e.NoLeak(t, p) })
+	c := e2e.NewTaskClient(t, p)
+	h := c.Start("download_file_stream", `{"file_id":"/0123"}`)
+	end := c.Wait(h["taskId"].(string))
 	sc, _ := end["result"].(map[string]any)["structuredContent"].(map[string]any)
 	if end["status"] != "completed" || sc["diagnostics"].(map[string]any)["kind"] != "dry_run" || sc["result"].(map[string]any)["dry_run"] == nil {
 		t.Errorf("the task ended %v", end)
@@ -211,11 +195,11 @@ func TestDryRunConfirmFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken), fakesnowluma.WithWorld(5))
+		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithWorld(5))
 		env, _, _ := dryRunEnv(t, fake)
 		c := &confirmer{}
 		p := serve(t, era, append(env, "SNOWLUMA_MCP_CONFIRM=destructive")...)
-		t.Cleanup(func() { noLeak(t, p) })
+		t.Cleanup(func() { e2e.NoLeak(t, p) })
 		cs := p.Connect(&mcp.ClientOptions{ElicitationHandler: c.handle})
 		c.answer(confirmAnswer(false))
 		if _, r := mcptest.CallTool(t, cs, "invoke_action", kick); r.Diagnostics.Kind != "not_confirmed" || len(c.forms()) != 1 {

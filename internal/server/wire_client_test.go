@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
 // uploadSizes are the files an automatic upload must deliver whole: empty
@@ -60,7 +61,7 @@ func TestUploadSizesDirect(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		root := filepath.Join(t.TempDir(), "uploads")
 		os.Mkdir(root, 0o700)
-		fake, _, cs := live(t, era, "write", "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
+		fake, _, cs := e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
 		for _, size := range uploadSizes {
 			file := filepath.Join(root, fmt.Sprintf("f%d.bin", size))
 			writeContent(t, file, size)
@@ -83,19 +84,19 @@ func TestUploadSizesDirect(t *testing.T) {
 // TestUploadSizesBackground: the same uploads as durable tasks.
 func TestUploadSizesBackground(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(secretToken))
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
 	root := filepath.Join(t.TempDir(), "uploads")
 	os.Mkdir(root, 0o700)
-	c := startTasks(t, fake, filepath.Join(t.TempDir(), "tasks"), "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
+	c := e2e.StartTasks(t, serve, fake, filepath.Join(t.TempDir(), "tasks"), "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
 	for _, size := range uploadSizes {
 		file := filepath.Join(root, fmt.Sprintf("f%d.bin", size))
 		writeContent(t, file, size)
-		h := c.result(c.call("tools/call", fmt.Sprintf(`{"name":"invoke_action_background","arguments":{"action":"upload_file_stream","execution":{"input_file":%q}}}`, file), true))
+		h := c.Result(c.Call("tools/call", fmt.Sprintf(`{"name":"invoke_action_background","arguments":{"action":"upload_file_stream","execution":{"input_file":%q}}}`, file), true))
 		id, _ := h["taskId"].(string)
 		if h["resultType"] != "task" || id == "" {
 			t.Fatalf("%d bytes: handle %v", size, h)
 		}
-		done := c.wait(id)
+		done := c.Wait(id)
 		if done["status"] != "completed" {
 			t.Fatalf("%d bytes: task %v", size, done)
 		}
@@ -127,7 +128,7 @@ func TestRequestPathsNameTheirActions(t *testing.T) {
 		os.Mkdir(root, 0o700)
 		file := filepath.Join(root, "f.bin")
 		writeContent(t, file, 2<<20+1)
-		fake, _, cs := live(t, era, "write", "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
+		fake, _, cs := e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
 		fake.AddFile("f1", fakesnowluma.File{Name: "a.bin", Size: 1000, Seed: 1})
 		for _, args := range []map[string]any{
 			{"action": "get_status"},
@@ -162,7 +163,7 @@ func TestRequestPathsNameTheirActions(t *testing.T) {
 func TestInvalidUTF8FromSnowLuma(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, p, cs := live(t, era, "read")
+		fake, p, cs := e2e.Live(t, serve, era, "read", nil)
 		fake.Handle("get_login_info", func(json.RawMessage) fakesnowluma.Reply {
 			return fakesnowluma.Reply{Body: []byte("{\"status\":\"ok\",\"retcode\":0,\"data\":{\"user_id\":10001,\"nickname\":\"Snow\xff\xfeBot\xc3\"}}")}
 		})
@@ -200,7 +201,7 @@ func TestInvalidUTF8FromSnowLuma(t *testing.T) {
 func TestRequestBodyCap(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, _, cs := live(t, era, "write")
+		fake, _, cs := e2e.Live(t, serve, era, "write", nil)
 		long := strings.Repeat("x", 2<<20)
 		res, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": long}})
 		if !res.IsError || r.Diagnostics.Kind != "too_large" || !strings.Contains(r.Diagnostics.Message, "2097152-byte request body limit") ||
