@@ -104,6 +104,7 @@ func tables() map[string]func() (string, error) {
 	return map[string]func() (string, error){
 		"tools":     toolTable,
 		"variables": variableTable,
+		"defaults":  defaultTable,
 		"kinds":     kindTable,
 	}
 }
@@ -208,6 +209,17 @@ func variableTable() (string, error) {
 	b.WriteString("| variable | default | meaning |\n| --- | --- | --- |\n")
 	for _, v := range config.Variables() {
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", v.Name, cell(v.Shown), cell(v.Meaning))
+	}
+	return b.String(), nil
+}
+
+// defaultTable is the short form of variableTable for the README: each
+// variable with its default, the meaning left to docs/configuration.md.
+func defaultTable() (string, error) {
+	var b strings.Builder
+	b.WriteString("| variable | default |\n| --- | --- |\n")
+	for _, v := range config.Variables() {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", v.Name, cell(v.Shown))
 	}
 	return b.String(), nil
 }
