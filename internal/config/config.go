@@ -433,20 +433,11 @@ func parse(e variables, getenv func(string) string) (*Config, error) {
 	}
 	c.MaxBodyBytes = b
 
-	switch strings.ToLower(strings.TrimSpace(e.Validate)) {
-	case "true", "1", "yes":
-		c.ValidateParams = true
-	case "false", "0", "no":
-	default:
-		return nil, &Error{"VALIDATE_PARAMS", lang.T(lang.ConfigNotBoolean, e.Validate), lang.T(lang.ConfigBoolean)}
+	if c.ValidateParams, err = parseBool("VALIDATE_PARAMS", e.Validate); err != nil {
+		return nil, err
 	}
-
-	switch strings.ToLower(strings.TrimSpace(e.DryRun)) {
-	case "true", "1", "yes":
-		c.DryRun = true
-	case "false", "0", "no":
-	default:
-		return nil, &Error{"DRY_RUN", lang.T(lang.ConfigNotBoolean, e.DryRun), lang.T(lang.ConfigBoolean)}
+	if c.DryRun, err = parseBool("DRY_RUN", e.DryRun); err != nil {
+		return nil, err
 	}
 	seed, err := strconv.ParseUint(strings.TrimSpace(e.Seed), 10, 64)
 	if err != nil {
@@ -643,6 +634,18 @@ func parseStreams(e variables, s *StreamConfig) error {
 		s.UploadRoot = filepath.Clean(r)
 	}
 	return nil
+}
+
+// parseBool reads variable name as true, 1 or yes, or false, 0 or no, in
+// any case.
+func parseBool(name, value string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(value)) {
+	case "true", "1", "yes":
+		return true, nil
+	case "false", "0", "no":
+		return false, nil
+	}
+	return false, &Error{name, lang.T(lang.ConfigNotBoolean, value), lang.T(lang.ConfigBoolean)}
 }
 
 // parseInt reads a positive integer of at most limit from variable name.
