@@ -86,8 +86,8 @@ func runSandbox(ctx context.Context, p Process) int {
 		return runDoctor(ctx, args[1:], env, true, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.SandboxStarted, sb.Seed, sb.URL, sb.EventsURL()))
-	get := func(name string) string { return lookupEnv(env, config.Prefix+"_"+name) }
-	fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.SandboxDirs, get("TASK_DIR"), get("DOWNLOAD_DIR"), get("UPLOAD_ROOT")))
+	get := config.Lookup(env)
+	fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.SandboxDirs, get(config.Prefix+"_TASK_DIR"), get(config.Prefix+"_DOWNLOAD_DIR"), get(config.Prefix+"_UPLOAD_ROOT")))
 	p.Environ = env
 	return serve(ctx, p, true, loadCatalog)
 }
@@ -100,6 +100,7 @@ func runSandbox(ctx context.Context, p Process) int {
 // is safe to call whatever the error.
 func sandboxEnviron(environ []string, sb *fakesnowluma.Sandbox) (env, notes []string, cleanup func(), err error) {
 	cleanup = func() {}
+	operator := config.Lookup(environ)
 	forced := []struct{ name, value string }{
 		{"ENDPOINT", sb.URL},
 		{"TOKEN", sb.Token},
@@ -110,7 +111,7 @@ func sandboxEnviron(environ []string, sb *fakesnowluma.Sandbox) (env, notes []st
 	set := map[string]string{}
 	for _, f := range forced {
 		name := config.Prefix + "_" + f.name
-		if v := lookupEnv(environ, name); v != "" && (f.name != "MODE" || !strings.EqualFold(strings.TrimSpace(v), "write")) {
+		if v := operator(name); v != "" && (f.name != "MODE" || !strings.EqualFold(strings.TrimSpace(v), "write")) {
 			notes = append(notes, name)
 		}
 		set[name] = f.value
@@ -131,7 +132,7 @@ func sandboxEnviron(environ []string, sb *fakesnowluma.Sandbox) (env, notes []st
 	}
 	for _, sub := range []struct{ name, dir string }{{"TASK_DIR", "tasks"}, {"DOWNLOAD_DIR", "downloads"}, {"UPLOAD_ROOT", "uploads"}} {
 		name := config.Prefix + "_" + sub.name
-		if lookupEnv(environ, name) != "" {
+		if operator(name) != "" {
 			continue
 		}
 		d, err := tempDir(sub.dir)
@@ -155,16 +156,4 @@ func sandboxEnviron(environ []string, sb *fakesnowluma.Sandbox) (env, notes []st
 		env = append(env, name+"="+v)
 	}
 	return env, notes, cleanup, nil
-}
-
-// lookupEnv is the value of name in environ, the last one when it is set
-// twice (as the process's own environment reads it), or "".
-func lookupEnv(environ []string, name string) string {
-	v := ""
-	for _, kv := range environ {
-		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
-			v = val
-		}
-	}
-	return v
 }

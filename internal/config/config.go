@@ -210,16 +210,16 @@ func (e *Error) In(l lang.Lang) string {
 // when it names a language, else the locale's (a bad SNOWLUMA_MCP_LANG is
 // itself reported, in the locale's language).
 func PersonLang(environ []string) lang.Lang {
-	getenv := lookup(environ)
+	getenv := Lookup(environ)
 	if l, err := lang.Select(getenv(Prefix+"_LANG"), getenv); err == nil {
 		return l
 	}
 	return lang.FromLocale(getenv)
 }
 
-// lookup reads environ, a list of NAME=value entries, as os.Getenv reads
+// Lookup reads environ, a list of NAME=value entries, as os.Getenv reads
 // the process's environment; a later entry wins, as with os/exec.
-func lookup(environ []string) func(string) string {
+func Lookup(environ []string) func(string) string {
 	vars := map[string]string{}
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -255,7 +255,7 @@ func Variables() []Variable {
 // one is configured, is opened here, so that a path that cannot be written
 // stops the start.
 func Load(environ []string) (*Config, error) {
-	getenv := lookup(environ)
+	getenv := Lookup(environ)
 	var e variables
 	ev := reflect.ValueOf(&e).Elem()
 	for i := range ev.NumField() {
