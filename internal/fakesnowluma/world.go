@@ -39,7 +39,6 @@ type world struct {
 	seq      map[peer]int64     // each conversation's last message_seq
 	joins    []*joinRequest     // pending group join requests
 	friendRq []*friendRequest   // pending friend requests
-	nextFile int                // numbering of new group files
 	tick     int                // trickle steps taken
 	epoch    int64              // the world's "now" for its history, Unix seconds
 }
@@ -198,7 +197,7 @@ func newWorld(seed uint64) *world {
 		picked = picked[:7+r.IntN(4)]
 		// Roles: the bot's, then an owner when the bot is not one, two
 		// admins in all, the rest members.
-		roles := []string{}
+		var roles []string
 		switch botRole {
 		case "owner":
 			roles = []string{"admin", "admin"}
