@@ -104,9 +104,17 @@ func TestChannelPushesAndVerdicts(t *testing.T) {
 		t.Errorf("stderr %q", log.String())
 	}
 	logMu.Unlock()
+	// The counters move once the sink has taken a push back, so the
+	// stats are waited for, not read at the instant the sink saw it.
+	want := func(st Stats) bool {
+		return st.Events == 9 && st.Pushes == 2 && st.PushedMessages == 4 && st.Coalesced == 2 && st.Verdicts == 1 && st.IgnoredVerdicts == 1 &&
+			st.Filtered[ReasonNotListed] == 2 && st.Filtered[ReasonNotMessage] == 1 && st.Filtered[ReasonVerdict] == 2 && st.ApprovalRequests == 1
+	}
 	st := ch.Stats(time.Now())
-	if st.Events != 9 || st.Pushes != 2 || st.PushedMessages != 4 || st.Coalesced != 2 || st.Verdicts != 1 || st.IgnoredVerdicts != 1 ||
-		st.Filtered[ReasonNotListed] != 2 || st.Filtered[ReasonNotMessage] != 1 || st.Filtered[ReasonVerdict] != 2 || st.ApprovalRequests != 1 {
+	for deadline := time.Now().Add(30 * time.Second); !want(st) && time.Now().Before(deadline); st = ch.Stats(time.Now()) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !want(st) {
 		t.Errorf("stats %+v", st)
 	}
 }
