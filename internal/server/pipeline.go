@@ -44,7 +44,7 @@ type executor struct {
 	log     *slog.Logger
 	// sent, when set, is told of every send that succeeded (the QQ
 	// channel remembers the bot's message ids).
-	sent func(toolkit.Reply)
+	sent func(a *catalog.Action, params json.RawMessage, r toolkit.Reply)
 	// remote, when set, confirms a call from QQ when the client has no
 	// form (the channel's approvers); it returns the refusal, with ok
 	// false, unless the call was allowed.
@@ -153,7 +153,7 @@ func (x *executor) run(ctx context.Context, c *toolkit.Call, p plan) toolkit.Rep
 				r = redact(r)
 			}
 			if x.sent != nil && a.Send && r.Diag.Outcome == toolkit.OutcomeSuccess {
-				x.sent(r)
+				x.sent(a, p.params, r)
 			}
 		}
 		if entry != nil {

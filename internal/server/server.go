@@ -104,6 +104,7 @@ func New(opts Options) (*mcp.Server, error) {
 		promptsFeature, // prompts.go: instructions, prompts, completion, one action as a resource
 		channelFeature, // channel.go: the QQ channel for Claude Code
 		trialFeature,   // trial.go: the sandbox and the dry run
+		archiveFeature, // archive.go: the local message archive, its tools and the channel's catch-up
 	} {
 		f, err := build(d)
 		if err != nil {
@@ -174,7 +175,11 @@ func newDeps(opts Options) (*deps, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	return &deps{opts: opts, mode: opts.Mode, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety), channel: ch, sealer: sealer, log: log}, nil
+	arch := newArchiveService(x, logw)
+	if ch != nil {
+		ch.archive = arch
+	}
+	return &deps{opts: opts, mode: opts.Mode, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety), channel: ch, archive: arch, sealer: sealer, log: log}, nil
 }
 
 // A catalogSource yields the catalog once it has loaded.
