@@ -73,8 +73,8 @@ type Options struct {
 	SelfID int64
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// maxPages caps the file in pages (SQLite's max_page_count); tests set
-	// it to see a full disk.
+	// maxPages caps the file in pages (SQLite's max_page_count); zero
+	// means twice MaxBytes. Tests set it to see a full disk.
 	maxPages int64
 }
 
@@ -257,7 +257,12 @@ func (s *Store) init(ctx context.Context) error {
 			return err
 		}
 	}
-	if s.opts.maxPages > 0 {
+	// The file may pass MaxBytes between two retention passes, but never
+	// twice it: past that, writes fail as on a full disk (ProblemFull).
+	if s.opts.maxPages <= 0 {
+		s.opts.maxPages = s.opts.MaxBytes/4096*2 + 256
+	}
+	{
 		if _, err := s.db.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", s.opts.maxPages)); err != nil {
 			return err
 		}

@@ -181,6 +181,10 @@ func (s *Store) Prune(ctx context.Context) (int64, error) {
 		return 0, e
 	}
 	var removed int64
+	// Deleting takes pages too (the index's tombstones): let a full file
+	// grow a little while it shrinks.
+	s.db.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", s.opts.maxPages+s.opts.maxPages/8+256))
+	defer s.db.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA max_page_count = %d", s.opts.maxPages))
 	cut := keyOf(s.now().Add(-dayDuration(s.opts.Days)).Unix())
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		n, err := deleteBelow(ctx, tx, cut)

@@ -211,7 +211,8 @@ func (s *Store) write(ctx context.Context, f func(*sql.Tx) error) error {
 }
 
 // chatID returns c's row, creating it. New chats start with nothing
-// unread or undelivered before now.
+// undelivered before the current second (the channel had no chance at
+// those).
 func (s *Store) chatID(ctx context.Context, tx *sql.Tx, c Chat) (int64, error) {
 	s.mu.Lock()
 	id, ok := s.chats[c]
@@ -220,7 +221,7 @@ func (s *Store) chatID(ctx context.Context, tx *sql.Tx, c Chat) (int64, error) {
 		return id, nil
 	}
 	err := tx.QueryRowContext(ctx, `INSERT INTO chats (grp, peer, pushed_key) VALUES (?, ?, ?)
-		ON CONFLICT (grp, peer) DO UPDATE SET grp = grp RETURNING id`, c.Group, c.ID, keyOf(s.now().Unix()+1)-1).Scan(&id)
+		ON CONFLICT (grp, peer) DO UPDATE SET grp = grp RETURNING id`, c.Group, c.ID, keyOf(s.now().Unix())-1).Scan(&id)
 	if err != nil {
 		return 0, err
 	}

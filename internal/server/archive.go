@@ -559,6 +559,11 @@ func (svc *archiveService) drain(ctx context.Context, id string, updated <-chan 
 			}
 			if _, err := svc.store.Ingest(ctx, frames); err != nil && ctx.Err() == nil {
 				fmt.Fprintf(svc.log, "archive: %v\n", err)
+				var ae *archive.Error
+				if errors.As(err, &ae) && ae.Problem == archive.ProblemFull {
+					// Make room, oldest first, for what comes next.
+					svc.store.Prune(ctx)
+				}
 			}
 		}
 		if snap.DroppedEvents > lost {

@@ -1,7 +1,9 @@
 package server_test
 
 import (
+	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	_ "modernc.org/sqlite"
 )
 
 // The message archive end to end: a server with SNOWLUMA_MCP_ARCHIVE
@@ -250,5 +253,129 @@ func TestArchiveRestart(t *testing.T) {
 			r := a.read(t, cs, map[string]any{"around": missed[39].ID, "limit": 4})
 			return len(r.Gaps) == 1 && strings.Contains(r.Gaps[0].Note, "may be missing")
 		})
+	})
+}
+
+// TestArchiveChannelCatchUp: messages that arrived while no server ran
+// reach the next listening client as one catch-up push for the chat, with
+// its newest lines and how to read the rest; the live channel still
+// pushes new messages afterwards.
+func TestArchiveChannelCatchUp(t *testing.T) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		a := newArchived(t, "SNOWLUMA_MCP_CHANNEL=all")
+		a.env = append(a.env, fmt.Sprint("SNOWLUMA_MCP_CHANNEL_GROUPS=", a.group))
+		g := a.group
+		p, _ := a.start(t, era)
+		p.Close()
+		var missed []fakesnowluma.WorldMessage
+		for i := range 5 {
+			missed = append(missed, a.fake.WorldSay(g, a.friend, fmt.Sprint("你不在的时候 ", i), 0, false))
+		}
+
+		p = serve(t, era, a.env...)
+		t.Cleanup(func() { e2e.NoLeak(t, p) })
+		q := &qqChannel{p: p, era: era, raw: nil}
+		q.raw, q.params = e2e.RawSession(t, p, era, "{}")
+		if era == mcptest.Modern {
+			q.raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"subscriptions/listen","params":%s}`, listenID, q.params(`{"notifications":{"claude/channel":true}}`)))
+			q.next(t, "notifications/subscriptions/acknowledged")
+		}
+		content, meta := q.push(t)
+		if meta["missed"] != "5" || meta["group_id"] != fmt.Sprint(g) || meta["message_id"] != fmt.Sprint(missed[4].ID) ||
+			!strings.HasPrefix(content, "5 条新消息") || !strings.Contains(content, "你不在的时候 4") || strings.Contains(content, "你不在的时候 1") ||
+			!strings.Contains(content, "read_messages") || !strings.Contains(meta["trust"], "untrusted") {
+			t.Fatalf("catch-up push %q %v", content, meta)
+		}
+		// Live again: the next message is pushed as it comes.
+		e2e.WaitFor(t, "the channel's event connection", func() bool {
+			n := 0
+			for _, c := range a.fake.EventConns() {
+				if c.Open() {
+					n++
+				}
+			}
+			return n > 0
+		})
+		live := a.fake.WorldSay(g, a.friend, "我回来了", 0, true)
+		content, meta = q.push(t)
+		if meta["message_id"] != fmt.Sprint(live.ID) || content != "我回来了" {
+			t.Fatalf("live push after the catch-up %q %v", content, meta)
+		}
+	})
+}
+
+// TestArchiveFileFailures: a corrupt file and a file another program made
+// leave the archive tools answering kind archive, naming the file and the
+// fix, while every other tool works; a full file (the size cap reached)
+// says so on stderr and in get_runtime_info, and reads keep working.
+func TestArchiveFileFailures(t *testing.T) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		for _, c := range []struct {
+			name, content, want string
+		}{
+			{"corrupt", strings.Repeat("not a database ", 500), "move the file aside"},
+			{"foreign", "", "another program"},
+		} {
+			a := newArchived(t)
+			path := filepath.Join(t.TempDir(), c.name+".db")
+			if c.content != "" {
+				os.WriteFile(path, []byte(c.content), 0o600)
+			} else {
+				db, err := sql.Open("sqlite", path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.Exec("CREATE TABLE notes (x TEXT)"); err != nil {
+					t.Fatal(err)
+				}
+				db.Close()
+			}
+			a.env = append(a.env, "SNOWLUMA_MCP_ARCHIVE="+path)
+			p := serve(t, era, a.env...)
+			cs := p.Connect(nil)
+			for _, tool := range []string{"search_messages", "list_chats"} {
+				args := map[string]any{}
+				if tool == "search_messages" {
+					args["query"] = "开会"
+				}
+				_, r := mcptest.CallTool(t, cs, tool, args)
+				if r.Diagnostics.Kind != "archive" || !strings.Contains(r.Diagnostics.Message, path) || !strings.Contains(r.Diagnostics.Message+r.Diagnostics.NextStep, c.want) {
+					t.Errorf("%s file, %s: %+v", c.name, tool, r.Diagnostics)
+				}
+			}
+			if _, r := mcptest.CallTool(t, cs, "search_actions", map[string]any{"query": "发消息"}); r.Diagnostics.Outcome != "success" {
+				t.Errorf("%s file: search_actions %+v", c.name, r.Diagnostics)
+			}
+			_, r := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+			if r.Diagnostics.Outcome != "success" || !strings.Contains(string(r.Result), path) {
+				t.Errorf("%s file: runtime %s", c.name, r.Result)
+			}
+			e2e.NoLeak(t, p)
+			if !strings.Contains(p.Stderr(), path) {
+				t.Errorf("%s file: stderr %q", c.name, p.Stderr())
+			}
+		}
+
+		// Full: a cap of 16 KiB lets the file grow to about a megabyte.
+		a := newArchived(t, "SNOWLUMA_MCP_ARCHIVE_MAX_BYTES=16384")
+		p, cs := a.start(t, era)
+		long := strings.Repeat("很长的一条消息，", 100)
+		for i := range 600 {
+			a.fake.WorldSay(a.group, a.friend, fmt.Sprint(long, i), 0, true)
+		}
+		e2e.WaitFor(t, "the full file's error", func() bool {
+			_, r := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+			return strings.Contains(string(r.Result), "is full")
+		})
+		if _, r := mcptest.CallTool(t, cs, "list_chats", map[string]any{}); r.Diagnostics.Outcome != "success" {
+			t.Errorf("list_chats on a full file: %+v", r.Diagnostics)
+		}
+		if _, r := mcptest.CallTool(t, cs, "search_actions", map[string]any{"query": "发消息"}); r.Diagnostics.Outcome != "success" {
+			t.Errorf("search_actions with a full archive: %+v", r.Diagnostics)
+		}
+		e2e.NoLeak(t, p)
+		if !strings.Contains(p.Stderr(), "ARCHIVE_MAX_BYTES") {
+			t.Errorf("stderr of a full file: %q", p.Stderr())
+		}
 	})
 }
