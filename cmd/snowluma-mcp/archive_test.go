@@ -3,6 +3,7 @@ package main_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -100,4 +101,30 @@ func TestArchiveKilledDuringIngest(t *testing.T) {
 		t.Fatalf("restart after kill -9: %+v", r.Diagnostics)
 	}
 	e2e.NoLeak(t, p)
+}
+
+// TestDoctorArchive: doctor reports what an archive holds, and a corrupt
+// one as a failure with its fix.
+func TestDoctorArchive(t *testing.T) {
+	t.Parallel()
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithWorld(3))
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.db")
+	s, err := archive.Open(context.Background(), archive.Options{Path: path, Groups: archive.Selection{All: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Ingest(context.Background(), [][]byte{[]byte(`{"post_type":"message","message_type":"group","message_id":1,"group_id":5,"user_id":6,"time":1764547200,"message":"hi"}`)})
+	s.Close()
+	base := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_ARCHIVE_GROUPS=*", "SNOWLUMA_MCP_LANG=en"}
+	_, _, f := doctor(t, append(base, "SNOWLUMA_MCP_ARCHIVE="+path)...)
+	if a := f["archive"]; a.Verdict != "ok" || !strings.Contains(a.Detail, "1 messages in 1 chats") || !strings.Contains(a.Detail, "group:5 2025-12-01T00:00:00Z") {
+		t.Errorf("doctor on an archive: %+v", a)
+	}
+	bad := filepath.Join(dir, "bad.db")
+	os.WriteFile(bad, []byte(strings.Repeat("junk", 2000)), 0o600)
+	code, _, f := doctor(t, append(base, "SNOWLUMA_MCP_ARCHIVE="+bad)...)
+	if a := f["archive"]; code == 0 || a.Verdict != "fail" || !strings.Contains(a.Detail, bad) || !strings.Contains(a.Fix, "move the file aside") {
+		t.Errorf("doctor on a corrupt archive: %d %+v", code, a)
+	}
 }
