@@ -89,6 +89,7 @@ func promptEnv(d *deps) prompts.Env {
 		Live:     d.mode != ModeDocs,
 		Write:    d.mode == ModeWrite,
 		Events:   d.events != nil,
+		Archive:  d.archive != nil,
 		Confirm:  policy.Confirm != safety.ConfirmNone,
 		Lang:     d.exec.lang,
 		Groups:   policy.Groups,
