@@ -403,6 +403,16 @@ func (s *Store) Archived(c Chat) bool {
 	return s.opts.Users.Has(c.ID)
 }
 
+// Holds reports whether the archive has a record of chat c.
+func (s *Store) Holds(c Chat) bool {
+	_, ok := s.lookup(c)
+	return ok
+}
+
+// EveryUser reports whether every private chat the allowlists permit is
+// archived (ARCHIVE_USERS=*).
+func (s *Store) EveryUser() bool { return s.opts.Users.All }
+
 // Readable reports whether the allowlists let a reader see c.
 func (s *Store) Readable(c Chat) bool {
 	return s.opts.Allowed == nil || s.opts.Allowed(c.Group, c.ID)

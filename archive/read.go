@@ -104,7 +104,8 @@ type Query struct {
 	Text string
 	// Chat, when set, limits the search to one chat.
 	Chat *Chat
-	// UserID, when set, keeps messages sent by that user.
+	// UserID, when set, keeps messages sent by that user and those of
+	// the private chat with them.
 	UserID       int64
 	Since, Until time.Time
 	Limit        int
@@ -159,8 +160,8 @@ func (s *Store) Search(ctx context.Context, q Query) (msgs []Message, next strin
 		args = append(args, id)
 	}
 	if q.UserID != 0 {
-		sqlText += ` AND m.user = ?`
-		args = append(args, q.UserID)
+		sqlText += ` AND (m.user = ? OR (c.grp = 0 AND c.peer = ?))`
+		args = append(args, q.UserID, q.UserID)
 	}
 	cond, _ := s.readableChats()
 	sqlText += cond + ` ORDER BY g.rowid DESC LIMIT ?`

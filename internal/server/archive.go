@@ -500,12 +500,13 @@ func (svc *archiveService) run() {
 		wait = min(2*wait, archiveMaxWait)
 	}
 	svc.store.SetSelf(self)
-	go svc.prune(ctx)
 	if svc.hub == nil {
+		// No session end to wait for: backfill (which prunes) once.
 		svc.backfill(ctx)
 		svc.setState("no event connection: backfilled at start")
 		return
 	}
+	go svc.prune(ctx)
 	wait = archiveRetry
 	for ctx.Err() == nil {
 		updated := make(chan struct{}, 1)
@@ -613,7 +614,9 @@ func (svc *archiveService) backfill(ctx context.Context) {
 	if err := data(svc.call(ctx, "get_friend_list", struct{}{}), &friends); err == nil {
 		for _, f := range friends {
 			c := archive.Chat{ID: f.UserID}
-			if svc.store.Archived(c) {
+			// With every friend archived, only the chats that have
+			// spoken are backfilled: not one history call per friend.
+			if svc.store.Archived(c) && (!svc.store.EveryUser() || svc.store.Holds(c)) {
 				name := f.Remark
 				if strings.TrimSpace(name) == "" {
 					name = f.Nickname
