@@ -14,24 +14,36 @@ import (
 )
 
 // TestCallPath records the project files one invoke_action call passes
-// through on its way to SnowLuma: while the fake holds the HTTP request,
-// a dump of every goroutine is taken and the call's goroutine (the one
-// inside transfer's Client) is read from the outermost frame inward. It
-// logs the path (go test -run TestCallPath -v shows it) and fails if the
-// pipeline part of it (from the first frame in internal/pipeline on)
-// enters a file twice.
+// through on its way to SnowLuma, for a plain action and for a stream:
+// while the fake holds the HTTP request, a dump of every goroutine is
+// taken and the call's goroutine (the one inside transfer's Client) is
+// read from the outermost frame inward. It logs the path (go test -run
+// TestCallPath -v shows it) and fails if the pipeline part of it (from
+// the first frame in internal/pipeline on) enters a file twice.
 func TestCallPath(t *testing.T) {
 	t.Parallel()
+	for _, call := range []map[string]any{
+		{"action": "get_status"},
+		{"action": "download_file_stream", "params": map[string]any{"file": "f"}},
+	} {
+		t.Run(call["action"].(string), func(t *testing.T) {
+			t.Parallel()
+			callPathOf(t, call)
+		})
+	}
+}
+
+func callPathOf(t *testing.T, call map[string]any) {
 	fake, _, cs := e2e.Live(t, serve, mcptest.Modern, "write", nil)
 	held, release := make(chan struct{}), make(chan struct{})
-	fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply {
+	fake.Handle(call["action"].(string), func(json.RawMessage) fakesnowluma.Reply {
 		close(held)
 		<-release
-		return fakesnowluma.OK(map[string]any{"online": true, "good": true})
+		return fakesnowluma.Failed(1, "held for the dump")
 	})
 	done := make(chan error, 1)
 	go func() {
-		_, err := cs.CallTool(mcptest.Context(t), &mcp.CallToolParams{Name: "invoke_action", Arguments: map[string]any{"action": "get_status"}})
+		_, err := cs.CallTool(mcptest.Context(t), &mcp.CallToolParams{Name: "invoke_action", Arguments: call})
 		done <- err
 	}()
 	select {
@@ -57,7 +69,7 @@ func TestCallPath(t *testing.T) {
 	if path == nil {
 		t.Fatal("no goroutine of the dump is inside transfer's client")
 	}
-	t.Logf("invoke_action passes %d project files: %s", distinct(path), strings.Join(path, " → "))
+	t.Logf("invoke_action %s passes %d project files: %s", call["action"], distinct(path), strings.Join(path, " → "))
 	for i, f := range path {
 		if !strings.HasPrefix(f, "internal/pipeline/") {
 			continue
