@@ -22,10 +22,6 @@ import (
 // (catalog lookup, read/write gate, the plan), then the pipeline
 // (internal/pipeline).
 
-// MaxCollectedStream caps the frames a generic stream call collects into its
-// result (see pipeline.MaxCollectedStream).
-const MaxCollectedStream = pipeline.MaxCollectedStream
-
 // executor is the tool adapters' handle on the pipeline: the pipeline
 // itself (Run, Read, the shared steps) and what the adapters read besides.
 type executor struct {

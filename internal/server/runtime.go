@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/tasks"
@@ -131,7 +132,7 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 			MaxResponseBytes:        l.MaxResponseBytes,
 			MaxStreamBytes:          l.MaxStreamBytes,
 			StreamIdleTimeoutMS:     l.StreamIdleTimeout.Milliseconds(),
-			MaxCollectedStreamBytes: MaxCollectedStream,
+			MaxCollectedStreamBytes: pipeline.MaxCollectedStream,
 			ParamsValidated:         !x.backend.SkipParamsCheck,
 		}
 		x.describeFiles(info.Transport, l)
