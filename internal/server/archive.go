@@ -16,6 +16,8 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
 )
@@ -55,23 +57,30 @@ type archiveService struct {
 	ch      *channelService
 }
 
-func newArchiveService(x *executor, log io.Writer) *archiveService {
-	b := x.backend
-	if b.ArchivePath == "" || !x.enabled() {
+// newArchiveService returns the archive of b, or nil when none is
+// configured; the executor it reads SnowLuma through is set once that is
+// built.
+func newArchiveService(b *backend.Backend, mode Mode, log io.Writer) *archiveService {
+	if b.ArchivePath == "" || mode == ModeDocs {
 		return nil
 	}
-	svc := &archiveService{store: b.Archive, problem: b.ArchiveProblem, path: b.ArchivePath, x: x, hub: b.Events, log: log,
+	return &archiveService{store: b.Archive, problem: b.ArchiveProblem, path: b.ArchivePath, hub: b.Events, log: log,
 		state: "starting", catchUp: true}
-	if svc.store != nil {
-		prev := x.sent
-		x.sent = func(a *catalog.Action, params json.RawMessage, r toolkit.Reply) {
-			if prev != nil {
-				prev(a, params, r)
-			}
-			svc.recordSent(a, params, r)
-		}
+}
+
+// hooks adds the archive's hook to the pipeline's: the bot's own sends
+// are archived, after whatever hook was there.
+func (svc *archiveService) hooks(o *pipeline.Options) {
+	if svc == nil || svc.store == nil {
+		return
 	}
-	return svc
+	prev := o.Sent
+	o.Sent = func(a *catalog.Action, params json.RawMessage, r toolkit.Reply) {
+		if prev != nil {
+			prev(a, params, r)
+		}
+		svc.recordSent(a, params, r)
+	}
 }
 
 // archiveFeature declares the four tools and starts the feed.
@@ -423,18 +432,9 @@ func (svc *archiveService) setState(s string) {
 
 // call runs one of the archive's own reads through the pipeline.
 func (svc *archiveService) call(ctx context.Context, action string, params any) toolkit.Reply {
-	cat, r, ok := svc.x.catalog.get()
-	if !ok {
-		return r
-	}
-	a, found := cat.Lookup(action)
-	if !found {
-		return toolkit.Fail(toolkit.KindInternal, action+" is not in the catalog", "report this to the snowluma-mcp maintainers")
-	}
 	raw, _ := json.Marshal(params)
 	tc, _ := trace.Start(nil)
-	c := &toolkit.Call{Req: &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: archiveTool, Arguments: raw}}, Args: raw, Trace: tc, Action: a.Name}
-	return svc.x.run(ctx, c, plan{action: a, params: raw, confirmed: true})
+	return svc.x.Own(ctx, &pipeline.Call{Tool: archiveTool, Args: raw, Trace: tc}, action, raw)
 }
 
 // data decodes a successful reply's data into v.
