@@ -288,7 +288,11 @@ func (s *Store) init(ctx context.Context) error {
 		return &Error{s.opts.Path, ProblemNewer, fmt.Sprintf("the archive has schema version %d, newer than this build's %d", version, SchemaVersion),
 			"upgrade snowluma-mcp, or give this build its own SNOWLUMA_MCP_ARCHIVE file"}
 	}
-	// The first write takes the exclusive lock, held until Close.
+	if app == applicationID && version == SchemaVersion {
+		// Up to date: the reads above took the exclusive lock (WAL in
+		// exclusive locking mode), held until Close.
+		return s.loadChats(ctx)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

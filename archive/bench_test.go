@@ -115,3 +115,25 @@ func BenchmarkSearchMillion(b *testing.B) {
 	b.ReportMetric(float64(sum.Messages), "messages")
 	b.ReportMetric(million.rate, "build-msg/s")
 }
+
+// BenchmarkOpen opens and closes an existing archive of 10,000 messages:
+// what the archive adds to a server's start (the schema check and the
+// chats' ids; no scan of the messages).
+func BenchmarkOpen(b *testing.B) {
+	s := open(b, nil)
+	path := s.Path()
+	s.Ingest(context.Background(), benchFrames(rand.New(rand.NewPCG(5, 6)), 10000, 1, time.Now().Add(-time.Hour).Unix()))
+	s.Close()
+	b.ResetTimer()
+	var opening time.Duration
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		s, err := Open(context.Background(), Options{Path: path})
+		opening += time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+	b.ReportMetric(float64(opening.Microseconds())/1000/float64(b.N), "open-ms")
+}
