@@ -75,6 +75,10 @@ func TestArchiveKilledDuringIngest(t *testing.T) {
 		}
 		return len(seen) == 200
 	})
+	// mark_read is local state: read mode allows it.
+	if _, r := mcptest.CallTool(t, cs, "mark_read", map[string]any{"group_id": g, "message_id": seen[0]}); r.Diagnostics.Outcome != "success" {
+		t.Errorf("mark_read in read mode: %+v", r.Diagnostics)
+	}
 	p.Kill() // while the pusher still pours
 	stop.Store(true)
 	wg.Wait()

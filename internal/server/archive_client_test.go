@@ -202,6 +202,20 @@ func TestArchiveLive(t *testing.T) {
 			t.Fatalf("own send: %+v", p.Messages[0])
 		}
 
+		// get_runtime_info reports the archive.
+		_, r = mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+		info := mcptest.Decode[struct {
+			Archive struct {
+				Summary struct {
+					Messages, Chats, Ingested, Recalls int64
+				} `json:"summary"`
+				Feed string `json:"feed"`
+			} `json:"archive"`
+		}](t, r.Result)
+		if sum := info.Archive.Summary; sum.Messages < 123 || sum.Chats < 1 || sum.Ingested < 122 || sum.Recalls != 1 || info.Archive.Feed != "following" {
+			t.Errorf("runtime archive %+v", info.Archive)
+		}
+
 		// Allowlists apply to reads.
 		if _, r := call[archivePage](t, cs, "read_messages", map[string]any{"user_id": 1}); r.Diagnostics.Outcome == "success" {
 			t.Fatalf("a chat the archive does not hold: %+v", r)
