@@ -393,3 +393,34 @@ func TestArchiveFileFailures(t *testing.T) {
 		}
 	})
 }
+
+// TestArchiveAllowlists: reads naming a chat outside the allowlists are
+// refused, and chats outside them are never archived.
+func TestArchiveAllowlists(t *testing.T) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		a := newArchived(t)
+		a.env = append(a.env, fmt.Sprint("SNOWLUMA_MCP_ALLOWED_GROUPS=", a.group), fmt.Sprint("SNOWLUMA_MCP_ALLOWED_USERS=", a.friend),
+			"SNOWLUMA_MCP_ARCHIVE_GROUPS=*")
+		other := a.fake.WorldGroups()[1].ID
+		_, cs := a.start(t, era)
+		a.fake.WorldSay(other, a.friend, "别的群里的开会通知", 0, true)
+		a.fake.WorldSay(a.group, a.friend, "本群开会通知", 0, true)
+		p := waitSearch(t, cs, map[string]any{"query": "开会通知"}, "the allowed group's message", func(p archivePage) bool { return len(p.Messages) > 0 })
+		if len(p.Messages) != 1 || p.Messages[0].GroupID != a.group {
+			t.Fatalf("search across the allowlist: %+v", p.Messages)
+		}
+		for _, c := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{"read_messages", map[string]any{"group_id": other}},
+			{"search_messages", map[string]any{"query": "开会", "group_id": other}},
+			{"mark_read", map[string]any{"group_id": other}},
+			{"search_messages", map[string]any{"query": "开会", "user_id": a.friend + 1}},
+		} {
+			if _, r := mcptest.CallTool(t, cs, c.tool, c.args); r.Diagnostics.Kind != "target_not_allowed" {
+				t.Errorf("%s %v: %+v", c.tool, c.args, r.Diagnostics)
+			}
+		}
+	})
+}
