@@ -381,10 +381,97 @@ func parseToken(v, s string) (string, error) {
 		}
 		return "", &Error{v, lang.T(lang.ConfigTokenInvisible, r, where), accepted}
 	}
+	if len(tok) >= 14 && strings.EqualFold(tok[:14], "authorization:") {
+		return "", &Error{v, lang.T(lang.ConfigTokenHeader), accepted}
+	}
 	if len(tok) >= 7 && strings.EqualFold(tok[:7], "bearer ") {
 		return "", &Error{v, lang.T(lang.ConfigTokenBearer), accepted}
 	}
+	if open, close, ok := wrapped(tok, placeholderMarks); ok {
+		return "", &Error{v, lang.T(lang.ConfigTokenWrapped, open, close), accepted}
+	}
+	if open, close, ok := wrapped(tok, quoteMarks); ok {
+		return "", &Error{v, lang.T(lang.ConfigTokenQuoted, open, close), accepted}
+	}
+	for i, r := range []rune(tok) {
+		if r > unicode.MaxASCII {
+			return "", &Error{v, lang.T(lang.ConfigTokenChar, r, r, i+1), accepted}
+		}
+	}
+	if n := len(tok); n > 0 && n < MinTokenLen {
+		return "", &Error{v, lang.T(lang.ConfigTokenShort, n, MinTokenLen), lang.T(lang.ConfigTokenLonger, MinTokenLen)}
+	}
 	return tok, nil
+}
+
+// MinTokenLen is the fewest characters of an access token. A shorter one
+// is refused: it is easily guessed, and hiding it from error messages
+// (transfer's redaction replaces it wherever it appears) would hide
+// ordinary text as well. SnowLuma generates tokens of 43 characters.
+const MinTokenLen = 8
+
+// The pairs of characters that wrap a placeholder in an example (<your
+// access token>, 《访问令牌》) and the quotes a copied value keeps.
+var (
+	placeholderMarks = [][2]rune{{'<', '>'}, {'＜', '＞'}, {'《', '》'}, {'[', ']'}, {'【', '】'}, {'{', '}'}}
+	quoteMarks       = [][2]rune{{'"', '"'}, {'\'', '\''}, {'“', '”'}, {'‘', '’'}, {'「', '」'}, {'`', '`'}}
+)
+
+// wrapped reports which of pairs, if any, opens and closes s.
+func wrapped(s string, pairs [][2]rune) (open, close rune, ok bool) {
+	rs := []rune(s)
+	if len(rs) < 2 {
+		return 0, 0, false
+	}
+	for _, p := range pairs {
+		if rs[0] == p[0] && rs[len(rs)-1] == p[1] {
+			return p[0], p[1], true
+		}
+	}
+	return 0, 0, false
+}
+
+// halfWidth turns what a Chinese input method types into its ASCII form:
+// full-width digits, letters and punctuation (２０００１，２０００２), the
+// ideographic space and the enumeration comma (、). Numbers, lists and
+// keywords are read through it; URLs, tokens and paths are not (see
+// parseURL and parseToken, which refuse such characters by position).
+func halfWidth(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r > unicode.MaxASCII }) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 0xFF01 && r <= 0xFF5E:
+			r -= 0xFF01 - 0x21
+		case r == 0x3000:
+			r = ' '
+		case r == '、':
+			r = ','
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// imeRune reports whether r is a character a Chinese input method types
+// where ASCII was meant, and the ASCII to type instead ("" when it should
+// be removed).
+func imeRune(r rune) (instead string, ok bool) {
+	switch {
+	case r >= 0xFF01 && r <= 0xFF5E:
+		return string(r - (0xFF01 - 0x21)), true
+	case r == 0x3000:
+		return "", true
+	case r == '。':
+		return ".", true
+	case r == '、':
+		return ",", true
+	case r == '“', r == '”', r == '‘', r == '’':
+		return "", true
+	}
+	return "", false
 }
 
 // invisible reports whether r shows as nothing, or changes only how the
@@ -410,6 +497,13 @@ func invisible(r rune) bool {
 func parse(e variables, getenv func(string) string) (*Config, error) {
 	c := &Config{}
 	var err error
+	// Numbers, lists and keywords as a Chinese keyboard types them.
+	for _, f := range []*string{&e.Timeout, &e.Mode, &e.MaxRequest, &e.MaxBody, &e.Lang, &e.DryRun, &e.Seed, &e.Trickle, &e.Validate,
+		&e.Sensitive, &e.Confirm, &e.SendInterval, &e.SendPerMinute, &e.Groups, &e.Users,
+		&e.Channel, &e.ChannelGroups, &e.ChannelUsers, &e.ChannelApprovers,
+		&e.MaxFileBytes, &e.DownloadQuota, &e.MaxStreams, &e.StreamConnect, &e.StreamIdle} {
+		*f = halfWidth(*f)
+	}
 	// The language first: the notes below are in it.
 	if c.Lang, err = lang.Select(e.Lang, getenv); err != nil {
 		return nil, &Error{"LANG", lang.T(lang.ConfigNotLang, e.Lang), lang.T(lang.ConfigLangs)}
@@ -668,7 +762,20 @@ func parseEndpoint(s string) (*url.URL, error) {
 // port from 1 to 65535 when one is given, and no user info, query or
 // fragment.
 func parseURL(v, s string, schemes [2]string, accepted lang.Text) (*url.URL, error) {
-	u, err := url.Parse(strings.TrimSpace(s))
+	s = strings.TrimSpace(s)
+	for i, r := range []rune(s) {
+		if instead, ok := imeRune(r); ok {
+			fix := lang.T(lang.ConfigRemoveIt)
+			if instead != "" {
+				fix = lang.T(lang.ConfigTypeInstead, instead)
+			}
+			return nil, &Error{v, lang.T(lang.ConfigURLChar, r, r, i+1, fix), accepted}
+		}
+		if r == '"' || r == '\'' {
+			return nil, &Error{v, lang.T(lang.ConfigURLQuote, r, i+1), accepted}
+		}
+	}
+	u, err := url.Parse(s)
 	switch {
 	case err != nil && strings.Contains(err.Error(), "invalid port"):
 		return nil, &Error{v, lang.T(lang.ConfigURLPort), accepted}

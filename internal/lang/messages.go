@@ -52,6 +52,16 @@ const (
 	ConfigAtEnd            Message = "config.at_end"
 	ConfigInside           Message = "config.inside"
 	ConfigTokenBearer      Message = "config.token_bearer"
+	ConfigTokenHeader      Message = "config.token_header"
+	ConfigTokenWrapped     Message = "config.token_wrapped" // opening character, closing character
+	ConfigTokenQuoted      Message = "config.token_quoted"  // opening character, closing character
+	ConfigTokenChar        Message = "config.token_char"    // the character, its code point, its position
+	ConfigTokenShort       Message = "config.token_short"   // length, least length
+	ConfigTokenLonger      Message = "config.token_longer"  // least length
+	ConfigURLChar          Message = "config.url_char"      // the character, its code point, its position, what to type instead
+	ConfigURLQuote         Message = "config.url_quote"     // the character, its position
+	ConfigTypeInstead      Message = "config.type_instead"  // the character to type
+	ConfigRemoveIt         Message = "config.remove_it"
 	ConfigTokenAccepted    Message = "config.token"
 	ConfigURLPort          Message = "config.url_port"
 	ConfigNotURL           Message = "config.not_url"
@@ -240,13 +250,23 @@ var texts = map[Message]text{
 	ConfigMillis0:          {"a whole number of milliseconds from 0 to 86400000 (a day), e.g. %d", "0 到 86400000（一天）之间的整数毫秒数，例如 %d"},
 	ConfigSeed:             {"a whole number from 0 to 18446744073709551615, e.g. 7", "0 到 18446744073709551615 之间的整数，例如 7"},
 	ConfigNotLang:          {"%q is not a language this server speaks", "%q 不是此服务器会用的语言"},
-	ConfigLangs:            {"zh or en (unset: from LC_ALL, LC_MESSAGES or LANG)", "zh 或 en（不设时取自 LC_ALL、LC_MESSAGES 或 LANG）"},
+	ConfigLangs:            {"zh or en, in any common form (zh-CN, zh_CN.UTF-8, zh-Hans, zh-TW, en-US, ...); unset: from LC_ALL, LC_MESSAGES or LANG, else the system's display language", "zh 或 en，常见写法都可以（zh-CN、zh_CN.UTF-8、zh-Hans、zh-TW、en-US 等）；不设时取自 LC_ALL、LC_MESSAGES 或 LANG，再不然取系统的显示语言"},
 	ConfigTokenControl:     {"the token contains a control character (%U), as a line break or a CRLF .env file leaves", "令牌含有控制字符（%U），换行或 CRLF 格式的 .env 文件会留下这种字符"},
 	ConfigTokenInvisible:   {"the token holds an invisible character (%U) %s, as copying from a web page, a chat or an editor leaves; it would be sent as part of the token", "令牌%[2]s有一个看不见的字符（%[1]U），从网页、聊天或编辑器复制时常会带上；它会被当作令牌的一部分发出"},
 	ConfigAtStart:          {"at its start", "开头"},
 	ConfigAtEnd:            {"at its end", "末尾"},
 	ConfigInside:           {"inside it", "中间"},
 	ConfigTokenBearer:      {"the token starts with a 'Bearer ' prefix", "令牌以 'Bearer ' 前缀开头"},
+	ConfigTokenHeader:      {"the value is a pasted header line ('Authorization: ...'), not the token", "这个值是粘贴来的整行请求头（'Authorization: ...'），不是令牌本身"},
+	ConfigTokenWrapped:     {"the token is wrapped in %c…%c, as an example's placeholder is (such as <your access token>): put SnowLuma's access token itself here", "令牌被 %c…%c 包着，像示例里的占位符（例如 <你的访问令牌>）：这里要填 SnowLuma 的访问令牌本身"},
+	ConfigTokenQuoted:      {"the token is wrapped in quotes (%c…%c), which become part of the value (cmd's set and some .env files keep them)", "令牌被引号 %c…%c 包着，引号会成为值的一部分（cmd 的 set 和某些 .env 文件会保留引号）"},
+	ConfigTokenChar:        {"the token holds %q (%U) at character %d, which is not ASCII: an HTTP header carries ASCII, as SnowLuma's generated tokens are (a Chinese input method types full-width characters)", "令牌第 %[3]d 个字符是 %[1]q（%[2]U），不是 ASCII：HTTP 请求头只能携带 ASCII，SnowLuma 生成的令牌也都是 ASCII（中文输入法会打出全角字符）"},
+	ConfigTokenShort:       {"the token has %d characters, fewer than %d: a token that short is easily guessed by anything that reaches the port, and cannot be hidden from error messages without hiding ordinary text too (a token 3000 is also the port of 127.0.0.1:3000)", "令牌只有 %d 个字符，少于 %d 个：这么短的令牌，任何能连到端口的程序都容易猜中；而且在错误信息里隐藏它时会连普通文字一起隐藏（令牌 3000 也是 127.0.0.1:3000 里的端口）"},
+	ConfigTokenLonger:      {"an access token of at least %d characters, set the same in SnowLuma's OneBot configuration and here (SnowLuma generates 43-character ones)", "至少 %d 个字符的访问令牌，在 SnowLuma 的 OneBot 配置和这里设成一样（SnowLuma 自动生成的令牌有 43 个字符）"},
+	ConfigURLChar:          {"the URL holds %q (%U) at character %d, which a Chinese input method types: %s", "URL 第 %[3]d 个字符是 %[1]q（%[2]U），这是中文输入法打出的字符：%[4]s"},
+	ConfigURLQuote:         {"the URL holds the quote %q at character %d: quotes become part of the value (cmd's set keeps them), remove them", "URL 第 %[2]d 个字符是引号 %[1]q：引号会成为值的一部分（cmd 的 set 会保留引号），请删去"},
+	ConfigTypeInstead:      {"type %q instead", "请改为 %q"},
+	ConfigRemoveIt:         {"remove it", "请删去"},
 	ConfigTokenAccepted:    {"the bare access token on one line, without control or invisible characters or a 'Bearer ' prefix (the server sends 'Authorization: Bearer <token>' itself)", "单独一行的访问令牌本身，不带控制字符、看不见的字符或 'Bearer ' 前缀（服务器自己会发送 'Authorization: Bearer <token>'）"},
 	ConfigURLPort:          {"the URL's port is not a number from 1 to 65535", "URL 的端口不是 1 到 65535 之间的数"},
 	ConfigNotURL:           {"the value is not a URL", "这个值不是 URL"},
