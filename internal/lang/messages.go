@@ -124,7 +124,12 @@ const (
 const (
 	DoctorHeader              Message = "doctor.header"  // name, version, catalog version
 	DoctorFix                 Message = "doctor.fix"     // the fix
-	DoctorSummary             Message = "doctor.summary" // failed, warnings
+	DoctorSummary             Message = "doctor.summary"     // failed, warnings
+	DoctorSummaryOne          Message = "doctor.summary_one" // failed (one warning)
+	DoctorTasksOK             Message = "doctor.tasks_ok"    // directory, what private means
+	DoctorPrivatePOSIX        Message = "doctor.private_posix"
+	DoctorPrivateWindows      Message = "doctor.private_windows"
+	UnknownArgument           Message = "unknown_argument" // command, argument, accepted arguments
 	DoctorCheckConfig         Message = "doctor.check.configuration"
 	DoctorCheckEndpoint       Message = "doctor.check.endpoint"
 	DoctorCheckToken          Message = "doctor.check.token"
@@ -179,6 +184,7 @@ const (
 	DoctorNoVersionFix        Message = "doctor.no_version_fix"
 	DoctorVersionOK           Message = "doctor.version_ok"    // SnowLuma's version
 	DoctorVersionOther        Message = "doctor.version_other" // SnowLuma's version, the catalog's
+	DoctorVersionOlderFix     Message = "doctor.version_older_fix" // catalog version
 	DoctorVersionFix          Message = "doctor.version_fix"
 	DoctorEventsRefused       Message = "doctor.events_refused" // URL, the message
 	DoctorEventsTokenUnsetFix Message = "doctor.events_token_unset_fix"
@@ -327,6 +333,11 @@ var texts = map[Message]text{
 	DoctorHeader:              {"%s doctor %s (SnowLuma catalog %s)", "%s doctor %s（SnowLuma 目录 %s）"},
 	DoctorFix:                 {"fix: %s", "解决：%s"},
 	DoctorSummary:             {"%d failed, %d warnings", "%d 项失败，%d 项警告"},
+	DoctorSummaryOne:          {"%d failed, 1 warning", "%d 项失败，1 项警告"},
+	DoctorTasksOK:             {"%s is private (%s), belongs to this configuration and its lease is free", "%s 是私有的（%s），属于当前配置，租约空闲"},
+	DoctorPrivatePOSIX:        {"no access for group or others (mode 0700)", "同组用户和其他用户都无权访问（权限 0700）"},
+	DoctorPrivateWindows:      {"a directory; on Windows its access list is not read (Go shows every directory as 0777), so keep it inside your user profile", "是目录；在 Windows 上不读取它的访问控制列表（Go 把每个目录都显示为 0777），所以请把它放在你的用户目录里"},
+	UnknownArgument:           {"%s: unknown argument %q; accepted: %s (configuration is by environment variables)", "%s：未知参数 %q；可接受：%s（配置通过环境变量设置）"},
 	DoctorCheckConfig:         {"configuration", "配置"},
 	DoctorCheckEndpoint:       {"endpoint", "地址"},
 	DoctorCheckToken:          {"token", "令牌"},
@@ -382,6 +393,7 @@ var texts = map[Message]text{
 	DoctorVersionOK:           {"SnowLuma %s matches the bundled catalog", "SnowLuma %s 与内置目录相符"},
 	DoctorVersionOther:        {"SnowLuma %s, but the bundled catalog describes %s", "SnowLuma %s，但内置目录描述的是 %s"},
 	DoctorVersionFix:          {"upgrade snowluma-mcp to a release for this SnowLuma; meanwhile SNOWLUMA_MCP_VALIDATE_PARAMS=false lets newer params through", "把 snowluma-mcp 升级到适合此 SnowLuma 的版本；在此之前，SNOWLUMA_MCP_VALIDATE_PARAMS=false 可放行新参数"},
+	DoctorVersionOlderFix:     {"upgrade SnowLuma to %s; until then, expect actions and params the catalog lists that this SnowLuma lacks to fail (retcode 1404 for a missing action)", "把 SnowLuma 升级到 %s；在此之前，目录里有而这个 SnowLuma 没有的操作和参数会失败（缺少的操作返回 retcode 1404）"},
 	DoctorEventsRefused:       {"%s: %s", "%s：%s"},
 	DoctorEventsTokenUnsetFix: {"set SNOWLUMA_MCP_EVENTS_TOKEN to the access token of SnowLuma's WebSocket server (its own, separate from the HTTP server's in SnowLuma's generated configuration)", "把 SNOWLUMA_MCP_EVENTS_TOKEN 设为 SnowLuma WebSocket 服务器的访问令牌（在 SnowLuma 生成的配置里，它和 HTTP 服务器的令牌是分开的）"},
 	DoctorEventsTokenWrongFix: {"SNOWLUMA_MCP_EVENTS_TOKEN does not match the access token of SnowLuma's WebSocket server: copy it again from SnowLuma's WebSocket server configuration", "SNOWLUMA_MCP_EVENTS_TOKEN 与 SnowLuma WebSocket 服务器的访问令牌不符：从 SnowLuma 的 WebSocket 服务器配置中重新复制"},
