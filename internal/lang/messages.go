@@ -122,8 +122,8 @@ const (
 // doctor's texts (internal/app). Its check names and verdicts in
 // --json are identifiers and stay English; these are what a person reads.
 const (
-	DoctorHeader              Message = "doctor.header"  // name, version, catalog version
-	DoctorFix                 Message = "doctor.fix"     // the fix
+	DoctorHeader              Message = "doctor.header"      // name, version, catalog version
+	DoctorFix                 Message = "doctor.fix"         // the fix
 	DoctorSummary             Message = "doctor.summary"     // failed, warnings
 	DoctorSummaryOne          Message = "doctor.summary_one" // failed (one warning)
 	DoctorTasksOK             Message = "doctor.tasks_ok"    // directory, what private means
@@ -182,8 +182,8 @@ const (
 	DoctorOnline              Message = "doctor.online"
 	DoctorNoVersion           Message = "doctor.no_version"
 	DoctorNoVersionFix        Message = "doctor.no_version_fix"
-	DoctorVersionOK           Message = "doctor.version_ok"    // SnowLuma's version
-	DoctorVersionOther        Message = "doctor.version_other" // SnowLuma's version, the catalog's
+	DoctorVersionOK           Message = "doctor.version_ok"        // SnowLuma's version
+	DoctorVersionOther        Message = "doctor.version_other"     // SnowLuma's version, the catalog's
 	DoctorVersionOlderFix     Message = "doctor.version_older_fix" // catalog version
 	DoctorVersionFix          Message = "doctor.version_fix"
 	DoctorEventsRefused       Message = "doctor.events_refused" // URL, the message
