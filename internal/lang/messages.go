@@ -15,6 +15,7 @@ const (
 	FormJSONTitle   Message = "form.json_title"
 	FormJSONHelp    Message = "form.json_help"   // field names, first field
 	ConfirmQuestion Message = "confirm.question" // action, its short summary, targets, summary
+	ConfirmAct      Message = "confirm.act"      // action, its short summary, what it will do, summary
 	ConfirmNoTarget Message = "confirm.no_target"
 	ConfirmGroup    Message = "confirm.group"  // group number
 	ConfirmUser     Message = "confirm.user"   // QQ number, alone
@@ -230,6 +231,7 @@ var texts = map[Message]text{
 	FormJSONTitle:   {"Parameters (JSON object)", "参数（JSON 对象）"},
 	FormJSONHelp:    {`A JSON object with exactly: %s. For example {"%s": ...}`, `一个只含 %s 的 JSON 对象，例如 {"%s": ...}`},
 	ConfirmQuestion: {"Allow %[1]s on %[3]s? %[4]s", "%[2]s %[1]s：%[3]s。允许执行吗？%[4]s"},
+	ConfirmAct:      {"Allow %[1]s: %[3]s? %[4]s", "%[2]s %[1]s：%[3]s。允许执行吗？%[4]s"},
 	ConfirmNoTarget: {"no named group or user", "未指定群或用户"},
 	ConfirmGroup:    {"group %d", "群 %d"},
 	ConfirmUser:     {"user %d", "用户 %d"},

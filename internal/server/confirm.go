@@ -1,13 +1,17 @@
 package server
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/safety"
+	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
 // The confirmation form and its answer. The pipeline's confirmation step
@@ -26,7 +30,15 @@ const (
 // confirmText is the question put to the person, in their language: the
 // action by its name (and in Chinese by the first clause of its Chinese
 // summary too), its targets and its summary.
-func confirmText(l lang.Lang, a *catalog.Action, t safety.Targets) string {
+func confirmText(l lang.Lang, a *catalog.Action, t safety.Targets, act lang.Act) string {
+	short, rest := zhClause(a.SummaryZh)
+	if l != lang.Zh {
+		rest = a.Summary
+	}
+	// What will happen, with its values, when the action has a sentence.
+	if d, ok := l.Describe(act); ok {
+		return l.Sprintf(lang.ConfirmAct, a.Name, short, d, rest)
+	}
 	var on []string
 	for _, g := range t.Groups {
 		on = append(on, l.Sprintf(lang.ConfirmGroup, g))
@@ -41,10 +53,6 @@ func confirmText(l lang.Lang, a *catalog.Action, t safety.Targets) string {
 	what := l.Sprintf(lang.ConfirmNoTarget)
 	if len(on) > 0 {
 		what = strings.Join(on, l.Sprintf(lang.ConfirmSep))
-	}
-	short, rest := zhClause(a.SummaryZh)
-	if l != lang.Zh {
-		rest = a.Summary
 	}
 	return l.Sprintf(lang.ConfirmQuestion, a.Name, short, what, rest)
 }
@@ -79,10 +87,10 @@ func confirmProperty(l lang.Lang) map[string]any {
 	}
 }
 
-func confirmForm(l lang.Lang, a *catalog.Action, t safety.Targets) *mcp.ElicitParams {
+func confirmForm(l lang.Lang, a *catalog.Action, t safety.Targets, act lang.Act) *mcp.ElicitParams {
 	return &mcp.ElicitParams{
 		Mode:    "form",
-		Message: confirmText(l, a, t),
+		Message: confirmText(l, a, t, act),
 		RequestedSchema: map[string]any{
 			"type":       "object",
 			"properties": map[string]any{confirmField: confirmProperty(l)},
@@ -90,3 +98,45 @@ func confirmForm(l lang.Lang, a *catalog.Action, t safety.Targets) *mcp.ElicitPa
 		},
 	}
 }
+
+// quotedMessage reads the text of the message a recall names by id
+// (delete_msg's message_id) with get_msg, for the confirmation to show it;
+// "" when the call names none or the message cannot be read within a few
+// seconds. What it reads is shown to the person confirming, never to the
+// model.
+func quotedMessage(ctx context.Context, c *transfer.Client, action string, params json.RawMessage) string {
+	if action != "delete_msg" || c == nil {
+		return ""
+	}
+	var p struct {
+		MessageID json.RawMessage `json:"message_id"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.MessageID) == 0 {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, quoteTimeout)
+	defer cancel()
+	resp, err := c.Call(ctx, transfer.Request{Action: "get_msg", Params: json.RawMessage(`{"message_id":` + string(p.MessageID) + `}`)})
+	if err != nil || resp.Status != "ok" {
+		return ""
+	}
+	var env struct {
+		Data struct {
+			Message    json.RawMessage `json:"message"`
+			RawMessage string          `json:"raw_message"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(resp.Envelope, &env) != nil {
+		return ""
+	}
+	var segs []any
+	if json.Unmarshal(env.Data.Message, &segs) == nil {
+		if t := lang.SegmentsText(segs); t != "" {
+			return t
+		}
+	}
+	return env.Data.RawMessage
+}
+
+// quoteTimeout bounds the read of a recalled message's text.
+const quoteTimeout = 5 * time.Second

@@ -153,3 +153,41 @@ func TestDigestFindsSandboxHistory(t *testing.T) {
 		}
 	})
 }
+
+// TestConfirmationShowsValues: in both eras and both languages, the
+// confirmation form says what the call will do with its values, and a
+// recall named by its id alone quotes the message, read from SnowLuma.
+func TestConfirmationShowsValues(t *testing.T) {
+	t.Parallel()
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		for _, tc := range []struct {
+			lang      string
+			ban, quit string
+		}{
+			{"zh", "对群成员禁言若干秒 set_group_ban：禁言 群 20001 的 30001，60 秒。允许执行吗？", "按消息 id 撤回一条消息 delete_msg：撤回消息 #-12345（“hello from the fake”）。允许执行吗？"},
+			{"en", "Allow set_group_ban: mute 30001 in group 20001 for 60 s? ", `Allow delete_msg: recall message #-12345 ("hello from the fake")? `},
+		} {
+			c := &confirmer{}
+			fake, _, cs := e2e.Live(t, serve, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle},
+				"SNOWLUMA_MCP_CONFIRM=destructive", "SNOWLUMA_MCP_LANG="+tc.lang)
+			c.answer(confirmAnswer(false))
+			mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "set_group_ban", "params": map[string]any{"group_id": 20001, "user_id": 30001, "duration": 60}})
+			mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "delete_msg", "params": map[string]any{"message_id": -12345}})
+			forms := c.forms()
+			if len(forms) != 2 || !strings.HasPrefix(forms[0].Message, tc.ban) || !strings.HasPrefix(forms[1].Message, tc.quit) {
+				t.Fatalf("%s: forms %q", tc.lang, func() (m []string) {
+					for _, f := range forms {
+						m = append(m, f.Message)
+					}
+					return
+				}())
+			}
+			// The message was read to be quoted; nothing was run.
+			for _, r := range fake.Requests() {
+				if r.Action == "delete_msg" || r.Action == "set_group_ban" {
+					t.Errorf("%s: %s ran without confirmation", tc.lang, r.Action)
+				}
+			}
+		}
+	})
+}

@@ -124,7 +124,7 @@ func (x *executor) run(ctx context.Context, c *toolkit.Call, p plan) toolkit.Rep
 	}
 	if !p.confirmed && x.safety.Confirm.Needs(a.Destructive, a.ReadOnly) {
 		if x.remote == nil || toolkit.SupportsForms(c.Req.ClientCapabilities()) {
-			return x.askConfirm(c, p, targets)
+			return x.askConfirm(ctx, c, p, targets)
 		}
 		if r, ok := x.remote(ctx, a, p.params, targets); !ok {
 			return x.refused(c, p, r)
@@ -256,7 +256,7 @@ func targetParams(a *catalog.Action) []safety.TargetParam {
 
 // askConfirm starts a confirmation round for a call of a: a form naming
 // the action, its targets and its summary, with one boolean field.
-func (x *executor) askConfirm(c *toolkit.Call, p plan, targets safety.Targets) toolkit.Reply {
+func (x *executor) askConfirm(ctx context.Context, c *toolkit.Call, p plan, targets safety.Targets) toolkit.Reply {
 	a, tool := p.action, c.Req.Params.Name
 	if !toolkit.SupportsForms(c.Req.ClientCapabilities()) {
 		return x.refused(c, p, toolkit.Fail(toolkit.KindConfirmationUnavailable,
@@ -274,7 +274,8 @@ func (x *executor) askConfirm(c *toolkit.Call, p plan, targets safety.Targets) t
 	if err != nil {
 		return toolkit.Fail(toolkit.KindContinuation, "could not seal the confirmation: "+err.Error(), "try again")
 	}
-	return toolkit.Ask(mcp.InputRequestMap{confirmKey: confirmForm(x.lang, a, targets)}, state)
+	act := lang.Act{Action: a.Name, Params: p.params, Quoted: quotedMessage(ctx, x.backend.Client, a.Name, p.params)}
+	return toolkit.Ask(mcp.InputRequestMap{confirmKey: confirmForm(x.lang, a, targets, act)}, state)
 }
 
 // resumeConfirm is the second round of a confirmation: the sealed state
