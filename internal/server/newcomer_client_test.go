@@ -191,3 +191,29 @@ func TestConfirmationShowsValues(t *testing.T) {
 		}
 	})
 }
+
+// TestUnknownActionHint: a call SnowLuma answers with retcode 1404 says
+// why in the tool result, in both eras: the endpoint's path when every
+// action is unknown there (as doctor finds), else a SnowLuma without the
+// action; never "fix the params".
+func TestUnknownActionHint(t *testing.T) {
+	t.Parallel()
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		// SnowLuma serves /onebot; the endpoint names its root.
+		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithHTTPPath("/onebot"))
+		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken)
+		_, r := mcptest.CallTool(t, p.Connect(nil), "query_action", map[string]any{"action": "get_status"})
+		if r.Diagnostics.Outcome != "failed" || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_ENDPOINT's path is not SnowLuma's HTTP path") || strings.Contains(r.Diagnostics.NextStep, "fix the params") {
+			t.Errorf("wrong path: %+v", r.Diagnostics)
+		}
+
+		// The right path, and one action this SnowLuma lacks.
+		fake = fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+		fake.Handle("get_group_honor_info", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(1404, "unknown action") })
+		p = serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken)
+		_, r = mcptest.CallTool(t, p.Connect(nil), "query_action", map[string]any{"action": "get_group_honor_info", "params": map[string]any{"group_id": 20001}})
+		if r.Diagnostics.Outcome != "failed" || !strings.Contains(r.Diagnostics.NextStep, "this SnowLuma does not have the action") || strings.Contains(r.Diagnostics.NextStep, "path") {
+			t.Errorf("missing action: %+v", r.Diagnostics)
+		}
+	})
+}
