@@ -68,3 +68,65 @@ func TestChineseFragments(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONBlocksParse: every ```json block of the READMEs and docs/ is
+// JSON (one value; ```jsonc blocks, which hold comments and elisions, are
+// not).
+func TestJSONBlocksParse(t *testing.T) {
+	t.Parallel()
+	root := repoRoot(t)
+	pages, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	pages = append(pages, filepath.Join(root, "README.md"), filepath.Join(root, "README.zh-CN.md"))
+	blocks := 0
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range codeBlocks(p, string(b)) {
+			if c.lang != "json" {
+				continue
+			}
+			blocks++
+			dec := json.NewDecoder(strings.NewReader(c.text))
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				t.Errorf("%s: a json block does not parse: %v\n%s", filepath.Base(p), err, c.text)
+				continue
+			}
+			if dec.More() {
+				t.Errorf("%s: a json block holds more than one value:\n%s", filepath.Base(p), c.text)
+			}
+		}
+	}
+	if blocks < 10 {
+		t.Errorf("only %d json blocks found", blocks)
+	}
+}
+
+// TestChineseSnippetsSetLanguage: every host snippet of the Chinese README
+// sets SNOWLUMA_MCP_LANG, the sandbox's included: a host started from a
+// desktop passes no locale.
+func TestChineseSnippetsSetLanguage(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "README.zh-CN.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range codeBlocks("README.zh-CN.md", string(b)) {
+		host := (c.lang == "json" && strings.Contains(c.text, `"command"`)) ||
+			(c.lang == "sh" && strings.Contains(c.text, "claude mcp add")) ||
+			(c.lang == "text" && strings.HasPrefix(c.text, "SNOWLUMA_MCP_"))
+		if !host {
+			continue
+		}
+		n++
+		if !strings.Contains(c.text, "SNOWLUMA_MCP_LANG") {
+			t.Errorf("a host snippet does not set SNOWLUMA_MCP_LANG:\n%s", c.text)
+		}
+	}
+	if n < 7 {
+		t.Errorf("only %d host snippets found", n)
+	}
+}
