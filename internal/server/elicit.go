@@ -14,11 +14,13 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/validate"
 )
 
 // query_action_with_input and invoke_action_with_input take the same
@@ -120,7 +122,7 @@ func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionA
 	if bad != nil {
 		return *bad
 	}
-	errs = slices.DeleteFunc(errs, func(e catalog.FieldError) bool { return slices.Contains(missing, strings.TrimPrefix(e.Pointer, "/")) })
+	errs = slices.DeleteFunc(errs, func(e validate.FieldError) bool { return slices.Contains(missing, strings.TrimPrefix(e.Pointer, "/")) })
 	if len(errs) > 0 {
 		return pipeline.InvalidParams(a, errs)
 	}

@@ -9,8 +9,9 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/catalog"
+
 	"github.com/snowluma/snowluma-mcp/internal/trace"
+	"github.com/snowluma/snowluma-mcp/internal/validate"
 )
 
 // A Spec declares one tool. Its definition, the mode gate, whether a client
@@ -104,7 +105,7 @@ func (s *Spec) Annotations() *mcp.ToolAnnotations {
 type compiled struct {
 	*Spec
 	tool  *mcp.Tool
-	input *catalog.ObjectSchema
+	input *validate.ObjectSchema
 }
 
 // schemaSet compiles each distinct schema once: several tools share an
@@ -113,20 +114,20 @@ type compiled struct {
 // schema once, such as the diagnostics of every output schema. It is safe
 // for concurrent use.
 type schemaSet struct {
-	props catalog.Compiler
+	props validate.Compiler
 	mu    sync.Mutex
-	m     map[string]func() (*catalog.ObjectSchema, error)
+	m     map[string]func() (*validate.ObjectSchema, error)
 
 	diagnostics func() string // diagnosticsProperty, made once
 }
 
-func (ss *schemaSet) compile(schema string) (*catalog.ObjectSchema, error) {
+func (ss *schemaSet) compile(schema string) (*validate.ObjectSchema, error) {
 	ss.mu.Lock()
 	f := ss.m[schema]
 	if f == nil {
-		f = sync.OnceValues(func() (*catalog.ObjectSchema, error) { return ss.props.CompileObject(json.RawMessage(schema)) })
+		f = sync.OnceValues(func() (*validate.ObjectSchema, error) { return ss.props.CompileObject(json.RawMessage(schema)) })
 		if ss.m == nil {
-			ss.m = map[string]func() (*catalog.ObjectSchema, error){}
+			ss.m = map[string]func() (*validate.ObjectSchema, error){}
 		}
 		ss.m[schema] = f
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/snowluma/snowluma-mcp/catalog"
-	"github.com/snowluma/snowluma-mcp/catalog/internal/schemajson"
+	"github.com/snowluma/snowluma-mcp/internal/schemajson"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 )
 
