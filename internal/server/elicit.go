@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
@@ -68,11 +69,11 @@ func inputTools(x *executor, sealer *seal.Sealer) []toolkit.Spec {
 		if write {
 			spec.Title = "Invoke an action, asking for params"
 			spec.Description = "invoke_action that asks the user, by a form, for missing required params. Needs form elicitation; otherwise call invoke_action."
-			spec.Needs, spec.Writes, spec.Destructive = toolkit.ModeWrite, true, true
+			spec.Needs, spec.Writes, spec.Destructive = config.ModeWrite, true, true
 		} else {
 			spec.Title = "Query SnowLuma, asking for params"
 			spec.Description = "query_action that asks the user, by a form, for missing required params. Needs form elicitation; otherwise call query_action."
-			spec.Needs = toolkit.ModeRead
+			spec.Needs = config.ModeRead
 		}
 		specs = append(specs, spec)
 	}

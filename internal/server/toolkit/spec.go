@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
 	"github.com/snowluma/snowluma-mcp/internal/validate"
 )
@@ -26,7 +27,7 @@ type Spec struct {
 	Input, Output string
 
 	// Needs is the least mode the tool runs in.
-	Needs Mode
+	Needs config.Mode
 	// Writes marks a tool that may change state on SnowLuma, in a QQ chat
 	// or on the host's disk (readOnlyHint false); Destructive and Idempotent
 	// refine it.
@@ -184,7 +185,7 @@ func (s *Spec) compile(schemas *schemaSet) (*compiled, error) {
 		return nil, fmt.Errorf("tool %q: name, title and description are required", s.Name)
 	case s.Handler == nil:
 		return nil, fmt.Errorf("tool %s: no handler", s.Name)
-	case s.Needs != ModeDocs && s.Needs != ModeRead && s.Needs != ModeWrite:
+	case s.Needs != config.ModeDocs && s.Needs != config.ModeRead && s.Needs != config.ModeWrite:
 		return nil, fmt.Errorf("tool %s: needs mode %q", s.Name, s.Needs)
 	case (s.Destructive) && !s.Writes:
 		return nil, fmt.Errorf("tool %s: destructive but not writing", s.Name)
