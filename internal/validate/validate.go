@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/snowluma/snowluma-mcp/internal/quote"
 	"github.com/snowluma/snowluma-mcp/internal/schemajson"
 )
 
@@ -239,10 +240,7 @@ func describe(s map[string]any) string {
 	}
 	if len(parts) == 0 || s["oneOf"] != nil || s["anyOf"] != nil || s["allOf"] != nil {
 		b, _ := json.Marshal(s)
-		if len(b) > 200 {
-			b = append(b[:200], "…"...)
-		}
-		return "a value matching " + string(b)
+		return "a value matching " + quote.Clip(string(b), 200)
 	}
 	return strings.Join(parts, " ")
 }
