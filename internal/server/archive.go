@@ -17,6 +17,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
@@ -60,8 +61,8 @@ type archiveService struct {
 // newArchiveService returns the archive of b, or nil when none is
 // configured; the executor it reads SnowLuma through is set once that is
 // built.
-func newArchiveService(b *backend.Backend, mode Mode, log io.Writer) *archiveService {
-	if b.ArchivePath == "" || mode == ModeDocs {
+func newArchiveService(b *backend.Backend, mode config.Mode, log io.Writer) *archiveService {
+	if b.ArchivePath == "" || mode == config.ModeDocs {
 		return nil
 	}
 	return &archiveService{store: b.Archive, problem: b.ArchiveProblem, path: b.ArchivePath, hub: b.Events, log: log,
@@ -192,25 +193,25 @@ func archiveTools(svc *archiveService) []toolkit.Spec {
 		Name:        "search_messages",
 		Title:       "Search archived messages",
 		Description: "Full-text search of the local message archive, newest first, 100 a page at most. Reads nothing from SnowLuma.",
-		Input:       searchMessagesInput, Output: archiveMessagesResult, Needs: toolkit.ModeRead, Idempotent: true,
+		Input:       searchMessagesInput, Output: archiveMessagesResult, Needs: config.ModeRead, Idempotent: true,
 		Unavailable: off, Handler: toolkit.Handle(svc.search),
 	}, {
 		Name:        "read_messages",
 		Title:       "Read an archived chat",
 		Description: "A window of one archived chat (group_id or user_id) in time order: the newest, or before/after/around a message_id or time. Gaps say where messages may be missing.",
-		Input:       readMessagesInput, Output: archiveMessagesResult, Needs: toolkit.ModeRead, Idempotent: true,
+		Input:       readMessagesInput, Output: archiveMessagesResult, Needs: config.ModeRead, Idempotent: true,
 		Unavailable: off, Handler: toolkit.Handle(svc.read),
 	}, {
 		Name:        "list_chats",
 		Title:       "List archived chats",
 		Description: "The archived chats, most recent first: name, newest message time, unread count since mark_read.",
-		Input:       listChatsInput, Output: listChatsResult, Needs: toolkit.ModeRead, Idempotent: true,
+		Input:       listChatsInput, Output: listChatsResult, Needs: config.ModeRead, Idempotent: true,
 		Unavailable: off, Handler: toolkit.Handle(svc.listChats),
 	}, {
 		Name:        "mark_read",
 		Title:       "Mark an archived chat read",
 		Description: "Mark one archived chat (group_id or user_id) read up to message_id, or all of it. Local state only: nothing is sent to QQ.",
-		Input:       markReadInput, Output: markReadResult, Needs: toolkit.ModeRead, Writes: true, Idempotent: true,
+		Input:       markReadInput, Output: markReadResult, Needs: config.ModeRead, Writes: true, Idempotent: true,
 		Unavailable: off, Handler: toolkit.Handle(svc.markRead),
 	}}
 }
