@@ -54,6 +54,7 @@ type archiveService struct {
 
 	mu      sync.Mutex
 	state   string // what the feed is doing
+	noted   string // the last failure logged
 	catchUp bool   // a catch-up push is due
 	ch      *channelService
 }
@@ -425,6 +426,19 @@ func (svc *archiveService) markRead(ctx context.Context, _ *toolkit.Call, in mar
 
 // ---- the feed
 
+// note logs a failure on stderr, once until a different one comes: a
+// broken file fails every batch the same way.
+func (svc *archiveService) note(err error) {
+	line := "archive: " + err.Error()
+	svc.mu.Lock()
+	same := line == svc.noted
+	svc.noted = line
+	svc.mu.Unlock()
+	if !same {
+		fmt.Fprintln(svc.log, line)
+	}
+}
+
 func (svc *archiveService) setState(s string) {
 	svc.mu.Lock()
 	defer svc.mu.Unlock()
@@ -560,7 +574,7 @@ func (svc *archiveService) drain(ctx context.Context, id string, updated <-chan 
 				frames[i] = e.Event
 			}
 			if _, err := svc.store.Ingest(ctx, frames); err != nil && ctx.Err() == nil {
-				fmt.Fprintf(svc.log, "archive: %v\n", err)
+				svc.note(err)
 				var ae *archive.Error
 				if errors.As(err, &ae) && ae.Problem == archive.ProblemFull {
 					// Make room, oldest first, for what comes next.
@@ -633,7 +647,7 @@ func (svc *archiveService) backfill(ctx context.Context) {
 		}
 		res, err := svc.store.Backfill(ctx, svc, c)
 		if err != nil {
-			fmt.Fprintf(svc.log, "archive: %v\n", err)
+			svc.note(err)
 		} else if res.Gap {
 			fmt.Fprintf(svc.log, "archive: %v: SnowLuma's history did not reach the messages already archived; a gap is marked\n", c)
 		}
@@ -684,7 +698,7 @@ func (svc *archiveService) recordSent(a *catalog.Action, params json.RawMessage,
 		return
 	}
 	if err := svc.store.RecordSent(context.Background(), chat, id, p.Message); err != nil {
-		fmt.Fprintf(svc.log, "archive: %v\n", err)
+		svc.note(err)
 	}
 }
 
@@ -732,7 +746,7 @@ func (svc *archiveService) pushed(p channel.Push) {
 	}
 	behind, err := svc.store.Pushed(context.Background(), chat, first, last)
 	if err != nil {
-		fmt.Fprintf(svc.log, "archive: %v\n", err)
+		svc.note(err)
 	}
 	if behind {
 		svc.requestCatchUp()
