@@ -1,0 +1,261 @@
+package untrusted
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/safety"
+)
+
+// A Write is one write call as the gate reads it.
+type Write struct {
+	Action string
+	// Send: the catalog says the action posts something others see.
+	// Forward: a send that carries existing messages (a param whose role
+	// is message_id, or forward nodes in messages).
+	Send, Forward bool
+	// Chats are the chats the params name: each group, or without a group
+	// each user's private chat (a user beside a group is its member).
+	Chats []Chat
+	// Unreadable lists target values that are not ids.
+	Unreadable []string
+	// Text: a param without a catalog role holds a string, so the call
+	// can carry text somewhere.
+	Text bool
+	// URL is the first URL found in the params (clipped); "" when none.
+	URL string
+	// LocalFile is a local file the call would upload: an automatic
+	// upload's path, or a path (or file:// URL) in a file-like param.
+	LocalFile string
+}
+
+// ReadWrite reads a call of a with params for the gate. upload is the
+// local path of an automatic upload (execution.input_file), "" when none.
+func ReadWrite(a *catalog.Action, params json.RawMessage, upload string) (Write, error) {
+	w := Write{Action: a.Name, Send: a.Send, LocalFile: upload}
+	var extra []safety.TargetParam
+	roles := map[string]bool{}
+	for _, p := range a.Params {
+		if p.Role != "" {
+			roles[p.Name] = true
+		}
+		if p.Target() {
+			extra = append(extra, safety.TargetParam{Name: p.Name, Group: p.Role == catalog.RoleGroup})
+		}
+		if a.Send && (p.Role == "message_id" || p.Name == "messages") {
+			w.Forward = true
+		}
+	}
+	t, err := safety.ExtractTargets(params, extra...)
+	if err != nil {
+		return Write{}, err
+	}
+	w.Unreadable = t.Unreadable
+	if len(t.Groups) > 0 {
+		for _, g := range t.Groups {
+			w.Chats = append(w.Chats, GroupChat(g))
+		}
+	} else {
+		for _, u := range t.Users {
+			w.Chats = append(w.Chats, PrivateChat(u))
+		}
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(params, &fields); err != nil {
+		return Write{}, fmt.Errorf("params are not a JSON object: %w", err)
+	}
+	for name, v := range fields {
+		walkStrings(name, v, func(key, s string) {
+			if !roles[name] && !w.Text && strings.TrimSpace(s) != "" {
+				w.Text = true
+			}
+			if w.LocalFile == "" && fileKey(key) {
+				if p, ok := localPath(s); ok {
+					w.LocalFile = p
+					return
+				}
+			}
+			if w.URL == "" {
+				w.URL = findURL(s)
+			}
+		})
+	}
+	return w, nil
+}
+
+// walkStrings calls f with every string inside v and the name of the
+// object key it sits under (name for v itself and the items of arrays).
+func walkStrings(name string, v json.RawMessage, f func(key, s string)) {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return
+	}
+	switch v[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			f(name, s)
+		}
+	case '[':
+		var items []json.RawMessage
+		if json.Unmarshal(v, &items) == nil {
+			for _, it := range items {
+				walkStrings(name, it, f)
+			}
+		}
+	case '{':
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(v, &obj) == nil {
+			for k, it := range obj {
+				walkStrings(k, it, f)
+			}
+		}
+	}
+}
+
+// fileKey reports a key whose value SnowLuma may read as a file to send:
+// file, files, path, image, images, thumb_path, db_path and the like.
+func fileKey(k string) bool {
+	k = strings.ToLower(k)
+	for _, s := range []string{"file", "path", "image", "thumb", "record", "video", "audio"} {
+		if strings.Contains(k, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// localPath recognises a local file: an absolute POSIX or Windows path
+// (C:\…, C:/…, \\server\share) or a file:// URL.
+func localPath(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	switch {
+	case len(s) > 7 && strings.EqualFold(s[:7], "file://"):
+		return clipText(s, 80), true
+	case strings.HasPrefix(s, "/") && len(s) > 1,
+		strings.HasPrefix(s, `\\`),
+		len(s) > 2 && (s[0]|0x20 >= 'a' && s[0]|0x20 <= 'z') && s[1] == ':' && (s[2] == '\\' || s[2] == '/'):
+		return clipText(s, 80), true
+	}
+	return "", false
+}
+
+// findURL returns the first URL in s: a scheme (letters, digits, + . -,
+// starting with a letter) followed by ://, clipped; base64:// (data
+// inline, not an address) is not one.
+func findURL(s string) string {
+	for off := 0; ; {
+		i := strings.Index(s[off:], "://")
+		if i < 0 {
+			return ""
+		}
+		i += off
+		start := i
+		for start > 0 && schemeByte(s[start-1]) {
+			start--
+		}
+		// The scheme must start with a letter.
+		for start < i && !isLetter(s[start]) {
+			start++
+		}
+		if start < i && !strings.EqualFold(s[start:i], "base64") {
+			end := i + 3
+			for end < len(s) && s[end] > ' ' && s[end] != '"' && s[end] != '\'' && s[end] != '<' && s[end] != '>' {
+				end++
+			}
+			if end > i+3 {
+				return clipText(s[start:end], 80)
+			}
+		}
+		off = i + 3
+	}
+}
+
+func isLetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
+
+func schemeByte(b byte) bool {
+	return isLetter(b) || b >= '0' && b <= '9' || b == '+' || b == '.' || b == '-'
+}
+
+// clipText cuts s to n runes, marking the cut.
+func clipText(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos] + "…"
+		}
+		i++
+	}
+	return s
+}
+
+// A Decision is the gate's answer for one write.
+type Decision struct {
+	// Free says the write may run without a person: nothing untrusted was
+	// read, or it stays in the chats that were read and carries no URL
+	// and no local file.
+	Free bool
+	// Armed says untrusted text was read on the connection; Read lists
+	// its chats (oldest first).
+	Armed bool
+	Read  []Chat
+	// Why gives the reasons the write is not free, one clause each.
+	Why []string
+}
+
+// Judge decides whether w may run freely after what l records. It does
+// not apply the mode: the caller asks a person, refuses, or (ModeOff)
+// does not call it.
+func Judge(l *Ledger, w Write) Decision {
+	d := Decision{Armed: l.Armed(), Read: l.Chats()}
+	if !d.Armed {
+		d.Free = true
+		return d
+	}
+	if w.LocalFile != "" {
+		d.Why = append(d.Why, "it uploads the local file "+w.LocalFile)
+	}
+	if w.URL != "" {
+		d.Why = append(d.Why, "its params hold the URL "+w.URL)
+	}
+	verb := "writes to"
+	switch {
+	case w.Forward:
+		verb = "forwards to"
+	case w.Send:
+		verb = "sends to"
+	}
+	var unread []Chat
+	for _, c := range w.Chats {
+		if !l.Read(c) {
+			unread = append(unread, c)
+		}
+	}
+	if len(unread) > 0 {
+		d.Why = append(d.Why, fmt.Sprintf("it %s %s, whose messages were not read here", verb, Names(unread)))
+	}
+	if len(w.Unreadable) > 0 {
+		d.Why = append(d.Why, "it names "+strings.Join(w.Unreadable, ", ")+", which is not an id")
+	}
+	if len(w.Chats) == 0 && len(w.Unreadable) == 0 && (w.Send || w.Text) {
+		d.Why = append(d.Why, "it names no chat, so what it carries goes outside the chats read")
+	}
+	d.Free = len(d.Why) == 0
+	return d
+}
+
+// Target names the chats a write names, for a refusal: "group:2", or
+// "no chat".
+func (w Write) Target() string {
+	if len(w.Chats) == 0 {
+		return "no chat"
+	}
+	return Names(w.Chats)
+}
