@@ -60,6 +60,9 @@ type Stats struct {
 	// Approvals: requests sent to approvers, verdicts delivered, verdicts
 	// ignored (unknown or expired id), requests still answerable.
 	ApprovalRequests int64 `json:"approval_requests,omitempty"`
+	// ApprovalPrompts counts the prompts SnowLuma accepted for an
+	// approver, whose message ids a quote-reply may name.
+	ApprovalPrompts int64 `json:"approval_prompts,omitempty"`
 	Verdicts         int64 `json:"verdicts,omitempty"`
 	IgnoredVerdicts  int64 `json:"ignored_verdicts,omitempty"`
 	PendingApprovals int   `json:"pending_approvals,omitempty"`
@@ -218,6 +221,7 @@ func (c *Channel) Prompted(id string, messageID int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.relay.Prompted(id, messageID)
+	c.stats.ApprovalPrompts++
 }
 
 // Ask registers one of this server's own confirmations (req.Own is set

@@ -77,6 +77,8 @@ const (
 	ConfigSensitive        Message = "config.sensitive"
 	ConfigNotConfirm       Message = "config.not_confirm" // value
 	ConfigConfirm          Message = "config.confirm"
+	ConfigNotUntrusted     Message = "config.not_untrusted" // value
+	ConfigUntrusted        Message = "config.untrusted"
 	ConfigInterval         Message = "config.interval"
 	ConfigPerMinute        Message = "config.per_minute"
 	ConfigBadList          Message = "config.bad_list" // the error
@@ -272,6 +274,8 @@ var texts = map[Message]text{
 	ConfigSensitive:        {"deny, redact or allow", "deny、redact 或 allow"},
 	ConfigNotConfirm:       {"%q is not a confirmation policy", "%q 不是确认策略"},
 	ConfigConfirm:          {"none, destructive or writes", "none、destructive 或 writes"},
+	ConfigNotUntrusted:     {"%q is not an untrusted-sends policy", "%q 不是不可信内容外发策略"},
+	ConfigUntrusted:        {"confirm, refuse or off", "confirm、refuse 或 off"},
 	ConfigInterval:         {"milliseconds from 0 (off) to 86400000, e.g. 1000", "0（关闭）到 86400000 之间的毫秒数，例如 1000"},
 	ConfigPerMinute:        {"a count from 0 (off) to 100000, e.g. 20", "0（关闭）到 100000 之间的次数，例如 20"},
 	ConfigBadList:          {"%s", "列表有误：%s"},

@@ -16,6 +16,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 // EventsURIPrefix starts every event resource's canonical URI; the
@@ -33,15 +34,17 @@ type eventService struct {
 	s   *mcp.Server
 	// allow holds the target allowlists a filter must stay within.
 	allow *safety.Policy
+	// seen records which chats' text each connection read.
+	seen *untrusted.Registry
 }
 
 // newEventService returns the service over hub, whose filters stay within
 // allow's allowlists, or nil when events are off.
-func newEventService(hub *events.Hub, mode Mode, allow *safety.Policy) *eventService {
+func newEventService(hub *events.Hub, mode Mode, allow *safety.Policy, seen *untrusted.Registry) *eventService {
 	if hub == nil || !mode.Allows(ModeRead) {
 		return nil
 	}
-	return &eventService{hub: hub, allow: allow}
+	return &eventService{hub: hub, allow: allow, seen: seen}
 }
 
 // eventsFeature serves the live event tools (refusals without events), and
@@ -317,6 +320,12 @@ func (ev *eventService) read(_ context.Context, req *mcp.ReadResourceRequest) (*
 	if err != nil {
 		return nil, err
 	}
+	// The model is handed these events' text: their chats arm the send
+	// gate of this connection (see untrusted).
+	seen := ev.seen.For(req.Session)
+	for _, e := range snap.Events {
+		seen.Note(untrusted.EventChats(e.Event)...)
+	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: text}}}, nil
 }
 
@@ -330,7 +339,9 @@ func encodeSnapshot(s events.Snapshot) (string, error) {
 			buf.WriteByte(',')
 		}
 		fmt.Fprintf(&buf, `{"cursor":%q,"event":`, e.Cursor)
-		buf.Write(e.Event)
+		// The same JSON, with no '<' or '>' a model could read as the
+		// host's markup.
+		buf.Write(untrusted.EscapeJSON(e.Event))
 		buf.WriteByte('}')
 	}
 	// The events' text came from other people: the read says so beside
