@@ -62,7 +62,7 @@ type Stats struct {
 	ApprovalRequests int64 `json:"approval_requests,omitempty"`
 	// ApprovalPrompts counts the prompts SnowLuma accepted for an
 	// approver, whose message ids a quote-reply may name.
-	ApprovalPrompts int64 `json:"approval_prompts,omitempty"`
+	ApprovalPrompts  int64 `json:"approval_prompts,omitempty"`
 	Verdicts         int64 `json:"verdicts,omitempty"`
 	IgnoredVerdicts  int64 `json:"ignored_verdicts,omitempty"`
 	PendingApprovals int   `json:"pending_approvals,omitempty"`
