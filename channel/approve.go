@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/snowluma/snowluma-mcp/internal/quote"
 )
 
 // Remote approval. Claude Code gives each permission prompt it relays a
@@ -308,12 +310,7 @@ func (r *Relay) Waiting(now time.Time) int {
 	return len(r.pending)
 }
 
-func clip(s string) string {
-	if len(s) > 16 {
-		return s[:16] + "…"
-	}
-	return s
-}
+func clip(s string) string { return quote.Clip(s, 16) }
 
 // verdictText reads a private message for the relay: the text of its
 // text segments and the message its reply segment quotes (a quote-reply
