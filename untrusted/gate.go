@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/quote"
 	"github.com/snowluma/snowluma-mcp/safety"
 )
 
@@ -181,20 +181,8 @@ func schemeByte(b byte) bool {
 	return isLetter(b) || b >= '0' && b <= '9' || b == '+' || b == '.' || b == '-'
 }
 
-// clipText cuts s to n runes, marking the cut.
-func clipText(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos] + "…"
-		}
-		i++
-	}
-	return s
-}
+// clipText cuts s to n characters, marking the cut.
+func clipText(s string, n int) string { return quote.Clip(s, n) }
 
 // A Decision is the gate's answer for one write.
 type Decision struct {

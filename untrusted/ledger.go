@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/snowluma/snowluma-mcp/internal/enum"
 )
 
 // A Kind is what a Chat is.
@@ -213,10 +215,7 @@ const (
 
 // ParseMode reads a Mode; empty means ModeConfirm.
 func ParseMode(s string) (Mode, error) {
-	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
-	case "":
-		return ModeConfirm, nil
-	case ModeConfirm, ModeRefuse, ModeOff:
+	if m, ok := enum.Parse(s, ModeConfirm, ModeConfirm, ModeRefuse, ModeOff); ok {
 		return m, nil
 	}
 	return "", fmt.Errorf("%q is not an untrusted-sends policy; use confirm, refuse or off", s)
