@@ -50,6 +50,11 @@ func ReadWrite(a *catalog.Action, params json.RawMessage, upload string) (Write,
 			w.Forward = true
 		}
 	}
+	if a.Stream && !a.Send {
+		// A stream's chunks go to SnowLuma's own store, not to a chat; an
+		// automatic upload of a local file is judged by upload.
+		roles = nil
+	}
 	t, err := safety.ExtractTargets(params, extra...)
 	if err != nil {
 		return Write{}, err
@@ -70,7 +75,7 @@ func ReadWrite(a *catalog.Action, params json.RawMessage, upload string) (Write,
 	}
 	for name, v := range fields {
 		walkStrings(name, v, func(key, s string) {
-			if !roles[name] && !w.Text && strings.TrimSpace(s) != "" {
+			if roles != nil && !roles[name] && !w.Text && strings.TrimSpace(s) != "" {
 				w.Text = true
 			}
 			if w.LocalFile == "" && fileKey(key) {
@@ -194,8 +199,57 @@ type Decision struct {
 	// its chats (oldest first).
 	Armed bool
 	Read  []Chat
-	// Why gives the reasons the write is not free, one clause each.
-	Why []string
+	// Reasons say why the write is not free.
+	Reasons []Reason
+}
+
+// A Reason is one way a write could carry untrusted text elsewhere.
+type Reason struct {
+	Kind ReasonKind
+	// Detail is the local file, the URL or the values that are not ids.
+	Detail string
+	// Chats are the chats not read that the write names (Elsewhere), and
+	// Verb how it reaches them: "sends to", "forwards to", "writes to".
+	Chats []Chat
+	Verb  string
+}
+
+// A ReasonKind is what makes a write not free.
+type ReasonKind uint8
+
+const (
+	LocalFile ReasonKind = iota + 1 // it uploads a local file
+	HasURL                          // a URL is in its params
+	Elsewhere                       // it names a chat whose messages were not read
+	NotAnID                         // a target param holds something other than an id
+	NoChat                          // it carries text and names no chat
+)
+
+// String says the reason as a clause: "it sends to group:2, whose
+// messages were not read here".
+func (r Reason) String() string {
+	switch r.Kind {
+	case LocalFile:
+		return "it uploads the local file " + r.Detail
+	case HasURL:
+		return "its params hold the URL " + r.Detail
+	case Elsewhere:
+		return fmt.Sprintf("it %s %s, whose messages were not read here", r.Verb, Names(r.Chats))
+	case NotAnID:
+		return "it names " + r.Detail + ", which is not an id"
+	case NoChat:
+		return "it names no chat, so what it carries goes outside the chats read"
+	}
+	return "unknown"
+}
+
+// Because joins the reasons as clauses for a refusal.
+func (d Decision) Because() string {
+	s := make([]string, len(d.Reasons))
+	for i, r := range d.Reasons {
+		s[i] = r.String()
+	}
+	return strings.Join(s, "; ")
 }
 
 // Judge decides whether w may run freely after what l records. It does
@@ -208,10 +262,10 @@ func Judge(l *Ledger, w Write) Decision {
 		return d
 	}
 	if w.LocalFile != "" {
-		d.Why = append(d.Why, "it uploads the local file "+w.LocalFile)
+		d.Reasons = append(d.Reasons, Reason{Kind: LocalFile, Detail: w.LocalFile})
 	}
 	if w.URL != "" {
-		d.Why = append(d.Why, "its params hold the URL "+w.URL)
+		d.Reasons = append(d.Reasons, Reason{Kind: HasURL, Detail: w.URL})
 	}
 	verb := "writes to"
 	switch {
@@ -227,15 +281,15 @@ func Judge(l *Ledger, w Write) Decision {
 		}
 	}
 	if len(unread) > 0 {
-		d.Why = append(d.Why, fmt.Sprintf("it %s %s, whose messages were not read here", verb, Names(unread)))
+		d.Reasons = append(d.Reasons, Reason{Kind: Elsewhere, Chats: unread, Verb: verb})
 	}
 	if len(w.Unreadable) > 0 {
-		d.Why = append(d.Why, "it names "+strings.Join(w.Unreadable, ", ")+", which is not an id")
+		d.Reasons = append(d.Reasons, Reason{Kind: NotAnID, Detail: strings.Join(w.Unreadable, ", ")})
 	}
 	if len(w.Chats) == 0 && len(w.Unreadable) == 0 && (w.Send || w.Text) {
-		d.Why = append(d.Why, "it names no chat, so what it carries goes outside the chats read")
+		d.Reasons = append(d.Reasons, Reason{Kind: NoChat})
 	}
-	d.Free = len(d.Why) == 0
+	d.Free = len(d.Reasons) == 0
 	return d
 }
 

@@ -64,11 +64,12 @@ func TestJudge(t *testing.T) {
 		{"profile text names no chat", "set_qq_profile", `{"nickname":"x"}`, "", false, "names no chat"},
 		{"no text, no chat", "delete_msg", `{"message_id":5}`, "", true, ""},
 		{"unreadable target", "send_group_msg", `{"group_id":"abc","message":"hi"}`, "", false, "not an id"},
+		{"stream chunks go to SnowLuma's store", "upload_file_stream", `{"stream_id":"s","chunk_data":"aGk=","chunk_index":0,"total_chunks":1}`, "", true, ""},
 		{"base64 is no URL", "send_group_msg", `{"group_id":1,"message":[{"type":"image","data":{"file":"base64://aGk="}}]}`, "", true, ""},
 	} {
 		d := judge(t, l, c.action, c.params, c.upload)
-		if d.Free != c.free || !strings.Contains(strings.Join(d.Why, "; "), c.why) {
-			t.Errorf("%s: free %v, why %q; want free %v, why containing %q", c.name, d.Free, d.Why, c.free, c.why)
+		if d.Free != c.free || !strings.Contains(d.Because(), c.why) {
+			t.Errorf("%s: free %v, why %q; want free %v, why containing %q", c.name, d.Free, d.Because(), c.free, c.why)
 		}
 		if !d.Armed || !slices.Equal(d.Read, []Chat{GroupChat(1)}) {
 			t.Errorf("%s: armed %v read %v", c.name, d.Armed, d.Read)

@@ -331,7 +331,7 @@ func (svc *channelService) prompt(ctx context.Context, id, prompt string) bool {
 // confirm is the pipeline's confirmation when the client has no form:
 // the approvers answer from QQ. It returns the refusal, with ok false,
 // unless an approver allowed the call.
-func (svc *channelService) confirm(ctx context.Context, a *catalog.Action, params json.RawMessage, t safety.Targets) (toolkit.Reply, bool) {
+func (svc *channelService) confirm(ctx context.Context, c *toolkit.Call, a *catalog.Action, params json.RawMessage, t safety.Targets, why string) (toolkit.Reply, bool) {
 	ch := svc.channel()
 	unavailable := func(why string) (toolkit.Reply, bool) {
 		return toolkit.Fail(toolkit.KindConfirmationUnavailable,
@@ -348,9 +348,17 @@ func (svc *channelService) confirm(ctx context.Context, a *catalog.Action, param
 	if ids := t.PaceKeys(); len(ids) > 0 {
 		desc += " (" + strings.Join(ids, ", ") + ")"
 	}
+	if why != "" {
+		desc = why + desc
+	}
 	v, err := ch.Ask(ctx, channel.Request{Tool: a.Name, Description: desc, Preview: string(params)}, func(ctx context.Context, id, prompt string) error {
 		if !svc.prompt(ctx, id, prompt) {
 			return fmt.Errorf("the prompt reached no approver (stderr says why)")
+		}
+		// The client learns what the call waits for.
+		if tok := c.Req.Params.GetProgressToken(); tok != nil && c.Req.Session != nil {
+			c.Req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok,
+				Message: fmt.Sprintf("waiting for an approver to answer request %s on QQ (up to %v)", id, channel.ApprovalTTL)})
 		}
 		return nil
 	})

@@ -48,7 +48,9 @@ type executor struct {
 	// remote, when set, confirms a call from QQ when the client has no
 	// form (the channel's approvers); it returns the refusal, with ok
 	// false, unless the call was allowed.
-	remote func(ctx context.Context, a *catalog.Action, params json.RawMessage, t safety.Targets) (r toolkit.Reply, ok bool)
+	// why, when set, says in Chinese why the send gate asks (the
+	// approvers read Chinese).
+	remote func(ctx context.Context, c *toolkit.Call, a *catalog.Action, params json.RawMessage, t safety.Targets, why string) (r toolkit.Reply, ok bool)
 }
 
 // newExecutor returns the executor of b.
@@ -81,6 +83,8 @@ type plan struct {
 	// confirmed says a person has already accepted this very call in a
 	// confirmation round.
 	confirmed bool
+	// gate is the send gate's decision, for the audit line (untrusted.go).
+	gate gateNote
 }
 
 // run is the pipeline: it runs p after the safety checks, in the order the
@@ -122,12 +126,33 @@ func (x *executor) run(ctx context.Context, c *toolkit.Call, p plan) toolkit.Rep
 			return x.refused(c, p, rateLimited(a, d))
 		}
 	}
-	if !p.confirmed && x.safety.Confirm.Needs(a.Destructive, a.ReadOnly) {
-		if x.remote == nil || toolkit.SupportsForms(c.Req.ClientCapabilities()) {
-			return x.askConfirm(c, p, targets)
+	g, r, ok := x.judgeUntrusted(c, &p)
+	if !ok {
+		return x.refused(c, p, r)
+	}
+	if !p.confirmed && (g.ask || x.safety.Confirm.Needs(a.Destructive, a.ReadOnly)) {
+		forms := toolkit.SupportsForms(c.Req.ClientCapabilities())
+		if g.ask && !forms && x.remote == nil {
+			p.gate.decision = gateRefused
+			return x.refused(c, p, untrustedRefusal(a.Name, g.d, g.w,
+				"SNOWLUMA_MCP_UNTRUSTED_SENDS=confirm, and this client has no form and no QQ approver is configured to confirm it",
+				"reply only in the chats whose messages were read; to do more, use a client that supports form elicitation, or ask the operator to set SNOWLUMA_MCP_CHANNEL_APPROVERS"))
 		}
-		if r, ok := x.remote(ctx, a, p.params, targets); !ok {
+		if x.remote == nil || forms {
+			return x.askConfirm(c, p, targets, g)
+		}
+		why := ""
+		if g.ask {
+			why = gateText(lang.Zh, g.d)
+		}
+		if r, ok := x.remote(ctx, c, a, p.params, targets, why); !ok {
+			if g.ask {
+				p.gate.decision = gateRefused
+			}
 			return x.refused(c, p, r)
+		}
+		if g.ask {
+			p.gate.decision = gateConfirmed
 		}
 	}
 	var entry *safety.Entry
@@ -149,6 +174,7 @@ func (x *executor) run(ctx context.Context, c *toolkit.Call, p plan) toolkit.Rep
 			r = x.dryRun(a, targets, p) // trial.go: checked, not sent
 		} else {
 			r = x.send(ctx, c, p)
+			x.noteRead(c, p, r)
 			if a.Sensitive && x.safety.Sensitive == safety.SensitiveRedact {
 				r = redact(r)
 			}
@@ -157,7 +183,7 @@ func (x *executor) run(ctx context.Context, c *toolkit.Call, p plan) toolkit.Rep
 			}
 		}
 		if entry != nil {
-			x.write(entry, c, a, targets, r)
+			x.write(entry, c, p, targets, r)
 		}
 		return r
 	}
@@ -166,7 +192,7 @@ func (x *executor) run(ctx context.Context, c *toolkit.Call, p plan) toolkit.Rep
 		if r.IsError && entry != nil {
 			// No task started, so do never runs: the refusal is the
 			// audit line.
-			x.write(entry, c, a, targets, r)
+			x.write(entry, c, p, targets, r)
 		}
 		return r
 	}
@@ -256,7 +282,7 @@ func targetParams(a *catalog.Action) []safety.TargetParam {
 
 // askConfirm starts a confirmation round for a call of a: a form naming
 // the action, its targets and its summary, with one boolean field.
-func (x *executor) askConfirm(c *toolkit.Call, p plan, targets safety.Targets) toolkit.Reply {
+func (x *executor) askConfirm(c *toolkit.Call, p plan, targets safety.Targets, g gateCheck) toolkit.Reply {
 	a, tool := p.action, c.Req.Params.Name
 	if !toolkit.SupportsForms(c.Req.ClientCapabilities()) {
 		return x.refused(c, p, toolkit.Fail(toolkit.KindConfirmationUnavailable,
@@ -274,7 +300,11 @@ func (x *executor) askConfirm(c *toolkit.Call, p plan, targets safety.Targets) t
 	if err != nil {
 		return toolkit.Fail(toolkit.KindContinuation, "could not seal the confirmation: "+err.Error(), "try again")
 	}
-	return toolkit.Ask(mcp.InputRequestMap{confirmKey: confirmForm(x.lang, a, targets)}, state)
+	form := confirmForm(x.lang, a, targets)
+	if g.ask {
+		form.Message = gateText(x.lang, g.d) + form.Message
+	}
+	return toolkit.Ask(mcp.InputRequestMap{confirmKey: form}, state)
 }
 
 // resumeConfirm is the second round of a confirmation: the sealed state
@@ -338,28 +368,32 @@ func (x *executor) refused(c *toolkit.Call, p plan, r toolkit.Reply) toolkit.Rep
 		return r
 	}
 	targets, _ := safety.ExtractTargets(p.params, targetParams(p.action)...)
+	x.noteDeclined(c, &p, r)
 	entry, err := x.safety.Audit.Begin()
 	if err != nil {
 		x.log.Warn("audit", "action", p.action.Name, "problem", err.Error())
 		return r
 	}
-	x.write(entry, c, p.action, targets, r)
+	x.write(entry, c, p, targets, r)
 	return r
 }
 
 // write appends the call's audit line. The action has already run or been
 // refused, so a failure is logged rather than returned.
-func (x *executor) write(e *safety.Entry, c *toolkit.Call, a *catalog.Action, t safety.Targets, r toolkit.Reply) {
+func (x *executor) write(e *safety.Entry, c *toolkit.Call, p plan, t safety.Targets, r toolkit.Reply) {
+	a := p.action
 	err := e.Write(safety.Record{
-		Time:        time.Now().UTC(),
-		Tool:        c.Req.Params.Name,
-		Action:      a.Name,
-		Groups:      t.Groups,
-		Users:       t.Users,
-		Outcome:     string(r.Diag.Outcome),
-		Kind:        string(r.Diag.Kind),
-		Traceparent: c.Trace.Traceparent(),
-		DryRun:      x.backend.DryRun,
+		Time:          time.Now().UTC(),
+		Tool:          c.Req.Params.Name,
+		Action:        a.Name,
+		Groups:        t.Groups,
+		Users:         t.Users,
+		Outcome:       string(r.Diag.Outcome),
+		Kind:          string(r.Diag.Kind),
+		Traceparent:   c.Trace.Traceparent(),
+		DryRun:        x.backend.DryRun,
+		Untrusted:     p.gate.decision,
+		UntrustedRead: p.gate.read,
 	})
 	if err != nil {
 		x.log.Warn("audit", "action", a.Name, "problem", err.Error())
