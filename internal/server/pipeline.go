@@ -148,6 +148,9 @@ func (x *executor) run(ctx context.Context, c *toolkit.Call, p plan) toolkit.Rep
 		if r, ok := x.remote(ctx, c, a, p.params, targets, why); !ok {
 			if g.ask {
 				p.gate.decision = gateRefused
+				if r.Diag.Kind == toolkit.KindNotConfirmed {
+					p.gate.decision = gateDeclined
+				}
 			}
 			return x.refused(c, p, r)
 		}
