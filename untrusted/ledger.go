@@ -179,6 +179,17 @@ func (r *Registry) For(key any) *Ledger {
 	return l
 }
 
+// Note records that text of chats was handed to the model on the
+// connection key: the one call a reader of QQ users' text makes (event
+// and action reads, channel pushes, the archive, media). A nil key
+// records nothing.
+func (r *Registry) Note(key any, chats ...Chat) {
+	if r == nil || key == nil {
+		return
+	}
+	r.For(key).Note(chats...)
+}
+
 // Names joins chats for a sentence: "group:1, private:2".
 func Names(chats []Chat) string {
 	s := make([]string, len(chats))

@@ -105,6 +105,11 @@ func TestLedgerBounds(t *testing.T) {
 	if r.For("a") != a || b.Armed() || r.For(nil).Armed() || r.For(nil) == r.For(nil) {
 		t.Error("registry: ledgers are not kept apart by key")
 	}
+	r.Note("c", PrivateChat(7))
+	r.Note(nil, GroupChat(8))
+	if !r.For("c").Read(PrivateChat(7)) {
+		t.Error("Registry.Note recorded nothing")
+	}
 	for i := range MaxConnections + 1 {
 		r.For(i)
 	}

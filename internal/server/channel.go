@@ -264,7 +264,7 @@ func (svc *channelService) pushed(p channel.Push) {
 		chat = untrusted.GroupChat(metaID(p.Meta[channel.MetaGroupID]))
 	}
 	for s := range svc.server.Sessions() {
-		svc.x.backend.Provenance.For(s).Note(chat)
+		svc.x.backend.Provenance.Note(s, chat)
 	}
 }
 

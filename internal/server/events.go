@@ -322,9 +322,8 @@ func (ev *eventService) read(_ context.Context, req *mcp.ReadResourceRequest) (*
 	}
 	// The model is handed these events' text: their chats arm the send
 	// gate of this connection (see untrusted).
-	seen := ev.seen.For(req.Session)
 	for _, e := range snap.Events {
-		seen.Note(untrusted.EventChats(e.Event)...)
+		ev.seen.Note(req.Session, untrusted.EventChats(e.Event)...)
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: text}}}, nil
 }
