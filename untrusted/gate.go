@@ -50,9 +50,12 @@ func ReadWrite(a *catalog.Action, params json.RawMessage, upload string) (Write,
 			w.Forward = true
 		}
 	}
-	if a.Stream && !a.Send {
-		// A stream's chunks go to SnowLuma's own store, not to a chat; an
-		// automatic upload of a local file is judged by upload.
+	// A stream that is not a send moves a file between SnowLuma and this
+	// host (a download, or chunks into SnowLuma's own store), not to a
+	// chat: its strings are neither text for a chat nor a file to upload;
+	// an automatic upload of a local file is judged by upload.
+	stream := a.Stream && !a.Send
+	if stream {
 		roles = nil
 	}
 	t, err := safety.ExtractTargets(params, extra...)
@@ -78,7 +81,7 @@ func ReadWrite(a *catalog.Action, params json.RawMessage, upload string) (Write,
 			if roles != nil && !roles[name] && !w.Text && strings.TrimSpace(s) != "" {
 				w.Text = true
 			}
-			if w.LocalFile == "" && fileKey(key) {
+			if w.LocalFile == "" && !stream && fileKey(key) {
 				if p, ok := localPath(s); ok {
 					w.LocalFile = p
 					return
@@ -123,9 +126,13 @@ func walkStrings(name string, v json.RawMessage, f func(key, s string)) {
 }
 
 // fileKey reports a key whose value SnowLuma may read as a file to send:
-// file, files, path, image, images, thumb_path, db_path and the like.
+// file, files, path, image, images, thumb_path, db_path and the like, but
+// not an id or a name (file_id, file_name).
 func fileKey(k string) bool {
 	k = strings.ToLower(k)
+	if strings.HasSuffix(k, "_id") || strings.HasSuffix(k, "_name") || strings.HasSuffix(k, "_hash") {
+		return false // file_id "/0806…" names a group file, not a path
+	}
 	for _, s := range []string{"file", "path", "image", "thumb", "record", "video", "audio"} {
 		if strings.Contains(k, s) {
 			return true
