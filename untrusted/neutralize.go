@@ -81,7 +81,11 @@ var noticeWords = []string{"system", "assistant", "human", "developer", "claude"
 // one of noticeWords followed by a colon (of either width) or spaces and
 // a colon, or inside an opening bracket ([system], 【系统通知】, (System)).
 func posesAsNotice(line string) bool {
-	s := strings.ToLower(strings.TrimLeft(line, " \t\u3000"))
+	s := strings.TrimLeft(line, " \t\u3000")
+	if len(s) > 64 {
+		s = s[:64] // a notice's word and colon come first
+	}
+	s = strings.ToLower(s)
 	bracket := false
 	for _, open := range []string{"[", "【", "［", "(", "（", "<", "＜", "{"} {
 		if t, ok := strings.CutPrefix(s, open); ok {

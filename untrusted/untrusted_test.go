@@ -9,7 +9,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 )
 
-func action(t *testing.T, name string) *catalog.Action {
+func action(t testing.TB, name string) *catalog.Action {
 	t.Helper()
 	c, err := catalog.Load()
 	if err != nil {
