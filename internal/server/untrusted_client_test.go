@@ -515,6 +515,11 @@ func TestUntrustedGateAfterHistoryRead(t *testing.T) {
 		if _, r := mcptest.CallTool(t, cs, "invoke_action", sendB); r.Diagnostics.Kind != "untrusted_context" || !strings.Contains(r.Diagnostics.Message, "from group:20003") {
 			t.Errorf("after the history of 20003: %+v", r.Diagnostics)
 		}
+		// get_runtime_info shows the mode and where a reply is free.
+		_, info := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+		if sf := mcptest.Decode[map[string]any](t, info.Result)["safety"].(map[string]any); sf["untrusted_sends"] != "refuse" || fmt.Sprint(sf["untrusted_read"]) != "[group:20003]" {
+			t.Errorf("get_runtime_info safety %v", sf)
+		}
 		// get_msg names its chat in its answer (the fake's is of group 30003).
 		read("get_msg", map[string]any{"message_id": 7})
 		reply := map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 30003, "message": "noted"}}
