@@ -12,8 +12,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/untrusted"
@@ -40,8 +42,8 @@ type eventService struct {
 
 // newEventService returns the service over hub, whose filters stay within
 // allow's allowlists, or nil when events are off.
-func newEventService(hub *events.Hub, mode Mode, allow *safety.Policy, seen *untrusted.Registry) *eventService {
-	if hub == nil || !mode.Allows(ModeRead) {
+func newEventService(hub *events.Hub, mode config.Mode, allow *safety.Policy, seen *untrusted.Registry) *eventService {
+	if hub == nil || !mode.Allows(config.ModeRead) {
 		return nil
 	}
 	return &eventService{hub: hub, allow: allow, seen: seen}
@@ -161,7 +163,7 @@ func eventTools(ev *eventService) []toolkit.Spec {
 		Description: "Buffer the account's live events that pass the filter (all terms apply; 256 events, 1 MiB) in a resource; returns its URI to read (?after=next_cursor) and subscribe to. At most 16. Sends nothing.",
 		Input:       subscribeInput,
 		Output:      subscribeResult,
-		Needs:       toolkit.ModeRead,
+		Needs:       config.ModeRead,
 		OpenWorld:   true,
 		Unavailable: off,
 		Handler:     toolkit.Handle(ev.subscribeEvents),
@@ -171,7 +173,7 @@ func eventTools(ev *eventService) []toolkit.Spec {
 		Description: "Release a subscribe_events resource and its buffer; the last one closes the event WebSocket.",
 		Input:       unsubscribeInput,
 		Output:      unsubscribeResult,
-		Needs:       toolkit.ModeRead,
+		Needs:       config.ModeRead,
 		OpenWorld:   true,
 		Unavailable: off,
 		Handler:     toolkit.Handle(ev.unsubscribeEvents),
