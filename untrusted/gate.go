@@ -23,8 +23,8 @@ type Write struct {
 	Chats []Chat
 	// Unreadable lists target values that are not ids.
 	Unreadable []string
-	// Text: a param without a catalog role holds a string, so the call
-	// can carry text somewhere.
+	// Text: a param that is not an id, a request's flag or a fixed choice
+	// holds a string, so the call can carry text somewhere.
 	Text bool
 	// URL is the first URL found in the params (clipped); "" when none.
 	URL string
@@ -38,10 +38,12 @@ type Write struct {
 func ReadWrite(a *catalog.Action, params json.RawMessage, upload string) (Write, error) {
 	w := Write{Action: a.Name, Send: a.Send, LocalFile: upload}
 	var extra []safety.TargetParam
-	roles := map[string]bool{}
+	// notText are the params whose strings carry no text: ids (a catalog
+	// role), a request's opaque flag, and words from a fixed list.
+	notText := map[string]bool{}
 	for _, p := range a.Params {
-		if p.Role != "" {
-			roles[p.Name] = true
+		if p.Role != "" || p.Name == "flag" || p.Name == "type" || p.Name == "sub_type" || fixedWords(p.Schema) {
+			notText[p.Name] = true
 		}
 		if p.Target() {
 			extra = append(extra, safety.TargetParam{Name: p.Name, Group: p.Role == catalog.RoleGroup})
@@ -55,9 +57,6 @@ func ReadWrite(a *catalog.Action, params json.RawMessage, upload string) (Write,
 	// chat: its strings are neither text for a chat nor a file to upload;
 	// an automatic upload of a local file is judged by upload.
 	stream := a.Stream && !a.Send
-	if stream {
-		roles = nil
-	}
 	t, err := safety.ExtractTargets(params, extra...)
 	if err != nil {
 		return Write{}, err
@@ -78,7 +77,7 @@ func ReadWrite(a *catalog.Action, params json.RawMessage, upload string) (Write,
 	}
 	for name, v := range fields {
 		walkStrings(name, v, func(key, s string) {
-			if roles != nil && !roles[name] && !w.Text && strings.TrimSpace(s) != "" {
+			if !stream && !notText[name] && !w.Text && strings.TrimSpace(s) != "" {
 				w.Text = true
 			}
 			if w.LocalFile == "" && !stream {
@@ -96,6 +95,16 @@ func ReadWrite(a *catalog.Action, params json.RawMessage, upload string) (Write,
 		})
 	}
 	return w, nil
+}
+
+// fixedWords reports a param schema that admits only listed values (enum
+// or const): a choice, not text.
+func fixedWords(schema json.RawMessage) bool {
+	var s struct {
+		Enum  []json.RawMessage `json:"enum"`
+		Const json.RawMessage   `json:"const"`
+	}
+	return json.Unmarshal(schema, &s) == nil && (len(s.Enum) > 0 || len(s.Const) > 0)
 }
 
 // walkStrings calls f with every string inside v and the name of the

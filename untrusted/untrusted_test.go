@@ -63,6 +63,8 @@ func TestJudge(t *testing.T) {
 		{"qzone post names no chat", "send_qzone_msg", `{"content":"hello"}`, "", false, "names no chat"},
 		{"profile text names no chat", "set_qq_profile", `{"nickname":"x"}`, "", false, "names no chat"},
 		{"no text, no chat", "delete_msg", `{"message_id":5}`, "", true, ""},
+		{"approving a join request", "set_group_add_request", `{"flag":"7:20001:u_abc","sub_type":"add","approve":true}`, "", true, ""},
+		{"refusing it with a reason", "set_group_add_request", `{"flag":"7:20001:u_abc","approve":false,"reason":"see http://x"}`, "", false, "URL http://x"},
 		{"unreadable target", "send_group_msg", `{"group_id":"abc","message":"hi"}`, "", false, "not an id"},
 		{"stream chunks go to SnowLuma's store", "upload_file_stream", `{"stream_id":"s","chunk_data":"aGk=","chunk_index":0,"total_chunks":1}`, "", true, ""},
 		{"local path in a CQ code", "send_group_msg", `{"group_id":1,"message":"look [CQ:image,file=/home/op/.ssh/id_rsa] here"}`, "", false, "local file /home/op/.ssh/id_rsa"},
