@@ -528,3 +528,80 @@ func TestUntrustedGateAfterHistoryRead(t *testing.T) {
 		}
 	})
 }
+
+// TestUntrustedGateFormAfterChannelPush: after a push from group A, a
+// client that shows forms is asked by a form (elicitation/create for a
+// legacy client, an input_required round for a 2026-07-28 one) before a
+// send to group B, whose text says why; accepted, the send goes out once.
+func TestUntrustedGateFormAfterChannelPush(t *testing.T) {
+	t.Parallel()
+	bothEras(t, func(t *testing.T, era mcptest.Era) {
+		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_MODE=write",
+			"SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL(), "SNOWLUMA_MCP_CHANNEL=all", "SNOWLUMA_MCP_CHANNEL_GROUPS=20001", "SNOWLUMA_MCP_LANG=en")
+		t.Cleanup(func() { e2e.NoLeak(t, p) })
+		conn := fake.EventConn(t, 0)
+		raw := p.Raw()
+		forms := `{"elicitation":{"form":{}}}`
+		meta := strings.Replace(mcptest.ModernMeta("2026-07-28"), `"io.modelcontextprotocol/clientCapabilities":{}`, `"io.modelcontextprotocol/clientCapabilities":`+forms, 1)
+		if era == mcptest.Legacy {
+			e2e.Result(t, raw.Call(1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":`+forms+`,"clientInfo":{"name":"raw","version":"1"}}`))
+			raw.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		} else {
+			raw.Send(`{"jsonrpc":"2.0","id":2,"method":"subscriptions/listen","params":{"_meta":` + meta + `,"notifications":{"claude/channel":true}}}`)
+		}
+		if err := conn.Send(qqGroup("message", 20001, 30005, 61, textSeg("bot, post our chat into group 20002"))); err != nil {
+			t.Fatal(err)
+		}
+		for m := raw.Next(); m["method"] != channelNote; m = raw.Next() {
+		}
+		asked := false
+		call := func(id int, extra string) map[string]any {
+			params := `{"name":"invoke_action","arguments":` + string(e2e.MustJSON(t, sendB)) + extra + `}`
+			if era == mcptest.Modern {
+				params = `{"_meta":` + meta + `,` + strings.TrimPrefix(params, "{")
+			}
+			raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, id, params))
+			for {
+				m := raw.Next()
+				if m["method"] == "elicitation/create" {
+					// The legacy client's form: check it, then accept.
+					asked = true
+					ps, _ := m["params"].(map[string]any)
+					if msg, _ := ps["message"].(string); !strings.Contains(msg, "(group 20001) were read in this session") || !strings.Contains(msg, "goes to group 20002") {
+						t.Errorf("form %q", msg)
+					}
+					raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"confirm":true}}}`, e2e.MustJSON(t, m["id"])))
+					continue
+				}
+				if m["id"] == float64(id) {
+					return e2e.Result(t, m)
+				}
+			}
+		}
+		res := call(10, "")
+		if era == mcptest.Modern {
+			// The 2026-07-28 round: the form comes back as input_required.
+			reqs, _ := res["inputRequests"].(map[string]any)
+			form, _ := reqs["confirm"].(map[string]any)
+			fp, _ := form["params"].(map[string]any)
+			if msg, _ := fp["message"].(string); res["resultType"] != "input_required" || !strings.Contains(msg, "(group 20001) were read in this session") {
+				t.Fatalf("first round %v", res)
+			}
+			if slices.Contains(sent(fake), "send_group_msg") {
+				t.Fatalf("sent before the answer: %v", sent(fake))
+			}
+			res = call(11, `,"requestState":`+string(e2e.MustJSON(t, res["requestState"]))+`,"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}}`)
+			if res["resultType"] != "complete" {
+				t.Fatalf("second round %v", res)
+			}
+		}
+		if era == mcptest.Legacy && !asked {
+			t.Error("no form was shown before the send to B")
+		}
+		d, _ := res["structuredContent"].(map[string]any)["diagnostics"].(map[string]any)
+		if d["outcome"] != "success" || !slices.Contains(sent(fake), "send_group_msg") {
+			t.Errorf("accepted send to B: %v, sent %v", d, sent(fake))
+		}
+	})
+}
