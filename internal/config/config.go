@@ -27,6 +27,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/safety"
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 // Prefix starts every variable's name: SNOWLUMA_MCP_ENDPOINT and so on.
@@ -93,6 +94,7 @@ type variables struct {
 	// Account safety (docs/safety.md).
 	Sensitive     string `env:"SENSITIVE" default:"deny" shown:"deny" desc:"Actions whose answer is a credential of the account (get_cookies, get_clientkey, ...): deny refuses them, redact runs them and masks every string and number of the answer's data, allow returns them unchanged."`
 	Confirm       string `env:"CONFIRM" default:"none" shown:"none" desc:"none, destructive or writes: which actions a person must confirm through a form before they run (destructive: kicks, leaving a group, recalls, deletions...; writes: every write action)."`
+	Untrusted     string `env:"UNTRUSTED_SENDS" default:"confirm" shown:"confirm" desc:"confirm, refuse or off: once QQ users' text has reached the model on a connection (an event read, a channel push, a history or message read), a write that could carry it elsewhere (to a chat whose messages were not read, a stranger, a URL in the params, a local file, a post naming no chat) must be confirmed by a person (confirm: a form, or an approver from QQ) or is refused with kind untrusted_context (refuse); off lets it run. Replying in a chat that was read stays free."`
 	SendInterval  string `env:"SEND_MIN_INTERVAL_MS" default:"1000" shown:"1000" desc:"Least milliseconds between two message sends to the same group or user (0 to 86400000; 0 turns it off). A faster send is refused with kind rate_limited."`
 	SendPerMinute string `env:"SEND_PER_MINUTE" default:"20" shown:"20" desc:"Most message sends in any minute across all targets (0 to 100000; 0 turns it off). A send over it is refused with kind rate_limited."`
 	Groups        string `env:"ALLOWED_GROUPS" shown:"unset (any group)" desc:"Comma-separated group numbers the actions may name in group_id (or a param whose catalog role is group_id); any other is refused with kind target_not_allowed, reads included."`
@@ -154,9 +156,12 @@ type Config struct {
 	Sandbox bool
 	// Safety is the account-safety policy; its pacer is built by the
 	// caller from SendInterval and SendPerMinute.
-	Safety        safety.Policy
-	SendInterval  time.Duration
-	SendPerMinute int
+	Safety safety.Policy
+	// UntrustedSends is what happens to a write that could carry QQ
+	// users' text elsewhere (SNOWLUMA_MCP_UNTRUSTED_SENDS).
+	UntrustedSends untrusted.Mode
+	SendInterval   time.Duration
+	SendPerMinute  int
 	// EventsURL is SnowLuma's event WebSocket; nil when events are off.
 	EventsURL *url.URL
 	// EventsToken is the token sent on the event WebSocket: that of
@@ -888,6 +893,9 @@ func parseSafety(e variables, c *Config) error {
 	}
 	if c.Safety.Confirm, err = safety.ParseConfirm(e.Confirm); err != nil {
 		return &Error{"CONFIRM", lang.T(lang.ConfigNotConfirm, e.Confirm), lang.T(lang.ConfigConfirm)}
+	}
+	if c.UntrustedSends, err = untrusted.ParseMode(e.Untrusted); err != nil {
+		return &Error{"UNTRUSTED_SENDS", lang.T(lang.ConfigNotUntrusted, e.Untrusted), lang.T(lang.ConfigUntrusted)}
 	}
 	ms, err := strconv.Atoi(strings.TrimSpace(e.SendInterval))
 	if err != nil || ms < 0 || ms > maxTimeoutMS {

@@ -21,6 +21,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 // The local message archive (package archive): its four tools, the feed
@@ -253,7 +254,29 @@ func parseTime(pointer, s string) (time.Time, *toolkit.Reply) {
 	return t, nil
 }
 
-func (svc *archiveService) search(ctx context.Context, _ *toolkit.Call, in searchMessagesArgs) toolkit.Reply {
+// seen records that the model on c's connection was handed the text of
+// msgs' chats: they arm its send gate (see untrusted).
+func (svc *archiveService) seen(c *toolkit.Call, msgs []archive.Message) {
+	if c == nil || c.Req == nil || c.Req.Session == nil || len(msgs) == 0 {
+		return
+	}
+	var chats []untrusted.Chat
+	done := map[string]bool{}
+	for _, m := range msgs {
+		if done[m.Chat] {
+			continue
+		}
+		done[m.Chat] = true
+		if m.GroupID != 0 {
+			chats = append(chats, untrusted.GroupChat(m.GroupID))
+		} else if id, err := strconv.ParseInt(strings.TrimPrefix(m.Chat, "private:"), 10, 64); err == nil {
+			chats = append(chats, untrusted.PrivateChat(id))
+		}
+	}
+	svc.x.backend.Provenance.Note(c.Req.Session, chats...)
+}
+
+func (svc *archiveService) search(ctx context.Context, c *toolkit.Call, in searchMessagesArgs) toolkit.Reply {
 	if r, bad := svc.unavailable(); bad {
 		return r
 	}
@@ -283,6 +306,7 @@ func (svc *archiveService) search(ctx context.Context, _ *toolkit.Call, in searc
 	if msgs == nil {
 		msgs = []archive.Message{}
 	}
+	svc.seen(c, msgs)
 	return toolkit.OK(archivePage{Messages: msgs, NextCursor: next, Trust: channel.TrustUntrusted})
 }
 
@@ -342,7 +366,7 @@ func position(pointer string, raw json.RawMessage) (*archive.Position, *toolkit.
 	return &archive.Position{Time: t}, nil
 }
 
-func (svc *archiveService) read(ctx context.Context, _ *toolkit.Call, in readArgs) toolkit.Reply {
+func (svc *archiveService) read(ctx context.Context, c *toolkit.Call, in readArgs) toolkit.Reply {
 	if r, bad := svc.unavailable(); bad {
 		return r
 	}
@@ -374,6 +398,7 @@ func (svc *archiveService) read(ctx context.Context, _ *toolkit.Call, in readArg
 	case err != nil:
 		return svc.failed(err)
 	}
+	svc.seen(c, w.Messages)
 	return toolkit.OK(archivePage{Messages: w.Messages, Gaps: w.Gaps, MoreBefore: &w.MoreBefore, MoreAfter: &w.MoreAfter, Trust: channel.TrustUntrusted})
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 type runtimeArgs struct {
@@ -131,6 +133,10 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 		ServerSupport:    "unknown",
 		Safety:           x.safetyInfo(),
 	}
+	info.Safety.UntrustedSends = cmp.Or(x.backend.UntrustedSends, untrusted.ModeConfirm)
+	if c.Req != nil && c.Req.Session != nil && x.backend.Provenance != nil {
+		info.Safety.UntrustedRead = untrusted.Strings(x.backend.Provenance.For(c.Req.Session).Chats())
+	}
 	if x.enabled() {
 		l := x.backend.Client.Limits()
 		info.Transport = &transportInfo{
@@ -194,6 +200,11 @@ type safetyInfo struct {
 	AllowedGroups     []int64          `json:"allowed_groups"`
 	AllowedUsers      []int64          `json:"allowed_users"`
 	Audit             bool             `json:"audit"`
+	// UntrustedSends is the send gate's mode; UntrustedRead the chats
+	// whose QQ users' text this connection was handed, where a reply
+	// needs no confirmation.
+	UntrustedSends untrusted.Mode `json:"untrusted_sends"`
+	UntrustedRead  []string       `json:"untrusted_read,omitempty"`
 }
 
 func (x *executor) safetyInfo() *safetyInfo {

@@ -26,6 +26,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/version"
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 // Name identifies this server to MCP clients, with the build's version
@@ -150,6 +151,9 @@ func newDeps(opts Options) (*deps, error) {
 	if b == nil {
 		b = &backend.Backend{}
 	}
+	if b.Provenance == nil {
+		b.Provenance = &untrusted.Registry{}
+	}
 	if opts.Mode != config.ModeDocs && b.Client == nil {
 		return nil, fmt.Errorf("server: %s mode needs a SnowLuma client", opts.Mode)
 	}
@@ -181,7 +185,7 @@ func newDeps(opts Options) (*deps, error) {
 	if arch != nil {
 		arch.x = x
 	}
-	return &deps{opts: opts, mode: opts.Mode, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety), channel: ch, archive: arch, sealer: sealer, log: log}, nil
+	return &deps{opts: opts, mode: opts.Mode, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety, b.Provenance), channel: ch, archive: arch, sealer: sealer, log: log}, nil
 }
 
 // A catalogSource yields the catalog once it has loaded.

@@ -39,6 +39,7 @@ const (
 	KindNotConfirmed            Kind = "not_confirmed"
 	KindRateLimited             Kind = "rate_limited"
 	KindTargetNotAllowed        Kind = "target_not_allowed"
+	KindUntrustedContext        Kind = "untrusted_context"
 	KindAuditFailed             Kind = "audit_failed"
 	KindUnknownResource         Kind = "unknown_resource"
 	KindTooManyResources        Kind = "too_many_resources"
@@ -100,6 +101,7 @@ func Kinds() []KindDoc {
 		{KindNotConfirmed, "the person answered `confirm: false`; nothing ran", "do not repeat unless the person asks"},
 		{KindRateLimited, "a send over the pacing limits; nothing was sent; `diagnostics.retry_after_ms` says how long to wait", "wait that long; never loop on sends"},
 		{KindTargetNotAllowed, "the params name a group or user outside the allowlists; nothing was sent", "use an allowed target (`get_runtime_info`'s `safety`)"},
+		{KindUntrustedContext, "QQ users' text was read on this connection and the write could carry it elsewhere (another chat, a URL, a local file); nothing was sent", "reply only in the chats read, or have a person confirm or do it"},
 		{KindAuditFailed, "the audit file cannot be written, so the write action was not run", "make `SNOWLUMA_MCP_AUDIT_FILE` writable again"},
 		{KindUnknownResource, "the URI names no live event resource (never created, or released)", "use the `uri` `subscribe_events` returned"},
 		{KindTooManyResources, "16 event resources already exist", "release one with `unsubscribe_events`"},
