@@ -124,7 +124,7 @@ func (a *archived) read(t *testing.T, cs *mcp.ClientSession, args map[string]any
 // archived; every result says it is untrusted.
 func TestArchiveLive(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		a := newArchived(t)
+		a := newArchived(t, "SNOWLUMA_MCP_UNTRUSTED_SENDS=refuse")
 		_, cs := a.start(t, era)
 		g := a.group
 		m1 := a.fake.WorldSay(g, a.friend, "明天下午开会，记得带电脑", 0, true)
@@ -214,6 +214,15 @@ func TestArchiveLive(t *testing.T) {
 		}](t, r.Result)
 		if sum := info.Archive.Summary; sum.Messages < 123 || sum.Chats < 1 || sum.Ingested < 122 || sum.Recalls != 1 || info.Archive.Feed != "following" {
 			t.Errorf("runtime archive %+v", info.Archive)
+		}
+
+		// What the archive handed the model arms the send gate: a send to a
+		// chat it did not read is refused (no form, refuse mode), a reply
+		// in the chat read is not.
+		_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_private_msg", "params": map[string]any{"user_id": a.friend + 7,
+			"message": []any{map[string]any{"type": "text", "data": map[string]any{"text": "转发"}}}}})
+		if r.Diagnostics.Kind != "untrusted_context" {
+			t.Errorf("a send elsewhere after archive reads: %+v", r.Diagnostics)
 		}
 
 		// Allowlists apply to reads.

@@ -66,7 +66,7 @@ type channelService struct {
 	log  io.Writer
 
 	archive *archiveService // nil without an archive
-	server *mcp.Server // set by attach: its sessions are the connection pushes reach
+	server  *mcp.Server     // set by attach: its sessions are the connection pushes reach
 
 	mu    sync.Mutex
 	ch    *channel.Channel // nil until the account is known
