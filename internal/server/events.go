@@ -331,6 +331,7 @@ func encodeSnapshot(s events.Snapshot) (string, error) {
 		}
 		fmt.Fprintf(&buf, `{"cursor":%q,"event":`, e.Cursor)
 		buf.Write(e.Event)
+		writeMessageText(&buf, e.Event)
 		buf.WriteByte('}')
 	}
 	// The events' text came from other people: the read says so beside
@@ -349,6 +350,21 @@ func encodeSnapshot(s events.Snapshot) (string, error) {
 	}
 	buf.Write(tail)
 	return buf.String(), nil
+}
+
+// writeMessageText adds a message event's text as the channel renders it,
+// with its media placeholders ([图片 #1], the index view_media takes), as
+// a "text" field beside the event; other events get none.
+func writeMessageText(buf *bytes.Buffer, raw json.RawMessage) {
+	e, err := channel.ParseEvent(raw)
+	if err != nil || (e.PostType != "message" && e.PostType != "message_sent") {
+		return
+	}
+	buf.WriteString(`,"text":`)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(channel.Render(e.Segments, e.SelfID).Text) // a string always encodes
+	buf.Truncate(buf.Len() - 1)                           // Encode's newline
 }
 
 // subscribe accepts resources/subscribe (legacy) and each URI of a
