@@ -91,14 +91,14 @@ func (s *Server) FailOCR(fail bool) {
 // MediaSamples returns the fake's pictures and voice, made now: the
 // pictures as a QQ user would send them.
 func MediaSamples() []MediaSample {
-	photo := samplePhoto(320, 240, 1)
+	photo := samplePhoto(320, 240, 1, 3)
 	cut := photo[:len(photo)*3/5]
 	return []MediaSample{
 		{ID: "A1B2C3D4E5F60718293A4B5C6D7E8F90.jpg", Name: "IMG_2048.jpg", Data: withExif(photo), OCR: []string{"周末爬山", "08:00 集合"}},
 		{ID: "0F1E2D3C4B5A69788796A5B4C3D2E1F0.png", Name: "sticker.png", Data: sampleAlphaPNG()},
 		{ID: "11223344556677889900AABBCCDDEEFF.gif", Name: "dance.gif", Data: sampleGIF()},
 		{ID: "FFEEDDCCBBAA00998877665544332211.webp", Name: "cat.webp", Data: sampleWebP},
-		{ID: "5A5A5A5A5A5A5A5A5A5A5A5A5A5A5A5A.jpg", Name: "panorama.jpg", Data: samplePhoto(2400, 1600, 2)},
+		{ID: "5A5A5A5A5A5A5A5A5A5A5A5A5A5A5A5A.jpg", Name: "panorama.jpg", Data: samplePhoto(2400, 1600, 2, 3)},
 		{ID: "DEADBEEFDEADBEEFDEADBEEFDEADBEEF.jpg", Name: "cut.jpg", Data: cut},
 		{ID: "B0B0B0B0B0B0B0B0B0B0B0B0B0B0B0B0.png", Name: "bomb.png", Data: sampleBomb(8000, 8000)},
 		{ID: "1A1A1A1A1A1A1A1A1A1A1A1A1A1A1A1A.jpg", Name: "liar.jpg", Data: lyingJPEG(photo, 7000, 7000)},
@@ -282,8 +282,9 @@ func (w *world) seedMedia() {
 	}
 }
 
-// samplePhoto is a w×h JPEG of a smooth scene with some grain, seeded.
-func samplePhoto(w, h int, seed uint64) []byte {
+// samplePhoto is a w×h JPEG of a smooth scene with grain of the given
+// bits (at most 8), seeded.
+func samplePhoto(w, h int, seed uint64, grainBits uint) []byte {
 	r := rand.New(rand.NewPCG(seed, 0x5eed0005))
 	m := image.NewYCbCr(image.Rect(0, 0, w, h), image.YCbCrSubsampleRatio420)
 	wave := make([]float64, w+h) // the scene: a wave across the frame
@@ -295,7 +296,7 @@ func samplePhoto(w, h int, seed uint64) []byte {
 		row := m.Y[y*m.YStride:]
 		for x := range w {
 			grain = grain*6364136223846793005 + 1442695040888963407
-			row[x] = uint8(max(0, min(255, wave[x+y/3]+float64(grain>>61)-4)))
+			row[x] = uint8(max(0, min(255, wave[x+y/3]+float64(grain>>(64-grainBits))-float64(int(1)<<grainBits/2))))
 		}
 	}
 	for y := range (h + 1) / 2 {
@@ -418,5 +419,6 @@ func sampleVoice() []byte {
 	return append([]byte("#!AMR\n"), bytes.Repeat([]byte{0x7c}, 150)...)
 }
 
-// SamplePhoto is a w×h JPEG like the fake's photos, for benchmarks.
-func SamplePhoto(w, h int) []byte { return samplePhoto(w, h, 3) }
+// SamplePhoto is a w×h JPEG with the grain of a phone camera's photo (a
+// 12-megapixel one is about 3 MB), for benchmarks.
+func SamplePhoto(w, h int) []byte { return samplePhoto(w, h, 3, 6) }

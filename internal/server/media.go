@@ -45,11 +45,12 @@ const viewResult = `{"type": "object", "description": "{message_id, chat, media_
 
 // mediaFeature serves view_media.
 func mediaFeature(d *deps) (feature, error) {
-	x := d.exec
-	return feature{
-		tools:        []toolkit.Spec{viewTool(x)},
-		instructions: " Messages show media as [图片 #1], [语音 #2]: view_media {message_id, index} shows a picture, or gives a voice message's text.",
-	}, nil
+	f := feature{tools: []toolkit.Spec{viewTool(d.exec)}}
+	if d.mode != ModeDocs {
+		// Kept short: the whole of the instructions stays under 1 KB.
+		f.instructions = " view_media shows a message's [图片 #N] or its voice as text."
+	}
+	return f, nil
 }
 
 func viewTool(x *executor) toolkit.Spec {
