@@ -14,6 +14,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/media"
 	"github.com/snowluma/snowluma-mcp/safety"
+	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
 // view_media: the pictures of a message as image content a model can see,
@@ -127,7 +128,7 @@ func (v *viewer) view(ctx context.Context, in viewArgs) toolkit.Reply {
 		return toolkit.Fail(toolkit.KindInvalidArguments, "/message_id: not a message id: give the id as an integer or a string of digits",
 			"pass message_id exactly as an event, a push or get_msg gives it")
 	}
-	r := v.action(ctx, "get_msg", map[string]any{"message_id": id}, false)
+	r := v.read(ctx, "get_msg", map[string]any{"message_id": id})
 	if r.Diag.Outcome != toolkit.OutcomeSuccess {
 		r.Diag.Message = "view_media: get_msg: " + r.Diag.Message
 		return r
@@ -281,7 +282,7 @@ func (v *viewer) picture(ctx context.Context, it media.Item, out viewItem) (view
 	out.Shown = &shownInfo{MIMEType: img.MIMEType, Width: img.OutWidth, Height: img.OutHeight, Bytes: len(img.Data)}
 	// QQ's OCR, when it answers: some hosts do not show a tool's image to
 	// the model at once, and the text keeps it from guessing.
-	r := v.action(ctx, "ocr_image", map[string]any{"image": src}, false)
+	r := v.read(ctx, "ocr_image", map[string]any{"image": src})
 	if text, ok := ocrText(r); ok {
 		b.MediaStats.OCRTexts.Add(1)
 		out.OCRText = &text
@@ -295,13 +296,21 @@ func (v *viewer) picture(ctx context.Context, it media.Item, out viewItem) (view
 // fetch downloads a picture through the download stream, reads it and
 // removes the saved file: only the prepared picture leaves this server.
 func (v *viewer) fetch(ctx context.Context, src string) ([]byte, *toolkit.Diagnostics) {
-	r := v.action(ctx, "download_file_image_stream", map[string]any{"file": src}, true)
+	// The download writes the host's disk, so it is no read; the server
+	// runs it on its own behalf (no confirmation round: the file only
+	// passes through), with every other step of the pipeline.
+	params, _ := json.Marshal(map[string]string{"file": src})
+	r := v.x.Own(ctx, callOf(v.c), "download_file_image_stream", params)
 	if r.Diag.Outcome != toolkit.OutcomeSuccess {
 		d := r.Diag
 		d.Message = "download_file_image_stream: " + d.Message
 		return nil, &d
 	}
-	dl, ok := r.Result.(downloadResult)
+	var dl struct {
+		Saved *transfer.Saved `json:"saved"`
+	}
+	raw, err := json.Marshal(r.Result) // the pipeline's download payload
+	ok := err == nil && json.Unmarshal(raw, &dl) == nil
 	if r.Diag.Kind == toolkit.KindDryRun {
 		return nil, &toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: toolkit.KindDryRun,
 			Message:  "SNOWLUMA_MCP_DRY_RUN holds back downloads, so the picture was not fetched",
@@ -330,7 +339,7 @@ func (v *viewer) voice(ctx context.Context, msg *channel.Event, it media.Item, o
 	out.Seconds = media.Seconds(it.Data)
 	out.Download = fmt.Sprintf("invoke_action download_file_record_stream {\"file\": %q} saves the audio", media.Source(it))
 	// SnowLuma's catalog takes this id as a decimal string.
-	r := v.action(ctx, "fetch_ptt_text", map[string]any{"message_id": strconv.FormatInt(msg.MessageID, 10)}, false)
+	r := v.read(ctx, "fetch_ptt_text", map[string]any{"message_id": strconv.FormatInt(msg.MessageID, 10)})
 	var text string
 	if r.Diag.Outcome == toolkit.OutcomeSuccess {
 		var env struct {
@@ -412,21 +421,12 @@ func readMessage(result any) (*channel.Event, error) {
 	return channel.ParseEvent(env.Data)
 }
 
-// action runs one catalog action through the pipeline, as a part of this
-// call. A download is confirmed by the call itself: it only passes
-// through the download directory.
-func (v *viewer) action(ctx context.Context, name string, params map[string]any, confirmed bool) toolkit.Reply {
-	cat, r, loaded := v.x.catalog.get()
-	if !loaded {
-		return r
-	}
-	a, found := cat.Lookup(name)
-	if !found {
-		return toolkit.Fail(toolkit.KindInternal, name+" is missing from the catalog", "report this to the snowluma-mcp maintainers")
-	}
+// read runs a read-only catalog action through the pipeline, as a part of
+// this call.
+func (v *viewer) read(ctx context.Context, action string, params map[string]any) toolkit.Reply {
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return toolkit.Fail(toolkit.KindInternal, "view_media: "+err.Error(), "report this to the snowluma-mcp maintainers")
 	}
-	return v.x.run(ctx, &toolkit.Call{Req: v.c.Req, Trace: v.c.Trace, Action: v.c.Action}, plan{action: a, params: raw, confirmed: confirmed})
+	return v.x.Read(ctx, callOf(v.c), action, raw)
 }
