@@ -15,6 +15,7 @@ import (
 	_ "image/gif" // registers GIF with image.Decode
 	"image/jpeg"
 	"image/png"
+	"math"
 	"time"
 
 	_ "golang.org/x/image/webp" // registers WebP with image.Decode
@@ -203,24 +204,36 @@ func (d *Decoder) prepare(data []byte, cfg image.Config, format string) (*Image,
 	out := &Image{Format: format, Width: cfg.Width, Height: cfg.Height, InBytes: len(data), Alpha: hasAlpha(rgba)}
 	lossless := format == "png" || format == "gif"
 	for {
+		smallest := 0 // bytes of the smallest encoding tried at this size
 		if out.Alpha || lossless {
-			if enc, err := encodePNG(rgba); err == nil && len(enc) <= d.maxBytes {
+			enc, err := encodePNG(rgba)
+			if err == nil && len(enc) <= d.maxBytes {
 				out.Data, out.MIMEType = enc, "image/png"
 				break
 			}
+			smallest = len(enc)
 		}
 		if !out.Alpha {
-			if enc, ok := d.encodeJPEG(rgba); ok {
+			enc, fits := d.encodeJPEG(rgba)
+			if fits {
 				out.Data, out.MIMEType = enc, "image/jpeg"
 				break
 			}
+			smallest = len(enc)
 		}
-		// Too large at every quality: a quarter fewer pixels on each side.
+		// Too large at every quality: fewer pixels, as many fewer as the
+		// bytes say (the encoding shrinks about with the area), and at
+		// least a quarter fewer on each side.
 		b := rgba.Bounds()
-		if max(b.Dx(), b.Dy()) <= minSide {
+		side := max(b.Dx(), b.Dy())
+		if side <= minSide {
 			return nil, fmt.Errorf("media: the image does not fit in %d bytes even at %d pixels", d.maxBytes, minSide)
 		}
-		w, h := fit(b.Dx(), b.Dy(), max(b.Dx(), b.Dy())*3/4)
+		next := side * 3 / 4
+		if smallest > 0 {
+			next = min(next, int(float64(side)*0.9*math.Sqrt(float64(d.maxBytes)/float64(smallest))))
+		}
+		w, h := fit(b.Dx(), b.Dy(), max(next, minSide))
 		rgba = resize(rgba, w, h)
 	}
 	b = rgba.Bounds()
@@ -228,7 +241,8 @@ func (d *Decoder) prepare(data []byte, cfg image.Config, format string) (*Image,
 	return out, nil
 }
 
-// encodeJPEG encodes m at falling qualities until the encoding fits.
+// encodeJPEG encodes m at falling qualities until the encoding fits; when
+// none does, it returns the last, smallest one and false.
 func (d *Decoder) encodeJPEG(m *image.RGBA) ([]byte, bool) {
 	var buf bytes.Buffer
 	for _, q := range []int{85, 72, 60, 45} {
@@ -237,7 +251,7 @@ func (d *Decoder) encodeJPEG(m *image.RGBA) ([]byte, bool) {
 			return bytes.Clone(buf.Bytes()), true
 		}
 	}
-	return nil, false
+	return buf.Bytes(), false
 }
 
 func encodePNG(m *image.RGBA) ([]byte, error) {

@@ -206,3 +206,29 @@ func BenchmarkPrepare12MP(b *testing.B) {
 		b.ReportMetric(float64((end-start).Milliseconds())/float64(b.N), "cpu-ms/op")
 	}
 }
+
+func TestVoiceSeconds(t *testing.T) {
+	t.Parallel()
+	silk := []byte("\x02#!SILK_V3")
+	for range 100 {
+		silk = append(silk, 3, 0, 1, 2, 3)
+	}
+	silk = append(silk, 0xff, 0xff)
+	amr := samples(t)["7C7C7C7C7C7C7C7C7C7C7C7C7C7C7C7C.amr"]
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want float64
+		ok   bool
+	}{
+		{"silk", silk, 2, true},
+		{"amr", amr, 3, true},
+		{"silk cut", silk[:len(silk)-5], 0, false},
+		{"mp3", []byte("ID3\x03"), 0, false},
+		{"empty silk", []byte("#!SILK_V3"), 0, false},
+	} {
+		if got, ok := VoiceSeconds(tc.data); ok != tc.ok || (ok && (got < tc.want-0.001 || got > tc.want+0.001)) {
+			t.Errorf("%s: %v %v, want %v %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}

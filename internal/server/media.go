@@ -46,7 +46,15 @@ const viewResult = `{"type": "object", "description": "{message_id, chat, media_
 
 // mediaFeature serves view_media.
 func mediaFeature(d *deps) (feature, error) {
-	f := feature{tools: []toolkit.Spec{viewTool(d.exec)}}
+	spec := viewTool(d.exec)
+	if d.backend.Media == nil || d.backend.Downloads == nil {
+		// Open gives both in read and write modes; a backend built
+		// without them has no way to fetch and prepare a picture.
+		spec.Unavailable = &toolkit.Refusal{Kind: toolkit.KindNotConfigured,
+			Message:  "view_media needs a download directory and a picture decoder, and this server has none",
+			NextStep: "run the server in read or write mode with SNOWLUMA_MCP_ENDPOINT set"}
+	}
+	f := feature{tools: []toolkit.Spec{spec}}
 	if d.mode != ModeDocs {
 		// Kept short: the whole of the instructions stays under 1 KB.
 		f.instructions = " view_media shows a message's [图片 #N] or its voice as text."
@@ -120,9 +128,6 @@ type viewAnswer struct {
 func (v *viewer) view(ctx context.Context, in viewArgs) toolkit.Reply {
 	b := v.x.backend
 	b.MediaStats.Calls.Add(1)
-	if b.Media == nil {
-		return toolkit.Fail(toolkit.KindNotConfigured, "view_media has no picture decoder in this configuration", "run the server in read or write mode")
-	}
 	id, ok := messageID(in.MessageID)
 	if !ok {
 		return toolkit.Fail(toolkit.KindInvalidArguments, "/message_id: not a message id: give the id as an integer or a string of digits",
@@ -255,7 +260,7 @@ func (v *viewer) picture(ctx context.Context, it media.Item, out viewItem) (view
 	b := v.x.backend
 	src := media.Source(it)
 	out.Download = fmt.Sprintf("invoke_action download_file_image_stream {\"file\": %q} saves the original", src)
-	data, fail := v.fetch(ctx, src)
+	data, fail := v.fetch(ctx, "download_file_image_stream", src)
 	if fail != nil {
 		out.Error = fail
 		return out, nil
@@ -293,17 +298,18 @@ func (v *viewer) picture(ctx context.Context, it media.Item, out viewItem) (view
 	return out, img
 }
 
-// fetch downloads a picture through the download stream, reads it and
-// removes the saved file: only the prepared picture leaves this server.
-func (v *viewer) fetch(ctx context.Context, src string) ([]byte, *toolkit.Diagnostics) {
+// fetch downloads a picture or a voice message through the download
+// stream action, reads it and removes the saved file: only what view_media
+// makes of it leaves this server.
+func (v *viewer) fetch(ctx context.Context, action, src string) ([]byte, *toolkit.Diagnostics) {
 	// The download writes the host's disk, so it is no read; the server
 	// runs it on its own behalf (no confirmation round: the file only
 	// passes through), with every other step of the pipeline.
 	params, _ := json.Marshal(map[string]string{"file": src})
-	r := v.x.Own(ctx, callOf(v.c), "download_file_image_stream", params)
+	r := v.x.Own(ctx, callOf(v.c), action, params)
 	if r.Diag.Outcome != toolkit.OutcomeSuccess {
 		d := r.Diag
-		d.Message = "download_file_image_stream: " + d.Message
+		d.Message = action + ": " + d.Message
 		return nil, &d
 	}
 	var dl struct {
@@ -322,12 +328,12 @@ func (v *viewer) fetch(ctx context.Context, src string) ([]byte, *toolkit.Diagno
 	defer os.Remove(dl.Saved.Path)
 	if dl.Saved.Bytes > media.MaxInputBytes {
 		return nil, &toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: toolkit.KindMediaUnreadable,
-			Message:  fmt.Sprintf("the picture has %d bytes, more than the %d MiB decoded", dl.Saved.Bytes, media.MaxInputBytes>>20),
-			NextStep: "invoke_action download_file_image_stream saves it for a person to open"}
+			Message:  fmt.Sprintf("the file has %d bytes, more than the %d MiB read", dl.Saved.Bytes, media.MaxInputBytes>>20),
+			NextStep: "invoke_action " + action + " saves it for a person to open"}
 	}
 	data, err := os.ReadFile(dl.Saved.Path)
 	if err != nil {
-		return nil, &toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: toolkit.KindLocalIO, Message: "the downloaded picture could not be read back", NextStep: "check the download directory's disk, then call again"}
+		return nil, &toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: toolkit.KindLocalIO, Message: "the downloaded file could not be read back", NextStep: "check the download directory's disk, then call again"}
 	}
 	return data, nil
 }
@@ -338,6 +344,15 @@ func (v *viewer) voice(ctx context.Context, msg *channel.Event, it media.Item, o
 	b.MediaStats.Voices.Add(1)
 	out.Seconds = media.Seconds(it.Data)
 	out.Download = fmt.Sprintf("invoke_action download_file_record_stream {\"file\": %q} saves the audio", media.Source(it))
+	if out.Seconds == 0 {
+		// SnowLuma's record segments carry no duration: count the
+		// audio's frames.
+		if data, fail := v.fetch(ctx, "download_file_record_stream", media.Source(it)); fail == nil {
+			if sec, ok := media.VoiceSeconds(data); ok {
+				out.Seconds = max(1, int(sec+0.5))
+			}
+		}
+	}
 	// SnowLuma's catalog takes this id as a decimal string.
 	r := v.read(ctx, "fetch_ptt_text", map[string]any{"message_id": strconv.FormatInt(msg.MessageID, 10)})
 	var text string

@@ -40,6 +40,7 @@ type viewed struct {
 			OCRText  *string `json:"ocr_text"`
 			OCR      string  `json:"ocr"`
 			Text     *string `json:"text"`
+			Seconds  int     `json:"seconds"`
 			Name     string  `json:"name"`
 			Size     int64   `json:"size"`
 			Download string  `json:"download"`
@@ -234,7 +235,9 @@ func TestViewMediaVoiceAndFiles(t *testing.T) {
 		if len(v.answer.Items) != 1 || len(v.images) != 0 {
 			t.Fatalf("%+v %s", v.diag.Diagnostics, v.diag.Result)
 		}
-		if it := v.answer.Items[0]; it.Kind != "voice" || it.Text == nil || *it.Text != fakesnowluma.VoiceText || !strings.Contains(it.Download, "download_file_record_stream") {
+		// The duration is counted from the audio's frames: SnowLuma's record
+		// segment has none.
+		if it := v.answer.Items[0]; it.Kind != "voice" || it.Text == nil || *it.Text != fakesnowluma.VoiceText || it.Seconds != 3 || !strings.Contains(it.Download, "download_file_record_stream") {
 			t.Errorf("voice: %+v", it)
 		}
 
