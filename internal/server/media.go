@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/channel"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/media"
 	"github.com/snowluma/snowluma-mcp/safety"
@@ -55,7 +56,7 @@ func mediaFeature(d *deps) (feature, error) {
 			NextStep: "run the server in read or write mode with SNOWLUMA_MCP_ENDPOINT set"}
 	}
 	f := feature{tools: []toolkit.Spec{spec}}
-	if d.mode != ModeDocs {
+	if d.mode != config.ModeDocs {
 		// Kept short: the whole of the instructions stays under 1 KB.
 		f.instructions = " view_media shows a message's [图片 #N] or its voice as text."
 	}
@@ -69,7 +70,7 @@ func viewTool(x *executor) toolkit.Spec {
 		Description: "A QQ message's pictures as images (≤1568 px, no metadata, with QQ's OCR text), a voice message's text, or how to download a video or file.",
 		Input:       viewInput,
 		Output:      viewResult,
-		Needs:       toolkit.ModeRead,
+		Needs:       config.ModeRead,
 		OpenWorld:   true,
 		Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in viewArgs) toolkit.Reply {
 			return (&viewer{x: x, c: c}).view(ctx, in)

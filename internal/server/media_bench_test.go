@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/media"
 	"github.com/snowluma/snowluma-mcp/transfer"
@@ -37,7 +38,7 @@ func BenchmarkViewMedia12MP(b *testing.B) {
 	}
 	be := &backend.Backend{Client: client, Downloads: store, Media: media.NewDecoder(0, 0)}
 	rs := rawConnect(b, func(pass func([]byte) []byte) (*mcp.Server, error) {
-		return New(Options{Catalog: catalog.Preload(), Mode: ModeRead, Backend: be, Speed: Speed{PassEncoded: pass}})
+		return New(Options{Catalog: catalog.Preload(), Mode: config.ModeRead, Backend: be, Speed: Speed{PassEncoded: pass}})
 	})
 	const call = `{"name":"view_media","arguments":{"message_id":7}}`
 	rs.call(b, "tools/call", call)
