@@ -364,7 +364,7 @@ func (v *viewer) voice(ctx context.Context, msg *channel.Event, it media.Item, o
 			} `json:"data"`
 		}
 		if raw, ok := r.Result.(json.RawMessage); ok && json.Unmarshal(raw, &env) == nil {
-			text = strings.TrimSpace(env.Data.Text)
+			text = channel.Clean(env.Data.Text, true) // as every text from QQ
 		}
 	}
 	if text == "" {
