@@ -201,6 +201,11 @@ func (d *Decoder) prepare(data []byte, cfg image.Config, format string) (*Image,
 	}
 	w, h := fit(b.Dx(), b.Dy(), MaxSide)
 	rgba := resize(src, w, h)
+	if format == "jpeg" {
+		// A phone stores a photo as its sensor saw it and says in EXIF
+		// how to turn it; the EXIF does not go on, so the turn is made.
+		rgba = orient(rgba, exifOrientation(data))
+	}
 	out := &Image{Format: format, Width: cfg.Width, Height: cfg.Height, InBytes: len(data), Alpha: hasAlpha(rgba)}
 	lossless := format == "png" || format == "gif"
 	for {

@@ -3,8 +3,11 @@ package media
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"image"
+	"image/color"
+	"image/jpeg"
 	_ "image/png"
 	"strings"
 	"sync"
@@ -229,6 +232,68 @@ func TestVoiceSeconds(t *testing.T) {
 	} {
 		if got, ok := VoiceSeconds(tc.data); ok != tc.ok || (ok && (got < tc.want-0.001 || got > tc.want+0.001)) {
 			t.Errorf("%s: %v %v, want %v %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// withOrientation is jpg with an EXIF segment giving orientation o, big-
+// or little-endian.
+func withOrientation(jpg []byte, o uint16, order binary.AppendByteOrder) []byte {
+	tiff := []byte("II*\x00")
+	if order == binary.BigEndian {
+		tiff = []byte("MM\x00*")
+	}
+	tiff = order.AppendUint32(tiff, 8)
+	tiff = order.AppendUint16(tiff, 1)
+	tiff = order.AppendUint16(tiff, 0x0112)
+	tiff = order.AppendUint16(tiff, 3)
+	tiff = order.AppendUint32(tiff, 1)
+	tiff = order.AppendUint16(tiff, o)
+	tiff = append(tiff, 0, 0, 0, 0, 0, 0)
+	body := append([]byte("Exif\x00\x00"), tiff...)
+	seg := binary.BigEndian.AppendUint16([]byte{0xff, 0xe1}, uint16(len(body)+2))
+	return append(append(append([]byte{}, jpg[:2]...), append(seg, body...)...), jpg[2:]...)
+}
+
+// TestPrepareTurnsUpright: a photo stored sideways with an EXIF
+// orientation comes out upright, though the EXIF itself does not.
+func TestPrepareTurnsUpright(t *testing.T) {
+	t.Parallel()
+	m := image.NewRGBA(image.Rect(0, 0, 40, 20)) // left red, right blue
+	for y := range 20 {
+		for x := range 40 {
+			c := color.RGBA{220, 0, 0, 255}
+			if x >= 20 {
+				c = color.RGBA{0, 0, 220, 255}
+			}
+			m.SetRGBA(x, y, c)
+		}
+	}
+	var buf bytes.Buffer
+	jpeg.Encode(&buf, m, &jpeg.Options{Quality: 95})
+	red := func(c color.Color) bool { r, _, b, _ := c.RGBA(); return r > b }
+	for _, tc := range []struct {
+		o      uint16
+		order  binary.AppendByteOrder
+		w, h   int
+		redAt  image.Point // where the stored left half is seen
+		blueAt image.Point
+	}{
+		{1, binary.LittleEndian, 40, 20, image.Pt(5, 10), image.Pt(35, 10)},
+		{3, binary.BigEndian, 40, 20, image.Pt(35, 10), image.Pt(5, 10)},
+		{6, binary.LittleEndian, 20, 40, image.Pt(10, 5), image.Pt(10, 35)},
+		{8, binary.BigEndian, 20, 40, image.Pt(10, 35), image.Pt(10, 5)},
+	} {
+		img, err := NewDecoder(0, 0).Prepare(context.Background(), withOrientation(buf.Bytes(), tc.o, tc.order))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := checkImage(t, img, DefaultMaxBytes)
+		if img.OutWidth != tc.w || img.OutHeight != tc.h || !red(out.At(tc.redAt.X, tc.redAt.Y)) || red(out.At(tc.blueAt.X, tc.blueAt.Y)) {
+			t.Errorf("orientation %d: %d×%d, red at %v: %v", tc.o, img.OutWidth, img.OutHeight, tc.redAt, out.At(tc.redAt.X, tc.redAt.Y))
+		}
+		if bytes.Contains(img.Data, []byte("Exif")) {
+			t.Errorf("orientation %d: the EXIF went on", tc.o)
 		}
 	}
 }
