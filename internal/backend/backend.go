@@ -16,6 +16,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/media"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
@@ -63,6 +64,10 @@ type Backend struct {
 	// messages it pushes to the host, and who approves from QQ. It needs
 	// Events.
 	Channel *channel.Config
+	// Media prepares the pictures view_media shows (nil in docs mode), and
+	// MediaStats counts what it did.
+	Media      *media.Decoder
+	MediaStats media.Stats
 }
 
 // Policy returns b's safety policy with its defaults filled in: without
@@ -129,6 +134,7 @@ func Open(cfg *config.Config, userAgent string) (*Backend, error) {
 		if err != nil {
 			return nil, err
 		}
+		b.Media = media.NewDecoder(int(st.MaxImageBytes), 0)
 		if b.Downloads, err = transfer.NewStore(st.DownloadDir, st.MaxFileBytes, st.QuotaBytes); err != nil {
 			return nil, &SettingError{"DOWNLOAD_DIR", err}
 		}

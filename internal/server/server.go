@@ -98,6 +98,7 @@ func New(opts Options) (*mcp.Server, error) {
 		promptsFeature, // prompts.go: instructions, prompts, completion, one action as a resource
 		channelFeature, // channel.go: the QQ channel for Claude Code
 		trialFeature,   // trial.go: the sandbox and the dry run
+		mediaFeature,   // media.go: view_media
 	} {
 		f, err := build(d)
 		if err != nil {

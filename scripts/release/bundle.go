@@ -89,6 +89,9 @@ func settings() map[string]setting {
 		"SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES": {key: "download_quota_bytes", typ: "number", title: "Download directory quota (bytes)",
 			titleZh: "下载目录配额（字节）",
 			descZh:  "整个下载目录最多容纳的字节数；会超出的下载以 quota 失败。"},
+		"SNOWLUMA_MCP_MAX_IMAGE_BYTES": {key: "max_image_bytes", typ: "number", title: "Largest picture shown (bytes)",
+			titleZh: "返回图片的最大字节数",
+			descZh:  "view_media 交给模型的一张图片重新编码后的最大字节数（1 到 16777216）：更大的先降低质量，再缩小尺寸，直到放得下。"},
 	}
 }
 
