@@ -193,6 +193,27 @@ func TestSandboxServesEveryTool(t *testing.T) {
 			t.Errorf("saved file %s: %d bytes, %v", got.Saved.Path, len(b), err)
 		}
 
+		// view_media shows the pictures the owned group's history holds:
+		// images after the text block.
+		var photos int64
+		for _, m := range mcptest.Decode[struct {
+			Messages []struct {
+				MessageID  int64  `json:"message_id"`
+				RawMessage string `json:"raw_message"`
+			} `json:"messages"`
+		}](t, c.data("query_action", "get_group_msg_history", map[string]any{"group_id": owned, "count": 200})).Messages {
+			if strings.Contains(m.RawMessage, "[CQ:image") {
+				photos = m.MessageID
+			}
+		}
+		res, err := cs.CallTool(mcptest.Context(t), &mcp.CallToolParams{Name: "view_media", Arguments: map[string]any{"message_id": photos}})
+		if err != nil || res.IsError || len(res.Content) != 5 || !marked(t, res) {
+			t.Errorf("view_media of the sandbox's photos (message %d): %v %+v", photos, err, res)
+		} else if _, ok := res.Content[1].(*mcp.ImageContent); !ok {
+			t.Errorf("view_media's second block is %T", res.Content[1])
+		}
+		c.called["view_media"] = true
+
 		// An automatic upload of the sample file, then into the group.
 		sample := filepath.Join(info.Transport.UploadRoot, "示例-sample.txt")
 		up := mcptest.Decode[e2e.SentResult](t, c.call("invoke_action", map[string]any{"action": "upload_file_stream",

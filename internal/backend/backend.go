@@ -18,6 +18,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/media"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
@@ -71,6 +72,10 @@ type Backend struct {
 	Archive        *archive.Store
 	ArchivePath    string
 	ArchiveProblem error
+	// Media prepares the pictures view_media shows (nil in docs mode), and
+	// MediaStats counts what it did.
+	Media      *media.Decoder
+	MediaStats media.Stats
 }
 
 // Policy returns b's safety policy with its defaults filled in: without
@@ -137,6 +142,7 @@ func Open(cfg *config.Config, userAgent string) (*Backend, error) {
 		if err != nil {
 			return nil, err
 		}
+		b.Media = media.NewDecoder(int(st.MaxImageBytes), 0)
 		if b.Downloads, err = transfer.NewStore(st.DownloadDir, st.MaxFileBytes, st.QuotaBytes); err != nil {
 			return nil, &SettingError{"DOWNLOAD_DIR", err}
 		}

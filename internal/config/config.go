@@ -123,6 +123,7 @@ type variables struct {
 	MaxStreams    string `env:"MAX_STREAMS" default:"4" shown:"4" desc:"Stream calls that may run at once (1 to 64); one more fails at once with kind busy."`
 	StreamConnect string `env:"STREAM_CONNECT_TIMEOUT_MS" default:"10000" shown:"10000" desc:"Longest time to connect to SnowLuma and send a stream call's request, in milliseconds (1 to 86400000)."`
 	StreamIdle    string `env:"STREAM_IDLE_TIMEOUT_MS" default:"60000" shown:"60000" desc:"Longest wait for the next bytes of a stream, in milliseconds (1 to 86400000); a long stream that keeps moving never times out."`
+	MaxImage      string `env:"MAX_IMAGE_BYTES" default:"1048576" shown:"1048576 (1 MiB)" desc:"Largest picture view_media returns, in bytes once encoded again (1 to 16777216): a larger one is encoded at lower quality, then smaller, until it fits."`
 }
 
 // maxPerMinute bounds SNOWLUMA_MCP_SEND_PER_MINUTE.
@@ -206,6 +207,7 @@ type StreamConfig struct {
 	MaxStreams       int
 	ConnectTimeoutMS int
 	IdleTimeoutMS    int
+	MaxImageBytes    int64 // of a picture view_media returns
 }
 
 // Largest accepted byte limits: a file of 1 TiB, a directory of 64 TiB.
@@ -213,6 +215,7 @@ const (
 	maxFileBytesLimit  = 1 << 40
 	maxQuotaBytesLimit = 1 << 46
 	maxStreamsLimit    = 64 // SnowLuma's own limit of concurrent streams
+	maxImageBytesLimit = 16 << 20
 )
 
 // An Error names the variable at fault, what is wrong with its value and
@@ -772,6 +775,9 @@ func parseChannel(e variables, c *Config) error {
 func parseStreams(e variables, s *StreamConfig) error {
 	var err error
 	if s.MaxFileBytes, err = parseInt("MAX_FILE_BYTES", e.MaxFileBytes, maxFileBytesLimit, lang.T(lang.ConfigBytesUpTo, int64(maxFileBytesLimit), "1 TiB", 1073741824)); err != nil {
+		return err
+	}
+	if s.MaxImageBytes, err = parseInt("MAX_IMAGE_BYTES", e.MaxImage, maxImageBytesLimit, lang.T(lang.ConfigBytesUpTo, int64(maxImageBytesLimit), "16 MiB", 1048576)); err != nil {
 		return err
 	}
 	if s.QuotaBytes, err = parseInt("DOWNLOAD_QUOTA_BYTES", e.DownloadQuota, maxQuotaBytesLimit, lang.T(lang.ConfigBytesUpTo, int64(maxQuotaBytesLimit), "64 TiB", 4294967296)); err != nil {

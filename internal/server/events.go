@@ -341,8 +341,9 @@ func encodeSnapshot(s events.Snapshot) (string, error) {
 		}
 		fmt.Fprintf(&buf, `{"cursor":%q,"event":`, e.Cursor)
 		// The same JSON, with no '<' or '>' a model could read as the
-		// host's markup.
+		// host's markup, and the message's text as a model reads it.
 		buf.Write(untrusted.EscapeJSON(e.Event))
+		writeMessageText(&buf, e.Event)
 		buf.WriteByte('}')
 	}
 	// The events' text came from other people: the read says so beside
@@ -361,6 +362,20 @@ func encodeSnapshot(s events.Snapshot) (string, error) {
 	}
 	buf.Write(tail)
 	return buf.String(), nil
+}
+
+// writeMessageText adds a message event's text as the channel renders it,
+// with its media placeholders ([图片 #1], the index view_media takes), as
+// a "text" field beside the event; other events get none.
+func writeMessageText(buf *bytes.Buffer, raw json.RawMessage) {
+	e, err := channel.ParseEvent(raw)
+	if err != nil || (e.PostType != "message" && e.PostType != "message_sent") {
+		return
+	}
+	buf.WriteString(`,"text":`)
+	enc := json.NewEncoder(buf)                                                 // escapes '<' and '>' as the event's bytes are
+	enc.Encode(untrusted.Neutralize(channel.Render(e.Segments, e.SelfID).Text)) // a string always encodes
+	buf.Truncate(buf.Len() - 1)                                                 // Encode's newline
 }
 
 // subscribe accepts resources/subscribe (legacy) and each URI of a

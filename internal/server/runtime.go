@@ -10,6 +10,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/media"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
@@ -53,8 +54,10 @@ type runtimeInfo struct {
 	// Channel is the QQ channel's counters; absent when it is off.
 	Channel any `json:"channel,omitempty"`
 	// Archive is the message archive's summary; absent without one.
-	Archive any                  `json:"archive,omitempty"`
-	Checks  map[string]checkInfo `json:"checks,omitempty"`
+	Archive any `json:"archive,omitempty"`
+	// Media is view_media's limits and counters; absent in docs mode.
+	Media  *media.Runtime       `json:"media,omitempty"`
+	Checks map[string]checkInfo `json:"checks,omitempty"`
 }
 
 type transportInfo struct {
@@ -148,6 +151,10 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 			ParamsValidated:         !x.backend.SkipParamsCheck,
 		}
 		x.describeFiles(info.Transport, l)
+	}
+	if m := x.backend.Media; m != nil {
+		rt := m.Runtime(&x.backend.MediaStats)
+		info.Media = &rt
 	}
 	if run := x.backend.Tasks; run != nil {
 		info.TasksEnabled = true

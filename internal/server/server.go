@@ -99,6 +99,7 @@ func New(opts Options) (*mcp.Server, error) {
 		channelFeature, // channel.go: the QQ channel for Claude Code
 		trialFeature,   // trial.go: the sandbox and the dry run
 		archiveFeature, // archive.go: the local message archive, its tools and the channel's catch-up
+		mediaFeature,   // media.go: view_media
 	} {
 		f, err := build(d)
 		if err != nil {

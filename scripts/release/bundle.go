@@ -107,6 +107,9 @@ func settings() map[string]setting {
 		"SNOWLUMA_MCP_ARCHIVE_KEEP_RECALLED": {key: "archive_keep_recalled", typ: "boolean", title: "Keep recalled messages' text",
 			titleZh: "保留已撤回消息的文字",
 			descZh:  "开启后保留被撤回消息的文字（无论如何都会标记为已撤回）；关闭时从文件和检索索引中删除文字。"},
+		"SNOWLUMA_MCP_MAX_IMAGE_BYTES": {key: "max_image_bytes", typ: "number", title: "Largest picture shown (bytes)",
+			titleZh: "返回图片的最大字节数",
+			descZh:  "view_media 交给模型的一张图片重新编码后的最大字节数（1 到 16777216）：更大的先降低质量，再缩小尺寸，直到放得下。"},
 	}
 }
 
