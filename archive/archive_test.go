@@ -81,14 +81,14 @@ func TestIngestSearchChinese(t *testing.T) {
 		q    string
 		want []string
 	}{
-		{"开会", []string{"开会[图片]吗", "明天下午开会，记得带电脑"}},
+		{"开会", []string{"开会[图片 #1]吗", "明天下午开会，记得带电脑"}},
 		{"下午开会", []string{"明天下午开会，记得带电脑"}},
 		{"链接", []string{"会议链接：https://meet.example.com/abc"}},
-		{"会", []string{"开会[图片]吗", "会议链接：https://meet.example.com/abc", "明天下午开会，记得带电脑"}},
+		{"会", []string{"开会[图片 #1]吗", "会议链接：https://meet.example.com/abc", "明天下午开会，记得带电脑"}},
 		{"websocket", []string{"ＷｅｂＳｏｃｋｅｔ 怎么配置？"}},
 		{"ＷＥＢＳＯＣＫＥＴ 配置", []string{"ＷｅｂＳｏｃｋｅｔ 怎么配置？"}},
 		{"meet", []string{"会议链接：https://meet.example.com/abc"}},
-		{"图片", []string{"开会[图片]吗"}},
+		{"图片", []string{"开会[图片 #1]吗"}},
 		{"开车", nil},
 	} {
 		got, _, err := s.Search(ctx, Query{Text: c.q})
