@@ -481,11 +481,13 @@ func decodeList(data json.RawMessage, id string, names ...string) ([]item, error
 		if !ok {
 			continue
 		}
-		it := item{id: n}
+		it := item{id: n, names: make([]string, 0, len(names))}
 		for _, f := range names {
 			var s string
 			if json.Unmarshal(e[f], &s) == nil && s != "" {
-				it.names = append(it.names, clip(Fold(clip(s, 3*maxName)), maxName))
+				// A copy, so that the name does not hold on to the
+				// folded text it was cut from.
+				it.names = append(it.names, strings.Clone(clip(Fold(clip(s, 3*maxName)), maxName)))
 			}
 		}
 		if size += itemBytes(it); size > maxListBytes {
@@ -493,7 +495,9 @@ func decodeList(data json.RawMessage, id string, names ...string) ([]item, error
 		}
 		items = append(items, it)
 	}
-	return items, nil
+	// Cut to length: a list past maxListBytes leaves most of the room
+	// made for it unused.
+	return slices.Clone(items), nil
 }
 
 // clip cuts s to at most n bytes, on a rune boundary.
