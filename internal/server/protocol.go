@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/quote"
 )
 
 // modernRevision is the first revision without the initialize handshake.
@@ -39,11 +40,8 @@ func proposeOnInitialize(log io.Writer) mcp.Middleware {
 			if ir, ok := req.(*mcp.ServerRequest[*mcp.InitializeParams]); ok && ir.Params != nil {
 				supported := ProtocolVersions()
 				if v := ir.Params.ProtocolVersion; !slices.Contains(supported, v) {
-					if len(v) > 40 {
-						v = strings.ToValidUTF8(v[:40], "") + "..."
-					}
 					fmt.Fprintf(log, "%s: the client asked for MCP revision %q, which this server does not serve (it serves %s); answered initialize with %s, the newest legacy revision it serves: if the client does not accept it, update the client, or configure it for one of these revisions\n",
-						Name, v, strings.Join(supported, ", "), legacyOffer())
+						Name, quote.Clip(v, 40), strings.Join(supported, ", "), legacyOffer())
 				}
 			}
 			return next(ctx, method, req)
