@@ -81,6 +81,10 @@ var (
 	ignoredRequest = shape{keys: map[string]string{"request_id": "number", "invitor_uin": "number",
 		"invitor_nick": "string", "group_id": "number", "message": "string", "group_name": "string",
 		"checked": "boolean", "actor": "number", "requester_nick": "string"}}
+	// One pending join request: modules/contact-actions.ts,
+	// getGroupSystemMessages (get_group_system_msg).
+	systemRequest = shape{keys: map[string]string{"group_id": "number", "group_name": "string", "request_id": "number",
+		"requester_uin": "number", "requester_nick": "string", "message": "string", "flag": "string"}}
 	// Segment data: event-converter/element-codecs.ts (at: qq; reply: id;
 	// face: id; text: text), every value a string.
 	segmentData = map[string]shape{
@@ -275,10 +279,18 @@ func TestShapesEvents(t *testing.T) {
 }
 
 // TestShapesIgnoredRequests: get_group_ignore_add_request lists the
-// filtered join request in SnowLuma's shape.
+// filtered join request in SnowLuma's shape, and get_group_system_msg the
+// pending ones in theirs.
 func TestShapesIgnoredRequests(t *testing.T) {
 	t.Parallel()
 	s := Start(t, WithWorld(24))
+	pending := decode[[]map[string]any](t, ok(t, s, "get_group_system_msg", `{}`))
+	if len(pending) == 0 {
+		t.Fatal("no pending request")
+	}
+	for i, r := range pending {
+		systemRequest.hold(t, fmt.Sprintf("pending request %d", i), r)
+	}
 	list := decode[[]map[string]any](t, ok(t, s, "get_group_ignore_add_request", `{}`))
 	if len(list) == 0 {
 		t.Fatal("no filtered request")
