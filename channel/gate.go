@@ -167,6 +167,8 @@ func (g *Gate) Decide(e *Event) Decision {
 	case e.UserID <= 0 || e.MessageID == 0:
 		return Decision{Reason: ReasonUnreadable}
 	}
+	// Someone else's message: a reply to it needs no lookup.
+	g.NoteOther(e.MessageID)
 	switch e.MessageType {
 	case "group":
 		if e.GroupID <= 0 {

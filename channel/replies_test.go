@@ -99,11 +99,19 @@ func TestReplyToUnseenBotMessage(t *testing.T) {
 		t.Errorf("a second reply to someone else's message: %+v, asked %d times", st, l.times(700))
 	}
 
+	// A reply to a message the channel saw from someone else needs no
+	// lookup.
+	c.Offer([]byte(groupMsg(20001, 30006, 800, `"随便聊聊"`)), t0)
+	c.Offer(replyTo(8, 800), t0)
+	if st := c.Stats(t0); st.Filtered[ReasonNotMention] != 4 || l.times(800) != 0 {
+		t.Errorf("a reply to a message seen from someone else: %+v, asked %d times", st, l.times(800))
+	}
+
 	// A lookup that fails is not remembered: the next reply asks again.
 	c.Offer(replyTo(6, 900), t0)
-	eventuallyStats(t, c, "the reply to 900 filtered", func(s Stats) bool { return s.Filtered[ReasonNotMention] == 3 })
+	eventuallyStats(t, c, "the reply to 900 filtered", func(s Stats) bool { return s.Filtered[ReasonNotMention] == 5 })
 	c.Offer(replyTo(7, 900), t0)
-	eventuallyStats(t, c, "the second reply to 900 filtered", func(s Stats) bool { return s.Filtered[ReasonNotMention] == 4 })
+	eventuallyStats(t, c, "the second reply to 900 filtered", func(s Stats) bool { return s.Filtered[ReasonNotMention] == 6 })
 	if n := l.times(900); n != 2 {
 		t.Errorf("a failing message asked %d times", n)
 	}
@@ -120,13 +128,13 @@ func TestReplyToUnseenBotMessage(t *testing.T) {
 		c.Offer(replyTo(100+i, 1000+i), t0)
 	}
 	c.Offer(replyTo(200, 2000), t0)
-	if st := c.Stats(t0); st.Filtered[ReasonNotMention] != 5 || l.times(2000) != 0 || st.ReplyLookups != 4+MaxLookups {
+	if st := c.Stats(t0); st.Filtered[ReasonNotMention] != 7 || l.times(2000) != 0 || st.ReplyLookups != 4+MaxLookups {
 		t.Errorf("past MaxLookups: %+v, 2000 asked %d times", st, l.times(2000))
 	}
 	close(l.release)
 	// Released, they are admitted: pushed, or waiting for the rate cap.
 	eventuallyStats(t, c, "the held replies admitted", func(s Stats) bool {
-		return s.PushedMessages+int64(s.Waiting) == 3+MaxLookups && s.Filtered[ReasonNotMention] == 5
+		return s.PushedMessages+int64(s.Waiting) == 3+MaxLookups && s.Filtered[ReasonNotMention] == 7
 	})
 }
 
