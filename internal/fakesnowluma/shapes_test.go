@@ -325,6 +325,9 @@ func TestShapesDownloadSources(t *testing.T) {
 		{"a private IPv6 URL", `{"file":"http://[fd00::1]/x"}`, "refusing to fetch a private/loopback address"},
 		{"a mapped IPv4 URL", `{"file":"http://[::ffff:192.168.1.1]/x"}`, "refusing to fetch a private/loopback address"},
 		{"localhost", `{"file":"https://localhost/x"}`, "refusing to fetch a host that resolves to a private address"},
+		{"this network", `{"file":"http://0.1.2.3/x"}`, "refusing to fetch a private/loopback address"},
+		{"carrier-grade NAT", `{"file":"http://100.64.0.1/x"}`, "refusing to fetch a private/loopback address"},
+		{"a public URL", `{"file":"https://example.com/a.png"}`, "the sandbox fetches nothing from the network: only its own links (get_group_file_url) download; SnowLuma would fetch this URL"},
 	} {
 		_, body := post(t, s, "/download_file_stream", tc.params, nil)
 		var end struct {

@@ -96,9 +96,11 @@ func (s *Server) worldURL(raw string) (File, string) {
 }
 
 // privateAddr reports the addresses SnowLuma refuses to fetch from:
-// unspecified, loopback, private, link-local and carrier-grade NAT.
+// unspecified (0.0.0.0/8 too), loopback, private, link-local and
+// carrier-grade NAT.
 func privateAddr(a netip.Addr) bool {
 	a = a.Unmap()
 	cgnat := netip.MustParsePrefix("100.64.0.0/10")
-	return a.IsUnspecified() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || cgnat.Contains(a)
+	this := netip.MustParsePrefix("0.0.0.0/8")
+	return a.IsUnspecified() || a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || cgnat.Contains(a) || this.Contains(a)
 }
