@@ -327,7 +327,7 @@ func TestShapesDownloadSources(t *testing.T) {
 		{"localhost", `{"file":"https://localhost/x"}`, "refusing to fetch a host that resolves to a private address"},
 		{"this network", `{"file":"http://0.1.2.3/x"}`, "refusing to fetch a private/loopback address"},
 		{"carrier-grade NAT", `{"file":"http://100.64.0.1/x"}`, "refusing to fetch a private/loopback address"},
-		{"a public URL", `{"file":"https://example.com/a.png"}`, "the sandbox fetches nothing from the network: only its own links (get_group_file_url) download; SnowLuma would fetch this URL"},
+		{"a public URL (the sandbox's own refusal; SnowLuma would fetch it)", `{"file":"https://example.com/a.png"}`, "the sandbox fetches nothing from the network: only its own links (get_group_file_url) download; SnowLuma would fetch this URL"},
 	} {
 		_, body := post(t, s, "/download_file_stream", tc.params, nil)
 		var end struct {
