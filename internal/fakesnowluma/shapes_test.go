@@ -254,7 +254,7 @@ func TestShapesHistory(t *testing.T) {
 
 // TestShapesEvents: without reportSelfMessage (SnowLuma's default) a send
 // is never pushed; the trickle's group messages and pokes have SnowLuma's
-// shapes.
+// shapes, and some of its messages @ the bot.
 func TestShapesEvents(t *testing.T) {
 	t.Parallel()
 	s := Start(t, WithWorld(23))
@@ -276,6 +276,12 @@ func TestShapesEvents(t *testing.T) {
 	holdSegments(t, "a trickled group message", msg)
 	poke := next(func(ev map[string]any) bool { return ev["sub_type"] == "poke" })
 	groupPoke.hold(t, "a poke", poke)
+	// Now and then a member @s the bot, so that a mentions channel has
+	// something to push.
+	at := next(func(ev map[string]any) bool {
+		return ev["post_type"] == "message" && strings.Contains(ev["raw_message"].(string), fmt.Sprintf("[CQ:at,qq=%d]", SelfID))
+	})
+	holdSegments(t, "a trickled mention", at)
 }
 
 // TestShapesIgnoredRequests: get_group_ignore_add_request lists the
