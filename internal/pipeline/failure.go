@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/validate"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -19,7 +21,7 @@ import (
 // InvalidParams reports params that fail the action's catalog schema. The
 // next step is to fix them; turning the check off is offered only where the
 // catalog itself may be behind the connected SnowLuma (see newerMayAccept).
-func InvalidParams(a *catalog.Action, errs []catalog.FieldError) toolkit.Reply {
+func InvalidParams(a *catalog.Action, errs []validate.FieldError) toolkit.Reply {
 	parts := make([]string, len(errs))
 	for i, e := range errs {
 		parts[i] = "params" + e.String()
@@ -38,7 +40,7 @@ func InvalidParams(a *catalog.Action, errs []catalog.FieldError) toolkit.Reply {
 // not implement (a later release may, with other params), or a refused
 // value is outside a fixed list of values (a later release may add some).
 // A missing field or a wrong type is the caller's to fix.
-func newerMayAccept(a *catalog.Action, errs []catalog.FieldError) string {
+func newerMayAccept(a *catalog.Action, errs []validate.FieldError) string {
 	if !a.IsSupported() {
 		return a.Name + " is not implemented in SnowLuma " + catalog.Version
 	}
@@ -94,6 +96,29 @@ func judge(envelope json.RawMessage, status string, retcode json.Number) toolkit
 			NextStep: "inspect result and check the action's effect before repeating it"}
 	}
 	return r
+}
+
+// retcodeUnknownAction is the retcode SnowLuma answers for an action it
+// does not know, and for every action when the request's path is not its
+// HTTP path.
+const retcodeUnknownAction = "1404"
+
+// unknownEverywhere reports whether SnowLuma knows no action at this
+// endpoint: get_version_info, which every OneBot server has, answers
+// 1404 too, as doctor finds.
+func (x *Executor) unknownEverywhere(ctx context.Context) bool {
+	resp, err := x.backend.Client.Call(ctx, transfer.Request{Action: "get_version_info"})
+	return err == nil && resp.Retcode == retcodeUnknownAction
+}
+
+// unknownActionStep is the next step of a call SnowLuma answered with
+// 1404: a wrong endpoint path when every action is unknown there, else a
+// SnowLuma that lacks this catalog action.
+func unknownActionStep(everywhere bool) string {
+	if everywhere {
+		return "every action answers retcode 1404 here, so SNOWLUMA_MCP_ENDPOINT's path is not SnowLuma's HTTP path (SnowLuma's default is /, e.g. http://127.0.0.1:3000/): the params are not at fault; ask the operator to correct the endpoint (snowluma-mcp doctor checks it)"
+	}
+	return "this SnowLuma does not have the action (it is older than the catalog, or the action was removed): the params are not at fault; use another action, or ask the operator to upgrade SnowLuma"
 }
 
 // businessMessage says what SnowLuma reported, using its own wording.

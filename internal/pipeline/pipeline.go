@@ -38,6 +38,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
+	"github.com/snowluma/snowluma-mcp/internal/validate"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -205,7 +206,7 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 	if !p.Confirmed && x.safety.Confirm.Needs(a.Destructive, a.ReadOnly) { // 7. confirmation
 		forms := c.Client != nil && c.Client.Forms()
 		if x.remote == nil || forms {
-			return x.askConfirm(c, p, targets)
+			return x.askConfirm(ctx, c, p, targets)
 		}
 		if r, ok := x.remote(ctx, a, p.Params, targets); !ok {
 			return x.Refused(c, p, r)
@@ -300,7 +301,7 @@ func (x *Executor) Fence(a *catalog.Action) (toolkit.Reply, bool) {
 // CheckParams is the one params check of every path: params against a's
 // catalog inputSchema, unless the operator turned the check off. A schema
 // that does not compile is the server's defect, not the caller's.
-func (x *Executor) CheckParams(a *catalog.Action, params json.RawMessage) ([]catalog.FieldError, *toolkit.Reply) {
+func (x *Executor) CheckParams(a *catalog.Action, params json.RawMessage) ([]validate.FieldError, *toolkit.Reply) {
 	if x.backend.SkipParamsCheck {
 		return nil, nil
 	}
@@ -385,7 +386,11 @@ func (x *Executor) send(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 	if err != nil {
 		return failure(err, a.ReadOnly, false)
 	}
-	return judge(resp.Envelope, resp.Status, resp.Retcode)
+	r := judge(resp.Envelope, resp.Status, resp.Retcode)
+	if resp.Retcode == retcodeUnknownAction {
+		r.Diag.NextStep = unknownActionStep(x.unknownEverywhere(ctx))
+	}
+	return r
 }
 
 // start hands the rest of a background plan to the Launch hook. The job
