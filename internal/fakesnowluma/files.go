@@ -161,6 +161,9 @@ func (s *Server) download(params json.RawMessage) Reply {
 		found, ok := s.files.byName[id]
 		s.mu.Unlock()
 		if !ok {
+			found, ok = s.mediaFile(id)
+		}
+		if !ok {
 			return Reply{Frames: [][]byte{StreamError(1404, "file not found")}}
 		}
 		f = found

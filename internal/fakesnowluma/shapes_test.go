@@ -86,12 +86,16 @@ var (
 	systemRequest = shape{keys: map[string]string{"group_id": "number", "group_name": "string", "request_id": "number",
 		"requester_uin": "number", "requester_nick": "string", "message": "string", "flag": "string"}}
 	// Segment data: event-converter/element-codecs.ts (at: qq; reply: id;
-	// face: id; text: text), every value a string.
+	// face: id; text: text, every value a string; image and record below).
 	segmentData = map[string]shape{
 		"text":  {keys: map[string]string{"text": "string"}},
 		"at":    {keys: map[string]string{"qq": "string"}},
 		"reply": {keys: map[string]string{"id": "string"}},
 		"face":  {keys: map[string]string{"id": "string"}},
+		// image: url, file, sub_type (a number) and summary; record: file
+		// and url (the same file).
+		"image":  {keys: map[string]string{"url": "string", "file": "string", "sub_type": "number", "summary": "string"}},
+		"record": {keys: map[string]string{"file": "string", "url": "string"}},
 	}
 )
 

@@ -300,6 +300,7 @@ func newWorld(seed uint64, now time.Time) *world {
 	risky := w.newPerson(w.deco, "新用户"+fmt.Sprint(1000+w.deco.IntN(9000)))
 	w.ignored = append(w.ignored, &joinRequest{seq: int64(1000000 + w.deco.IntN(9000000)), group: w.groups[0], who: risky,
 		comment: "加群领福利"})
+	w.seedMedia() // media.go: pictures and a voice message to look at
 	return w
 }
 

@@ -46,8 +46,10 @@ func (s *Server) worldSource(target string) (f File, why string) {
 	if strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://") {
 		return s.worldURL(target)
 	}
-	// Cached media ids come with the media of received messages, which
-	// the world does not send yet.
+	// A cached image or voice id, from a message with media.
+	if f, ok := s.mediaFile(target); ok {
+		return f, ""
+	}
 	return File{}, downloadNotFound
 }
 
@@ -67,6 +69,11 @@ func (s *Server) worldURL(raw string) (File, string) {
 		return File{}, "refusing to fetch a host that resolves to a private address"
 	}
 	if "https://"+u.Host != sandboxHost {
+		// A media link of the world's messages stands for what QQ's
+		// server would answer.
+		if f, ok := s.mediaFile(raw); ok {
+			return f, ""
+		}
 		return File{}, "the sandbox fetches nothing from the network: only its own links (get_group_file_url) download; SnowLuma would fetch this URL"
 	}
 	// /group/<group id>/file/<file uuid>, as fileURL makes them.

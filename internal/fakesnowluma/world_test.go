@@ -382,15 +382,22 @@ func frames(t *testing.T, body string) []map[string]any {
 	return out
 }
 
-// download fetches a group file through its get_group_file_url link and
-// download_file_stream, and returns the name the stream gives and the
+// downloadGroupFile fetches a group file through its get_group_file_url
+// link, as on SnowLuma, and returns the name the stream gives and the
 // bytes.
-func download(t *testing.T, s *Server, gid int64, fileID string) (string, []byte) {
+func downloadGroupFile(t *testing.T, s *Server, gid int64, fileID string) (string, []byte) {
 	t.Helper()
 	link := decode[struct {
 		URL string `json:"url"`
 	}](t, ok(t, s, "get_group_file_url", fmt.Sprintf(`{"group_id":%d,"file_id":%q}`, gid, fileID)))
-	_, body := post(t, s, "/download_file_stream", fmt.Sprintf(`{"file":%q,"chunk_size":100}`, link.URL), nil)
+	return download(t, s, link.URL)
+}
+
+// download fetches source (an id, a path or a URL) through
+// download_file_stream and returns its name and bytes.
+func download(t *testing.T, s *Server, source string) (string, []byte) {
+	t.Helper()
+	_, body := post(t, s, "/download_file_stream", fmt.Sprintf(`{"file_id":%q,"chunk_size":100}`, source), nil)
 	var data []byte
 	var name string
 	for _, f := range frames(t, body) {
@@ -425,7 +432,7 @@ func TestWorldFiles(t *testing.T) {
 	}](t, ok(t, s, "get_group_root_files", fmt.Sprintf(`{"group_id":%d}`, gid)))
 	for _, f := range root.Files {
 		// SnowLuma names a URL download after the URL's last segment.
-		name, data := download(t, s, gid, f.FileID)
+		name, data := downloadGroupFile(t, s, gid, f.FileID)
 		if "/"+name != f.FileID || len(data) != f.FileSize || f.FileSize == 0 {
 			t.Errorf("%s: downloaded %q, %d bytes; listed %d", f.FileName, name, len(data), f.FileSize)
 		}
@@ -454,7 +461,7 @@ func TestWorldFiles(t *testing.T) {
 	if !strings.Contains(string(listed), `"file_name":"报名表.txt"`) {
 		t.Errorf("the upload is not listed: %s", listed)
 	}
-	if _, data := download(t, s, gid, up.FileID); !bytes.Equal(data, content) {
+	if _, data := downloadGroupFile(t, s, gid, up.FileID); !bytes.Equal(data, content) {
 		t.Errorf("downloaded the upload: %q", data)
 	}
 	if a := call(t, s, "upload_group_file", fmt.Sprintf(`{"group_id":%d,"file":%q}`, gid, filepath.Join(os.TempDir(), "passwd"))); a.Retcode != 100 {
