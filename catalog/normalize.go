@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -100,4 +102,18 @@ func truncateRunes(s string, n int) string {
 		i++
 	}
 	return s
+}
+
+// Quote returns s quoted for an error message, cut to MaxNameBytes bytes
+// (at a rune boundary, with an ellipsis) so that a hostile name is never
+// echoed whole.
+func Quote(s string) string {
+	if len(s) <= MaxNameBytes {
+		return strconv.Quote(s)
+	}
+	cut := MaxNameBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
 }

@@ -160,7 +160,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 		if namedN[i] > 0 {
 			// The more of the name the query accounts for, the surer.
 			precision := min(1, float64(namedN[i])/float64(max(1, ix.nameLen[i])))
-			score[i] += nameBonus * named[i] * (0.5 + 0.5*precision)
+			score[i] += nameBonus * named[i] * (precisionFloor + (1-precisionFloor)*precision)
 		}
 		nameSub := containsOne2(ix.names[i], whole, raw)
 		h.substring = !keywords && (nameSub || containsOne2(ix.text[i], whole, raw))
@@ -186,7 +186,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 		h.exact = slices.Contains(ix.names[i], whole) || slices.Contains(ix.names[i], raw) ||
 			slices.ContainsFunc(ix.names[i], func(n string) bool { return slices.Contains(exactAlts, n) })
 		if onebot11[a.Name] {
-			h.score *= 1.05
+			h.score *= standardBonus
 		}
 		// Of two names that match alike, the one with fewer words left over
 		// is the more precise.
@@ -256,6 +256,16 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 // nameBonus is what a query word found in an action's name or alias adds,
 // as a share of the word's weight, on top of its BM25 score.
 const nameBonus = 1.5
+
+// precisionFloor is the share of nameBonus an action gets when the query
+// accounts for none of its name's other words; the rest grows with the
+// share of its name's words the query holds.
+
+const precisionFloor = 0.25
+
+// standardBonus scales the score of a OneBot v11 standard action: of two
+// that match alike, the one most bots call.
+const standardBonus = 1.05
 
 // Thresholds of a weak match: the share of the query's weight the best
 // action covers, and the least weight of the words it covers (a common word

@@ -23,11 +23,18 @@ type unit struct {
 	guessed bool
 }
 
-// A queryTerm is an index term and its share of its unit.
+// A queryTerm is an index term and its share of its unit. across marks a
+// character pair that spans the boundary to the next word.
 type queryTerm struct {
 	term   string
 	weight float64
+	across bool
 }
+
+// acrossWeight is the share of its word that the character pairs spanning
+// a word's boundary hold: they find a phrase written as such (群消息), but
+// weigh less than the words.
+const acrossWeight = 0.25
 
 // unknownShare is the part of the rarest term's weight a word that no
 // action holds counts for: it lowers every action's coverage alike, and a
@@ -108,13 +115,13 @@ func (c *Catalog) parse(q string, ix *index) []unit {
 // englishUnit is the unit of an English word: the word (singular) and its
 // synonym group.
 func englishUnit(w string) unit {
-	u := unit{word: w, alts: []string{w}, terms: []queryTerm{{stem(w), 1}}}
+	u := unit{word: w, alts: []string{w}, terms: []queryTerm{{stem(w), 1, false}}}
 	g, ok := synonymIndex[w]
 	if !ok {
 		g, ok = synonymIndex[stem(w)]
 	}
 	if ok {
-		u.terms = append(u.terms, queryTerm{groupTerm(g), 1})
+		u.terms = append(u.terms, queryTerm{groupTerm(g), 1, false})
 		u.alts = synonyms[g]
 	}
 	return u
@@ -168,14 +175,14 @@ func hanUnits(run string, ix *index) []unit {
 				for ti, t := range p.terms {
 					u := unit{word: t, alts: []string{t}, guessed: p.guessed}
 					if g, ok := synonymIndex[t]; ok {
-						u.terms = append(u.terms, queryTerm{groupTerm(g), 1})
+						u.terms = append(u.terms, queryTerm{groupTerm(g), 1, false})
 						u.alts = synonyms[g]
 					} else {
 						u.terms = append(u.terms, pairTerms(t, 1)...)
 					}
 					if ti == 0 {
 						for _, pr := range pairs {
-							u.terms = append(u.terms, queryTerm{pr, 0.5 / float64(len(pairs))})
+							u.terms = append(u.terms, queryTerm{pr, acrossWeight / float64(len(pairs)), true})
 						}
 					}
 					units = append(units, u)
@@ -187,7 +194,7 @@ func hanUnits(run string, ix *index) []unit {
 			}
 			u := unit{word: p.text}
 			for _, pr := range pairs {
-				u.terms = append(u.terms, queryTerm{pr, 1 / float64(len(pairs))})
+				u.terms = append(u.terms, queryTerm{pr, 1 / float64(len(pairs)), false})
 			}
 			units = append(units, u)
 		}
@@ -201,7 +208,7 @@ func pairTerms(s string, w float64) []queryTerm {
 	rs := []rune(strings.TrimPrefix(s, "@"))
 	var out []queryTerm
 	for i := 0; i+1 < len(rs); i++ {
-		out = append(out, queryTerm{string(rs[i : i+2]), w / float64(len(rs)-1)})
+		out = append(out, queryTerm{string(rs[i : i+2]), w / float64(len(rs)-1), false})
 	}
 	return out
 }

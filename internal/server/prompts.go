@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/completion"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
@@ -177,7 +178,7 @@ func readAction(src catalogSource) mcp.ResourceHandler {
 		}
 		a, ok := cat.Lookup(name)
 		if !ok {
-			msg := fmt.Sprintf("%q is not a catalog action or alias", name)
+			msg := fmt.Sprintf("%s is not a catalog action or alias", catalog.Quote(name))
 			if near := cat.Closest(name, 3); len(near) > 0 {
 				msg += "; closest: " + strings.Join(near, ", ")
 			}
