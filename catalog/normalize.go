@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -9,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/longbridgeapp/opencc"
+
+	"github.com/snowluma/snowluma-mcp/internal/quote"
 )
 
 // MaxQueryRunes is the most runes of a query that search reads; the rest
@@ -104,16 +105,6 @@ func truncateRunes(s string, n int) string {
 	return s
 }
 
-// Quote returns s quoted for an error message, cut to MaxNameBytes bytes
-// (at a rune boundary, with an ellipsis) so that a hostile name is never
-// echoed whole.
-func Quote(s string) string {
-	if len(s) <= MaxNameBytes {
-		return strconv.Quote(s)
-	}
-	cut := MaxNameBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
-}
+// Quote returns s quoted for a message, clipped to MaxNameBytes
+// characters, so that a hostile name is never echoed whole.
+func Quote(s string) string { return strconv.Quote(quote.Clip(s, MaxNameBytes)) }
