@@ -74,3 +74,42 @@ func BenchmarkSearchTenChars(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkConverters measures what the first query with Chinese (t2s) and
+// the first with traditional characters (tw2sp) pay once, building
+// OpenCC's dictionaries; start-up pays nothing.
+func BenchmarkConverters(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if converter("t2s") == nil || converter("tw2sp") == nil {
+			b.Fatal("no converter")
+		}
+	}
+}
+
+// BenchmarkNormalize measures one query's normalization: simplified
+// Chinese (checked, left alone) and traditional (converted).
+func BenchmarkNormalize(b *testing.B) {
+	for _, q := range []string{"帮我撤回群里那条消息", "禁言群組成員設定群名片"} {
+		b.Run(q, func(b *testing.B) {
+			Normalize(q)
+			b.ReportAllocs()
+			for b.Loop() {
+				Normalize(q)
+			}
+		})
+	}
+}
+
+// BenchmarkIndex measures building the search index, which the first
+// search pays once.
+func BenchmarkIndex(b *testing.B) {
+	c, err := Load()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		c.buildIndex()
+	}
+}

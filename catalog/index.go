@@ -93,7 +93,7 @@ func (c *Catalog) buildIndex() *index {
 				}
 			}
 		}
-		zh := Normalize(a.SummaryZh)
+		zh, _ := fold(a.SummaryZh)
 		ix.text[i] = []string{strings.ToLower(a.Summary), strings.ToLower(a.SummaryZh), zh}
 		addText(add, strings.ToLower(a.Summary), weightSummary)
 		addText(add, zh, weightSummary)
@@ -103,7 +103,8 @@ func (c *Catalog) buildIndex() *index {
 			}
 			addText(add, strings.ToLower(p.Description), weightParam)
 		}
-		addText(add, Normalize(a.Category), weightCategory)
+		category, _ := fold(a.Category)
+		addText(add, category, weightCategory)
 		addText(add, strings.ToLower(a.CategoryLabel), weightCategory)
 		for term, w := range tf {
 			ix.postings[term] = append(ix.postings[term], posting{int32(i), float32(w)})
@@ -139,6 +140,9 @@ func addText(add func(string, float64), text string, w float64) {
 		}
 	}
 	// A synonym's Chinese word anywhere in the text counts as its group.
+	if !hasHan(text) {
+		return
+	}
 	for word, g := range hanSynonyms {
 		if strings.Contains(text, word) {
 			add(groupTerm(g), w)

@@ -70,9 +70,19 @@ func simplify(s string) string {
 // Text that is not valid UTF-8 has its invalid bytes dropped. Search, the
 // target resolver and completion all match through it.
 func Normalize(s string) string {
+	out, han := fold(s)
+	if han {
+		out = simplify(out)
+	}
+	return out
+}
+
+// fold is Normalize without the conversion of traditional Chinese, for the
+// catalog's own text, which is simplified; han reports whether s holds
+// Chinese.
+func fold(s string) (out string, han bool) {
 	var b strings.Builder
 	b.Grow(len(s))
-	han := false
 	for _, r := range s {
 		switch {
 		case r == utf8.RuneError:
@@ -86,11 +96,7 @@ func Normalize(s string) string {
 		}
 		b.WriteRune(unicode.ToLower(r))
 	}
-	out := strings.TrimSpace(b.String())
-	if han {
-		out = simplify(out)
-	}
-	return out
+	return strings.TrimSpace(b.String()), han
 }
 
 // truncateRunes returns s cut to at most n runes.

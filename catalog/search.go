@@ -99,14 +99,16 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 		cov, covered, score   float64
 		index                 int
 	}
-	score := make([]float64, n)
-	covered := make([]float64, n)
-	matched := make([]int, n)
-	inName := make([]bool, n)
-	named := make([]float64, n) // weight of the words found in a name
-	namedN := make([]int, n)    // and their number
+	// Per action: BM25 score, covered weight, weight of the words found in
+	// a name; words matched and found in a name; and two scratch marks.
+	floats := make([]float64, 3*n)
+	score, covered, named := floats[:n], floats[n:2*n], floats[2*n:]
+	ints := make([]int, 2*n)
+	matched, namedN := ints[:n], ints[n:]
+	marks := make([]bool, 2*n)
+	inName, seen := marks[:n], marks[n:]
 	for _, u := range units {
-		clear(inName)
+		clear(marks)
 		for _, t := range u.terms {
 			for _, d := range ix.inName[t.term] {
 				if !inName[d] {
@@ -116,7 +118,6 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 				}
 			}
 		}
-		seen := make([]bool, n)
 		for _, t := range u.terms {
 			ps := ix.postings[t.term]
 			w := t.weight * idf(len(ps), n)
