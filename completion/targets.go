@@ -78,7 +78,7 @@ func (c *Completer) FindTargets(ctx context.Context, query string, group int64) 
 	if value == "" {
 		return Found{}, errors.New("the name is blank")
 	}
-	var cands []Candidate
+	cands := []Candidate{}
 	add := func(kind string, items []item, groupID int64) {
 		for _, it := range items {
 			if how, i, ok := nameMatch(it, value); ok {

@@ -213,7 +213,7 @@ func (f pipelineFetcher) Fetch(ctx context.Context, action string, params json.R
 	tc, _ := trace.Start(nil)
 	r = f.x.run(ctx, &toolkit.Call{Trace: tc, Action: action}, plan{action: a, params: params})
 	if r.Diag.Outcome != toolkit.OutcomeSuccess {
-		return nil, fmt.Errorf("%s: %s: %s", action, r.Diag.Kind, r.Diag.Message)
+		return nil, &fetchError{action, r.Diag}
 	}
 	env, _ := r.Result.(json.RawMessage)
 	var e struct {
