@@ -357,26 +357,30 @@ func lowerAll(ss []string) []string {
 }
 
 // Closest returns up to n action names for a name that is not one: the
-// best matches of Search first (so 禁言 and set_group_mute both lead to
-// set_group_ban), then the names Suggest finds by spelling.
+// names one edit away first (set_group_bam is set_group_ban), then the best
+// matches of Search (so 禁言 and set_group_mute both lead to
+// set_group_ban), then the other names Suggest finds by spelling.
 func (c *Catalog) Closest(name string, n int) []string {
 	out := []string{}
 	if len(name) > MaxNameBytes {
 		return out
 	}
-	for _, a := range c.Search(name, Filter{}) {
-		if len(out) == n {
-			return out
+	add := func(s string) {
+		if a, ok := c.Lookup(s); ok && len(out) < n && !slices.Contains(out, a.Name) {
+			out = append(out, a.Name)
 		}
-		out = append(out, a.Name)
 	}
-	for _, s := range c.Suggest(name, n) {
-		if len(out) == n {
-			break
+	near := c.suggest(name)
+	for _, cd := range near {
+		if cd.dist <= 1 {
+			add(cd.name)
 		}
-		if a, ok := c.Lookup(s); ok && !slices.Contains(out, a.Name) {
-			out = append(out, s)
-		}
+	}
+	for _, a := range c.Search(name, Filter{}) {
+		add(a.Name)
+	}
+	for _, cd := range near {
+		add(cd.name)
 	}
 	return out
 }
@@ -384,14 +388,30 @@ func (c *Catalog) Closest(name string, n int) []string {
 // Suggest returns up to n action names or aliases close to name: those that
 // contain it or that it contains, then the nearest by edit distance.
 func (c *Catalog) Suggest(name string, n int) []string {
+	out := []string{}
+	for _, cd := range c.suggest(name) {
+		if len(out) == n {
+			break
+		}
+		out = append(out, cd.name)
+	}
+	return out
+}
+
+// A spelling is a name or alias and its distance from what was typed.
+type spelling struct {
+	name string
+	dist int
+}
+
+// suggest returns the names and aliases close to name by spelling, nearest
+// first (see Suggest).
+func (c *Catalog) suggest(name string) []spelling {
 	if len(name) > MaxNameBytes {
-		return []string{}
+		return nil
 	}
 	q := strings.ToLower(name)
-	type cand struct {
-		name string
-		dist int
-	}
+	type cand = spelling
 	var cands []cand
 	for key := range c.byName {
 		k := strings.ToLower(key)
@@ -410,11 +430,7 @@ func (c *Catalog) Suggest(name string, n int) []string {
 		}
 		return strings.Compare(x.name, y.name)
 	})
-	out := []string{}
-	for _, cd := range cands[:min(n, len(cands))] {
-		out = append(out, cd.name)
-	}
-	return out
+	return cands
 }
 
 func abs(x int) int {
