@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/completion"
+	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
 	"github.com/snowluma/snowluma-mcp/prompts"
@@ -211,7 +212,7 @@ func (f pipelineFetcher) Fetch(ctx context.Context, action string, params json.R
 		params = json.RawMessage("{}")
 	}
 	tc, _ := trace.Start(nil)
-	r = f.x.run(ctx, &toolkit.Call{Trace: tc, Action: action}, plan{action: a, params: params})
+	r = f.x.Read(ctx, &pipeline.Call{Trace: tc}, a.Name, params)
 	if r.Diag.Outcome != toolkit.OutcomeSuccess {
 		return nil, &fetchError{action, r.Diag}
 	}
