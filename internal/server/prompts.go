@@ -44,7 +44,7 @@ func promptsFeature(d *deps) (feature, error) {
 		}
 		opts := completion.Options{Catalog: cat, Groups: d.exec.safety.Groups, Users: d.exec.safety.Users}
 		if d.exec.enabled() {
-			opts.Fetcher = pipelineFetcher{d.exec}
+			opts.Fetcher = pipelineFetcher{x: d.exec}
 		}
 		return completion.New(opts), nil
 	})
@@ -196,8 +196,12 @@ func readAction(src catalogSource) mcp.ResourceHandler {
 // pipelineFetcher reads completion's lists from SnowLuma through the
 // execution pipeline, as query_action would run them: the same fence,
 // params check and allowlist, and a trace context of its own on the
-// request.
-type pipelineFetcher struct{ x *executor }
+// request. tool names the reader in the pipeline's log ("" for
+// completion).
+type pipelineFetcher struct {
+	x    *executor
+	tool string
+}
 
 func (f pipelineFetcher) Fetch(ctx context.Context, action string, params json.RawMessage) (json.RawMessage, error) {
 	cat, r, loaded := f.x.catalog.get()
@@ -212,7 +216,7 @@ func (f pipelineFetcher) Fetch(ctx context.Context, action string, params json.R
 		params = json.RawMessage("{}")
 	}
 	tc, _ := trace.Start(nil)
-	r = f.x.Read(ctx, &pipeline.Call{Trace: tc}, a.Name, params)
+	r = f.x.Read(ctx, &pipeline.Call{Tool: f.tool, Trace: tc}, a.Name, params)
 	if r.Diag.Outcome != toolkit.OutcomeSuccess {
 		return nil, &fetchError{action, r.Diag}
 	}

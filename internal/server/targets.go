@@ -47,16 +47,17 @@ type targetsAnswer struct {
 
 // targetsFeature serves find_targets: a group or person named as an
 // operator says it, resolved to ids by completion's matcher over the lists
-// completion reads (completion.Completer.FindTargets), through the
-// pipeline and its allowlists, cached for completion.CacheTTL. It never
-// picks among candidates.
+// completion reads (completion.Completer.FindTargets), each read with
+// pipeline.Executor.Read (the fence, the params check, the allowlists) and
+// cached for completion.CacheTTL in a completer of its own. It never picks
+// among candidates.
 func targetsFeature(d *deps) (feature, error) {
 	comp := sync.OnceValues(func() (*completion.Completer, error) {
 		cat, err := d.catalog()
 		if err != nil {
 			return nil, err
 		}
-		return completion.New(completion.Options{Catalog: cat, Fetcher: pipelineFetcher{d.exec},
+		return completion.New(completion.Options{Catalog: cat, Fetcher: pipelineFetcher{x: d.exec, tool: "find_targets"},
 			Groups: d.exec.safety.Groups, Users: d.exec.safety.Users}), nil
 	})
 	return feature{tools: []toolkit.Spec{{
