@@ -65,7 +65,7 @@ var synonyms = [][]string{
 	{"online_file", "在线文件"},
 	{"flash", "闪传"},
 	{"collection", "收藏"},
-	{"set", "设置", "修改", "改", "设", "设为", "设成"},
+	{"set", "设置", "修改", "改", "设", "设为", "设成", "开启", "打开", "关闭", "关掉", "开", "关"},
 	{"get", "获取", "查询", "查看", "查", "看", "读取"},
 	{"leave", "退群", "退出"},
 	{"approve", "handle", "accept", "reject", "同意", "处理", "批准", "审批", "拒绝"},
@@ -146,6 +146,7 @@ var fillers = []string{
 	"主动", "别人", "再", "又", "还", "都", "也", "就", "先", "然后",
 	// Numbers and durations are a request's arguments, not its intent.
 	"二", "两", "三", "五", "十", "百", "千", "分钟", "小时", "秒", "秒钟", "天", "半",
+	"今天", "明天", "每天", "早上", "上午", "中午", "下午", "晚上", "夜里", "定时",
 }
 
 // englishFiller are English words that carry no search meaning.
