@@ -4,7 +4,9 @@ import (
 	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
@@ -48,7 +50,7 @@ type feature struct {
 // server-wide pieces New makes once.
 type deps struct {
 	opts    Options
-	mode    Mode
+	mode    config.Mode
 	catalog catalogSource
 	backend *backend.Backend // the bot; never nil
 	exec    *executor        // the pipeline over backend

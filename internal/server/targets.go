@@ -9,6 +9,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/completion"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
 
@@ -66,7 +67,7 @@ func targetsFeature(d *deps) (feature, error) {
 		Description: "Names to ids: groups by name, members by card or nickname, friends by remark or nickname; every candidate with what matched. targets > 1: ambiguous, ask, never pick.",
 		Input:       findTargetsInput,
 		Output:      findTargetsOutput,
-		Needs:       toolkit.ModeRead,
+		Needs:       config.ModeRead,
 		Idempotent:  true,
 		OpenWorld:   true,
 		Handler: toolkit.Handle(func(ctx context.Context, _ *toolkit.Call, in findTargetsArgs) toolkit.Reply {

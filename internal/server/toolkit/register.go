@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
 )
 
@@ -87,7 +89,7 @@ func checkOutputs(schemas *schemaSet, specs []Spec) error {
 
 // Config is how Register serves its specs.
 type Config struct {
-	Mode Mode
+	Mode config.Mode
 	// Log receives one line per tool call; nil discards.
 	Log *slog.Logger
 	// CheckOutputsLater, when set, is given the check of the specs' output
@@ -108,7 +110,7 @@ type Config struct {
 // mode: the whole per-call path (trace context, gate, argument check,
 // handler, log line, rendering) without the SDK around it. Benchmarks use
 // it to tell this server's own cost of a call from the SDK's.
-func Serve(spec Spec, mode Mode, log *slog.Logger) (mcp.ToolHandler, error) {
+func Serve(spec Spec, mode config.Mode, log *slog.Logger) (mcp.ToolHandler, error) {
 	var schemas schemaSet
 	c, err := spec.compile(&schemas)
 	if err == nil {
@@ -168,7 +170,7 @@ func HasExtension(caps *mcp.ClientCapabilities, id string) bool {
 }
 
 // refusal says why c may not call the tool in mode, or nil when it may.
-func (c *compiled) refusal(mode Mode, cl *client) *Refusal {
+func (c *compiled) refusal(mode config.Mode, cl *client) *Refusal {
 	if !mode.Allows(c.Needs) {
 		return &Refusal{KindModeGate, fmt.Sprintf("%s needs %s mode; this server runs in %s mode", c.Name, c.Needs, mode),
 			"set SNOWLUMA_MCP_ENDPOINT and SNOWLUMA_MCP_MODE=" + string(c.Needs) + " in the server's environment and restart it"}
@@ -192,7 +194,7 @@ func (c *compiled) refusal(mode Mode, cl *client) *Refusal {
 
 // serve is the path of every call: trace context, gate, argument check,
 // handler, log line, rendering; sandbox marks every result's diagnostics.
-func serve(c *compiled, mode Mode, log *slog.Logger, substitutes *sync.Map, sandbox bool) mcp.ToolHandler {
+func serve(c *compiled, mode config.Mode, log *slog.Logger, substitutes *sync.Map, sandbox bool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		tc, problem := trace.Start(req.Params.Meta)
@@ -244,7 +246,7 @@ func serve(c *compiled, mode Mode, log *slog.Logger, substitutes *sync.Map, sand
 // call, and gives the others their whole definitions and per-client _meta.
 // The tool list is one page (far below the SDK's page size), so filtering
 // the page filters the list.
-func filterList(mode Mode, byName map[string]*compiled) mcp.Middleware {
+func filterList(mode config.Mode, byName map[string]*compiled) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
@@ -261,7 +263,7 @@ func filterList(mode Mode, byName map[string]*compiled) mcp.Middleware {
 
 // filter returns the tools of all that cl may call in mode, with their
 // per-client _meta.
-func filter(mode Mode, byName map[string]*compiled, all []*mcp.Tool, cl *client) []*mcp.Tool {
+func filter(mode config.Mode, byName map[string]*compiled, all []*mcp.Tool, cl *client) []*mcp.Tool {
 	tools := make([]*mcp.Tool, 0, len(all))
 	for _, t := range all {
 		c := byName[t.Name]
