@@ -26,6 +26,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/version"
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 // Name identifies this server to MCP clients, with the build's version
@@ -98,6 +99,7 @@ func New(opts Options) (*mcp.Server, error) {
 		targetsFeature, // targets.go: find_targets, names to ids
 		channelFeature, // channel.go: the QQ channel for Claude Code
 		trialFeature,   // trial.go: the sandbox and the dry run
+		mediaFeature,   // media.go: view_media
 	} {
 		f, err := build(d)
 		if err != nil {
@@ -150,6 +152,9 @@ func newDeps(opts Options) (*deps, error) {
 	if b == nil {
 		b = &backend.Backend{}
 	}
+	if b.Provenance == nil {
+		b.Provenance = &untrusted.Registry{}
+	}
 	if opts.Mode != config.ModeDocs && b.Client == nil {
 		return nil, fmt.Errorf("server: %s mode needs a SnowLuma client", opts.Mode)
 	}
@@ -175,7 +180,7 @@ func newDeps(opts Options) (*deps, error) {
 	if ch != nil {
 		ch.x = x
 	}
-	return &deps{opts: opts, mode: opts.Mode, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety), channel: ch, sealer: sealer, log: log}, nil
+	return &deps{opts: opts, mode: opts.Mode, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety, b.Provenance), channel: ch, sealer: sealer, log: log}, nil
 }
 
 // A catalogSource yields the catalog once it has loaded.
