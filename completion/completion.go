@@ -151,10 +151,13 @@ func New(opts Options) *Completer {
 }
 
 // An item is one entry of a fetched list: its id and the names it is
-// matched by, folded for matching.
+// matched by, folded for matching, with each name as SnowLuma gave it and
+// the field it came from.
 type item struct {
-	id    int64
-	names []string
+	id     int64
+	names  []string
+	raw    []string
+	fields []string
 }
 
 // A list is one fetched list in the cache. ready is closed once items and
@@ -170,13 +173,16 @@ type list struct {
 }
 
 // itemBytes is about what one item holds in memory: the struct, its names'
-// headers and their bytes.
+// and raw names' headers and bytes, and its field names' headers.
 func itemBytes(it item) int {
-	n := 32
+	n := 80 // the struct and its three slice headers
 	for _, name := range it.names {
 		n += 16 + len(name)
 	}
-	return n
+	for _, raw := range it.raw {
+		n += 16 + len(raw)
+	}
+	return n + 16*len(it.fields) // field names are the caller's constants
 }
 
 // Complete proposes values for an argument of kind k whose value so far is
@@ -239,8 +245,19 @@ func (c *Completer) targets(ctx context.Context, value string) Result {
 // fetch returns the list under key, from the cache when it is fresh, else
 // from SnowLuma through one shared fetch. A failure gives nil.
 func (c *Completer) fetch(ctx context.Context, key, action string, params json.RawMessage, decode func(json.RawMessage) ([]item, error)) []item {
+	items, _ := c.fetchList(ctx, key, action, params, decode)
+	return items
+}
+
+// errNoSnowLuma is the failure of a list wanted where nothing reaches
+// SnowLuma (docs mode).
+var errNoSnowLuma = errors.New("completion: no SnowLuma to ask")
+
+// fetchList is fetch with the failure: the fetch's own, or the asker's
+// context's when it gave up waiting.
+func (c *Completer) fetchList(ctx context.Context, key, action string, params json.RawMessage, decode func(json.RawMessage) ([]item, error)) ([]item, error) {
 	if c.opts.Fetcher == nil {
-		return nil
+		return nil, errNoSnowLuma
 	}
 	now := c.opts.Now()
 	c.mu.Lock()
@@ -265,12 +282,12 @@ func (c *Completer) fetch(ctx context.Context, key, action string, params json.R
 	select {
 	case <-l.ready:
 	case <-ctx.Done():
-		return nil
+		return nil, ctx.Err()
 	}
 	if l.err != nil {
-		return nil
+		return nil, l.err
 	}
-	return l.items
+	return l.items, nil
 }
 
 // load fetches one list into l and closes l.ready. The fetch is the
@@ -406,19 +423,19 @@ func match(items []item, value, prefix string, allow safety.IDSet) Result {
 	return res
 }
 
-// rankOf says whether value matches it, and how well.
+// rankOf says whether value matches it, and how well: completion offers
+// what find_targets resolves, by the same matcher (nameMatch).
 func rankOf(it item, value string) (int, bool) {
 	if strings.HasPrefix(strconv.FormatInt(it.id, 10), value) {
 		return rankIDPrefix, true
 	}
-	inside := false
-	for _, n := range it.names {
-		if strings.HasPrefix(n, value) {
-			return rankNamePrefix, true
+	if how, _, ok := nameMatch(it, value); ok {
+		if how == MatchContains {
+			return rankNameInside, true
 		}
-		inside = inside || strings.Contains(n, value)
+		return rankNamePrefix, true
 	}
-	return rankNameInside, inside
+	return 0, false
 }
 
 func compareInt(a, b int64) int {
@@ -431,23 +448,12 @@ func compareInt(a, b int64) int {
 	return 0
 }
 
-// Fold prepares a typed value or a name for matching: surrounding white
-// space trimmed, full-width ASCII forms (what a Chinese input method types
-// for digits and letters, and its ideographic space) made plain, and upper
-// case made lower.
-func Fold(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 0xFF01 && r <= 0xFF5E:
-			r -= 0xFF01 - 0x21
-		case r == 0x3000:
-			r = ' '
-		}
-		b.WriteRune(r)
-	}
-	return strings.ToLower(strings.TrimSpace(b.String()))
-}
+// Fold prepares a typed value or a name for matching as the catalog's
+// search does (catalog.Normalize): surrounding white space trimmed,
+// full-width ASCII forms (what a Chinese input method types for digits and
+// letters, and its ideographic space) made plain, upper case made lower,
+// and traditional Chinese made simplified, so that 張三 finds 张三.
+func Fold(s string) string { return catalog.Normalize(s) }
 
 // parseID reads a positive decimal id.
 func parseID(s string) (int64, bool) {
@@ -481,13 +487,16 @@ func decodeList(data json.RawMessage, id string, names ...string) ([]item, error
 		if !ok {
 			continue
 		}
-		it := item{id: n, names: make([]string, 0, len(names))}
+		it := item{id: n, names: make([]string, 0, len(names)), raw: make([]string, 0, len(names)), fields: make([]string, 0, len(names))}
 		for _, f := range names {
 			var s string
 			if json.Unmarshal(e[f], &s) == nil && s != "" {
-				// A copy, so that the name does not hold on to the
-				// folded text it was cut from.
+				// Copies, clipped, so that a name does not hold on to
+				// the (possibly huge) text it was cut from.
+				raw := strings.Clone(clip(s, maxName))
 				it.names = append(it.names, strings.Clone(clip(Fold(clip(s, 3*maxName)), maxName)))
+				it.raw = append(it.raw, raw)
+				it.fields = append(it.fields, f)
 			}
 		}
 		if size += itemBytes(it); size > maxListBytes {
