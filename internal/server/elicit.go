@@ -134,7 +134,8 @@ func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionA
 			fmt.Sprintf("%s needs %s, and this client did not advertise form elicitation, so it cannot be asked for", a.Name, strings.Join(missing, ", ")),
 			fmt.Sprintf("call %s with complete params (see get_action %s)", toolName(write), a.Name))
 	}
-	confirm := x.safety.Confirm.Needs(a.Destructive, a.ReadOnly)
+	// The confirmation comes with the params, in one form (GateMayAsk).
+	confirm := x.safety.Confirm.Needs(a.Destructive, a.ReadOnly) || x.GateMayAsk(pc, a)
 	state, err := sealer.Seal(seal.Claims{Tool: tool, ArgsHash: argsHash, Missing: missing, Confirm: confirm})
 	if errors.Is(err, seal.ErrTooManyPending) {
 		return toolkit.Fail(toolkit.KindTooManyPending, err.Error(), fmt.Sprintf("answer or abandon pending forms, or call %s with complete params", toolName(write)))
