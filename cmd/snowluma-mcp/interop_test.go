@@ -67,7 +67,7 @@ func TestTypeScriptClient(t *testing.T) {
 	if err := json.Unmarshal(stdout, &out); err != nil {
 		t.Fatalf("output %s: %v", stdout, err)
 	}
-	if out.Server.Name != "snowluma-mcp" || len(out.Tools) != 10 || out.ResourceActions != 177 {
+	if out.Server.Name != "snowluma-mcp" || len(out.Tools) != 12 || out.ResourceActions != 177 {
 		t.Errorf("server %q, %d tools, %d actions in the resource", out.Server.Name, len(out.Tools), out.ResourceActions)
 	}
 	for name, c := range map[string]call{"list_categories": out.Categories, "search_actions": out.Search, "get_action": out.Alias, "query_action": out.GetMsg, "invoke_action_with_input": out.WithInput,
@@ -92,8 +92,11 @@ func TestTypeScriptClient(t *testing.T) {
 		t.Errorf("forms: %v", out.Forms)
 	}
 	// The message stays in params_json; group_id and message_id are typed
-	// fields the TypeScript client filled with numbers.
-	wantFields := []map[string]string{{"params_json": "string"}, {"group_id": "integer", "params_json": "string"}, {"message_id": "integer"}}
+	// fields the TypeScript client filled with numbers. The sends come after
+	// get_msg read QQ users' text of another group, so the send gate asks
+	// for a confirmation in the same form: the SDK gives a legacy client's
+	// call one round of forms only.
+	wantFields := []map[string]string{{"params_json": "string", "confirm": "boolean"}, {"group_id": "integer", "params_json": "string", "confirm": "boolean"}, {"message_id": "integer"}}
 	if len(out.Fields) != len(wantFields) {
 		t.Fatalf("form fields %v", out.Fields)
 	}

@@ -25,6 +25,7 @@ import (
 	"unicode"
 
 	"github.com/snowluma/snowluma-mcp/channel"
+	"github.com/snowluma/snowluma-mcp/internal/editdist"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/untrusted"
@@ -89,6 +90,7 @@ type variables struct {
 	DryRun     string `env:"DRY_RUN" default:"false" shown:"false" desc:"true, 1 or yes: a dry run. Every write action and upload passes every check (mode, params, allowlists, pacing, confirmation) and is then not sent: it is audited and logged as a dry run and answered with kind dry_run, naming the action and its targets; read-only actions still go to SnowLuma. Case is ignored."`
 	Seed       string `env:"SANDBOX_SEED" default:"1" shown:"1" desc:"snowluma-mcp sandbox only: the seed of the simulated account, a whole number from 0 to 18446744073709551615; the same seed gives the same groups, members, history and files."`
 	Trickle    string `env:"SANDBOX_TRICKLE_MS" default:"15000" shown:"15000" desc:"snowluma-mcp sandbox only: milliseconds between two moments of the simulated account's own life (a member's message, now and then a poke or a join request), 0 to 86400000; 0 keeps it silent unless acted on."`
+	SelfMsgs   string `env:"SANDBOX_REPORT_SELF" default:"false" shown:"false" desc:"snowluma-mcp sandbox only: true, 1 or yes: the simulated SnowLuma pushes the bot's own sends as message_sent events, as SnowLuma does with reportSelfMessage on; false (SnowLuma's default) never pushes them. Case is ignored."`
 	Validate   string `env:"VALIDATE_PARAMS" default:"true" shown:"true" desc:"true, 1 or yes: check action params against the catalog's inputSchema before sending; false, 0 or no: send them unchecked (for a SnowLuma newer than the catalog). Case is ignored."`
 
 	// Account safety (docs/safety.md).
@@ -151,6 +153,8 @@ type Config struct {
 	// SandboxTrickle the pace of its own events (0: silence).
 	SandboxSeed    uint64
 	SandboxTrickle time.Duration
+	// SandboxReportSelf is the sandbox's reportSelfMessage.
+	SandboxReportSelf bool
 	// Sandbox says the endpoint is the simulated SnowLuma that
 	// `snowluma-mcp sandbox` started in this process. Load never sets it:
 	// the sandbox command does, after it has started that SnowLuma.
@@ -361,29 +365,7 @@ func nameDistance(typed, real string) int {
 	if strings.HasPrefix(real, typed) || strings.HasPrefix(typed, real) {
 		return 0
 	}
-	return editDistance(typed, real)
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes
-// (variable names are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return editdist.Distance(typed, real)
 }
 
 // parseToken trims surrounding white space from the token in variable v
@@ -573,6 +555,9 @@ func parse(e variables, getenv func(string) string) (*Config, error) {
 		return nil, &Error{"SANDBOX_TRICKLE_MS", lang.T(lang.ConfigNotWholeFrom0, e.Trickle, maxTimeoutMS), lang.T(lang.ConfigMillis0, 15000)}
 	}
 	c.SandboxTrickle = time.Duration(trickle) * time.Millisecond
+	if c.SandboxReportSelf, err = parseBool("SANDBOX_REPORT_SELF", e.SelfMsgs); err != nil {
+		return nil, err
+	}
 
 	tok, err := parseToken("TOKEN", e.Token)
 	if err != nil {

@@ -37,8 +37,9 @@ const (
 )
 
 // ProtocolVersions returns the MCP revisions served, newest first. A
-// request at any other revision, a legacy initialize included, is refused
-// with UnsupportedProtocolVersion (-32022) and this list.
+// 2026-07-28 request at any other revision is refused with
+// UnsupportedProtocolVersion (-32022) and this list; a legacy initialize at
+// one is offered the newest legacy revision (see proposeOnInitialize).
 func ProtocolVersions() []string {
 	return []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"}
 }
@@ -96,6 +97,7 @@ func New(opts Options) (*mcp.Server, error) {
 		previewFeature, // preview.go: preview_message and its panel
 		tasksFeature,   // tasks.go: background transfers and the task methods
 		promptsFeature, // prompts.go: instructions, prompts, completion, one action as a resource
+		targetsFeature, // targets.go: find_targets, names to ids
 		channelFeature, // channel.go: the QQ channel for Claude Code
 		trialFeature,   // trial.go: the sandbox and the dry run
 		archiveFeature, // archive.go: the local message archive, its tools and the channel's catch-up
@@ -127,7 +129,7 @@ func New(opts Options) (*mcp.Server, error) {
 		specs = append(specs, f.tools...)
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "SnowLuma OneBot", Version: version.Current()}, sopts)
-	s.AddReceivingMiddleware(refuseUnsupportedInitialize)
+	s.AddReceivingMiddleware(proposeOnInitialize(cmp.Or[io.Writer](opts.Log, io.Discard)))
 	cfg := toolkit.Config{Mode: opts.Mode, Log: d.log, CheckOutputsLater: opts.Speed.CheckOutputsLater, Sandbox: d.backend.Sandbox}
 	if err := toolkit.Register(s, cfg, specs...); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
