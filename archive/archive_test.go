@@ -89,6 +89,8 @@ func TestIngestSearchChinese(t *testing.T) {
 		{"ＷＥＢＳＯＣＫＥＴ 配置", []string{"ＷｅｂＳｏｃｋｅｔ 怎么配置？"}},
 		{"meet", []string{"会议链接：https://meet.example.com/abc"}},
 		{"图片", []string{"开会[图片 #1]吗"}},
+		{"開會", []string{"开会[图片 #1]吗", "明天下午开会，记得带电脑"}},
+		{"會議鏈接", []string{"会议链接：https://meet.example.com/abc"}},
 		{"开车", nil},
 	} {
 		got, _, err := s.Search(ctx, Query{Text: c.q})

@@ -4,17 +4,15 @@ import (
 	"strings"
 	"unicode"
 
-	"golang.org/x/text/width"
+	"github.com/snowluma/snowluma-mcp/catalog"
 )
 
 // Fold is the normalization both the indexed text and a query go through
-// before they are cut into tokens: full-width forms to their usual width
-// (ＡＢＣ１２３ to abc123, the ideographic space to a space) and lower case.
-// Traditional characters are not yet folded to simplified ones: that waits
-// for the normalizer action search shares (catalog).
-func Fold(s string) string {
-	return strings.ToLower(width.Fold.String(s))
-}
+// before they are cut into tokens: action search's own (catalog.Normalize:
+// full-width forms to their usual width, lower case, traditional Chinese
+// to simplified with the mainland's words), so that 開會 finds 开会 and
+// ＷｅｂＳｏｃｋｅｔ finds WebSocket.
+func Fold(s string) string { return catalog.Normalize(s) }
 
 // han reports whether r is written without spaces between words (Chinese,
 // Japanese kana, Korean syllables): such runs are indexed by character
