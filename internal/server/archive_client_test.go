@@ -138,6 +138,9 @@ func TestArchiveLive(t *testing.T) {
 		if p := waitSearch(t, cs, map[string]any{"query": "ｗｅｂｓｏｃｋｅｔ　配置"}, "full-width search", func(p archivePage) bool { return len(p.Messages) == 1 }); p.Messages[0].Text != "有人知道 WebSocket 怎么配置吗" {
 			t.Fatalf("full-width: %+v", p)
 		}
+		if p, _ := call[archivePage](t, cs, "search_messages", map[string]any{"query": "下午開會"}); len(p.Messages) != 1 || p.Messages[0].MessageID != m1.ID {
+			t.Fatalf("traditional: %+v", p)
+		}
 		// Filters: another group finds nothing, a time after it nothing.
 		if p, _ := call[archivePage](t, cs, "search_messages", map[string]any{"query": "开会", "group_id": g + 1}); len(p.Messages) != 0 {
 			t.Fatalf("group filter: %+v", p)
