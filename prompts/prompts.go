@@ -52,6 +52,9 @@ type Env struct {
 	Write bool
 	// Events is true when live events are configured (subscribe_events).
 	Events bool
+	// Archive is true when the local message archive is configured
+	// (read_messages, search_messages).
+	Archive bool
 	// Confirm is true when destructive actions need a person's
 	// confirmation through a form before they run.
 	Confirm bool

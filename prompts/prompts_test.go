@@ -317,3 +317,21 @@ func TestArgumentsComplete(t *testing.T) {
 		}
 	}
 }
+
+// TestDigestReadsTheArchive: with the archive, group_digest reads it
+// (read_messages, gaps) and falls back to SnowLuma's history only for a
+// chat it does not hold.
+func TestDigestReadsTheArchive(t *testing.T) {
+	env := readEnv
+	env.Archive = true
+	text := render(t, "group_digest", map[string]string{"group_id": "20001"}, env)
+	for _, want := range []string{`read_messages {"group_id":20001,"limit":200}`, "gaps", "list_chats", "get_group_msg_history"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("digest with the archive lacks %q:\n%s", want, text)
+		}
+	}
+	text = render(t, "group_digest", map[string]string{"group_id": "20001", "since": "2h"}, env)
+	if !strings.Contains(text, `"after":"`) || !strings.Contains(text, "more_after") {
+		t.Errorf("digest since 2h with the archive:\n%s", text)
+	}
+}

@@ -49,6 +49,15 @@ func groupDigest() *Prompt {
 				w.lead("Summarise what happened in QQ group %d since event cursor %s.", group, s.cursor)
 				w.step("Read the event resource that returned this cursor with ?after=%s (resources/read); it holds what arrived since, group_id %d among it. Keep reading with next_cursor while it returns events.", s.cursor, group)
 				w.step("If the resource answers that the cursor is unknown or there is a gap, say so, and fill in from the history: query_action with %s.", call("get_group_msg_history", "group_id", group, "count", 50))
+			case env.Archive:
+				if s.at.IsZero() {
+					w.lead("Summarise what happened recently in QQ group %d.", group)
+					w.step("Read the local archive: read_messages %s gives the newest messages in time order; for older ones call it again with before set to the first message's message_id, up to about 200 messages.", object("group_id", group, "limit", 200))
+				} else {
+					w.lead("Summarise what happened in QQ group %d since %s.", group, when(s, env))
+					w.step("Read the local archive: read_messages %s; while more_after is true, call it again with after set to the last message's message_id (about 500 messages at most).", object("group_id", group, "after", s.at.UTC().Format(time.RFC3339), "limit", 200))
+				}
+				w.step("Say where the answer lists gaps (messages that may be missing). If the archive holds no such chat (list_chats), read the history instead: query_action with %s.", call("get_group_msg_history", "group_id", group, "count", 50))
 			default:
 				if s.at.IsZero() {
 					w.lead("Summarise what happened recently in QQ group %d.", group)

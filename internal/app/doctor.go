@@ -231,6 +231,9 @@ func diagnose(ctx context.Context, environ []string, l lang.Lang, sandboxed bool
 		// Loading the configuration opened it for appending already.
 		r.add(finding{Check: "audit file", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorAuditOK, a.Path())})
 	}
+	if cfg.Archive != nil {
+		r.add(checkArchive(ctx, l, cfg))
+	}
 	if cfg.TaskDir != "" {
 		exists, err := tasks.Probe(cfg.TaskDir, backend.TaskScope(cfg))
 		switch {

@@ -10,9 +10,11 @@
 package backend
 
 import (
+	"context"
 	"fmt"
 	"time"
 
+	"github.com/snowluma/snowluma-mcp/archive"
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/config"
@@ -64,6 +66,12 @@ type Backend struct {
 	// messages it pushes to the host, and who approves from QQ. It needs
 	// Events.
 	Channel *channel.Config
+	// Archive, when set, is the local message archive. ArchivePath is its
+	// configured file, and ArchiveProblem why it could not be opened (the
+	// archive's tools then answer with it; the rest of the server works).
+	Archive        *archive.Store
+	ArchivePath    string
+	ArchiveProblem error
 	// Media prepares the pictures view_media shows (nil in docs mode), and
 	// MediaStats counts what it did.
 	Media      *media.Decoder
@@ -153,6 +161,10 @@ func Open(cfg *config.Config, userAgent string) (*Backend, error) {
 		ch := cfg.Channel
 		b.Channel = &ch
 	}
+	if a := cfg.Archive; a != nil && cfg.Mode != config.ModeDocs {
+		b.ArchivePath = a.Path
+		b.Archive, b.ArchiveProblem = archive.Open(context.Background(), ArchiveOptions(a, &policy))
+	}
 	if cfg.TaskDir != "" {
 		store, err := tasks.Open(cfg.TaskDir, TaskScope(cfg), tasks.Options{})
 		if err != nil {
@@ -179,6 +191,26 @@ func TaskScope(cfg *config.Config) tasks.Scope {
 	return tasks.Scope{Mode: string(cfg.Mode), Endpoint: endpoint, Token: cfg.Token}
 }
 
+// ArchiveOptions are the archive's options for the configuration a and
+// the allowlists of policy.
+func ArchiveOptions(a *config.ArchiveConfig, policy *safety.Policy) archive.Options {
+	sel := func(all bool, ids safety.IDSet) archive.Selection {
+		s := archive.Selection{All: all, IDs: map[int64]bool{}}
+		for id := range ids {
+			s.IDs[id] = true
+		}
+		return s
+	}
+	return archive.Options{Path: a.Path, Groups: sel(a.AllGroups, a.Groups), Users: sel(a.AllUsers, a.Users),
+		Days: a.Days, MaxBytes: a.MaxBytes, KeepRecalled: a.KeepRecalled,
+		Allowed: func(group bool, id int64) bool {
+			if group {
+				return policy.Groups.Allows(id)
+			}
+			return policy.Users.Allows(id)
+		}}
+}
+
 // Close stops the background tasks, closes their store and then the event
 // connection. The other values hold nothing open.
 func (b *Backend) Close() {
@@ -188,5 +220,8 @@ func (b *Backend) Close() {
 	}
 	if b.Events != nil {
 		b.Events.Close()
+	}
+	if b.Archive != nil {
+		b.Archive.Close()
 	}
 }

@@ -109,6 +109,14 @@ type variables struct {
 	ChannelUsers     string `env:"CHANNEL_USERS" shown:"unset (no one)" desc:"Comma-separated QQ numbers whose private messages the channel pushes; each must pass SNOWLUMA_MCP_ALLOWED_USERS when that is set."`
 	ChannelApprovers string `env:"CHANNEL_APPROVERS" shown:"unset (no remote approval)" desc:"Write mode: comma-separated QQ numbers who approve from their private chat with the bot (yes <id> / no <id>): Claude Code's permission prompts, and this server's confirmations when the client has no form. Each must pass SNOWLUMA_MCP_ALLOWED_USERS."`
 
+	// The local message archive (docs/archive.md).
+	Archive             string `env:"ARCHIVE" shown:"unset (no archive)" desc:"Read and write modes: the absolute path of an SQLite file (created 0600, its directory 0700) that keeps the archived chats' messages from the event connection, SnowLuma's history and the bot's own sends; enables search_messages, read_messages, list_chats and mark_read, and the channel's catch-up. One server at a time per file; the token is never stored."`
+	ArchiveGroups       string `env:"ARCHIVE_GROUPS" shown:"unset (no group)" desc:"Comma-separated group numbers to archive, or * for every group SNOWLUMA_MCP_ALLOWED_GROUPS permits."`
+	ArchiveUsers        string `env:"ARCHIVE_USERS" shown:"unset (no one)" desc:"Comma-separated QQ numbers whose private chats to archive, or * for every person SNOWLUMA_MCP_ALLOWED_USERS permits."`
+	ArchiveDays         string `env:"ARCHIVE_DAYS" default:"90" shown:"90" desc:"Days a message is kept (1 to 36500); older ones are removed, oldest first."`
+	ArchiveMaxBytes     string `env:"ARCHIVE_MAX_BYTES" default:"1073741824" shown:"1073741824 (1 GiB)" desc:"Most bytes the archive's data may use; past it the oldest messages are removed first."`
+	ArchiveKeepRecalled string `env:"ARCHIVE_KEEP_RECALLED" default:"false" shown:"false" desc:"true, 1 or yes: keep the text of a recalled message (it is marked recalled either way); false removes the text from the file and the search index."`
+
 	// Stream transfers.
 	DownloadDir   string `env:"DOWNLOAD_DIR" shown:"<user cache dir>/snowluma-mcp/downloads" desc:"Absolute directory on the MCP host where downloads are saved; created 0700 when missing. An existing one other users can write to stops the server at start (POSIX; run chmod go-w on it)."`
 	UploadRoot    string `env:"UPLOAD_ROOT" shown:"unset (automatic upload off)" desc:"Absolute path of an existing directory: the only place invoke_action's execution.input_file may read from (symlinks resolved)."`
@@ -172,12 +180,26 @@ type Config struct {
 	// Channel configures the QQ channel; its Mode is channel.ModeOff when
 	// it is off. Its allowlists are Safety's.
 	Channel channel.Config
+	// Archive configures the message archive; nil when it is off.
+	Archive *ArchiveConfig
 	// Notes are start-up remarks for stderr, e.g. an ignored mode.
 	Notes []string
 	// Misspelt are the variables with our prefix that the server does not
 	// read, each with the one it most resembles; each has its note in
 	// Notes too.
 	Misspelt []Misspelling
+}
+
+// ArchiveConfig is the validated configuration of the message archive.
+type ArchiveConfig struct {
+	Path string // absolute
+	// AllGroups and AllUsers: * was given, every chat the allowlists
+	// permit; else Groups and Users list the chats.
+	AllGroups, AllUsers bool
+	Groups, Users       safety.IDSet
+	Days                int
+	MaxBytes            int64
+	KeepRecalled        bool
 }
 
 // StreamConfig is the validated configuration of stream transfers.
@@ -620,7 +642,63 @@ func parse(e variables, getenv func(string) string) (*Config, error) {
 	if err := parseChannel(e, c); err != nil {
 		return nil, err
 	}
+	if err := parseArchive(e, c); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// parseArchive validates the archive's variables once the mode and the
+// events URL are known.
+func parseArchive(e variables, c *Config) error {
+	path := strings.TrimSpace(e.Archive)
+	if path == "" {
+		return nil
+	}
+	if !filepath.IsAbs(path) {
+		return &Error{"ARCHIVE", lang.T(lang.ConfigPathNotAbsolute), lang.T(lang.ConfigArchivePath)}
+	}
+	a := &ArchiveConfig{Path: filepath.Clean(path)}
+	for _, l := range []struct {
+		name, value string
+		all         *bool
+		set         *safety.IDSet
+	}{
+		{"ARCHIVE_GROUPS", e.ArchiveGroups, &a.AllGroups, &a.Groups},
+		{"ARCHIVE_USERS", e.ArchiveUsers, &a.AllUsers, &a.Users},
+	} {
+		if strings.TrimSpace(l.value) == "*" {
+			*l.all = true
+			continue
+		}
+		var err error
+		if *l.set, err = safety.ParseIDs(l.value); err != nil {
+			return &Error{l.name, lang.T(lang.ConfigBadList, err.Error()), lang.T(lang.ConfigArchiveList)}
+		}
+	}
+	days, err := parseInt("ARCHIVE_DAYS", e.ArchiveDays, 36500, lang.T(lang.ConfigArchiveDays))
+	if err != nil {
+		return err
+	}
+	a.Days = int(days)
+	if a.MaxBytes, err = parseInt("ARCHIVE_MAX_BYTES", e.ArchiveMaxBytes, maxQuotaBytesLimit, lang.T(lang.ConfigBytesUpTo, int64(maxQuotaBytesLimit), "64 TiB", 1073741824)); err != nil {
+		return err
+	}
+	if a.KeepRecalled, err = parseBool("ARCHIVE_KEEP_RECALLED", e.ArchiveKeepRecalled); err != nil {
+		return err
+	}
+	if c.Mode == ModeDocs {
+		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteArchiveIgnored, Prefix+"_ARCHIVE"))
+		return nil
+	}
+	if !a.AllGroups && !a.AllUsers && a.Groups == nil && a.Users == nil {
+		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteArchiveEmpty, Prefix+"_ARCHIVE_GROUPS", Prefix+"_ARCHIVE_USERS"))
+	}
+	if c.EventsURL == nil {
+		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteArchiveNoEvents, Prefix+"_EVENTS_URL"))
+	}
+	c.Archive = a
+	return nil
 }
 
 // parseChannel validates the channel's variables once the mode, the

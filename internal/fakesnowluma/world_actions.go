@@ -739,6 +739,10 @@ func (w *world) recall(p *params) (any, [][]byte, *Reply) {
 	return nil, [][]byte{notice(map[string]any{"notice_type": "friend_recall", "user_id": m.peer.id, "message_id": m.id})}, nil
 }
 
+// HistoryWindow is how many of a conversation's newest messages the
+// history actions reach; users of QQ bot tools see about 99 with SnowLuma.
+const HistoryWindow = 99
+
 // history lists a conversation's messages up to an anchor (the newest when
 // message_id is 0), oldest first, count of them (20 by default, 200 at
 // most); an unknown anchor lists nothing.
@@ -760,6 +764,11 @@ func (w *world) history(p *params, group bool) (any, [][]byte, *Reply) {
 		count = min(max(count, 20), 200)
 	}
 	ids := w.byPeer[conv]
+	if len(ids) > HistoryWindow {
+		// QQ's history reaches only so far back: an older anchor is
+		// unknown, as SnowLuma answers it.
+		ids = ids[len(ids)-HistoryWindow:]
+	}
 	if anchor != 0 {
 		i := slices.Index(ids, int32(anchor))
 		if i < 0 || int64(int32(anchor)) != anchor {

@@ -210,3 +210,71 @@ func (s *Server) WorldGroups() []WorldGroup {
 	}
 	return out
 }
+
+// A WorldMessage is a message a test had someone of the world say.
+type WorldMessage struct {
+	ID   int64
+	Time int64
+}
+
+// WorldSay has user say text in group (or, with group 0, in a private
+// chat with the bot) at the time at (now when 0), stores it in the
+// history, and pushes its event when live; without live it is a message
+// that arrived while nobody listened. Nil without a world.
+func (s *Server) WorldSay(group, user int64, text string, at int64, live bool) WorldMessage {
+	if s.world == nil {
+		return WorldMessage{}
+	}
+	w := s.world
+	w.mu.Lock()
+	if at == 0 {
+		at = now()
+	}
+	p := peer{group != 0, group}
+	if group == 0 {
+		p = peer{false, user}
+	}
+	m := w.store(p, user, at, []segment{textSegment(text)})
+	ev := encode(w.view(m, true))
+	w.mu.Unlock()
+	if live {
+		s.push(ev)
+	}
+	return WorldMessage{ID: int64(m.id), Time: at}
+}
+
+// WorldRecall has a message's sender recall it, and pushes the recall
+// notice SnowLuma sends (group_recall with the operator, or
+// friend_recall).
+func (s *Server) WorldRecall(id int64) {
+	if s.world == nil {
+		return
+	}
+	w := s.world
+	w.mu.Lock()
+	m := w.messages[int32(id)]
+	if m == nil || m.recalled {
+		w.mu.Unlock()
+		return
+	}
+	m.recalled = true
+	var ev []byte
+	if m.peer.group {
+		ev = notice(map[string]any{"notice_type": "group_recall", "group_id": m.peer.id, "operator_id": m.sender, "user_id": m.sender, "message_id": m.id})
+	} else {
+		ev = notice(map[string]any{"notice_type": "friend_recall", "user_id": m.peer.id, "message_id": m.id})
+	}
+	w.mu.Unlock()
+	s.push(ev)
+}
+
+// WorldFriends lists the bot's friends' QQ numbers; nil without a world.
+func (s *Server) WorldFriends() []int64 {
+	if s.world == nil {
+		return nil
+	}
+	w := s.world
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]int64(nil), w.friends...)
+}

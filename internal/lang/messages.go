@@ -135,6 +135,19 @@ const (
 	SandboxStarted         Message = "sandbox.started"      // seed, HTTP URL, WebSocket URL
 	SandboxDirs            Message = "sandbox.dirs"         // task directory, download directory, upload root
 	SandboxDryRun          Message = "sandbox.dry_run"
+
+	ConfigArchivePath    Message = "config.archive_path"
+	ConfigArchiveList    Message = "config.archive_list"
+	ConfigArchiveDays    Message = "config.archive_days"
+	NoteArchiveIgnored   Message = "note.archive_ignored"   // ARCHIVE variable
+	NoteArchiveEmpty     Message = "note.archive_empty"     // ARCHIVE_GROUPS variable, ARCHIVE_USERS variable
+	NoteArchiveNoEvents  Message = "note.archive_no_events" // EVENTS_URL variable
+	DoctorArchiveNew     Message = "doctor.archive_new"     // path
+	DoctorArchiveHeld    Message = "doctor.archive_held"    // path
+	DoctorArchiveOK      Message = "doctor.archive_ok"      // path, schema, messages, chats, MiB, newest per chat
+	DoctorArchiveShared  Message = "doctor.archive_shared"  // path, mode
+	DoctorArchiveFix     Message = "doctor.archive_fix"
+	DoctorArchiveHeldFix Message = "doctor.archive_held_fix"
 )
 
 // doctor's texts (internal/app). Its check names and verdicts in
@@ -353,6 +366,18 @@ var texts = map[Message]text{
 	ConfigApproversWrite:   {"approval prompts are sent as private QQ messages, which needs write mode", "审批请求以 QQ 私聊消息发出，需要 write 模式"},
 	ConfigApproversFix:     {"set SNOWLUMA_MCP_MODE=write, or unset SNOWLUMA_MCP_CHANNEL_APPROVERS", "设 SNOWLUMA_MCP_MODE=write，或取消 SNOWLUMA_MCP_CHANNEL_APPROVERS"},
 	NoteChannelEmpty:       {"the channel is on but %s and %s are both unset, so it pushes no message; list the groups and people to follow", "频道已开启，但 %s 和 %s 都未设置，因此不会推送任何消息；请列出要关注的群和人"},
+	ConfigArchivePath:      {"an absolute path of the archive's SQLite file, e.g. /home/me/.local/state/snowluma-mcp/archive.db (created 0600 in a 0700 directory)", "归档 SQLite 文件的绝对路径，例如 /home/me/.local/state/snowluma-mcp/archive.db（以 0600 创建，所在目录 0700）"},
+	ConfigArchiveList:      {"* for every chat the allowlists permit, or comma-separated positive numbers, e.g. 20001,20002", "* 表示允许名单内的所有会话，或用逗号分隔的正整数号码，例如 20001,20002"},
+	ConfigArchiveDays:      {"a whole number of days from 1 to 36500", "1 到 36500 之间的整数天数"},
+	NoteArchiveIgnored:     {"%s ignored: the archive needs read or write mode", "已忽略 %s：消息归档需要 read 或 write 模式"},
+	NoteArchiveEmpty:       {"the archive is on but %s and %s are both unset, so it keeps no chat; list the chats, or * for all", "消息归档已开启，但 %s 和 %s 都未设置，因此不保存任何会话；请列出会话，或用 * 表示全部"},
+	NoteArchiveNoEvents:    {"the archive has no event connection (%s unset): it catches up from SnowLuma's history at start only and keeps the bot's own sends", "消息归档没有事件连接（未设置 %s）：只在启动时从 SnowLuma 的历史补齐，并保存机器人自己发出的消息"},
+	DoctorArchiveNew:       {"%s does not exist yet; the server creates it (0600) at its next start", "%s 尚不存在；服务器下次启动时会创建它（0600）"},
+	DoctorArchiveHeld:      {"%s is held by a running snowluma-mcp (only one server may use the file); its get_runtime_info reports the archive", "%s 正被一个运行中的 snowluma-mcp 占用（同一文件只能由一个服务器使用）；可用它的 get_runtime_info 查看归档状态"},
+	DoctorArchiveOK:        {"%s: schema %d, %d messages in %d chats, %.1f MiB; newest per chat: %s", "%s：schema %d，%d 个会话共 %d 条消息，%.1f MiB；各会话最新消息：%s"},
+	DoctorArchiveShared:    {"%s is readable by other users (mode %#o)", "%s 可被其他用户读取（权限 %#o）"},
+	DoctorArchiveHeldFix:   {"nothing to do while that server runs; stop it to have doctor check the file", "该服务器运行期间无需处理；如需 doctor 检查文件，请先停止它"},
+	DoctorArchiveFix:       {"run chmod 600 on it", "对它执行 chmod 600"},
 	NoteChannelIgnored:     {"%s ignored: %s is off", "已忽略 %s：%s 为 off"},
 	NoteUnknownVariable:    {"warning: %s is not a variable this server reads and is ignored; did you mean %s? (see --help)", "警告：%s 不是此服务器读取的变量，已忽略；是不是想写 %s？（见 --help）"},
 	NoteSandboxIgnored:     {"%s ignored: the sandbox sets it to its simulated SnowLuma", "已忽略 %s：沙盒会把它设为自己模拟的 SnowLuma"},

@@ -57,10 +57,15 @@ type Executor struct {
 	log     *slog.Logger
 	catalog func() (*catalog.Catalog, error)
 
-	sent   func(toolkit.Reply)
+	sent   Sent
 	remote Remote
 	launch Launch
 }
+
+// Sent is told of a send that succeeded: the action, its params as
+// checked, and the reply (the QQ channel remembers the bot's message
+// ids; the archive keeps the message).
+type Sent func(a *catalog.Action, params json.RawMessage, r toolkit.Reply)
 
 // Remote confirms a call when the client has no form (the QQ channel's
 // approvers): it returns the refusal, with ok false, unless a person
@@ -84,7 +89,7 @@ type Options struct {
 	Log *slog.Logger
 	// Sent, when set, is told of every send that succeeded (the QQ
 	// channel remembers the bot's message ids).
-	Sent func(toolkit.Reply)
+	Sent Sent
 	// Remote, when set, confirms a call whose client has no form.
 	Remote Remote
 	// Launch, when set, runs background plans; without it they are
@@ -267,7 +272,7 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 				r = redact(r)
 			}
 			if x.sent != nil && a.Send && r.Diag.Outcome == toolkit.OutcomeSuccess {
-				x.sent(r)
+				x.sent(a, p.Params, r)
 			}
 		}
 		if entry != nil { // 12. audit line

@@ -65,7 +65,8 @@ type channelService struct {
 	wire ChannelWire
 	log  io.Writer
 
-	server *mcp.Server // set by attach: its sessions are the connection pushes reach
+	archive *archiveService // nil without an archive
+	server  *mcp.Server     // set by attach: its sessions are the connection pushes reach
 
 	mu    sync.Mutex
 	ch    *channel.Channel // nil until the account is known
@@ -180,7 +181,13 @@ func (svc *channelService) run() {
 			self, svc.cfg.Mode, len(svc.cfg.Groups), len(svc.cfg.Users), len(svc.cfg.Approvers))
 	}
 	done := make(chan struct{})
-	go func() { ch.Run(ctx, channelSink{svc.wire, svc.pushed}, nil); close(done) }()
+	var sink channel.Sink = channelSink{svc.wire, svc.pushed}
+	if a := svc.archive; a != nil && a.store != nil {
+		// The archive keeps what could not be pushed, and pushes it later.
+		sink = archiveSink{sink, a}
+		go a.catchUpLoop(ctx, svc.cfg, sink)
+	}
+	go func() { ch.Run(ctx, sink, nil); close(done) }()
 	feed.Run(ctx, ch, id, updated)
 	cancel()
 	<-done
@@ -248,7 +255,7 @@ func dataID(r toolkit.Reply, field string) int64 {
 
 // noteSent tells the channel of a message the bot sent, so that replies
 // to it address the bot in mentions mode.
-func (svc *channelService) noteSent(r toolkit.Reply) {
+func (svc *channelService) noteSent(_ *catalog.Action, _ json.RawMessage, r toolkit.Reply) {
 	if ch := svc.channel(); ch != nil {
 		if id := dataID(r, "message_id"); id != 0 {
 			ch.NoteSent(id)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -40,6 +41,9 @@ func Definitions(mode config.Mode, scratch string) ([]*mcp.Tool, error) {
 		// makes.
 		b.Events = events.New(events.Options{URL: "ws://127.0.0.1:9/event"})
 		defer b.Events.Close()
+		// The archive's tools are listed whether or not its file opens;
+		// none is opened here.
+		b.ArchivePath, b.ArchiveProblem = filepath.Join(scratch, "archive.db"), errors.New("not opened for the definitions")
 	}
 	if mode == config.ModeWrite {
 		store, err := tasks.Open(filepath.Join(scratch, "tasks"), tasks.Scope{Mode: string(mode)}, tasks.Options{})

@@ -56,6 +56,7 @@ type deps struct {
 	exec    *executor        // the pipeline over backend
 	events  *eventService    // nil without events
 	channel *channelService  // nil when the QQ channel is off
+	archive *archiveService  // nil without an archive
 	sealer  *seal.Sealer     // continuations of every form
 	log     *slog.Logger     // the one line per call, and warnings
 }

@@ -93,6 +93,7 @@ func promptEnv(d *deps) prompts.Env {
 		Live:     d.mode != config.ModeDocs,
 		Write:    d.mode == config.ModeWrite,
 		Events:   d.events != nil,
+		Archive:  d.archive != nil,
 		Confirm:  policy.Confirm != safety.ConfirmNone,
 		Lang:     d.exec.lang,
 		Groups:   policy.Groups,

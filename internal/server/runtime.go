@@ -53,6 +53,8 @@ type runtimeInfo struct {
 	Events            *eventsInfo    `json:"events"`
 	// Channel is the QQ channel's counters; absent when it is off.
 	Channel any `json:"channel,omitempty"`
+	// Archive is the message archive's summary; absent without one.
+	Archive any `json:"archive,omitempty"`
 	// Media is view_media's limits and counters; absent in docs mode.
 	Media  *media.Runtime       `json:"media,omitempty"`
 	Checks map[string]checkInfo `json:"checks,omitempty"`
@@ -88,12 +90,12 @@ type checkInfo struct {
 
 // runtimeFeature serves get_runtime_info.
 func runtimeFeature(d *deps) (feature, error) {
-	return feature{tools: []toolkit.Spec{runtimeTool(d.exec, d.events, d.channel)}}, nil
+	return feature{tools: []toolkit.Spec{runtimeTool(d.exec, d.events, d.channel, d.archive)}}, nil
 }
 
 // runtimeTool declares get_runtime_info. It runs in every mode and
 // contacts SnowLuma only with check_connection, so it is open-world.
-func runtimeTool(x *executor, ev *eventService, ch *channelService) toolkit.Spec {
+func runtimeTool(x *executor, ev *eventService, ch *channelService, ar *archiveService) toolkit.Spec {
 	return toolkit.Spec{
 		Name:        "get_runtime_info",
 		Title:       "Runtime overview",
@@ -107,6 +109,9 @@ func runtimeTool(x *executor, ev *eventService, ch *channelService) toolkit.Spec
 			if info, ok := r.Result.(runtimeInfo); ok {
 				info.EventsEnabled, info.Events = ev != nil, ev.runtime()
 				info.Channel = ch.runtime()
+				if ar != nil {
+					info.Archive = ar.runtime(ctx)
+				}
 				r.Result = info
 			}
 			return r

@@ -100,6 +100,7 @@ func New(opts Options) (*mcp.Server, error) {
 		targetsFeature, // targets.go: find_targets, names to ids
 		channelFeature, // channel.go: the QQ channel for Claude Code
 		trialFeature,   // trial.go: the sandbox and the dry run
+		archiveFeature, // archive.go: the local message archive, its tools and the channel's catch-up
 		mediaFeature,   // media.go: view_media
 	} {
 		f, err := build(d)
@@ -173,15 +174,21 @@ func newDeps(opts Options) (*deps, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	// The pipeline's hooks, given once: the channel's, and the task
-	// runner's launch of background plans.
+	// The pipeline's hooks, given once: the channel's, the archive's, and
+	// the task runner's launch of background plans.
 	hooks := pipeline.Options{Launch: launchTask(b)}
 	ch.hooks(&hooks)
+	arch := newArchiveService(b, opts.Mode, logw)
+	arch.hooks(&hooks)
 	x := newExecutor(cat, b, opts.Mode, sealer, cmp.Or(opts.Lang, lang.En), log, hooks)
 	if ch != nil {
 		ch.x = x
+		ch.archive = arch
 	}
-	return &deps{opts: opts, mode: opts.Mode, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety, b.Provenance), channel: ch, sealer: sealer, log: log}, nil
+	if arch != nil {
+		arch.x = x
+	}
+	return &deps{opts: opts, mode: opts.Mode, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety, b.Provenance), channel: ch, archive: arch, sealer: sealer, log: log}, nil
 }
 
 // A catalogSource yields the catalog once it has loaded.

@@ -144,6 +144,8 @@ func main() {
 		{"bare go-sdk server", bare, nil},
 		{"snowluma-mcp (docs mode)", server, nil},
 		{"snowluma-mcp (write mode)", server, writeMode("http://127.0.0.1:9/", dir)},
+		{"snowluma-mcp (write mode, archive)", server, append(writeMode("http://127.0.0.1:9/", dir),
+			"SNOWLUMA_MCP_ARCHIVE="+filepath.Join(dir, "archive.db"), "SNOWLUMA_MCP_ARCHIVE_GROUPS=*")},
 	} {
 		var ms, rss []float64
 		for range *runs {

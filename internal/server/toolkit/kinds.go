@@ -45,6 +45,7 @@ const (
 	KindTooManyResources        Kind = "too_many_resources"
 	KindReleaseRequired         Kind = "release_required"
 	KindTaskStore               Kind = "task_store"
+	KindArchive                 Kind = "archive"
 	KindMediaUnreadable         Kind = "media_unreadable"
 	// KindDryRun is not a failure: the outcome is success, and the kind
 	// says that the write passed every check and was not sent.
@@ -107,6 +108,7 @@ func Kinds() []KindDoc {
 		{KindTooManyResources, "16 event resources already exist", "release one with `unsubscribe_events`"},
 		{KindReleaseRequired, "the event connection ended, or serves another account, and existing resources still hold it", "read them, release them all, then subscribe again"},
 		{KindTaskStore, "the task directory could not be read or written", "check `SNOWLUMA_MCP_TASK_DIR`: permissions, free space"},
+		{KindArchive, "the message archive's file cannot be used (corrupt, another program's, locked by another snowluma-mcp, full, unwritable); the message names the file", "the operator fixes the file as the next step says and restarts; every other tool still works"},
 		{KindMediaUnreadable, "a picture could not be read: not a JPEG, PNG, GIF or WebP, cut short or corrupt, over 50 megapixels or with a header claiming more than its bytes hold (refused before decoding), or too slow to decode; the server is unharmed", "say so to the user; `invoke_action download_file_image_stream` saves the original for a person to open"},
 		{KindDryRun, "not a failure (outcome `success`): under `SNOWLUMA_MCP_DRY_RUN` the write passed every check and was not sent; `result.dry_run` names the action and its targets", "nothing reached SnowLuma or QQ: go on with the plan as a rehearsal; the operator sets `SNOWLUMA_MCP_DRY_RUN=false` to send for real"},
 		{KindInternal, "a defect of snowluma-mcp itself (its catalog or a schema failed to load or compile; earlier builds reported a catalog schema that failed to compile as `invalid_params`)", "reinstall; report it"},

@@ -1,0 +1,438 @@
+package server_test
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	_ "modernc.org/sqlite"
+)
+
+// The message archive end to end: a server with SNOWLUMA_MCP_ARCHIVE
+// against the fake SnowLuma's simulated account (its history pages as
+// SnowLuma's do, about 99 messages a chat, and its recalls are SnowLuma's
+// notices), restarted on the same file.
+
+type archiveMsg struct {
+	MessageID int64  `json:"message_id"`
+	Chat      string `json:"chat"`
+	GroupID   int64  `json:"group_id"`
+	UserID    int64  `json:"user_id"`
+	Sender    string `json:"sender"`
+	Time      string `json:"time"`
+	Text      string `json:"text"`
+	Recalled  bool   `json:"recalled"`
+	Own       bool   `json:"own"`
+}
+
+type archivePage struct {
+	Messages []archiveMsg `json:"messages"`
+	Gaps     []struct {
+		Note string `json:"note"`
+	} `json:"gaps"`
+	MoreBefore bool   `json:"more_before"`
+	NextCursor string `json:"next_cursor"`
+	Trust      string `json:"trust"`
+}
+
+type archiveChat struct {
+	Chat     string `json:"chat"`
+	GroupID  int64  `json:"group_id"`
+	Name     string `json:"name"`
+	Unread   int64  `json:"unread"`
+	Messages int64  `json:"messages"`
+}
+
+// archived is a world fake and the archive's file and environment.
+type archived struct {
+	fake   *fakesnowluma.Server
+	group  int64
+	friend int64
+	env    []string
+}
+
+func newArchived(t *testing.T, env ...string) *archived {
+	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithWorld(7))
+	a := &archived{fake: fake, group: fake.WorldGroups()[0].ID, friend: fake.WorldFriends()[0]}
+	a.env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_MODE=write",
+		"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0", "SNOWLUMA_MCP_SEND_PER_MINUTE=0",
+		"SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL(), "SNOWLUMA_MCP_ARCHIVE=" + filepath.Join(t.TempDir(), "state", "archive.db"),
+		"SNOWLUMA_MCP_ARCHIVE_GROUPS=" + fmt.Sprint(a.group), "SNOWLUMA_MCP_ARCHIVE_USERS=*"}, env...)
+	return a
+}
+
+// start runs a server on the archive and waits for it to follow the
+// account (its event connection open).
+func (a *archived) start(t *testing.T, era mcptest.Era) (*mcptest.Proc, *mcp.ClientSession) {
+	t.Helper()
+	n := len(a.fake.EventConns())
+	p := serve(t, era, a.env...)
+	cs := p.Connect(nil)
+	t.Cleanup(func() { e2e.NoLeak(t, p) })
+	e2e.WaitFor(t, "the archive's event connection", func() bool {
+		cs := a.fake.EventConns()
+		return len(cs) > n && cs[len(cs)-1].Open()
+	})
+	return p, cs
+}
+
+func call[T any](t *testing.T, cs *mcp.ClientSession, tool string, args any) (T, mcptest.ToolResult) {
+	t.Helper()
+	_, r := mcptest.CallTool(t, cs, tool, args)
+	var v T
+	if r.Diagnostics.Outcome == "success" {
+		v = mcptest.Decode[T](t, r.Result)
+	}
+	return v, r
+}
+
+func waitSearch(t *testing.T, cs *mcp.ClientSession, args map[string]any, what string, cond func(archivePage) bool) archivePage {
+	t.Helper()
+	var last archivePage
+	e2e.WaitFor(t, what, func() bool {
+		var r mcptest.ToolResult
+		last, r = call[archivePage](t, cs, "search_messages", args)
+		if r.Diagnostics.Outcome != "success" {
+			t.Fatalf("search_messages %v: %+v", args, r.Diagnostics)
+		}
+		return cond(last)
+	})
+	return last
+}
+
+func (a *archived) read(t *testing.T, cs *mcp.ClientSession, args map[string]any) archivePage {
+	t.Helper()
+	args["group_id"] = a.group
+	w, r := call[archivePage](t, cs, "read_messages", args)
+	if r.Diagnostics.Outcome != "success" {
+		t.Fatalf("read_messages %v: %+v", args, r.Diagnostics)
+	}
+	return w
+}
+
+// TestArchiveLive: events are archived, searched in Chinese (two-character
+// words, full-width forms) with filters, read past SnowLuma's 99, counted
+// unread and marked read; a recall removes the text; the bot's own send is
+// archived; every result says it is untrusted.
+func TestArchiveLive(t *testing.T) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		a := newArchived(t, "SNOWLUMA_MCP_UNTRUSTED_SENDS=refuse")
+		_, cs := a.start(t, era)
+		g := a.group
+		m1 := a.fake.WorldSay(g, a.friend, "明天下午开会，记得带电脑", 0, true)
+		a.fake.WorldSay(g, a.friend, "有人知道 WebSocket 怎么配置吗", 0, true)
+		p := waitSearch(t, cs, map[string]any{"query": "开会"}, "the live message archived", func(p archivePage) bool {
+			return len(p.Messages) > 0 && p.Messages[0].MessageID == m1.ID
+		})
+		if m := p.Messages[0]; m.GroupID != g || m.UserID != a.friend || m.Text != "明天下午开会，记得带电脑" || p.Trust == "" || !strings.Contains(p.Trust, "untrusted") {
+			t.Fatalf("search result %+v", p)
+		}
+		if p := waitSearch(t, cs, map[string]any{"query": "ｗｅｂｓｏｃｋｅｔ　配置"}, "full-width search", func(p archivePage) bool { return len(p.Messages) == 1 }); p.Messages[0].Text != "有人知道 WebSocket 怎么配置吗" {
+			t.Fatalf("full-width: %+v", p)
+		}
+		if p, _ := call[archivePage](t, cs, "search_messages", map[string]any{"query": "下午開會"}); len(p.Messages) != 1 || p.Messages[0].MessageID != m1.ID {
+			t.Fatalf("traditional: %+v", p)
+		}
+		// Filters: another group finds nothing, a time after it nothing.
+		if p, _ := call[archivePage](t, cs, "search_messages", map[string]any{"query": "开会", "group_id": g + 1}); len(p.Messages) != 0 {
+			t.Fatalf("group filter: %+v", p)
+		}
+		if p, _ := call[archivePage](t, cs, "search_messages", map[string]any{"query": "开会", "since": time.Now().Add(time.Hour).Format(time.RFC3339)}); len(p.Messages) != 0 {
+			t.Fatalf("since filter: %+v", p)
+		}
+
+		// Past SnowLuma's window: 120 more messages, all readable.
+		var last fakesnowluma.WorldMessage
+		for i := range 120 {
+			last = a.fake.WorldSay(g, a.friend, fmt.Sprint("第", i, "条消息"), 0, true)
+		}
+		waitSearch(t, cs, map[string]any{"query": "119"}, "the 120 messages archived", func(p archivePage) bool {
+			return len(p.Messages) == 1 && p.Messages[0].MessageID == last.ID
+		})
+		w := a.read(t, cs, map[string]any{"around": m1.ID, "limit": 200})
+		if len(w.Messages) < 122 || w.Trust == "" {
+			t.Fatalf("read_messages holds %d", len(w.Messages))
+		}
+		// Unread, then marked.
+		chats, _ := call[struct{ Chats []archiveChat }](t, cs, "list_chats", map[string]any{"unread_only": true})
+		var mine *archiveChat
+		for i, c := range chats.Chats {
+			if c.GroupID == g {
+				mine = &chats.Chats[i]
+			}
+		}
+		if mine == nil || mine.Unread < 122 || mine.Name == "" {
+			t.Fatalf("list_chats %+v", chats)
+		}
+		left, r := call[struct{ Unread int64 }](t, cs, "mark_read", map[string]any{"group_id": g, "message_id": m1.ID})
+		if r.Diagnostics.Outcome != "success" || left.Unread != 121 {
+			t.Fatalf("mark_read to m1: %+v %+v", left, r.Diagnostics)
+		}
+		call[struct{}](t, cs, "mark_read", map[string]any{"group_id": g})
+		chats, _ = call[struct{ Chats []archiveChat }](t, cs, "list_chats", map[string]any{"unread_only": true})
+		for _, c := range chats.Chats {
+			if c.GroupID == g {
+				t.Fatalf("still unread after mark_read: %+v", c)
+			}
+		}
+
+		// A recall marks the message and removes its text.
+		a.fake.WorldRecall(m1.ID)
+		e2e.WaitFor(t, "the recall archived", func() bool {
+			w := a.read(t, cs, map[string]any{"around": m1.ID, "limit": 1})
+			return len(w.Messages) == 1 && w.Messages[0].Recalled && w.Messages[0].Text == ""
+		})
+		if p, _ := call[archivePage](t, cs, "search_messages", map[string]any{"query": "下午开会"}); len(p.Messages) != 0 {
+			t.Fatalf("a recalled text is still found: %+v", p)
+		}
+
+		// The bot's own send through this server.
+		_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": g,
+			"message": []any{map[string]any{"type": "text", "data": map[string]any{"text": "会议纪要已上传"}}}}})
+		if r.Diagnostics.Outcome != "success" {
+			t.Fatalf("send: %+v", r.Diagnostics)
+		}
+		p = waitSearch(t, cs, map[string]any{"query": "纪要"}, "the own send archived", func(p archivePage) bool { return len(p.Messages) == 1 })
+		if !p.Messages[0].Own {
+			t.Fatalf("own send: %+v", p.Messages[0])
+		}
+
+		// get_runtime_info reports the archive.
+		_, r = mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+		info := mcptest.Decode[struct {
+			Archive struct {
+				Summary struct {
+					Messages, Chats, Ingested, Recalls int64
+				} `json:"summary"`
+				Feed string `json:"feed"`
+			} `json:"archive"`
+		}](t, r.Result)
+		if sum := info.Archive.Summary; sum.Messages < 123 || sum.Chats < 1 || sum.Ingested < 122 || sum.Recalls != 1 || info.Archive.Feed != "following" {
+			t.Errorf("runtime archive %+v", info.Archive)
+		}
+
+		// What the archive handed the model arms the send gate: a send to a
+		// chat it did not read is refused (no form, refuse mode), a reply
+		// in the chat read is not.
+		_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_private_msg", "params": map[string]any{"user_id": a.friend + 7,
+			"message": []any{map[string]any{"type": "text", "data": map[string]any{"text": "转发"}}}}})
+		if r.Diagnostics.Kind != "untrusted_context" {
+			t.Errorf("a send elsewhere after archive reads: %+v", r.Diagnostics)
+		}
+
+		// Allowlists apply to reads.
+		if _, r := call[archivePage](t, cs, "read_messages", map[string]any{"user_id": 1}); r.Diagnostics.Outcome == "success" {
+			t.Fatalf("a chat the archive does not hold: %+v", r)
+		}
+	})
+}
+
+// TestArchiveRestart: messages said while no server ran are backfilled at
+// the next start (the hole closes), and those past SnowLuma's window leave
+// a gap marker; retention removes what is older than ARCHIVE_DAYS.
+func TestArchiveRestart(t *testing.T) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		a := newArchived(t, "SNOWLUMA_MCP_ARCHIVE_DAYS=30")
+		g := a.group
+		p, cs := a.start(t, era)
+		held := a.fake.WorldSay(g, a.friend, "重启之前的消息", 0, true)
+		waitSearch(t, cs, map[string]any{"query": "重启"}, "the first message archived", func(p archivePage) bool { return len(p.Messages) == 1 })
+		p.Close()
+
+		// Down: 40 messages (within SnowLuma's window) and one too old to keep.
+		var missed []fakesnowluma.WorldMessage
+		for i := range 40 {
+			missed = append(missed, a.fake.WorldSay(g, a.friend, fmt.Sprint("离线期间 ", i), 0, false))
+		}
+		a.fake.WorldSay(g, a.friend, "两个月前的旧消息", time.Now().Add(-60*24*time.Hour).Unix(), false)
+		p, cs = a.start(t, era)
+		w := waitSearch(t, cs, map[string]any{"query": "离线期间", "limit": 100}, "the backfill", func(p archivePage) bool { return len(p.Messages) == 40 })
+		if w.Messages[0].MessageID != missed[39].ID {
+			t.Fatalf("newest first: %+v", w.Messages[0])
+		}
+		r := a.read(t, cs, map[string]any{"after": held.ID, "limit": 41})
+		if len(r.Messages) != 40 || len(r.Gaps) != 0 {
+			t.Fatalf("after the restart: %d messages, gaps %+v", len(r.Messages), r.Gaps)
+		}
+		waitSearch(t, cs, map[string]any{"query": "旧消息"}, "retention", func(p archivePage) bool { return len(p.Messages) == 0 })
+
+		p.Close()
+
+		// Down again, for more than SnowLuma's history reaches: a gap.
+		var far fakesnowluma.WorldMessage
+		for i := range 150 {
+			far = a.fake.WorldSay(g, a.friend, fmt.Sprint("很久没上线 ", i), 0, false)
+		}
+		_, cs = a.start(t, era)
+		waitSearch(t, cs, map[string]any{"query": "很久没上线", "limit": 100}, "the second backfill", func(p archivePage) bool {
+			return len(p.Messages) == 99 && p.Messages[0].MessageID == far.ID
+		})
+		e2e.WaitFor(t, "the gap marker", func() bool {
+			r := a.read(t, cs, map[string]any{"around": missed[39].ID, "limit": 4})
+			return len(r.Gaps) == 1 && strings.Contains(r.Gaps[0].Note, "may be missing")
+		})
+	})
+}
+
+// TestArchiveChannelCatchUp: messages that arrived while no server ran
+// reach the next listening client as one catch-up push for the chat, with
+// its newest lines and how to read the rest; the live channel still
+// pushes new messages afterwards.
+func TestArchiveChannelCatchUp(t *testing.T) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		a := newArchived(t, "SNOWLUMA_MCP_CHANNEL=all")
+		a.env = append(a.env, fmt.Sprint("SNOWLUMA_MCP_CHANNEL_GROUPS=", a.group))
+		g := a.group
+		p, _ := a.start(t, era)
+		p.Close()
+		var missed []fakesnowluma.WorldMessage
+		for i := range 5 {
+			missed = append(missed, a.fake.WorldSay(g, a.friend, fmt.Sprint("你不在的时候 ", i), 0, false))
+		}
+
+		p = serve(t, era, a.env...)
+		t.Cleanup(func() { e2e.NoLeak(t, p) })
+		q := &qqChannel{p: p, era: era, raw: nil}
+		q.raw, q.params = e2e.RawSession(t, p, era, "{}")
+		if era == mcptest.Modern {
+			q.raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"subscriptions/listen","params":%s}`, listenID, q.params(`{"notifications":{"claude/channel":true}}`)))
+			q.next(t, "notifications/subscriptions/acknowledged")
+		}
+		content, meta := q.push(t)
+		if meta["missed"] != "5" || meta["group_id"] != fmt.Sprint(g) || meta["message_id"] != fmt.Sprint(missed[4].ID) ||
+			!strings.HasPrefix(content, "5 条新消息") || !strings.Contains(content, "你不在的时候 4") || strings.Contains(content, "你不在的时候 1") ||
+			!strings.Contains(content, "read_messages") || !strings.Contains(meta["trust"], "untrusted") {
+			t.Fatalf("catch-up push %q %v", content, meta)
+		}
+		// Live again: the next message is pushed as it comes.
+		e2e.WaitFor(t, "the channel's event connection", func() bool {
+			n := 0
+			for _, c := range a.fake.EventConns() {
+				if c.Open() {
+					n++
+				}
+			}
+			return n > 0
+		})
+		live := a.fake.WorldSay(g, a.friend, "我回来了", 0, true)
+		content, meta = q.push(t)
+		if meta["message_id"] != fmt.Sprint(live.ID) || content != "我回来了" {
+			t.Fatalf("live push after the catch-up %q %v", content, meta)
+		}
+	})
+}
+
+// TestArchiveFileFailures: a corrupt file and a file another program made
+// leave the archive tools answering kind archive, naming the file and the
+// fix, while every other tool works; a full file (the size cap reached)
+// says so on stderr and in get_runtime_info, and reads keep working.
+func TestArchiveFileFailures(t *testing.T) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		for _, c := range []struct {
+			name, content, want string
+		}{
+			{"corrupt", strings.Repeat("not a database ", 500), "move the file aside"},
+			{"foreign", "", "another program"},
+		} {
+			a := newArchived(t)
+			path := filepath.Join(t.TempDir(), c.name+".db")
+			if c.content != "" {
+				os.WriteFile(path, []byte(c.content), 0o600)
+			} else {
+				db, err := sql.Open("sqlite", path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.Exec("CREATE TABLE notes (x TEXT)"); err != nil {
+					t.Fatal(err)
+				}
+				db.Close()
+			}
+			a.env = append(a.env, "SNOWLUMA_MCP_ARCHIVE="+path)
+			p := serve(t, era, a.env...)
+			cs := p.Connect(nil)
+			for _, tool := range []string{"search_messages", "list_chats"} {
+				args := map[string]any{}
+				if tool == "search_messages" {
+					args["query"] = "开会"
+				}
+				_, r := mcptest.CallTool(t, cs, tool, args)
+				if r.Diagnostics.Kind != "archive" || !strings.Contains(r.Diagnostics.Message, path) || !strings.Contains(r.Diagnostics.Message+r.Diagnostics.NextStep, c.want) {
+					t.Errorf("%s file, %s: %+v", c.name, tool, r.Diagnostics)
+				}
+			}
+			if _, r := mcptest.CallTool(t, cs, "search_actions", map[string]any{"query": "发消息"}); r.Diagnostics.Outcome != "success" {
+				t.Errorf("%s file: search_actions %+v", c.name, r.Diagnostics)
+			}
+			_, r := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+			if r.Diagnostics.Outcome != "success" || !strings.Contains(string(r.Result), path) {
+				t.Errorf("%s file: runtime %s", c.name, r.Result)
+			}
+			e2e.NoLeak(t, p)
+			if !strings.Contains(p.Stderr(), path) {
+				t.Errorf("%s file: stderr %q", c.name, p.Stderr())
+			}
+		}
+
+		// Full: a cap of 16 KiB lets the file grow to about a megabyte.
+		a := newArchived(t, "SNOWLUMA_MCP_ARCHIVE_MAX_BYTES=16384")
+		p, cs := a.start(t, era)
+		long := strings.Repeat("很长的一条消息，", 100)
+		for i := range 600 {
+			a.fake.WorldSay(a.group, a.friend, fmt.Sprint(long, i), 0, true)
+		}
+		e2e.WaitFor(t, "the full file's error", func() bool {
+			_, r := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+			return strings.Contains(string(r.Result), "is full")
+		})
+		if _, r := mcptest.CallTool(t, cs, "list_chats", map[string]any{}); r.Diagnostics.Outcome != "success" {
+			t.Errorf("list_chats on a full file: %+v", r.Diagnostics)
+		}
+		if _, r := mcptest.CallTool(t, cs, "search_actions", map[string]any{"query": "发消息"}); r.Diagnostics.Outcome != "success" {
+			t.Errorf("search_actions with a full archive: %+v", r.Diagnostics)
+		}
+		e2e.NoLeak(t, p)
+		if !strings.Contains(p.Stderr(), "ARCHIVE_MAX_BYTES") {
+			t.Errorf("stderr of a full file: %q", p.Stderr())
+		}
+	})
+}
+
+// TestArchiveAllowlists: reads naming a chat outside the allowlists are
+// refused, and chats outside them are never archived.
+func TestArchiveAllowlists(t *testing.T) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		a := newArchived(t)
+		a.env = append(a.env, fmt.Sprint("SNOWLUMA_MCP_ALLOWED_GROUPS=", a.group), fmt.Sprint("SNOWLUMA_MCP_ALLOWED_USERS=", a.friend),
+			"SNOWLUMA_MCP_ARCHIVE_GROUPS=*")
+		other := a.fake.WorldGroups()[1].ID
+		_, cs := a.start(t, era)
+		a.fake.WorldSay(other, a.friend, "别的群里的开会通知", 0, true)
+		a.fake.WorldSay(a.group, a.friend, "本群开会通知", 0, true)
+		p := waitSearch(t, cs, map[string]any{"query": "开会通知"}, "the allowed group's message", func(p archivePage) bool { return len(p.Messages) > 0 })
+		if len(p.Messages) != 1 || p.Messages[0].GroupID != a.group {
+			t.Fatalf("search across the allowlist: %+v", p.Messages)
+		}
+		for _, c := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{"read_messages", map[string]any{"group_id": other}},
+			{"search_messages", map[string]any{"query": "开会", "group_id": other}},
+			{"mark_read", map[string]any{"group_id": other}},
+			{"search_messages", map[string]any{"query": "开会", "user_id": a.friend + 1}},
+		} {
+			if _, r := mcptest.CallTool(t, cs, c.tool, c.args); r.Diagnostics.Kind != "target_not_allowed" {
+				t.Errorf("%s %v: %+v", c.tool, c.args, r.Diagnostics)
+			}
+		}
+	})
+}
