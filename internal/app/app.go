@@ -17,13 +17,13 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/claudechannel"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/listen"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/internal/stdio"
 	"github.com/snowluma/snowluma-mcp/internal/version"
@@ -209,13 +209,16 @@ func serve(ctx context.Context, p Process, sandboxed bool, loadCatalog func() (*
 		}
 	}()
 	served := make(chan error, 1)
-	var transport mcp.Transport = tr
+	// One wrapper carries the methods the SDK has no API for: the
+	// channel's taps first, so that it sees permission requests first.
+	var taps []mcpseam.Tap
 	if wire != nil {
-		transport = wire.Wrap(transport)
+		taps = append(taps, wire)
 	}
 	if taskStreams != nil {
-		transport = taskStreams.Wrap(transport)
+		taps = append(taps, taskStreams)
 	}
+	transport := mcpseam.Wrap(tr, taps...)
 	go func() {
 		err := s.Run(context.Background(), transport)
 		close(stopped)

@@ -10,7 +10,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -62,7 +62,7 @@ func TestDefinitionBudget(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				wire, err := toolkit.PlainJSON(res.Tools)
+				wire, err := mcpseam.PlainJSON(res.Tools)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/preview"
 	"github.com/snowluma/snowluma-mcp/ui"
@@ -102,7 +103,7 @@ func previewTool(mode Mode, l lang.Lang, sandbox, dryRun bool) toolkit.Spec {
 
 // previewFeature serves preview_message and its MCP Apps panel.
 func previewFeature(d *deps) (feature, error) {
-	return feature{tools: []toolkit.Spec{previewTool(d.mode, d.exec.lang, d.backend.Sandbox, d.backend.DryRun)}, attach: addPreviewPanel}, nil
+	return feature{tools: []toolkit.Spec{previewTool(d.mode, d.exec.lang, d.backend.Sandbox, d.backend.DryRun)}, attach: func(s *mcp.Server) error { return addPreviewPanel(s, d.dispatch) }}, nil
 }
 
 // addPreviewPanel serves the panel as a ui:// resource. Apps hosts see it in
@@ -110,7 +111,7 @@ func previewFeature(d *deps) (feature, error) {
 // public five-minute cache hints of every bundled asset (setCacheable). It
 // fails when the embedded panel is not a usable build, so a broken package
 // is seen at start rather than as a blank view.
-func addPreviewPanel(s *mcp.Server) error {
+func addPreviewPanel(s *mcp.Server, dispatch *mcpseam.Dispatch) error {
 	html, err := ui.Panel()
 	if err != nil {
 		return err
@@ -126,7 +127,7 @@ func addPreviewPanel(s *mcp.Server) error {
 	}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: PreviewPanelURI, MIMEType: ui.MIMEType, Text: html, Meta: meta}}}, nil
 	})
-	s.AddReceivingMiddleware(panelListing)
+	dispatch.On("resources/list", panelListing)
 	return nil
 }
 

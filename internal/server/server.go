@@ -20,6 +20,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/version"
@@ -131,8 +132,8 @@ func New(opts Options) (*mcp.Server, error) {
 		specs = append(specs, f.tools...)
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "SnowLuma OneBot", Version: version.Current()}, sopts)
-	s.AddReceivingMiddleware(refuseUnsupportedInitialize)
-	cfg := toolkit.Config{Mode: opts.Mode, Log: d.log, CheckOutputsLater: opts.Speed.CheckOutputsLater, Sandbox: d.backend.Sandbox}
+	d.dispatch.On("initialize", refuseUnsupportedInitialize)
+	cfg := toolkit.Config{Mode: opts.Mode, Log: d.log, CheckOutputsLater: opts.Speed.CheckOutputsLater, Sandbox: d.backend.Sandbox, Dispatch: d.dispatch}
 	if err := toolkit.Register(s, cfg, specs...); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -144,6 +145,9 @@ func New(opts Options) (*mcp.Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 	}
+	// One receiving middleware: each request meets the wrapper of its
+	// method, if any, and nothing else.
+	d.dispatch.Install(s)
 	return s, nil
 }
 
@@ -174,7 +178,7 @@ func newDeps(opts Options) (*deps, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	return &deps{opts: opts, mode: opts.Mode, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety), channel: ch, sealer: sealer, log: log}, nil
+	return &deps{opts: opts, mode: opts.Mode, dispatch: &mcpseam.Dispatch{}, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety), channel: ch, sealer: sealer, log: log}, nil
 }
 
 // A catalogSource yields the catalog once it has loaded.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
 )
 
@@ -56,12 +57,19 @@ func Register(s *mcp.Server, cfg Config, specs ...Spec) error {
 		}
 		byName[c.Name] = c
 	}
-	var substitutes sync.Map // placeholder *mcp.CallToolResult → the mcp.Result to send
-	for _, c := range byName {
-		s.AddTool(c.registered(), serve(c, mode, log, &substitutes, cfg.Sandbox))
+	d := cfg.Dispatch
+	if d == nil {
+		d = &mcpseam.Dispatch{}
 	}
-	// substitute is innermost, so that it sees the placeholder itself.
-	s.AddReceivingMiddleware(filterList(mode, byName), plainResults, substitute(&substitutes))
+	for _, c := range byName {
+		// The SDK holds stand-in schemas; tools/list answers carry the
+		// whole definitions (filterList), and serve checks the arguments.
+		s.AddTool(mcpseam.StandIn(c.tool), serve(c, mode, log, d, cfg.Sandbox))
+	}
+	d.On("tools/list", filterList(mode, byName))
+	if cfg.Dispatch == nil {
+		d.Install(s)
+	}
 	if later != nil {
 		later(func() error { return checkOutputs(&schemas, specs) })
 	}
@@ -102,6 +110,11 @@ type Config struct {
 	// a server whose SnowLuma is the simulated one of `snowluma-mcp
 	// sandbox`.
 	Sandbox bool
+	// Dispatch, when set, is the server's one receiving middleware, which
+	// the caller installs once every feature has added its wrappers.
+	// Register adds the tools/list wrapper, and every tools/call result
+	// leaves through it. Nil: Register makes and installs one.
+	Dispatch *mcpseam.Dispatch
 }
 
 // Serve compiles spec and returns the handler Register installs for it in
@@ -117,7 +130,7 @@ func Serve(spec Spec, mode Mode, log *slog.Logger) (mcp.ToolHandler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("toolkit: %w", err)
 	}
-	return serve(c, mode, log, &sync.Map{}, false), nil
+	return serve(c, mode, log, &mcpseam.Dispatch{}, false), nil
 }
 
 // client is what the gate knows of the caller. Its capabilities are read
@@ -192,7 +205,7 @@ func (c *compiled) refusal(mode Mode, cl *client) *Refusal {
 
 // serve is the path of every call: trace context, gate, argument check,
 // handler, log line, rendering; sandbox marks every result's diagnostics.
-func serve(c *compiled, mode Mode, log *slog.Logger, substitutes *sync.Map, sandbox bool) mcp.ToolHandler {
+func serve(c *compiled, mode Mode, log *slog.Logger, d *mcpseam.Dispatch, sandbox bool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		tc, problem := trace.Start(req.Params.Meta)
@@ -223,10 +236,7 @@ func serve(c *compiled, mode Mode, log *slog.Logger, substitutes *sync.Map, sand
 		logCall(log, c.Name, call, r.Diag, time.Since(start))
 		if r.substitute != nil {
 			r.substitute.SetMeta(mcp.Meta{trace.TraceparentKey: tc.Traceparent()})
-			// Content is set so that the SDK passes this very value on.
-			placeholder := &mcp.CallToolResult{Content: []mcp.Content{}}
-			substitutes.Store(placeholder, r.substitute)
-			return placeholder, nil
+			return d.Placeholder(r.substitute), nil
 		}
 		r.Diag.Sandbox = r.Diag.Sandbox || sandbox
 		res := r.toolResult()
@@ -268,7 +278,7 @@ func filter(mode Mode, byName map[string]*compiled, all []*mcp.Tool, cl *client)
 		if c == nil || c.refusal(mode, cl) != nil {
 			continue
 		}
-		t = c.tool // the whole definition; the SDK holds c.registered()
+		t = c.tool // the whole definition; the SDK holds its stand-in
 		if c.ListMeta != nil {
 			if m := c.ListMeta(cl.capabilities()); m != nil {
 				cp := *t
@@ -279,23 +289,6 @@ func filter(mode Mode, byName map[string]*compiled, all []*mcp.Tool, cl *client)
 		tools = append(tools, t)
 	}
 	return slices.Clip(tools)
-}
-
-// substitute replaces the placeholder result of a call whose handler
-// answered with Substitute by the result it gave. The placeholder never
-// reaches the wire.
-func substitute(substitutes *sync.Map) mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			res, err := next(ctx, method, req)
-			if ctr, ok := res.(*mcp.CallToolResult); ok && err == nil {
-				if h, found := substitutes.LoadAndDelete(ctr); found {
-					return h.(mcp.Result), nil
-				}
-			}
-			return res, err
-		}
-	}
 }
 
 // logCall writes the one stderr line of a tool call: tool, action, outcome,

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
@@ -213,19 +212,6 @@ func (s *Spec) compile(schemas *schemaSet) (*compiled, error) {
 			Annotations:  s.Annotations(),
 		},
 	}, nil
-}
-
-// registered is the tool as added to the SDK: its definition with stand-in
-// schemas. Given schemas as JSON, AddTool decodes each again to check that
-// the input schema is an object, which costs as much start-up as compiling
-// them; given a *jsonschema.Schema it only reads its type. Compiling already
-// checked that, and tools/list answers carry c.tool, the whole definition
-// (filterList), so the SDK needs no more than the stand-ins.
-func (c *compiled) registered() *mcp.Tool {
-	t := *c.tool
-	t.InputSchema = &jsonschema.Schema{Type: "object"}
-	t.OutputSchema = &jsonschema.Schema{}
-	return &t
 }
 
 // compact returns schema without insignificant white space.

@@ -1,8 +1,7 @@
-package toolkit
+package mcpseam
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -10,25 +9,19 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// plainResults is a receiving middleware that writes complete tool results
-// without HTML escaping. The SDK encodes a CallToolResult with
-// encoding/json's defaults, which write '<', '>' and '&' as six-byte
-// escapes even inside a json.RawMessage: an answer full of them would grow
-// sixfold on the wire and in memory, past MaxResultBytes.
-func plainResults(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
-		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.InputRequests == nil && r.RequestState == "" {
-			return &plainResult{r}, nil
-		}
-		return res, err
-	}
-}
-
-// plainResult is a CallToolResult whose JSON is written without HTML
-// escaping. Embedding keeps everything the SDK does with the result after
-// the middleware (its resultType, the serverInfo in _meta) working.
-type plainResult struct {
+// PlainToolResult is a complete tool result whose JSON is written without
+// HTML escaping. The SDK encodes a CallToolResult with encoding/json's
+// defaults, which write '<', '>' and '&' as six-byte escapes even inside a
+// json.RawMessage: an answer full of them would grow sixfold on the wire
+// and in memory, past the largest result the server sends
+// (TestSeamSDKEscapesHTMLInToolResults says when the SDK stops).
+//
+// It relies on the SDK (v1.8.0) encoding the result the receiving
+// middleware returns with its MarshalJSON method, and reaching the
+// embedded result through promoted methods when it sets the resultType and
+// the serverInfo in _meta of a 2026-07-28 answer
+// (TestSeamSDKEncodesResultViaMarshalJSON).
+type PlainToolResult struct {
 	*mcp.CallToolResult
 }
 
@@ -38,7 +31,7 @@ type plainResult struct {
 // renders (compact, valid, without HTML escaping) is copied as it is.
 // Those are the only raw structured results this server makes; any other
 // value is encoded.
-func (r *plainResult) MarshalJSON() ([]byte, error) {
+func (r *PlainToolResult) MarshalJSON() ([]byte, error) {
 	shell := *r.CallToolResult
 	shell.Content, shell.StructuredContent = nil, nil
 	head, err := shell.MarshalJSON()
@@ -121,4 +114,39 @@ func CloseResult(out, head []byte, written ...string) ([]byte, error) {
 		out = append(append(out, ':'), members[name]...)
 	}
 	return append(out, '}'), nil
+}
+
+// EncodedRead is a resources/read answer whose contents this server
+// encoded once, for a large resource that never changes (the catalog, about
+// 340 KB): each answer copies the encoded contents after the rest of the
+// result (cache hints, _meta), which is small and encoded with each answer,
+// by the SDK too. With Pass set, the whole answer is handed to the
+// transport instead of through the SDK's encoder (see Handoff).
+//
+// It relies on what PlainToolResult relies on, for a ReadResourceResult.
+type EncodedRead struct {
+	*mcp.ReadResourceResult
+	// Contents is the encoded contents array, compact and without HTML
+	// escaping (PlainJSON).
+	Contents []byte
+	// Pass, when set, takes the encoded answer and returns the stand-in
+	// MarshalJSON returns in its place (Handoff.Pass).
+	Pass func(encoded []byte) []byte
+}
+
+// MarshalJSON writes the encoded contents and the SDK's encoding of the
+// rest of the result, or hands them to Pass.
+func (a *EncodedRead) MarshalJSON() ([]byte, error) {
+	shell := *a.ReadResourceResult
+	shell.Contents = nil
+	head, err := shell.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(head)+len(a.Contents)+16)
+	out, err = CloseResult(append(append(out, `{"contents":`...), a.Contents...), head, "contents")
+	if err != nil || a.Pass == nil {
+		return out, err
+	}
+	return a.Pass(out), nil
 }
