@@ -20,6 +20,11 @@ const methodCallTool = "tools/call"
 // encoding whatever result the middleware returns
 // (TestSeamSDKMiddlewareSeesMethodAndTypedRequest).
 type Dispatch struct {
+	// Pass, when set before Install, hands every complete tool result to
+	// the transport past the SDK's encoder (PlainToolResult.Pass): the
+	// binary sets its stdio transport's, which its one session runs on.
+	Pass func(encoded []byte) []byte
+
 	mu        sync.Mutex
 	on        map[string]mcp.Middleware
 	installed bool
@@ -92,7 +97,7 @@ func (d *Dispatch) Finish(res mcp.Result) mcp.Result {
 		return sub
 	}
 	if r.InputRequests == nil && r.RequestState == "" {
-		return &PlainToolResult{r}
+		return &PlainToolResult{CallToolResult: r, Pass: d.Pass}
 	}
 	return r
 }

@@ -21,8 +21,15 @@ import (
 // embedded result through promoted methods when it sets the resultType and
 // the serverInfo in _meta of a 2026-07-28 answer
 // (TestSeamSDKEncodesResultViaMarshalJSON).
+//
+// With Pass set, the encoded result is handed to the transport instead of
+// through the SDK's encoder, which would check and compact it a second
+// time (see Handoff).
 type PlainToolResult struct {
 	*mcp.CallToolResult
+	// Pass, when set, takes the encoded result and returns the stand-in
+	// MarshalJSON returns in its place (Handoff.Pass).
+	Pass func(encoded []byte) []byte
 }
 
 // MarshalJSON lets the SDK encode the small fields and writes content and
@@ -76,7 +83,11 @@ func (r *PlainToolResult) MarshalJSON() ([]byte, error) {
 	if structured != nil {
 		out = append(append(out, `,"structuredContent":`...), structured...)
 	}
-	return CloseResult(out, head, "content", "structuredContent")
+	out, err = CloseResult(out, head, "content", "structuredContent")
+	if err != nil || r.Pass == nil {
+		return out, err
+	}
+	return r.Pass(out), nil
 }
 
 // appendJSON appends v's JSON to b without HTML escaping.
@@ -143,10 +154,46 @@ func (a *EncodedRead) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, len(head)+len(a.Contents)+16)
-	out, err = CloseResult(append(append(out, `{"contents":`...), a.Contents...), head, "contents")
-	if err != nil || a.Pass == nil {
+	return encodedAnswer(head, "contents", a.Contents, a.Pass)
+}
+
+// EncodedList is a tools/list answer whose tools array this server encoded
+// once for each set of client capabilities that it lists tools for
+// (toolkit's filterList). With Pass set, the whole answer is handed to the
+// transport instead of through the SDK's encoder (see Handoff).
+//
+// It relies on what PlainToolResult relies on, for a ListToolsResult.
+type EncodedList struct {
+	*mcp.ListToolsResult
+	// Tools is the encoded tools array, compact and without HTML escaping
+	// (PlainJSON).
+	Tools []byte
+	// Pass, when set, takes the encoded answer and returns the stand-in
+	// MarshalJSON returns in its place (Handoff.Pass).
+	Pass func(encoded []byte) []byte
+}
+
+// MarshalJSON writes the encoded tools and the SDK's encoding of the rest
+// of the result, or hands them to Pass.
+func (l *EncodedList) MarshalJSON() ([]byte, error) {
+	shell := *l.ListToolsResult
+	shell.Tools = nil
+	head, err := PlainJSON(&shell)
+	if err != nil {
+		return nil, err
+	}
+	return encodedAnswer(head, "tools", l.Tools, l.Pass)
+}
+
+// encodedAnswer is the result object whose member name holds encoded and
+// whose other members are those of head, the encoding of the rest of the
+// result; pass, when set, takes it and returns its stand-in.
+func encodedAnswer(head []byte, name string, encoded []byte, pass func([]byte) []byte) ([]byte, error) {
+	out := make([]byte, 0, len(head)+len(name)+len(encoded)+16)
+	out = append(append(append(append(out, `{"`...), name...), `":`...), encoded...)
+	out, err := CloseResult(out, head, name)
+	if err != nil || pass == nil {
 		return out, err
 	}
-	return a.Pass(out), nil
+	return pass(out), nil
 }

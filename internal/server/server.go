@@ -178,7 +178,7 @@ func newDeps(opts Options) (*deps, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	return &deps{opts: opts, mode: opts.Mode, dispatch: &mcpseam.Dispatch{}, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety), channel: ch, sealer: sealer, log: log}, nil
+	return &deps{opts: opts, mode: opts.Mode, dispatch: &mcpseam.Dispatch{Pass: opts.Speed.PassEncoded}, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety), channel: ch, sealer: sealer, log: log}, nil
 }
 
 // A catalogSource yields the catalog once it has loaded.

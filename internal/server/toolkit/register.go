@@ -66,7 +66,7 @@ func Register(s *mcp.Server, cfg Config, specs ...Spec) error {
 		// whole definitions (filterList), and serve checks the arguments.
 		s.AddTool(mcpseam.StandIn(c.tool), serve(c, mode, log, d, cfg.Sandbox))
 	}
-	d.On("tools/list", filterList(mode, byName))
+	d.On("tools/list", filterList(mode, byName, d.Pass))
 	if cfg.Dispatch == nil {
 		d.Install(s)
 	}
@@ -254,7 +254,13 @@ func serve(c *compiled, mode Mode, log *slog.Logger, d *mcpseam.Dispatch, sandbo
 // call, and gives the others their whole definitions and per-client _meta.
 // The tool list is one page (far below the SDK's page size), so filtering
 // the page filters the list.
-func filterList(mode Mode, byName map[string]*compiled) mcp.Middleware {
+//
+// What a client sees depends only on its era and capabilities, which a
+// client sends alike on every request, and on the page, so the tools array
+// is encoded once for each (mcpseam.EncodedList) and, with pass set, handed
+// to the transport past the SDK's encoder.
+func filterList(mode Mode, byName map[string]*compiled, pass func([]byte) []byte) mcp.Middleware {
+	var lists encodedLists
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
@@ -263,9 +269,69 @@ func filterList(mode Mode, byName map[string]*compiled) mcp.Middleware {
 			if !ok || !isList || err != nil {
 				return res, err
 			}
-			lr.Tools = filter(mode, byName, lr.Tools, clientOf(lreq))
-			return lr, nil
+			cl := clientOf(lreq)
+			key, err := listKey(cl, lr.Tools)
+			if err != nil {
+				return nil, err
+			}
+			tools := lists.get(key)
+			if tools == nil {
+				if tools, err = mcpseam.PlainJSON(filter(mode, byName, lr.Tools, cl)); err != nil {
+					return nil, err
+				}
+				lists.put(key, tools)
+			}
+			lr.Tools = nil
+			return &mcpseam.EncodedList{ListToolsResult: lr, Tools: tools, Pass: pass}, nil
 		}
+	}
+}
+
+// listKey is what the tool list a client sees depends on: its era, its
+// capabilities, and the tools of the SDK's page.
+func listKey(cl *client, page []*mcp.Tool) (string, error) {
+	caps, err := mcpseam.PlainJSON(cl.capabilities())
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if cl.modern {
+		b.WriteString("modern ")
+	} else {
+		b.WriteString("legacy ")
+	}
+	b.Write(caps)
+	for _, t := range page {
+		b.WriteByte(' ')
+		b.WriteString(t.Name)
+	}
+	return b.String(), nil
+}
+
+// maxEncodedLists bounds the encoded tool lists kept: one per set of
+// capabilities seen, and a server has one client, which sends one set.
+const maxEncodedLists = 32
+
+// encodedLists keeps the encoded tools array of each list key.
+type encodedLists struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (l *encodedLists) get(key string) []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.m[key]
+}
+
+func (l *encodedLists) put(key string, tools []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil {
+		l.m = map[string][]byte{}
+	}
+	if len(l.m) < maxEncodedLists {
+		l.m[key] = tools
 	}
 }
 
