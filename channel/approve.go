@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/snowluma/snowluma-mcp/internal/quote"
 )
 
 // Remote approval. Claude Code gives each permission prompt it relays a
@@ -222,9 +224,4 @@ func (r *Relay) Waiting(now time.Time) int {
 	return len(r.pending)
 }
 
-func clip(s string) string {
-	if len(s) > 16 {
-		return s[:16] + "…"
-	}
-	return s
-}
+func clip(s string) string { return quote.Clip(s, 16) }

@@ -2,8 +2,8 @@ package channel
 
 import (
 	"fmt"
-	"strings"
 
+	"github.com/snowluma/snowluma-mcp/internal/enum"
 	"github.com/snowluma/snowluma-mcp/safety"
 )
 
@@ -23,10 +23,7 @@ const (
 
 // ParseMode reads a Mode; empty means ModeOff.
 func ParseMode(s string) (Mode, error) {
-	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
-	case "":
-		return ModeOff, nil
-	case ModeOff, ModeMentions, ModeAll:
+	if m, ok := enum.Parse(s, ModeOff, ModeOff, ModeMentions, ModeAll); ok {
 		return m, nil
 	}
 	return "", fmt.Errorf("%q is not a channel mode; use off, mentions or all", s)

@@ -448,7 +448,18 @@ func TestUpdatesCoalesce(t *testing.T) {
 		ts := u.of(id)
 		return len(ts) > 0 && ts[len(ts)-1].After(time.Now().Add(-time.Hour))
 	})
-	time.Sleep(2 * UpdateInterval) // let a pending update fire
+	// Wait for the pending update, if any, to have fired and been seen.
+	eventually(t, "no update pending", func() bool {
+		h.mu.Lock()
+		_, r, err := h.find(id)
+		pending, last := err == nil && r.pending, time.Time{}
+		if err == nil {
+			last = r.lastUpdate
+		}
+		h.mu.Unlock()
+		ts := u.of(id)
+		return !pending && len(ts) > 0 && !ts[len(ts)-1].Before(last)
+	})
 	ts := u.of(id)
 	// Coalescing: the hub starts updates at least UpdateInterval apart, so
 	// however the callbacks are scheduled, n updates that all started

@@ -26,6 +26,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/coder/websocket"
+
+	"github.com/snowluma/snowluma-mcp/internal/quote"
 )
 
 // Limits of the features document ("Live event resources").
@@ -362,7 +364,7 @@ func dial(ctx context.Context, opts Options) (*websocket.Conn, error) {
 			NextStep: "set SNOWLUMA_MCP_EVENTS_TOKEN (or SNOWLUMA_MCP_TOKEN, which it defaults to) to the WebSocket server's access token and restart the server"}
 	case resp != nil && resp.StatusCode >= 300 && resp.StatusCode < 400:
 		return nil, &Error{Code: CodeConnect,
-			Message:  fmt.Sprintf("the WebSocket upgrade was answered with a redirect (HTTP %d) to %s; the event connection follows no redirect, so nothing was sent there", resp.StatusCode, redirectTarget(resp)),
+			Message:  fmt.Sprintf("the WebSocket upgrade was answered with a redirect (HTTP %d) to %s; the event connection follows no redirect, so nothing was sent there", resp.StatusCode, quote.Location(resp)),
 			NextStep: "set SNOWLUMA_MCP_EVENTS_URL to SnowLuma's WebSocket server itself (SnowLuma never redirects an upgrade)"}
 	case resp != nil && resp.StatusCode == http.StatusBadRequest:
 		path := "/"
@@ -382,17 +384,6 @@ func dial(ctx context.Context, opts Options) (*websocket.Conn, error) {
 		return nil, &Error{Code: CodeCancelled, Message: "subscribing was cancelled while connecting; no resource was created", NextStep: "subscribe again if it is still wanted"}
 	}
 	return nil, &Error{Code: CodeConnect, Message: "the event connection could not be opened: " + err.Error(), NextStep: check}
-}
-
-// redirectTarget is where a redirect pointed, without user info, query or
-// fragment, which may hold secrets.
-func redirectTarget(resp *http.Response) string {
-	u, err := resp.Location()
-	if err != nil {
-		return "no readable Location"
-	}
-	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
-	return u.String()
 }
 
 // bodyText quotes the start of a refused upgrade's body (SnowLuma says why

@@ -10,6 +10,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/completion"
 	"github.com/snowluma/snowluma-mcp/events"
+	quoted "github.com/snowluma/snowluma-mcp/internal/quote"
 	"github.com/snowluma/snowluma-mcp/safety"
 )
 
@@ -222,10 +223,4 @@ func checkText(max int) func(string, Env) (any, string) {
 }
 
 // clip shortens a value quoted in a problem.
-func clip(s string) string {
-	const max = 40
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	return string([]rune(s)[:max]) + "…"
-}
+func clip(s string) string { return quoted.Clip(s, 40) }

@@ -9,7 +9,8 @@ package safety
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/snowluma/snowluma-mcp/internal/enum"
 )
 
 // Sensitive is what happens to an action flagged sensitive (its answer is a
@@ -28,10 +29,7 @@ const (
 
 // ParseSensitive reads a Sensitive setting; empty means SensitiveDeny.
 func ParseSensitive(s string) (Sensitive, error) {
-	switch v := Sensitive(strings.ToLower(strings.TrimSpace(s))); v {
-	case "":
-		return SensitiveDeny, nil
-	case SensitiveDeny, SensitiveRedact, SensitiveAllow:
+	if v, ok := enum.Parse(s, SensitiveDeny, SensitiveDeny, SensitiveRedact, SensitiveAllow); ok {
 		return v, nil
 	}
 	return "", fmt.Errorf("%q is not a sensitive-action policy", s)
@@ -51,10 +49,7 @@ const (
 
 // ParseConfirm reads a Confirm setting; empty means ConfirmNone.
 func ParseConfirm(s string) (Confirm, error) {
-	switch v := Confirm(strings.ToLower(strings.TrimSpace(s))); v {
-	case "":
-		return ConfirmNone, nil
-	case ConfirmNone, ConfirmDestructive, ConfirmWrites:
+	if v, ok := enum.Parse(s, ConfirmNone, ConfirmNone, ConfirmDestructive, ConfirmWrites); ok {
 		return v, nil
 	}
 	return "", fmt.Errorf("%q is not a confirmation policy", s)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/snowluma/snowluma-mcp/internal/quote"
 )
 
 // The fields that name a target. OneBot actions name the group and the user
@@ -134,14 +136,7 @@ func readID(v json.RawMessage) (int64, bool) {
 
 // clip shortens a value quoted in a refusal: ids are short, anything long
 // is not an id and need not be repeated whole.
-func clip(v json.RawMessage) string {
-	const max = 40
-	s := strings.TrimSpace(string(v))
-	if len(s) > max {
-		return s[:max] + "…"
-	}
-	return s
-}
+func clip(v json.RawMessage) string { return quote.Clip(strings.TrimSpace(string(v)), 40) }
 
 // PaceKeys are the keys under which a send is paced: one per target it
 // names ("group:1", "user:2"), unreadable values by their text. A send

@@ -21,6 +21,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/snowluma/snowluma-mcp/internal/quote"
 )
 
 // Limits applied when the corresponding Options field is zero.
@@ -337,31 +339,9 @@ func (c *Client) checkStatus(op string, resp *http.Response) *Error {
 		return c.fail(op, status, KindUnauthorized, fmt.Errorf("%s (HTTP %d)", what, status))
 	case status >= 300 && status < 400:
 		return c.fail(op, status, KindProtocol,
-			fmt.Errorf("the endpoint answered with a redirect (HTTP %d) to %s, which is not followed; set SNOWLUMA_MCP_ENDPOINT to SnowLuma's own address", status, redirectTarget(resp)))
+			fmt.Errorf("the endpoint answered with a redirect (HTTP %d) to %s, which is not followed; set SNOWLUMA_MCP_ENDPOINT to SnowLuma's own address", status, quote.Location(resp)))
 	}
 	return nil
-}
-
-// redirectTarget names where a redirect pointed, for a message: scheme,
-// host and path of its Location resolved against the request, without
-// credentials, query or fragment, or what is wrong with it.
-func redirectTarget(resp *http.Response) string {
-	loc := resp.Header.Get("Location")
-	if loc == "" {
-		return "no location"
-	}
-	u, err := url.Parse(loc)
-	if err != nil {
-		return "an unreadable location"
-	}
-	if resp.Request != nil && resp.Request.URL != nil {
-		u = resp.Request.URL.ResolveReference(u)
-	}
-	target := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
-	if len(target) > 200 {
-		target = target[:200] + "..."
-	}
-	return strings.ToValidUTF8(target, "?")
 }
 
 // notEnvelope explains an answer that is not a OneBot envelope by what came

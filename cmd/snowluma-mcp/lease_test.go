@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
@@ -32,9 +31,20 @@ func TestTasksKilledAndRestarted(t *testing.T) {
 	if end["status"] != "failed" || !strings.Contains(msg, "unknown remote outcome") {
 		t.Fatalf("after restart: %v", end)
 	}
-	time.Sleep(200 * time.Millisecond) // a replay, were there one, would have started by now
-	if n := len(fake.Requests()); n != sentBefore {
-		t.Errorf("the restart sent %d requests", n-sentBefore)
+	// A barrier, not a wait: the store marks the task failed before the
+	// server answers anything, so a replay would be under way before this
+	// read is answered. SnowLuma must then have seen the read and nothing
+	// else since the kill.
+	barrier := c2.Result(c2.Call("tools/call", `{"name":"query_action","arguments":{"action":"get_status"}}`, false))
+	if barrier["isError"] == true {
+		t.Fatalf("the barrier read failed: %v", barrier)
+	}
+	var since []string
+	for _, r := range fake.Requests()[sentBefore:] {
+		since = append(since, r.Action)
+	}
+	if !slices.Equal(since, []string{"get_status"}) {
+		t.Errorf("after the restart SnowLuma saw %v, want only the barrier read", since)
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
@@ -48,15 +47,16 @@ func TestSignalsEndPromptly(t *testing.T) {
 				if tc.stream {
 					action = "test_download_stream"
 				}
-				cs := p.Connect(nil)
+				progress := e2e.NewProgressLog()
+				cs := p.Connect(progress.Options())
 				done := make(chan error, 1)
 				go func() {
-					_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "invoke_action", Arguments: map[string]any{"action": action}})
+					_, _, err := e2e.CallWithProgress(context.Background(), cs, "sig-1", map[string]any{"action": action})
 					done <- err
 				}()
 				e2e.WaitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
 				if tc.stream {
-					time.Sleep(100 * time.Millisecond) // a few frames arrive
+					progress.WaitFirst(t) // frames are arriving
 				}
 				p.Signal(tc.sig)
 				st := p.Wait(10 * time.Second)

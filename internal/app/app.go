@@ -17,6 +17,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/claudechannel"
@@ -89,7 +90,7 @@ func Run(ctx context.Context, p Process) int {
 // p.Environ. sandboxed says its endpoint is the simulated SnowLuma that
 // runSandbox started in this process.
 func serve(ctx context.Context, p Process, sandboxed bool, loadCatalog func() (*catalog.Catalog, error)) int {
-	stdout, stderr := p.Stdout, p.Stderr
+	stderr := p.Stderr
 	// A write to a closed stdout or stderr would otherwise kill the
 	// process with SIGPIPE, with no cleanup; handled, it fails with EPIPE,
 	// and a failed stdout write ends the session as SIGTERM does.
@@ -98,71 +99,19 @@ func serve(ctx context.Context, p Process, sandboxed bool, loadCatalog func() (*
 		signal.Notify(pipe, syscall.SIGPIPE)
 		defer signal.Stop(pipe)
 	}
-
-	cfg, err := config.Load(p.Environ)
-	if err != nil {
-		// A person reads this: in their language, known before the rest.
-		l := config.PersonLang(p.Environ)
-		msg := err.Error()
-		var ce *config.Error
-		if errors.As(err, &ce) {
-			msg = ce.In(l)
-		}
-		fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.ConfigStartError, msg))
-		return ExitUsage
+	cfg, code := startConfig(p, sandboxed)
+	if cfg == nil {
+		return code
 	}
-	for _, n := range cfg.Notes {
-		fmt.Fprintf(stderr, "%s: %s\n", server.Name, n)
-	}
-	cfg.Sandbox = sandboxed
-	if cfg.DryRun {
-		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.SandboxDryRun))
-	}
-
-	// The one bot this process drives, built once and handed to the
-	// server. Nothing connects yet: the event socket waits for the first
-	// subscribe_events, and the end of the session releases every event
-	// resource and closes it.
-	b, err := backend.Open(cfg, version.UserAgent())
-	var bad *backend.SettingError
-	if errors.As(err, &bad) {
-		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigStartVarError, config.Prefix+"_"+bad.Var, bad.Err))
-		return ExitUsage
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
-		return ExitFailed
+	b, code := openBackend(cfg, stderr)
+	if b == nil {
+		return code
 	}
 	defer b.Close()
-	if b.TasksProblem != "" {
-		// The server still serves; the task tools say why they are off.
-		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigTasksOff, b.TasksProblem))
-	}
-	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, Backend: b, Log: stderr, Lang: cfg.Lang}
-	var taskStreams *listen.Streams
-	if b.Tasks != nil {
-		store := b.Tasks.Store()
-		taskStreams = listen.New(server.TasksExtension, func(id string) bool { _, err := store.Get(id); return err == nil })
-		opts.TaskStreams = taskStreams
-	}
-	// The QQ channel writes to the client through a wire of its own, on
-	// the listen streams of 2026-07-28 clients (acknowledging no task
-	// when tasks are off).
-	var wire *claudechannel.Wire
-	if b.Channel != nil {
-		if taskStreams == nil {
-			taskStreams = listen.New(server.TasksExtension, nil)
-		}
-		wire = claudechannel.New(taskStreams)
-		opts.Channel = wire
-	}
-	out := newAnswerWatch(stdout)
+
+	out := newAnswerWatch(p.Stdout)
 	tr := stdio.New(p.Stdin, out, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name, EndGrace: endGrace})
-	// The server's one session runs on tr; the output schemas are checked
-	// with the catalog (catalogload.go).
-	var checkOutputs func() error
-	opts.Speed = server.Speed{PassEncoded: tr.Pass, CheckOutputsLater: func(check func() error) { checkOutputs = check }}
-	s, err := server.New(opts)
+	s, transport, checkOutputs, err := newServer(cfg, b, tr, loadCatalog, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
 		return ExitFailed
@@ -173,52 +122,19 @@ func serve(ctx context.Context, p Process, sandboxed bool, loadCatalog func() (*
 		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 		defer signal.Stop(sigs)
 	}
-
-	// The start-up line waits for the catalog, but serving does not. A
-	// catalog that fails to load, or an output schema that does not
-	// compile, is a packaging defect: stop.
+	// The start-up line waits for the catalog, but serving does not.
 	failed := make(chan error, 1)
 	announced := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
 		defer close(announced)
 		catalogTime(out.first, stopped, time.After(catalogGrace))
-		if checkOutputs != nil {
-			if err := checkOutputs(); err != nil {
-				failed <- fmt.Errorf("server: %w", err) // as New reports it
-				tr.Shutdown()
-				return
-			}
-		}
-		cat, err := loadCatalog()
-		if err != nil {
+		if err := announce(cfg, p.Terminal, checkOutputs, loadCatalog, stderr); err != nil {
 			failed <- err
 			tr.Shutdown()
-			return
-		}
-		endpoint := "none"
-		if cfg.Endpoint != nil {
-			endpoint = cfg.Endpoint.String()
-		}
-		fmt.Fprintf(stderr, "%s %s: SnowLuma catalog %s, %d actions in %d categories, mode %s, endpoint %s\n",
-			server.Name, version.Current(), cat.Version(), cat.Len(), len(cat.Categories()), cfg.Mode, endpoint)
-		if p.Terminal {
-			// It follows the start-up line when a person starts the server
-			// in a terminal, where it would otherwise seem to hang.
-			fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.TerminalHint))
 		}
 	}()
 	served := make(chan error, 1)
-	// One wrapper carries the methods the SDK has no API for: the
-	// channel's taps first, so that it sees permission requests first.
-	var taps []mcpseam.Tap
-	if wire != nil {
-		taps = append(taps, wire)
-	}
-	if taskStreams != nil {
-		taps = append(taps, taskStreams)
-	}
-	transport := mcpseam.Wrap(tr, taps...)
 	go func() {
 		err := s.Run(context.Background(), transport)
 		close(stopped)
@@ -246,6 +162,128 @@ func serve(ctx context.Context, p Process, sandboxed bool, loadCatalog func() (*
 	case err = <-served:
 	}
 	<-announced
+	return ended(tr, err, failed, stderr)
+}
+
+// startConfig reads the configuration from p's environment and writes its
+// notes; on a bad setting it writes the error in the operator's language
+// and returns nil with ExitUsage.
+func startConfig(p Process, sandboxed bool) (*config.Config, int) {
+	cfg, err := config.Load(p.Environ)
+	if err != nil {
+		// A person reads this: in their language, known before the rest.
+		l := config.PersonLang(p.Environ)
+		msg := err.Error()
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			msg = ce.In(l)
+		}
+		fmt.Fprintf(p.Stderr, "%s: %s\n", server.Name, l.Sprintf(lang.ConfigStartError, msg))
+		return nil, ExitUsage
+	}
+	for _, n := range cfg.Notes {
+		fmt.Fprintf(p.Stderr, "%s: %s\n", server.Name, n)
+	}
+	cfg.Sandbox = sandboxed
+	if cfg.DryRun {
+		fmt.Fprintf(p.Stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.SandboxDryRun))
+	}
+	return cfg, ExitOK
+}
+
+// openBackend builds the one bot this process drives. Nothing connects
+// yet: the event socket waits for the first subscribe_events, and the end
+// of the session releases every event resource and closes it. On failure
+// it says why and returns nil with the exit status.
+func openBackend(cfg *config.Config, stderr io.Writer) (*backend.Backend, int) {
+	b, err := backend.Open(cfg, version.UserAgent())
+	var bad *backend.SettingError
+	if errors.As(err, &bad) {
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigStartVarError, config.Prefix+"_"+bad.Var, bad.Err))
+		return nil, ExitUsage
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
+		return nil, ExitFailed
+	}
+	if b.TasksProblem != "" {
+		// The server still serves; the task tools say why they are off.
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigTasksOff, b.TasksProblem))
+	}
+	return b, ExitOK
+}
+
+// newServer builds the MCP server over b and the transport it runs on: tr,
+// wrapped for the listen streams of task status and of the QQ channel when
+// those are on. checkOutputs, when not nil, checks the output schemas once
+// the catalog may be decoded (catalogload.go).
+func newServer(cfg *config.Config, b *backend.Backend, tr *stdio.Transport, loadCatalog func() (*catalog.Catalog, error), stderr io.Writer) (s *mcp.Server, transport mcp.Transport, checkOutputs func() error, err error) {
+	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, Backend: b, Log: stderr, Lang: cfg.Lang}
+	var taskStreams *listen.Streams
+	if b.Tasks != nil {
+		store := b.Tasks.Store()
+		taskStreams = listen.New(server.TasksExtension, func(id string) bool { _, err := store.Get(id); return err == nil })
+		opts.TaskStreams = taskStreams
+	}
+	// The QQ channel writes to the client through a wire of its own, on
+	// the listen streams of 2026-07-28 clients (acknowledging no task
+	// when tasks are off).
+	var wire *claudechannel.Wire
+	if b.Channel != nil {
+		if taskStreams == nil {
+			taskStreams = listen.New(server.TasksExtension, nil)
+		}
+		wire = claudechannel.New(taskStreams)
+		opts.Channel = wire
+	}
+	opts.Speed = server.Speed{PassEncoded: tr.Pass, CheckOutputsLater: func(check func() error) { checkOutputs = check }}
+	if s, err = server.New(opts); err != nil {
+		return nil, nil, nil, err
+	}
+	// One wrapper carries the methods the SDK has no API for: the
+	// channel's tap first, so that it sees permission requests first.
+	var taps []mcpseam.Tap
+	if wire != nil {
+		taps = append(taps, wire)
+	}
+	if taskStreams != nil {
+		taps = append(taps, taskStreams)
+	}
+	return s, mcpseam.Wrap(tr, taps...), checkOutputs, nil
+}
+
+// announce checks the output schemas and loads the catalog, then writes
+// the start-up line (and, in a terminal, the hint that the server waits
+// for a host). A catalog that fails to load, or an output schema that does
+// not compile, is a packaging defect: the error stops the server.
+func announce(cfg *config.Config, terminal bool, checkOutputs func() error, loadCatalog func() (*catalog.Catalog, error), stderr io.Writer) error {
+	if checkOutputs != nil {
+		if err := checkOutputs(); err != nil {
+			return fmt.Errorf("server: %w", err) // as New reports it
+		}
+	}
+	cat, err := loadCatalog()
+	if err != nil {
+		return err
+	}
+	endpoint := "none"
+	if cfg.Endpoint != nil {
+		endpoint = cfg.Endpoint.String()
+	}
+	fmt.Fprintf(stderr, "%s %s: SnowLuma catalog %s, %d actions in %d categories, mode %s, endpoint %s\n",
+		server.Name, version.Current(), cat.Version(), cat.Len(), len(cat.Categories()), cfg.Mode, endpoint)
+	if terminal {
+		// It follows the start-up line when a person starts the server
+		// in a terminal, where it would otherwise seem to hang.
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.TerminalHint))
+	}
+	return nil
+}
+
+// ended is the exit status of a session that ended on its own (not by a
+// signal or the context): failed holds the start-up line's error, if any;
+// err is what the session returned.
+func ended(tr *stdio.Transport, err error, failed <-chan error, stderr io.Writer) int {
 	select {
 	case cerr := <-failed:
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, cerr)

@@ -40,11 +40,15 @@ func (a *answerWatch) Write(p []byte) (int, error) {
 }
 
 // catalogTime waits until the catalog should be decoded: the first answer
-// is out, serving has stopped, or the grace (catalogGrace) has passed.
-func catalogTime(first, stopped <-chan struct{}, grace <-chan time.Time) {
+// is out, serving has stopped, or the grace (catalogGrace) has passed. It
+// says which came first ("first answer", "stopped" or "grace").
+func catalogTime(first, stopped <-chan struct{}, grace <-chan time.Time) string {
 	select {
 	case <-first:
+		return "first answer"
 	case <-stopped:
+		return "stopped"
 	case <-grace:
+		return "grace"
 	}
 }

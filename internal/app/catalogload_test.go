@@ -49,9 +49,11 @@ func TestCatalogTime(t *testing.T) {
 		grace          chan time.Time
 	}{
 		{"first answer", closed, never, nil},
-		{"serving stopped", never, closed, nil},
+		{"stopped", never, closed, nil},
 		{"grace", never, never, fired},
 	} {
-		catalogTime(tc.first, tc.stopped, tc.grace) // returns, or the test times out
+		if got := catalogTime(tc.first, tc.stopped, tc.grace); got != tc.name {
+			t.Errorf("catalogTime woke for %q, want %q", got, tc.name)
+		}
 	}
 }

@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/claudechannel"
+	"github.com/snowluma/snowluma-mcp/internal/quote"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
 	"github.com/snowluma/snowluma-mcp/safety"
@@ -351,9 +353,4 @@ func (s channelSink) Verdict(ctx context.Context, v channel.Verdict) error {
 }
 
 // clip quotes at most 16 bytes of a value that came from the client.
-func clip(s string) string {
-	if len(s) > 16 {
-		return s[:16] + "…"
-	}
-	return s
-}
+func clip(s string) string { return quote.Clip(s, 16) }

@@ -222,15 +222,34 @@ func (r *release) build(goos, goarch string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	flags, err := goFlags(r.root)
+	if err != nil {
+		return "", err
+	}
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w -buildid=", "-o", bin, "./cmd/snowluma-mcp")
 	cmd.Dir = r.root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch, "GOFLAGS=-mod=readonly")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch, "GOFLAGS="+flags)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	log.Printf("building %s/%s", goos, goarch)
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("build %s/%s: %w", goos, goarch, err)
 	}
 	return bin, nil
+}
+
+// goFlags is the GOFLAGS the release builds with: the toolchain's own
+// (from the environment or go env -w, as a plain go build sees them) plus
+// -mod=readonly. Keeping the operator's flags keeps the version the same by
+// construction: with -buildvcs=false set by go env -w, a plain build says
+// Base-dev, and a release that replaced GOFLAGS would stamp the commit.
+func goFlags(root string) (string, error) {
+	cmd := exec.Command("go", "env", "GOFLAGS")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOFLAGS: %w", err)
+	}
+	return strings.TrimSpace(strings.TrimSpace(string(out)) + " -mod=readonly"), nil
 }
 
 // archive packs the binary with the READMEs and the docs/ pages into a

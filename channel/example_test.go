@@ -1,0 +1,18 @@
+package channel_test
+
+import (
+	"fmt"
+
+	"github.com/snowluma/snowluma-mcp/channel"
+)
+
+// A QQ message arrives as segments (here written as CQ codes); the channel
+// renders it as plain text with short placeholders, and notes whether it
+// addresses the bot.
+func Example() {
+	const bot = 10001
+	segs := channel.ParseCQ("[CQ:reply,id=77][CQ:at,qq=10001] 看看这张图 [CQ:image,file=a.jpg]")
+	r := channel.Render(segs, bot)
+	fmt.Printf("%q mentioned=%v reply_to=%d\n", r.Text, r.Mentioned, r.ReplyTo)
+	// Output: "[回复 #77][@我] 看看这张图 [图片]" mentioned=true reply_to=77
+}
