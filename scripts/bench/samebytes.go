@@ -25,8 +25,14 @@ var sameCalls = []string{"tools/list", `search_actions "group"`, `search_actions
 
 // typeScript is the TypeScript SnowLuma MCP 1.11.1's p50 in ms, from issue
 // 33's quiet run on this machine with the same client (it is not installed
-// here, so it is not measured in this run).
-var typeScript = map[string]float64{"tools/list": 0.28, `search_actions "group"`: 0.43, "get_action send_group_msg": 0.23}
+// here, so it is not measured in this run), and echoListP50 the p50 of the
+// bare echo server's tools/list in that run. Scaled by this run's echo
+// tools/list p50 over echoListP50, they estimate what the TypeScript server
+// would take under this run's load.
+var (
+	typeScript  = map[string]float64{"tools/list": 0.28, `search_actions "group"`: 0.43, "get_action send_group_msg": 0.23}
+	echoListP50 = 0.24
+)
 
 // sameBytesConfig is what the same-bytes mode runs.
 type sameBytesConfig struct {
@@ -88,6 +94,10 @@ func sameBytes(bare, server string, cfg sameBytesConfig) error {
 	if err != nil {
 		return err
 	}
+	echo, err := add("bare go-sdk echo server", bare, nil)
+	if err != nil {
+		return err
+	}
 	contenders := []*contender{yard}
 	if cfg.before != "" {
 		before, err := add("snowluma-mcp before", cfg.before, env)
@@ -117,15 +127,26 @@ func sameBytes(bare, server string, cfg sameBytesConfig) error {
 				}
 			}
 		}
+		turn := contenders
+		if c.name == "tools/list" {
+			turn = append(slices.Clone(contenders), echo)
+		}
+		for _, k := range turn[len(contenders):] {
+			line, err := k.p.roundTrip(c.method, c.params)
+			if err != nil {
+				return fmt.Errorf("%s: %s: %w", k.name, c.name, err)
+			}
+			k.size[c.name] = len(line)
+		}
 		for range cfg.rounds {
-			for _, k := range contenders {
+			for _, k := range turn {
 				cpu0 := k.p.cpuTime()
 				for range per {
-					t := time.Now()
-					if _, err := k.p.roundTrip(c.method, c.params); err != nil {
+					d, err := k.p.timed(c)
+					if err != nil {
 						return fmt.Errorf("%s: %s: %w", k.name, c.name, err)
 					}
-					k.lat[c.name] = append(k.lat[c.name], time.Since(t))
+					k.lat[c.name] = append(k.lat[c.name], d)
 				}
 				k.cpu[c.name] += k.p.cpuTime() - cpu0
 			}
@@ -136,7 +157,10 @@ func sameBytes(bare, server string, cfg sameBytesConfig) error {
 	for _, k := range contenders {
 		fmt.Printf(" | %-26s", k.name)
 	}
-	fmt.Printf(" | %9s | %s\n", "÷ bare", "TypeScript p50")
+	echoLat := echo.lat["tools/list"]
+	slices.Sort(echoLat)
+	scale := ms(echoLat[len(echoLat)/2]) / echoListP50
+	fmt.Printf(" | %9s | %s\n", "÷ bare", "TypeScript p50 (issue 33) → scaled to this run")
 	fmt.Printf("%-34s", "")
 	for range contenders {
 		fmt.Printf(" | %8s %8s %8s", "bytes", "cpu µs", "p50 ms")
@@ -153,10 +177,11 @@ func sameBytes(bare, server string, cfg sameBytesConfig) error {
 		ratio := float64(afterLat[len(afterLat)/2]) / float64(bareLat[len(bareLat)/2])
 		ts := "-"
 		if v, ok := typeScript[c.name]; ok {
-			ts = fmt.Sprintf("%.2f (issue 33)", v)
+			ts = fmt.Sprintf("%.2f → %.3f", v, v*scale)
 		}
 		fmt.Printf(" | %8.2f× | %s\n", ratio, ts)
 	}
+	fmt.Printf("tools/list of the bare echo server (%d bytes): p50 %.3f ms, against %.2f in issue 33's run: this run's load ×%.2f\n", echo.size["tools/list"], ms(echoLat[len(echoLat)/2]), echoListP50, scale)
 	return nil
 }
 
@@ -211,4 +236,24 @@ type recorded struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	URI       string          `json:"uri,omitempty"`
 	Result    json.RawMessage `json:"result"`
+}
+
+// timed sends one request of c and reads its answer, as the per-call mode
+// times them: the answer's id is checked, the rest is not decoded, so that
+// the client's work is the same whatever the answer holds.
+func (p *proc) timed(c callKind) (time.Duration, error) {
+	start := time.Now()
+	p.nextID++
+	if _, err := p.stdin.Write(p.request(p.nextID, c.method, c.params)); err != nil {
+		return 0, err
+	}
+	line, err := p.out.ReadBytes('\n')
+	if err != nil {
+		return 0, err
+	}
+	d := time.Since(start)
+	if id, err := idOf(line); err != nil || id != p.nextID {
+		return 0, fmt.Errorf("answer %d out of order (%v)", id, err)
+	}
+	return d, nil
 }

@@ -26,8 +26,9 @@ type echoArgs struct {
 // replay is what scripts/bench records: snowluma-mcp's tool definitions
 // and its answers to some calls.
 type replay struct {
-	Tools []*mcp.Tool `json:"tools"`
-	Calls []struct {
+	Tools   []*mcp.Tool `json:"tools"`
+	Schemas []schemas   `json:"-"`
+	Calls   []struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 		Result    json.RawMessage `json:"result"`
@@ -36,6 +37,12 @@ type replay struct {
 		URI    string          `json:"uri"`
 		Result json.RawMessage `json:"result"`
 	} `json:"resources"`
+}
+
+// schemas are a recorded tool's schemas as JSON.
+type schemas struct {
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
 }
 
 func main() {
@@ -64,11 +71,29 @@ func serveReplay(s *mcp.Server, file string) error {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return err
 	}
+	var raw struct {
+		Tools []schemas `json:"tools"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	r.Schemas = raw.Tools
 	answers := map[string]map[string]*mcp.CallToolResult{} // tool → arguments → result
 	for _, c := range r.Calls {
 		var res mcp.CallToolResult
 		if err := json.Unmarshal(c.Result, &res); err != nil {
 			return err
+		}
+		// A server that holds its answer as JSON hands it on as
+		// json.RawMessage, not as a decoded map.
+		var raw struct {
+			StructuredContent json.RawMessage `json:"structuredContent"`
+		}
+		if err := json.Unmarshal(c.Result, &raw); err != nil {
+			return err
+		}
+		if raw.StructuredContent != nil {
+			res.StructuredContent = raw.StructuredContent
 		}
 		res.Meta = nil // the SDK adds its own
 		if answers[c.Name] == nil {
@@ -76,7 +101,13 @@ func serveReplay(s *mcp.Server, file string) error {
 		}
 		answers[c.Name][string(c.Arguments)] = &res
 	}
-	for _, t := range r.Tools {
+	for i, t := range r.Tools {
+		// The schemas as JSON, as a server that has them as JSON adds
+		// them, rather than decoded into maps.
+		t.InputSchema = r.Schemas[i].InputSchema
+		if out := r.Schemas[i].OutputSchema; out != nil {
+			t.OutputSchema = out
+		}
 		byArgs := answers[t.Name]
 		s.AddTool(t, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			if res := byArgs[string(req.Params.Arguments)]; res != nil {
