@@ -267,10 +267,10 @@ func TestSeamSDKEscapesHTMLInToolResults(t *testing.T) {
 // does with Pass set.
 type passing struct {
 	*mcp.CallToolResult
-	standIn []byte
+	h *mcpseam.Handoff
 }
 
-func (p *passing) MarshalJSON() ([]byte, error) { return p.standIn, nil }
+func (p *passing) MarshalJSON() ([]byte, error) { return p.h.Pass([]byte(`{"content":[]}`)), nil }
 
 // recorder is a tap that keeps the results the SDK writes.
 type recorder struct {
@@ -291,19 +291,19 @@ func (r *recorder) Write(msg jsonrpc.Message) jsonrpc.Message {
 
 // TestSeamSDKHandsMarshalJSONBytesToTransport: the bytes a result's
 // MarshalJSON returns, a JSON string here, reach the connection's Write as
-// the response's result, unchanged, which is how Handoff's stand-ins reach
-// the stdio transport.
+// the response's result, unchanged, and MarshalJSON runs once per answer,
+// which is how Handoff's stand-ins reach the stdio transport and why none
+// is left held.
 func TestSeamSDKHandsMarshalJSONBytesToTransport(t *testing.T) {
 	t.Parallel()
-	var h mcpseam.Handoff
-	standIn := h.Pass([]byte(`{"content":[]}`))
+	h := &mcpseam.Handoff{}
 	s := newServer()
 	s.AddTool(textTool("t", &mcp.CallToolResult{Content: []mcp.Content{}}))
 	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
 			if r, ok := res.(*mcp.CallToolResult); ok {
-				return &passing{r, standIn}, err
+				return &passing{r, h}, err
 			}
 			return res, err
 		}
@@ -314,11 +314,14 @@ func TestSeamSDKHandsMarshalJSONBytesToTransport(t *testing.T) {
 	w.answer(1)
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	if len(rec.results) != 1 || !bytes.Equal(rec.results[0], standIn) {
-		t.Fatalf("go-sdk %s: the transport was handed %q, want the stand-in %s: revisit mcpseam.Handoff", mcpseam.SDKVersion, rec.results, standIn)
+	if len(rec.results) != 1 {
+		t.Fatalf("%d results written", len(rec.results))
 	}
 	if held, ok := h.Take(rec.results[0]); !ok || string(held) != `{"content":[]}` {
-		t.Errorf("the stand-in gave back %s", held)
+		t.Fatalf("go-sdk %s: the transport was handed %s, not the stand-in MarshalJSON returned: revisit mcpseam.Handoff", mcpseam.SDKVersion, rec.results[0])
+	}
+	if n := h.Holding(); n != 0 {
+		t.Errorf("go-sdk %s: MarshalJSON ran %d more times than the answer was written, and its stand-ins stay held: revisit mcpseam.Handoff", mcpseam.SDKVersion, n)
 	}
 }
 
