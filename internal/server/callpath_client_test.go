@@ -95,7 +95,9 @@ func callPaths(t *testing.T) [][]string {
 			files = append(files, rel)
 		}
 		slices.Reverse(files)
-		if !slices.Contains(files, "transfer/client.go") || !slices.ContainsFunc(files, func(f string) bool { return strings.HasPrefix(f, "internal/server/toolkit/") }) {
+		inTransfer := slices.ContainsFunc(files, func(f string) bool { return strings.HasPrefix(f, "transfer/") })
+		inTool := slices.ContainsFunc(files, func(f string) bool { return strings.HasPrefix(f, "internal/server/toolkit/") })
+		if !inTransfer || !inTool {
 			continue
 		}
 		var path []string

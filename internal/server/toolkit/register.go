@@ -3,6 +3,7 @@ package toolkit
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -247,6 +248,18 @@ func serve(c *compiled, mode Mode, log *slog.Logger, d *mcpseam.Dispatch, sandbo
 			}
 		}
 		return res, nil
+	}
+}
+
+// Handle adapts a handler of typed arguments: Args are decoded into In. It
+// is the last step of serve's per-call path before the tool's own code.
+func Handle[In any](h func(ctx context.Context, c *Call, in In) Reply) Handler {
+	return func(ctx context.Context, c *Call) Reply {
+		var in In
+		if err := json.Unmarshal(c.Args, &in); err != nil {
+			return Fail(KindInvalidArguments, fmt.Sprintf("the arguments could not be read: %v", err), "check the argument types against the tool's input schema")
+		}
+		return h(ctx, c, in)
 	}
 }
 

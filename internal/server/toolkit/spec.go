@@ -76,17 +76,6 @@ type Call struct {
 	Action string
 }
 
-// Handle adapts a handler of typed arguments: Args are decoded into In.
-func Handle[In any](h func(ctx context.Context, c *Call, in In) Reply) Handler {
-	return func(ctx context.Context, c *Call) Reply {
-		var in In
-		if err := json.Unmarshal(c.Args, &in); err != nil {
-			return Fail(KindInvalidArguments, fmt.Sprintf("the arguments could not be read: %v", err), "check the argument types against the tool's input schema")
-		}
-		return h(ctx, c, in)
-	}
-}
-
 // Annotations derives the tool's annotations from the spec.
 func (s *Spec) Annotations() *mcp.ToolAnnotations {
 	open := s.OpenWorld
