@@ -73,6 +73,10 @@ type Action struct {
 	// InputSchema is derived from Params: an open object schema, so that
 	// fields a newer SnowLuma accepts still pass through.
 	InputSchema json.RawMessage `json:"inputSchema"`
+	// StreamKind is how a stream action's answer travels; empty for an
+	// action answered with one envelope. The files give it, and Stream
+	// follows from it.
+	StreamKind StreamKind `json:"streamKind,omitempty"`
 
 	// compiled is InputSchema compiled on first use by CheckParams.
 	compiled func() (*ObjectSchema, error)
@@ -83,6 +87,17 @@ type Action struct {
 
 // encodings are an action's two JSON forms.
 type encodings struct{ brief, full []byte }
+
+// A StreamKind is how a stream action's answer travels. The words are
+// those of transfer.Shape, which runs each kind.
+type StreamKind string
+
+const (
+	StreamNone     StreamKind = ""
+	StreamDownload StreamKind = "download" // a file's chunks, saved to disk
+	StreamUpload   StreamKind = "upload"   // a file sent in chunks
+	StreamFrames   StreamKind = "frames"   // any other stream: its frames
+)
 
 // A Param is one declared action parameter. Schema is a JSON Schema
 // (2020-12) fragment for its value, defaults included.
@@ -250,6 +265,15 @@ func (c *Catalog) add(a *Action) error {
 	if a.Examples == nil {
 		a.Examples = []Example{}
 	}
+	if a.Stream {
+		return fmt.Errorf("action %q sets stream; write its streamKind (download, upload or frames), which stream follows from", a.Name)
+	}
+	switch a.StreamKind {
+	case StreamNone, StreamDownload, StreamUpload, StreamFrames:
+	default:
+		return fmt.Errorf("action %q has streamKind %q; want download, upload or frames", a.Name, a.StreamKind)
+	}
+	a.Stream = a.StreamKind != StreamNone
 	if a.ReadOnly && (a.Destructive || a.Send) {
 		return fmt.Errorf("action %q is read-only but flagged destructive or send", a.Name)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/stdio"
@@ -79,7 +80,7 @@ func BenchmarkOwn(b *testing.B) {
 	cat := catalogSource(catalog.Preload())
 	// As New builds it; the default safety policy lets read-only actions
 	// through unpaced.
-	x := newExecutor(cat, &backend.Backend{Client: client}, ModeWrite, sealer, lang.En, quiet)
+	x := newExecutor(cat, &backend.Backend{Client: client}, ModeWrite, sealer, lang.En, quiet, pipeline.Options{})
 	specs := append(docsTools(cat), execTools(x)...)
 	for _, c := range benchCalls {
 		if c.method != "tools/call" {

@@ -15,7 +15,9 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/claudechannel"
+	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/quote"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
@@ -55,7 +57,7 @@ const sendRetries = 3
 // off.
 type channelService struct {
 	cfg  channel.Config
-	x    *executor
+	x    *executor // set by newDeps once the executor is built with this channel's hooks
 	hub  *events.Hub
 	wire ChannelWire
 	log  io.Writer
@@ -66,10 +68,11 @@ type channelService struct {
 }
 
 // newChannelService returns the channel of b, or nil when it is off. It
-// needs the wire of the transport the server runs on.
-func newChannelService(x *executor, wire ChannelWire, log io.Writer) (*channelService, error) {
-	b := x.backend
-	if b.Channel == nil || b.Channel.Mode == channel.ModeOff || !x.enabled() {
+// needs the wire of the transport the server runs on. Its hooks (noteSent,
+// and confirm with approvers) go into the executor's options; the
+// executor it runs its own calls through is set once that is built.
+func newChannelService(b *backend.Backend, mode Mode, wire ChannelWire, log io.Writer) (*channelService, error) {
+	if b.Channel == nil || b.Channel.Mode == channel.ModeOff || mode == ModeDocs {
 		return nil, nil
 	}
 	if b.Events == nil {
@@ -81,12 +84,18 @@ func newChannelService(x *executor, wire ChannelWire, log io.Writer) (*channelSe
 	if log == nil {
 		log = io.Discard
 	}
-	svc := &channelService{cfg: *b.Channel, x: x, hub: b.Events, wire: wire, log: log, state: "starting: asking get_login_info for the account"}
-	x.sent = svc.noteSent
-	if svc.approvals() {
-		x.remote = svc.confirm
+	return &channelService{cfg: *b.Channel, hub: b.Events, wire: wire, log: log, state: "starting: asking get_login_info for the account"}, nil
+}
+
+// hooks are the channel's hooks of the pipeline.
+func (svc *channelService) hooks(o *pipeline.Options) {
+	if svc == nil {
+		return
 	}
-	return svc, nil
+	o.Sent = svc.noteSent
+	if svc.approvals() {
+		o.Remote = svc.confirm
+	}
 }
 
 func (svc *channelService) approvals() bool { return len(svc.cfg.Approvers) > 0 }
@@ -209,17 +218,8 @@ func (svc *channelService) channel() *channel.Channel {
 // call runs one of the channel's own actions through the pipeline,
 // confirmed (the channel's sends are its confirmation prompts).
 func (svc *channelService) call(ctx context.Context, action string, params json.RawMessage) toolkit.Reply {
-	cat, r, ok := svc.x.catalog.get()
-	if !ok {
-		return r
-	}
-	a, found := cat.Lookup(action)
-	if !found {
-		return toolkit.Fail(toolkit.KindInternal, action+" is not in the catalog", "report this to the snowluma-mcp maintainers")
-	}
 	tc, _ := trace.Start(nil)
-	c := &toolkit.Call{Req: &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: channelTool, Arguments: params}}, Args: params, Trace: tc, Action: a.Name}
-	return svc.x.run(ctx, c, plan{action: a, params: params, confirmed: true})
+	return svc.x.Own(ctx, &pipeline.Call{Tool: channelTool, Args: params, Trace: tc}, action, params)
 }
 
 // dataID reads an id from a successful reply's data.

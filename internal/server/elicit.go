@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
@@ -98,11 +99,12 @@ func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionA
 
 	p := c.Req.Params
 	if p.RequestState != "" || len(p.InputResponses) > 0 {
-		return x.resume(ctx, c, tool, a, provided, argsHash, sealer)
+		return x.resume(ctx, c, tool, a, provided, argsHash)
 	}
 
-	if r, ok := x.fence(a); !ok {
-		return x.refused(c, plan{action: a, params: merge(provided, nil)}, r)
+	pc := callOf(c)
+	if r, ok := x.Fence(a); !ok {
+		return x.Refused(pc, pipeline.Plan{Action: a, Params: merge(provided, nil)}, r)
 	}
 	var missing []string
 	for _, name := range a.Required() {
@@ -111,16 +113,16 @@ func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionA
 		}
 	}
 	if len(missing) == 0 {
-		return x.run(ctx, c, plan{action: a, params: merge(provided, nil)})
+		return x.Run(ctx, pc, pipeline.Plan{Action: a, Params: merge(provided, nil)})
 	}
 	// What was given must already be right: only the missing fields are asked.
-	errs, bad := x.checkParams(a, merge(provided, nil))
+	errs, bad := x.CheckParams(a, merge(provided, nil))
 	if bad != nil {
 		return *bad
 	}
 	errs = slices.DeleteFunc(errs, func(e catalog.FieldError) bool { return slices.Contains(missing, strings.TrimPrefix(e.Pointer, "/")) })
 	if len(errs) > 0 {
-		return invalidParams(a, errs)
+		return pipeline.InvalidParams(a, errs)
 	}
 	if !toolkit.SupportsForms(c.Req.ClientCapabilities()) {
 		return toolkit.Fail(toolkit.KindElicitationUnsupported,
@@ -153,7 +155,7 @@ type formField struct {
 func splitMissing(a *catalog.Action, missing []string) (fields []formField, asJSON []string) {
 	for _, m := range missing {
 		p, _ := a.Param(m)
-		if m != answerField && m != confirmField {
+		if m != answerField && m != pipeline.ConfirmField {
 			if schema, ok := primitiveField(p); ok {
 				fields = append(fields, formField{m, schema})
 				continue
@@ -257,9 +259,9 @@ func form(l lang.Lang, a *catalog.Action, provided map[string]json.RawMessage, m
 	}
 	if confirm {
 		// The same form asks the person to confirm the action itself.
-		b.WriteString(l.Sprintf(lang.FormMustConfirm, confirmField, a.Name, summaryIn(l, a)))
-		props[confirmField] = confirmProperty(l)
-		required = append(required, confirmField)
+		b.WriteString(l.Sprintf(lang.FormMustConfirm, pipeline.ConfirmField, a.Name, pipeline.SummaryIn(l, a)))
+		props[pipeline.ConfirmField] = pipeline.ConfirmProperty(l)
+		required = append(required, pipeline.ConfirmField)
 	}
 	return &mcp.ElicitParams{
 		Mode:    "form",
@@ -293,38 +295,28 @@ func fieldValue(v any) (json.RawMessage, error) {
 }
 
 // resume checks the continuation and the answer, then runs the action. The
-// continuation is consumed before anything is checked or sent, so a state
-// answers at most once however often it is replayed.
-func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *catalog.Action, provided map[string]json.RawMessage, argsHash string, sealer *seal.Sealer) toolkit.Reply {
-	p := c.Req.Params
+// continuation is consumed (Open) before anything is checked or sent, so a
+// state answers at most once however often it is replayed. A round that
+// only asked for confirmation is the pipeline's to check, as every
+// confirmation is.
+func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *catalog.Action, provided map[string]json.RawMessage, argsHash string) toolkit.Reply {
+	pc := callOf(c)
 	restart := fmt.Sprintf("call %s again without requestState to get a new form, or %s with complete params", tool, strings.TrimSuffix(tool, "_with_input"))
-	refuse := func(r toolkit.Reply) toolkit.Reply {
-		return x.refused(c, plan{action: a, params: merge(provided, nil)}, r)
-	}
-	if p.RequestState == "" {
-		return refuse(toolkit.Fail(toolkit.KindContinuation, "an answer came without its requestState", restart))
-	}
-	claims, err := sealer.Open(p.RequestState, tool, argsHash)
-	if err != nil {
-		return refuse(toolkit.Fail(toolkit.KindContinuation, err.Error()+"; nothing was run", restart))
+	plan := pipeline.Plan{Action: a, Params: merge(provided, nil), Restart: restart}
+	refuse := func(r toolkit.Reply) toolkit.Reply { return x.Refused(pc, plan, r) }
+	claims, r, ok := x.Open(pc, argsHash, restart)
+	if !ok {
+		return refuse(r)
 	}
 	if len(claims.Missing) == 0 {
-		// Nothing was missing: the round only asked for confirmation.
-		resp, _ := p.InputResponses[confirmKey].(*mcp.ElicitResult)
-		r, ok := confirmAnswer(a, resp, true, restart)
-		switch {
-		case !claims.Confirm:
-			return refuse(toolkit.Fail(toolkit.KindContinuation, "the continuation asked for nothing; nothing was run", restart))
-		case !ok:
-			return refuse(r)
-		}
-		return x.run(ctx, c, plan{action: a, params: merge(provided, nil), confirmed: true})
+		plan.Answers, plan.Round = true, &claims
+		return x.Run(ctx, pc, plan)
 	}
-	resp, ok := p.InputResponses[answerKey].(*mcp.ElicitResult)
-	if !ok || resp == nil {
+	resp := pc.Client.Answer(answerKey)
+	if resp == nil {
 		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the continuation came back without an answer to the form; nothing was run", restart))
 	}
-	if r, ok := unansweredForm(resp, restart); ok {
+	if r, ok := pipeline.CheckUnanswered(resp, restart); ok {
 		return r
 	}
 	switch resp.Action {
@@ -343,9 +335,9 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 		asked = append(asked, answerField)
 	}
 	if claims.Confirm {
-		asked = append(asked, confirmField)
+		asked = append(asked, pipeline.ConfirmField)
 	}
-	if r, ok := extraFields(resp.Content, restart, asked...); !ok {
+	if r, ok := pipeline.ExtraFields(resp.Content, restart, asked...); !ok {
 		return refuse(r)
 	}
 	answer := map[string]json.RawMessage{}
@@ -393,7 +385,7 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the answer was refused: "+strings.Join(problems, "; ")+"; nothing was run", restart))
 	}
 	params := merge(provided, answer)
-	errs, bad := x.checkParams(a, params)
+	errs, bad := x.CheckParams(a, params)
 	if bad != nil {
 		return *bad
 	}
@@ -405,11 +397,11 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the answer does not fit the action's schema: "+strings.Join(parts, "; ")+"; nothing was run", restart))
 	}
 	if claims.Confirm {
-		if r, ok := confirmAnswer(a, resp, false, restart); !ok {
+		if r, ok := pipeline.CheckConfirm(a, resp, false, restart); !ok {
 			return refuse(r)
 		}
 	}
-	return x.run(ctx, c, plan{action: a, params: params, confirmed: claims.Confirm})
+	return x.Run(ctx, pc, pipeline.Plan{Action: a, Params: params, Confirmed: claims.Confirm})
 }
 
 // merge joins the provided params and the answer into one object, keeping
@@ -425,6 +417,12 @@ func merge(provided, answer map[string]json.RawMessage) json.RawMessage {
 	b, _ := json.Marshal(all) // raw values that decoded once encode again
 	return b
 }
+
+// unansweredKey marks, in the _meta of the answer handed back to the tool,
+// a form a legacy client did not answer: its value (pipeline.Expired or
+// pipeline.Cancelled) says why. It is set only by boundFormWait, inside
+// this process, and never travels on the wire; mcpClient.Answer reads it.
+const unansweredKey = "snowluma-mcp/unanswered"
 
 // errUnanswered is the cause of a form wait that ran out.
 var errUnanswered = errors.New("the form was not answered in time")
@@ -450,9 +448,9 @@ func boundFormWait(ttl time.Duration) mcp.Middleware {
 			case err == nil:
 				return res, nil
 			case ctx.Err() != nil:
-				return &mcp.ElicitResult{Action: "cancel", Meta: mcp.Meta{unansweredKey: unansweredCancelled}}, nil
+				return &mcp.ElicitResult{Action: "cancel", Meta: mcp.Meta{unansweredKey: pipeline.Cancelled}}, nil
 			case errors.Is(context.Cause(wait), errUnanswered):
-				return &mcp.ElicitResult{Action: "cancel", Meta: mcp.Meta{unansweredKey: unansweredExpired}}, nil
+				return &mcp.ElicitResult{Action: "cancel", Meta: mcp.Meta{unansweredKey: pipeline.Expired}}, nil
 			}
 			return res, err
 		}

@@ -1,29 +1,53 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/pipeline"
+	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/safety"
 )
 
 // The execution tools drive a live SnowLuma: query_action and
 // invoke_action. A call takes one path: the toolkit's mode gate, call
 // (catalog lookup, read/write gate, the plan), then the pipeline
-// (pipeline.go).
+// (internal/pipeline).
 
-// MaxCollectedStream caps the frames a generic stream call collects into its
-// result. Past it the call stops reading and fails with kind too_large.
-const MaxCollectedStream = 8 << 20
+// executor is the tool adapters' handle on the pipeline: the pipeline
+// itself (Run, Read, the shared steps) and what the adapters read besides.
+type executor struct {
+	*pipeline.Executor
+	catalog catalogSource
+	backend *backend.Backend
+	safety  *safety.Policy // the pipeline's policy
+	mode    Mode
+	lang    lang.Lang // of the forms a person reads
+}
+
+// newExecutor returns the executor of b, with the pipeline's hooks (Sent,
+// Remote, Launch) taken from hooks.
+func newExecutor(cat catalogSource, b *backend.Backend, mode Mode, sealer *seal.Sealer, l lang.Lang, log *slog.Logger, hooks pipeline.Options) *executor {
+	hooks.Backend, hooks.Catalog, hooks.Sealer, hooks.Lang, hooks.Log = b, cat, sealer, l, log
+	p := pipeline.New(hooks)
+	return &executor{Executor: p, catalog: cat, backend: b, safety: p.Policy(), mode: mode, lang: l}
+}
+
+// enabled reports whether SnowLuma can be reached at all.
+func (x *executor) enabled() bool { return x.mode != ModeDocs }
 
 type actionArgs struct {
 	Action string          `json:"action"`
 	Params json.RawMessage `json:"params"`
-	// Execution is invoke_action's only (see streams.go).
+	// Execution is invoke_action's only (streams.go).
 	Execution *executionArgs `json:"execution"`
 }
 
@@ -101,12 +125,12 @@ func (x *executor) call(ctx context.Context, c *toolkit.Call, in actionArgs, wri
 			"call invoke_action for ordinary actions")
 	}
 	q := c.Req.Params
-	p := plan{action: a, params: in.Params, execution: in.Execution, background: background,
-		answers: q.RequestState != "" || len(q.InputResponses) > 0}
-	if len(p.params) == 0 || bytes.Equal(p.params, []byte("null")) {
-		p.params = json.RawMessage("{}")
+	p := pipeline.Plan{Action: a, Params: in.Params, Background: background,
+		Answers: q.RequestState != "" || len(q.InputResponses) > 0}
+	if in.Execution != nil {
+		p.InputFile = in.Execution.InputFile
 	}
-	return x.run(ctx, c, p)
+	return x.Run(ctx, callOf(c), p)
 }
 
 // toolName is the execution tool for write or read-only calls.
@@ -138,4 +162,52 @@ func (x *executor) admit(c *toolkit.Call, tool, name string, write bool) (*catal
 		return nil, toolkit.Fail(toolkit.KindWriteAction, fmt.Sprintf("%s is a write action; %s only runs read-only actions", a.Name, tool), next), false
 	}
 	return a, toolkit.Reply{}, true
+}
+
+// callOf is the pipeline's view of a tool call: its tool, its arguments as
+// sent, its trace context, and its MCP client.
+func callOf(c *toolkit.Call) *pipeline.Call {
+	pc := &pipeline.Call{Args: c.Args, Trace: c.Trace}
+	if c.Req != nil && c.Req.Params != nil {
+		pc.Tool, pc.Args, pc.Client = c.Req.Params.Name, c.Req.Params.Arguments, mcpClient{c.Req}
+	}
+	return pc
+}
+
+// mcpClient is what the pipeline asks of an MCP client (pipeline.Client):
+// forms by elicitation, answers in inputResponses, progress by
+// notifications/progress.
+type mcpClient struct{ req *mcp.CallToolRequest }
+
+func (m mcpClient) Forms() bool { return toolkit.SupportsForms(m.req.ClientCapabilities()) }
+
+func (m mcpClient) RequestState() string { return m.req.Params.RequestState }
+
+func (m mcpClient) Answer(key string) *pipeline.Answer {
+	resp, _ := m.req.Params.InputResponses[key].(*mcp.ElicitResult)
+	if resp == nil {
+		return nil
+	}
+	why, _ := resp.Meta[unansweredKey].(string)
+	return &pipeline.Answer{Action: resp.Action, Content: resp.Content, Unanswered: why}
+}
+
+func (m mcpClient) Ask(key string, f pipeline.Form, state string) toolkit.Reply {
+	return toolkit.Ask(mcp.InputRequestMap{key: &mcp.ElicitParams{Mode: "form", Message: f.Message, RequestedSchema: f.Schema}}, state)
+}
+
+// Progress reports through the request's progress token, when it has one.
+func (m mcpClient) Progress(ctx context.Context) func(done, total int64) error {
+	tok := m.req.Params.GetProgressToken()
+	if tok == nil || m.req.Session == nil {
+		return nil
+	}
+	session := m.req.Session
+	return func(done, total int64) error {
+		n := &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(done)}
+		if total > 0 {
+			n.Total = float64(total)
+		}
+		return session.NotifyProgress(ctx, n)
+	}
 }

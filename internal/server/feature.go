@@ -37,7 +37,8 @@ import (
 //     task runner's changes).
 //
 // A feature that runs an action builds a plan and hands it to the
-// executor's pipeline (pipeline.go); it does not call SnowLuma itself.
+// executor's pipeline (package pipeline: Run, or Read for a read); it
+// does not call SnowLuma itself.
 type feature struct {
 	tools        []toolkit.Spec
 	instructions string

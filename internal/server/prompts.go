@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/completion"
+	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
 	"github.com/snowluma/snowluma-mcp/prompts"
@@ -210,7 +211,7 @@ func (f pipelineFetcher) Fetch(ctx context.Context, action string, params json.R
 		params = json.RawMessage("{}")
 	}
 	tc, _ := trace.Start(nil)
-	r = f.x.run(ctx, &toolkit.Call{Trace: tc, Action: action}, plan{action: a, params: params})
+	r = f.x.Read(ctx, &pipeline.Call{Trace: tc}, a.Name, params)
 	if r.Diag.Outcome != toolkit.OutcomeSuccess {
 		return nil, fmt.Errorf("%s: %s: %s", action, r.Diag.Kind, r.Diag.Message)
 	}

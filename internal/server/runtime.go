@@ -6,9 +6,11 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/tasks"
+	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
 type runtimeArgs struct {
@@ -30,7 +32,7 @@ const runtimeResult = `{"type": "object", "properties": {"mode": {"enum": ["docs
 type runtimeInfo struct {
 	Mode Mode `json:"mode"`
 	// Sandbox says SnowLuma is the simulated one of `snowluma-mcp
-	// sandbox`; DryRun that writes are checked and not sent (trial.go).
+	// sandbox`; DryRun that writes are checked and not sent (pipeline's dry run).
 	Sandbox           bool           `json:"sandbox"`
 	DryRun            bool           `json:"dry_run"`
 	ExecutionEnabled  bool           `json:"execution_enabled"`
@@ -130,7 +132,7 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 			MaxResponseBytes:        l.MaxResponseBytes,
 			MaxStreamBytes:          l.MaxStreamBytes,
 			StreamIdleTimeoutMS:     l.StreamIdleTimeout.Milliseconds(),
-			MaxCollectedStreamBytes: MaxCollectedStream,
+			MaxCollectedStreamBytes: pipeline.MaxCollectedStream,
 			ParamsValidated:         !x.backend.SkipParamsCheck,
 		}
 		x.describeFiles(info.Transport, l)
@@ -198,5 +200,24 @@ func (x *executor) safetyInfo() *safetyInfo {
 		AllowedGroups:     p.Groups.Sorted(),
 		AllowedUsers:      p.Users.Sorted(),
 		Audit:             p.Audit != nil,
+	}
+}
+
+// describeFiles fills get_runtime_info's file and stream fields.
+func (x *executor) describeFiles(t *transportInfo, l transfer.Limits) {
+	t.MaxStreams = l.MaxStreams
+	t.StreamConnectTimeoutMS = l.StreamConnectTimeout.Milliseconds()
+	t.MaxFileBytes = transfer.DefaultMaxFileBytes
+	t.DownloadQuotaBytes = transfer.DefaultDownloadQuotaBytes
+	if x.backend.Downloads != nil {
+		dir := x.backend.Downloads.Dir()
+		t.DownloadDir = &dir
+		t.MaxFileBytes = x.backend.Downloads.MaxFileBytes()
+		t.DownloadQuotaBytes = x.backend.Downloads.QuotaBytes()
+	}
+	if x.backend.Uploads != nil {
+		root := x.backend.Uploads.Dir()
+		t.UploadRoot = &root
+		t.UploadEnabled = true
 	}
 }

@@ -2,7 +2,7 @@
 // Each feature is one adapter file that declares its tools as
 // toolkit.Specs and attaches its resources, methods and hooks (see
 // feature); New builds the shared pieces once and loops over the features.
-// Every tool that runs an action goes through one pipeline (pipeline.go)
+// Every tool that runs an action goes through one pipeline (package pipeline)
 // over one backend (package backend). The tool framework itself (gate,
 // rendering, kinds) is the toolkit package. Nothing here knows HTTP
 // framing: that belongs to transfer.
@@ -21,6 +21,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
+	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/version"
@@ -173,10 +174,17 @@ func newDeps(opts Options) (*deps, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	cat := catalogSource(opts.Catalog)
-	x := newExecutor(cat, b, opts.Mode, sealer, cmp.Or(opts.Lang, lang.En), log)
-	ch, err := newChannelService(x, opts.Channel, logw)
+	ch, err := newChannelService(b, opts.Mode, opts.Channel, logw)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
+	}
+	// The pipeline's hooks, given once: the channel's, and the task
+	// runner's launch of background plans.
+	hooks := pipeline.Options{Launch: launchTask(b)}
+	ch.hooks(&hooks)
+	x := newExecutor(cat, b, opts.Mode, sealer, cmp.Or(opts.Lang, lang.En), log, hooks)
+	if ch != nil {
+		ch.x = x
 	}
 	return &deps{opts: opts, mode: opts.Mode, dispatch: &mcpseam.Dispatch{Pass: opts.Speed.PassEncoded}, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety), channel: ch, sealer: sealer, log: log}, nil
 }

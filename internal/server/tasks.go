@@ -10,7 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/tasks"
 )
@@ -119,37 +120,37 @@ func (t *taskService) start(ctx context.Context, c *toolkit.Call, in actionArgs)
 	return t.x.call(ctx, c, in, true, true)
 }
 
-// launch writes the task record and starts do, the checked send, as the
-// task's job: the pipeline's last step for a background plan. The job
-// outlives the request: it keeps the call's trace context (and do its
-// plan, an automatic upload included), but not its cancellation or its
-// progress token (the request has been answered by then).
-func (x *executor) launch(ctx context.Context, c *toolkit.Call, a *catalog.Action, do func(context.Context, *toolkit.Call) toolkit.Reply) toolkit.Reply {
-	req := *c.Req
-	params := *req.Params
-	params.Meta = nil
-	req.Params = &params
-	job := &toolkit.Call{Req: &req, Trace: c.Trace, Action: a.Name}
-	rec, err := x.backend.Tasks.Start(backgroundTool, a.Name, func(ctx context.Context) (json.RawMessage, error) {
-		reply := do(ctx, job)
-		reply.Diag.Sandbox = x.backend.Sandbox // as every tool result says it
-		saved, err := json.Marshal(reply.Render())
+// launchTask returns the pipeline's Launch hook over b's task runner, nil
+// when tasks are off: it writes the task record and starts job, the
+// checked send, as the task's job. The job outlives the request (see
+// pipeline.Launch); its result is saved as the tool result it would have
+// been.
+func launchTask(b *backend.Backend) pipeline.Launch {
+	if b.Tasks == nil {
+		return nil
+	}
+	return func(_ context.Context, action string, job func(context.Context) toolkit.Reply) toolkit.Reply {
+		rec, err := b.Tasks.Start(backgroundTool, action, func(ctx context.Context) (json.RawMessage, error) {
+			reply := job(ctx)
+			reply.Diag.Sandbox = b.Sandbox // as every tool result says it
+			saved, err := json.Marshal(reply.Render())
+			if err != nil {
+				return nil, fmt.Errorf("the transfer's result could not be encoded: %w", err)
+			}
+			if reply.IsError {
+				return saved, fmt.Errorf("%s: %s", reply.Diag.Message, reply.Diag.NextStep)
+			}
+			return saved, nil
+		})
+		if errors.Is(err, tasks.ErrBusy) {
+			return toolkit.Fail(toolkit.KindBusy, err.Error(), "poll the running tasks with tasks/get or list_tasks and start this one when one has ended")
+		}
 		if err != nil {
-			return nil, fmt.Errorf("the transfer's result could not be encoded: %w", err)
+			return toolkit.Fail(toolkit.KindTaskStore, "the task could not be recorded, so nothing was started: "+err.Error(),
+				"check that SNOWLUMA_MCP_TASK_DIR is writable and has free space")
 		}
-		if reply.IsError {
-			return saved, fmt.Errorf("%s: %s", reply.Diag.Message, reply.Diag.NextStep)
-		}
-		return saved, nil
-	})
-	if errors.Is(err, tasks.ErrBusy) {
-		return toolkit.Fail(toolkit.KindBusy, err.Error(), "poll the running tasks with tasks/get or list_tasks and start this one when one has ended")
+		return toolkit.Substitute(&taskHandle{ResultType: "task", taskView: view(rec)}, toolkit.Diagnostics{Outcome: toolkit.OutcomeSuccess})
 	}
-	if err != nil {
-		return toolkit.Fail(toolkit.KindTaskStore, "the task could not be recorded, so nothing was started: "+err.Error(),
-			"check that SNOWLUMA_MCP_TASK_DIR is writable and has free space")
-	}
-	return toolkit.Substitute(&taskHandle{ResultType: "task", taskView: view(rec)}, toolkit.Diagnostics{Outcome: toolkit.OutcomeSuccess})
 }
 
 func (t *taskService) list(_ context.Context, _ *toolkit.Call, in listTasksArgs) toolkit.Reply {

@@ -122,7 +122,13 @@ func TestTrialDryRun(t *testing.T) {
 		cs := trialSession(t, fake, &backend.Backend{DryRun: true, Safety: &safety.Policy{Sensitive: safety.SensitiveDeny, Confirm: safety.ConfirmNone}}, rev)
 		send := map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}}
 		c := callTrial(t, cs, "invoke_action", send)
-		var got dryRunResult
+		var got struct {
+			DryRun struct {
+				Action string  `json:"action"`
+				Groups []int64 `json:"groups"`
+				Users  []int64 `json:"users"`
+			} `json:"dry_run"`
+		}
 		if err := json.Unmarshal(c.Result, &got); err != nil || c.Diagnostics.Outcome != "success" || c.Diagnostics.Kind != "dry_run" ||
 			got.DryRun.Action != "send_group_msg" || len(got.DryRun.Groups) != 1 || got.DryRun.Groups[0] != 20001 || got.DryRun.Users == nil {
 			t.Errorf("%q: dry-run send %+v %s", rev, c.Diagnostics, c.Result)

@@ -1,0 +1,271 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/seal"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/safety"
+)
+
+// The confirmation round. When the policy asks for it, the confirmation
+// step answers a call with a form (through the call's Client) and a sealed
+// continuation bound to the tool and its arguments; the call that comes
+// back carries the person's answer, and the resume step opens the
+// continuation (once) and checks the answer before the call runs as
+// confirmed. The *_with_input tools, whose own form may ask for
+// confirmation too, open their continuation with Open and check the
+// answer with the same functions.
+
+// ConfirmKey names the input request of a confirmation round, and
+// ConfirmField its one boolean field.
+const (
+	ConfirmKey   = "confirm"
+	ConfirmField = "confirm"
+)
+
+// A Form is what a person is asked: a message and the requested schema
+// (an object of primitive fields, as MCP's form elicitation allows).
+type Form struct {
+	Message string
+	Schema  map[string]any
+}
+
+// An Answer is a person's answer to a form: accept, decline or cancel,
+// the fields, and, for a form the client never answered, why.
+type Answer struct {
+	Action  string
+	Content map[string]any
+	// Unanswered is Expired or Cancelled for a form a legacy client did
+	// not answer (the MCP adapter's bounded wait), else empty.
+	Unanswered string
+}
+
+// The reasons a form went unanswered.
+const (
+	Expired   = "expired"   // the continuation's lifetime ran out
+	Cancelled = "cancelled" // the client cancelled the call
+)
+
+// askConfirm starts a confirmation round for a call of p's action: a form
+// naming the action, its targets and its summary, with one boolean field.
+func (x *Executor) askConfirm(c *Call, p Plan, targets safety.Targets) toolkit.Reply {
+	a := p.Action
+	if c.Client == nil || !c.Client.Forms() {
+		return x.Refused(c, p, toolkit.Fail(toolkit.KindConfirmationUnavailable,
+			fmt.Sprintf("%s must be confirmed by a person (SNOWLUMA_MCP_CONFIRM=%s), and this client did not advertise form elicitation; nothing was sent", a.Name, x.safety.Confirm),
+			"use a client that supports form elicitation, or ask the operator to carry the action out"))
+	}
+	hash, err := seal.CanonicalHash(c.Args)
+	if err != nil {
+		return toolkit.Fail(toolkit.KindInvalidArguments, c.Tool+": the arguments cannot be bound to a confirmation: "+err.Error(), "send the arguments as a plain JSON object without duplicate keys")
+	}
+	state, err := x.sealer.Seal(seal.Claims{Tool: c.Tool, ArgsHash: hash, Confirm: true})
+	if errors.Is(err, seal.ErrTooManyPending) {
+		return toolkit.Fail(toolkit.KindTooManyPending, err.Error(), "answer or abandon pending forms, then call again")
+	}
+	if err != nil {
+		return toolkit.Fail(toolkit.KindContinuation, "could not seal the confirmation: "+err.Error(), "try again")
+	}
+	return c.Client.Ask(ConfirmKey, confirmForm(x.lang, a, targets), state)
+}
+
+// resume is the second round of a confirmation, the one path every tool
+// takes: the continuation must open for this tool and these arguments,
+// once (or have been opened by the caller, p.Round), must be a
+// confirmation, and the person must have accepted with confirm true. Then
+// p is confirmed; otherwise the refusal is returned, with ok false.
+func (x *Executor) resume(c *Call, p *Plan) (toolkit.Reply, bool) {
+	restart := p.Restart
+	if restart == "" {
+		restart = fmt.Sprintf("call %s again without requestState to ask again", c.Tool)
+	}
+	refuse := func(r toolkit.Reply) (toolkit.Reply, bool) { return x.Refused(c, *p, r), false }
+	claims := p.Round
+	if claims == nil {
+		hash, err := seal.CanonicalHash(c.Args)
+		if err != nil {
+			return toolkit.Fail(toolkit.KindInvalidArguments, c.Tool+": the arguments cannot be bound to a confirmation: "+err.Error(), "send the arguments as a plain JSON object without duplicate keys"), false
+		}
+		opened, r, ok := x.Open(c, hash, restart)
+		if !ok {
+			return refuse(r)
+		}
+		claims = &opened
+	}
+	if !claims.Confirm || len(claims.Missing) > 0 {
+		return refuse(toolkit.Fail(toolkit.KindContinuation, "the continuation is not a confirmation; nothing was run", restart))
+	}
+	var ans *Answer
+	if c.Client != nil {
+		ans = c.Client.Answer(ConfirmKey)
+	}
+	if r, ok := CheckConfirm(p.Action, ans, true, restart); !ok {
+		return refuse(r)
+	}
+	p.Confirmed = true
+	return toolkit.Reply{}, true
+}
+
+// Open opens the continuation c carries: sealed for c's tool and the
+// arguments whose canonical hash is hash, and usable once. Its refusal
+// (with ok false) offers restart as the next step; the caller audits it.
+func (x *Executor) Open(c *Call, hash, restart string) (seal.Claims, toolkit.Reply, bool) {
+	state := ""
+	if c.Client != nil {
+		state = c.Client.RequestState()
+	}
+	if state == "" {
+		return seal.Claims{}, toolkit.Fail(toolkit.KindContinuation, "an answer came without its requestState; nothing was run", restart), false
+	}
+	claims, err := x.sealer.Open(state, c.Tool, hash)
+	if err != nil {
+		return seal.Claims{}, toolkit.Fail(toolkit.KindContinuation, err.Error()+"; nothing was run", restart), false
+	}
+	return claims, toolkit.Reply{}, true
+}
+
+// CheckUnanswered reports a form the client never answered.
+func CheckUnanswered(ans *Answer, restart string) (toolkit.Reply, bool) {
+	switch ans.Unanswered {
+	case Expired:
+		return toolkit.Fail(toolkit.KindContinuation, "the form was not answered before the continuation expired; nothing was run", restart), true
+	case Cancelled:
+		return toolkit.Fail(toolkit.KindCancelled, "the call was cancelled while its form was open; nothing was run", restart), true
+	}
+	return toolkit.Reply{}, false
+}
+
+// ExtraFields refuses an accepted form answer holding a field the form
+// did not ask for (fields lists those it did): what the person saw and
+// answered is not what came back.
+func ExtraFields(content map[string]any, restart string, fields ...string) (toolkit.Reply, bool) {
+	var extra []string
+	for _, k := range slices.Sorted(maps.Keys(content)) {
+		if !slices.Contains(fields, k) {
+			if len(k) > 40 {
+				k = k[:40] + "…"
+			}
+			extra = append(extra, strconv.Quote(k))
+		}
+	}
+	if extra == nil {
+		return toolkit.Reply{}, true
+	}
+	if len(extra) > 5 {
+		extra = append(extra[:5], "…")
+	}
+	return toolkit.Fail(toolkit.KindInvalidAnswer, fmt.Sprintf("the answer has field(s) %s that the form did not ask for (it asked for %s only); nothing was run",
+		strings.Join(extra, ", "), strings.Join(fields, " and ")), restart), false
+}
+
+// CheckConfirm checks a person's answer to a form that asked for
+// confirmation of a. withAction says whether the form's action (accept,
+// decline, cancel) and its fields are still to be judged here; a form
+// that asked for more than confirm has had them judged by its caller.
+func CheckConfirm(a *catalog.Action, ans *Answer, withAction bool, restart string) (toolkit.Reply, bool) {
+	if ans == nil {
+		return toolkit.Fail(toolkit.KindInvalidAnswer, "the continuation came back without an answer to the confirmation; nothing was run", restart), false
+	}
+	if r, ok := CheckUnanswered(ans, restart); ok {
+		return r, false
+	}
+	if withAction {
+		switch ans.Action {
+		case "accept":
+		case "decline":
+			return toolkit.Fail(toolkit.KindDeclined, "the person declined to run "+a.Name+"; nothing was run", "do not repeat the action unless the person asks for it"), false
+		case "cancel":
+			return toolkit.Fail(toolkit.KindCancelled, "the person cancelled the confirmation of "+a.Name+"; nothing was run", restart), false
+		default:
+			return toolkit.Fail(toolkit.KindInvalidAnswer, fmt.Sprintf("the confirmation's answer has action %q; nothing was run", ans.Action), restart), false
+		}
+		if r, ok := ExtraFields(ans.Content, restart, ConfirmField); !ok {
+			return r, false
+		}
+	}
+	v, present := ans.Content[ConfirmField]
+	yes, isBool := v.(bool)
+	switch {
+	case !present || !isBool:
+		return toolkit.Fail(toolkit.KindInvalidAnswer, "the answer has no boolean "+ConfirmField+"; nothing was run", restart), false
+	case !yes:
+		return toolkit.Fail(toolkit.KindNotConfirmed, "the person answered confirm false for "+a.Name+"; nothing was run", "do not repeat the action unless the person asks for it"), false
+	}
+	return toolkit.Reply{}, true
+}
+
+// confirmText is the question put to the person, in their language: the
+// action by its name (and in Chinese by the first clause of its Chinese
+// summary too), its targets and its summary.
+func confirmText(l lang.Lang, a *catalog.Action, t safety.Targets) string {
+	var on []string
+	for _, g := range t.Groups {
+		on = append(on, l.Sprintf(lang.ConfirmGroup, g))
+	}
+	user := lang.ConfirmUser
+	if len(t.Groups) > 0 {
+		user = lang.ConfirmMember
+	}
+	for _, u := range t.Users {
+		on = append(on, l.Sprintf(user, u))
+	}
+	what := l.Sprintf(lang.ConfirmNoTarget)
+	if len(on) > 0 {
+		what = strings.Join(on, l.Sprintf(lang.ConfirmSep))
+	}
+	short, rest := zhClause(a.SummaryZh)
+	if l != lang.Zh {
+		rest = a.Summary
+	}
+	return l.Sprintf(lang.ConfirmQuestion, a.Name, short, what, rest)
+}
+
+// zhClause splits a Chinese summary after its first clause: 把成员踢出群，
+// 可选择…… gives 把成员踢出群 and 可选择……, the short name a person
+// recognises the action by and the rest.
+func zhClause(s string) (first, rest string) {
+	i := strings.IndexAny(s, "，；。：")
+	if i < 0 {
+		return s, ""
+	}
+	_, n := utf8.DecodeRuneInString(s[i:])
+	return s[:i], s[i+n:]
+}
+
+// SummaryIn is the action's summary in l.
+func SummaryIn(l lang.Lang, a *catalog.Action) string {
+	if l == lang.Zh && a.SummaryZh != "" {
+		return a.SummaryZh
+	}
+	return a.Summary
+}
+
+// ConfirmProperty is the schema of a form's boolean confirm field.
+func ConfirmProperty(l lang.Lang) map[string]any {
+	return map[string]any{
+		"type":        "boolean",
+		"title":       l.Sprintf(lang.ConfirmRunTitle),
+		"description": l.Sprintf(lang.ConfirmRunHelp),
+		"default":     false,
+	}
+}
+
+func confirmForm(l lang.Lang, a *catalog.Action, t safety.Targets) Form {
+	return Form{
+		Message: confirmText(l, a, t),
+		Schema: map[string]any{
+			"type":       "object",
+			"properties": map[string]any{ConfirmField: ConfirmProperty(l)},
+			"required":   []string{ConfirmField},
+		},
+	}
+}

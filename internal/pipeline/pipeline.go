@@ -1,0 +1,416 @@
+// Package pipeline is the one path every catalog action takes to
+// SnowLuma: a call is read into a Plan, and Executor.Run applies the
+// account-safety steps in order, then sends, streams or launches it, and
+// judges the answer. It knows no MCP: the tool adapters of internal/server
+// build the Call (with a Client for what only the MCP side can do: show a
+// form, carry an answer, report progress) and render the toolkit.Reply.
+//
+// The steps, in the order Run applies them (a refusal sends nothing; a
+// refused write is audited too):
+//
+//  1. upload: an automatic upload's checks (the plan's InputFile)
+//  2. resume: the person's answer to a confirmation round
+//  3. fence: a credential action under SNOWLUMA_MCP_SENSITIVE=deny
+//  4. params: the one params check against the catalog's inputSchema
+//  5. targets: the group and user allowlists
+//  6. pacing: the send pacer's check
+//  7. confirmation: a form (or the remote approvers) when the policy asks
+//  8. audit: the audit record is opened
+//  9. admission: the send pacer's admission
+//  10. dry run, or send (one call, or a stream by the action's StreamKind),
+//     then redaction of a credential's answer and the sent hook
+//  11. audit line
+//
+// A background plan runs steps 9 to 11 as a task (the Launch hook).
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/seal"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/trace"
+	"github.com/snowluma/snowluma-mcp/safety"
+	"github.com/snowluma/snowluma-mcp/transfer"
+)
+
+// An Executor runs catalog actions against one backend. Its hooks are
+// given once, by New's options; it is safe for concurrent use.
+type Executor struct {
+	backend *backend.Backend
+	safety  *safety.Policy // the backend's, with its defaults filled in
+	sealer  *seal.Sealer   // continuations of confirmation rounds
+	lang    lang.Lang      // of the forms a person reads
+	log     *slog.Logger
+	catalog func() (*catalog.Catalog, error)
+
+	sent   func(toolkit.Reply)
+	remote Remote
+	launch Launch
+}
+
+// Remote confirms a call when the client has no form (the QQ channel's
+// approvers): it returns the refusal, with ok false, unless a person
+// allowed the call.
+type Remote func(ctx context.Context, a *catalog.Action, params json.RawMessage, t safety.Targets) (r toolkit.Reply, ok bool)
+
+// Launch starts job, the checked rest of a background plan, as a durable
+// task and answers with its handle; job runs detached from the request.
+type Launch func(ctx context.Context, action string, job func(context.Context) toolkit.Reply) toolkit.Reply
+
+// Options configure New. Backend, Catalog and Sealer are required.
+type Options struct {
+	Backend *backend.Backend
+	// Catalog returns the bundled catalog (for Read's lookup).
+	Catalog func() (*catalog.Catalog, error)
+	Sealer  *seal.Sealer
+	// Lang is the language of the confirmation form; empty means English.
+	Lang lang.Lang
+	// Log receives warnings (an audit line that could not be written).
+	Log *slog.Logger
+	// Sent, when set, is told of every send that succeeded (the QQ
+	// channel remembers the bot's message ids).
+	Sent func(toolkit.Reply)
+	// Remote, when set, confirms a call whose client has no form.
+	Remote Remote
+	// Launch, when set, runs background plans; without it they are
+	// refused.
+	Launch Launch
+}
+
+// New returns the executor of o.Backend.
+func New(o Options) *Executor {
+	l := o.Lang
+	if l == "" {
+		l = lang.En
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Executor{backend: o.Backend, safety: o.Backend.Policy(), sealer: o.Sealer, lang: l, log: log, catalog: o.Catalog,
+		sent: o.Sent, remote: o.Remote, launch: o.Launch}
+}
+
+// Policy is the safety policy the executor applies.
+func (x *Executor) Policy() *safety.Policy { return x.safety }
+
+// A Call is one call as the pipeline sees it: who asks, bound to what.
+type Call struct {
+	// Tool names the tool (or "channel" for the server's own calls) in the
+	// audit log; a confirmation round is bound to it.
+	Tool string
+	// Args are the tool's arguments as sent; a confirmation round is bound
+	// to them.
+	Args json.RawMessage
+	// Trace is the call's trace context, sent to SnowLuma.
+	Trace trace.Context
+	// Client is the client's side of the call; nil for the server's own
+	// calls, which have no form, no answer and no progress.
+	Client Client
+}
+
+// A Client is what only the client of a call can do. The MCP adapter
+// satisfies it for a tool call.
+type Client interface {
+	// Forms reports whether the client can show a person a form.
+	Forms() bool
+	// RequestState is the sealed continuation the call carries, if any.
+	RequestState() string
+	// Answer is the person's answer to the form named key, or nil.
+	Answer(key string) *Answer
+	// Ask is the reply that puts form, named key, to the person and
+	// carries state for the call that brings the answer back.
+	Ask(key string, form Form, state string) toolkit.Reply
+	// Progress returns the function that reports a transfer's progress,
+	// or nil when the client asked for none.
+	Progress(ctx context.Context) func(done, total int64) error
+}
+
+// A Plan is one call of an action as its entry point read it.
+type Plan struct {
+	Action *catalog.Action
+	// Params are the params as given ({} when none).
+	Params json.RawMessage
+	// InputFile makes a call of the upload stream action an automatic
+	// upload of that file (invoke_action's execution.input_file).
+	InputFile string
+	// Answers says the call carries a person's answer to a confirmation
+	// round, which must open for this very call before it runs as
+	// confirmed. Round is that round when the caller has opened it
+	// already (Executor.Open); nil opens it here.
+	Answers bool
+	Round   *seal.Claims
+	// Restart is the next step offered when a round's answer is refused;
+	// empty means calling the tool again without requestState.
+	Restart string
+	// Background sends as a task (Launch) instead of within the call.
+	Background bool
+	// Confirmed says a person has already accepted this very call.
+	Confirmed bool
+
+	upload *pendingUpload // set by the upload step
+}
+
+// Run is the pipeline: it applies the steps of the package comment to p,
+// in that order, and returns the reply.
+func (x *Executor) Run(ctx context.Context, c *Call, p Plan) toolkit.Reply {
+	if len(p.Params) == 0 || string(p.Params) == "null" {
+		p.Params = json.RawMessage("{}")
+	}
+	a := p.Action
+	if p.InputFile != "" { // 1. upload
+		if r, ok := x.planUpload(&p); !ok {
+			return r
+		}
+	}
+	if p.Answers { // 2. resume
+		if r, ok := x.resume(c, &p); !ok {
+			return r
+		}
+	}
+	if r, ok := x.Fence(a); !ok { // 3. fence
+		return x.Refused(c, p, r)
+	}
+	errs, bad := x.CheckParams(a, p.Params) // 4. params
+	if bad != nil {
+		return x.Refused(c, p, *bad)
+	}
+	if errs != nil {
+		return x.Refused(c, p, InvalidParams(a, errs))
+	}
+	targets, err := safety.ExtractTargets(p.Params, targetParams(a)...) // 5. targets
+	if err != nil {
+		return x.Refused(c, p, toolkit.Fail(toolkit.KindInvalidParams, a.Name+": "+err.Error()+"; nothing was sent", "pass params as a JSON object"))
+	}
+	if out := x.safety.CheckTargets(targets); out != nil {
+		return x.Refused(c, p, toolkit.Fail(toolkit.KindTargetNotAllowed,
+			fmt.Sprintf("%s names %s, outside this server's allowed targets; nothing was sent", a.Name, strings.Join(out, ", ")),
+			"use only the groups and users in get_runtime_info's safety.allowed_groups and allowed_users; the operator sets SNOWLUMA_MCP_ALLOWED_GROUPS and SNOWLUMA_MCP_ALLOWED_USERS"))
+	}
+	keys := targets.PaceKeys()
+	if a.Send { // 6. pacing
+		if d := x.safety.Pacer.Check(keys); d > 0 {
+			return x.Refused(c, p, rateLimited(a, d))
+		}
+	}
+	if !p.Confirmed && x.safety.Confirm.Needs(a.Destructive, a.ReadOnly) { // 7. confirmation
+		forms := c.Client != nil && c.Client.Forms()
+		if x.remote == nil || forms {
+			return x.askConfirm(c, p, targets)
+		}
+		if r, ok := x.remote(ctx, a, p.Params, targets); !ok {
+			return x.Refused(c, p, r)
+		}
+	}
+	var entry *safety.Entry
+	if x.audits(a) { // 8. audit
+		if entry, err = x.safety.Audit.Begin(); err != nil {
+			// The detail names a path on the host: stderr, not the client.
+			x.log.Warn("audit", "action", a.Name, "problem", err.Error())
+			return toolkit.Fail(toolkit.KindAuditFailed, a.Name+" was not run because its audit record cannot be written (the server's stderr says why); nothing was sent",
+				"ask the operator to make SNOWLUMA_MCP_AUDIT_FILE writable again (or unset it), then call again")
+		}
+	}
+	// What is left runs now, or in the task of a background call.
+	do := func(ctx context.Context, c *Call) toolkit.Reply {
+		var r toolkit.Reply
+		if d := x.pace(a, keys); d > 0 { // 9. admission
+			r = rateLimited(a, d)
+		} else if x.dryRuns(a) { // 10. dry run: checked, not sent
+			r = x.dryRun(a, targets, p)
+		} else { // 10. send, redaction, the sent hook
+			r = x.send(ctx, c, p)
+			if a.Sensitive && x.safety.Sensitive == safety.SensitiveRedact {
+				r = redact(r)
+			}
+			if x.sent != nil && a.Send && r.Diag.Outcome == toolkit.OutcomeSuccess {
+				x.sent(r)
+			}
+		}
+		if entry != nil { // 11. audit line
+			x.write(entry, c, a, targets, r)
+		}
+		return r
+	}
+	if !p.Background {
+		return do(ctx, c)
+	}
+	r := x.start(ctx, c, a, do)
+	if r.IsError && entry != nil {
+		// No task started, so do never runs: the refusal is the audit line.
+		x.write(entry, c, a, targets, r)
+	}
+	return r
+}
+
+// Read runs a read-only catalog action through the pipeline for a
+// feature: r := x.Read(ctx, call, "get_msg", params). An action that is
+// not in the catalog, or not read-only, is refused as the server's defect.
+func (x *Executor) Read(ctx context.Context, c *Call, action string, params json.RawMessage) toolkit.Reply {
+	a, r, ok := x.lookup(action)
+	if !ok {
+		return r
+	}
+	if !a.ReadOnly {
+		return toolkit.Fail(toolkit.KindInternal, action+" is not a read-only action, so it cannot be read", "report this to the snowluma-mcp maintainers")
+	}
+	return x.Run(ctx, c, Plan{Action: a, Params: params})
+}
+
+// Own runs an action the server sends on its own behalf (the channel's
+// approval prompts), as confirmed: every other step applies.
+func (x *Executor) Own(ctx context.Context, c *Call, action string, params json.RawMessage) toolkit.Reply {
+	a, r, ok := x.lookup(action)
+	if !ok {
+		return r
+	}
+	return x.Run(ctx, c, Plan{Action: a, Params: params, Confirmed: true})
+}
+
+func (x *Executor) lookup(action string) (*catalog.Action, toolkit.Reply, bool) {
+	cat, err := x.catalog()
+	if err != nil {
+		return nil, toolkit.Fail(toolkit.KindInternal, "the bundled catalog could not be loaded: "+err.Error(), "reinstall snowluma-mcp; report this to its maintainers"), false
+	}
+	a, found := cat.Lookup(action)
+	if !found {
+		return nil, toolkit.Fail(toolkit.KindInternal, action+" is not in the catalog", "report this to the snowluma-mcp maintainers"), false
+	}
+	return a, toolkit.Reply{}, true
+}
+
+// Fence refuses a credential action under SNOWLUMA_MCP_SENSITIVE=deny.
+func (x *Executor) Fence(a *catalog.Action) (toolkit.Reply, bool) {
+	if !a.Sensitive || x.safety.Sensitive != safety.SensitiveDeny {
+		return toolkit.Reply{}, true
+	}
+	return toolkit.Fail(toolkit.KindSensitive, a.Name+" answers with a credential of the account, and this server refuses such actions; nothing was sent",
+		"ask the operator: SNOWLUMA_MCP_SENSITIVE=redact shows the answer's shape without its values, allow shows it whole"), false
+}
+
+// CheckParams is the one params check of every path: params against a's
+// catalog inputSchema, unless the operator turned the check off. A schema
+// that does not compile is the server's defect, not the caller's.
+func (x *Executor) CheckParams(a *catalog.Action, params json.RawMessage) ([]catalog.FieldError, *toolkit.Reply) {
+	if x.backend.SkipParamsCheck {
+		return nil, nil
+	}
+	errs, err := a.CheckParams(params)
+	if err != nil {
+		r := toolkit.Fail(toolkit.KindInternal, fmt.Sprintf("the catalog's inputSchema of %s does not compile; nothing was sent", a.Name),
+			"set SNOWLUMA_MCP_VALIDATE_PARAMS=false to send unchecked params, and report this to the snowluma-mcp maintainers")
+		return nil, &r
+	}
+	return errs, nil
+}
+
+// targetParams lists a's params whose catalog role names a group or a
+// person, for the allowlist and the pacer: friend_poke's target_id and the
+// qzone actions' target_uin name a person as user_id does.
+func targetParams(a *catalog.Action) []safety.TargetParam {
+	var out []safety.TargetParam
+	for _, p := range a.Params {
+		if p.Target() {
+			out = append(out, safety.TargetParam{Name: p.Name, Group: p.Role == catalog.RoleGroup})
+		}
+	}
+	return out
+}
+
+// pace admits a send to keys, or says how long it must wait.
+func (x *Executor) pace(a *catalog.Action, keys []string) time.Duration {
+	if !a.Send {
+		return 0
+	}
+	return x.safety.Pacer.Admit(keys)
+}
+
+// audits reports whether calls of a are recorded in the audit log.
+func (x *Executor) audits(a *catalog.Action) bool {
+	return x.safety.Audit != nil && !a.ReadOnly
+}
+
+// Refused records a write action that did not run and returns r.
+func (x *Executor) Refused(c *Call, p Plan, r toolkit.Reply) toolkit.Reply {
+	if !x.audits(p.Action) {
+		return r
+	}
+	targets, _ := safety.ExtractTargets(p.Params, targetParams(p.Action)...)
+	entry, err := x.safety.Audit.Begin()
+	if err != nil {
+		x.log.Warn("audit", "action", p.Action.Name, "problem", err.Error())
+		return r
+	}
+	x.write(entry, c, p.Action, targets, r)
+	return r
+}
+
+// write appends the call's audit line. The action has already run or been
+// refused, so a failure is logged rather than returned.
+func (x *Executor) write(e *safety.Entry, c *Call, a *catalog.Action, t safety.Targets, r toolkit.Reply) {
+	err := e.Write(safety.Record{
+		Time:        time.Now().UTC(),
+		Tool:        c.Tool,
+		Action:      a.Name,
+		Groups:      t.Groups,
+		Users:       t.Users,
+		Outcome:     string(r.Diag.Outcome),
+		Kind:        string(r.Diag.Kind),
+		Traceparent: c.Trace.Traceparent(),
+		DryRun:      x.backend.DryRun,
+	})
+	if err != nil {
+		x.log.Warn("audit", "action", a.Name, "problem", err.Error())
+	}
+}
+
+// send sends the action to SnowLuma and judges the answer: a stream
+// action by its kind (stream.go), any other with one call.
+func (x *Executor) send(ctx context.Context, c *Call, p Plan) toolkit.Reply {
+	a := p.Action
+	req := transfer.Request{Action: a.Name, Params: p.Params, Header: c.Trace.Header()}
+	if a.StreamKind != catalog.StreamNone {
+		return x.stream(ctx, c, p, req)
+	}
+	resp, err := x.backend.Client.Call(ctx, req)
+	if err != nil {
+		return failure(err, a.ReadOnly, false)
+	}
+	return judge(resp.Envelope, resp.Status, resp.Retcode)
+}
+
+// start hands the rest of a background plan to the Launch hook. The job
+// outlives the request: it keeps the call's tool, arguments and trace
+// context (and its plan, an automatic upload included), but not its
+// client: the request has been answered by then.
+func (x *Executor) start(ctx context.Context, c *Call, a *catalog.Action, do func(context.Context, *Call) toolkit.Reply) toolkit.Reply {
+	if x.launch == nil {
+		return toolkit.Fail(toolkit.KindNotConfigured, "background tasks are not configured", "set SNOWLUMA_MCP_TASK_DIR and restart the server, or use invoke_action")
+	}
+	job := &Call{Tool: c.Tool, Args: c.Args, Trace: c.Trace}
+	return x.launch(ctx, a.Name, func(ctx context.Context) toolkit.Reply { return do(ctx, job) })
+}
+
+// redact masks the data of a credential action's envelope. An answer that
+// cannot be redacted is withheld rather than shown.
+func redact(r toolkit.Reply) toolkit.Reply {
+	env, ok := r.Result.(json.RawMessage)
+	if !ok || env == nil {
+		return r
+	}
+	red, err := safety.RedactData(env)
+	if err != nil {
+		return toolkit.Fail(toolkit.KindInternal, "the credential answer could not be redacted, so it is withheld: "+err.Error(), "report this to the snowluma-mcp maintainers")
+	}
+	r.Result = json.RawMessage(red)
+	return r
+}

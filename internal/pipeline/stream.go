@@ -1,0 +1,279 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/transfer"
+)
+
+// Stream actions, by the kind the catalog records for each: a download is
+// saved to the download directory, an upload is either the server's own
+// upload of a file from the upload root (an automatic upload, planned by
+// the upload step) or one call whose chunk the caller wrote, and any
+// other stream has its frames collected. transfer.Client.Transfer runs
+// each; this file makes its plan and judges its outcome. Progress goes to
+// the call's Client when it asked for it.
+
+// MaxCollectedStream caps the frames a generic stream call collects into
+// its result. Past it the call stops reading and fails with kind
+// too_large.
+const MaxCollectedStream = 8 << 20
+
+// uploadStandIn is the stream_id the safety checks see for an automatic
+// upload: the real one is chosen when the upload starts.
+const uploadStandIn = "chosen-by-snowluma-mcp"
+
+// pendingUpload is an automatic upload on its way through the safety
+// checks.
+type pendingUpload struct {
+	input string
+	given map[string]json.RawMessage // filename and file_retention, as given
+}
+
+// planUpload makes p an automatic upload of p.InputFile. It is refused,
+// with nothing sent, for an action that is not an upload, without an
+// upload root, or with params the server chooses itself.
+func (x *Executor) planUpload(p *Plan) (toolkit.Reply, bool) {
+	a := p.Action
+	if a.StreamKind != catalog.StreamUpload {
+		return toolkit.Fail(toolkit.KindInvalidArguments,
+			fmt.Sprintf("invoke_action: execution applies only to upload_file_stream, not %s; nothing was sent", a.Name),
+			"remove execution, or use it with action upload_file_stream"), false
+	}
+	if x.backend.Uploads == nil {
+		return toolkit.Fail(toolkit.KindInvalidArguments,
+			"invoke_action: execution.input_file needs an upload root, and SNOWLUMA_MCP_UPLOAD_ROOT is not set; nothing was sent",
+			"set SNOWLUMA_MCP_UPLOAD_ROOT to an absolute directory holding the files to upload and restart the server, or send chunks yourself without execution"), false
+	}
+	var given map[string]json.RawMessage
+	if err := json.Unmarshal(p.Params, &given); err != nil {
+		return toolkit.Fail(toolkit.KindInvalidArguments, "invoke_action: params must be a JSON object", "pass params as a JSON object"), false
+	}
+	var chosen []string
+	for k := range given {
+		if k != "filename" && k != "file_retention" {
+			chosen = append(chosen, "params/"+k)
+		}
+	}
+	if len(chosen) > 0 {
+		return toolkit.Fail(toolkit.KindInvalidArguments,
+			fmt.Sprintf("invoke_action: with execution the server chooses the stream, chunks, sizes and hash itself; %s may not be given; nothing was sent", strings.Join(slices.Sorted(slices.Values(chosen)), ", ")),
+			"keep only params.filename and params.file_retention, or drop execution to send chunks yourself"), false
+	}
+	// A path that will be refused is refused now, before a person is asked
+	// to confirm the upload; the upload checks it again when it opens the
+	// file.
+	f, err := x.backend.Uploads.Open(p.InputFile)
+	if err != nil {
+		return failure(err, false, true), false
+	}
+	f.Close()
+	// The upload takes the pipeline every action takes: the params check
+	// (filename and file_retention against the catalog, a stand-in for the
+	// stream id the server will choose), the confirmation, the audit.
+	probe := map[string]json.RawMessage{"stream_id": json.RawMessage(`"` + uploadStandIn + `"`)}
+	for k, v := range given {
+		probe[k] = v
+	}
+	p.Params, _ = json.Marshal(probe)
+	p.upload = &pendingUpload{input: p.InputFile, given: given}
+	return toolkit.Reply{}, true
+}
+
+// downloadResult is a download's payload. It never holds file bytes.
+type downloadResult struct {
+	Saved    *transfer.Saved `json:"saved"`
+	Terminal json.RawMessage `json:"terminal"`
+}
+
+// uploadResult is an automatic upload's payload.
+type uploadResult struct {
+	Sent     transfer.Sent          `json:"sent"`
+	Terminal json.RawMessage        `json:"terminal"`
+	Reset    *transfer.ResetOutcome `json:"reset,omitempty"`
+}
+
+// streamResult is a generic stream's collected answer (and, with no
+// frames, an upload call's).
+type streamResult struct {
+	Frames   []json.RawMessage `json:"frames"`
+	Count    int               `json:"count"`
+	Terminal json.RawMessage   `json:"terminal"`
+}
+
+// errCollectCap stops a stream whose frames outgrow MaxCollectedStream.
+var errCollectCap = errors.New("collected frames exceed the cap")
+
+// stream runs a stream action once the pipeline let it through, by its
+// catalog kind, as one transfer plan, and judges the outcome.
+func (x *Executor) stream(ctx context.Context, c *Call, p Plan, req transfer.Request) toolkit.Reply {
+	a := p.Action
+	th := progress(ctx, c)
+	tp := transfer.Plan{Shape: transfer.Shape(a.StreamKind), Request: req, Progress: th.Update}
+	var frames streamResult
+	switch a.StreamKind {
+	case catalog.StreamDownload:
+		if x.backend.Downloads == nil {
+			return finish(toolkit.Fail(toolkit.KindNotConfigured, "no download directory is configured", "set SNOWLUMA_MCP_DOWNLOAD_DIR and restart the server"), th)
+		}
+		tp.Store = x.backend.Downloads
+	case catalog.StreamUpload:
+		if p.upload != nil {
+			up, r, ok := x.automatic(*p.upload)
+			if !ok {
+				return finish(r, th)
+			}
+			tp.Root, tp.File = x.backend.Uploads, &up
+		}
+	case catalog.StreamFrames:
+		frames.Frames = []json.RawMessage{}
+		size := 0
+		tp.OnFrame = func(f transfer.Frame) error {
+			size += len(f.Raw)
+			if size > MaxCollectedStream {
+				return errCollectCap
+			}
+			if !f.Terminal {
+				frames.Frames = append(frames.Frames, f.Data)
+				frames.Count++
+				th.Update(int64(frames.Count), 0)
+			}
+			return nil
+		}
+	}
+	out, err := x.backend.Client.Transfer(ctx, tp)
+	var r toolkit.Reply
+	switch {
+	case errors.Is(err, errCollectCap):
+		r = toolkit.Fail(toolkit.KindTooLarge, fmt.Sprintf("the %s stream exceeded %d MiB of frames, the most a tool result collects", a.Name, MaxCollectedStream>>20),
+			"narrow the request: a tool result holds at most that much of a stream's frames")
+	case tp.File != nil:
+		r = uploaded(out.Upload, err, a.ReadOnly)
+	case err != nil:
+		r = failure(err, a.ReadOnly, true)
+	case a.StreamKind == catalog.StreamDownload:
+		r = downloaded(out.Download)
+	case a.StreamKind == catalog.StreamUpload:
+		f := out.Terminal
+		r = judge(f.Raw, f.Status, f.Retcode)
+		r.Result = streamResult{Frames: []json.RawMessage{}, Terminal: f.Raw}
+	default:
+		last := out.Terminal
+		frames.Terminal = last.Raw
+		r = judge(last.Raw, last.Status, last.Retcode)
+		if r.Diag.Outcome == toolkit.OutcomeSuccess && last.Type != "response" {
+			r.Diag = toolkit.Diagnostics{Outcome: toolkit.OutcomeUnknown, Kind: toolkit.KindUnconfirmed,
+				Message:  "the stream's final frame is not a response frame",
+				NextStep: "inspect result.terminal before relying on the stream's data"}
+		}
+		r.Result = frames
+	}
+	return finish(r, th)
+}
+
+// automatic is the transfer of a planned automatic upload, its params
+// checked once more for SNOWLUMA_MCP_VALIDATE_PARAMS=false: they go into
+// every chunk call as they are.
+func (x *Executor) automatic(pu pendingUpload) (transfer.Upload, toolkit.Reply, bool) {
+	up := transfer.Upload{InputFile: pu.input, Retention: pu.given["file_retention"], MaxFileBytes: x.backend.MaxFileBytes()}
+	if up.Retention != nil {
+		var n json.Number
+		if json.Unmarshal(up.Retention, &n) != nil || up.Retention[0] == '"' {
+			return up, toolkit.Fail(toolkit.KindInvalidParams, "upload_file_stream: params/file_retention must be a number of milliseconds; nothing was sent", "give file_retention as a whole number, e.g. 300000, or 0 to keep the file"), false
+		}
+	}
+	if raw, ok := pu.given["filename"]; ok {
+		if err := json.Unmarshal(raw, &up.Filename); err != nil {
+			return up, toolkit.Fail(toolkit.KindInvalidParams, "upload_file_stream: params/filename must be a string; nothing was sent", "give filename as a string"), false
+		}
+	}
+	return up, toolkit.Reply{}, true
+}
+
+// uploaded judges an automatic upload.
+func uploaded(res *transfer.UploadResult, err error, readOnly bool) toolkit.Reply {
+	if err != nil {
+		r := failure(err, readOnly, true)
+		if res != nil && res.Reset != nil {
+			r.Diag.Message += "; " + resetSentence(res.Reset)
+		}
+		return r
+	}
+	out := uploadResult{Sent: res.Sent, Terminal: res.Terminal.Raw, Reset: res.Reset}
+	if !res.Completed {
+		r := judge(res.Terminal.Raw, res.Terminal.Status, res.Terminal.Retcode)
+		r.Diag.Message += "; " + resetSentence(res.Reset)
+		r.Result = out
+		return r
+	}
+	return toolkit.OK(out)
+}
+
+// resetSentence says how the reset after a failed upload went.
+func resetSentence(r *transfer.ResetOutcome) string {
+	switch {
+	case r == nil:
+		return "nothing had been sent, so no reset was needed"
+	case r.Confirmed:
+		return "the stream was reset (SnowLuma confirmed)"
+	}
+	return "resetting the stream was not confirmed: " + r.Detail
+}
+
+// downloaded judges a download that SnowLuma finished.
+func downloaded(res *transfer.DownloadResult) toolkit.Reply {
+	out := downloadResult{Saved: res.Saved, Terminal: res.Terminal.Raw}
+	if res.Saved == nil {
+		r := judge(res.Terminal.Raw, res.Terminal.Status, res.Terminal.Retcode)
+		if r.Diag.Outcome == toolkit.OutcomeSuccess {
+			r.Diag = toolkit.Diagnostics{Outcome: toolkit.OutcomeUnknown, Kind: toolkit.KindUnconfirmed,
+				Message: "the download ended without a file", NextStep: "inspect result.terminal"}
+		}
+		r.Result = out
+		return r
+	}
+	return toolkit.OK(out)
+}
+
+// progress returns a throttle that reports to the call's client, or nil
+// (which reports nothing) when it asked for no progress.
+func progress(ctx context.Context, c *Call) *transfer.Throttle {
+	if c.Client == nil {
+		return nil
+	}
+	send := c.Client.Progress(ctx)
+	if send == nil {
+		return nil
+	}
+	return transfer.NewThrottle(transfer.ProgressInterval, send)
+}
+
+// finish ends a call's progress: the final pending update goes before a
+// successful result, nothing more after a failure, and a notification that
+// could not be delivered is reported in the diagnostics.
+func finish(r toolkit.Reply, p *transfer.Throttle) toolkit.Reply {
+	if r.Diag.Outcome == toolkit.OutcomeSuccess {
+		p.Flush()
+	} else {
+		p.Stop()
+	}
+	if err := p.Err(); err != nil {
+		note := "progress notifications stopped: one could not be delivered (" + err.Error() + ")"
+		if r.Diag.Message == "" {
+			r.Diag.Message = note
+		} else {
+			r.Diag.Message += "; " + note
+		}
+		if r.Diag.NextStep == "" {
+			r.Diag.NextStep = "the transfer itself is described by result; check the client's connection if progress matters"
+		}
+	}
+	return r
+}
