@@ -18,6 +18,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/snowluma/snowluma-mcp/internal/validate"
 )
 
 // Version is the SnowLuma release this catalog describes.
@@ -79,7 +81,7 @@ type Action struct {
 	StreamKind StreamKind `json:"streamKind,omitempty"`
 
 	// compiled is InputSchema compiled on first use by CheckParams.
-	compiled func() (*ObjectSchema, error)
+	compiled func() (*validate.ObjectSchema, error)
 	// encoded is the action's JSON, made on first use by JSON and
 	// BriefJSON.
 	encoded func() (encodings, error)
@@ -288,7 +290,7 @@ func (c *Catalog) add(a *Action) error {
 		return fmt.Errorf("action %q: %w", a.Name, err)
 	}
 	a.InputSchema = schema
-	a.compiled = sync.OnceValues(func() (*ObjectSchema, error) { return CompileObject(a.InputSchema) })
+	a.compiled = sync.OnceValues(func() (*validate.ObjectSchema, error) { return validate.CompileObject(a.InputSchema) })
 	a.encoded = sync.OnceValues(a.encode)
 	c.actions = append(c.actions, a)
 	return nil
@@ -457,10 +459,10 @@ func (a *Action) Param(name string) (Param, bool) {
 
 // CheckParams validates params, a JSON object, against a's inputSchema and
 // returns each failing field, or nil when they are valid.
-func (a *Action) CheckParams(params json.RawMessage) ([]FieldError, error) {
+func (a *Action) CheckParams(params json.RawMessage) ([]validate.FieldError, error) {
 	compile := a.compiled
 	if compile == nil { // an Action built outside Load: compile now
-		compile = func() (*ObjectSchema, error) { return CompileObject(a.InputSchema) }
+		compile = func() (*validate.ObjectSchema, error) { return validate.CompileObject(a.InputSchema) }
 	}
 	s, err := compile()
 	if err != nil {

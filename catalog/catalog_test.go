@@ -272,3 +272,20 @@ func TestShortSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestRuntimeAgreesOnExamples checks every catalog inputSchema with the
+// runtime validator too: it compiles, and every example passes.
+func TestRuntimeAgreesOnExamples(t *testing.T) {
+	c := mustLoad(t)
+	for _, a := range c.Actions() {
+		for i, ex := range a.Examples {
+			errs, err := a.CheckParams(ex.Params)
+			if err != nil {
+				t.Fatalf("%s: %v", a.Name, err)
+			}
+			if errs != nil {
+				t.Errorf("%s example %d: %v", a.Name, i, errs)
+			}
+		}
+	}
+}

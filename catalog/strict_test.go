@@ -19,6 +19,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/snowluma/snowluma-mcp/internal/validate"
 )
 
 // schemaURL names the single in-memory document a compilation sees.
@@ -44,22 +46,22 @@ func strictCompile(raw json.RawMessage) (*jsonschema.Schema, error) {
 // strictValidate checks v, a value decoded by jsonschema.UnmarshalJSON (so that
 // numbers stay exact), against s. It returns the leaf failures, sorted by
 // pointer, or nil when v is valid.
-func strictValidate(s *jsonschema.Schema, v any) []FieldError {
+func strictValidate(s *jsonschema.Schema, v any) []validate.FieldError {
 	err := s.Validate(v)
 	if err == nil {
 		return nil
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return []FieldError{{Problem: err.Error()}}
+		return []validate.FieldError{{Problem: err.Error()}}
 	}
 	p := message.NewPrinter(language.English)
-	var out []FieldError
+	var out []validate.FieldError
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
 			if _, isRef := e.ErrorKind.(*kind.Reference); !isRef {
-				out = append(out, FieldError{Pointer: locPointer(e.InstanceLocation), Problem: e.ErrorKind.LocalizedString(p)})
+				out = append(out, validate.FieldError{Pointer: locPointer(e.InstanceLocation), Problem: e.ErrorKind.LocalizedString(p)})
 			}
 			return
 		}
@@ -69,9 +71,9 @@ func strictValidate(s *jsonschema.Schema, v any) []FieldError {
 	}
 	walk(ve)
 	if len(out) == 0 {
-		out = append(out, FieldError{Pointer: locPointer(ve.InstanceLocation), Problem: ve.ErrorKind.LocalizedString(p)})
+		out = append(out, validate.FieldError{Pointer: locPointer(ve.InstanceLocation), Problem: ve.ErrorKind.LocalizedString(p)})
 	}
-	slices.SortStableFunc(out, func(a, b FieldError) int { return strings.Compare(a.Pointer, b.Pointer) })
+	slices.SortStableFunc(out, func(a, b validate.FieldError) int { return strings.Compare(a.Pointer, b.Pointer) })
 	return slices.Compact(out)
 }
 

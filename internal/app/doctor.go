@@ -214,7 +214,7 @@ func diagnose(ctx context.Context, environ []string, l lang.Lang, sandboxed bool
 	if cfg.EventsURL != nil {
 		r.add(checkEvents(ctx, l, cfg))
 	}
-	if cfg.Mode != server.ModeDocs && cfg.Streams.DownloadDir != "" {
+	if cfg.Mode != config.ModeDocs && cfg.Streams.DownloadDir != "" {
 		r.add(checkDownloadDir(l, cfg.Streams))
 	}
 	if cfg.Streams.UploadRoot != "" {

@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/snowluma/snowluma-mcp/internal/reference"
 )
 

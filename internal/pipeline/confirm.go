@@ -11,6 +11,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/quote"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
@@ -151,10 +152,7 @@ func ExtraFields(content map[string]any, restart string, fields ...string) (tool
 	var extra []string
 	for _, k := range slices.Sorted(maps.Keys(content)) {
 		if !slices.Contains(fields, k) {
-			if len(k) > 40 {
-				k = k[:40] + "…"
-			}
-			extra = append(extra, strconv.Quote(k))
+			extra = append(extra, strconv.Quote(quote.Clip(k, 40)))
 		}
 	}
 	if extra == nil {

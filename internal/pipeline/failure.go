@@ -9,6 +9,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/validate"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -19,7 +20,7 @@ import (
 // InvalidParams reports params that fail the action's catalog schema. The
 // next step is to fix them; turning the check off is offered only where the
 // catalog itself may be behind the connected SnowLuma (see newerMayAccept).
-func InvalidParams(a *catalog.Action, errs []catalog.FieldError) toolkit.Reply {
+func InvalidParams(a *catalog.Action, errs []validate.FieldError) toolkit.Reply {
 	parts := make([]string, len(errs))
 	for i, e := range errs {
 		parts[i] = "params" + e.String()
@@ -38,7 +39,7 @@ func InvalidParams(a *catalog.Action, errs []catalog.FieldError) toolkit.Reply {
 // not implement (a later release may, with other params), or a refused
 // value is outside a fixed list of values (a later release may add some).
 // A missing field or a wrong type is the caller's to fix.
-func newerMayAccept(a *catalog.Action, errs []catalog.FieldError) string {
+func newerMayAccept(a *catalog.Action, errs []validate.FieldError) string {
 	if !a.IsSupported() {
 		return a.Name + " is not implemented in SnowLuma " + catalog.Version
 	}

@@ -38,6 +38,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
+	"github.com/snowluma/snowluma-mcp/internal/validate"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -300,7 +301,7 @@ func (x *Executor) Fence(a *catalog.Action) (toolkit.Reply, bool) {
 // CheckParams is the one params check of every path: params against a's
 // catalog inputSchema, unless the operator turned the check off. A schema
 // that does not compile is the server's defect, not the caller's.
-func (x *Executor) CheckParams(a *catalog.Action, params json.RawMessage) ([]catalog.FieldError, *toolkit.Reply) {
+func (x *Executor) CheckParams(a *catalog.Action, params json.RawMessage) ([]validate.FieldError, *toolkit.Reply) {
 	if x.backend.SkipParamsCheck {
 		return nil, nil
 	}

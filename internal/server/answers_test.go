@@ -6,14 +6,16 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 )
 
 // TestAnswerBudget holds the text a model reads of the docs calls to what
 // the TypeScript SnowLuma MCP 1.11.1 answered for the same calls (issue 25's
 // measurements): the whole unpaged list included.
 func TestAnswerBudget(t *testing.T) {
-	s, err := New(Options{Catalog: catalog.Preload(), Mode: ModeDocs})
+	s, err := New(Options{Catalog: catalog.Preload(), Mode: config.ModeDocs})
 	if err != nil {
 		t.Fatal(err)
 	}

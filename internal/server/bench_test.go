@@ -12,8 +12,10 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
@@ -53,7 +55,7 @@ func BenchmarkCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	rs := rawConnect(b, func(pass func([]byte) []byte) (*mcp.Server, error) {
-		return New(Options{Catalog: catalog.Preload(), Mode: ModeWrite, Backend: &backend.Backend{Client: client}, Speed: Speed{PassEncoded: pass}})
+		return New(Options{Catalog: catalog.Preload(), Mode: config.ModeWrite, Backend: &backend.Backend{Client: client}, Speed: Speed{PassEncoded: pass}})
 	})
 	for _, c := range benchCalls {
 		b.Run(c.name, func(b *testing.B) {
@@ -80,7 +82,7 @@ func BenchmarkOwn(b *testing.B) {
 	cat := catalogSource(catalog.Preload())
 	// As New builds it; the default safety policy lets read-only actions
 	// through unpaced.
-	x := newExecutor(cat, &backend.Backend{Client: client}, ModeWrite, sealer, lang.En, quiet, pipeline.Options{})
+	x := newExecutor(cat, &backend.Backend{Client: client}, config.ModeWrite, sealer, lang.En, quiet, pipeline.Options{})
 	specs := append(docsTools(cat), execTools(x)...)
 	for _, c := range benchCalls {
 		if c.method != "tools/call" {
@@ -93,7 +95,7 @@ func BenchmarkOwn(b *testing.B) {
 		var h mcp.ToolHandler
 		for _, s := range specs {
 			if s.Name == p.Name {
-				if h, err = toolkit.Serve(s, ModeWrite, quiet); err != nil {
+				if h, err = toolkit.Serve(s, config.ModeWrite, quiet); err != nil {
 					b.Fatal(err)
 				}
 			}

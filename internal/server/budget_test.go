@@ -7,9 +7,11 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -33,7 +35,7 @@ func TestDefinitionBudget(t *testing.T) {
 		Elicitation: forms.Elicitation,
 		Extensions:  map[string]any{TasksExtension: map[string]any{}, appsExtension: apps.Extensions[appsExtension]},
 	}
-	for _, mode := range []Mode{ModeDocs, ModeRead, ModeWrite} {
+	for _, mode := range []config.Mode{config.ModeDocs, config.ModeRead, config.ModeWrite} {
 		for _, cs := range []struct {
 			name string
 			caps *mcp.ClientCapabilities
@@ -41,7 +43,7 @@ func TestDefinitionBudget(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%s", mode, cs.name), func(t *testing.T) {
 				b := &backend.Backend{}
 				opts := Options{Catalog: catalog.Preload(), Mode: mode, Backend: b}
-				if mode != ModeDocs {
+				if mode != config.ModeDocs {
 					c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
 					if err != nil {
 						t.Fatal(err)
@@ -51,7 +53,7 @@ func TestDefinitionBudget(t *testing.T) {
 					b.Events = events.New(events.Options{URL: "ws://127.0.0.1:9/event"})
 					t.Cleanup(b.Events.Close)
 				}
-				if mode == ModeWrite {
+				if mode == config.ModeWrite {
 					b.Tasks = taskRunner(t)
 				}
 				s, err := New(opts)

@@ -17,6 +17,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/claudechannel"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/quote"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
@@ -71,8 +72,8 @@ type channelService struct {
 // needs the wire of the transport the server runs on. Its hooks (noteSent,
 // and confirm with approvers) go into the executor's options; the
 // executor it runs its own calls through is set once that is built.
-func newChannelService(b *backend.Backend, mode Mode, wire ChannelWire, log io.Writer) (*channelService, error) {
-	if b.Channel == nil || b.Channel.Mode == channel.ModeOff || mode == ModeDocs {
+func newChannelService(b *backend.Backend, mode config.Mode, wire ChannelWire, log io.Writer) (*channelService, error) {
+	if b.Channel == nil || b.Channel.Mode == channel.ModeOff || mode == config.ModeDocs {
 		return nil, nil
 	}
 	if b.Events == nil {

@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -18,10 +20,10 @@ import (
 // tools/list order. Release bundles and docs/tools.md's table are generated from it,
 // so they cannot drift from the code. scratch is a directory for the
 // throwaway task store.
-func Definitions(mode Mode, scratch string) ([]*mcp.Tool, error) {
+func Definitions(mode config.Mode, scratch string) ([]*mcp.Tool, error) {
 	b := &backend.Backend{}
 	opts := Options{Catalog: catalog.Preload(), Mode: mode, Backend: b}
-	if mode != ModeDocs {
+	if mode != config.ModeDocs {
 		c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
 		if err != nil {
 			return nil, err
@@ -32,7 +34,7 @@ func Definitions(mode Mode, scratch string) ([]*mcp.Tool, error) {
 		b.Events = events.New(events.Options{URL: "ws://127.0.0.1:9/event"})
 		defer b.Events.Close()
 	}
-	if mode == ModeWrite {
+	if mode == config.ModeWrite {
 		store, err := tasks.Open(filepath.Join(scratch, "tasks"), tasks.Scope{Mode: string(mode)}, tasks.Options{})
 		if err != nil {
 			return nil, err

@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
 
@@ -96,7 +98,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 		Description: "Browse the catalog: name, summary's first clause, set flags. Refuses an unknown category. get_action has the contract.",
 		Input:       listActionsInput,
 		Output:      pageSchema,
-		Needs:       toolkit.ModeDocs,
+		Needs:       config.ModeDocs,
 		Idempotent:  true,
 		Handler: toolkit.Handle(func(_ context.Context, _ *toolkit.Call, in listArgs) toolkit.Reply {
 			return matching(src, in.filterArgs, (*catalog.Catalog).List)
@@ -107,7 +109,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 		Description: "Find the action for a task by English or Chinese words, spaced or not, best first, stubs last; entries as list_actions'. Refuses a blank query.",
 		Input:       searchActionsInput,
 		Output:      pageSchema,
-		Needs:       toolkit.ModeDocs,
+		Needs:       config.ModeDocs,
 		Idempotent:  true,
 		Handler: toolkit.Handle(func(_ context.Context, _ *toolkit.Call, in searchArgs) toolkit.Reply {
 			if strings.TrimSpace(in.Query) == "" {
@@ -134,7 +136,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 		Description: "Read before calling an action: its contract by name or alias (params, constraints, returnsSchema, examples, inputSchema).",
 		Input:       getActionInput,
 		Output:      actionSchema,
-		Needs:       toolkit.ModeDocs,
+		Needs:       config.ModeDocs,
 		Idempotent:  true,
 		Handler: toolkit.Handle(func(_ context.Context, _ *toolkit.Call, in getArgs) toolkit.Reply {
 			cat, r, loaded := src.get()
@@ -153,7 +155,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 		Description: "The catalog's categories (Chinese name, English label) with action counts.",
 		Input:       noInput,
 		Output:      categoriesSchema,
-		Needs:       toolkit.ModeDocs,
+		Needs:       config.ModeDocs,
 		Idempotent:  true,
 		Handler: toolkit.Handle(func(context.Context, *toolkit.Call, struct{}) toolkit.Reply {
 			cat, r, loaded := src.get()

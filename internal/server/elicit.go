@@ -14,11 +14,14 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/validate"
 )
 
 // query_action_with_input and invoke_action_with_input take the same
@@ -66,11 +69,11 @@ func inputTools(x *executor, sealer *seal.Sealer) []toolkit.Spec {
 		if write {
 			spec.Title = "Invoke an action, asking for params"
 			spec.Description = "invoke_action that asks the user, by a form, for missing required params. Needs form elicitation; otherwise call invoke_action."
-			spec.Needs, spec.Writes, spec.Destructive = toolkit.ModeWrite, true, true
+			spec.Needs, spec.Writes, spec.Destructive = config.ModeWrite, true, true
 		} else {
 			spec.Title = "Query SnowLuma, asking for params"
 			spec.Description = "query_action that asks the user, by a form, for missing required params. Needs form elicitation; otherwise call query_action."
-			spec.Needs = toolkit.ModeRead
+			spec.Needs = config.ModeRead
 		}
 		specs = append(specs, spec)
 	}
@@ -120,7 +123,7 @@ func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionA
 	if bad != nil {
 		return *bad
 	}
-	errs = slices.DeleteFunc(errs, func(e catalog.FieldError) bool { return slices.Contains(missing, strings.TrimPrefix(e.Pointer, "/")) })
+	errs = slices.DeleteFunc(errs, func(e validate.FieldError) bool { return slices.Contains(missing, strings.TrimPrefix(e.Pointer, "/")) })
 	if len(errs) > 0 {
 		return pipeline.InvalidParams(a, errs)
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
@@ -30,7 +32,7 @@ func (c *fakeClock) Add(d time.Duration) {
 // client that advertises forms and answers continuations by hand.
 func writeServer(t *testing.T, fake *fakesnowluma.Server, clock *fakeClock) *mcp.ClientSession {
 	t.Helper()
-	return connect(t, liveServer(t, ModeWrite, fake.URL, clock.Now), &mcp.ClientOptions{
+	return connect(t, liveServer(t, config.ModeWrite, fake.URL, clock.Now), &mcp.ClientOptions{
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities:   &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
 	})

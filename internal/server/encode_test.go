@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 )
 
 // TestPrecomputedAnswers: the docs tools and the catalog resource answer
@@ -17,7 +19,7 @@ func TestPrecomputedAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Options{Catalog: catalog.Preload(), Mode: ModeDocs})
+	s, err := New(Options{Catalog: catalog.Preload(), Mode: config.ModeDocs})
 	if err != nil {
 		t.Fatal(err)
 	}

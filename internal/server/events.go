@@ -12,8 +12,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/events"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
 )
@@ -37,8 +39,8 @@ type eventService struct {
 
 // newEventService returns the service over hub, whose filters stay within
 // allow's allowlists, or nil when events are off.
-func newEventService(hub *events.Hub, mode Mode, allow *safety.Policy) *eventService {
-	if hub == nil || !mode.Allows(ModeRead) {
+func newEventService(hub *events.Hub, mode config.Mode, allow *safety.Policy) *eventService {
+	if hub == nil || !mode.Allows(config.ModeRead) {
 		return nil
 	}
 	return &eventService{hub: hub, allow: allow}
@@ -158,7 +160,7 @@ func eventTools(ev *eventService) []toolkit.Spec {
 		Description: "Buffer the account's live events that pass the filter (all terms apply; 256 events, 1 MiB) in a resource; returns its URI to read (?after=next_cursor) and subscribe to. At most 16. Sends nothing.",
 		Input:       subscribeInput,
 		Output:      subscribeResult,
-		Needs:       toolkit.ModeRead,
+		Needs:       config.ModeRead,
 		OpenWorld:   true,
 		Unavailable: off,
 		Handler:     toolkit.Handle(ev.subscribeEvents),
@@ -168,7 +170,7 @@ func eventTools(ev *eventService) []toolkit.Spec {
 		Description: "Release a subscribe_events resource and its buffer; the last one closes the event WebSocket.",
 		Input:       unsubscribeInput,
 		Output:      unsubscribeResult,
-		Needs:       toolkit.ModeRead,
+		Needs:       config.ModeRead,
 		OpenWorld:   true,
 		Unavailable: off,
 		Handler:     toolkit.Handle(ev.unsubscribeEvents),

@@ -8,8 +8,10 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
@@ -29,20 +31,20 @@ type executor struct {
 	catalog catalogSource
 	backend *backend.Backend
 	safety  *safety.Policy // the pipeline's policy
-	mode    Mode
+	mode    config.Mode
 	lang    lang.Lang // of the forms a person reads
 }
 
 // newExecutor returns the executor of b, with the pipeline's hooks (Sent,
 // Remote, Launch) taken from hooks.
-func newExecutor(cat catalogSource, b *backend.Backend, mode Mode, sealer *seal.Sealer, l lang.Lang, log *slog.Logger, hooks pipeline.Options) *executor {
+func newExecutor(cat catalogSource, b *backend.Backend, mode config.Mode, sealer *seal.Sealer, l lang.Lang, log *slog.Logger, hooks pipeline.Options) *executor {
 	hooks.Backend, hooks.Catalog, hooks.Sealer, hooks.Lang, hooks.Log = b, cat, sealer, l, log
 	p := pipeline.New(hooks)
 	return &executor{Executor: p, catalog: cat, backend: b, safety: p.Policy(), mode: mode, lang: l}
 }
 
 // enabled reports whether SnowLuma can be reached at all.
-func (x *executor) enabled() bool { return x.mode != ModeDocs }
+func (x *executor) enabled() bool { return x.mode != config.ModeDocs }
 
 type actionArgs struct {
 	Action string          `json:"action"`
@@ -85,7 +87,7 @@ func execTools(x *executor) []toolkit.Spec {
 		Description: "Run a read-only catalog action on SnowLuma and return its envelope. Refuses write actions (use invoke_action). retcode ≠ 0 is data with outcome failed.",
 		Input:       actionInput,
 		Output:      envelopeResult,
-		Needs:       toolkit.ModeRead,
+		Needs:       config.ModeRead,
 		OpenWorld:   true,
 		Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in actionArgs) toolkit.Reply {
 			return x.call(ctx, c, in, false, false)
@@ -96,7 +98,7 @@ func execTools(x *executor) []toolkit.Spec {
 		Description: "Run any catalog action: it can send messages, change groups and friends. Downloads go to disk. After a timeout a write may have happened: check first. The safety policy may refuse or ask a person.",
 		Input:       invokeInput,
 		Output:      invokeResult,
-		Needs:       toolkit.ModeWrite,
+		Needs:       config.ModeWrite,
 		Writes:      true,
 		Destructive: true,
 		OpenWorld:   true,
@@ -156,7 +158,7 @@ func (x *executor) admit(c *toolkit.Call, tool, name string, write bool) (*catal
 	if !write && !a.ReadOnly {
 		writer := strings.Replace(tool, "query_action", "invoke_action", 1)
 		next := "set SNOWLUMA_MCP_MODE=write in the server's environment to enable " + writer + ", then call it instead"
-		if x.mode == ModeWrite {
+		if x.mode == config.ModeWrite {
 			next = "call " + writer + " with the same arguments"
 		}
 		return nil, toolkit.Fail(toolkit.KindWriteAction, fmt.Sprintf("%s is a write action; %s only runs read-only actions", a.Name, tool), next), false

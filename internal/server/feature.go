@@ -4,7 +4,9 @@ import (
 	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
@@ -50,7 +52,7 @@ type feature struct {
 // server-wide pieces New makes once.
 type deps struct {
 	opts Options
-	mode Mode
+	mode config.Mode
 	// dispatch is the server's one receiving middleware: a feature wraps
 	// the handler of a method with dispatch.On, never with a middleware of
 	// its own.

@@ -14,9 +14,11 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -35,21 +37,21 @@ func TestToolsGolden(t *testing.T) {
 	apps := &mcp.ClientCapabilities{Extensions: map[string]any{appsExtension: map[string]any{"mimeTypes": []string{"text/html;profile=mcp-app"}}}}
 	withTasks := &mcp.ClientCapabilities{Extensions: map[string]any{TasksExtension: map[string]any{}}}
 	var sets []toolSet
-	for _, mode := range []Mode{ModeDocs, ModeRead, ModeWrite} {
+	for _, mode := range []config.Mode{config.ModeDocs, config.ModeRead, config.ModeWrite} {
 		for _, cs := range []struct {
 			name string
 			caps *mcp.ClientCapabilities
 		}{{"plain", nil}, {"forms", forms}, {"apps", apps}, {"tasks", withTasks}} {
 			b := &backend.Backend{}
 			opts := Options{Catalog: catalog.Preload(), Mode: mode, Backend: b}
-			if mode != ModeDocs {
+			if mode != config.ModeDocs {
 				c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
 				if err != nil {
 					t.Fatal(err)
 				}
 				b.Client = c
 			}
-			if mode == ModeWrite {
+			if mode == config.ModeWrite {
 				b.Tasks = taskRunner(t)
 			}
 			about := fmt.Sprintf("%s mode, to a client with the %s capabilities", mode, cs.name)
@@ -66,7 +68,7 @@ func TestToolsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	hub := events.New(events.Options{URL: "ws://127.0.0.1:9/event"})
-	sets = append(sets, toolSet{string(ModeRead), "events", "read mode with an events URL, to a client with no capabilities", listTools(t, Options{Catalog: catalog.Preload(), Mode: ModeRead, Backend: &backend.Backend{Client: client, Events: hub}}, nil)})
+	sets = append(sets, toolSet{string(config.ModeRead), "events", "read mode with an events URL, to a client with no capabilities", listTools(t, Options{Catalog: catalog.Preload(), Mode: config.ModeRead, Backend: &backend.Backend{Client: client, Events: hub}}, nil)})
 	if hub.State().Status != events.StatusNotConnected {
 		t.Error("listing tools connected")
 	}
@@ -258,7 +260,7 @@ func connect(tb testing.TB, s *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientS
 
 // liveServer is a server in mode talking to the SnowLuma at endpoint, with
 // clock now (nil for time.Now).
-func liveServer(tb testing.TB, mode Mode, endpoint string, now func() time.Time) *mcp.Server {
+func liveServer(tb testing.TB, mode config.Mode, endpoint string, now func() time.Time) *mcp.Server {
 	tb.Helper()
 	client, err := transfer.New(transfer.Options{Endpoint: endpoint})
 	if err != nil {
@@ -276,7 +278,7 @@ func liveServer(tb testing.TB, mode Mode, endpoint string, now func() time.Time)
 // aliases), so that any change to the bundled catalog's facts shows up in
 // review.
 func TestCatalogIndexGolden(t *testing.T) {
-	s, err := New(Options{Catalog: catalog.Preload(), Mode: ModeDocs})
+	s, err := New(Options{Catalog: catalog.Preload(), Mode: config.ModeDocs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
 
@@ -16,7 +18,7 @@ import (
 // out, is listed and readable as a resource in every mode, and is exactly
 // toolkit.Kinds; get_runtime_info's description points at it.
 func TestKindsResource(t *testing.T) {
-	s, err := New(Options{Catalog: catalog.Preload(), Mode: ModeDocs})
+	s, err := New(Options{Catalog: catalog.Preload(), Mode: config.ModeDocs})
 	if err != nil {
 		t.Fatal(err)
 	}

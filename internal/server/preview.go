@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
@@ -51,13 +53,13 @@ const previewResult = `{"type": "object", "properties": {"can_send": {"type": "b
 // nothing; can_send says whether this server's mode lets the draft be sent.
 // Clients that show MCP Apps get the panel's resourceUri in its _meta, and
 // in every result's _meta the server's language and mode (PanelMetaKey).
-func previewTool(mode Mode, l lang.Lang, sandbox, dryRun bool) toolkit.Spec {
-	canSend := mode == ModeWrite
+func previewTool(mode config.Mode, l lang.Lang, sandbox, dryRun bool) toolkit.Spec {
+	canSend := mode == config.ModeWrite
 	cannotSend := ""
 	switch mode {
-	case ModeRead:
+	case config.ModeRead:
 		cannotSend = "This server runs in read mode, so it cannot send: set SNOWLUMA_MCP_MODE=write in its environment and restart it."
-	case ModeDocs:
+	case config.ModeDocs:
 		cannotSend = "No SnowLuma endpoint is configured (docs mode), so nothing can be sent: set SNOWLUMA_MCP_ENDPOINT and SNOWLUMA_MCP_MODE=write and restart the server."
 	}
 	return toolkit.Spec{
@@ -66,7 +68,7 @@ func previewTool(mode Mode, l lang.Lang, sandbox, dryRun bool) toolkit.Spec {
 		Description: "Draft a text message without sending: readable draft, can_send, invoke_action arguments. MCP Apps hosts show a send panel.",
 		Input:       previewInput,
 		Output:      previewResult,
-		Needs:       toolkit.ModeDocs,
+		Needs:       config.ModeDocs,
 		Idempotent:  true,
 		ListMeta: func(caps *mcp.ClientCapabilities) mcp.Meta {
 			if !showsApps(caps) {

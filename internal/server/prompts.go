@@ -12,7 +12,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/completion"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
@@ -87,8 +89,8 @@ func promptsFeature(d *deps) (feature, error) {
 func promptEnv(d *deps) prompts.Env {
 	policy := d.exec.safety
 	return prompts.Env{
-		Live:     d.mode != ModeDocs,
-		Write:    d.mode == ModeWrite,
+		Live:     d.mode != config.ModeDocs,
+		Write:    d.mode == config.ModeWrite,
 		Events:   d.events != nil,
 		Confirm:  policy.Confirm != safety.ConfirmNone,
 		Lang:     d.exec.lang,

@@ -12,9 +12,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
@@ -115,7 +117,7 @@ func connectEra(tb testing.TB, s *mcp.Server, era mcptest.Era) *mcp.ClientSessio
 
 // promptServer is a server in mode with lang; a non-empty endpoint gives it
 // a client (read and write modes), policy its safety settings.
-func promptServer(tb testing.TB, mode Mode, endpoint string, l lang.Lang, policy *safety.Policy, hub *events.Hub) *mcp.Server {
+func promptServer(tb testing.TB, mode config.Mode, endpoint string, l lang.Lang, policy *safety.Policy, hub *events.Hub) *mcp.Server {
 	tb.Helper()
 	b := &backend.Backend{Safety: policy, Events: hub}
 	if endpoint != "" {
@@ -139,11 +141,11 @@ const unusedEndpoint = "http://127.0.0.1:9/"
 func TestInstructionsAndCapabilities(t *testing.T) {
 	t.Parallel()
 	for _, era := range eras {
-		for _, mode := range []Mode{ModeDocs, ModeRead, ModeWrite} {
+		for _, mode := range []config.Mode{config.ModeDocs, config.ModeRead, config.ModeWrite} {
 			t.Run(fmt.Sprintf("%s/%s", era, mode), func(t *testing.T) {
 				t.Parallel()
 				endpoint := ""
-				if mode != ModeDocs {
+				if mode != config.ModeDocs {
 					endpoint = unusedEndpoint
 				}
 				init := connectEra(t, promptServer(t, mode, endpoint, lang.En, nil, nil), era).InitializeResult()
@@ -151,7 +153,7 @@ func TestInstructionsAndCapabilities(t *testing.T) {
 				if len(text) == 0 || len(text) > prompts.MaxInstructions || !strings.Contains(text, "search_actions") || !strings.Contains(text, "never as instructions") {
 					t.Errorf("instructions (%d bytes): %q", len(text), text)
 				}
-				if strings.Contains(text, "invoke_action") != (mode == ModeWrite) || strings.Contains(text, "query_action") != (mode != ModeDocs) {
+				if strings.Contains(text, "invoke_action") != (mode == config.ModeWrite) || strings.Contains(text, "query_action") != (mode != config.ModeDocs) {
 					t.Errorf("%s mode's instructions name the wrong execution tools: %q", mode, text)
 				}
 				caps := init.Capabilities
@@ -181,13 +183,13 @@ func TestPromptsListedPerMode(t *testing.T) {
 	for _, era := range eras {
 		t.Run(string(era), func(t *testing.T) {
 			t.Parallel()
-			for mode, want := range map[Mode][]string{
-				ModeDocs:  {"diagnose", "draft_message"},
-				ModeRead:  {"diagnose", "draft_message", "group_digest", "join_requests"},
-				ModeWrite: {"diagnose", "draft_message", "group_digest", "join_requests", "moderation_sweep"},
+			for mode, want := range map[config.Mode][]string{
+				config.ModeDocs:  {"diagnose", "draft_message"},
+				config.ModeRead:  {"diagnose", "draft_message", "group_digest", "join_requests"},
+				config.ModeWrite: {"diagnose", "draft_message", "group_digest", "join_requests", "moderation_sweep"},
 			} {
 				endpoint := ""
-				if mode != ModeDocs {
+				if mode != config.ModeDocs {
 					endpoint = unusedEndpoint
 				}
 				cs := connectEra(t, promptServer(t, mode, endpoint, lang.En, nil, nil), era)
@@ -208,7 +210,7 @@ func TestGetPrompt(t *testing.T) {
 		t.Run(string(era), func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			cs := connectEra(t, promptServer(t, ModeRead, unusedEndpoint, lang.Zh, &safety.Policy{Groups: groups}, nil), era)
+			cs := connectEra(t, promptServer(t, config.ModeRead, unusedEndpoint, lang.Zh, &safety.Policy{Groups: groups}, nil), era)
 			res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "group_digest", Arguments: map[string]string{"group_id": "20001", "since": "2h"}})
 			if err != nil {
 				t.Fatal(err)
@@ -289,7 +291,7 @@ func TestCompleteGroupsAndMembers(t *testing.T) {
 		t.Run(string(era), func(t *testing.T) {
 			t.Parallel()
 			fake := fakesnowluma.Start(t)
-			cs := connectEra(t, promptServer(t, ModeWrite, fake.URL, lang.En, nil, nil), era)
+			cs := connectEra(t, promptServer(t, config.ModeWrite, fake.URL, lang.En, nil, nil), era)
 			wantValues(t, "group id prefix", completeArg(t, cs, "group_digest", "group_id", "200", nil), "20001", "20002", "20010")
 			wantValues(t, "Chinese group name", completeArg(t, cs, "join_requests", "group_id", "摸鱼", nil), "20002")
 			wantValues(t, "inside a Chinese name", completeArg(t, cs, "moderation_sweep", "group_id", "交流", nil), "20010")
@@ -327,7 +329,7 @@ func TestCompleteWithAllowlist(t *testing.T) {
 		t.Run(string(era), func(t *testing.T) {
 			t.Parallel()
 			fake := fakesnowluma.Start(t)
-			cs := connectEra(t, promptServer(t, ModeWrite, fake.URL, lang.En, &safety.Policy{Groups: groups, Users: users}, nil), era)
+			cs := connectEra(t, promptServer(t, config.ModeWrite, fake.URL, lang.En, &safety.Policy{Groups: groups, Users: users}, nil), era)
 			wantValues(t, "groups", completeArg(t, cs, "group_digest", "group_id", "", nil), "20001", "20010")
 			wantValues(t, "a name outside the list", completeArg(t, cs, "group_digest", "group_id", "摸鱼", nil))
 			wantValues(t, "members", completeArg(t, cs, "moderation_sweep", "user_id", "", map[string]string{"group_id": "20001"}), "30001", "30010")
@@ -353,12 +355,12 @@ func TestCompleteWithoutSnowLuma(t *testing.T) {
 			odd := fakesnowluma.Start(t)
 			odd.Handle("get_group_list", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(json.RawMessage(`{"groups":"no"}`)) })
 			for name, endpoint := range map[string]string{"down": down.URL, "refusing the token": refusing.URL, "odd data": odd.URL} {
-				cs := connectEra(t, promptServer(t, ModeRead, endpoint, lang.En, nil, nil), era)
+				cs := connectEra(t, promptServer(t, config.ModeRead, endpoint, lang.En, nil, nil), era)
 				wantValues(t, name+": groups", completeArg(t, cs, "group_digest", "group_id", "2", nil))
 				wantValues(t, name+": targets", completeArg(t, cs, "draft_message", "target", "group:", nil))
 				wantValues(t, name+": actions", completeArg(t, cs, "", "name", "get_group_l", nil), "get_group_list")
 			}
-			docs := connectEra(t, promptServer(t, ModeDocs, "", lang.En, nil, nil), era)
+			docs := connectEra(t, promptServer(t, config.ModeDocs, "", lang.En, nil, nil), era)
 			wantValues(t, "docs: targets", completeArg(t, docs, "draft_message", "target", "group:2", nil))
 			wantValues(t, "docs: prompt not listed", completeArg(t, docs, "group_digest", "group_id", "2", nil))
 			wantValues(t, "docs: actions by alias or word", completeArg(t, docs, "", "name", "set_group_ba", nil), "set_group_ban")
@@ -379,7 +381,7 @@ func TestActionTemplate(t *testing.T) {
 		t.Run(string(era), func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			cs := connectEra(t, promptServer(t, ModeDocs, "", lang.En, nil, nil), era)
+			cs := connectEra(t, promptServer(t, config.ModeDocs, "", lang.En, nil, nil), era)
 			list, err := cs.ListResourceTemplates(ctx, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -455,13 +457,13 @@ func mustRead(t *testing.T, cs *mcp.ClientSession, uri string) []byte {
 // title, a description or an argument shows in review.
 func TestPromptsGolden(t *testing.T) {
 	for _, tc := range []struct {
-		mode Mode
+		mode config.Mode
 		lang lang.Lang
-	}{{ModeDocs, lang.En}, {ModeRead, lang.En}, {ModeWrite, lang.En}, {ModeWrite, lang.Zh}} {
+	}{{config.ModeDocs, lang.En}, {config.ModeRead, lang.En}, {config.ModeWrite, lang.En}, {config.ModeWrite, lang.Zh}} {
 		name := fmt.Sprintf("prompts-%s-%s.json", tc.mode, tc.lang)
 		t.Run(name, func(t *testing.T) {
 			endpoint := ""
-			if tc.mode != ModeDocs {
+			if tc.mode != config.ModeDocs {
 				endpoint = unusedEndpoint
 			}
 			res, err := connect(t, promptServer(t, tc.mode, endpoint, tc.lang, nil, nil), nil).ListPrompts(context.Background(), nil)
@@ -484,7 +486,7 @@ func TestPromptsGolden(t *testing.T) {
 			t.Cleanup(hub.Close)
 		}
 		t.Run(name, func(t *testing.T) {
-			res, err := connect(t, promptServer(t, ModeRead, unusedEndpoint, lang.En, nil, hub), nil).ListResourceTemplates(context.Background(), nil)
+			res, err := connect(t, promptServer(t, config.ModeRead, unusedEndpoint, lang.En, nil, hub), nil).ListResourceTemplates(context.Background(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
@@ -30,7 +31,7 @@ const runtimeResult = `{"type": "object", "properties": {"mode": {"enum": ["docs
 // runtimeInfo is get_runtime_info's answer. It never holds the endpoint,
 // the token or any header.
 type runtimeInfo struct {
-	Mode Mode `json:"mode"`
+	Mode config.Mode `json:"mode"`
 	// Sandbox says SnowLuma is the simulated one of `snowluma-mcp
 	// sandbox`; DryRun that writes are checked and not sent (pipeline's dry run).
 	Sandbox           bool           `json:"sandbox"`
@@ -94,7 +95,7 @@ func runtimeTool(x *executor, ev *eventService, ch *channelService) toolkit.Spec
 		Description: "This server's mode, limits, safety, events and tasks (never endpoint or token); server_support stays unknown. Failure kinds: " + toolkit.KindsURI + ".",
 		Input:       runtimeInput,
 		Output:      runtimeResult,
-		Needs:       toolkit.ModeDocs,
+		Needs:       config.ModeDocs,
 		OpenWorld:   true,
 		Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in runtimeArgs) toolkit.Reply {
 			r := x.runtimeInfo(ctx, c, in)
@@ -119,7 +120,7 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 		Sandbox:          x.backend.Sandbox,
 		DryRun:           x.backend.DryRun,
 		ExecutionEnabled: x.enabled(),
-		WriteEnabled:     x.mode.Allows(ModeWrite),
+		WriteEnabled:     x.mode.Allows(config.ModeWrite),
 		CatalogVersion:   cat.Version(),
 		ActionCount:      cat.Len(),
 		ServerSupport:    "unknown",

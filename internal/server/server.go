@@ -17,8 +17,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
@@ -34,16 +36,6 @@ const (
 	Version = version.Base
 )
 
-// Mode is what the server may do: only describe the catalog, also read from
-// SnowLuma, or also write to it.
-type Mode = toolkit.Mode
-
-const (
-	ModeDocs  = toolkit.ModeDocs
-	ModeRead  = toolkit.ModeRead
-	ModeWrite = toolkit.ModeWrite
-)
-
 // ProtocolVersions returns the MCP revisions served, newest first. A
 // request at any other revision, a legacy initialize included, is refused
 // with UnsupportedProtocolVersion (-32022) and this list.
@@ -56,7 +48,7 @@ type Options struct {
 	// Catalog returns the bundled catalog, waiting for it if it is still
 	// loading (see catalog.Preload).
 	Catalog func() (*catalog.Catalog, error)
-	Mode    Mode
+	Mode    config.Mode
 	// Backend is the SnowLuma bot the execution features drive; its
 	// client is required in read and write modes. Nil is a backend with
 	// nothing configured, enough for docs mode.
@@ -161,7 +153,7 @@ func newDeps(opts Options) (*deps, error) {
 	if b == nil {
 		b = &backend.Backend{}
 	}
-	if opts.Mode != ModeDocs && b.Client == nil {
+	if opts.Mode != config.ModeDocs && b.Client == nil {
 		return nil, fmt.Errorf("server: %s mode needs a SnowLuma client", opts.Mode)
 	}
 	logw := opts.Log

@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 )
 
@@ -42,7 +44,7 @@ func TestAnnotationsMatchBehaviour(t *testing.T) {
 			return fakesnowluma.Reply{Envelope: fakesnowluma.Envelope{Status: "ok", Data: []byte(`{}`)}}
 		})
 	}
-	cs := connect(t, liveServer(t, ModeWrite, fake.URL, nil), &mcp.ClientOptions{
+	cs := connect(t, liveServer(t, config.ModeWrite, fake.URL, nil), &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
 	})
 	res, err := cs.ListTools(context.Background(), nil)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -26,15 +27,15 @@ func BenchmarkNew(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	options := func(mode Mode, check *func() error) Options {
+	options := func(mode config.Mode, check *func() error) Options {
 		b := &backend.Backend{}
 		opts := Options{Catalog: cat, Mode: mode, Speed: Speed{CheckOutputsLater: func(c func() error) { *check = c }}, Backend: b}
-		if mode != ModeDocs {
+		if mode != config.ModeDocs {
 			b.Client = client
 		}
 		return opts
 	}
-	for _, mode := range []Mode{ModeDocs, ModeWrite} {
+	for _, mode := range []config.Mode{config.ModeDocs, config.ModeWrite} {
 		b.Run(string(mode), func(b *testing.B) {
 			var check func() error
 			opts := options(mode, &check)
@@ -48,7 +49,7 @@ func BenchmarkNew(b *testing.B) {
 	}
 	b.Run("output_check", func(b *testing.B) {
 		var check func() error
-		opts := options(ModeWrite, &check)
+		opts := options(config.ModeWrite, &check)
 		b.ReportAllocs()
 		for b.Loop() {
 			b.StopTimer()

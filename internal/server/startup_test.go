@@ -5,6 +5,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -16,11 +17,11 @@ func TestOutputChecksLater(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, mode := range []Mode{ModeDocs, ModeRead, ModeWrite} {
+	for _, mode := range []config.Mode{config.ModeDocs, config.ModeRead, config.ModeWrite} {
 		var checks []func() error
 		b := &backend.Backend{}
 		opts := Options{Catalog: catalog.Preload(), Mode: mode, Speed: Speed{CheckOutputsLater: func(c func() error) { checks = append(checks, c) }}, Backend: b}
-		if mode != ModeDocs {
+		if mode != config.ModeDocs {
 			b.Client = client
 		}
 		if _, err := New(opts); err != nil {

@@ -10,7 +10,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/tasks"
@@ -91,7 +93,7 @@ func (t *taskService) specs() []toolkit.Spec {
 		Description:    "Start a stream action (download, input_file upload) as a task; answers with its handle for tasks/get and tasks/cancel. Refuses other actions. A restart fails unfinished tasks.",
 		Input:          invokeInput,
 		Output:         taskHandleResult,
-		Needs:          toolkit.ModeWrite,
+		Needs:          config.ModeWrite,
 		Writes:         true,
 		Destructive:    true,
 		OpenWorld:      true,
@@ -105,7 +107,7 @@ func (t *taskService) specs() []toolkit.Spec {
 		Description:    "The task directory's tasks, newest first, without results (tasks/get); unreadable ones under corrupted.",
 		Input:          listTasksInput,
 		Output:         listTasksResult,
-		Needs:          toolkit.ModeWrite,
+		Needs:          config.ModeWrite,
 		ModernOnly:     true,
 		NeedsExtension: TasksExtension,
 		Unavailable:    t.off,

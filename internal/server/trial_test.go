@@ -7,8 +7,10 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
@@ -27,7 +29,7 @@ func trialSession(t *testing.T, fake *fakesnowluma.Server, b *backend.Backend, r
 		t.Fatal(err)
 	}
 	b.Client = client
-	s, err := New(Options{Catalog: catalog.Preload(), Mode: ModeWrite, Backend: b})
+	s, err := New(Options{Catalog: catalog.Preload(), Mode: config.ModeWrite, Backend: b})
 	if err != nil {
 		t.Fatal(err)
 	}

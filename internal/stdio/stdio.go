@@ -49,7 +49,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
+	"github.com/snowluma/snowluma-mcp/internal/quote"
 )
 
 // DefaultMaxLineBytes is the longest input line accepted by default: 4 MiB,
@@ -469,10 +471,7 @@ func (c *conn) noteRevision(err error) {
 	}
 	var data mcp.UnsupportedProtocolVersionData
 	_ = json.Unmarshal(we.Data, &data)
-	requested := data.Requested
-	if len(requested) > 40 {
-		requested = strings.ToValidUTF8(requested[:40], "") + "..."
-	}
+	requested := quote.Clip(data.Requested, 40)
 	served := "(not given)"
 	if len(data.Supported) > 0 {
 		served = strings.Join(data.Supported, ", ")

@@ -164,7 +164,7 @@ func toolTable() (string, error) {
 	modes := map[string][]string{}
 	var order []string
 	descs := map[string]string{}
-	for _, m := range []server.Mode{server.ModeDocs, server.ModeRead, server.ModeWrite} {
+	for _, m := range []config.Mode{config.ModeDocs, config.ModeRead, config.ModeWrite} {
 		dir := filepath.Join(scratch, string(m))
 		if err := os.Mkdir(dir, 0o700); err != nil {
 			return "", err

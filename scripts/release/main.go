@@ -42,6 +42,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/internal/version"
 )
@@ -328,7 +329,7 @@ func toolList() ([]map[string]string, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
-	tools, err := server.Definitions(server.ModeWrite, scratch)
+	tools, err := server.Definitions(config.ModeWrite, scratch)
 	if err != nil {
 		return nil, err
 	}

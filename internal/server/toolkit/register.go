@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
 )
@@ -96,7 +98,7 @@ func checkOutputs(schemas *schemaSet, specs []Spec) error {
 
 // Config is how Register serves its specs.
 type Config struct {
-	Mode Mode
+	Mode config.Mode
 	// Log receives one line per tool call; nil discards.
 	Log *slog.Logger
 	// CheckOutputsLater, when set, is given the check of the specs' output
@@ -122,7 +124,7 @@ type Config struct {
 // mode: the whole per-call path (trace context, gate, argument check,
 // handler, log line, rendering) without the SDK around it. Benchmarks use
 // it to tell this server's own cost of a call from the SDK's.
-func Serve(spec Spec, mode Mode, log *slog.Logger) (mcp.ToolHandler, error) {
+func Serve(spec Spec, mode config.Mode, log *slog.Logger) (mcp.ToolHandler, error) {
 	var schemas schemaSet
 	c, err := spec.compile(&schemas)
 	if err == nil {
@@ -182,7 +184,7 @@ func HasExtension(caps *mcp.ClientCapabilities, id string) bool {
 }
 
 // refusal says why c may not call the tool in mode, or nil when it may.
-func (c *compiled) refusal(mode Mode, cl *client) *Refusal {
+func (c *compiled) refusal(mode config.Mode, cl *client) *Refusal {
 	if !mode.Allows(c.Needs) {
 		return &Refusal{KindModeGate, fmt.Sprintf("%s needs %s mode; this server runs in %s mode", c.Name, c.Needs, mode),
 			"set SNOWLUMA_MCP_ENDPOINT and SNOWLUMA_MCP_MODE=" + string(c.Needs) + " in the server's environment and restart it"}
@@ -206,7 +208,7 @@ func (c *compiled) refusal(mode Mode, cl *client) *Refusal {
 
 // serve is the path of every call: trace context, gate, argument check,
 // handler, log line, rendering; sandbox marks every result's diagnostics.
-func serve(c *compiled, mode Mode, log *slog.Logger, d *mcpseam.Dispatch, sandbox bool) mcp.ToolHandler {
+func serve(c *compiled, mode config.Mode, log *slog.Logger, d *mcpseam.Dispatch, sandbox bool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		tc, problem := trace.Start(req.Params.Meta)
@@ -272,7 +274,7 @@ func Handle[In any](h func(ctx context.Context, c *Call, in In) Reply) Handler {
 // client sends alike on every request, and on the page, so the tools array
 // is encoded once for each (mcpseam.EncodedList) and, with pass set, handed
 // to the transport past the SDK's encoder.
-func filterList(mode Mode, byName map[string]*compiled, pass func([]byte) []byte) mcp.Middleware {
+func filterList(mode config.Mode, byName map[string]*compiled, pass func([]byte) []byte) mcp.Middleware {
 	var lists encodedLists
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -350,7 +352,7 @@ func (l *encodedLists) put(key string, tools []byte) {
 
 // filter returns the tools of all that cl may call in mode, with their
 // per-client _meta.
-func filter(mode Mode, byName map[string]*compiled, all []*mcp.Tool, cl *client) []*mcp.Tool {
+func filter(mode config.Mode, byName map[string]*compiled, all []*mcp.Tool, cl *client) []*mcp.Tool {
 	tools := make([]*mcp.Tool, 0, len(all))
 	for _, t := range all {
 		c := byName[t.Name]

@@ -8,8 +8,10 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/catalog"
+
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
+	"github.com/snowluma/snowluma-mcp/internal/validate"
 )
 
 // A Spec declares one tool. Its definition, the mode gate, whether a client
@@ -24,7 +26,7 @@ type Spec struct {
 	Input, Output string
 
 	// Needs is the least mode the tool runs in.
-	Needs Mode
+	Needs config.Mode
 	// Writes marks a tool that may change state on SnowLuma, in a QQ chat
 	// or on the host's disk (readOnlyHint false); Destructive and Idempotent
 	// refine it.
@@ -92,7 +94,7 @@ func (s *Spec) Annotations() *mcp.ToolAnnotations {
 type compiled struct {
 	*Spec
 	tool  *mcp.Tool
-	input *catalog.ObjectSchema
+	input *validate.ObjectSchema
 }
 
 // schemaSet compiles each distinct schema once: several tools share an
@@ -101,20 +103,20 @@ type compiled struct {
 // schema once, such as the diagnostics of every output schema. It is safe
 // for concurrent use.
 type schemaSet struct {
-	props catalog.Compiler
+	props validate.Compiler
 	mu    sync.Mutex
-	m     map[string]func() (*catalog.ObjectSchema, error)
+	m     map[string]func() (*validate.ObjectSchema, error)
 
 	diagnostics func() string // diagnosticsProperty, made once
 }
 
-func (ss *schemaSet) compile(schema string) (*catalog.ObjectSchema, error) {
+func (ss *schemaSet) compile(schema string) (*validate.ObjectSchema, error) {
 	ss.mu.Lock()
 	f := ss.m[schema]
 	if f == nil {
-		f = sync.OnceValues(func() (*catalog.ObjectSchema, error) { return ss.props.CompileObject(json.RawMessage(schema)) })
+		f = sync.OnceValues(func() (*validate.ObjectSchema, error) { return ss.props.CompileObject(json.RawMessage(schema)) })
 		if ss.m == nil {
-			ss.m = map[string]func() (*catalog.ObjectSchema, error){}
+			ss.m = map[string]func() (*validate.ObjectSchema, error){}
 		}
 		ss.m[schema] = f
 	}
@@ -171,7 +173,7 @@ func (s *Spec) compile(schemas *schemaSet) (*compiled, error) {
 		return nil, fmt.Errorf("tool %q: name, title and description are required", s.Name)
 	case s.Handler == nil:
 		return nil, fmt.Errorf("tool %s: no handler", s.Name)
-	case s.Needs != ModeDocs && s.Needs != ModeRead && s.Needs != ModeWrite:
+	case s.Needs != config.ModeDocs && s.Needs != config.ModeRead && s.Needs != config.ModeWrite:
 		return nil, fmt.Errorf("tool %s: needs mode %q", s.Name, s.Needs)
 	case (s.Destructive) && !s.Writes:
 		return nil, fmt.Errorf("tool %s: destructive but not writing", s.Name)

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/snowluma/snowluma-mcp/internal/config"
 )
 
 func echo(ctx context.Context, c *Call) Reply { return OK(json.RawMessage(c.Args)) }
@@ -20,7 +22,7 @@ func echo(ctx context.Context, c *Call) Reply { return OK(json.RawMessage(c.Args
 func spec(name string, mut func(*Spec)) Spec {
 	s := Spec{Name: name, Title: "T " + name, Description: "D " + name,
 		Input:  `{"type":"object","properties":{"n":{"type":"integer","description":"a number"}},"additionalProperties":false}`,
-		Output: `{"type":"object"}`, Needs: ModeDocs, Handler: echo}
+		Output: `{"type":"object"}`, Needs: config.ModeDocs, Handler: echo}
 	if mut != nil {
 		mut(&s)
 	}
@@ -48,12 +50,12 @@ func TestRegisterRefusesBadSpecs(t *testing.T) {
 		{"bad mode", spec("a", func(s *Spec) { s.Needs = "root" }), "needs mode"},
 		{"destructive read", spec("a", func(s *Spec) { s.Destructive = true }), "destructive"},
 	} {
-		err := Register(newServer(), Config{Mode: ModeWrite, Log: quiet}, tc.spec)
+		err := Register(newServer(), Config{Mode: config.ModeWrite, Log: quiet}, tc.spec)
 		if err == nil || !strings.Contains(err.Error(), tc.say) {
 			t.Errorf("%s: %v", tc.name, err)
 		}
 	}
-	if err := Register(newServer(), Config{Mode: ModeWrite, Log: quiet}, spec("a", nil), spec("a", nil)); err == nil || !strings.Contains(err.Error(), "twice") {
+	if err := Register(newServer(), Config{Mode: config.ModeWrite, Log: quiet}, spec("a", nil), spec("a", nil)); err == nil || !strings.Contains(err.Error(), "twice") {
 		t.Errorf("duplicate: %v", err)
 	}
 }
@@ -65,8 +67,8 @@ func TestAnnotationsFollowSpec(t *testing.T) {
 		destructive, hasDestr bool
 	}{
 		{spec("docs", nil), true, false, false, false},
-		{spec("read", func(s *Spec) { s.Needs, s.OpenWorld = ModeRead, true }), true, true, false, false},
-		{spec("write", func(s *Spec) { s.Needs, s.Writes, s.Destructive, s.OpenWorld = ModeWrite, true, true, true }), false, true, true, true},
+		{spec("read", func(s *Spec) { s.Needs, s.OpenWorld = config.ModeRead, true }), true, true, false, false},
+		{spec("write", func(s *Spec) { s.Needs, s.Writes, s.Destructive, s.OpenWorld = config.ModeWrite, true, true, true }), false, true, true, true},
 		{spec("local", func(s *Spec) { s.Writes = true }), false, false, false, true},
 	} {
 		a := tc.s.Annotations()
@@ -85,7 +87,7 @@ func TestGateHidesAndRefuses(t *testing.T) {
 	const ext = "io.example/ext"
 	specs := []Spec{
 		spec("docs_tool", nil),
-		spec("write_tool", func(s *Spec) { s.Needs, s.Writes = ModeWrite, true }),
+		spec("write_tool", func(s *Spec) { s.Needs, s.Writes = config.ModeWrite, true }),
 		spec("off_tool", func(s *Spec) { s.Unavailable = &Refusal{KindNotConfigured, "off_tool needs X", "set X"} }),
 		spec("forms_tool", func(s *Spec) { s.NeedsForms = true }),
 		spec("ext_tool", func(s *Spec) { s.NeedsExtension = ext }),
@@ -106,14 +108,14 @@ func TestGateHidesAndRefuses(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		mode   Mode
+		mode   config.Mode
 		caps   *mcp.ClientCapabilities
 		listed []string
 		kinds  map[string]Kind
 	}{
-		{"read, plain", ModeRead, nil, []string{"docs_tool", "meta_tool"},
+		{"read, plain", config.ModeRead, nil, []string{"docs_tool", "meta_tool"},
 			map[string]Kind{"write_tool": KindModeGate, "off_tool": KindNotConfigured, "forms_tool": KindCapability, "ext_tool": KindCapability}},
-		{"write, all caps", ModeWrite, &mcp.ClientCapabilities{
+		{"write, all caps", config.ModeWrite, &mcp.ClientCapabilities{
 			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}},
 			Extensions:  map[string]any{ext: map[string]any{}}},
 			[]string{"docs_tool", "ext_tool", "forms_tool", "meta_tool", "write_tool"},
@@ -292,7 +294,7 @@ func TestListCachedPerClient(t *testing.T) {
 			}
 		}),
 	}
-	if err := Register(s, Config{Mode: ModeWrite}, specs...); err != nil {
+	if err := Register(s, Config{Mode: config.ModeWrite}, specs...); err != nil {
 		t.Fatal(err)
 	}
 	forms := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}
@@ -367,7 +369,7 @@ func TestListedSchemasWhole(t *testing.T) {
 	for _, pageSize := range []int{0, 1} {
 		s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ServerOptions{
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}, PageSize: pageSize})
-		if err := Register(s, Config{Mode: ModeWrite}, specs...); err != nil {
+		if err := Register(s, Config{Mode: config.ModeWrite}, specs...); err != nil {
 			t.Fatal(err)
 		}
 		cs := connectClient(t, s)
@@ -442,9 +444,9 @@ func TestCheckOutputAsWhole(t *testing.T) {
 func TestCheckOutputsLater(t *testing.T) {
 	bad := spec("b_tool", func(s *Spec) { s.Output = `{"type":"object","properties":{"x":{"type":"strin"}}}` })
 	for _, specs := range [][]Spec{{spec("a_tool", nil)}, {spec("a_tool", nil), bad}} {
-		want := Register(newServer(), Config{Mode: ModeWrite}, specs...)
+		want := Register(newServer(), Config{Mode: config.ModeWrite}, specs...)
 		var checks []func() error
-		if err := Register(newServer(), Config{Mode: ModeWrite, CheckOutputsLater: func(c func() error) { checks = append(checks, c) }}, specs...); err != nil {
+		if err := Register(newServer(), Config{Mode: config.ModeWrite, CheckOutputsLater: func(c func() error) { checks = append(checks, c) }}, specs...); err != nil {
 			t.Fatalf("%d specs: %v", len(specs), err)
 		}
 		if len(checks) != 1 {
@@ -457,7 +459,7 @@ func TestCheckOutputsLater(t *testing.T) {
 	}
 	// A bad input schema still fails Register at once.
 	in := spec("c_tool", func(s *Spec) { s.Input = `{"type":"object","properties":{"x":{"type":7}}}` })
-	if err := Register(newServer(), Config{Mode: ModeWrite, CheckOutputsLater: func(func() error) {}}, in); err == nil || !strings.Contains(err.Error(), "input schema") {
+	if err := Register(newServer(), Config{Mode: config.ModeWrite, CheckOutputsLater: func(func() error) {}}, in); err == nil || !strings.Contains(err.Error(), "input schema") {
 		t.Errorf("bad input schema: %v", err)
 	}
 }

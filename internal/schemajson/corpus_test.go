@@ -6,8 +6,10 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/snowluma/snowluma-mcp/catalog"
-	"github.com/snowluma/snowluma-mcp/catalog/internal/schemajson"
+	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/schemajson"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 )
 
@@ -46,7 +48,7 @@ func TestProjectSchemas(t *testing.T) {
 		}
 		n++
 	}
-	for _, mode := range []server.Mode{server.ModeDocs, server.ModeRead, server.ModeWrite} {
+	for _, mode := range []config.Mode{config.ModeDocs, config.ModeRead, config.ModeWrite} {
 		tools, err := server.Definitions(mode, t.TempDir())
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,9 @@
-package catalog
+// Package validate checks JSON objects against object schemas at run time,
+// one property at a time, so that every failure names its field and says
+// what was expected there without echoing the value it got: action params
+// against the catalog's input schemas, tool arguments and form answers
+// against theirs.
+package validate
 
 import (
 	"encoding/json"
@@ -9,7 +14,9 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/snowluma/snowluma-mcp/catalog/internal/schemajson"
+
+	"github.com/snowluma/snowluma-mcp/internal/quote"
+	"github.com/snowluma/snowluma-mcp/internal/schemajson"
 )
 
 // The runtime validator. It uses github.com/google/jsonschema-go, which the
@@ -233,10 +240,7 @@ func describe(s map[string]any) string {
 	}
 	if len(parts) == 0 || s["oneOf"] != nil || s["anyOf"] != nil || s["allOf"] != nil {
 		b, _ := json.Marshal(s)
-		if len(b) > 200 {
-			b = append(b[:200], "…"...)
-		}
-		return "a value matching " + string(b)
+		return "a value matching " + quote.Clip(string(b), 200)
 	}
 	return strings.Join(parts, " ")
 }
