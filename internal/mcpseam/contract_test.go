@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -455,4 +456,27 @@ func TestSeamSDKAcknowledgesListenWithSubscriptionID(t *testing.T) {
 	if strings.Contains(string(req.Params), "taskIds") {
 		t.Logf("the SDK now acknowledges taskIds itself: %s", req.Params)
 	}
+}
+
+// TestSeamSDKVersionIsTheOneChecked: the go-sdk go.mod requires is the
+// release the comments and contract tests of this package name. An
+// upgrade fails here first: run the contract tests against it, revisit
+// what they name, and update SDKVersion and the comments.
+func TestSeamSDKVersionIsTheOneChecked(t *testing.T) {
+	t.Parallel()
+	mod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(mod), "\n") {
+		fields := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "require "))
+		if len(fields) < 2 || fields[0] != "github.com/modelcontextprotocol/go-sdk" {
+			continue
+		}
+		if fields[1] != mcpseam.SDKVersion {
+			t.Errorf("go.mod requires go-sdk %s, but the seam was checked against %s: review every workaround of internal/mcpseam against the new release", fields[1], mcpseam.SDKVersion)
+		}
+		return
+	}
+	t.Fatal("go.mod does not require github.com/modelcontextprotocol/go-sdk")
 }

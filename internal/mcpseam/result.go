@@ -134,7 +134,8 @@ func CloseResult(out, head []byte, written ...string) ([]byte, error) {
 // by the SDK too. With Pass set, the whole answer is handed to the
 // transport instead of through the SDK's encoder (see Handoff).
 //
-// It relies on what PlainToolResult relies on, for a ReadResourceResult.
+// It relies on what PlainToolResult relies on in go-sdk v1.8.0, for a
+// ReadResourceResult.
 type EncodedRead struct {
 	*mcp.ReadResourceResult
 	// Contents is the encoded contents array, compact and without HTML
@@ -162,7 +163,8 @@ func (a *EncodedRead) MarshalJSON() ([]byte, error) {
 // (toolkit's filterList). With Pass set, the whole answer is handed to the
 // transport instead of through the SDK's encoder (see Handoff).
 //
-// It relies on what PlainToolResult relies on, for a ListToolsResult.
+// It relies on what PlainToolResult relies on in go-sdk v1.8.0, for a
+// ListToolsResult (TestSeamSDKMiddlewareSeesMethodAndTypedRequest, too).
 type EncodedList struct {
 	*mcp.ListToolsResult
 	// Tools is the encoded tools array, compact and without HTML escaping
