@@ -10,20 +10,23 @@
 //     tools/call result leave through Finish.
 //   - StandIn: tools registered with stand-in schemas, since AddTool
 //     decodes a JSON schema again only to read its type.
-//   - Substitutes: a tool answer that is not a CallToolResult (a task
-//     handle) travels as a placeholder found again by pointer identity.
-//   - PlainToolResult and EncodedRead: results encoded by this server,
-//     without the HTML escapes the SDK's encoder writes and without encoding
-//     large pre-encoded bytes twice.
-//   - Handoff and Frame: a pre-encoded answer handed to the stdio transport
-//     past the SDK's encoder, and a response framed without re-encoding the
-//     result the SDK has just encoded.
+//   - Dispatch.Placeholder: a tool answer that is not a CallToolResult (a
+//     task handle) travels as a placeholder found again by pointer
+//     identity.
+//   - PlainToolResult, EncodedList and EncodedRead: results encoded by this
+//     server, without the HTML escapes the SDK's encoder writes, and the
+//     tool list and the catalog resource encoded once rather than per
+//     answer.
+//   - Handoff and Frame: an answer the server encoded handed to the stdio
+//     transport past the SDK's encoder, which would check and compact it
+//     again, and a response framed without re-encoding its result.
 //   - Wrap and Tap: the one transport wrapper that carries methods the SDK
 //     has no API for (task notifications on listen streams, Claude Code's
 //     channel).
 //
 // Nothing else in the project may depend on these behaviours; a domain
-// package knows none of them.
+// package knows none of them. What is kept for speed is switched on by the
+// binary alone (server.Speed) and measured in docs/performance.md.
 package mcpseam
 
 // SDKVersion is the go-sdk release whose behaviour this package relies on.
