@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
@@ -167,7 +168,7 @@ func sameBytes(bare, server string, cfg sameBytesConfig) error {
 	}
 	fmt.Printf(" | %9s |\n", "p50")
 	for _, c := range calls {
-		fmt.Printf("%-34s", c.name)
+		fmt.Print(pad(c.name, 34))
 		for _, k := range contenders {
 			lat := k.lat[c.name]
 			slices.Sort(lat)
@@ -256,4 +257,19 @@ func (p *proc) timed(c callKind) (time.Duration, error) {
 		return 0, fmt.Errorf("answer %d out of order (%v)", id, err)
 	}
 	return d, nil
+}
+
+// pad left-aligns s in width terminal columns, a wide (CJK) rune taking two.
+func pad(s string, width int) string {
+	w := 0
+	for _, r := range s {
+		w++
+		if r >= 0x1100 && (r <= 0x115f || (r >= 0x2e80 && r <= 0xa4cf) || (r >= 0xac00 && r <= 0xd7a3) || (r >= 0xf900 && r <= 0xfaff) || (r >= 0xff00 && r <= 0xff60)) {
+			w++
+		}
+	}
+	if w >= width {
+		return s
+	}
+	return s + strings.Repeat(" ", width-w)
 }
