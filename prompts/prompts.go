@@ -115,9 +115,14 @@ func (p *Prompt) Arg(name string) (Arg, bool) {
 // unusable. Problem says what a good value looks like.
 type ArgError struct {
 	Prompt, Arg, Problem string
+	// Lang is the language of the sentence around Problem.
+	Lang lang.Lang
 }
 
 func (e *ArgError) Error() string {
+	if e.Lang == lang.Zh {
+		return fmt.Sprintf("提示 %s 的参数 %s：%s", e.Prompt, e.Arg, e.Problem)
+	}
 	return fmt.Sprintf("prompt %s, argument %s: %s", e.Prompt, e.Arg, e.Problem)
 }
 
@@ -139,7 +144,7 @@ func (p *Prompt) Render(args map[string]string, env Env) (Message, error) {
 	}
 	for _, name := range sortedKeys(args) {
 		if _, ok := p.Arg(name); !ok {
-			return Message{}, &ArgError{p.Name, name, "not an argument of " + p.Name + "; it takes " + p.argNames()}
+			return Message{}, &ArgError{p.Name, name, fmt.Sprintf(pick(env, "not an argument of %s; it takes %s", "不是 %s 的参数；它的参数有 %s"), p.Name, p.argNames()), env.Lang}
 		}
 	}
 	read := map[string]any{}
@@ -148,13 +153,13 @@ func (p *Prompt) Render(args map[string]string, env Env) (Message, error) {
 		if strings.TrimSpace(v) == "" {
 			// Hosts send an optional argument left blank as "".
 			if a.Required {
-				return Message{}, &ArgError{p.Name, a.Name, "required: " + a.Description.En}
+				return Message{}, &ArgError{p.Name, a.Name, pick(env, "required: ", "必填：") + a.Description.In(env.Lang), env.Lang}
 			}
 			continue
 		}
 		val, problem := a.check(v, env)
 		if problem != "" {
-			return Message{}, &ArgError{p.Name, a.Name, problem}
+			return Message{}, &ArgError{p.Name, a.Name, problem, env.Lang}
 		}
 		read[a.Name] = val
 	}

@@ -22,7 +22,7 @@ var (
 	sinceArg = Arg{
 		Name:        "since",
 		Title:       Text{"Since", "起始"},
-		Description: Text{"Where to start: an event cursor, a time (2026-12-01 08:00, RFC 3339, Unix seconds) or a duration back (2h, 3d). Default: the latest messages.", "从哪里开始：事件游标、时间（2026-12-01 08:00、RFC 3339 或 Unix 秒）或往前的时长（2h、3d）。默认：最近的消息。"},
+		Description: Text{"Where to start: an event cursor, a time (2026-12-01 08:00, 2026/12/01, Unix seconds), today or yesterday, or a duration back (2h, 2 hours, 3d). Default: the latest messages.", "从哪里开始：事件游标、时间（2026-12-01 08:00、2026/12/01、12月1日 或 Unix 秒）、今天或昨天，或往前的时长（2小时、2h、3天）。默认：最近的消息。"},
 		check:       checkSince,
 	}
 )
@@ -77,12 +77,19 @@ func joinRequests() *Prompt {
 		render: func(w *writer, args map[string]any, env Env) {
 			group := args["group_id"].(int64)
 			w.lead("List the pending requests to join QQ group %d and propose an answer for each. Send nothing.", group)
-			w.step("query_action with %s: keep the join requests (flags starting with \"add:\") whose group_id is %d. query_action with %s lists those QQ filtered out.", call("get_group_system_msg"), group, call("get_group_ignore_add_request"))
+			// SnowLuma's get_group_system_msg lists every group's pending
+			// requests, each with group_id, requester_nick, message (the
+			// comment) and flag "<QQ event type>:<group_id>:<uid>"; its
+			// set_group_add_request matches "add:<group_id>:<uid>" by uid and
+			// any other flag by group alone (the group's first request).
+			w.step("query_action with %s: it lists the pending requests of every group the bot manages; every entry whose group_id is %d is one pending request to join it. Each has requester_nick, message (the requester's comment), requester_uin (0 when SnowLuma could not resolve the number) and flag, which has the form %s: a number (QQ's event type) first, then the group and the requester's uid.", call("get_group_system_msg"), group, "<event type>:<group_id>:<uid>")
+			w.step("To answer a request, build its flag as %s from the last two parts of its listed flag (for a listed flag 1:%d:u_abc, the flag is add:%d:u_abc): SnowLuma matches that flag to the requester, while the listed flag as it is makes SnowLuma answer whichever request of the group it finds first.", "add:<group_id>:<uid>", group, group)
+			w.step("query_action with %s lists requests QQ filtered out as risky: report those for %d too, to be answered in QQ itself.", call("get_group_ignore_add_request"), group)
 			if env.Events {
-				w.step("A request event (post_type request, request_type group) in an event resource carries the exact flag and comment; prefer its flag over the list's, which matches only by group.")
+				w.step("A request event (post_type request, request_type group) in an event resource carries the request's own flag (use it as it is), with the requester's QQ number (user_id) and comment.")
 			}
-			w.step("For each request: the requester (QQ number and nickname), their comment, and your proposal, accept or decline, with a one-line reason.")
-			answer := object("action", "set_group_add_request", "params", map[string]any{"flag": "<flag>", "approve": true, "reason": "<shown to the requester when declining>"})
+			w.step("For each request: the requester (nickname, and QQ number when known), their comment, and your proposal, accept or decline, with a one-line reason.")
+			answer := object("action", "set_group_add_request", "params", map[string]any{"flag": "add:<group_id>:<uid>", "approve": true, "reason": "<shown to the requester when declining>"})
 			if env.Write {
 				w.step("Show each proposal with the invoke_action arguments that would carry it out, %s, without calling it.", answer)
 				w.step("A person confirms each one. Run a request's call only after a person confirms that request here, one call per request.")

@@ -82,7 +82,7 @@ func TestConfigErrors(t *testing.T) {
 		{"negative connect timeout", []string{"SNOWLUMA_MCP_STREAM_CONNECT_TIMEOUT_MS=-1"}, []string{"SNOWLUMA_MCP_STREAM_CONNECT_TIMEOUT_MS", "positive integer"}, nil},
 		{"huge idle timeout", []string{"SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS=86400001"}, []string{"SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS", "86400000"}, nil},
 		{"download dir under a file", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_DOWNLOAD_DIR=/etc/hostname/downloads"}, []string{"SNOWLUMA_MCP_DOWNLOAD_DIR"}, nil},
-		{"bad mode with endpoint", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:3000/", "SNOWLUMA_MCP_MODE=READONLY", "SNOWLUMA_MCP_TOKEN=tok-123"}, []string{"SNOWLUMA_MCP_MODE"}, []string{"tok-123"}},
+		{"bad mode with endpoint", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:3000/", "SNOWLUMA_MCP_MODE=READONLY", "SNOWLUMA_MCP_TOKEN=tok-1234"}, []string{"SNOWLUMA_MCP_MODE"}, []string{"tok-1234"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := e2e.RunMain(t, run, nil, tc.env...)
@@ -145,9 +145,9 @@ func TestModeRules(t *testing.T) {
 		{[]string{"SNOWLUMA_MCP_MODE=write"}, "docs", true, "none"},
 		{[]string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/"}, "read", false, "http://127.0.0.1:9/"},
 		{[]string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_MODE=docs"}, "docs", false, "http://127.0.0.1:9/"},
-		{[]string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TOKEN=tok-xyz"}, "write", false, "http://127.0.0.1:9/"},
+		{[]string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TOKEN=tok-xyzw"}, "write", false, "http://127.0.0.1:9/"},
 		{[]string{"SNOWLUMA_MCP_EVENTS_URL=ws://127.0.0.1:9/event"}, "docs", true, "none"},
-		{[]string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_EVENTS_URL=wss://127.0.0.1:9/event", "SNOWLUMA_MCP_TOKEN=tok-xyz"}, "read", false, "http://127.0.0.1:9/"},
+		{[]string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_EVENTS_URL=wss://127.0.0.1:9/event", "SNOWLUMA_MCP_TOKEN=tok-xyzw"}, "read", false, "http://127.0.0.1:9/"},
 	} {
 		// With stdin closed at once the server starts, logs and exits.
 		code, stdout, stderr := e2e.RunMain(t, run, nil, tc.env...)
@@ -248,7 +248,7 @@ func TestUnknownVariableWarning(t *testing.T) {
 		}
 	}
 	// Every declared variable set at once: no warning.
-	_, _, stderr := e2e.RunMain(t, run, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN=t", "SNOWLUMA_MCP_TIMEOUT_MS=5", "SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_VALIDATE_PARAMS=no")
+	_, _, stderr := e2e.RunMain(t, run, nil, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN=tok-tttt", "SNOWLUMA_MCP_TIMEOUT_MS=5", "SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_VALIDATE_PARAMS=no")
 	if strings.Contains(stderr, "warning") {
 		t.Errorf("a declared variable was warned about: %q", stderr)
 	}

@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -264,7 +266,33 @@ func sandboxWorld(t *testing.T, seed string) string {
 	}
 	b.Write(c.data("query_action", "get_friend_list", map[string]any{}))
 	b.Write(c.data("query_action", "get_login_info", map[string]any{}))
-	return b.String()
+	return relativeTimes(b.String())
+}
+
+// worldTimes are the world's Unix times in what a client reads of it.
+var worldTimes = regexp.MustCompile(`"(time|join_time|last_sent_time|modify_time|upload_time|create_time)":(\d+)`)
+
+// relativeTimes writes every time of a world's reading as seconds from its
+// first message's: the history is dated back from when the sandbox
+// started, so two sandboxes of one seed differ only by when they started.
+func relativeTimes(s string) string {
+	i := strings.Index(s, `"messages"`)
+	if i < 0 {
+		return s
+	}
+	first := worldTimes.FindStringSubmatch(s[i:])
+	if first == nil {
+		return s
+	}
+	base, _ := strconv.ParseInt(first[2], 10, 64)
+	return worldTimes.ReplaceAllStringFunc(s, func(m string) string {
+		sub := worldTimes.FindStringSubmatch(m)
+		n, _ := strconv.ParseInt(sub[2], 10, 64)
+		if n == 0 {
+			return m // never sent
+		}
+		return fmt.Sprintf(`"%s":%+d`, sub[1], n-base)
+	})
 }
 
 // TestSandboxSeed: the same seed gives the same world, another seed

@@ -77,7 +77,7 @@ func Run(ctx context.Context, p Process) int {
 			fmt.Fprintf(stdout, "%s %s (commit %s, SnowLuma catalog %s)\n", server.Name, version.Current(), commit, catalog.Version)
 			return ExitOK
 		default:
-			fmt.Fprintf(stderr, "%s: unknown argument %q; accepted: --help, --version, doctor [--json], sandbox [doctor [--json]] (configuration is by environment variables)\n", server.Name, a)
+			fmt.Fprintln(stderr, config.PersonLang(p.Environ).Sprintf(lang.UnknownArgument, server.Name, a, "--help, --version, doctor [--json], sandbox [doctor [--json]]"))
 			return ExitUsage
 		}
 	}

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -81,7 +84,7 @@ func runDoctor(ctx context.Context, args, environ []string, sandboxed bool, stdo
 		case "--json", "-json":
 			asJSON = true
 		default:
-			fmt.Fprintf(stderr, "%s doctor: unknown argument %q; accepted: --json\n", server.Name, a)
+			fmt.Fprintln(stderr, config.PersonLang(environ).Sprintf(lang.UnknownArgument, server.Name+" doctor", a, "--json"))
 			return ExitUsage
 		}
 	}
@@ -121,7 +124,11 @@ func printReport(w io.Writer, l lang.Lang, r *report) {
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\n%s\n", l.Sprintf(lang.DoctorSummary, r.Failed, r.Warnings))
+	if r.Warnings == 1 {
+		fmt.Fprintf(w, "\n%s\n", l.Sprintf(lang.DoctorSummaryOne, r.Failed))
+	} else {
+		fmt.Fprintf(w, "\n%s\n", l.Sprintf(lang.DoctorSummary, r.Failed, r.Warnings))
+	}
 }
 
 // displayWidth is how many terminal columns s takes: two for a Chinese
@@ -225,11 +232,14 @@ func diagnose(ctx context.Context, environ []string, l lang.Lang, sandboxed bool
 		r.add(finding{Check: "audit file", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorAuditOK, a.Path())})
 	}
 	if cfg.TaskDir != "" {
-		detail, err := tasks.Probe(cfg.TaskDir, backend.TaskScope(cfg))
-		if err != nil {
+		exists, err := tasks.Probe(cfg.TaskDir, backend.TaskScope(cfg))
+		switch {
+		case err != nil:
 			r.add(finding{Check: "task directory", Verdict: verdictFail, Detail: err.Error(), Fix: l.Sprintf(lang.DoctorTasksFix)})
-		} else {
-			r.add(finding{Check: "task directory", Verdict: verdictOK, Detail: detail})
+		case !exists:
+			r.add(finding{Check: "task directory", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorDirWillCreate, cfg.TaskDir)})
+		default:
+			r.add(finding{Check: "task directory", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorTasksOK, cfg.TaskDir, privateMeans(l, runtime.GOOS))})
 		}
 	}
 	return r
@@ -338,7 +348,11 @@ func checkSnowLuma(ctx context.Context, l lang.Lang, r *report, cfg *config.Conf
 	case sameVersion(v.AppVersion, catalog.Version):
 		r.add(finding{Check: "version", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorVersionOK, v.AppVersion)})
 	default:
-		r.add(finding{Check: "version", Verdict: verdictWarn, Detail: l.Sprintf(lang.DoctorVersionOther, v.AppVersion, catalog.Version), Fix: l.Sprintf(lang.DoctorVersionFix)})
+		fix := l.Sprintf(lang.DoctorVersionFix)
+		if c, ok := compareVersions(v.AppVersion, catalog.Version); ok && c < 0 {
+			fix = l.Sprintf(lang.DoctorVersionOlderFix, catalog.Version)
+		}
+		r.add(finding{Check: "version", Verdict: verdictWarn, Detail: l.Sprintf(lang.DoctorVersionOther, v.AppVersion, catalog.Version), Fix: fix})
 	}
 }
 
@@ -361,6 +375,40 @@ func unknownEverywhere(login *answer, call func(string) (*answer, error)) bool {
 	}
 	v, err := call("get_version_info")
 	return err == nil && v.Status != "ok" && v.Retcode.String() == "1404"
+}
+
+// compareVersions orders SnowLuma's app_version against the catalog's
+// version by their dotted numbers (the core sameVersion compares): -1 when
+// SnowLuma is older, so that the catalog lists actions it may lack, 1 when
+// it is newer; ok is false when either is not dotted numbers.
+func compareVersions(app, catalogVersion string) (c int, ok bool) {
+	nums := func(v string) ([]int, bool) {
+		v = strings.TrimPrefix(strings.TrimSpace(v), "v")
+		if i := strings.IndexAny(v, "-+"); i >= 0 {
+			v = v[:i]
+		}
+		var out []int
+		for _, part := range strings.Split(v, ".") {
+			n, err := strconv.Atoi(part)
+			if err != nil || n < 0 {
+				return nil, false
+			}
+			out = append(out, n)
+		}
+		return out, true
+	}
+	a, okA := nums(app)
+	b, okB := nums(catalogVersion)
+	if !okA || !okB {
+		return 0, false
+	}
+	for len(a) < len(b) {
+		a = append(a, 0)
+	}
+	for len(b) < len(a) {
+		b = append(b, 0)
+	}
+	return slices.Compare(a, b), true
 }
 
 // sameVersion reports whether SnowLuma's app_version names the catalog's

@@ -85,7 +85,15 @@ func privacy(l lang.Lang, goos, dir string, mode fs.FileMode) (verdict, detail, 
 		}
 		return verdictWarn, l.Sprintf(lang.DoctorDirReadable, dir, mode.Perm()), l.Sprintf(lang.DoctorDirPrivateFix)
 	}
-	return verdictOK, l.Sprintf(lang.DoctorDirPrivate, dirperm.Checked(goos)), ""
+	return verdictOK, l.Sprintf(lang.DoctorDirPrivate, privateMeans(l, goos)), ""
+}
+
+// privateMeans says in l what "private" was checked to mean on goos.
+func privateMeans(l lang.Lang, goos string) string {
+	if dirperm.POSIX(goos) {
+		return l.Sprintf(lang.DoctorPrivatePOSIX)
+	}
+	return l.Sprintf(lang.DoctorPrivateWindows)
 }
 
 // checkUploadRoot checks that the upload root is a readable directory,

@@ -43,3 +43,26 @@ func TestDownloadDirPrivacyInChinese(t *testing.T) {
 		t.Errorf("0700: %s %q", v, detail)
 	}
 }
+
+// TestCompareVersions orders SnowLuma's app_version against the catalog's.
+func TestCompareVersions(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		app, cat string
+		want     int
+		ok       bool
+	}{
+		{"1.11.1-node", "1.11.1", 0, true},
+		{"v1.10.9", "1.11.1", -1, true},
+		{"1.11", "1.11.1", -1, true},
+		{"1.11.1.0", "1.11.1", 0, true},
+		{"1.12.0+build.5", "1.11.1", 1, true},
+		{"2.0.0", "1.11.1", 1, true},
+		{"nightly", "1.11.1", 0, false},
+		{"1.x", "1.11.1", 0, false},
+	} {
+		if c, ok := compareVersions(tc.app, tc.cat); c != tc.want || ok != tc.ok {
+			t.Errorf("%s vs %s: %d %v", tc.app, tc.cat, c, ok)
+		}
+	}
+}

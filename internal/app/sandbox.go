@@ -36,7 +36,7 @@ func runSandbox(ctx context.Context, p Process) int {
 	args, stdout, stderr := p.Args[1:], p.Stdout, p.Stderr
 	doctor := len(args) > 0 && args[0] == "doctor"
 	if !doctor && len(args) > 0 {
-		fmt.Fprintf(stderr, "%s sandbox: unknown argument %q; accepted: doctor [--json] (configuration is by environment variables)\n", server.Name, args[0])
+		fmt.Fprintln(stderr, config.PersonLang(p.Environ).Sprintf(lang.UnknownArgument, server.Name+" sandbox", args[0], "doctor [--json]"))
 		return ExitUsage
 	}
 	environ := p.Environ

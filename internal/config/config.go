@@ -76,7 +76,7 @@ const (
 // person reads it, desc its meaning (--help and docs/configuration.md print both).
 type variables struct {
 	Endpoint   string `env:"ENDPOINT" shown:"unset (docs mode)" desc:"SnowLuma OneBot HTTP endpoint: an absolute http(s) URL such as http://127.0.0.1:3000/, without credentials, query or fragment. Unset: docs mode, nothing is executed."`
-	Token      string `env:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Give the bare token: surrounding white space is trimmed; a control character, an invisible one anywhere (zero-width space U+200B, byte-order mark U+FEFF, bidirectional controls such as U+202E) or a 'Bearer ' prefix stops the server at start. Never logged, returned or written to disk."`
+	Token      string `env:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Give the bare token, at least 8 ASCII characters: surrounding white space is trimmed; a control character, an invisible one anywhere (zero-width space U+200B, byte-order mark U+FEFF, bidirectional controls such as U+202E), a non-ASCII one, a 'Bearer ' prefix, a pasted 'Authorization:' header, quotes or an example's placeholder (<your access token>) stops the server at start. Never logged, returned or written to disk."`
 	Timeout    string `env:"TIMEOUT_MS" default:"30000" shown:"30000" desc:"Timeout of one ordinary action call, in milliseconds (1 to 86400000)."`
 	Mode       string `env:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
 	Events     string `env:"EVENTS_URL" shown:"unset (no event tools)" desc:"SnowLuma's WebSocket server, which carries events: a ws:// or wss:// URL such as ws://127.0.0.1:3001/ (SnowLuma's default: port 3001, path /), without credentials, query or fragment (the token goes in the Authorization header). Set: read and write modes offer subscribe_events and unsubscribe_events. Never guessed from the endpoint; redirects are never followed."`
@@ -84,7 +84,7 @@ type variables struct {
 	TaskDir    string `env:"TASK_DIR" shown:"unset (no background tasks)" desc:"Write mode: an absolute private directory (created 0700) where background transfer tasks are recorded; enables invoke_action_background and list_tasks for 2026-07-28 clients with the Tasks extension. Bound to this mode, endpoint and token."`
 	MaxRequest string `env:"MAX_REQUEST_BYTES" default:"4194304" shown:"4194304 (4 MiB)" desc:"Longest request line read from stdin, in bytes (65536 to 268435456); a longer line is discarded and answered with an error."`
 	MaxBody    string `env:"MAX_BODY_BYTES" default:"2097152" shown:"2097152 (2 MiB)" desc:"Largest request body sent to SnowLuma, in bytes (16384 to 1073741824): SnowLuma cuts off a longer body and drops the connection, so a call over it is refused with kind too_large before sending, and upload chunks are cut to fit. Raise it only for a OneBot server that accepts more."`
-	Lang       string `env:"LANG" shown:"from the locale (LC_ALL, LC_MESSAGES, LANG): zh for a Chinese one, else en" desc:"zh or en: the language of what a person reads: the missing-parameter and confirmation forms, doctor, start-up errors and warnings, and the preview panel when its host gives no locale. Tool descriptions and results stay English."`
+	Lang       string `env:"LANG" shown:"from the locale (LC_ALL, LC_MESSAGES, LANG), else the system's display language: zh for Chinese, else en" desc:"zh or en, in any common form (zh-CN, zh_CN.UTF-8, zh-Hans, zh-TW, en-US, ...): the language of what a person reads: the missing-parameter and confirmation forms, doctor, start-up errors and warnings, and the preview panel when its host gives no locale. Tool descriptions and results stay English."`
 	DryRun     string `env:"DRY_RUN" default:"false" shown:"false" desc:"true, 1 or yes: a dry run. Every write action and upload passes every check (mode, params, allowlists, pacing, confirmation) and is then not sent: it is audited and logged as a dry run and answered with kind dry_run, naming the action and its targets; read-only actions still go to SnowLuma. Case is ignored."`
 	Seed       string `env:"SANDBOX_SEED" default:"1" shown:"1" desc:"snowluma-mcp sandbox only: the seed of the simulated account, a whole number from 0 to 18446744073709551615; the same seed gives the same groups, members, history and files."`
 	Trickle    string `env:"SANDBOX_TRICKLE_MS" default:"15000" shown:"15000" desc:"snowluma-mcp sandbox only: milliseconds between two moments of the simulated account's own life (a member's message, now and then a poke or a join request), 0 to 86400000; 0 keeps it silent unless acted on."`
@@ -381,10 +381,97 @@ func parseToken(v, s string) (string, error) {
 		}
 		return "", &Error{v, lang.T(lang.ConfigTokenInvisible, r, where), accepted}
 	}
+	if len(tok) >= 14 && strings.EqualFold(tok[:14], "authorization:") {
+		return "", &Error{v, lang.T(lang.ConfigTokenHeader), accepted}
+	}
 	if len(tok) >= 7 && strings.EqualFold(tok[:7], "bearer ") {
 		return "", &Error{v, lang.T(lang.ConfigTokenBearer), accepted}
 	}
+	if open, close, ok := wrapped(tok, placeholderMarks); ok {
+		return "", &Error{v, lang.T(lang.ConfigTokenWrapped, open, close), accepted}
+	}
+	if open, close, ok := wrapped(tok, quoteMarks); ok {
+		return "", &Error{v, lang.T(lang.ConfigTokenQuoted, open, close), accepted}
+	}
+	for i, r := range []rune(tok) {
+		if r > unicode.MaxASCII {
+			return "", &Error{v, lang.T(lang.ConfigTokenChar, r, r, i+1), accepted}
+		}
+	}
+	if n := len(tok); n > 0 && n < MinTokenLen {
+		return "", &Error{v, lang.T(lang.ConfigTokenShort, n, MinTokenLen), lang.T(lang.ConfigTokenLonger, MinTokenLen)}
+	}
 	return tok, nil
+}
+
+// MinTokenLen is the fewest characters of an access token. A shorter one
+// is refused: it is easily guessed, and hiding it from error messages
+// (transfer's redaction replaces it wherever it appears) would hide
+// ordinary text as well. SnowLuma generates tokens of 43 characters.
+const MinTokenLen = 8
+
+// The pairs of characters that wrap a placeholder in an example (<your
+// access token>, 《访问令牌》) and the quotes a copied value keeps.
+var (
+	placeholderMarks = [][2]rune{{'<', '>'}, {'＜', '＞'}, {'《', '》'}, {'[', ']'}, {'【', '】'}, {'{', '}'}}
+	quoteMarks       = [][2]rune{{'"', '"'}, {'\'', '\''}, {'“', '”'}, {'‘', '’'}, {'「', '」'}, {'`', '`'}}
+)
+
+// wrapped reports which of pairs, if any, opens and closes s.
+func wrapped(s string, pairs [][2]rune) (open, close rune, ok bool) {
+	rs := []rune(s)
+	if len(rs) < 2 {
+		return 0, 0, false
+	}
+	for _, p := range pairs {
+		if rs[0] == p[0] && rs[len(rs)-1] == p[1] {
+			return p[0], p[1], true
+		}
+	}
+	return 0, 0, false
+}
+
+// halfWidth turns what a Chinese input method types into its ASCII form:
+// full-width digits, letters and punctuation (２０００１，２０００２), the
+// ideographic space and the enumeration comma (、). Numbers, lists and
+// keywords are read through it; URLs, tokens and paths are not (see
+// parseURL and parseToken, which refuse such characters by position).
+func halfWidth(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r > unicode.MaxASCII }) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 0xFF01 && r <= 0xFF5E:
+			r -= 0xFF01 - 0x21
+		case r == 0x3000:
+			r = ' '
+		case r == '、':
+			r = ','
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// imeRune reports whether r is a character a Chinese input method types
+// where ASCII was meant, and the ASCII to type instead ("" when it should
+// be removed).
+func imeRune(r rune) (instead string, ok bool) {
+	switch {
+	case r >= 0xFF01 && r <= 0xFF5E:
+		return string(r - (0xFF01 - 0x21)), true
+	case r == 0x3000:
+		return "", true
+	case r == '。':
+		return ".", true
+	case r == '、':
+		return ",", true
+	case r == '“', r == '”', r == '‘', r == '’':
+		return "", true
+	}
+	return "", false
 }
 
 // invisible reports whether r shows as nothing, or changes only how the
@@ -410,6 +497,13 @@ func invisible(r rune) bool {
 func parse(e variables, getenv func(string) string) (*Config, error) {
 	c := &Config{}
 	var err error
+	// Numbers, lists and keywords as a Chinese keyboard types them.
+	for _, f := range []*string{&e.Timeout, &e.Mode, &e.MaxRequest, &e.MaxBody, &e.Lang, &e.DryRun, &e.Seed, &e.Trickle, &e.Validate,
+		&e.Sensitive, &e.Confirm, &e.SendInterval, &e.SendPerMinute, &e.Groups, &e.Users,
+		&e.Channel, &e.ChannelGroups, &e.ChannelUsers, &e.ChannelApprovers,
+		&e.MaxFileBytes, &e.DownloadQuota, &e.MaxStreams, &e.StreamConnect, &e.StreamIdle} {
+		*f = halfWidth(*f)
+	}
 	// The language first: the notes below are in it.
 	if c.Lang, err = lang.Select(e.Lang, getenv); err != nil {
 		return nil, &Error{"LANG", lang.T(lang.ConfigNotLang, e.Lang), lang.T(lang.ConfigLangs)}
@@ -668,7 +762,20 @@ func parseEndpoint(s string) (*url.URL, error) {
 // port from 1 to 65535 when one is given, and no user info, query or
 // fragment.
 func parseURL(v, s string, schemes [2]string, accepted lang.Text) (*url.URL, error) {
-	u, err := url.Parse(strings.TrimSpace(s))
+	s = strings.TrimSpace(s)
+	for i, r := range []rune(s) {
+		if instead, ok := imeRune(r); ok {
+			fix := lang.T(lang.ConfigRemoveIt)
+			if instead != "" {
+				fix = lang.T(lang.ConfigTypeInstead, instead)
+			}
+			return nil, &Error{v, lang.T(lang.ConfigURLChar, r, r, i+1, fix), accepted}
+		}
+		if r == '"' || r == '\'' {
+			return nil, &Error{v, lang.T(lang.ConfigURLQuote, r, i+1), accepted}
+		}
+	}
+	u, err := url.Parse(s)
 	switch {
 	case err != nil && strings.Contains(err.Error(), "invalid port"):
 		return nil, &Error{v, lang.T(lang.ConfigURLPort), accepted}

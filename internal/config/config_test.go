@@ -94,10 +94,10 @@ func TestEventsToken(t *testing.T) {
 	for _, tc := range []struct {
 		token, events, want, from string
 	}{
-		{"http-tok", " ws-tok\r\n", "ws-tok", "set"},
+		{"http-tok", " ws-token\r\n", "ws-token", "set"},
 		{"http-tok", "", "http-tok", "inherited"},
 		{"http-tok", "  ", "http-tok", "inherited"},
-		{"", "ws-tok", "ws-tok", "set"},
+		{"", "ws-token", "ws-token", "set"},
 		{"", "", "", "unset"},
 	} {
 		c, err := Load(base(t, "SNOWLUMA_MCP_EVENTS_URL=ws://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN="+tc.token, "SNOWLUMA_MCP_EVENTS_TOKEN="+tc.events))
@@ -108,7 +108,7 @@ func TestEventsToken(t *testing.T) {
 			t.Errorf("TOKEN %q EVENTS_TOKEN %q: events token %q (%s), token %q", tc.token, tc.events, c.EventsToken, c.EventsTokenFrom, c.Token)
 		}
 	}
-	c, err := Load(base(t, "SNOWLUMA_MCP_EVENTS_TOKEN=ws-tok"))
+	c, err := Load(base(t, "SNOWLUMA_MCP_EVENTS_TOKEN=ws-token"))
 	if err != nil || !slices.ContainsFunc(c.Notes, func(n string) bool { return strings.Contains(n, "SNOWLUMA_MCP_EVENTS_TOKEN ignored") }) {
 		t.Errorf("events token without an events URL: %v %q", err, c.Notes)
 	}
@@ -209,7 +209,7 @@ func TestErrorsInBothLanguages(t *testing.T) {
 // TestNotesInBothLanguages: the start-up notes and the unknown-variable
 // warning follow the language.
 func TestNotesInBothLanguages(t *testing.T) {
-	env := []string{"SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR=/tasks", "SNOWLUMA_MCP_EVENTS_TOKEN=t", "SNOWLUMA_MCP_TOKN=s3cret", "HOME=" + t.TempDir()}
+	env := []string{"SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR=/tasks", "SNOWLUMA_MCP_EVENTS_TOKEN=t-123456", "SNOWLUMA_MCP_TOKN=s3cret", "HOME=" + t.TempDir()}
 	for _, tc := range []struct {
 		lang []string
 		want []string

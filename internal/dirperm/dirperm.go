@@ -42,10 +42,7 @@ func WritableByOthers(goos string, perm fs.FileMode) bool {
 	return posix(goos) && perm&0o022 != 0
 }
 
-// Checked says what "private" was checked to mean on goos, for a report.
-func Checked(goos string) string {
-	if posix(goos) {
-		return "no access for group or others (mode 0700)"
-	}
-	return "a directory; on Windows its access list is not read (Go shows every directory as 0777), so keep it inside your user profile"
-}
+// POSIX reports whether "private" means mode 0700 on goos, as it does
+// everywhere but on Windows, where only that the path is a directory is
+// checked; doctor says which in the person's language.
+func POSIX(goos string) bool { return posix(goos) }

@@ -148,8 +148,13 @@ const worldLines = "早上好～|今晚谁有空一起开黑？|这个 bug 我�
 
 const worldJoinComments = "你好，想加群学习一下|朋友推荐来的|我是新来的同事|看到活动海报来的"
 
-// newWorld builds the world of seed.
-func newWorld(seed uint64) *world {
+// historyEnd is how long before the world is built its history ends: its
+// latest messages are ten minutes old, so that a digest of the last
+// hours, or of today, finds them beside what arrives live.
+const historyEnd = 10 * time.Minute
+
+// newWorld builds the world of seed, its history dated back from now.
+func newWorld(seed uint64, now time.Time) *world {
 	w := &world{
 		seed:     seed,
 		build:    rand.New(rand.NewPCG(seed, 0x5eed0001)),
@@ -159,9 +164,9 @@ func newWorld(seed uint64) *world {
 		messages: map[int32]*message{},
 		byPeer:   map[peer][]int32{},
 		seq:      map[peer]int64{},
-		// 2026-01-01 plus up to a year, so that different seeds differ
-		// in time as well.
-		epoch: 1767225600 + int64(seed%365)*86400 + 9*3600,
+		// History is dated relative to now (the same seed gives the same
+		// history, moved in time), as a live account's is.
+		epoch: now.Add(-historyEnd).Unix(),
 	}
 	r := w.build
 	w.nickname = pick(r, worldBotNames)
@@ -221,26 +226,50 @@ func newWorld(seed uint64) *world {
 	}
 
 	// History: a dozen messages in each group and a few with each of
-	// three friends, oldest first, spread over the last hours.
-	for _, g := range w.groups {
-		at := w.epoch - 6*3600
-		for range 10 + r.IntN(5) {
-			at += int64(60 + r.IntN(1500))
-			m := g.members[r.IntN(len(g.members))]
-			w.store(peer{true, g.id}, m.id, at, []segment{textSegment(pick(r, worldLines))})
-			m.lastSent = at
+	// three friends, oldest first, spread over the last hours: drawn
+	// first, then laid out so that each conversation's latest message is
+	// at the epoch.
+	type line struct {
+		gap  int64
+		from int64
+		text string
+		m    *member
+	}
+	layout := func(p peer, lines []line) {
+		at := w.epoch
+		for _, l := range lines[1:] {
+			at -= l.gap
+		}
+		for i, l := range lines {
+			if i > 0 {
+				at += l.gap
+			}
+			w.store(p, l.from, at, []segment{textSegment(l.text)})
+			if l.m != nil {
+				l.m.lastSent = at
+			}
 		}
 	}
+	for _, g := range w.groups {
+		var lines []line
+		for range 10 + r.IntN(5) {
+			gap := int64(60 + r.IntN(1500))
+			m := g.members[r.IntN(len(g.members))]
+			lines = append(lines, line{gap: gap, from: m.id, text: pick(r, worldLines), m: m})
+		}
+		layout(peer{true, g.id}, lines)
+	}
 	for _, id := range w.friends[:3] {
-		at := w.epoch - 3*3600
+		var lines []line
 		for k := range 3 + r.IntN(3) {
-			at += int64(120 + r.IntN(2400))
+			gap := int64(120 + r.IntN(2400))
 			from := id
 			if k%2 == 1 {
 				from = SelfID
 			}
-			w.store(peer{false, id}, from, at, []segment{textSegment(pick(r, worldLines))})
+			lines = append(lines, line{gap: gap, from: from, text: pick(r, worldLines)})
 		}
+		layout(peer{false, id}, lines)
 	}
 
 	// A pending request to join the group the bot owns, from a stranger,

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // sandboxHost is where the world's download links point: a name under the
@@ -140,7 +141,7 @@ func (s *Server) worldHandlers() map[string]Handler {
 // WorldActions lists the actions a fake with a world simulates, sorted.
 // The stream actions of the plain fake come on top.
 func WorldActions() []string {
-	s := &Server{world: newWorld(0)}
+	s := &Server{world: newWorld(0, time.Now())}
 	names := make([]string, 0, 80)
 	for name := range s.worldHandlers() {
 		names = append(names, name)

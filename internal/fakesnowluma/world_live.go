@@ -18,7 +18,14 @@ const pushQueue = 1024
 // gives the same world. Handle still overrides any action, and every other
 // option and fault hook works as on the plain fake.
 func WithWorld(seed uint64) Option {
-	return func(s *Server) { s.world = newWorld(seed) }
+	return func(s *Server) { s.world = newWorld(seed, time.Now()) }
+}
+
+// WithWorldAt is WithWorld with the history dated back from now instead of
+// from the time the fake starts: two fakes of the same seed and now are
+// the same to the second.
+func WithWorldAt(seed uint64, now time.Time) Option {
+	return func(s *Server) { s.world = newWorld(seed, now) }
 }
 
 // WithTrickle makes a fake with a world come alive: every interval a member

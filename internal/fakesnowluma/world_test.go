@@ -120,7 +120,8 @@ func snapshot(t *testing.T, s *Server) string {
 
 // TestWorldSeed: the same seed gives the same world, another seed another.
 func TestWorldSeed(t *testing.T) {
-	a, b, c := Start(t, WithWorld(7)), Start(t, WithWorld(7)), Start(t, WithWorld(8))
+	now := time.Now()
+	a, b, c := Start(t, WithWorldAt(7, now)), Start(t, WithWorldAt(7, now)), Start(t, WithWorldAt(8, now))
 	sa, sb, sc := snapshot(t, a), snapshot(t, b), snapshot(t, c)
 	if sa != sb {
 		t.Errorf("seed 7 twice gave two worlds:\n%s\n%s", sa, sb)

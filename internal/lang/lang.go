@@ -18,14 +18,42 @@ const (
 	Zh Lang = "zh"
 )
 
-// Parse reads a SNOWLUMA_MCP_LANG value: zh or en, in any case, with
-// surrounding white space ignored.
+// Parse reads a SNOWLUMA_MCP_LANG value in any common form of a language:
+// zh, zh-CN, zh_CN.UTF-8, zh-Hans, zh-TW, zh-Hant-HK, zh_TW.Big5, Chinese,
+// 中文 or 简体中文 for Chinese (simplified or traditional alike: the texts are
+// simplified Chinese); en, en-US, en_GB.UTF-8 or English for English. Case,
+// surrounding white space, an encoding (.UTF-8) and a modifier (@euro) are
+// ignored.
 func Parse(s string) (Lang, error) {
-	switch l := Lang(strings.ToLower(strings.TrimSpace(s))); l {
-	case En, Zh:
+	if l, ok := tagLang(s); ok {
 		return l, nil
 	}
 	return "", fmt.Errorf("%q is not a language this server speaks", s)
+}
+
+// tagLang maps a language tag, a locale name or a language's name to a Lang;
+// ok is false for anything else.
+func tagLang(s string) (l Lang, ok bool) {
+	v := strings.ToLower(strings.TrimSpace(s))
+	switch v {
+	case "chinese", "中文", "汉语", "漢語", "简体中文", "簡體中文", "繁体中文", "繁體中文", "zho", "chi":
+		return Zh, true
+	case "english", "英文", "英语", "英語", "eng":
+		return En, true
+	}
+	// zh_CN.UTF-8@modifier: the language comes before any territory,
+	// script, encoding or modifier.
+	if i := strings.IndexAny(v, "@."); i >= 0 {
+		v = v[:i]
+	}
+	primary, _, _ := strings.Cut(strings.ReplaceAll(v, "_", "-"), "-")
+	switch primary {
+	case "zh", "cmn", "yue":
+		return Zh, true
+	case "en":
+		return En, true
+	}
+	return "", false
 }
 
 // FromLocale picks the language of the environment's locale, as POSIX
@@ -34,28 +62,52 @@ func Parse(s string) (Lang, error) {
 // anything else, or none, En. getenv is os.Getenv in the program and a map
 // in tests.
 func FromLocale(getenv func(string) string) Lang {
+	l, _ := localeLang(getenv)
+	return l
+}
+
+// localeLang is FromLocale's answer, with set false when no locale
+// variable is set.
+func localeLang(getenv func(string) string) (l Lang, set bool) {
 	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANG"} {
 		if v := getenv(k); v != "" {
-			return ofLocale(v)
+			return ofLocale(v), true
+		}
+	}
+	return En, false
+}
+
+// ofLocale maps a POSIX locale name or a BCP 47 tag (zh-CN) to a Lang.
+func ofLocale(v string) Lang {
+	if l, ok := tagLang(v); ok {
+		return l
+	}
+	return En
+}
+
+// Detect is the language of an environment that does not set
+// SNOWLUMA_MCP_LANG: its locale's (FromLocale) when it names one, else the
+// first of the system's preferred user-interface languages, which system
+// returns most preferred first (System: Windows' display language, macOS's
+// AppleLanguages; MCP hosts started from a desktop usually pass no locale
+// there), else English.
+func Detect(getenv func(string) string, system func() []string) Lang {
+	if l, set := localeLang(getenv); set {
+		return l
+	}
+	if system != nil {
+		if tags := system(); len(tags) > 0 {
+			return ofLocale(tags[0])
 		}
 	}
 	return En
 }
 
-// ofLocale maps a POSIX locale name or a BCP 47 tag (zh-CN) to a Lang.
-func ofLocale(v string) Lang {
-	v = strings.ToLower(v)
-	if v == "zh" || strings.HasPrefix(v, "zh_") || strings.HasPrefix(v, "zh-") || strings.HasPrefix(v, "zh.") {
-		return Zh
-	}
-	return En
-}
-
 // Select is the language of a run: the SNOWLUMA_MCP_LANG value when it is
-// set, else the locale's.
+// set, else the environment's (Detect, with the system's languages).
 func Select(value string, getenv func(string) string) (Lang, error) {
 	if strings.TrimSpace(value) == "" {
-		return FromLocale(getenv), nil
+		return Detect(getenv, System), nil
 	}
 	return Parse(value)
 }

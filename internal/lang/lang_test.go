@@ -37,10 +37,89 @@ func TestSelect(t *testing.T) {
 		value string
 		want  Lang
 		bad   bool
-	}{{"", Zh, false}, {" ", Zh, false}, {"en", En, false}, {"EN", En, false}, {" zh ", Zh, false}, {"fr", "", true}, {"zh_CN", "", true}} {
+	}{{"", Zh, false}, {" ", Zh, false}, {"en", En, false}, {"EN", En, false}, {" zh ", Zh, false}, {"fr", "", true}, {"zh_CN", Zh, false}, {"zhx", "", true}, {"zh_CN", Zh, false}} {
 		got, err := Select(tc.value, zhLocale)
 		if (err != nil) != tc.bad || got != tc.want {
 			t.Errorf("Select(%q) = %q, %v", tc.value, got, err)
+		}
+	}
+}
+
+// TestParseForms: every common way of writing Chinese or English names it,
+// as people type SNOWLUMA_MCP_LANG or their systems spell a locale.
+func TestParseForms(t *testing.T) {
+	for _, v := range []string{"zh", "ZH", "zh-CN", "zh_CN", "zh_CN.UTF-8", "zh_CN.utf8", "zh_CN.GB18030", "zh-Hans", "zh-Hans-CN",
+		"zh-TW", "zh_TW.Big5", "zh-Hant", "zh-Hant-HK", "zh_HK.UTF-8", "zh-SG", "zh@pinyin", " zh-cn ", "Chinese", "中文", "简体中文", "繁體中文", "cmn-Hans-CN", "yue-HK"} {
+		if l, err := Parse(v); err != nil || l != Zh {
+			t.Errorf("Parse(%q) = %q, %v; want zh", v, l, err)
+		}
+	}
+	for _, v := range []string{"en", "EN", "en-US", "en_US.UTF-8", "en_GB.ISO-8859-1", "en-GB", "en_US@euro", "English", "english"} {
+		if l, err := Parse(v); err != nil || l != En {
+			t.Errorf("Parse(%q) = %q, %v; want en", v, l, err)
+		}
+	}
+	for _, v := range []string{"fr", "fr_FR.UTF-8", "ja-JP", "zhx", "z", "C", "POSIX", "C.UTF-8", "-", "_zh", "chinese simplified"} {
+		if l, err := Parse(v); err == nil {
+			t.Errorf("Parse(%q) = %q, want an error", v, l)
+		}
+	}
+}
+
+// TestDetect: the locale variables win; without them, the system's first
+// preferred language (Windows' display language, macOS's AppleLanguages)
+// decides; without either, English.
+func TestDetect(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	sys := func(tags ...string) func() []string { return func() []string { return tags } }
+	for _, tc := range []struct {
+		name   string
+		env    map[string]string
+		system func() []string
+		want   Lang
+	}{
+		{"nothing", nil, nil, En},
+		{"no system answer", nil, sys(), En},
+		{"Windows zh-CN", nil, sys("zh-CN", "en-US"), Zh},
+		{"Windows zh-TW", nil, sys("zh-TW"), Zh},
+		{"macOS zh-Hans-CN", nil, sys("zh-Hans-CN", "en-CN"), Zh},
+		{"macOS zh-Hant-HK", nil, sys("zh-Hant-HK"), Zh},
+		{"English first", nil, sys("en-US", "zh-CN"), En},
+		{"another language first", nil, sys("ja-JP", "zh-CN"), En},
+		{"LANGID", nil, sys(langIDTag(0x0804)), Zh},
+		{"the locale wins", map[string]string{"LANG": "en_US.UTF-8"}, sys("zh-CN"), En},
+		{"a Chinese locale", map[string]string{"LC_ALL": "zh_TW.Big5"}, sys("en-US"), Zh},
+		{"an empty locale is none", map[string]string{"LANG": ""}, sys("zh-CN"), Zh},
+	} {
+		if got := Detect(env(tc.env), tc.system); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestAppleLanguages reads defaults(1)'s rendering of AppleLanguages.
+func TestAppleLanguages(t *testing.T) {
+	for _, tc := range []struct {
+		out  string
+		want []string
+	}{
+		{"(\n    \"zh-Hans-CN\",\n    \"en-US\"\n)\n", []string{"zh-Hans-CN", "en-US"}},
+		{"(\n    en,\n    \"zh-Hant-TW\"\n)", []string{"en", "zh-Hant-TW"}},
+		{"()", nil},
+		{"", nil},
+		{"The domain/default pair of (kCFPreferencesAnyApplication, AppleLanguages) does not exist\n", nil},
+	} {
+		if got := parseAppleLanguages(tc.out); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: %q, want %q", tc.out, got, tc.want)
+		}
+	}
+}
+
+// TestLangIDTag reads the primary language of Windows LANGIDs.
+func TestLangIDTag(t *testing.T) {
+	for id, want := range map[uint16]string{0x0804: "zh", 0x0404: "zh", 0x0c04: "zh", 0x1004: "zh", 0x0409: "en", 0x0809: "en", 0x0411: "", 0x0000: ""} {
+		if got := langIDTag(id); got != want {
+			t.Errorf("%#04x: %q, want %q", id, got, want)
 		}
 	}
 }

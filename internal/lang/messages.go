@@ -15,6 +15,7 @@ const (
 	FormJSONTitle   Message = "form.json_title"
 	FormJSONHelp    Message = "form.json_help"   // field names, first field
 	ConfirmQuestion Message = "confirm.question" // action, its short summary, targets, summary
+	ConfirmAct      Message = "confirm.act"      // action, its short summary, what it will do, summary
 	ConfirmNoTarget Message = "confirm.no_target"
 	ConfirmGroup    Message = "confirm.group"  // group number
 	ConfirmUser     Message = "confirm.user"   // QQ number, alone
@@ -52,6 +53,16 @@ const (
 	ConfigAtEnd            Message = "config.at_end"
 	ConfigInside           Message = "config.inside"
 	ConfigTokenBearer      Message = "config.token_bearer"
+	ConfigTokenHeader      Message = "config.token_header"
+	ConfigTokenWrapped     Message = "config.token_wrapped" // opening character, closing character
+	ConfigTokenQuoted      Message = "config.token_quoted"  // opening character, closing character
+	ConfigTokenChar        Message = "config.token_char"    // the character, its code point, its position
+	ConfigTokenShort       Message = "config.token_short"   // length, least length
+	ConfigTokenLonger      Message = "config.token_longer"  // least length
+	ConfigURLChar          Message = "config.url_char"      // the character, its code point, its position, what to type instead
+	ConfigURLQuote         Message = "config.url_quote"     // the character, its position
+	ConfigTypeInstead      Message = "config.type_instead"  // the character to type
+	ConfigRemoveIt         Message = "config.remove_it"
 	ConfigTokenAccepted    Message = "config.token"
 	ConfigURLPort          Message = "config.url_port"
 	ConfigNotURL           Message = "config.not_url"
@@ -112,9 +123,14 @@ const (
 // doctor's texts (internal/app). Its check names and verdicts in
 // --json are identifiers and stay English; these are what a person reads.
 const (
-	DoctorHeader              Message = "doctor.header"  // name, version, catalog version
-	DoctorFix                 Message = "doctor.fix"     // the fix
-	DoctorSummary             Message = "doctor.summary" // failed, warnings
+	DoctorHeader              Message = "doctor.header"      // name, version, catalog version
+	DoctorFix                 Message = "doctor.fix"         // the fix
+	DoctorSummary             Message = "doctor.summary"     // failed, warnings
+	DoctorSummaryOne          Message = "doctor.summary_one" // failed (one warning)
+	DoctorTasksOK             Message = "doctor.tasks_ok"    // directory, what private means
+	DoctorPrivatePOSIX        Message = "doctor.private_posix"
+	DoctorPrivateWindows      Message = "doctor.private_windows"
+	UnknownArgument           Message = "unknown_argument" // command, argument, accepted arguments
 	DoctorCheckConfig         Message = "doctor.check.configuration"
 	DoctorCheckEndpoint       Message = "doctor.check.endpoint"
 	DoctorCheckToken          Message = "doctor.check.token"
@@ -167,8 +183,9 @@ const (
 	DoctorOnline              Message = "doctor.online"
 	DoctorNoVersion           Message = "doctor.no_version"
 	DoctorNoVersionFix        Message = "doctor.no_version_fix"
-	DoctorVersionOK           Message = "doctor.version_ok"    // SnowLuma's version
-	DoctorVersionOther        Message = "doctor.version_other" // SnowLuma's version, the catalog's
+	DoctorVersionOK           Message = "doctor.version_ok"        // SnowLuma's version
+	DoctorVersionOther        Message = "doctor.version_other"     // SnowLuma's version, the catalog's
+	DoctorVersionOlderFix     Message = "doctor.version_older_fix" // catalog version
 	DoctorVersionFix          Message = "doctor.version_fix"
 	DoctorEventsRefused       Message = "doctor.events_refused" // URL, the message
 	DoctorEventsTokenUnsetFix Message = "doctor.events_token_unset_fix"
@@ -214,6 +231,7 @@ var texts = map[Message]text{
 	FormJSONTitle:   {"Parameters (JSON object)", "参数（JSON 对象）"},
 	FormJSONHelp:    {`A JSON object with exactly: %s. For example {"%s": ...}`, `一个只含 %s 的 JSON 对象，例如 {"%s": ...}`},
 	ConfirmQuestion: {"Allow %[1]s on %[3]s? %[4]s", "%[2]s %[1]s：%[3]s。允许执行吗？%[4]s"},
+	ConfirmAct:      {"Allow %[1]s: %[3]s? %[4]s", "%[2]s %[1]s：%[3]s。允许执行吗？%[4]s"},
 	ConfirmNoTarget: {"no named group or user", "未指定群或用户"},
 	ConfirmGroup:    {"group %d", "群 %d"},
 	ConfirmUser:     {"user %d", "用户 %d"},
@@ -240,13 +258,23 @@ var texts = map[Message]text{
 	ConfigMillis0:          {"a whole number of milliseconds from 0 to 86400000 (a day), e.g. %d", "0 到 86400000（一天）之间的整数毫秒数，例如 %d"},
 	ConfigSeed:             {"a whole number from 0 to 18446744073709551615, e.g. 7", "0 到 18446744073709551615 之间的整数，例如 7"},
 	ConfigNotLang:          {"%q is not a language this server speaks", "%q 不是此服务器会用的语言"},
-	ConfigLangs:            {"zh or en (unset: from LC_ALL, LC_MESSAGES or LANG)", "zh 或 en（不设时取自 LC_ALL、LC_MESSAGES 或 LANG）"},
+	ConfigLangs:            {"zh or en, in any common form (zh-CN, zh_CN.UTF-8, zh-Hans, zh-TW, en-US, ...); unset: from LC_ALL, LC_MESSAGES or LANG, else the system's display language", "zh 或 en，常见写法都可以（zh-CN、zh_CN.UTF-8、zh-Hans、zh-TW、en-US 等）；不设时取自 LC_ALL、LC_MESSAGES 或 LANG，再不然取系统的显示语言"},
 	ConfigTokenControl:     {"the token contains a control character (%U), as a line break or a CRLF .env file leaves", "令牌含有控制字符（%U），换行或 CRLF 格式的 .env 文件会留下这种字符"},
 	ConfigTokenInvisible:   {"the token holds an invisible character (%U) %s, as copying from a web page, a chat or an editor leaves; it would be sent as part of the token", "令牌%[2]s有一个看不见的字符（%[1]U），从网页、聊天或编辑器复制时常会带上；它会被当作令牌的一部分发出"},
 	ConfigAtStart:          {"at its start", "开头"},
 	ConfigAtEnd:            {"at its end", "末尾"},
 	ConfigInside:           {"inside it", "中间"},
 	ConfigTokenBearer:      {"the token starts with a 'Bearer ' prefix", "令牌以 'Bearer ' 前缀开头"},
+	ConfigTokenHeader:      {"the value is a pasted header line ('Authorization: ...'), not the token", "这个值是粘贴来的整行请求头（'Authorization: ...'），不是令牌本身"},
+	ConfigTokenWrapped:     {"the token is wrapped in %c…%c, as an example's placeholder is (such as <your access token>): put SnowLuma's access token itself here", "令牌被 %c…%c 包着，像示例里的占位符（例如 <你的访问令牌>）：这里要填 SnowLuma 的访问令牌本身"},
+	ConfigTokenQuoted:      {"the token is wrapped in quotes (%c…%c), which become part of the value (cmd's set and some .env files keep them)", "令牌被引号 %c…%c 包着，引号会成为值的一部分（cmd 的 set 和某些 .env 文件会保留引号）"},
+	ConfigTokenChar:        {"the token holds %q (%U) at character %d, which is not ASCII: an HTTP header carries ASCII, as SnowLuma's generated tokens are (a Chinese input method types full-width characters)", "令牌第 %[3]d 个字符是 %[1]q（%[2]U），不是 ASCII：HTTP 请求头只能携带 ASCII，SnowLuma 生成的令牌也都是 ASCII（中文输入法会打出全角字符）"},
+	ConfigTokenShort:       {"the token has %d characters, fewer than %d: a token that short is easily guessed by anything that reaches the port, and cannot be hidden from error messages without hiding ordinary text too (a token 3000 is also the port of 127.0.0.1:3000)", "令牌只有 %d 个字符，少于 %d 个：这么短的令牌，任何能连到端口的程序都容易猜中；而且在错误信息里隐藏它时会连普通文字一起隐藏（令牌 3000 也是 127.0.0.1:3000 里的端口）"},
+	ConfigTokenLonger:      {"an access token of at least %d characters, set the same in SnowLuma's OneBot configuration and here (SnowLuma generates 43-character ones)", "至少 %d 个字符的访问令牌，在 SnowLuma 的 OneBot 配置和这里设成一样（SnowLuma 自动生成的令牌有 43 个字符）"},
+	ConfigURLChar:          {"the URL holds %q (%U) at character %d, which a Chinese input method types: %s", "URL 第 %[3]d 个字符是 %[1]q（%[2]U），这是中文输入法打出的字符：%[4]s"},
+	ConfigURLQuote:         {"the URL holds the quote %q at character %d: quotes become part of the value (cmd's set keeps them), remove them", "URL 第 %[2]d 个字符是引号 %[1]q：引号会成为值的一部分（cmd 的 set 会保留引号），请删去"},
+	ConfigTypeInstead:      {"type %q instead", "请改为 %q"},
+	ConfigRemoveIt:         {"remove it", "请删去"},
 	ConfigTokenAccepted:    {"the bare access token on one line, without control or invisible characters or a 'Bearer ' prefix (the server sends 'Authorization: Bearer <token>' itself)", "单独一行的访问令牌本身，不带控制字符、看不见的字符或 'Bearer ' 前缀（服务器自己会发送 'Authorization: Bearer <token>'）"},
 	ConfigURLPort:          {"the URL's port is not a number from 1 to 65535", "URL 的端口不是 1 到 65535 之间的数"},
 	ConfigNotURL:           {"the value is not a URL", "这个值不是 URL"},
@@ -307,6 +335,11 @@ var texts = map[Message]text{
 	DoctorHeader:              {"%s doctor %s (SnowLuma catalog %s)", "%s doctor %s（SnowLuma 目录 %s）"},
 	DoctorFix:                 {"fix: %s", "解决：%s"},
 	DoctorSummary:             {"%d failed, %d warnings", "%d 项失败，%d 项警告"},
+	DoctorSummaryOne:          {"%d failed, 1 warning", "%d 项失败，1 项警告"},
+	DoctorTasksOK:             {"%s is private (%s), belongs to this configuration and its lease is free", "%s 是私有的（%s），属于当前配置，租约空闲"},
+	DoctorPrivatePOSIX:        {"no access for group or others (mode 0700)", "同组用户和其他用户都无权访问（权限 0700）"},
+	DoctorPrivateWindows:      {"a directory; on Windows its access list is not read (Go shows every directory as 0777), so keep it inside your user profile", "是目录；在 Windows 上不读取它的访问控制列表（Go 把每个目录都显示为 0777），所以请把它放在你的用户目录里"},
+	UnknownArgument:           {"%s: unknown argument %q; accepted: %s (configuration is by environment variables)", "%s：未知参数 %q；可接受：%s（配置通过环境变量设置）"},
 	DoctorCheckConfig:         {"configuration", "配置"},
 	DoctorCheckEndpoint:       {"endpoint", "地址"},
 	DoctorCheckToken:          {"token", "令牌"},
@@ -362,6 +395,7 @@ var texts = map[Message]text{
 	DoctorVersionOK:           {"SnowLuma %s matches the bundled catalog", "SnowLuma %s 与内置目录相符"},
 	DoctorVersionOther:        {"SnowLuma %s, but the bundled catalog describes %s", "SnowLuma %s，但内置目录描述的是 %s"},
 	DoctorVersionFix:          {"upgrade snowluma-mcp to a release for this SnowLuma; meanwhile SNOWLUMA_MCP_VALIDATE_PARAMS=false lets newer params through", "把 snowluma-mcp 升级到适合此 SnowLuma 的版本；在此之前，SNOWLUMA_MCP_VALIDATE_PARAMS=false 可放行新参数"},
+	DoctorVersionOlderFix:     {"upgrade SnowLuma to %s; until then, expect actions and params the catalog lists that this SnowLuma lacks to fail (retcode 1404 for a missing action)", "把 SnowLuma 升级到 %s；在此之前，目录里有而这个 SnowLuma 没有的操作和参数会失败（缺少的操作返回 retcode 1404）"},
 	DoctorEventsRefused:       {"%s: %s", "%s：%s"},
 	DoctorEventsTokenUnsetFix: {"set SNOWLUMA_MCP_EVENTS_TOKEN to the access token of SnowLuma's WebSocket server (its own, separate from the HTTP server's in SnowLuma's generated configuration)", "把 SNOWLUMA_MCP_EVENTS_TOKEN 设为 SnowLuma WebSocket 服务器的访问令牌（在 SnowLuma 生成的配置里，它和 HTTP 服务器的令牌是分开的）"},
 	DoctorEventsTokenWrongFix: {"SNOWLUMA_MCP_EVENTS_TOKEN does not match the access token of SnowLuma's WebSocket server: copy it again from SnowLuma's WebSocket server configuration", "SNOWLUMA_MCP_EVENTS_TOKEN 与 SnowLuma WebSocket 服务器的访问令牌不符：从 SnowLuma 的 WebSocket 服务器配置中重新复制"},

@@ -1,12 +1,15 @@
 package pipeline
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/snowluma/snowluma-mcp/catalog"
@@ -15,6 +18,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
+	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
 // The confirmation round. When the policy asks for it, the confirmation
@@ -58,7 +62,7 @@ const (
 
 // askConfirm starts a confirmation round for a call of p's action: a form
 // naming the action, its targets and its summary, with one boolean field.
-func (x *Executor) askConfirm(c *Call, p Plan, targets safety.Targets) toolkit.Reply {
+func (x *Executor) askConfirm(ctx context.Context, c *Call, p Plan, targets safety.Targets) toolkit.Reply {
 	a := p.Action
 	if c.Client == nil || !c.Client.Forms() {
 		return x.Refused(c, p, toolkit.Fail(toolkit.KindConfirmationUnavailable,
@@ -76,7 +80,8 @@ func (x *Executor) askConfirm(c *Call, p Plan, targets safety.Targets) toolkit.R
 	if err != nil {
 		return toolkit.Fail(toolkit.KindContinuation, "could not seal the confirmation: "+err.Error(), "try again")
 	}
-	return c.Client.Ask(ConfirmKey, confirmForm(x.lang, a, targets), state)
+	act := lang.Act{Action: a.Name, Params: p.Params, Quoted: quotedMessage(ctx, x.backend.Client, a.Name, p.Params)}
+	return c.Client.Ask(ConfirmKey, confirmForm(x.lang, a, targets, act), state)
 }
 
 // resume is the second round of a confirmation, the one path every tool
@@ -204,7 +209,15 @@ func CheckConfirm(a *catalog.Action, ans *Answer, withAction bool, restart strin
 // confirmText is the question put to the person, in their language: the
 // action by its name (and in Chinese by the first clause of its Chinese
 // summary too), its targets and its summary.
-func confirmText(l lang.Lang, a *catalog.Action, t safety.Targets) string {
+func confirmText(l lang.Lang, a *catalog.Action, t safety.Targets, act lang.Act) string {
+	short, rest := zhClause(a.SummaryZh)
+	if l != lang.Zh {
+		rest = a.Summary
+	}
+	// What will happen, with its values, when the action has a sentence.
+	if d, ok := l.Describe(act); ok {
+		return l.Sprintf(lang.ConfirmAct, a.Name, short, d, rest)
+	}
 	var on []string
 	for _, g := range t.Groups {
 		on = append(on, l.Sprintf(lang.ConfirmGroup, g))
@@ -219,10 +232,6 @@ func confirmText(l lang.Lang, a *catalog.Action, t safety.Targets) string {
 	what := l.Sprintf(lang.ConfirmNoTarget)
 	if len(on) > 0 {
 		what = strings.Join(on, l.Sprintf(lang.ConfirmSep))
-	}
-	short, rest := zhClause(a.SummaryZh)
-	if l != lang.Zh {
-		rest = a.Summary
 	}
 	return l.Sprintf(lang.ConfirmQuestion, a.Name, short, what, rest)
 }
@@ -257,9 +266,9 @@ func ConfirmProperty(l lang.Lang) map[string]any {
 	}
 }
 
-func confirmForm(l lang.Lang, a *catalog.Action, t safety.Targets) Form {
+func confirmForm(l lang.Lang, a *catalog.Action, t safety.Targets, act lang.Act) Form {
 	return Form{
-		Message: confirmText(l, a, t),
+		Message: confirmText(l, a, t, act),
 		Schema: map[string]any{
 			"type":       "object",
 			"properties": map[string]any{ConfirmField: ConfirmProperty(l)},
@@ -267,3 +276,45 @@ func confirmForm(l lang.Lang, a *catalog.Action, t safety.Targets) Form {
 		},
 	}
 }
+
+// quotedMessage reads the text of the message a recall names by id
+// (delete_msg's message_id) with get_msg, for the confirmation to show it;
+// "" when the call names none or the message cannot be read within a few
+// seconds. What it reads is shown to the person confirming, never to the
+// model.
+func quotedMessage(ctx context.Context, c *transfer.Client, action string, params json.RawMessage) string {
+	if action != "delete_msg" || c == nil {
+		return ""
+	}
+	var p struct {
+		MessageID json.RawMessage `json:"message_id"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.MessageID) == 0 {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, quoteTimeout)
+	defer cancel()
+	resp, err := c.Call(ctx, transfer.Request{Action: "get_msg", Params: json.RawMessage(`{"message_id":` + string(p.MessageID) + `}`)})
+	if err != nil || resp.Status != "ok" {
+		return ""
+	}
+	var env struct {
+		Data struct {
+			Message    json.RawMessage `json:"message"`
+			RawMessage string          `json:"raw_message"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(resp.Envelope, &env) != nil {
+		return ""
+	}
+	var segs []any
+	if json.Unmarshal(env.Data.Message, &segs) == nil {
+		if t := lang.SegmentsText(segs); t != "" {
+			return t
+		}
+	}
+	return env.Data.RawMessage
+}
+
+// quoteTimeout bounds the read of a recalled message's text.
+const quoteTimeout = 5 * time.Second

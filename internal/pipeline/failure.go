@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,6 +96,29 @@ func judge(envelope json.RawMessage, status string, retcode json.Number) toolkit
 			NextStep: "inspect result and check the action's effect before repeating it"}
 	}
 	return r
+}
+
+// retcodeUnknownAction is the retcode SnowLuma answers for an action it
+// does not know, and for every action when the request's path is not its
+// HTTP path.
+const retcodeUnknownAction = "1404"
+
+// unknownEverywhere reports whether SnowLuma knows no action at this
+// endpoint: get_version_info, which every OneBot server has, answers
+// 1404 too, as doctor finds.
+func (x *Executor) unknownEverywhere(ctx context.Context) bool {
+	resp, err := x.backend.Client.Call(ctx, transfer.Request{Action: "get_version_info"})
+	return err == nil && resp.Retcode == retcodeUnknownAction
+}
+
+// unknownActionStep is the next step of a call SnowLuma answered with
+// 1404: a wrong endpoint path when every action is unknown there, else a
+// SnowLuma that lacks this catalog action.
+func unknownActionStep(everywhere bool) string {
+	if everywhere {
+		return "every action answers retcode 1404 here, so SNOWLUMA_MCP_ENDPOINT's path is not SnowLuma's HTTP path (SnowLuma's default is /, e.g. http://127.0.0.1:3000/): the params are not at fault; ask the operator to correct the endpoint (snowluma-mcp doctor checks it)"
+	}
+	return "this SnowLuma does not have the action (it is older than the catalog, or the action was removed): the params are not at fault; use another action, or ask the operator to upgrade SnowLuma"
 }
 
 // businessMessage says what SnowLuma reported, using its own wording.

@@ -206,7 +206,7 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 	if !p.Confirmed && x.safety.Confirm.Needs(a.Destructive, a.ReadOnly) { // 7. confirmation
 		forms := c.Client != nil && c.Client.Forms()
 		if x.remote == nil || forms {
-			return x.askConfirm(c, p, targets)
+			return x.askConfirm(ctx, c, p, targets)
 		}
 		if r, ok := x.remote(ctx, a, p.Params, targets); !ok {
 			return x.Refused(c, p, r)
@@ -386,7 +386,11 @@ func (x *Executor) send(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 	if err != nil {
 		return failure(err, a.ReadOnly, false)
 	}
-	return judge(resp.Envelope, resp.Status, resp.Retcode)
+	r := judge(resp.Envelope, resp.Status, resp.Retcode)
+	if resp.Retcode == retcodeUnknownAction {
+		r.Diag.NextStep = unknownActionStep(x.unknownEverywhere(ctx))
+	}
+	return r
 }
 
 // start hands the rest of a background plan to the Launch hook. The job

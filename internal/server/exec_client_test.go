@@ -87,7 +87,9 @@ func TestGates(t *testing.T) {
 			}
 			// An alias reaches SnowLuma under the canonical name.
 			mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_ptt_text", "params": map[string]any{"message_id": "-5"}})
-			if got := sent(fake); len(got) != 2 || got[0] != "send_group_msg" || got[1] != "fetch_ptt_text" {
+			// The fake does not know fetch_ptt_text (retcode 1404), so the
+			// server asks get_version_info whether every action is unknown.
+			if got := sent(fake); len(got) != 3 || got[0] != "send_group_msg" || got[1] != "fetch_ptt_text" || got[2] != "get_version_info" {
 				t.Errorf("sent %v", got)
 			}
 			req := fake.Requests()[0]

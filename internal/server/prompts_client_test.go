@@ -45,7 +45,7 @@ func TestPromptsOverStdio(t *testing.T) {
 		if text := got.Messages[0].Content.(*mcp.TextContent).Text; !strings.Contains(text, "get_group_system_msg") || strings.Contains(text, "invoke_action") {
 			t.Errorf("join_requests in read mode:\n%s", text)
 		}
-		if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "join_requests", Arguments: map[string]string{"group_id": "0"}}); err == nil || !strings.Contains(err.Error(), "argument group_id") {
+		if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "join_requests", Arguments: map[string]string{"group_id": "0"}}); err == nil || !strings.Contains(err.Error(), "的参数 group_id：0 不是群号") {
 			t.Errorf("group_id 0: %v", err)
 		}
 		c, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "group_digest"},

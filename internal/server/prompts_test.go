@@ -228,12 +228,13 @@ func TestGetPrompt(t *testing.T) {
 				args map[string]string
 				says string
 			}{
-				{"group_digest", nil, "prompt group_digest, argument group_id: required"},
-				{"group_digest", map[string]string{"group_id": "二万"}, `argument group_id: "二万" is not a group number`},
-				{"group_digest", map[string]string{"group_id": "20002"}, "group 20002 is outside SNOWLUMA_MCP_ALLOWED_GROUPS (20001)"},
-				{"group_digest", map[string]string{"group_id": "20001", "since": "yesterday"}, "argument since"},
-				{"join_requests", map[string]string{"group_id": "20001", "flag": "x"}, "argument flag: not an argument of join_requests"},
-				{"draft_message", map[string]string{"target": "group:20001", "content": "a\x00b"}, "argument content: control character U+0000"},
+				// The server speaks Chinese (lang.Zh): so do its refusals.
+				{"group_digest", nil, "提示 group_digest 的参数 group_id：必填：群号"},
+				{"group_digest", map[string]string{"group_id": "二万"}, `的参数 group_id："二万" 不是群号`},
+				{"group_digest", map[string]string{"group_id": "20002"}, "群 20002 不在 SNOWLUMA_MCP_ALLOWED_GROUPS（20001）之内"},
+				{"group_digest", map[string]string{"group_id": "20001", "since": "明天"}, "的参数 since：\"明天\" 不是游标、时间或时长"},
+				{"join_requests", map[string]string{"group_id": "20001", "flag": "x"}, "的参数 flag：不是 join_requests 的参数"},
+				{"draft_message", map[string]string{"target": "group:20001", "content": "a\x00b"}, "的参数 content：第 1 字节处有控制字符 U+0000"},
 				{"moderation_sweep", map[string]string{"group_id": "20001"}, `unknown prompt "moderation_sweep"`},
 			} {
 				_, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: tc.name, Arguments: tc.args})

@@ -198,7 +198,7 @@ func TestConfirmDestructive(t *testing.T) {
 		if len(forms) != 1 || forms[0].Mode != "form" {
 			t.Fatalf("forms %+v", forms)
 		}
-		for _, want := range []string{"set_group_kick", "group 20001", "user 30001", "Remove (kick)"} {
+		for _, want := range []string{"set_group_kick", "remove 30001 from group 20001", "Remove (kick)"} {
 			if !strings.Contains(forms[0].Message, want) {
 				t.Errorf("form message %q lacks %q", forms[0].Message, want)
 			}
