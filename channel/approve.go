@@ -3,6 +3,7 @@ package channel
 import (
 	"crypto/rand"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -66,29 +67,68 @@ func NewID() string {
 
 // ParseVerdict reads an approver's reply: "yes <id>", "y <id>", "同意
 // <id>" (and 允许) allow; "no <id>", "n <id>", "拒绝 <id>" deny. Case,
-// surrounding spaces (full-width ones too) and quotes, invisible
-// characters and a trailing full stop or exclamation mark do not matter;
-// the id is returned in lower case.
+// full-width letters and spaces, surrounding quotes, invisible
+// characters, a comma or colon between the word and the id (or nothing,
+// after a Chinese word: 同意abcde) and a trailing full stop or
+// exclamation mark do not matter; the id is returned in lower case.
 // Anything else is not a verdict.
 func ParseVerdict(text string) (id, behavior string, ok bool) {
-	text = strings.Trim(strings.ReplaceAll(Clean(text, false), "\u3000", " "), " \"'“”‘’「」")
+	id, behavior, ok = parseWords(text)
+	return id, behavior, ok && id != ""
+}
+
+// verdictWords are the words of a verdict, lower-case.
+var verdictWords = map[string]string{"y": Allow, "yes": Allow, "同意": Allow, "允许": Allow, "n": Deny, "no": Deny, "拒绝": Deny}
+
+// parseWords reads a verdict whose id may be missing (id ""): the word
+// alone answers the prompt a quote-reply quotes.
+func parseWords(text string) (id, behavior string, ok bool) {
+	text = strings.ToLower(foldWidth(Clean(text, false)))
+	text = strings.Map(func(r rune) rune {
+		if r == ',' || r == ':' || r == '、' || r == '，' || r == '：' {
+			return ' '
+		}
+		return r
+	}, text)
+	text = strings.TrimRight(strings.Trim(text, " \"'“”‘’「」"), ".!。！ ")
 	fields := strings.Fields(text)
-	if len(fields) != 2 {
+	if len(fields) == 1 {
+		// 同意abcde: a Chinese word needs no space before the id.
+		for _, w := range []string{"同意", "允许", "拒绝"} {
+			if rest, cut := strings.CutPrefix(fields[0], w); cut && rest != "" {
+				fields = []string{w, rest}
+			}
+		}
+	}
+	if len(fields) == 0 || len(fields) > 2 {
 		return "", "", false
 	}
-	switch strings.ToLower(fields[0]) {
-	case "y", "yes", "同意", "允许":
-		behavior = Allow
-	case "n", "no", "拒绝":
-		behavior = Deny
-	default:
+	if behavior, ok = verdictWords[fields[0]]; !ok {
 		return "", "", false
 	}
-	id = strings.ToLower(strings.TrimRight(fields[1], ".!。！"))
+	if len(fields) == 1 {
+		return "", behavior, true
+	}
+	id = strings.Trim(fields[1], " \"'“”‘’「」")
 	if !ValidID(id) {
 		return "", "", false
 	}
 	return id, behavior, true
+}
+
+// foldWidth turns full-width ASCII forms (ｙｅｓ ａｂｃｄｅ) and the
+// ideographic space into their ASCII forms, as a Chinese input method
+// may type them.
+func foldWidth(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\u3000':
+			return ' '
+		case r >= 0xFF01 && r <= 0xFF5E:
+			return r - 0xFEE0
+		}
+		return r
+	}, s)
 }
 
 // A Request is one approval waiting for an answer.
@@ -133,11 +173,19 @@ type Verdict struct {
 type Relay struct {
 	approvers map[int64]struct{}
 	pending   []*Request // oldest first
+	// prompts maps the message id of each prompt sent to an approver to
+	// its request, so that a quote-reply names the request; promptOrder
+	// bounds it.
+	prompts     map[int64]string
+	promptOrder []int64
 }
+
+// maxPrompts is how many prompt message ids a relay remembers.
+const maxPrompts = 4 * MaxPending
 
 // NewRelay returns a relay for the approvers' QQ numbers.
 func NewRelay(approvers []int64) *Relay {
-	r := &Relay{approvers: map[int64]struct{}{}}
+	r := &Relay{approvers: map[int64]struct{}{}, prompts: map[int64]string{}}
 	for _, a := range approvers {
 		r.approvers[a] = struct{}{}
 	}
@@ -193,20 +241,58 @@ func (r *Relay) expire(now time.Time) {
 	r.pending = keep
 }
 
-// Answer reads a private message of user at now. consumed reports that
-// the message is an approver's verdict (it is then never pushed as a
-// message); v is set when it answers a waiting request, which it then
-// closes. When consumed is true and v is nil, note says why nothing
-// happened (an unknown or expired id), for stderr. Messages of anyone
-// else, and an approver's messages that are not a verdict, are not
-// consumed.
-func (r *Relay) Answer(user int64, text string, now time.Time) (v *Verdict, consumed bool, note string) {
+// Prompted records that the prompt of request id was sent as message
+// messageID, so that a quote-reply to it answers id.
+func (r *Relay) Prompted(id string, messageID int64) {
+	if messageID == 0 {
+		return
+	}
+	if _, ok := r.prompts[messageID]; !ok {
+		if len(r.promptOrder) >= maxPrompts {
+			delete(r.prompts, r.promptOrder[0])
+			r.promptOrder = r.promptOrder[1:]
+		}
+		r.promptOrder = append(r.promptOrder, messageID)
+	}
+	r.prompts[messageID] = id
+}
+
+// Pending reports whether request id is still answerable.
+func (r *Relay) Pending(id string) bool {
+	for _, p := range r.pending {
+		if p.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Answer reads a private message of user at now: its text, and quotes,
+// the message its reply segment quotes (0 when none). consumed reports
+// that the message is an approver's verdict (it is then never pushed as
+// a message); v is set when it answers a waiting request, which it then
+// closes. A verdict names its request by id, or without an id by quoting
+// the request's prompt. When consumed is true and v is nil, note says why
+// nothing happened (an unknown or expired id, a quote of another
+// request's prompt), for stderr. Messages of anyone else, and an
+// approver's messages that are not a verdict (a bare "yes" that quotes
+// no prompt), are not consumed.
+func (r *Relay) Answer(user int64, text string, quotes int64, now time.Time) (v *Verdict, consumed bool, note string) {
 	if !r.IsApprover(user) {
 		return nil, false, ""
 	}
-	id, behavior, ok := ParseVerdict(text)
+	id, behavior, ok := parseWords(text)
 	if !ok {
 		return nil, false, ""
+	}
+	quoted := r.prompts[quotes]
+	switch {
+	case id == "" && quoted == "":
+		return nil, false, ""
+	case id == "":
+		id = quoted
+	case quoted != "" && quoted != id:
+		return nil, true, fmt.Sprintf("channel: approver %d answered %q for request %s while quoting the prompt of request %s; ignored", user, behavior, id, quoted)
 	}
 	r.expire(now)
 	for i, p := range r.pending {
@@ -225,3 +311,26 @@ func (r *Relay) Waiting(now time.Time) int {
 }
 
 func clip(s string) string { return quote.Clip(s, 16) }
+
+// verdictText reads a private message for the relay: the text of its
+// text segments and the message its reply segment quotes (a quote-reply
+// arrives as a reply segment, then the text; an at segment a client may
+// add is skipped). A message that holds anything else reads as its
+// rendered text, which no verdict matches.
+func verdictText(segs []Segment, selfID int64) (text string, quotes int64) {
+	var b strings.Builder
+	for _, s := range segs {
+		switch s.Type {
+		case "text":
+			b.WriteString(s.Data["text"])
+		case "at":
+		case "reply":
+			if quotes == 0 {
+				quotes, _ = strconv.ParseInt(strings.TrimSpace(s.Data["id"]), 10, 64)
+			}
+		default:
+			return Render(segs, selfID).Text, 0
+		}
+	}
+	return b.String(), quotes
+}

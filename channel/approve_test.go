@@ -19,13 +19,19 @@ func TestParseVerdict(t *testing.T) {
 		"“yes abcde”":     {"abcde", Allow},
 		"yes\u200b abcde": {"abcde", Allow},
 		"Yes Abcde":       {"abcde", Allow},
+		"ｙｅｓ ａｂｃｄｅ":       {"abcde", Allow},
+		"ＹＥＳ　ＡＢＣＤＥ":       {"abcde", Allow},
+		"同意abcde":         {"abcde", Allow},
+		"拒绝：abcde":        {"abcde", Deny},
+		"yes, abcde":      {"abcde", Allow},
+		"  yes   abcde  ": {"abcde", Allow},
 	} {
 		id, b, ok := ParseVerdict(in)
 		if !ok || id != want[0] || b != want[1] {
 			t.Errorf("ParseVerdict(%q) = %q %q %v", in, id, b, ok)
 		}
 	}
-	for _, in := range []string{"yes", "yes abcd", "yes abcdef", "yes abcle", "yes 12345", "sure abcde", "yes abcde please", "abcde yes", ""} {
+	for _, in := range []string{"yes", "yes abcd", "yes abcdef", "yes abcle", "yes 12345", "sure abcde", "yes abcde please", "abcde yes", "", "同意", "yesabcde", "同意abcdef"} {
 		if _, _, ok := ParseVerdict(in); ok {
 			t.Errorf("ParseVerdict(%q) accepted", in)
 		}
@@ -70,29 +76,29 @@ func TestRelay(t *testing.T) {
 
 	// A stranger's verdict is nothing: not consumed, so it stays an
 	// ordinary message for the gate.
-	if v, consumed, _ := r.Answer(30009, "yes abcde", t0); v != nil || consumed {
+	if v, consumed, _ := r.Answer(30009, "yes abcde", 0, t0); v != nil || consumed {
 		t.Fatal("a stranger's yes counted")
 	}
 	// An approver's other messages are not verdicts either.
-	if v, consumed, _ := r.Answer(30001, "what is abcde?", t0); v != nil || consumed {
+	if v, consumed, _ := r.Answer(30001, "what is abcde?", 0, t0); v != nil || consumed {
 		t.Fatal("an approver's chat counted")
 	}
 	// An unknown id is consumed with a note.
-	v, consumed, note := r.Answer(30001, "yes zzzzz", t0)
+	v, consumed, note := r.Answer(30001, "yes zzzzz", 0, t0)
 	if v != nil || !consumed || !strings.Contains(note, "zzzzz") || !strings.Contains(note, "unknown or expired") {
 		t.Fatalf("unknown id: %v %v %q", v, consumed, note)
 	}
-	v, consumed, _ = r.Answer(30002, "NO ABCDE", t0.Add(time.Minute))
+	v, consumed, _ = r.Answer(30002, "NO ABCDE", 0, t0.Add(time.Minute))
 	if v == nil || !consumed || v.Behavior != Deny || v.Request.ID != "abcde" || v.Approver != 30002 || v.Request.Tool != "Bash" {
 		t.Fatalf("verdict %+v", v)
 	}
 	// Single use.
-	if v, consumed, note := r.Answer(30001, "yes abcde", t0.Add(time.Minute)); v != nil || !consumed || note == "" {
+	if v, consumed, note := r.Answer(30001, "yes abcde", 0, t0.Add(time.Minute)); v != nil || !consumed || note == "" {
 		t.Fatal("a request was answered twice")
 	}
 	// Expiry.
 	r.Open(Request{ID: "fghij"}, t0)
-	if v, _, note := r.Answer(30001, "yes fghij", t0.Add(ApprovalTTL)); v != nil || !strings.Contains(note, "expired") {
+	if v, _, note := r.Answer(30001, "yes fghij", 0, t0.Add(ApprovalTTL)); v != nil || !strings.Contains(note, "expired") {
 		t.Fatalf("an expired request answered: %v", v)
 	}
 	// The oldest request goes past MaxPending.
@@ -106,10 +112,57 @@ func TestRelay(t *testing.T) {
 	if n := r.Waiting(t0); n != MaxPending {
 		t.Fatalf("%d waiting", n)
 	}
-	if v, _, _ := r.Answer(30001, "yes aaaaa", t0); v != nil {
+	if v, _, _ := r.Answer(30001, "yes aaaaa", 0, t0); v != nil {
 		t.Fatal("the oldest request survived the cap")
 	}
 	if !r.Cancel("aaaab") || r.Cancel("aaaab") {
 		t.Error("Cancel")
 	}
 }
+
+// TestQuoteReply: a verdict may name its request by quoting the prompt,
+// with or without the id, as SnowLuma delivers a quote-reply (a reply
+// segment naming the prompt's message id, then the text); a quote that
+// names another request than the text is refused; a bare "yes" that
+// quotes no prompt is an ordinary message.
+func TestQuoteReply(t *testing.T) {
+	r := NewRelay([]int64{30001})
+	for _, id := range []string{"abcde", "fghij", "kmnop"} {
+		if err := r.Open(Request{ID: id, Tool: "Bash"}, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Prompted("abcde", -7001)
+	r.Prompted("fghij", 7002)
+	r.Prompted("kmnop", 7003)
+	seg := func(quoted, text string) (string, int64) {
+		return verdictText([]Segment{{Type: "reply", Data: map[string]string{"id": quoted}}, {Type: "text", Data: map[string]string{"text": text}}}, 10001)
+	}
+	text, quotes := seg("-7001", " yes")
+	if v, consumed, _ := r.Answer(30001, text, quotes, t0); v == nil || !consumed || v.Request.ID != "abcde" || v.Behavior != Allow {
+		t.Fatalf("quote-reply without id: %+v %v", v, consumed)
+	}
+	text, quotes = seg("7002", "拒绝 fghij")
+	if v, _, _ := r.Answer(30001, text, quotes, t0); v == nil || v.Request.ID != "fghij" || v.Behavior != Deny {
+		t.Fatalf("quote-reply with id: %+v", v)
+	}
+	text, quotes = seg("7003", "yes abcde")
+	if v, consumed, note := r.Answer(30001, text, quotes, t0); v != nil || !consumed || !strings.Contains(note, "quoting the prompt of request kmnop") {
+		t.Fatalf("a quote of another prompt: %+v %v %q", v, consumed, note)
+	}
+	text, quotes = seg("9999", "yes")
+	if v, consumed, _ := r.Answer(30001, text, quotes, t0); v != nil || consumed {
+		t.Fatal("a bare yes quoting no prompt was consumed")
+	}
+	// A client may add an at segment to a quote-reply; an image makes it
+	// no verdict.
+	text, quotes = verdictText([]Segment{{Type: "reply", Data: map[string]string{"id": "7003"}}, {Type: "at", Data: map[string]string{"qq": "10001"}}, {Type: "text", Data: map[string]string{"text": "ｙｅｓ"}}}, 10001)
+	if v, _, _ := r.Answer(30001, text, quotes, t0); v == nil || v.Request.ID != "kmnop" {
+		t.Fatalf("quote-reply with an at segment: %+v", v)
+	}
+	if text, quotes = verdictText([]Segment{{Type: "text", Data: map[string]string{"text": "yes abcde"}}, {Type: "image"}}, 10001); ParseVerdictOK(text) || quotes != 0 {
+		t.Fatalf("a message with an image read as %q", text)
+	}
+}
+
+func ParseVerdictOK(text string) bool { _, _, ok := ParseVerdict(text); return ok }

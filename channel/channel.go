@@ -15,11 +15,14 @@ package channel
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"sync"
 	"time"
+
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 // A Sink delivers the channel's output to the host.
@@ -57,6 +60,9 @@ type Stats struct {
 	// Approvals: requests sent to approvers, verdicts delivered, verdicts
 	// ignored (unknown or expired id), requests still answerable.
 	ApprovalRequests int64 `json:"approval_requests,omitempty"`
+	// ApprovalPrompts counts the prompts SnowLuma accepted for an
+	// approver, whose message ids a quote-reply may name.
+	ApprovalPrompts  int64 `json:"approval_prompts,omitempty"`
 	Verdicts         int64 `json:"verdicts,omitempty"`
 	IgnoredVerdicts  int64 `json:"ignored_verdicts,omitempty"`
 	PendingApprovals int   `json:"pending_approvals,omitempty"`
@@ -126,8 +132,8 @@ func (c *Channel) Offer(raw []byte, now time.Time) {
 		return
 	}
 	if e.PostType == "message" && e.MessageType == "private" && e.SelfID == c.gate.selfID && e.UserID != c.gate.selfID {
-		text := Render(e.Segments, c.gate.selfID).Text
-		v, consumed, note := c.relay.Answer(e.UserID, text, now)
+		text, quotes := verdictText(e.Segments, c.gate.selfID)
+		v, consumed, note := c.relay.Answer(e.UserID, text, quotes, now)
 		if consumed {
 			c.stats.Filtered[ReasonVerdict]++
 			if v == nil {
@@ -192,7 +198,30 @@ func (c *Channel) Request(req Request, now time.Time) (string, error) {
 		return "", err
 	}
 	c.stats.ApprovalRequests++
+	// A request pushed out past MaxPending can no longer be answered: its
+	// waiter ends now rather than at ApprovalTTL.
+	for id, w := range c.waiters {
+		if !c.relay.Pending(id) && id != req.ID {
+			select {
+			case w <- Verdict{Request: Request{ID: id}}:
+			default:
+			}
+		}
+	}
 	return req.Prompt(), nil
+}
+
+// ErrUnanswered is the error of Ask when no approver answered: the
+// request expired, or newer requests pushed it out.
+var ErrUnanswered = errors.New("no approver answered")
+
+// Prompted records that the prompt of request id reached an approver as
+// message messageID, so that a quote-reply to that message answers id.
+func (c *Channel) Prompted(id string, messageID int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.relay.Prompted(id, messageID)
+	c.stats.ApprovalPrompts++
 }
 
 // Ask registers one of this server's own confirmations (req.Own is set
@@ -221,12 +250,19 @@ func (c *Channel) Ask(ctx context.Context, req Request, send func(ctx context.Co
 	if err := send(ctx, req.ID, prompt); err != nil {
 		return Verdict{}, err
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, ApprovalTTL)
 	defer cancel()
 	select {
 	case v := <-w:
+		if v.Behavior == "" {
+			return Verdict{}, fmt.Errorf("request %s was pushed out by newer requests (at most %d wait): %w", req.ID, MaxPending, ErrUnanswered)
+		}
 		return v, nil
 	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && parent.Err() == nil {
+			return Verdict{}, fmt.Errorf("request %s expired after %v: %w", req.ID, ApprovalTTL, ErrUnanswered)
+		}
 		return Verdict{}, fmt.Errorf("no approver answered request %s: %w", req.ID, ctx.Err())
 	}
 }
@@ -287,7 +323,7 @@ func (c *Channel) Run(ctx context.Context, sink Sink, now func() time.Time) {
 			}
 		}
 		for _, p := range pushes {
-			err := sink.Push(ctx, p)
+			err := sink.Push(ctx, neutralize(p))
 			c.mu.Lock()
 			if err == nil {
 				c.stats.Pushes++
@@ -314,6 +350,17 @@ func (c *Channel) Run(ctx context.Context, sink Sink, now func() time.Time) {
 		case <-timer.C:
 		}
 	}
+}
+
+// neutralize makes markup and forged notices in a push's content and
+// meta inert (untrusted.Neutralize): the host wraps the content in its own
+// <channel> tag with the meta as attributes.
+func neutralize(p Push) Push {
+	meta := make(map[string]string, len(p.Meta))
+	for k, v := range p.Meta {
+		meta[k] = untrusted.NeutralizeAttr(v)
+	}
+	return Push{Content: untrusted.Neutralize(p.Content), Meta: meta}
 }
 
 func pushCount(p Push) int {

@@ -14,5 +14,5 @@ func Example() {
 	segs := channel.ParseCQ("[CQ:reply,id=77][CQ:at,qq=10001] 看看这张图 [CQ:image,file=a.jpg]")
 	r := channel.Render(segs, bot)
 	fmt.Printf("%q mentioned=%v reply_to=%d\n", r.Text, r.Mentioned, r.ReplyTo)
-	// Output: "[回复 #77][@我] 看看这张图 [图片]" mentioned=true reply_to=77
+	// Output: "[回复 #77][@我] 看看这张图 [图片 #1]" mentioned=true reply_to=77
 }

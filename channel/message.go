@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/snowluma/snowluma-mcp/media"
 )
 
 // Limits of what one message becomes. They bound what reaches a model
@@ -253,11 +255,6 @@ type Rendered struct {
 
 // placeholders are the short readable stand-ins for what is not text.
 var placeholders = map[string]string{
-	"face":      "[表情]",
-	"mface":     "[表情包]",
-	"image":     "[图片]",
-	"record":    "[语音]",
-	"video":     "[视频]",
 	"json":      "[卡片]",
 	"xml":       "[卡片]",
 	"forward":   "[合并转发]",
@@ -276,12 +273,14 @@ var placeholders = map[string]string{
 }
 
 // Render turns a message's segments into plain text for a model: text as
-// sent (cleaned), everything else as a short placeholder such as [图片],
-// [@昵称] or [回复 #id]. selfID is the bot's account, for Mentioned.
+// sent (cleaned), everything else as a short placeholder such as [@昵称],
+// [回复 #id], [表情:微笑] or, for media, [图片 #1] with the number view_media
+// takes. selfID is the bot's account, for Mentioned.
 func Render(segs []Segment, selfID int64) Rendered {
 	var r Rendered
 	var b strings.Builder
 	self := strconv.FormatInt(selfID, 10)
+	nmedia := 0 // media segments so far
 	for i, s := range segs {
 		if i >= MaxSegments {
 			r.Truncated = true
@@ -311,18 +310,14 @@ func Render(segs []Segment, selfID int64) Rendered {
 			}
 			b.WriteString("[回复 #" + digits(s.Data["id"]) + "]")
 		case "file":
-			name := cleanName(cmpString(s.Data["name"], s.Data["file"]))
-			if name == "" {
-				b.WriteString("[文件]")
-			} else {
-				b.WriteString("[文件 " + name + "]")
-			}
-		case "image":
-			if s.Data["emoji_id"] != "" {
-				b.WriteString(placeholders["mface"])
-			} else {
-				b.WriteString(placeholders["image"])
-			}
+			nmedia++
+			b.WriteString(media.FilePlaceholder(cleanName(cmpString(s.Data["name"], s.Data["file"])), nmedia))
+		case "image", "mface", "record", "video":
+			// Numbered as view_media counts them: [图片 #1], [语音 #2].
+			nmedia++
+			b.WriteString(media.Placeholder(media.KindOf(s.Type, s.Data), nmedia, s.Data))
+		case "face":
+			b.WriteString(media.FacePlaceholder(s.Data["id"]))
 		default:
 			if p, ok := placeholders[s.Type]; ok {
 				b.WriteString(p)

@@ -14,7 +14,8 @@ func TestRenderSegments(t *testing.T) {
 	  "message":[{"type":"reply","data":{"id":"55"}},{"type":"at","data":{"qq":"10001"}},{"type":"text","data":{"text":" 看看这个 "}},
 	    {"type":"image","data":{"file":"a.png","url":"http://x"}},{"type":"at","data":{"qq":"30002","name":"小红"}},{"type":"at","data":{"qq":"30003"}},
 	    {"type":"at","data":{"qq":"all"}},{"type":"face","data":{"id":14}},{"type":"file","data":{"name":"报告.pdf"}},
-	    {"type":"image","data":{"emoji_id":"abc"}},{"type":"weird_new","data":{}},{"type":"<script>","data":{}},{"type":"record","data":{}}]}`
+	    {"type":"image","data":{"emoji_id":"abc"}},{"type":"weird_new","data":{}},{"type":"<script>","data":{}},{"type":"record","data":{}},
+	    {"type":"face","data":{"id":"99999"}},{"type":"record","data":{"duration":"2.6"}},{"type":"video","data":{}},{"type":"file","data":{}}]}`
 	e, err := ParseEvent([]byte(raw))
 	if err != nil {
 		t.Fatal(err)
@@ -23,7 +24,10 @@ func TestRenderSegments(t *testing.T) {
 		t.Fatalf("parsed %+v", e)
 	}
 	r := Render(e.Segments, self)
-	want := "[回复 #55][@我] 看看这个 [图片][@小红][@30003][@全体成员][表情][文件 报告.pdf][表情包][weird_new][消息][语音]"
+	// Media numbered in order, as view_media's index counts them; faces by
+	// name.
+	want := "[回复 #55][@我] 看看这个 [图片 #1][@小红][@30003][@全体成员][表情:微笑][文件 报告.pdf #2][表情包 #3][weird_new][消息][语音 #4]" +
+		"[表情][语音 3s #5][视频 #6][文件 #7]"
 	if r.Text != want {
 		t.Errorf("rendered\n%q\nwant\n%q", r.Text, want)
 	}
@@ -40,7 +44,7 @@ func TestRenderCQString(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := Render(e.Segments, self)
-	if want := "[回复 #9]hi [not a code] &[@我] [图片][CQ:broken"; r.Text != want {
+	if want := "[回复 #9]hi [not a code] &[@我] [图片 #1][CQ:broken"; r.Text != want {
 		t.Errorf("rendered %q, want %q", r.Text, want)
 	}
 	if !r.Mentioned || r.ReplyTo != 9 {

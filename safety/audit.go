@@ -28,6 +28,12 @@ type Record struct {
 	// DryRun marks a line written under SNOWLUMA_MCP_DRY_RUN: whatever
 	// its outcome, nothing was sent to SnowLuma.
 	DryRun bool `json:"dry_run,omitempty"`
+	// Untrusted is the send gate's decision on a write made after QQ
+	// users' text was read on the connection (SNOWLUMA_MCP_UNTRUSTED_SENDS):
+	// free (it stayed in the chats read), confirmed (a person allowed it),
+	// declined (a person did not) or refused; UntrustedRead lists those chats (group:1, private:2, unknown).
+	Untrusted     string   `json:"untrusted,omitempty"`
+	UntrustedRead []string `json:"untrusted_read,omitempty"`
 }
 
 // An AuditLog appends one JSON line per Record to a file. The file is

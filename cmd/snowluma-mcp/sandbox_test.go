@@ -93,8 +93,11 @@ type sandboxMember struct {
 // says sandbox.
 func TestSandboxServesEveryTool(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		// The send gate would put the automatic upload (a local file, after
+		// the history and events were read) to a person, whom this client
+		// declines; the gate has its own tests (internal/server).
 		p, cs := startSandbox(t, era, "SNOWLUMA_MCP_SANDBOX_SEED=7", "SNOWLUMA_MCP_SANDBOX_TRICKLE_MS=20",
-			"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0", "SNOWLUMA_MCP_LANG=en")
+			"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0", "SNOWLUMA_MCP_LANG=en", "SNOWLUMA_MCP_UNTRUSTED_SENDS=off")
 		c := &sandboxCalls{t: t, cs: cs, called: map[string]bool{}}
 		listed := e2e.ToolNames(t, cs)
 		for _, want := range []string{"invoke_action", "query_action", "subscribe_events", "preview_message", "invoke_action_with_input"} {
@@ -189,6 +192,27 @@ func TestSandboxServesEveryTool(t *testing.T) {
 		if b, err := os.ReadFile(got.Saved.Path); err != nil || int64(len(b)) != f.FileSize {
 			t.Errorf("saved file %s: %d bytes, %v", got.Saved.Path, len(b), err)
 		}
+
+		// view_media shows the pictures the owned group's history holds:
+		// images after the text block.
+		var photos int64
+		for _, m := range mcptest.Decode[struct {
+			Messages []struct {
+				MessageID  int64  `json:"message_id"`
+				RawMessage string `json:"raw_message"`
+			} `json:"messages"`
+		}](t, c.data("query_action", "get_group_msg_history", map[string]any{"group_id": owned, "count": 200})).Messages {
+			if strings.Contains(m.RawMessage, "[CQ:image") {
+				photos = m.MessageID
+			}
+		}
+		res, err := cs.CallTool(mcptest.Context(t), &mcp.CallToolParams{Name: "view_media", Arguments: map[string]any{"message_id": photos}})
+		if err != nil || res.IsError || len(res.Content) != 5 || !marked(t, res) {
+			t.Errorf("view_media of the sandbox's photos (message %d): %v %+v", photos, err, res)
+		} else if _, ok := res.Content[1].(*mcp.ImageContent); !ok {
+			t.Errorf("view_media's second block is %T", res.Content[1])
+		}
+		c.called["view_media"] = true
 
 		// An automatic upload of the sample file, then into the group.
 		sample := filepath.Join(info.Transport.UploadRoot, "示例-sample.txt")

@@ -16,9 +16,11 @@ import (
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/media"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 // A Backend is one SnowLuma bot. The zero Backend is a bot with nothing
@@ -48,6 +50,13 @@ type Backend struct {
 	// DryRun checks every write action and upload and then does not send
 	// it (SNOWLUMA_MCP_DRY_RUN); read-only actions still go to SnowLuma.
 	DryRun bool
+	// UntrustedSends is what happens to a write that could carry QQ users'
+	// text elsewhere (SNOWLUMA_MCP_UNTRUSTED_SENDS); "" means
+	// untrusted.ModeConfirm.
+	UntrustedSends untrusted.Mode
+	// Provenance records, per client connection, which chats' text the
+	// model was handed; nil until the server fills it in.
+	Provenance *untrusted.Registry
 	// Sandbox says the bot is the simulated SnowLuma of `snowluma-mcp
 	// sandbox`, not a QQ account: every answer says so.
 	Sandbox bool
@@ -55,6 +64,10 @@ type Backend struct {
 	// messages it pushes to the host, and who approves from QQ. It needs
 	// Events.
 	Channel *channel.Config
+	// Media prepares the pictures view_media shows (nil in docs mode), and
+	// MediaStats counts what it did.
+	Media      *media.Decoder
+	MediaStats media.Stats
 }
 
 // Policy returns b's safety policy with its defaults filled in: without
@@ -103,7 +116,8 @@ func (e *SettingError) Unwrap() error { return e.Err }
 func Open(cfg *config.Config, userAgent string) (*Backend, error) {
 	policy := cfg.Safety
 	policy.Pacer = safety.NewPacer(cfg.SendInterval, cfg.SendPerMinute, nil)
-	b := &Backend{Safety: &policy, SkipParamsCheck: !cfg.ValidateParams, DryRun: cfg.DryRun, Sandbox: cfg.Sandbox}
+	b := &Backend{Safety: &policy, SkipParamsCheck: !cfg.ValidateParams, DryRun: cfg.DryRun, Sandbox: cfg.Sandbox,
+		UntrustedSends: cfg.UntrustedSends, Provenance: &untrusted.Registry{}}
 	if cfg.Mode != config.ModeDocs {
 		st := cfg.Streams
 		var err error
@@ -120,6 +134,7 @@ func Open(cfg *config.Config, userAgent string) (*Backend, error) {
 		if err != nil {
 			return nil, err
 		}
+		b.Media = media.NewDecoder(int(st.MaxImageBytes), 0)
 		if b.Downloads, err = transfer.NewStore(st.DownloadDir, st.MaxFileBytes, st.QuotaBytes); err != nil {
 			return nil, &SettingError{"DOWNLOAD_DIR", err}
 		}

@@ -106,17 +106,17 @@ func TestOpenSandbox(t *testing.T) {
 		t.Cleanup(b.Close)
 		return b
 	}
-	b := open("9", "a", "3")
+	b := open("9", "sandbox-token-a", "3")
 	if !b.Sandbox || !b.DryRun || b.Tasks == nil {
 		t.Fatalf("sandbox backend: %+v", b)
 	}
 	b.Close()
-	if b := open("10", "b", "3"); b.Tasks == nil {
+	if b := open("10", "sandbox-token-b", "3"); b.Tasks == nil {
 		t.Errorf("the same seed on another port was refused its task directory: %s", b.TasksProblem)
 	} else {
 		b.Close()
 	}
-	if b := open("10", "b", "4"); b.Tasks != nil {
+	if b := open("10", "sandbox-token-b", "4"); b.Tasks != nil {
 		t.Error("another seed was given the task directory")
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/safety"
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 // Prefix starts every variable's name: SNOWLUMA_MCP_ENDPOINT and so on.
@@ -93,6 +94,7 @@ type variables struct {
 	// Account safety (docs/safety.md).
 	Sensitive     string `env:"SENSITIVE" default:"deny" shown:"deny" desc:"Actions whose answer is a credential of the account (get_cookies, get_clientkey, ...): deny refuses them, redact runs them and masks every string and number of the answer's data, allow returns them unchanged."`
 	Confirm       string `env:"CONFIRM" default:"none" shown:"none" desc:"none, destructive or writes: which actions a person must confirm through a form before they run (destructive: kicks, leaving a group, recalls, deletions...; writes: every write action)."`
+	Untrusted     string `env:"UNTRUSTED_SENDS" default:"confirm" shown:"confirm" desc:"confirm, refuse or off: once QQ users' text has reached the model on a connection (an event read, a channel push, a history or message read), a write that could carry it elsewhere (to a chat whose messages were not read, a stranger, a URL in the params, a local file, a post naming no chat) must be confirmed by a person (confirm: a form, or an approver from QQ) or is refused with kind untrusted_context (refuse); off lets it run. Replying in a chat that was read stays free."`
 	SendInterval  string `env:"SEND_MIN_INTERVAL_MS" default:"1000" shown:"1000" desc:"Least milliseconds between two message sends to the same group or user (0 to 86400000; 0 turns it off). A faster send is refused with kind rate_limited."`
 	SendPerMinute string `env:"SEND_PER_MINUTE" default:"20" shown:"20" desc:"Most message sends in any minute across all targets (0 to 100000; 0 turns it off). A send over it is refused with kind rate_limited."`
 	Groups        string `env:"ALLOWED_GROUPS" shown:"unset (any group)" desc:"Comma-separated group numbers the actions may name in group_id (or a param whose catalog role is group_id); any other is refused with kind target_not_allowed, reads included."`
@@ -113,6 +115,7 @@ type variables struct {
 	MaxStreams    string `env:"MAX_STREAMS" default:"4" shown:"4" desc:"Stream calls that may run at once (1 to 64); one more fails at once with kind busy."`
 	StreamConnect string `env:"STREAM_CONNECT_TIMEOUT_MS" default:"10000" shown:"10000" desc:"Longest time to connect to SnowLuma and send a stream call's request, in milliseconds (1 to 86400000)."`
 	StreamIdle    string `env:"STREAM_IDLE_TIMEOUT_MS" default:"60000" shown:"60000" desc:"Longest wait for the next bytes of a stream, in milliseconds (1 to 86400000); a long stream that keeps moving never times out."`
+	MaxImage      string `env:"MAX_IMAGE_BYTES" default:"1048576" shown:"1048576 (1 MiB)" desc:"Largest picture view_media returns, in bytes once encoded again (1 to 16777216): a larger one is encoded at lower quality, then smaller, until it fits."`
 }
 
 // maxPerMinute bounds SNOWLUMA_MCP_SEND_PER_MINUTE.
@@ -146,9 +149,12 @@ type Config struct {
 	Sandbox bool
 	// Safety is the account-safety policy; its pacer is built by the
 	// caller from SendInterval and SendPerMinute.
-	Safety        safety.Policy
-	SendInterval  time.Duration
-	SendPerMinute int
+	Safety safety.Policy
+	// UntrustedSends is what happens to a write that could carry QQ
+	// users' text elsewhere (SNOWLUMA_MCP_UNTRUSTED_SENDS).
+	UntrustedSends untrusted.Mode
+	SendInterval   time.Duration
+	SendPerMinute  int
 	// EventsURL is SnowLuma's event WebSocket; nil when events are off.
 	EventsURL *url.URL
 	// EventsToken is the token sent on the event WebSocket: that of
@@ -179,6 +185,7 @@ type StreamConfig struct {
 	MaxStreams       int
 	ConnectTimeoutMS int
 	IdleTimeoutMS    int
+	MaxImageBytes    int64 // of a picture view_media returns
 }
 
 // Largest accepted byte limits: a file of 1 TiB, a directory of 64 TiB.
@@ -186,6 +193,7 @@ const (
 	maxFileBytesLimit  = 1 << 40
 	maxQuotaBytesLimit = 1 << 46
 	maxStreamsLimit    = 64 // SnowLuma's own limit of concurrent streams
+	maxImageBytesLimit = 16 << 20
 )
 
 // An Error names the variable at fault, what is wrong with its value and
@@ -691,6 +699,9 @@ func parseStreams(e variables, s *StreamConfig) error {
 	if s.MaxFileBytes, err = parseInt("MAX_FILE_BYTES", e.MaxFileBytes, maxFileBytesLimit, lang.T(lang.ConfigBytesUpTo, int64(maxFileBytesLimit), "1 TiB", 1073741824)); err != nil {
 		return err
 	}
+	if s.MaxImageBytes, err = parseInt("MAX_IMAGE_BYTES", e.MaxImage, maxImageBytesLimit, lang.T(lang.ConfigBytesUpTo, int64(maxImageBytesLimit), "16 MiB", 1048576)); err != nil {
+		return err
+	}
 	if s.QuotaBytes, err = parseInt("DOWNLOAD_QUOTA_BYTES", e.DownloadQuota, maxQuotaBytesLimit, lang.T(lang.ConfigBytesUpTo, int64(maxQuotaBytesLimit), "64 TiB", 4294967296)); err != nil {
 		return err
 	}
@@ -810,6 +821,9 @@ func parseSafety(e variables, c *Config) error {
 	}
 	if c.Safety.Confirm, err = safety.ParseConfirm(e.Confirm); err != nil {
 		return &Error{"CONFIRM", lang.T(lang.ConfigNotConfirm, e.Confirm), lang.T(lang.ConfigConfirm)}
+	}
+	if c.UntrustedSends, err = untrusted.ParseMode(e.Untrusted); err != nil {
+		return &Error{"UNTRUSTED_SENDS", lang.T(lang.ConfigNotUntrusted, e.Untrusted), lang.T(lang.ConfigUntrusted)}
 	}
 	ms, err := strconv.Atoi(strings.TrimSpace(e.SendInterval))
 	if err != nil || ms < 0 || ms > maxTimeoutMS {

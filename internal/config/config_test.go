@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 // base is a minimal read-mode environment with a private download
@@ -69,7 +70,7 @@ func TestDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Mode != ModeRead || c.TimeoutMS != 30000 || c.MaxBodyBytes != 2<<20 || c.Streams.MaxStreams != 4 || !c.ValidateParams {
+		if c.Mode != ModeRead || c.TimeoutMS != 30000 || c.MaxBodyBytes != 2<<20 || c.Streams.MaxStreams != 4 || !c.ValidateParams || c.UntrustedSends != untrusted.ModeConfirm {
 			t.Errorf("%q: %+v", env, c)
 		}
 	}
@@ -180,6 +181,7 @@ func TestErrorsInBothLanguages(t *testing.T) {
 		{"upload missing", "UPLOAD_ROOT", filepath.Join(dir, "none"), "无法使用：no such file"},
 		{"sensitive", "SENSITIVE", "maybe", "不是敏感操作策略；可接受：deny、redact 或 allow"},
 		{"confirm", "CONFIRM", "always", "不是确认策略"},
+		{"untrusted sends", "UNTRUSTED_SENDS", "ask", "不是不可信内容外发策略；可接受：confirm、refuse 或 off"},
 		{"interval", "SEND_MIN_INTERVAL_MS", "-1", "0（关闭）"},
 		{"per minute", "SEND_PER_MINUTE", "lots", `"lots" 不是 0 到 100000 之间的整数`},
 		{"groups", "ALLOWED_GROUPS", "1,abc", `列表有误：item 2 ("abc")`},

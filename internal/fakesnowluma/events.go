@@ -404,6 +404,17 @@ func PrivateMessage(userID int64, text string) string {
 		SelfID, nextMessageID(), userID, quote(text), quote(text), userID)
 }
 
+// QuoteReply is a private message event of userID that quote-replies
+// message quotedID, as SnowLuma delivers one: a reply segment whose id is
+// the quoted message's message_id as a string, then the text (a private
+// quote-reply carries no at segment), and raw_message with the reply as a
+// CQ code.
+func QuoteReply(userID, quotedID int64, text string) string {
+	raw := fmt.Sprintf("[CQ:reply,id=%d]", quotedID) + strings.NewReplacer("&", "&amp;", "[", "&#91;", "]", "&#93;", ",", "&#44;").Replace(text)
+	return fmt.Sprintf(`{"time":1700000000,"self_id":%d,"post_type":"message","message_type":"private","sub_type":"friend","message_id":%d,"user_id":%d,"message":[{"type":"reply","data":{"id":"%d"}},{"type":"text","data":{"text":%s}}],"raw_message":%s,"font":0,"sender":{"user_id":%d,"nickname":"friend"}}`,
+		SelfID, nextMessageID(), userID, quotedID, quote(text), quote(raw), userID)
+}
+
 // GroupIncrease is a notice event: userID joined groupID.
 func GroupIncrease(groupID, userID int64) string {
 	return fmt.Sprintf(`{"time":1700000000,"self_id":%d,"post_type":"notice","notice_type":"group_increase","sub_type":"approve","group_id":%d,"user_id":%d,"operator_id":%d}`, SelfID, groupID, userID, userID)

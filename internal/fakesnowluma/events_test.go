@@ -2,6 +2,7 @@ package fakesnowluma
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -118,5 +119,31 @@ func TestEventsRedirectAndPlain(t *testing.T) {
 	r.Body.Close()
 	if r.StatusCode != http.StatusUpgradeRequired {
 		t.Errorf("plain GET: %d", r.StatusCode)
+	}
+}
+
+// TestQuoteReplyShape: a quote-reply is a private message whose segments
+// are a reply naming the quoted message_id as a string, then the text, and
+// whose raw_message starts with the reply's CQ code, as SnowLuma's
+// converter writes them.
+func TestQuoteReplyShape(t *testing.T) {
+	t.Parallel()
+	var e struct {
+		PostType    string `json:"post_type"`
+		MessageType string `json:"message_type"`
+		UserID      int64  `json:"user_id"`
+		Message     []struct {
+			Type string            `json:"type"`
+			Data map[string]string `json:"data"`
+		} `json:"message"`
+		Raw string `json:"raw_message"`
+	}
+	if err := json.Unmarshal([]byte(QuoteReply(30002, -2147483000, "yes, [ok]")), &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.PostType != "message" || e.MessageType != "private" || e.UserID != 30002 || len(e.Message) != 2 ||
+		e.Message[0].Type != "reply" || e.Message[0].Data["id"] != "-2147483000" || e.Message[1].Type != "text" || e.Message[1].Data["text"] != "yes, [ok]" ||
+		e.Raw != "[CQ:reply,id=-2147483000]yes&#44; &#91;ok&#93;" {
+		t.Errorf("quote-reply %+v", e)
 	}
 }

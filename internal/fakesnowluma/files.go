@@ -151,6 +151,9 @@ func (s *Server) download(params json.RawMessage) Reply {
 	f, ok := s.files.byName[id]
 	s.mu.Unlock()
 	if !ok {
+		f, ok = s.mediaFile(id)
+	}
+	if !ok {
 		return Reply{Frames: [][]byte{StreamError(1404, "file not found")}}
 	}
 	chunk := defaultChunkSize

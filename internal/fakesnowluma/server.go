@@ -54,7 +54,8 @@ type Server struct {
 	serveErr   error
 	inflight   sync.WaitGroup // running ServeHTTP calls
 
-	files files // the download and upload stream actions (files.go)
+	files files      // the download and upload stream actions (files.go)
+	media mediaState // the pictures and voice of media.go
 
 	// The simulated account (world.go), when WithWorld gave one.
 	world   *world

@@ -279,6 +279,7 @@ func newWorld(seed uint64, now time.Time) *world {
 		comment: pick(r, worldJoinComments)})
 	asker := w.newPerson(r, names[19])
 	w.friendRq = append(w.friendRq, &friendRequest{flag: fmt.Sprintf("%d|%d", asker.id, w.newSeq()), who: asker, comment: "加个好友，一起爬山"})
+	w.seedMedia() // media.go: pictures and a voice message to look at
 	return w
 }
 

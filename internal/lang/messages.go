@@ -25,6 +25,21 @@ const (
 	ConfirmRunHelp  Message = "confirm.run_help"
 )
 
+// The send gate's texts (SNOWLUMA_MCP_UNTRUSTED_SENDS): why a write that
+// could carry QQ users' text elsewhere is put to a person.
+const (
+	GateIntro     Message = "gate.intro"      // the chats read, the reasons
+	GateLocalFile Message = "gate.local_file" // path
+	GateURL       Message = "gate.url"        // URL
+	GateElsewhere Message = "gate.elsewhere"  // chats
+	GateNotID     Message = "gate.not_id"     // values
+	GateNoChat    Message = "gate.no_chat"
+	GateSep       Message = "gate.sep"
+	GateGroup     Message = "gate.group"   // group number
+	GatePrivate   Message = "gate.private" // QQ number
+	GateUnknown   Message = "gate.unknown"
+)
+
 // The configuration's texts (internal/config and internal/app:
 // start-up errors, notes).
 // Variable names, values and examples are arguments or stay as they are.
@@ -88,6 +103,8 @@ const (
 	ConfigSensitive        Message = "config.sensitive"
 	ConfigNotConfirm       Message = "config.not_confirm" // value
 	ConfigConfirm          Message = "config.confirm"
+	ConfigNotUntrusted     Message = "config.not_untrusted" // value
+	ConfigUntrusted        Message = "config.untrusted"
 	ConfigInterval         Message = "config.interval"
 	ConfigPerMinute        Message = "config.per_minute"
 	ConfigBadList          Message = "config.bad_list" // the error
@@ -240,6 +257,17 @@ var texts = map[Message]text{
 	ConfirmRunTitle: {"Run it", "执行"},
 	ConfirmRunHelp:  {"true runs the action once; false runs nothing.", "true：执行一次；false：什么也不执行。"},
 
+	GateIntro:     {"Messages written by QQ users (%s) were read in this session, and this call %s. Such a message may be steering it: allow it only if you asked for it.\n", "本会话已读取 QQ 用户写的消息（%s），而此操作%s。这可能是那些消息在诱导模型：只有确是您本人要求时才允许。\n"},
+	GateLocalFile: {"uploads the local file %s", "会上传本地文件 %s"},
+	GateURL:       {"has the URL %s in its parameters", "的参数里有网址 %s"},
+	GateElsewhere: {"goes to %s, whose messages were not read", "会发往未读取过的 %s"},
+	GateNotID:     {"names %s, which is not a number", "指定的 %s 不是号码"},
+	GateNoChat:    {"names no chat, so it reaches beyond the chats read", "未指定会话，内容会到达已读会话之外"},
+	GateSep:       {"; ", "；"},
+	GateGroup:     {"group %d", "群 %d"},
+	GatePrivate:   {"private chat %d", "与 %d 的私聊"},
+	GateUnknown:   {"a chat that cannot be told (a merged forward, a contact list)", "无法确定来源的会话（合并转发、联系人列表等）"},
+
 	// Configuration.
 	ConfigLine:             {"%s: %s; accepted: %s", "%s：%s；可接受：%s"},
 	ConfigStartError:       {"configuration error: %s", "配置错误：%s"},
@@ -300,6 +328,8 @@ var texts = map[Message]text{
 	ConfigSensitive:        {"deny, redact or allow", "deny、redact 或 allow"},
 	ConfigNotConfirm:       {"%q is not a confirmation policy", "%q 不是确认策略"},
 	ConfigConfirm:          {"none, destructive or writes", "none、destructive 或 writes"},
+	ConfigNotUntrusted:     {"%q is not an untrusted-sends policy", "%q 不是不可信内容外发策略"},
+	ConfigUntrusted:        {"confirm, refuse or off", "confirm、refuse 或 off"},
 	ConfigInterval:         {"milliseconds from 0 (off) to 86400000, e.g. 1000", "0（关闭）到 86400000 之间的毫秒数，例如 1000"},
 	ConfigPerMinute:        {"a count from 0 (off) to 100000, e.g. 20", "0（关闭）到 100000 之间的次数，例如 20"},
 	ConfigBadList:          {"%s", "列表有误：%s"},

@@ -61,8 +61,9 @@ const (
 )
 
 // askConfirm starts a confirmation round for a call of p's action: a form
-// naming the action, its targets and its summary, with one boolean field.
-func (x *Executor) askConfirm(ctx context.Context, c *Call, p Plan, targets safety.Targets) toolkit.Reply {
+// naming the action, its targets and its summary, with one boolean field,
+// and first, when the send gate asks (g), why it does.
+func (x *Executor) askConfirm(ctx context.Context, c *Call, p Plan, targets safety.Targets, g gateCheck) toolkit.Reply {
 	a := p.Action
 	if c.Client == nil || !c.Client.Forms() {
 		return x.Refused(c, p, toolkit.Fail(toolkit.KindConfirmationUnavailable,
@@ -81,7 +82,12 @@ func (x *Executor) askConfirm(ctx context.Context, c *Call, p Plan, targets safe
 		return toolkit.Fail(toolkit.KindContinuation, "could not seal the confirmation: "+err.Error(), "try again")
 	}
 	act := lang.Act{Action: a.Name, Params: p.Params, Quoted: quotedMessage(ctx, x.backend.Client, a.Name, p.Params)}
-	return c.Client.Ask(ConfirmKey, confirmForm(x.lang, a, targets, act), state)
+	form := confirmForm(x.lang, a, targets, act)
+	if g.ask {
+		// The send gate asks too: the form says why first.
+		form.Message = GateText(x.lang, g.d) + form.Message
+	}
+	return c.Client.Ask(ConfirmKey, form, state)
 }
 
 // resume is the second round of a confirmation, the one path every tool

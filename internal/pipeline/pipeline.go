@@ -14,14 +14,18 @@
 //  4. params: the one params check against the catalog's inputSchema
 //  5. targets: the group and user allowlists
 //  6. pacing: the send pacer's check
-//  7. confirmation: a form (or the remote approvers) when the policy asks
-//  8. audit: the audit record is opened
-//  9. admission: the send pacer's admission
-//  10. dry run, or send (one call, or a stream by the action's StreamKind),
-//     then redaction of a credential's answer and the sent hook
-//  11. audit line
+//  7. untrusted: the send gate (untrusted.go) when QQ users' text was read
+//     on the call's connection
+//  8. confirmation: a form (or the remote approvers) when the policy or
+//     the send gate asks
+//  9. audit: the audit record is opened
+//  10. admission: the send pacer's admission
+//  11. dry run, or send (one call, or a stream by the action's
+//     StreamKind), then redaction of a credential's answer, the sent
+//     hook, and the chats a read hands the model (noteRead)
+//  12. audit line
 //
-// A background plan runs steps 9 to 11 as a task (the Launch hook).
+// A background plan runs steps 10 to 12 as a task (the Launch hook).
 package pipeline
 
 import (
@@ -60,8 +64,9 @@ type Executor struct {
 
 // Remote confirms a call when the client has no form (the QQ channel's
 // approvers): it returns the refusal, with ok false, unless a person
-// allowed the call.
-type Remote func(ctx context.Context, a *catalog.Action, params json.RawMessage, t safety.Targets) (r toolkit.Reply, ok bool)
+// allowed the call. why, when the send gate asks, says in Chinese (what
+// approvers read) why the call leaves the chats the model read.
+type Remote func(ctx context.Context, c *Call, a *catalog.Action, params json.RawMessage, t safety.Targets, why string) (r toolkit.Reply, ok bool)
 
 // Launch starts job, the checked rest of a background plan, as a durable
 // task and answers with its handle; job runs detached from the request.
@@ -134,6 +139,9 @@ type Client interface {
 	// Progress returns the function that reports a transfer's progress,
 	// or nil when the client asked for none.
 	Progress(ctx context.Context) func(done, total int64) error
+	// Connection identifies the client connection the call came from, the
+	// key of its untrusted.Ledger (the send gate); nil when unknown.
+	Connection() any
 }
 
 // A Plan is one call of an action as its entry point read it.
@@ -159,6 +167,7 @@ type Plan struct {
 	Confirmed bool
 
 	upload *pendingUpload // set by the upload step
+	gate   gateNote       // set by the send gate, for the audit line
 }
 
 // Run is the pipeline: it applies the steps of the package comment to p,
@@ -203,17 +212,40 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 			return x.Refused(c, p, rateLimited(a, d))
 		}
 	}
-	if !p.Confirmed && x.safety.Confirm.Needs(a.Destructive, a.ReadOnly) { // 7. confirmation
+	g, r, ok := x.judgeUntrusted(c, &p) // 7. untrusted
+	if !ok {
+		return x.Refused(c, p, r)
+	}
+	if !p.Confirmed && (g.ask || x.safety.Confirm.Needs(a.Destructive, a.ReadOnly)) { // 8. confirmation
 		forms := c.Client != nil && c.Client.Forms()
-		if x.remote == nil || forms {
-			return x.askConfirm(ctx, c, p, targets)
+		if g.ask && !forms && x.remote == nil {
+			p.gate.decision = gateRefused
+			return x.Refused(c, p, untrustedRefusal(a.Name, g,
+				"SNOWLUMA_MCP_UNTRUSTED_SENDS=confirm, and this client has no form and no QQ approver is configured to confirm it",
+				"reply only in the chats whose messages were read; to do more, use a client that supports form elicitation, or ask the operator to set SNOWLUMA_MCP_CHANNEL_APPROVERS"))
 		}
-		if r, ok := x.remote(ctx, a, p.Params, targets); !ok {
+		if x.remote == nil || forms {
+			return x.askConfirm(ctx, c, p, targets, g)
+		}
+		why := ""
+		if g.ask {
+			why = GateText(lang.Zh, g.d)
+		}
+		if r, ok := x.remote(ctx, c, a, p.Params, targets, why); !ok {
+			if g.ask {
+				p.gate.decision = gateRefused
+				if r.Diag.Kind == toolkit.KindNotConfirmed {
+					p.gate.decision = gateDeclined
+				}
+			}
 			return x.Refused(c, p, r)
+		}
+		if g.ask {
+			p.gate.decision = gateConfirmed
 		}
 	}
 	var entry *safety.Entry
-	if x.audits(a) { // 8. audit
+	if x.audits(a) { // 9. audit
 		if entry, err = x.safety.Audit.Begin(); err != nil {
 			// The detail names a path on the host: stderr, not the client.
 			x.log.Warn("audit", "action", a.Name, "problem", err.Error())
@@ -224,12 +256,13 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 	// What is left runs now, or in the task of a background call.
 	do := func(ctx context.Context, c *Call) toolkit.Reply {
 		var r toolkit.Reply
-		if d := x.pace(a, keys); d > 0 { // 9. admission
+		if d := x.pace(a, keys); d > 0 { // 10. admission
 			r = rateLimited(a, d)
-		} else if x.dryRuns(a) { // 10. dry run: checked, not sent
+		} else if x.dryRuns(a) { // 11. dry run: checked, not sent
 			r = x.dryRun(a, targets, p)
-		} else { // 10. send, redaction, the sent hook
+		} else { // 11. send, redaction, the sent hook, the chats read
 			r = x.send(ctx, c, p)
+			x.noteRead(c, p, r)
 			if a.Sensitive && x.safety.Sensitive == safety.SensitiveRedact {
 				r = redact(r)
 			}
@@ -237,18 +270,18 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 				x.sent(r)
 			}
 		}
-		if entry != nil { // 11. audit line
-			x.write(entry, c, a, targets, r)
+		if entry != nil { // 12. audit line
+			x.write(entry, c, p, targets, r)
 		}
 		return r
 	}
 	if !p.Background {
 		return do(ctx, c)
 	}
-	r := x.start(ctx, c, a, do)
+	r = x.start(ctx, c, a, do)
 	if r.IsError && entry != nil {
 		// No task started, so do never runs: the refusal is the audit line.
-		x.write(entry, c, a, targets, r)
+		x.write(entry, c, p, targets, r)
 	}
 	return r
 }
@@ -346,18 +379,20 @@ func (x *Executor) Refused(c *Call, p Plan, r toolkit.Reply) toolkit.Reply {
 		return r
 	}
 	targets, _ := safety.ExtractTargets(p.Params, targetParams(p.Action)...)
+	x.noteDeclined(c, &p, r)
 	entry, err := x.safety.Audit.Begin()
 	if err != nil {
 		x.log.Warn("audit", "action", p.Action.Name, "problem", err.Error())
 		return r
 	}
-	x.write(entry, c, p.Action, targets, r)
+	x.write(entry, c, p, targets, r)
 	return r
 }
 
 // write appends the call's audit line. The action has already run or been
 // refused, so a failure is logged rather than returned.
-func (x *Executor) write(e *safety.Entry, c *Call, a *catalog.Action, t safety.Targets, r toolkit.Reply) {
+func (x *Executor) write(e *safety.Entry, c *Call, p Plan, t safety.Targets, r toolkit.Reply) {
+	a := p.Action
 	err := e.Write(safety.Record{
 		Time:        time.Now().UTC(),
 		Tool:        c.Tool,
@@ -368,6 +403,9 @@ func (x *Executor) write(e *safety.Entry, c *Call, a *catalog.Action, t safety.T
 		Kind:        string(r.Diag.Kind),
 		Traceparent: c.Trace.Traceparent(),
 		DryRun:      x.backend.DryRun,
+		// The send gate's decision and the chats read (untrusted.go).
+		Untrusted:     p.gate.decision,
+		UntrustedRead: p.gate.read,
 	})
 	if err != nil {
 		x.log.Warn("audit", "action", a.Name, "problem", err.Error())

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -23,6 +24,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
 	"github.com/snowluma/snowluma-mcp/safety"
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 // The QQ channel for Claude Code (package channel): the capabilities that
@@ -62,6 +64,8 @@ type channelService struct {
 	hub  *events.Hub
 	wire ChannelWire
 	log  io.Writer
+
+	server *mcp.Server // set by attach: its sessions are the connection pushes reach
 
 	mu    sync.Mutex
 	ch    *channel.Channel // nil until the account is known
@@ -134,7 +138,8 @@ func (svc *channelService) configure(o *mcp.ServerOptions) {
 
 // attach takes Claude Code's permission requests and starts following the
 // account: the event connection opens now, not at the first call.
-func (svc *channelService) attach(*mcp.Server) error {
+func (svc *channelService) attach(s *mcp.Server) error {
+	svc.server = s
 	if svc.approvals() {
 		svc.wire.OnPermission(func(_ context.Context, p claudechannel.PermissionRequest) {
 			// The wire's reader must not wait for QQ.
@@ -174,7 +179,7 @@ func (svc *channelService) run() {
 			self, svc.cfg.Mode, len(svc.cfg.Groups), len(svc.cfg.Users), len(svc.cfg.Approvers))
 	}
 	done := make(chan struct{})
-	go func() { ch.Run(ctx, channelSink{svc.wire}, nil); close(done) }()
+	go func() { ch.Run(ctx, channelSink{svc.wire, svc.pushed}, nil); close(done) }()
 	feed.Run(ctx, ch, id, updated)
 	cancel()
 	<-done
@@ -250,8 +255,33 @@ func (svc *channelService) noteSent(r toolkit.Reply) {
 	}
 }
 
+// pushed records that a push hands the model text of its chat: the
+// connection the wire writes to (a stdio server's one session) has read
+// it. It is recorded before the push is written, so that no call the
+// push provokes runs before the gate knows of it.
+func (svc *channelService) pushed(p channel.Push) {
+	chat := untrusted.PrivateChat(metaID(p.Meta[channel.MetaUserID]))
+	if p.Meta[channel.MetaMessageType] == "group" {
+		chat = untrusted.GroupChat(metaID(p.Meta[channel.MetaGroupID]))
+	}
+	for s := range svc.server.Sessions() {
+		svc.x.backend.Provenance.Note(s, chat)
+	}
+}
+
+func metaID(s string) int64 {
+	id, _ := strconv.ParseInt(s, 10, 64)
+	return id
+}
+
 // relay sends one of Claude Code's permission requests to the approvers.
+// In a dry run nothing reaches QQ, so the request is refused at once (only
+// Claude Code's own dialog can answer it) and never waits as pending.
 func (svc *channelService) relay(p claudechannel.PermissionRequest) {
+	if svc.x.backend.DryRun {
+		fmt.Fprintf(svc.log, "channel: permission request %q not relayed to the approvers: this is a dry run (SNOWLUMA_MCP_DRY_RUN), which sends nothing to QQ; answer it in Claude Code\n", clip(p.RequestID))
+		return
+	}
 	ch := svc.channel()
 	if ch == nil {
 		fmt.Fprintf(svc.log, "channel: permission request %q arrived before the channel knew its account; only Claude Code's own dialog can answer it\n", clip(p.RequestID))
@@ -288,6 +318,10 @@ func (svc *channelService) prompt(ctx context.Context, id, prompt string) bool {
 		}
 		if r.Diag.Outcome == toolkit.OutcomeSuccess {
 			sent = true
+			// A quote-reply to this message answers id.
+			if ch := svc.channel(); ch != nil {
+				ch.Prompted(id, dataID(r, "message_id"))
+			}
 			continue
 		}
 		fmt.Fprintf(svc.log, "channel: the approval prompt for request %s could not be sent to %d: %s: %s\n", id, a, r.Diag.Kind, r.Diag.Message)
@@ -298,7 +332,7 @@ func (svc *channelService) prompt(ctx context.Context, id, prompt string) bool {
 // confirm is the pipeline's confirmation when the client has no form:
 // the approvers answer from QQ. It returns the refusal, with ok false,
 // unless an approver allowed the call.
-func (svc *channelService) confirm(ctx context.Context, a *catalog.Action, params json.RawMessage, t safety.Targets) (toolkit.Reply, bool) {
+func (svc *channelService) confirm(ctx context.Context, c *pipeline.Call, a *catalog.Action, params json.RawMessage, t safety.Targets, why string) (toolkit.Reply, bool) {
 	ch := svc.channel()
 	unavailable := func(why string) (toolkit.Reply, bool) {
 		return toolkit.Fail(toolkit.KindConfirmationUnavailable,
@@ -308,17 +342,31 @@ func (svc *channelService) confirm(ctx context.Context, a *catalog.Action, param
 	if ch == nil {
 		return unavailable("the QQ channel has not started yet")
 	}
+	if svc.x.backend.DryRun {
+		return unavailable("this is a dry run (SNOWLUMA_MCP_DRY_RUN), which sends no prompt to QQ")
+	}
 	desc := a.Summary
 	if ids := t.PaceKeys(); len(ids) > 0 {
 		desc += " (" + strings.Join(ids, ", ") + ")"
+	}
+	if why != "" {
+		desc = why + desc
 	}
 	v, err := ch.Ask(ctx, channel.Request{Tool: a.Name, Description: desc, Preview: string(params)}, func(ctx context.Context, id, prompt string) error {
 		if !svc.prompt(ctx, id, prompt) {
 			return fmt.Errorf("the prompt reached no approver (stderr says why)")
 		}
+		// The client learns what the call waits for.
+		if m, ok := c.Client.(mcpClient); ok {
+			m.Waiting(ctx, fmt.Sprintf("waiting for an approver to answer request %s on QQ (up to %v)", id, channel.ApprovalTTL))
+		}
 		return nil
 	})
 	switch {
+	case errors.Is(err, channel.ErrUnanswered):
+		return toolkit.Fail(toolkit.KindNotConfirmed,
+			fmt.Sprintf("%s was not confirmed: %v; nothing was sent", a.Name, err),
+			"call again to ask the approvers again, once one of them can answer on QQ"), false
 	case err != nil:
 		return unavailable("no approver answered from QQ: " + err.Error())
 	case v.Behavior != channel.Allow:
@@ -342,10 +390,15 @@ func (svc *channelService) runtime() any {
 	return channel.Stats{Mode: svc.cfg.Mode, Connection: svc.state}
 }
 
-// channelSink writes the channel's output on the wire.
-type channelSink struct{ w ChannelWire }
+// channelSink writes the channel's output on the wire; pushed is told of
+// each push first.
+type channelSink struct {
+	w      ChannelWire
+	pushed func(channel.Push)
+}
 
 func (s channelSink) Push(ctx context.Context, p channel.Push) error {
+	s.pushed(p)
 	return s.w.Push(ctx, p.Content, p.Meta)
 }
 

@@ -196,7 +196,7 @@ func TestChannelPushes(t *testing.T) {
 			qqGroup("message", 20001, 30005, 4, `[{"type":"text","data":{"text":"he\u200bllo\u202e \u0007wor\u0000ld\ufeff"}},{"type":"image","data":{"file":"a.png","url":"http://x/a.png"}},{"type":"at","data":{"qq":"30006"}}]`),
 		)
 		content, meta := q.push(t)
-		if content != "hello world[图片][@30006]" {
+		if content != "hello world[图片 #1][@30006]" {
 			t.Errorf("content %q", content)
 		}
 		want := map[string]string{"message_type": "group", "group_id": "20001", "user_id": "30005", "message_id": "4",

@@ -11,6 +11,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/media"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -29,6 +30,12 @@ func Definitions(mode config.Mode, scratch string) ([]*mcp.Tool, error) {
 			return nil, err
 		}
 		b.Client = c
+		// A download directory and a picture decoder, as backend.Open
+		// gives them (view_media needs both).
+		if b.Downloads, err = transfer.NewStore(filepath.Join(scratch, "downloads"), transfer.DefaultMaxFileBytes, transfer.DefaultDownloadQuotaBytes); err != nil {
+			return nil, err
+		}
+		b.Media = media.NewDecoder(0, 0)
 		// Nothing connects until a subscribe_events call, which this never
 		// makes.
 		b.Events = events.New(events.Options{URL: "ws://127.0.0.1:9/event"})

@@ -18,6 +18,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 // EventsURIPrefix starts every event resource's canonical URI; the
@@ -35,15 +36,17 @@ type eventService struct {
 	s   *mcp.Server
 	// allow holds the target allowlists a filter must stay within.
 	allow *safety.Policy
+	// seen records which chats' text each connection read.
+	seen *untrusted.Registry
 }
 
 // newEventService returns the service over hub, whose filters stay within
 // allow's allowlists, or nil when events are off.
-func newEventService(hub *events.Hub, mode config.Mode, allow *safety.Policy) *eventService {
+func newEventService(hub *events.Hub, mode config.Mode, allow *safety.Policy, seen *untrusted.Registry) *eventService {
 	if hub == nil || !mode.Allows(config.ModeRead) {
 		return nil
 	}
-	return &eventService{hub: hub, allow: allow}
+	return &eventService{hub: hub, allow: allow, seen: seen}
 }
 
 // eventsFeature serves the live event tools (refusals without events), and
@@ -319,6 +322,11 @@ func (ev *eventService) read(_ context.Context, req *mcp.ReadResourceRequest) (*
 	if err != nil {
 		return nil, err
 	}
+	// The model is handed these events' text: their chats arm the send
+	// gate of this connection (see untrusted).
+	for _, e := range snap.Events {
+		ev.seen.Note(req.Session, untrusted.EventChats(e.Event)...)
+	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: text}}}, nil
 }
 
@@ -332,7 +340,10 @@ func encodeSnapshot(s events.Snapshot) (string, error) {
 			buf.WriteByte(',')
 		}
 		fmt.Fprintf(&buf, `{"cursor":%q,"event":`, e.Cursor)
-		buf.Write(e.Event)
+		// The same JSON, with no '<' or '>' a model could read as the
+		// host's markup, and the message's text as a model reads it.
+		buf.Write(untrusted.EscapeJSON(e.Event))
+		writeMessageText(&buf, e.Event)
 		buf.WriteByte('}')
 	}
 	// The events' text came from other people: the read says so beside
@@ -351,6 +362,20 @@ func encodeSnapshot(s events.Snapshot) (string, error) {
 	}
 	buf.Write(tail)
 	return buf.String(), nil
+}
+
+// writeMessageText adds a message event's text as the channel renders it,
+// with its media placeholders ([图片 #1], the index view_media takes), as
+// a "text" field beside the event; other events get none.
+func writeMessageText(buf *bytes.Buffer, raw json.RawMessage) {
+	e, err := channel.ParseEvent(raw)
+	if err != nil || (e.PostType != "message" && e.PostType != "message_sent") {
+		return
+	}
+	buf.WriteString(`,"text":`)
+	enc := json.NewEncoder(buf)                                                 // escapes '<' and '>' as the event's bytes are
+	enc.Encode(untrusted.Neutralize(channel.Render(e.Segments, e.SelfID).Text)) // a string always encodes
+	buf.Truncate(buf.Len() - 1)                                                 // Encode's newline
 }
 
 // subscribe accepts resources/subscribe (legacy) and each URI of a

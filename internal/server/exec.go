@@ -198,6 +198,23 @@ func (m mcpClient) Ask(key string, f pipeline.Form, state string) toolkit.Reply 
 	return toolkit.Ask(mcp.InputRequestMap{key: &mcp.ElicitParams{Mode: "form", Message: f.Message, RequestedSchema: f.Schema}}, state)
 }
 
+// Connection is the MCP session the call came on: its send gate's ledger.
+func (m mcpClient) Connection() any {
+	if m.req.Session == nil {
+		return nil
+	}
+	return m.req.Session
+}
+
+// Waiting tells the client, by a progress notification with a message,
+// what its call waits for (an approver on QQ); nothing without a progress
+// token.
+func (m mcpClient) Waiting(ctx context.Context, message string) {
+	if tok := m.req.Params.GetProgressToken(); tok != nil && m.req.Session != nil {
+		m.req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Message: message})
+	}
+}
+
 // Progress reports through the request's progress token, when it has one.
 func (m mcpClient) Progress(ctx context.Context) func(done, total int64) error {
 	tok := m.req.Params.GetProgressToken()

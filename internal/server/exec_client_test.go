@@ -86,9 +86,13 @@ func TestGates(t *testing.T) {
 				t.Errorf("send_group_msg: %+v %s", r.Diagnostics, r.Result)
 			}
 			// An alias reaches SnowLuma under the canonical name.
+			// Here SnowLuma does not know fetch_ptt_text (retcode 1404, as
+			// for an unknown action), so the server asks get_version_info
+			// whether every action is unknown.
+			fake.Handle("fetch_ptt_text", func(json.RawMessage) fakesnowluma.Reply {
+				return fakesnowluma.Reply{Envelope: fakesnowluma.Envelope{Status: "failed", Retcode: 1404, Wording: "unknown action"}}
+			})
 			mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_ptt_text", "params": map[string]any{"message_id": "-5"}})
-			// The fake does not know fetch_ptt_text (retcode 1404), so the
-			// server asks get_version_info whether every action is unknown.
 			if got := sent(fake); len(got) != 3 || got[0] != "send_group_msg" || got[1] != "fetch_ptt_text" || got[2] != "get_version_info" {
 				t.Errorf("sent %v", got)
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/media"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -50,6 +51,7 @@ func TestToolsGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 				b.Client = c
+				withStores(t, b)
 			}
 			if mode == config.ModeWrite {
 				b.Tasks = taskRunner(t)
@@ -68,7 +70,7 @@ func TestToolsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	hub := events.New(events.Options{URL: "ws://127.0.0.1:9/event"})
-	sets = append(sets, toolSet{string(config.ModeRead), "events", "read mode with an events URL, to a client with no capabilities", listTools(t, Options{Catalog: catalog.Preload(), Mode: config.ModeRead, Backend: &backend.Backend{Client: client, Events: hub}}, nil)})
+	sets = append(sets, toolSet{string(config.ModeRead), "events", "read mode with an events URL, to a client with no capabilities", listTools(t, Options{Catalog: catalog.Preload(), Mode: config.ModeRead, Backend: withStores(t, &backend.Backend{Client: client, Events: hub})}, nil)})
 	if hub.State().Status != events.StatusNotConnected {
 		t.Error("listing tools connected")
 	}
@@ -258,6 +260,18 @@ func connect(tb testing.TB, s *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientS
 	return cs
 }
 
+// withStores gives b a download directory and a picture decoder, as
+// backend.Open does in read and write modes.
+func withStores(tb testing.TB, b *backend.Backend) *backend.Backend {
+	tb.Helper()
+	store, err := transfer.NewStore(filepath.Join(tb.TempDir(), "downloads"), transfer.DefaultMaxFileBytes, transfer.DefaultDownloadQuotaBytes)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b.Downloads, b.Media = store, media.NewDecoder(0, 0)
+	return b
+}
+
 // liveServer is a server in mode talking to the SnowLuma at endpoint, with
 // clock now (nil for time.Now).
 func liveServer(tb testing.TB, mode config.Mode, endpoint string, now func() time.Time) *mcp.Server {
@@ -266,7 +280,7 @@ func liveServer(tb testing.TB, mode config.Mode, endpoint string, now func() tim
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := New(Options{Catalog: catalog.Preload(), Mode: mode, Backend: &backend.Backend{Client: client}, Now: now})
+	s, err := New(Options{Catalog: catalog.Preload(), Mode: mode, Backend: withStores(tb, &backend.Backend{Client: client}), Now: now})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -9,9 +10,11 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/media"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/transfer"
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 type runtimeArgs struct {
@@ -49,8 +52,10 @@ type runtimeInfo struct {
 	EventsEnabled     bool           `json:"events_enabled"`
 	Events            *eventsInfo    `json:"events"`
 	// Channel is the QQ channel's counters; absent when it is off.
-	Channel any                  `json:"channel,omitempty"`
-	Checks  map[string]checkInfo `json:"checks,omitempty"`
+	Channel any `json:"channel,omitempty"`
+	// Media is view_media's limits and counters; absent in docs mode.
+	Media  *media.Runtime       `json:"media,omitempty"`
+	Checks map[string]checkInfo `json:"checks,omitempty"`
 }
 
 type transportInfo struct {
@@ -126,6 +131,10 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 		ServerSupport:    "unknown",
 		Safety:           x.safetyInfo(),
 	}
+	info.Safety.UntrustedSends = cmp.Or(x.backend.UntrustedSends, untrusted.ModeConfirm)
+	if c.Req != nil && c.Req.Session != nil && x.backend.Provenance != nil {
+		info.Safety.UntrustedRead = untrusted.Strings(x.backend.Provenance.For(c.Req.Session).Chats())
+	}
 	if x.enabled() {
 		l := x.backend.Client.Limits()
 		info.Transport = &transportInfo{
@@ -137,6 +146,10 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 			ParamsValidated:         !x.backend.SkipParamsCheck,
 		}
 		x.describeFiles(info.Transport, l)
+	}
+	if m := x.backend.Media; m != nil {
+		rt := m.Runtime(&x.backend.MediaStats)
+		info.Media = &rt
 	}
 	if run := x.backend.Tasks; run != nil {
 		info.TasksEnabled = true
@@ -189,6 +202,11 @@ type safetyInfo struct {
 	AllowedGroups     []int64          `json:"allowed_groups"`
 	AllowedUsers      []int64          `json:"allowed_users"`
 	Audit             bool             `json:"audit"`
+	// UntrustedSends is the send gate's mode; UntrustedRead the chats
+	// whose QQ users' text this connection was handed, where a reply
+	// needs no confirmation.
+	UntrustedSends untrusted.Mode `json:"untrusted_sends"`
+	UntrustedRead  []string       `json:"untrusted_read,omitempty"`
 }
 
 func (x *executor) safetyInfo() *safetyInfo {

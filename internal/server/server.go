@@ -27,6 +27,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/version"
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 // Name identifies this server to MCP clients, with the build's version
@@ -98,6 +99,7 @@ func New(opts Options) (*mcp.Server, error) {
 		promptsFeature, // prompts.go: instructions, prompts, completion, one action as a resource
 		channelFeature, // channel.go: the QQ channel for Claude Code
 		trialFeature,   // trial.go: the sandbox and the dry run
+		mediaFeature,   // media.go: view_media
 	} {
 		f, err := build(d)
 		if err != nil {
@@ -153,6 +155,9 @@ func newDeps(opts Options) (*deps, error) {
 	if b == nil {
 		b = &backend.Backend{}
 	}
+	if b.Provenance == nil {
+		b.Provenance = &untrusted.Registry{}
+	}
 	if opts.Mode != config.ModeDocs && b.Client == nil {
 		return nil, fmt.Errorf("server: %s mode needs a SnowLuma client", opts.Mode)
 	}
@@ -178,7 +183,7 @@ func newDeps(opts Options) (*deps, error) {
 	if ch != nil {
 		ch.x = x
 	}
-	return &deps{opts: opts, mode: opts.Mode, dispatch: &mcpseam.Dispatch{Pass: opts.Speed.PassEncoded}, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety), channel: ch, sealer: sealer, log: log}, nil
+	return &deps{opts: opts, mode: opts.Mode, dispatch: &mcpseam.Dispatch{Pass: opts.Speed.PassEncoded}, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety, b.Provenance), channel: ch, sealer: sealer, log: log}, nil
 }
 
 // A catalogSource yields the catalog once it has loaded.

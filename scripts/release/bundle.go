@@ -56,6 +56,9 @@ func settings() map[string]setting {
 		"SNOWLUMA_MCP_CONFIRM": {key: "confirm", typ: "string", title: "Confirmation (none, destructive or writes)",
 			titleZh: "确认（none、destructive 或 writes）",
 			descZh:  "哪些动作运行前要由人在表单里确认：none 不要确认；destructive 为踢人、退群、撤回、删除等；writes 为每个写动作。"},
+		"SNOWLUMA_MCP_UNTRUSTED_SENDS": {key: "untrusted_sends", typ: "string", title: "Sends after reading QQ messages (confirm, refuse or off)",
+			titleZh: "读过 QQ 消息后的外发（confirm、refuse 或 off）",
+			descZh:  "模型读过 QQ 用户写的消息后，发往没读过的会话、带网址、上传本地文件或发到任何会话之外的写动作：confirm 要由人确认（表单或 QQ 审批人），refuse 以 untrusted_context 拒绝，off 照常执行。在消息来源的会话里回复不受影响。"},
 		"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS": {key: "send_min_interval_ms", typ: "number", title: "Least interval between sends to one chat (ms)",
 			titleZh: "同一会话两次发送的最小间隔（毫秒）",
 			descZh:  "向同一个群或用户两次发消息之间至少相隔的毫秒数（0 到 86400000，0 为关闭）。更快的发送以 rate_limited 拒绝。"},
@@ -86,6 +89,9 @@ func settings() map[string]setting {
 		"SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES": {key: "download_quota_bytes", typ: "number", title: "Download directory quota (bytes)",
 			titleZh: "下载目录配额（字节）",
 			descZh:  "整个下载目录最多容纳的字节数；会超出的下载以 quota 失败。"},
+		"SNOWLUMA_MCP_MAX_IMAGE_BYTES": {key: "max_image_bytes", typ: "number", title: "Largest picture shown (bytes)",
+			titleZh: "返回图片的最大字节数",
+			descZh:  "view_media 交给模型的一张图片重新编码后的最大字节数（1 到 16777216）：更大的先降低质量，再缩小尺寸，直到放得下。"},
 	}
 }
 

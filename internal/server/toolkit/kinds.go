@@ -41,11 +41,13 @@ const (
 	KindNotConfirmed            Kind = "not_confirmed"
 	KindRateLimited             Kind = "rate_limited"
 	KindTargetNotAllowed        Kind = "target_not_allowed"
+	KindUntrustedContext        Kind = "untrusted_context"
 	KindAuditFailed             Kind = "audit_failed"
 	KindUnknownResource         Kind = "unknown_resource"
 	KindTooManyResources        Kind = "too_many_resources"
 	KindReleaseRequired         Kind = "release_required"
 	KindTaskStore               Kind = "task_store"
+	KindMediaUnreadable         Kind = "media_unreadable"
 	// KindDryRun is not a failure: the outcome is success, and the kind
 	// says that the write passed every check and was not sent.
 	KindDryRun Kind = "dry_run"
@@ -101,11 +103,13 @@ func Kinds() []KindDoc {
 		{KindNotConfirmed, "the person answered `confirm: false`; nothing ran", "do not repeat unless the person asks"},
 		{KindRateLimited, "a send over the pacing limits; nothing was sent; `diagnostics.retry_after_ms` says how long to wait", "wait that long; never loop on sends"},
 		{KindTargetNotAllowed, "the params name a group or user outside the allowlists; nothing was sent", "use an allowed target (`get_runtime_info`'s `safety`)"},
+		{KindUntrustedContext, "QQ users' text was read on this connection and the write could carry it elsewhere (another chat, a URL, a local file); nothing was sent", "reply only in the chats read, or have a person confirm or do it"},
 		{KindAuditFailed, "the audit file cannot be written, so the write action was not run", "make `SNOWLUMA_MCP_AUDIT_FILE` writable again"},
 		{KindUnknownResource, "the URI names no live event resource (never created, or released)", "use the `uri` `subscribe_events` returned"},
 		{KindTooManyResources, "16 event resources already exist", "release one with `unsubscribe_events`"},
 		{KindReleaseRequired, "the event connection ended, or serves another account, and existing resources still hold it", "read them, release them all, then subscribe again"},
 		{KindTaskStore, "the task directory could not be read or written", "check `SNOWLUMA_MCP_TASK_DIR`: permissions, free space"},
+		{KindMediaUnreadable, "a picture could not be read: not a JPEG, PNG, GIF or WebP, cut short or corrupt, over 50 megapixels or with a header claiming more than its bytes hold (refused before decoding), or too slow to decode; the server is unharmed", "say so to the user; `invoke_action download_file_image_stream` saves the original for a person to open"},
 		{KindDryRun, "not a failure (outcome `success`): under `SNOWLUMA_MCP_DRY_RUN` the write passed every check and was not sent; `result.dry_run` names the action and its targets", "nothing reached SnowLuma or QQ: go on with the plan as a rehearsal; the operator sets `SNOWLUMA_MCP_DRY_RUN=false` to send for real"},
 		{KindInternal, "a defect of snowluma-mcp itself (its catalog or a schema failed to load or compile; earlier builds reported a catalog schema that failed to compile as `invalid_params`)", "reinstall; report it"},
 	}

@@ -43,6 +43,10 @@ type Reply struct {
 	Result  any
 	Diag    Diagnostics
 	IsError bool
+	// Attach are content blocks the result carries after its text block,
+	// such as the images view_media shows; structuredContent describes
+	// them.
+	Attach []mcp.Content
 
 	input      *inputRequired
 	substitute mcp.Result
@@ -139,7 +143,7 @@ func (r Reply) toolResult() *mcp.CallToolResult {
 		text = fmt.Sprintf("The result is %d bytes of JSON, too large to repeat here: read structuredContent. Outcome: %s.", len(js), r.Diag.Outcome)
 	}
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		Content:           append([]mcp.Content{&mcp.TextContent{Text: text}}, r.Attach...),
 		StructuredContent: json.RawMessage(js),
 		IsError:           r.IsError,
 	}

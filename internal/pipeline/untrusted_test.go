@@ -1,0 +1,75 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/seal"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/safety"
+	"github.com/snowluma/snowluma-mcp/transfer"
+	"github.com/snowluma/snowluma-mcp/untrusted"
+)
+
+// connClient is a client without forms on one connection.
+type connClient struct{ key string }
+
+func (connClient) Forms() bool                                       { return false }
+func (connClient) RequestState() string                              { return "" }
+func (connClient) Answer(string) *Answer                             { return nil }
+func (connClient) Ask(string, Form, string) toolkit.Reply            { return toolkit.Reply{} }
+func (connClient) Progress(context.Context) func(int64, int64) error { return nil }
+func (c connClient) Connection() any                                 { return c.key }
+
+// TestSendGateStep: the gate is a step of Run. A read of group 1's history
+// arms the connection that made it and no other; then a send to group 2 is
+// refused (refuse), a send to group 1 runs, and the server's own calls (no
+// connection) pass; a client without forms and without approvers cannot
+// confirm (confirm); off runs everything.
+func TestSendGateStep(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []untrusted.Mode{untrusted.ModeRefuse, untrusted.ModeConfirm, untrusted.ModeOff} {
+		fake := fakesnowluma.Start(t)
+		fake.Handle("get_group_msg_history", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(json.RawMessage(`{"messages":[]}`)) })
+		client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sealer, err := seal.New(seal.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := &backend.Backend{Client: client, UntrustedSends: mode, Provenance: &untrusted.Registry{},
+			Safety: &safety.Policy{Sensitive: safety.SensitiveDeny, Confirm: safety.ConfirmNone, Pacer: safety.NewPacer(0, 0, nil)}}
+		x := New(Options{Backend: b, Catalog: catalog.Preload(), Sealer: sealer})
+		a, b2 := &Call{Tool: "t", Client: connClient{"a"}}, &Call{Tool: "t", Client: connClient{"b"}}
+		if r := x.Read(context.Background(), a, "get_group_msg_history", json.RawMessage(`{"group_id":1}`)); r.Diag.Outcome != toolkit.OutcomeSuccess {
+			t.Fatalf("read: %+v", r.Diag)
+		}
+		send := func(c *Call, group string) toolkit.Reply {
+			a, _, _ := x.lookup("send_group_msg")
+			return x.Run(context.Background(), c, Plan{Action: a, Params: json.RawMessage(`{"group_id":` + group + `,"message":"hi"}`)})
+		}
+		gated := map[untrusted.Mode]toolkit.Kind{untrusted.ModeRefuse: toolkit.KindUntrustedContext, untrusted.ModeConfirm: toolkit.KindUntrustedContext}[mode]
+		if r := send(a, "2"); r.Diag.Kind != gated || (gated != "" && !strings.Contains(r.Diag.Message, "from group:1")) {
+			t.Errorf("%s: send to group 2 after reading group 1: %+v", mode, r.Diag)
+		}
+		if mode == untrusted.ModeConfirm && !strings.Contains(send(a, "2").Diag.Message, "no form and no QQ approver") {
+			t.Errorf("confirm without a way to ask: %+v", send(a, "2").Diag)
+		}
+		for _, c := range []*Call{a, b2, {Tool: "channel"}} {
+			group := "1"
+			if c != a {
+				group = "2" // another connection, or the server's own call
+			}
+			if r := send(c, group); r.Diag.Outcome != toolkit.OutcomeSuccess {
+				t.Errorf("%s: send to group %s by %+v: %+v", mode, group, c.Client, r.Diag)
+			}
+		}
+	}
+}

@@ -1,0 +1,233 @@
+// Package untrusted knows what untrusted text a client connection has been
+// handed and whether a write could carry it elsewhere.
+//
+// Text written by QQ users reaches a model through event reads, the QQ
+// channel's pushes, history and message reads (and, as they land, archive
+// and media reads). A message in one of those chats can ask the model to
+// send what it read somewhere else: the exfiltration shown against other
+// chat MCP servers. A Ledger records, per connection, which chats such
+// text came from (the chats only, never the text); Judge decides whether a
+// write may run freely, must be confirmed by a person, or is refused;
+// Neutralize and EscapeJSON keep pushed text from forging the host's own
+// markup. The package knows no MCP.
+package untrusted
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/snowluma/snowluma-mcp/internal/enum"
+)
+
+// A Kind is what a Chat is.
+type Kind uint8
+
+const (
+	// Group is a QQ group.
+	Group Kind = iota + 1
+	// Private is one person's private chat with the bot.
+	Private
+	// Unknown is text whose chat cannot be told (a merged forward, a list
+	// of recent contacts): it arms the gate and frees no target.
+	Unknown
+)
+
+// A Chat is one conversation whose text was read: a group, one person's
+// private chat, or an unknown one (ID 0).
+type Chat struct {
+	Kind Kind
+	ID   int64
+}
+
+// GroupChat and PrivateChat name a chat; an id that is not positive names
+// the unknown chat, which frees nothing.
+func GroupChat(id int64) Chat {
+	if id <= 0 {
+		return Chat{Kind: Unknown}
+	}
+	return Chat{Group, id}
+}
+
+func PrivateChat(id int64) Chat {
+	if id <= 0 {
+		return Chat{Kind: Unknown}
+	}
+	return Chat{Private, id}
+}
+
+// UnknownChat is text from a chat that cannot be told.
+var UnknownChat = Chat{Kind: Unknown}
+
+// String names the chat for a refusal and the audit log: group:123,
+// private:456 or unknown.
+func (c Chat) String() string {
+	switch c.Kind {
+	case Group:
+		return "group:" + strconv.FormatInt(c.ID, 10)
+	case Private:
+		return "private:" + strconv.FormatInt(c.ID, 10)
+	}
+	return "unknown"
+}
+
+// MaxChats is how many distinct chats a ledger lists. Past it the oldest
+// is forgotten but the ledger stays armed (Overflow), so that the
+// forgotten chat is not freed, only no longer named.
+const MaxChats = 256
+
+// A Ledger is the chats whose untrusted text one connection was handed.
+// It is safe for concurrent use; the zero value is an empty ledger.
+type Ledger struct {
+	mu       sync.Mutex
+	chats    []Chat // oldest first
+	overflow bool
+}
+
+// Note records that text of these chats was handed to the model.
+func (l *Ledger) Note(chats ...Chat) {
+	if l == nil || len(chats) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, c := range chats {
+		if c.Kind == 0 {
+			continue
+		}
+		if i := slices.Index(l.chats, c); i >= 0 {
+			// The most recent read is kept last: the oldest goes first.
+			l.chats = append(slices.Delete(l.chats, i, i+1), c)
+			continue
+		}
+		if len(l.chats) >= MaxChats {
+			l.chats = slices.Delete(l.chats, 0, 1)
+			l.overflow = true
+		}
+		l.chats = append(l.chats, c)
+	}
+}
+
+// Chats lists the chats read, oldest first.
+func (l *Ledger) Chats() []Chat {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.chats)
+}
+
+// Read reports whether text of c was read. The unknown chat is never
+// "read" in this sense: it names no target to free.
+func (l *Ledger) Read(c Chat) bool {
+	if l == nil || c.Kind == Unknown {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Contains(l.chats, c)
+}
+
+// Armed reports whether any untrusted text was read at all.
+func (l *Ledger) Armed() bool {
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.chats) > 0 || l.overflow
+}
+
+// MaxConnections is how many connections a Registry remembers; the
+// least recently used is forgotten past it. A stdio server has one.
+const MaxConnections = 64
+
+// A Registry holds the ledger of each client connection, by a key the
+// server chooses (its session). It is safe for concurrent use.
+type Registry struct {
+	mu    sync.Mutex
+	byKey map[any]*Ledger
+	order []any // least recently used first
+}
+
+// For returns the ledger of the connection key, made on first use. A nil
+// key (a call with no connection, such as the channel's own sends) gets a
+// fresh ledger that nothing else shares.
+func (r *Registry) For(key any) *Ledger {
+	if key == nil {
+		return &Ledger{}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byKey == nil {
+		r.byKey = map[any]*Ledger{}
+	}
+	if i := slices.Index(r.order, key); i >= 0 {
+		r.order = append(slices.Delete(r.order, i, i+1), key)
+		return r.byKey[key]
+	}
+	if len(r.order) >= MaxConnections {
+		delete(r.byKey, r.order[0])
+		r.order = slices.Delete(r.order, 0, 1)
+	}
+	l := &Ledger{}
+	r.byKey[key] = l
+	r.order = append(r.order, key)
+	return l
+}
+
+// Note records that text of chats was handed to the model on the
+// connection key: the one call a reader of QQ users' text makes (event
+// and action reads, channel pushes, the archive, media). A nil key
+// records nothing.
+func (r *Registry) Note(key any, chats ...Chat) {
+	if r == nil || key == nil {
+		return
+	}
+	r.For(key).Note(chats...)
+}
+
+// Names joins chats for a sentence: "group:1, private:2".
+func Names(chats []Chat) string {
+	s := make([]string, len(chats))
+	for i, c := range chats {
+		s[i] = c.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+// Strings lists chats by name, for the audit log.
+func Strings(chats []Chat) []string {
+	if len(chats) == 0 {
+		return nil
+	}
+	s := make([]string, len(chats))
+	for i, c := range chats {
+		s[i] = c.String()
+	}
+	return s
+}
+
+// A Mode is SNOWLUMA_MCP_UNTRUSTED_SENDS: what happens to a write that
+// could carry untrusted text elsewhere.
+type Mode string
+
+const (
+	// ModeConfirm asks a person (the default).
+	ModeConfirm Mode = "confirm"
+	// ModeRefuse refuses it with kind untrusted_context.
+	ModeRefuse Mode = "refuse"
+	// ModeOff lets it run: the behaviour before the gate.
+	ModeOff Mode = "off"
+)
+
+// ParseMode reads a Mode; empty means ModeConfirm.
+func ParseMode(s string) (Mode, error) {
+	if m, ok := enum.Parse(s, ModeConfirm, ModeConfirm, ModeRefuse, ModeOff); ok {
+		return m, nil
+	}
+	return "", fmt.Errorf("%q is not an untrusted-sends policy; use confirm, refuse or off", s)
+}
