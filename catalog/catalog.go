@@ -36,15 +36,10 @@ type Catalog struct {
 	actions    []*Action          // in catalog order: by name
 	byName     map[string]*Action // names and aliases
 
-	// folded is the lower-cased search text of each action, built on the
-	// first search.
-	folded func() []foldedAction
+	// indexOnce is the search index, built on the first search.
+	indexOnce func() *index
 	// categoriesJSON is the categories' JSON, made on first use.
 	categoriesJSON func() ([]byte, error)
-
-	// terms remembers which actions each keyword search term matched.
-	termsMu sync.Mutex
-	terms   map[string]termHits
 }
 
 // A Category groups actions. Name is SnowLuma's canonical (Chinese) name;
@@ -242,7 +237,7 @@ func load(fsys fs.FS) (*Catalog, error) {
 	for _, oc := range slices.SortedFunc(maps.Values(cats), func(a, b *ordered) int { return a.order - b.order }) {
 		c.categories = append(c.categories, oc.cat)
 	}
-	c.folded = sync.OnceValue(c.fold)
+	c.indexOnce = sync.OnceValue(c.buildIndex)
 	c.categoriesJSON = sync.OnceValues(func() ([]byte, error) { return encode(c.categories) })
 	slices.SortFunc(c.actions, func(a, b *Action) int { return strings.Compare(a.Name, b.Name) })
 	return c, nil

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/snowluma/snowluma-mcp/internal/editdist"
 	"github.com/snowluma/snowluma-mcp/internal/reference"
 )
 
@@ -234,7 +235,7 @@ func normalise(s string) string {
 // of the longer one's length in edits.
 func tooClose(a, b string) bool {
 	longer := max(utf8.RuneCountInString(a), utf8.RuneCountInString(b))
-	return a == b || editDistance(a, b)*3 <= longer
+	return a == b || editdist.Distance(a, b)*3 <= longer
 }
 
 func TestTooClose(t *testing.T) {

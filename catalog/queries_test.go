@@ -2,17 +2,22 @@ package catalog
 
 import (
 	"bufio"
+	"encoding/json"
+	"hash/fnv"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/snowluma/snowluma-mcp/internal/reference"
 )
 
 // operatorQuery is one labelled query of testdata/operator-queries.tsv.
 type operatorQuery struct {
-	query string
-	right []string // any of them answers the query
-	line  int
+	query  string
+	right  []string // any of them answers the query; none: no action does
+	source string
+	line   int
 }
 
 func loadOperatorQueries(t testing.TB, c *Catalog) []operatorQuery {
@@ -23,17 +28,25 @@ func loadOperatorQueries(t testing.TB, c *Catalog) []operatorQuery {
 	}
 	defer f.Close()
 	var out []operatorQuery
+	seen := map[string]bool{}
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		q, right, ok := strings.Cut(line, "\t")
-		if !ok || q == "" || right == "" {
-			t.Fatalf("operator-queries.tsv:%d: want a query, a tab and the right actions", n)
+		cols := strings.Split(line, "\t")
+		if len(cols) != 3 || cols[0] == "" || cols[1] == "" || cols[2] == "" {
+			t.Fatalf("operator-queries.tsv:%d: want a query, the right actions (or -) and a source, separated by tabs", n)
 		}
-		oq := operatorQuery{query: q, right: strings.Split(right, ","), line: n}
+		if seen[cols[0]] {
+			t.Fatalf("operator-queries.tsv:%d: %q is there twice", n, cols[0])
+		}
+		seen[cols[0]] = true
+		oq := operatorQuery{query: cols[0], source: cols[2], line: n}
+		if cols[1] != "-" {
+			oq.right = strings.Split(cols[1], ",")
+		}
 		for _, name := range oq.right {
 			if _, ok := c.Lookup(name); !ok {
 				t.Fatalf("operator-queries.tsv:%d: %q is not an action", n, name)
@@ -47,18 +60,45 @@ func loadOperatorQueries(t testing.TB, c *Catalog) []operatorQuery {
 	return out
 }
 
+// splitSeed fixes the split of the labelled queries into a development
+// half, on which synonyms and weights may be tuned, and a test half, which
+// only measures. A query's half depends on the seed and its own text, so
+// adding queries never moves the others.
+const splitSeed = "snowluma-mcp search split 1"
+
+// inTestHalf reports whether q belongs to the test half.
+func inTestHalf(q string) bool {
+	h := fnv.New64a()
+	h.Write([]byte(splitSeed))
+	h.Write([]byte(q))
+	return h.Sum64()%2 == 1
+}
+
+// halves splits qs into the development and the test half.
+func halves(qs []operatorQuery) (dev, test []operatorQuery) {
+	for _, q := range qs {
+		if inTestHalf(q.query) {
+			test = append(test, q)
+		} else {
+			dev = append(dev, q)
+		}
+	}
+	return dev, test
+}
+
+// answerable keeps the queries some action answers.
+func answerable(qs []operatorQuery) []operatorQuery {
+	return slices.DeleteFunc(slices.Clone(qs), func(q operatorQuery) bool { return len(q.right) == 0 })
+}
+
 // hitRates returns the share of queries whose first answer is right and
-// whose first three answers hold a right one, and the queries missed at 1
-// and at 3.
-func hitRates(qs []operatorQuery, search func(string) []*Action) (top1, top3 float64, missed1, missed []string) {
+// whose first three answers hold a right one, and the queries missed at 3.
+func hitRates(qs []operatorQuery, search func(string) []*Action) (top1, top3 float64, missed []string) {
 	var one, three int
 	for _, q := range qs {
 		got := names(search(q.query))
 		if len(got) > 0 && slices.Contains(q.right, got[0]) {
 			one++
-		}
-		if len(got) == 0 || !slices.Contains(q.right, got[0]) {
-			missed1 = append(missed1, q.query)
 		}
 		if slices.ContainsFunc(got[:min(3, len(got))], func(n string) bool { return slices.Contains(q.right, n) }) {
 			three++
@@ -66,50 +106,143 @@ func hitRates(qs []operatorQuery, search func(string) []*Action) (top1, top3 flo
 			missed = append(missed, q.query+" → "+strings.Join(got[:min(3, len(got))], ","))
 		}
 	}
-	return float64(one) / float64(len(qs)), float64(three) / float64(len(qs)), missed1, missed
+	return float64(one) / float64(len(qs)), float64(three) / float64(len(qs)), missed
 }
 
-// typeScriptSubstring is NOT the product's search: it is the comparison the
-// README records, the TypeScript SnowLuma MCP server's search as its
+// typeScriptSearch is NOT the product's search: it is the comparison docs/
+// records, the TypeScript SnowLuma MCP server's search_actions as its
 // behaviour is described (a case-insensitive substring match of the whole
-// query over the name, the Chinese summary and the aliases, in catalog
-// order), run over this catalog.
-func typeScriptSubstring(c *Catalog, query string) []*Action {
-	q := strings.ToLower(query)
-	var out []*Action
-	for _, a := range c.actions {
-		hay := append([]string{a.Name, a.SummaryZh}, a.Aliases...)
-		if slices.ContainsFunc(hay, func(h string) bool { return strings.Contains(strings.ToLower(h), q) }) {
-			out = append(out, a)
-		}
+// query over the name, the summary and the aliases, in catalog order), run
+// over SnowLuma 1.11.1's own catalog, whose summaries that server serves.
+func typeScriptSearch(t testing.TB) func(string) []*Action {
+	data, err := os.ReadFile(reference.Path(t, "snowluma-1.11.1-catalog.json"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
+	var ref struct {
+		Actions []refAction `json:"actions"`
+	}
+	if err := json.Unmarshal(data, &ref); err != nil {
+		t.Fatal(err)
+	}
+	return func(query string) []*Action {
+		q := strings.ToLower(query)
+		var out []*Action
+		for _, r := range ref.Actions {
+			hay := append([]string{r.Name, r.Summary}, r.Aliases...)
+			if slices.ContainsFunc(hay, func(h string) bool { return strings.Contains(strings.ToLower(h), q) }) {
+				out = append(out, &Action{Brief: Brief{Name: r.Name}})
+			}
+		}
+		return out
+	}
 }
 
-// TestOperatorQueries holds the search to floors on the labelled operator
-// queries: in the default mode a right action first for at least 75% of
-// them and among the first three for at least 90%. It logs the figures of
-// both modes and of the TypeScript server's substring search (go test -v
-// -run OperatorQueries) for the README.
-func TestOperatorQueries(t *testing.T) {
+// TestSearchGeneralization holds the search to floors on the test half of
+// the labelled queries, which no synonym or weight was tuned on: a right
+// action first for at least 75% of them, among the first three for at
+// least 90%. It logs both halves' figures in both modes, and the
+// TypeScript server's on the same queries (go test -v -run
+// Generalization), for docs/tools.md.
+func TestSearchGeneralization(t *testing.T) {
 	c := mustLoad(t)
 	qs := loadOperatorQueries(t, c)
-	if len(qs) < 100 {
-		t.Fatalf("%d labelled queries, want at least 100", len(qs))
+	if len(qs) < 300 {
+		t.Fatalf("%d labelled queries, want at least 300", len(qs))
 	}
-	top1, top3, missed1, missed := hitRates(qs, func(q string) []*Action { return c.Search(q, Filter{}) })
-	k1, k3, _, _ := hitRates(qs, func(q string) []*Action { return c.SearchKeywords(q, Filter{}) })
-	ts1, ts3, _, _ := hitRates(qs, func(q string) []*Action { return typeScriptSubstring(c, q) })
-	t.Logf("%d queries: default top-1 %.0f%% top-3 %.0f%%; keywords top-1 %.0f%% top-3 %.0f%%; TypeScript substring (comparison) top-1 %.0f%% top-3 %.0f%%",
-		len(qs), 100*top1, 100*top3, 100*k1, 100*k3, 100*ts1, 100*ts3)
-	t.Logf("default mode not first: %s", strings.Join(missed1, ", "))
-	for _, m := range missed {
-		t.Logf("default mode misses at 3: %s", m)
+	composed := 0
+	for _, q := range qs {
+		if q.source == "composed" || q.source == "issue 34" {
+			composed++
+		}
 	}
-	if top1 < 0.75 {
-		t.Errorf("default mode top-1 %.1f%%, want at least 75%%", 100*top1)
+	if 2*composed >= len(qs) {
+		t.Errorf("%d of %d queries are composed; most must come from real text", composed, len(qs))
 	}
-	if top3 < 0.90 {
-		t.Errorf("default mode top-3 %.1f%%, want at least 90%%", 100*top3)
+	dev, test := halves(answerable(qs))
+	if len(dev) < len(test)*2/3 || len(test) < len(dev)*2/3 {
+		t.Fatalf("unbalanced split: %d dev, %d test", len(dev), len(test))
 	}
+	ts := typeScriptSearch(t)
+	var test1, test3 float64
+	for _, half := range []struct {
+		name string
+		qs   []operatorQuery
+	}{{"dev", dev}, {"test", test}} {
+		d1, d3, missed := hitRates(half.qs, func(q string) []*Action { return c.Search(q, Filter{}) })
+		k1, k3, _ := hitRates(half.qs, func(q string) []*Action { return c.SearchKeywords(q, Filter{}) })
+		s1, s3, _ := hitRates(half.qs, ts)
+		t.Logf("%s half, %d queries: default top-1 %.1f%% top-3 %.1f%%; keywords top-1 %.1f%% top-3 %.1f%%; TypeScript substring top-1 %.1f%% top-3 %.1f%%",
+			half.name, len(half.qs), 100*d1, 100*d3, 100*k1, 100*k3, 100*s1, 100*s3)
+		if half.name == "dev" {
+			for _, m := range missed {
+				t.Logf("dev miss at 3: %s", m)
+			}
+		} else {
+			test1, test3 = d1, d3
+		}
+	}
+	if test1 < 0.75 {
+		t.Errorf("test half top-1 %.1f%%, want at least 75%%", 100*test1)
+	}
+	if test3 < 0.90 {
+		t.Errorf("test half top-3 %.1f%%, want at least 90%%", 100*test3)
+	}
+}
+
+// TestWeakMatch checks honest confidence. A query no action answers must
+// come back as a weak match (or with nothing), in at least 90% of the test
+// half; a weak match never puts a destructive action first. It logs how
+// often a query some action answers is called weak.
+func TestWeakMatch(t *testing.T) {
+	c := mustLoad(t)
+	qs := loadOperatorQueries(t, c)
+	var none []operatorQuery
+	for _, q := range qs {
+		if len(q.right) == 0 {
+			none = append(none, q)
+		}
+	}
+	if len(none) < 20 {
+		t.Fatalf("%d unanswerable queries, want at least 20", len(none))
+	}
+	dev, test := halves(none)
+	for _, half := range []struct {
+		name string
+		qs   []operatorQuery
+	}{{"dev", dev}, {"test", test}} {
+		weak := 0
+		for _, q := range half.qs {
+			m := c.Match(q.query, Filter{}, false)
+			if m.Weak || len(m.Actions) == 0 {
+				weak++
+			} else if half.name == "dev" {
+				t.Logf("dev half: %q is not weak: %v", q.query, names(m.Actions[:min(3, len(m.Actions))]))
+			}
+		}
+		share := float64(weak) / float64(len(half.qs))
+		t.Logf("%s half: %d of %d unanswerable queries weak (%.0f%%)", half.name, weak, len(half.qs), 100*share)
+		if half.name == "test" && share < 0.9 {
+			t.Errorf("test half: %.0f%% of unanswerable queries weak, want at least 90%%", 100*share)
+		}
+	}
+	falseWeak := 0
+	all := answerable(qs)
+	for _, q := range qs {
+		for _, keywords := range []bool{false, true} {
+			m := c.Match(q.query, Filter{}, keywords)
+			if m.Weak && len(m.Actions) > 0 && m.Actions[0].Destructive {
+				t.Errorf("%q: weak match led by destructive %s", q.query, m.Actions[0].Name)
+			}
+			if m.Weak && m.Category == "" {
+				t.Errorf("%q: weak match without a category to browse", q.query)
+			}
+		}
+	}
+	for _, q := range all {
+		if c.Match(q.query, Filter{}, false).Weak {
+			falseWeak++
+		}
+	}
+	t.Logf("answerable queries called weak: %d of %d (%.0f%%)", falseWeak, len(all), 100*float64(falseWeak)/float64(len(all)))
 }

@@ -1,11 +1,12 @@
 package catalog
 
 import (
-	"math"
-	"math/bits"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/snowluma/snowluma-mcp/internal/editdist"
 )
 
 // A Filter narrows a listing or a search. Zero fields match everything.
@@ -32,167 +33,175 @@ func (c *Catalog) List(f Filter) []*Action {
 	return out
 }
 
-// foldedAction is an action's search text, lower-cased once.
-type foldedAction struct {
-	names []string // name, then aliases
-	// summaries holds the English and the Chinese summary.
-	summaries []string
-	// text is both summaries and both names of the category.
-	text string
-}
-
-func (c *Catalog) fold() []foldedAction {
-	out := make([]foldedAction, len(c.actions))
-	for i, a := range c.actions {
-		summaries := lowerAll([]string{a.Summary, a.SummaryZh})
-		out[i] = foldedAction{
-			names:     append([]string{strings.ToLower(a.Name)}, lowerAll(a.Aliases)...),
-			summaries: summaries,
-			text:      strings.Join(append(summaries, strings.ToLower(a.Category), strings.ToLower(a.CategoryLabel)), "\n"),
-		}
-	}
-	return out
+// Matches is a search's answer: the actions found, best first, and how
+// sure the search is of them.
+type Matches struct {
+	Actions []*Action
+	// Weak is true when the best match rests on little: the query's
+	// distinctive words matched nothing, or only a common word or filler
+	// did. The first action is then a guess, not an answer.
+	Weak bool
+	// Category is the category most of the first matches belong to, the
+	// one worth browsing when the match is weak; empty when none matched.
+	Category string
 }
 
 // Search is the default search. It returns every action that passes f and
 // whose name, an alias, or the English or Chinese summary contains query,
 // ignoring case (the baseline substring match, so nothing it finds is ever
-// lost), together with the actions that match part of query once it is cut
-// into terms (see terms: unspaced Chinese is segmented, colloquial words go
-// through the synonym table, a misspelt English word is taken as the nearest
-// word of an action name).
-//
-// The order is by relevance, not catalog order: an exact name or alias
-// first; then, with unsupported actions (stubs and no-ops) always after the
-// rest, by score, where the whole query as a substring counts as one more
-// term; ties keep catalog order. An action that only matches part of the
-// query is kept when the terms it matches weigh at least half of all terms
-// and its score is at least half the best.
+// lost), together with the actions the ranked search finds (see Match).
 func (c *Catalog) Search(query string, f Filter) []*Action {
-	return c.rank(query, f, false)
+	return c.Match(query, f, false).Actions
 }
 
-// SearchKeywords is the keyword search. It cuts query into terms as Search
-// does (white space, then dictionary words and synonyms inside unspaced
-// Chinese) and returns the actions that pass f and match every term first,
-// then the actions that match only some of them. A term matches through its
-// synonyms (Chinese and English), in names, aliases, both summaries and both
-// names of the category.
-//
-// The order: an exact name or alias; then, with unsupported actions always
-// after the rest, the actions matching every term before the others; then by
-// score, which weighs each term by how rare it is and counts a hit in the
-// name or an alias above one in a summary, above one in the category; then a
-// OneBot v11 standard action before an extension; ties keep catalog order.
+// SearchKeywords is the keyword search: the ranked search of Match without
+// the whole-query substring match, where the actions matching every word
+// of the query come before those matching only some of them.
 func (c *Catalog) SearchKeywords(query string, f Filter) []*Action {
-	return c.rank(query, f, true)
+	return c.Match(query, f, true).Actions
 }
 
-// rank scores every action that passes f against query and returns the
-// matches in order; keywords selects SearchKeywords' rules over Search's.
-func (c *Catalog) rank(query string, f Filter, keywords bool) []*Action {
-	whole := strings.ToLower(strings.TrimSpace(query))
+// Match ranks the actions that pass f against query. The query is
+// normalized (see Normalize), cut into words (white space and punctuation;
+// unspaced Chinese into dictionary words, with character pairs for what no
+// dictionary knows) and stripped of a request's filler (帮我, 一下, please,
+// how do I). Each action is scored by BM25 over its names, summaries,
+// parameters and category, and the score is scaled by how much of the query
+// the action covers: an unknown word, a filler word or a typo lowers a
+// score, it never empties the answer.
+//
+// The order: an exact name or alias first; then, with unsupported actions
+// (stubs, no-ops, compatibility mocks) always after the rest, in keywords
+// mode the actions matching every word first; then by score, a OneBot v11
+// standard action a little above an extension; ties keep catalog order. A
+// weak match (see Matches.Weak) never puts a destructive action first.
+// Actions scoring under a fraction of the best are left out, except, in the
+// default mode (keywords false), every substring match of the whole query.
+func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
+	query = truncateRunes(query, MaxQueryRunes)
+	whole := Normalize(query)
 	if whole == "" {
-		return nil
+		return Matches{}
 	}
-	terms := c.segment(whole)
-	hits := make([]termHits, len(terms))
-	weights := make([]float64, len(terms))
-	for i, t := range terms {
-		hits[i] = c.hitsOf(t)
-		weights[i] = c.weight(hits[i].text)
-	}
-	total := 0.0
-	for _, w := range weights {
-		total += w
-	}
-	folded := c.folded()
-	// The whole query as one substring: the baseline match of Search.
-	var substr bitset
-	var substrWeight float64
-	if !keywords {
-		substr = newBitset(len(c.actions))
-		for i, fa := range folded {
-			if containsAny(fa.summaries, []string{whole}) || containsAny(fa.names, []string{whole}) {
-				substr.set(i)
-			}
-		}
-		substrWeight = c.weight(substr)
-	}
-	var exactAlts []string
-	if len(terms) == 1 {
-		exactAlts = expand(terms[0])
-	}
-	pairs := hanPairs(whole)
+	ix := c.index()
+	n := len(c.actions)
+	units := c.parse(whole, ix)
+	raw := strings.ToLower(strings.TrimSpace(query))
 
+	total := 0.0
+	for _, u := range units {
+		total += u.weight
+	}
 	type hit struct {
 		a                     *Action
 		exact, supported, all bool
-		most                  bool // matches at least half the terms
-		substring             bool
-		score                 float64
+		substring, nameSub    bool
+		cov, covered, score   float64
 		index                 int
 	}
+	// Per action: BM25 score, covered weight, weight of the words found in
+	// a name; words matched and found in a name; and two scratch marks.
+	floats := make([]float64, 3*n)
+	score, covered, named := floats[:n], floats[n:2*n], floats[2*n:]
+	ints := make([]int, 2*n)
+	matched, namedN := ints[:n], ints[n:]
+	marks := make([]bool, 2*n)
+	inName, seen := marks[:n], marks[n:]
+	for _, u := range units {
+		clear(marks)
+		for _, t := range u.terms {
+			for _, d := range ix.inName[t.term] {
+				if !inName[d] {
+					inName[d] = true
+					named[d] += u.weight
+					namedN[d]++
+				}
+			}
+		}
+		for _, t := range u.terms {
+			ps := ix.postings[t.term]
+			w := t.weight * idf(len(ps), n)
+			for _, p := range ps {
+				d := p.doc
+				tf := float64(p.tf)
+				norm := 1 - bm25B + bm25B*ix.length[d]/ix.avgLen
+				score[d] += w * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
+				if !seen[d] {
+					seen[d] = true
+					covered[d] += u.coverage()
+					matched[d]++
+				}
+			}
+		}
+	}
+	// An action named in the query (an operator pasting get_msg into a
+	// sentence) is what the sentence is about.
+	mentioned := map[int32]bool{}
+	for _, tok := range strings.FieldsFunc(whole, func(r rune) bool {
+		return !(r == '_' || r == '.' || r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)))
+	}) {
+		if d, ok := ix.named[strings.Trim(tok, ".")]; ok && len(tok) >= 5 && strings.ContainsAny(tok, "_.") {
+			mentioned[d] = true
+		} else if d, ok := ix.named[tok]; ok && len(tok) >= 8 {
+			mentioned[d] = true
+		}
+	}
+	var exactAlts []string
+	if len(units) == 1 {
+		exactAlts = units[0].alts
+	}
+	maxIDF := idf(0, n)
 	var found []hit
 	best := 0.0
 	for i, a := range c.actions {
 		if !f.match(a) {
 			continue
 		}
-		fa := folded[i]
-		h := hit{a: a, supported: a.IsSupported(), all: len(terms) > 0, index: i}
-		matched, weighed := 0, 0.0
-		for k, th := range hits {
-			switch {
-			case th.names.has(i):
-				h.score += 3 * weights[k]
-			case th.summaries.has(i):
-				h.score += 2 * weights[k]
-			case th.text.has(i):
-				h.score += weights[k]
-			default:
-				h.all = false
-				continue
-			}
-			matched++
-			weighed += weights[k]
+		h := hit{a: a, supported: a.IsSupported(), index: i, covered: covered[i]}
+		if namedN[i] > 0 {
+			// The more of the name the query accounts for, the surer.
+			precision := min(1, float64(namedN[i])/float64(max(1, ix.nameLen[i])))
+			score[i] += nameBonus * named[i] * (precisionFloor + (1-precisionFloor)*precision)
 		}
-		if substr != nil && substr.has(i) {
-			h.substring = true
-			// In a name the whole query is strong evidence; in a summary its
-			// words already counted as terms, so it only scores an action
-			// no term found.
-			if slices.ContainsFunc(fa.names, func(n string) bool { return strings.Contains(n, whole) }) {
-				h.score += 3 * substrWeight
-			} else if matched == 0 {
-				h.score += substrWeight
-			}
+		nameSub := containsOne2(ix.names[i], whole, raw)
+		h.substring = !keywords && (nameSub || containsOne2(ix.text[i], whole, raw))
+		h.nameSub = nameSub && utf8.RuneCountInString(whole) > 2
+		if total > 0 {
+			h.cov = covered[i] / total
 		}
-		// Character pairs of the Chinese in the query found in the Chinese
-		// summary: a little credit that survives typos and unknown words.
-		for _, p := range pairs {
-			if strings.Contains(fa.summaries[1], p) {
-				h.score += 0.1
-			}
+		h.all = len(units) > 0 && matched[i] == len(units)
+		h.score = score[i] * (0.25 + 0.75*h.cov)
+		if mentioned[int32(i)] {
+			h.score += 2 * maxIDF
+			h.cov = 1
 		}
-		if matched == 0 && !h.substring {
+		if nameSub && utf8.RuneCountInString(whole) > 1 {
+			// The whole query inside a name is strong evidence.
+			h.score += maxIDF
+		} else if h.substring && h.score == 0 {
+			h.score = 0.1
+		}
+		if h.score == 0 {
 			continue
 		}
-		h.most = 2*weighed >= total
-		h.exact = slices.Contains(fa.names, whole) ||
-			slices.ContainsFunc(fa.names, func(n string) bool { return slices.Contains(exactAlts, n) })
+		h.exact = slices.Contains(ix.names[i], whole) || slices.Contains(ix.names[i], raw) ||
+			slices.ContainsFunc(ix.names[i], func(n string) bool { return slices.Contains(exactAlts, n) })
 		if onebot11[a.Name] {
-			h.score += 0.2
+			h.score *= standardBonus
 		}
 		// Of two names that match alike, the one with fewer words left over
 		// is the more precise.
-		h.score -= 0.05 * float64(strings.Count(fa.names[0], "_"))
+		h.score -= 0.01 * float64(strings.Count(a.Name, "_"))
 		best = max(best, h.score)
 		found = append(found, h)
 	}
+	cut := 0.4
+	if keywords {
+		cut = 0.2
+	}
 	kept := found[:0]
 	for _, h := range found {
-		if h.exact || h.substring || (keywords && h.all) || (h.most && h.score >= best/2) {
+		if h.exact || h.substring || h.score >= cut*best {
 			kept = append(kept, h)
 		}
 	}
@@ -212,77 +221,122 @@ func (c *Catalog) rank(query string, f Filter, keywords bool) []*Action {
 		}
 		return x.index - y.index
 	})
-	out := make([]*Action, len(kept))
+	m := Matches{Actions: make([]*Action, len(kept))}
 	for i, h := range kept {
-		out[i] = h.a
+		m.Actions[i] = h.a
 	}
-	return out
-}
-
-// weight is how much a term that matches the actions in set counts: the
-// rarer the term, the more (an inverse document frequency). A term that
-// matches nothing weighs as much as the rarest, so that a query of one
-// unknown word and one common word does not answer with everything the
-// common word matches.
-func (c *Catalog) weight(set bitset) float64 {
-	return math.Log(1 + float64(len(c.actions))/float64(max(1, set.count())))
-}
-
-// termHits is which actions one keyword term matches, through any of its
-// synonyms: in a name or alias, in a summary, and anywhere in the search
-// text.
-type termHits struct{ names, summaries, text bitset }
-
-// maxTerms bounds the remembered terms; past it a term is matched anew on
-// every search.
-const maxTerms = 1024
-
-// hitsOf returns the actions term matches, computed on its first search.
-func (c *Catalog) hitsOf(term string) termHits {
-	c.termsMu.Lock()
-	h, ok := c.terms[term]
-	c.termsMu.Unlock()
-	if ok {
-		return h
+	if len(kept) == 0 {
+		return m
 	}
-	alts := expand(term)
-	n := len(c.actions)
-	h = termHits{names: newBitset(n), summaries: newBitset(n), text: newBitset(n)}
-	for i, fa := range c.folded() {
-		if containsAny(fa.names, alts) {
-			h.names.set(i)
-		}
-		if containsAny(fa.summaries, alts) {
-			h.summaries.set(i)
-		}
-		if containsOne(fa.text, alts) {
-			h.text.set(i)
+	top := kept[0]
+	m.Weak = !top.exact && !top.nameSub && (weak(top.cov, top.covered) || readAnsweredByWrite(units, top.a))
+	if m.Weak && m.Actions[0].Destructive {
+		// A guess must not be an irreversible one: the first action that
+		// is not destructive goes first, and when there is none, a guess
+		// is not worth giving.
+		j := slices.IndexFunc(m.Actions, func(a *Action) bool { return !a.Destructive })
+		if j < 0 {
+			// Only the whole query found verbatim is kept: the default
+			// mode never drops a substring match.
+			m.Actions = m.Actions[:0]
+			for _, h := range kept {
+				if h.substring {
+					m.Actions = append(m.Actions, h.a)
+				}
+			}
+		} else {
+			a := m.Actions[j]
+			copy(m.Actions[1:j+1], m.Actions[:j])
+			m.Actions[0] = a
 		}
 	}
-	c.termsMu.Lock()
-	if c.terms == nil {
-		c.terms = make(map[string]termHits)
-	}
-	if len(c.terms) < maxTerms {
-		c.terms[term] = h
-	}
-	c.termsMu.Unlock()
-	return h
+	m.Category = majorityCategory(kept[:min(5, len(kept))], func(h hit) *Action { return h.a })
+	return m
 }
 
-// bitset is a set of action indices.
-type bitset []uint64
+// nameBonus is what a query word found in an action's name or alias adds,
+// as a share of the word's weight, on top of its BM25 score.
+const nameBonus = 1.5
 
-func newBitset(n int) bitset    { return make(bitset, (n+63)/64) }
-func (b bitset) set(i int)      { b[i/64] |= 1 << (i % 64) }
-func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
+// precisionFloor is the share of nameBonus an action gets when the query
+// accounts for none of its name's other words; the rest grows with the
+// share of its name's words the query holds.
 
-func (b bitset) count() int {
-	n := 0
-	for _, w := range b {
-		n += bits.OnesCount64(w)
+const precisionFloor = 0.25
+
+// standardBonus scales the score of a OneBot v11 standard action: of two
+// that match alike, the one most bots call.
+const standardBonus = 1.05
+
+// Thresholds of a weak match: the share of the query's weight the best
+// action covers, and the least weight of the words it covers (a common word
+// such as 群 or "get" alone weighs less).
+const (
+	weakCoverage = 0.6
+	weakWeight   = 2.5
+)
+
+// weak reports whether a best match covering cov of the query's weight,
+// coveredWeight in absolute terms, is too little to trust.
+func weak(cov, coveredWeight float64) bool {
+	return cov < weakCoverage || coveredWeight < weakWeight
+}
+
+// readAnsweredByWrite reports whether the query asks to read (获取, 查看,
+// get) and says nothing of changing anything, while a is an action that
+// changes something: 获取某人的QQ头像 is not set_qq_avatar.
+func readAnsweredByWrite(units []unit, a *Action) bool {
+	if a.ReadOnly {
+		return false
 	}
-	return n
+	read := false
+	for _, u := range units {
+		g, ok := synonymIndex[u.word]
+		if !ok {
+			continue
+		}
+		if synonyms[g][0] == "get" || synonyms[g][0] == "list" {
+			read = true
+		} else if writeWords[synonyms[g][0]] {
+			return false
+		}
+	}
+	return read
+}
+
+// majorityCategory returns the category most of hits belong to, the
+// first one on a tie.
+func majorityCategory[H any](hits []H, action func(H) *Action) string {
+	as := make([]*Action, len(hits))
+	for i, h := range hits {
+		as[i] = action(h)
+	}
+	best, bestN := "", 0
+	for _, a := range as {
+		k := 0
+		for _, b := range as {
+			if b.Category == a.Category {
+				k++
+			}
+		}
+		if k > bestN {
+			best, bestN = a.Category, k
+		}
+	}
+	return best
+}
+
+// index returns the search index, built on the first search.
+func (c *Catalog) index() *index { return c.indexOnce() }
+
+// containsOne2 reports whether any of hay contains a or b.
+func containsOne2(hay []string, a, b string) bool {
+	for _, h := range hay {
+		if strings.Contains(h, a) || (b != "" && strings.Contains(h, b)) {
+			return true
+		}
+	}
+	return false
 }
 
 // first orders a pair that differs in one flag: the one holding it (x when
@@ -302,57 +356,31 @@ func lowerAll(ss []string) []string {
 	return out
 }
 
-func containsAny(hay []string, needles []string) bool {
-	for _, h := range hay {
-		if containsOne(h, needles) {
-			return true
-		}
-	}
-	return false
-}
-
-// containsOne reports whether h contains any of needles.
-func containsOne(h string, needles []string) bool {
-	for _, n := range needles {
-		if strings.Contains(h, n) {
-			return true
-		}
-	}
-	return false
-}
-
-// expand returns term with its synonyms. An English plural falls back to its
-// singular when only the singular is in the table.
-func expand(term string) []string {
-	if g, ok := synonymIndex[term]; ok {
-		return synonyms[g]
-	}
-	if s, ok := strings.CutSuffix(term, "s"); ok {
-		if g, ok := synonymIndex[s]; ok {
-			return synonyms[g]
-		}
-	}
-	return []string{term}
-}
-
 // Closest returns up to n action names for a name that is not one: the
-// best matches of Search first (so 禁言 and set_group_mute both lead to
-// set_group_ban), then the names Suggest finds by spelling.
+// names one edit away first (set_group_bam is set_group_ban), then the best
+// matches of Search (so 禁言 and set_group_mute both lead to
+// set_group_ban), then the other names Suggest finds by spelling.
 func (c *Catalog) Closest(name string, n int) []string {
 	out := []string{}
-	for _, a := range c.Search(name, Filter{}) {
-		if len(out) == n {
-			return out
-		}
-		out = append(out, a.Name)
+	if len(name) > MaxNameBytes {
+		return out
 	}
-	for _, s := range c.Suggest(name, n) {
-		if len(out) == n {
-			break
+	add := func(s string) {
+		if a, ok := c.Lookup(s); ok && len(out) < n && !slices.Contains(out, a.Name) {
+			out = append(out, a.Name)
 		}
-		if a, ok := c.Lookup(s); ok && !slices.Contains(out, a.Name) {
-			out = append(out, s)
+	}
+	near := c.suggest(name)
+	for _, cd := range near {
+		if cd.dist <= 1 {
+			add(cd.name)
 		}
+	}
+	for _, a := range c.Search(name, Filter{}) {
+		add(a.Name)
+	}
+	for _, cd := range near {
+		add(cd.name)
 	}
 	return out
 }
@@ -360,15 +388,34 @@ func (c *Catalog) Closest(name string, n int) []string {
 // Suggest returns up to n action names or aliases close to name: those that
 // contain it or that it contains, then the nearest by edit distance.
 func (c *Catalog) Suggest(name string, n int) []string {
-	q := strings.ToLower(name)
-	type cand struct {
-		name string
-		dist int
+	out := []string{}
+	for _, cd := range c.suggest(name) {
+		if len(out) == n {
+			break
+		}
+		out = append(out, cd.name)
 	}
+	return out
+}
+
+// A spelling is a name or alias and its distance from what was typed.
+type spelling struct {
+	name string
+	dist int
+}
+
+// suggest returns the names and aliases close to name by spelling, nearest
+// first (see Suggest).
+func (c *Catalog) suggest(name string) []spelling {
+	if len(name) > MaxNameBytes {
+		return nil
+	}
+	q := strings.ToLower(name)
+	type cand = spelling
 	var cands []cand
 	for key := range c.byName {
 		k := strings.ToLower(key)
-		d := editDistance(q, k)
+		d := editdist.Distance(q, k)
 		if q != "" && (strings.Contains(k, q) || strings.Contains(q, k)) {
 			d = min(d, 1+abs(utf8.RuneCountInString(k)-utf8.RuneCountInString(q))/4)
 		}
@@ -383,11 +430,7 @@ func (c *Catalog) Suggest(name string, n int) []string {
 		}
 		return strings.Compare(x.name, y.name)
 	})
-	out := []string{}
-	for _, cd := range cands[:min(n, len(cands))] {
-		out = append(out, cd.name)
-	}
-	return out
+	return cands
 }
 
 func abs(x int) int {
@@ -395,26 +438,4 @@ func abs(x int) int {
 		return -x
 	}
 	return x
-}
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -5,53 +5,103 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/snowluma/snowluma-mcp/internal/editdist"
 )
 
-// segment cuts a lower-cased query into search terms. White space and
-// punctuation separate words; an underscore or a dot does too, so an action
-// name typed with a typo still yields its words. A run of Chinese is cut
-// into dictionary words (segmentHan); filler words in either language are
-// dropped. A term that matches nothing is replaced by the nearest known word
-// when one is close enough: an English word by a word of an action name
-// within one or two edits, a Chinese run by a dictionary word of the same
-// length that differs in one character.
-func (c *Catalog) segment(q string) []string {
-	var terms []string
-	add := func(t string) {
-		if t != "" && !slices.Contains(terms, t) {
-			terms = append(terms, t)
+// A unit is one word of a query: the index terms that find it, and what
+// covering it is worth. An action covers a unit when it holds any of its
+// terms.
+type unit struct {
+	word   string
+	terms  []queryTerm
+	weight float64
+	// alts are the word and its synonyms, for the exact-name rule.
+	alts []string
+	// guessed marks a word taken for the dictionary word or name word it
+	// is one edit from: covering it counts for half.
+	guessed bool
+}
+
+// A queryTerm is an index term and its share of its unit. across marks a
+// character pair that spans the boundary to the next word.
+type queryTerm struct {
+	term   string
+	weight float64
+	across bool
+}
+
+// acrossWeight is the share of its word that the character pairs spanning
+// a word's boundary hold: they find a phrase written as such (群消息), but
+// weigh less than the words.
+const acrossWeight = 0.25
+
+// unknownShare is the part of the rarest term's weight a word that no
+// action holds counts for: it lowers every action's coverage alike, and a
+// query that is mostly such words is a weak match.
+const unknownShare = 0.6
+
+// parse cuts a normalized query into units. English words (runs of ASCII
+// letters and digits; an underscore or a dot separates words, so a name
+// typed with a typo still yields its words) go through the synonym table,
+// and a word no action holds is taken for the nearest word of an action name
+// within one or two edits. A run of Chinese is cut into dictionary words
+// (segmentHan); the character pairs of its non-filler stretches are terms
+// too. Filler in either language, bare numbers and durations are dropped.
+func (c *Catalog) parse(q string, ix *index) []unit {
+	n := len(c.actions)
+	var units []unit
+	seen := map[string]bool{}
+	finish := func(u unit) {
+		if seen[u.word] || len(u.terms) == 0 {
+			return
 		}
+		seen[u.word] = true
+		u.weight = 0
+		for _, t := range u.terms {
+			if df := len(ix.postings[t.term]); df > 0 {
+				u.weight = max(u.weight, idf(df, n))
+			}
+		}
+		if u.weight == 0 {
+			u.weight = unknownShare * idf(0, n)
+		}
+		units = append(units, u)
 	}
 	var word, han strings.Builder
 	flushWord := func() {
 		w := word.String()
 		word.Reset()
-		if w == "" || englishFiller[w] {
+		if w == "" || englishFiller[w] || strings.Trim(w, "0123456789") == "" {
 			return
 		}
-		if c.hitsOf(w).text.count() == 0 {
-			w = c.nearestNameWord(w)
+		guessed := false
+		if _, syn := synonymIndex[w]; !syn && len(ix.postings[stem(w)]) == 0 {
+			near := nearestWord(w, ix.nameWords)
+			guessed, w = near != w, near
 		}
-		add(w)
+		u := englishUnit(w)
+		u.guessed = guessed
+		finish(u)
 	}
 	flushHan := func() {
-		h := han.String()
-		han.Reset()
-		for _, t := range segmentHan(h) {
-			if c.hitsOf(t).text.count() == 0 {
-				t = nearestHanWord(t)
-			}
-			add(t)
+		for _, u := range hanUnits(han.String(), ix) {
+			finish(u)
 		}
+		han.Reset()
 	}
 	for _, r := range q {
 		switch {
 		case unicode.Is(unicode.Han, r):
 			flushWord()
 			han.WriteRune(r)
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '@':
+		case r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)):
 			flushHan()
 			word.WriteRune(r)
+		case r == '@' && han.Len() == 0:
+			// "@全体": the at sign belongs to the Chinese that follows.
+			flushWord()
+			han.WriteRune(r)
 		default:
 			flushWord()
 			flushHan()
@@ -59,15 +109,125 @@ func (c *Catalog) segment(q string) []string {
 	}
 	flushWord()
 	flushHan()
-	return terms
+	return units
+}
+
+// englishUnit is the unit of an English word: the word (singular) and its
+// synonym group.
+func englishUnit(w string) unit {
+	u := unit{word: w, alts: []string{w}, terms: []queryTerm{{stem(w), 1, false}}}
+	g, ok := synonymIndex[w]
+	if !ok {
+		g, ok = synonymIndex[stem(w)]
+	}
+	if ok {
+		u.terms = append(u.terms, queryTerm{groupTerm(g), 1, false})
+		u.alts = synonyms[g]
+	}
+	return u
+}
+
+// hanUnits returns the units of a run of Chinese: one per dictionary term
+// (a compound stands for several) and one per stretch of characters the
+// dictionary does not know, each with the character pairs that start in it,
+// fillers left out.
+func hanUnits(run string, ix *index) []unit {
+	pieces := segmentHan(run)
+	var units []unit
+	// Pairs never span a filler: 把他踢了 gives no pair 他踢.
+	for i := 0; i < len(pieces); {
+		if pieces[i].filler {
+			i++
+			continue
+		}
+		j := i
+		for j < len(pieces) && !pieces[j].filler {
+			j++
+		}
+		stretch := pieces[i:j]
+		var text []rune
+		var starts []int // the rune each piece starts at
+		for _, p := range stretch {
+			starts = append(starts, len(text))
+			text = append(text, []rune(p.text)...)
+		}
+		for k, p := range stretch {
+			end := len(text) - 1
+			if k+1 < len(stretch) {
+				end = starts[k+1]
+			}
+			var pairs []string
+			from := starts[k]
+			if p.known {
+				// Inside a dictionary word its synonym group already
+				// matches; only the pair across the next boundary adds.
+				from = max(from, end-1)
+				if k+1 == len(stretch) {
+					from = end
+				}
+			}
+			for r := from; r < end; r++ {
+				if pair := string(text[r : r+2]); strings.Count(pair, "@") == 0 {
+					pairs = append(pairs, pair)
+				}
+			}
+			if p.known {
+				for ti, t := range p.terms {
+					u := unit{word: t, alts: []string{t}, guessed: p.guessed}
+					if g, ok := synonymIndex[t]; ok {
+						u.terms = append(u.terms, queryTerm{groupTerm(g), 1, false})
+						u.alts = synonyms[g]
+					} else {
+						u.terms = append(u.terms, pairTerms(t, 1)...)
+					}
+					if ti == 0 {
+						for _, pr := range pairs {
+							u.terms = append(u.terms, queryTerm{pr, acrossWeight / float64(len(pairs)), true})
+						}
+					}
+					units = append(units, u)
+				}
+				continue
+			}
+			if len(pairs) == 0 {
+				continue // a lone unknown character says nothing
+			}
+			u := unit{word: p.text}
+			for _, pr := range pairs {
+				u.terms = append(u.terms, queryTerm{pr, 1 / float64(len(pairs)), false})
+			}
+			units = append(units, u)
+		}
+		i = j
+	}
+	return units
+}
+
+// pairTerms returns the character pairs of s as terms sharing weight w.
+func pairTerms(s string, w float64) []queryTerm {
+	rs := []rune(strings.TrimPrefix(s, "@"))
+	var out []queryTerm
+	for i := 0; i+1 < len(rs); i++ {
+		out = append(out, queryTerm{string(rs[i : i+2]), w / float64(len(rs)-1), false})
+	}
+	return out
+}
+
+// A piece is one cut of a run of Chinese: a dictionary word (known, with
+// the terms it stands for; none for a filler) or characters the dictionary
+// does not know.
+type piece struct {
+	text                   string
+	terms                  []string
+	known, filler, guessed bool
 }
 
 // segmentHan cuts a run of Chinese characters into the fewest pieces, where
 // a piece is a word of the dictionary (a synonym, a compound or a filler
 // word) or a character the dictionary does not know, which costs more.
-// Consecutive unknown characters come back as one term; fillers are dropped
-// and compounds are replaced by the terms they stand for.
-func segmentHan(s string) []string {
+// Consecutive unknown characters come back as one piece, unless one
+// character away from a dictionary word (禁严 for 禁言), which it then is.
+func segmentHan(s string) []piece {
 	rs := []rune(s)
 	n := len(rs)
 	const unknown = 2
@@ -87,58 +247,44 @@ func segmentHan(s string) []string {
 			from[i] = i - 1
 		}
 	}
-	var pieces []string
+	var cuts []string
 	for i := n; i > 0; i = from[i] {
-		pieces = append(pieces, string(rs[from[i]:i]))
+		cuts = append(cuts, string(rs[from[i]:i]))
 	}
-	slices.Reverse(pieces)
-	var terms []string
+	slices.Reverse(cuts)
+	var pieces []piece
 	var rest strings.Builder
 	flush := func() {
-		if rest.Len() > 0 {
-			terms = append(terms, rest.String())
-			rest.Reset()
+		if rest.Len() == 0 {
+			return
 		}
+		t := rest.String()
+		rest.Reset()
+		if w := nearestHanWord(t); w != t {
+			pieces = append(pieces, piece{text: t, terms: []string{w}, known: true, guessed: true})
+			return
+		}
+		pieces = append(pieces, piece{text: t})
 	}
-	for _, p := range pieces {
-		known, ok := hanDictionary[p]
+	for _, p := range cuts {
+		terms, ok := hanDictionary[p]
 		if !ok {
 			rest.WriteString(p)
 			continue
 		}
 		flush()
-		terms = append(terms, known...)
+		pieces = append(pieces, piece{text: p, terms: terms, known: true, filler: len(terms) == 0})
 	}
 	flush()
-	return terms
+	return pieces
 }
 
-// hanPairs returns the pairs of adjacent Chinese characters in q, fillers
-// included: the character-pair index that still finds a summary when a word
-// is misspelt or unknown to the dictionary.
-func hanPairs(q string) []string {
-	var out []string
-	var prev rune
-	for _, r := range q {
-		if unicode.Is(unicode.Han, r) && prev != 0 {
-			if p := string([]rune{prev, r}); !slices.Contains(out, p) {
-				out = append(out, p)
-			}
-		}
-		prev = 0
-		if unicode.Is(unicode.Han, r) {
-			prev = r
-		}
-	}
-	return out
-}
-
-// nearestNameWord returns the word of an action name or alias nearest to w
-// (one edit for a word of four to six letters, two from seven), or w itself
-// when none is that close.
-func (c *Catalog) nearestNameWord(w string) string {
+// nearestWord returns the word of words nearest to w (one edit for a word
+// of four to six letters, two from seven), or w itself when none is that
+// close.
+func nearestWord(w string, words []string) string {
 	n := utf8.RuneCountInString(w)
-	if n < 4 {
+	if n < 4 || len(w) > MaxNameBytes {
 		return w
 	}
 	limit := 1
@@ -146,13 +292,9 @@ func (c *Catalog) nearestNameWord(w string) string {
 		limit = 2
 	}
 	best, bestDist := w, limit+1
-	for _, fa := range c.folded() {
-		for _, name := range fa.names {
-			for _, part := range strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '.' }) {
-				if d := editDistance(w, part); d < bestDist || (d == bestDist && d <= limit && part < best) {
-					best, bestDist = part, d
-				}
-			}
+	for _, part := range words {
+		if d := editdist.Distance(w, part); d < bestDist || (d == bestDist && d <= limit && part < best) {
+			best, bestDist = part, d
 		}
 	}
 	if bestDist > limit {
@@ -187,4 +329,13 @@ func nearestHanWord(t string) string {
 		}
 	}
 	return t
+}
+
+// coverage is what covering u is worth: its weight, half of it for a
+// guessed word.
+func (u unit) coverage() float64 {
+	if u.guessed {
+		return u.weight / 2
+	}
+	return u.weight
 }

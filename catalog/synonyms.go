@@ -30,7 +30,7 @@ var synonyms = [][]string{
 	{"kick", "踢", "踢出", "移出", "踢人"},
 	{"notice", "公告", "announcement"},
 	{"essence", "精华", "精华消息"},
-	{"poke", "戳", "戳一戳", "nudge"},
+	{"poke", "戳", "戳一戳", "拍一拍", "nudge"},
 	{"like", "赞", "点赞", "thumbs"},
 	{"album", "相册", "photo"},
 	{"qzone", "空间", "qq空间", "说说"},
@@ -44,9 +44,9 @@ var synonyms = [][]string{
 	{"nickname", "昵称", "profile"},
 	{"avatar", "头像", "portrait"},
 	{"status", "状态", "online", "在线"},
-	{"login", "登录", "account", "账号"},
+	{"login", "logged", "登录", "登陆", "account", "账号"},
 	{"version", "版本"},
-	{"list", "列表", "哪些", "有哪些", "谁"},
+	{"list", "列表", "列出", "哪些", "有哪些", "谁"},
 	{"info", "详情", "资料", "信息"},
 	{"history", "历史", "历史消息", "聊天记录", "消息记录", "记录"},
 	{"forward", "合并转发", "转发"},
@@ -65,10 +65,10 @@ var synonyms = [][]string{
 	{"online_file", "在线文件"},
 	{"flash", "闪传"},
 	{"collection", "收藏"},
-	{"set", "设置", "修改", "改", "设", "设为", "设成"},
+	{"set", "设置", "修改", "改", "设", "设为", "设成", "开启", "打开", "关闭", "关掉", "开", "关"},
 	{"get", "获取", "查询", "查看", "查", "看", "读取"},
 	{"leave", "退群", "退出"},
-	{"approve", "handle", "同意", "处理"},
+	{"approve", "handle", "accept", "reject", "同意", "处理", "批准", "审批", "拒绝"},
 	{"cancel", "取消", "撤下"},
 	{"join", "入群", "加群", "进群"},
 	{"add", "添加", "加"},
@@ -83,6 +83,17 @@ var synonyms = [][]string{
 	{"remain", "还剩", "剩余", "剩下"},
 	{"text", "文字", "文本"},
 	{"whole", "全员禁言", "全体禁言", "whole_ban"},
+}
+
+// writeWords are the synonym groups (by their first word) that ask for a
+// change: a query holding one of them may be answered by a write action.
+var writeWords = map[string]bool{
+	"mute": true, "unmute": true, "send": true, "recall": true, "delete": true,
+	"upload": true, "download": true, "kick": true, "set": true, "leave": true,
+	"approve": true, "cancel": true, "join": true, "add": true, "create": true,
+	"rename": true, "move": true, "like": true, "poke": true, "forward": true,
+	"signin": true, "read": true, "translate": true, "ocr": true, "whole": true,
+	"remark": true, "title": true, "card": true, "essence": true,
 }
 
 // synonymIndex maps each word to its group in synonyms.
@@ -124,6 +135,18 @@ var fillers = []string{
 	"想", "要", "请", "能", "能不能", "可以", "这个", "那个", "那条", "这条",
 	"刚才", "刚刚", "某人", "某个", "人", "到", "里", "在", "中", "和", "与",
 	"是否", "当前", "现在", "一些", "所有", "被", "几次", "内容", "一", "下",
+	// The words of a bug report or a feature request around what it is
+	// about: 请求支持 ……, ……接口报错, 希望增加……的API.
+	"报错", "错误", "失败", "无效", "接口", "支持", "请求支持", "问题", "功能", "实现", "希望",
+	"建议", "方法", "能否", "如何", "为什么", "没有", "无法", "不能", "不了", "调用", "使用",
+	"出现", "时候", "的时候", "自动", "机器人", "插件", "指令", "命令", "增加", "新增", "一直",
+	"崩溃", "找不到", "不到", "完全", "响应", "返回", "结果", "参数", "计划", "关于", "请问",
+	"一段时间", "之后", "方式", "办法", "可能", "情况", "正常",
+	// Adverbs around the action: 主动退群, 再关掉, 别人发的.
+	"主动", "别人", "再", "又", "还", "都", "也", "就", "先", "然后",
+	// Numbers and durations are a request's arguments, not its intent.
+	"二", "两", "三", "五", "十", "百", "千", "分钟", "小时", "秒", "秒钟", "天", "半",
+	"今天", "明天", "每天", "早上", "上午", "中午", "下午", "晚上", "夜里", "定时",
 }
 
 // englishFiller are English words that carry no search meaning.
@@ -132,6 +155,9 @@ var englishFiller = map[string]bool{
 	"in": true, "on": true, "my": true, "me": true, "i": true, "how": true,
 	"do": true, "please": true, "someone": true, "some": true, "with": true,
 	"from": true, "is": true, "are": true, "this": true, "that": true, "it": true,
+	"can": true, "you": true, "want": true, "need": true, "as": true, "bot": true,
+	"somebody": true, "user": true, "xxx": true,
+	"api": true, "bug": true, "support": true, "fix": true, "feature": true,
 }
 
 // hanDictionary maps each Chinese word the segmenter knows to the search

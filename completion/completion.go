@@ -141,10 +141,13 @@ func New(opts Options) *Completer {
 }
 
 // An item is one entry of a fetched list: its id and the names it is
-// matched by, folded for matching.
+// matched by, folded for matching, with each name as SnowLuma gave it and
+// the field it came from.
 type item struct {
-	id    int64
-	names []string
+	id     int64
+	names  []string
+	raw    []string
+	fields []string
 }
 
 // A list is one fetched list in the cache. ready is closed once items and
@@ -217,8 +220,19 @@ func (c *Completer) targets(ctx context.Context, value string) Result {
 // fetch returns the list under key, from the cache when it is fresh, else
 // from SnowLuma through one shared fetch. A failure gives nil.
 func (c *Completer) fetch(ctx context.Context, key, action string, params json.RawMessage, decode func(json.RawMessage) ([]item, error)) []item {
+	items, _ := c.fetchList(ctx, key, action, params, decode)
+	return items
+}
+
+// errNoSnowLuma is the failure of a list wanted where nothing reaches
+// SnowLuma (docs mode).
+var errNoSnowLuma = errors.New("completion: no SnowLuma to ask")
+
+// fetchList is fetch with the failure: the fetch's own, or the asker's
+// context's when it gave up waiting.
+func (c *Completer) fetchList(ctx context.Context, key, action string, params json.RawMessage, decode func(json.RawMessage) ([]item, error)) ([]item, error) {
 	if c.opts.Fetcher == nil {
-		return nil
+		return nil, errNoSnowLuma
 	}
 	now := c.opts.Now()
 	c.mu.Lock()
@@ -243,12 +257,12 @@ func (c *Completer) fetch(ctx context.Context, key, action string, params json.R
 	select {
 	case <-l.ready:
 	case <-ctx.Done():
-		return nil
+		return nil, ctx.Err()
 	}
 	if l.err != nil {
-		return nil
+		return nil, l.err
 	}
-	return l.items
+	return l.items, nil
 }
 
 // load fetches one list into l and closes l.ready. The fetch is the
@@ -339,19 +353,19 @@ func match(items []item, value, prefix string, allow safety.IDSet) Result {
 	return res
 }
 
-// rankOf says whether value matches it, and how well.
+// rankOf says whether value matches it, and how well: completion offers
+// what find_targets resolves, by the same matcher (nameMatch).
 func rankOf(it item, value string) (int, bool) {
 	if strings.HasPrefix(strconv.FormatInt(it.id, 10), value) {
 		return rankIDPrefix, true
 	}
-	inside := false
-	for _, n := range it.names {
-		if strings.HasPrefix(n, value) {
-			return rankNamePrefix, true
+	if how, _, ok := nameMatch(it, value); ok {
+		if how == MatchContains {
+			return rankNameInside, true
 		}
-		inside = inside || strings.Contains(n, value)
+		return rankNamePrefix, true
 	}
-	return rankNameInside, inside
+	return 0, false
 }
 
 func compareInt(a, b int64) int {
@@ -364,23 +378,12 @@ func compareInt(a, b int64) int {
 	return 0
 }
 
-// Fold prepares a typed value or a name for matching: surrounding white
-// space trimmed, full-width ASCII forms (what a Chinese input method types
-// for digits and letters, and its ideographic space) made plain, and upper
-// case made lower.
-func Fold(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 0xFF01 && r <= 0xFF5E:
-			r -= 0xFF01 - 0x21
-		case r == 0x3000:
-			r = ' '
-		}
-		b.WriteRune(r)
-	}
-	return strings.ToLower(strings.TrimSpace(b.String()))
-}
+// Fold prepares a typed value or a name for matching as the catalog's
+// search does (catalog.Normalize): surrounding white space trimmed,
+// full-width ASCII forms (what a Chinese input method types for digits and
+// letters, and its ideographic space) made plain, upper case made lower,
+// and traditional Chinese made simplified, so that 張三 finds 张三.
+func Fold(s string) string { return catalog.Normalize(s) }
 
 // parseID reads a positive decimal id.
 func parseID(s string) (int64, bool) {
@@ -418,6 +421,8 @@ func decodeList(data json.RawMessage, id string, names ...string) ([]item, error
 			var s string
 			if json.Unmarshal(e[f], &s) == nil && s != "" {
 				it.names = append(it.names, Fold(s))
+				it.raw = append(it.raw, s)
+				it.fields = append(it.fields, f)
 			}
 		}
 		items = append(items, it)

@@ -88,7 +88,7 @@ func TestGroupsByIDPrefixAndName(t *testing.T) {
 }
 
 func TestNamePrefixRanksBeforeInside(t *testing.T) {
-	items := []item{{1, []string{"ab"}}, {2, []string{"xab"}}, {3, []string{"abc"}}, {40, nil}}
+	items := []item{{id: 1, names: []string{"ab"}}, {id: 2, names: []string{"xab"}}, {id: 3, names: []string{"abc"}}, {id: 40}}
 	got := match(items, "ab", "", nil)
 	if !slices.Equal(got.Values, []string{"1", "3", "2"}) {
 		t.Errorf("got %v, want 1 3 2", got.Values)

@@ -8,9 +8,9 @@ import (
 // FuzzMatch: any typed value gives at most MaxValues proposals, each an id
 // the list holds, and a total that counts them.
 func FuzzMatch(f *testing.F) {
-	items := []item{{20001, []string{"雪璐测试群"}}, {20002, []string{"摸鱼小分队"}}, {3, nil}}
+	items := []item{{id: 20001, names: []string{"雪璐测试群"}}, {id: 20002, names: []string{"摸鱼小分队"}}, {id: 3}}
 	for i := range 150 {
-		items = append(items, item{int64(40001 + i), []string{"成员" + strconv.Itoa(i)}})
+		items = append(items, item{id: int64(40001 + i), names: []string{"成员" + strconv.Itoa(i)}})
 	}
 	for _, seed := range []string{"", "2", "摸鱼", "２０", "成员1", "\xff", "\x00"} {
 		f.Add(seed)

@@ -25,6 +25,9 @@ func Instructions(env Env) string {
 	default:
 		b.WriteString("write the call. Docs mode: nothing runs and SnowLuma is never contacted.")
 	}
+	if env.Live {
+		b.WriteString(" Names to ids: find_targets; if several, ask.")
+	}
 	if env.Confirm {
 		b.WriteString(" Destructive actions wait for a person to confirm them through a form.")
 	}

@@ -67,7 +67,7 @@ func TestTypeScriptClient(t *testing.T) {
 	if err := json.Unmarshal(stdout, &out); err != nil {
 		t.Fatalf("output %s: %v", stdout, err)
 	}
-	if out.Server.Name != "snowluma-mcp" || len(out.Tools) != 10 || out.ResourceActions != 177 {
+	if out.Server.Name != "snowluma-mcp" || len(out.Tools) != 12 || out.ResourceActions != 177 {
 		t.Errorf("server %q, %d tools, %d actions in the resource", out.Server.Name, len(out.Tools), out.ResourceActions)
 	}
 	for name, c := range map[string]call{"list_categories": out.Categories, "search_actions": out.Search, "get_action": out.Alias, "query_action": out.GetMsg, "invoke_action_with_input": out.WithInput,

@@ -80,8 +80,9 @@ func (c *sandboxCalls) data(tool, action string, params map[string]any) json.Raw
 }
 
 type sandboxMember struct {
-	UserID int64  `json:"user_id"`
-	Role   string `json:"role"`
+	UserID   int64  `json:"user_id"`
+	Role     string `json:"role"`
+	Nickname string `json:"nickname"`
 }
 
 // TestSandboxServesEveryTool: in both eras the sandbox lists the write
@@ -136,6 +137,20 @@ func TestSandboxServesEveryTool(t *testing.T) {
 		}
 		if owned == 0 {
 			t.Fatal("the bot owns no group")
+		}
+		// A member by name, within the group.
+		named := members[len(members)-1]
+		found := mcptest.Decode[struct {
+			Candidates []struct {
+				ID int64 `json:"id"`
+			} `json:"candidates"`
+		}](t, c.call("find_targets", map[string]any{"query": named.Nickname, "group_id": owned}).Result)
+		if !slices.ContainsFunc(found.Candidates, func(x struct {
+			ID int64 `json:"id"`
+		}) bool {
+			return x.ID == named.UserID
+		}) {
+			t.Errorf("find_targets %q in %d: %+v, want %d", named.Nickname, owned, found, named.UserID)
 		}
 		uri := e2e.SubscribeEvents(t, cs, map[string]any{})
 		c.called["subscribe_events"] = true

@@ -25,6 +25,7 @@ import (
 	"unicode"
 
 	"github.com/snowluma/snowluma-mcp/channel"
+	"github.com/snowluma/snowluma-mcp/internal/editdist"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/untrusted"
@@ -339,29 +340,7 @@ func nameDistance(typed, real string) int {
 	if strings.HasPrefix(real, typed) || strings.HasPrefix(typed, real) {
 		return 0
 	}
-	return editDistance(typed, real)
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes
-// (variable names are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return editdist.Distance(typed, real)
 }
 
 // parseToken trims surrounding white space from the token in variable v

@@ -61,6 +61,8 @@ type ToolResult struct {
 		NextStep string `json:"next_step"`
 		// RetryAfterMS comes with kind rate_limited.
 		RetryAfterMS int64 `json:"retry_after_ms"`
+		// Match is "weak" on a search whose best match is a guess.
+		Match string `json:"match"`
 	} `json:"diagnostics"`
 }
 

@@ -115,18 +115,22 @@ func docsTools(src catalogSource) []toolkit.Spec {
 			if strings.TrimSpace(in.Query) == "" {
 				return toolkit.Fail(toolkit.KindInvalidArguments, "search_actions: argument /query is blank", "pass a name, word or phrase to look for")
 			}
-			search := (*catalog.Catalog).Search
-			if in.Match == "keywords" {
-				search = (*catalog.Catalog).SearchKeywords
-			}
-			matches := -1
+			var m catalog.Matches
 			r := matching(src, in.filterArgs, func(cat *catalog.Catalog, f catalog.Filter) []*catalog.Action {
-				found := search(cat, in.Query, f)
-				matches = len(found)
-				return found
+				m = cat.Match(in.Query, f, in.Match == "keywords")
+				return m.Actions
 			})
-			if matches == 0 && !r.IsError {
+			switch {
+			case r.IsError:
+			case len(m.Actions) == 0 && !m.Weak:
 				r.Diag.Message, r.Diag.NextStep = nothingFound(in)
+			case m.Weak:
+				r.Diag.Match = "weak"
+				r.Diag.Message = "weak match: the query's distinctive words matched no action, so the first entry is a guess, not an answer"
+				if len(m.Actions) == 0 {
+					r.Diag.Message = "weak match: only irreversible actions matched, and too loosely to offer"
+				}
+				r.Diag.NextStep = fmt.Sprintf("rephrase with the task's words, or browse list_actions {category: %q}", m.Category)
 			}
 			return r
 		}),
@@ -174,7 +178,7 @@ func nothingFound(in searchArgs) (message, next string) {
 	if filtered {
 		next = "drop the category, read_only and stream filters, or " + next
 	}
-	return fmt.Sprintf("no action matches any word of %q", in.Query), next
+	return fmt.Sprintf("no action matches any word of %s", catalog.Quote(in.Query)), next
 }
 
 // unknownAction refuses a name that is neither an action nor an alias and
@@ -185,7 +189,7 @@ func unknownAction(cat *catalog.Catalog, name string) toolkit.Reply {
 	if s := cat.Closest(name, 3); len(s) > 0 {
 		next = "did you mean " + strings.Join(s, ", ") + "? Otherwise " + next
 	}
-	return toolkit.Fail(toolkit.KindUnknownAction, fmt.Sprintf("no action or alias named %q in the SnowLuma %s catalog", name, cat.Version()), next)
+	return toolkit.Fail(toolkit.KindUnknownAction, fmt.Sprintf("no action or alias named %s in the SnowLuma %s catalog", catalog.Quote(name), cat.Version()), next)
 }
 
 // matching answers list_actions and search_actions: it resolves the

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -370,6 +371,62 @@ func TestCatalogResource(t *testing.T) {
 			if len(a.ReturnsSchema) == 0 || len(a.Examples) == 0 || a.InputSchema == nil {
 				t.Errorf("%s: entry is not complete", a.Name)
 			}
+		}
+	})
+}
+
+// TestSearchWeakMatch checks honest confidence over the wire: a request no
+// action answers comes back with diagnostics.match "weak", a next step that
+// names a category to browse, and no destructive action first; a clear
+// request comes back without the note.
+func TestSearchWeakMatch(t *testing.T) {
+	t.Parallel()
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		cs := docsSession(t, era)
+		for _, q := range []string{"解散群聊", "发个红包", "转让群主", "bot主动退群"} {
+			_, r := mcptest.CallTool(t, cs, "search_actions", map[string]any{"query": q})
+			pg := mcptest.Decode[pageResult](t, r.Result)
+			if q == "bot主动退群" {
+				// Not weak: 退群 is set_group_leave, never bot_exit.
+				if r.Diagnostics.Match != "" || len(pg.Actions) == 0 || pg.Actions[0].Name != "set_group_leave" {
+					t.Errorf("%s: %+v, first %v", q, r.Diagnostics, pg.Actions[:min(1, len(pg.Actions))])
+				}
+				continue
+			}
+			if r.Diagnostics.Match != "weak" || !strings.Contains(r.Diagnostics.NextStep, "list_actions {category:") {
+				t.Errorf("%s: diagnostics %+v, want a weak match and a category to browse", q, r.Diagnostics)
+			}
+			if len(pg.Actions) > 0 && pg.Actions[0].Destructive {
+				t.Errorf("%s: a weak match led by destructive %s", q, pg.Actions[0].Name)
+			}
+		}
+		_, r := mcptest.CallTool(t, cs, "search_actions", map[string]any{"query": "禁言群組成員"})
+		pg := mcptest.Decode[pageResult](t, r.Result)
+		if r.Diagnostics.Match != "" || len(pg.Actions) == 0 || pg.Actions[0].Name != "set_group_ban" {
+			t.Errorf("禁言群組成員: %+v, %v", r.Diagnostics, pg.Actions[:min(3, len(pg.Actions))])
+		}
+	})
+}
+
+// TestHostileNames checks that a 256 KiB name or query costs no edit
+// distance and is never echoed whole, through get_action, search_actions
+// and the action resource.
+func TestHostileNames(t *testing.T) {
+	t.Parallel()
+	huge := strings.Repeat("set_group_ban", 256<<10/13)
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		cs := docsSession(t, era)
+		res, r := mcptest.CallTool(t, cs, "get_action", map[string]any{"name": huge})
+		if !res.IsError || r.Diagnostics.Kind != "unknown_action" || len(r.Diagnostics.Message) > 300 || len(r.Diagnostics.NextStep) > 300 {
+			t.Errorf("get_action of a huge name: kind %s, message %d bytes, next step %d bytes", r.Diagnostics.Kind, len(r.Diagnostics.Message), len(r.Diagnostics.NextStep))
+		}
+		_, r = mcptest.CallTool(t, cs, "search_actions", map[string]any{"query": strings.Repeat("mute member ", 256<<10/12)})
+		if pg := mcptest.Decode[pageResult](t, r.Result); len(pg.Actions) == 0 || pg.Actions[0].Name != "set_group_ban" || len(r.Diagnostics.Message) > 300 {
+			t.Errorf("search_actions of a huge query: %+v", r.Diagnostics)
+		}
+		_, err := cs.ReadResource(mcptest.Context(t), &mcp.ReadResourceParams{URI: "snowluma://onebot/actions/" + huge})
+		if err == nil || len(err.Error()) > 600 {
+			t.Errorf("action resource of a huge name: %d bytes of error", len(fmt.Sprint(err)))
 		}
 	})
 }

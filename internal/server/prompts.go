@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/completion"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
@@ -45,7 +46,7 @@ func promptsFeature(d *deps) (feature, error) {
 		}
 		opts := completion.Options{Catalog: cat, Groups: d.exec.safety.Groups, Users: d.exec.safety.Users}
 		if d.exec.enabled() {
-			opts.Fetcher = pipelineFetcher{d.exec}
+			opts.Fetcher = pipelineFetcher{x: d.exec}
 		}
 		return completion.New(opts), nil
 	})
@@ -180,7 +181,7 @@ func readAction(src catalogSource) mcp.ResourceHandler {
 		}
 		a, ok := cat.Lookup(name)
 		if !ok {
-			msg := fmt.Sprintf("%q is not a catalog action or alias", name)
+			msg := fmt.Sprintf("%s is not a catalog action or alias", catalog.Quote(name))
 			if near := cat.Closest(name, 3); len(near) > 0 {
 				msg += "; closest: " + strings.Join(near, ", ")
 			}
@@ -197,8 +198,12 @@ func readAction(src catalogSource) mcp.ResourceHandler {
 // pipelineFetcher reads completion's lists from SnowLuma through the
 // execution pipeline, as query_action would run them: the same fence,
 // params check and allowlist, and a trace context of its own on the
-// request.
-type pipelineFetcher struct{ x *executor }
+// request. tool names the reader in the pipeline's log ("" for
+// completion).
+type pipelineFetcher struct {
+	x    *executor
+	tool string
+}
 
 func (f pipelineFetcher) Fetch(ctx context.Context, action string, params json.RawMessage) (json.RawMessage, error) {
 	cat, r, loaded := f.x.catalog.get()
@@ -213,9 +218,9 @@ func (f pipelineFetcher) Fetch(ctx context.Context, action string, params json.R
 		params = json.RawMessage("{}")
 	}
 	tc, _ := trace.Start(nil)
-	r = f.x.Read(ctx, &pipeline.Call{Trace: tc}, a.Name, params)
+	r = f.x.Read(ctx, &pipeline.Call{Tool: f.tool, Trace: tc}, a.Name, params)
 	if r.Diag.Outcome != toolkit.OutcomeSuccess {
-		return nil, fmt.Errorf("%s: %s: %s", action, r.Diag.Kind, r.Diag.Message)
+		return nil, &fetchError{action, r.Diag}
 	}
 	env, _ := r.Result.(json.RawMessage)
 	var e struct {

@@ -97,6 +97,7 @@ func New(opts Options) (*mcp.Server, error) {
 		previewFeature, // preview.go: preview_message and its panel
 		tasksFeature,   // tasks.go: background transfers and the task methods
 		promptsFeature, // prompts.go: instructions, prompts, completion, one action as a resource
+		targetsFeature, // targets.go: find_targets, names to ids
 		channelFeature, // channel.go: the QQ channel for Claude Code
 		trialFeature,   // trial.go: the sandbox and the dry run
 		mediaFeature,   // media.go: view_media

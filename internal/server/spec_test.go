@@ -21,6 +21,7 @@ var sampleArgs = map[string]map[string]any{
 	"get_action":               {"name": "get_status"},
 	"list_categories":          {},
 	"get_runtime_info":         {"check_connection": true},
+	"find_targets":             {"query": "张三"},
 	"query_action":             {"action": "get_status"},
 	"query_action_with_input":  {"action": "get_msg", "params": map[string]any{"message_id": 5}},
 	"invoke_action":            {"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}},

@@ -29,6 +29,8 @@ type Diagnostics struct {
 	Kind     Kind    `json:"kind,omitempty"`
 	Message  string  `json:"message,omitempty"`
 	NextStep string  `json:"next_step,omitempty"`
+	// Match is "weak" on a search whose best match is a guess.
+	Match string `json:"match,omitempty"`
 	// RetryAfterMS, with kind rate_limited, is how long to wait before
 	// the refused call may go.
 	RetryAfterMS int64 `json:"retry_after_ms,omitempty"`

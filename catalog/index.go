@@ -1,0 +1,205 @@
+package catalog
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// The search index is a BM25 index over each action's words: the words of
+// its name and aliases, of both summaries, of its parameters and of its
+// category, each field weighted by how much a hit there says about the
+// action. Chinese, written without spaces, is indexed twice: as the
+// dictionary words it contains (through the synonym table, so that 禁言 and
+// "mute" are one term) and as overlapping pairs of characters, so that a
+// word no dictionary knows still finds the text it appears in.
+
+// Field weights: a hit in a name says most, in a summary less, in a
+// parameter or the category least.
+const (
+	weightName     = 3.0
+	weightSummary  = 1.5
+	weightParam    = 0.4
+	weightCategory = 0.5
+)
+
+// BM25's constants: k1 bounds what repeating a term adds, b how much a long
+// entry is discounted.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.5
+)
+
+// A posting is one action's weighted count of one term.
+type posting struct {
+	doc int32
+	tf  float32
+}
+
+// An index holds every action's terms and the text the substring match of
+// the default mode reads.
+type index struct {
+	postings map[string][]posting
+	// inName lists, for each term, the actions whose name or an alias
+	// holds it: a query word found in a name counts once more, unsaturated.
+	inName map[string][]int32
+	// nameLen is the number of words in each action's name.
+	nameLen []int
+	length  []float64 // each action's weighted term count
+	avgLen  float64
+	// names and text are each action's names (name, then aliases) and
+	// summaries, lower-cased, for the substring match.
+	names [][]string
+	text  [][]string
+	// named maps each name and alias, lower-cased and also with its
+	// underscores and dots taken out (GetStrangerInfo), to its action.
+	named map[string]int32
+	// nameWords are the distinct words of every name and alias, for
+	// spelling repair.
+	nameWords []string
+}
+
+func (c *Catalog) buildIndex() *index {
+	n := len(c.actions)
+	ix := &index{postings: map[string][]posting{}, inName: map[string][]int32{}, named: map[string]int32{}, length: make([]float64, n), nameLen: make([]int, n), names: make([][]string, n), text: make([][]string, n)}
+	seenWord := map[string]bool{}
+	for i, a := range c.actions {
+		tf := map[string]float64{}
+		add := func(term string, w float64) { tf[term] += w }
+		nameTerms := map[string]bool{}
+		addName := func(term string, w float64) {
+			add(term, w)
+			if !nameTerms[term] {
+				nameTerms[term] = true
+				ix.inName[term] = append(ix.inName[term], int32(i))
+			}
+		}
+		names := append([]string{strings.ToLower(a.Name)}, lowerAll(a.Aliases)...)
+		ix.names[i] = names
+		ix.nameLen[i] = len(words(names[0]))
+		for _, name := range names {
+			ix.named[name] = int32(i)
+			ix.named[squash(name)] = int32(i)
+			if g, ok := synonymIndex[name]; ok {
+				addName(groupTerm(g), weightName)
+			}
+			for _, w := range words(name) {
+				addEnglish(addName, w, weightName)
+				if !seenWord[w] {
+					seenWord[w] = true
+					ix.nameWords = append(ix.nameWords, w)
+				}
+			}
+		}
+		zh, _ := fold(a.SummaryZh)
+		ix.text[i] = []string{strings.ToLower(a.Summary), strings.ToLower(a.SummaryZh), zh}
+		addText(add, strings.ToLower(a.Summary), weightSummary)
+		addText(add, zh, weightSummary)
+		for _, p := range a.Params {
+			for _, w := range words(p.Name) {
+				addEnglish(add, w, weightParam)
+			}
+			addText(add, strings.ToLower(p.Description), weightParam)
+		}
+		category, _ := fold(a.Category)
+		addText(add, category, weightCategory)
+		addText(add, strings.ToLower(a.CategoryLabel), weightCategory)
+		for term, w := range tf {
+			ix.postings[term] = append(ix.postings[term], posting{int32(i), float32(w)})
+			ix.length[i] += w
+		}
+	}
+	for _, l := range ix.length {
+		ix.avgLen += l
+	}
+	ix.avgLen /= float64(max(1, n))
+	return ix
+}
+
+// squash takes the underscores and dots out of a name.
+func squash(name string) string {
+	return strings.NewReplacer("_", "", ".", "").Replace(name)
+}
+
+// groupTerm is the index term of synonym group g.
+func groupTerm(g int) string { return "#" + strconv.Itoa(g) }
+
+// addText adds the terms of a piece of text: its English words, the
+// dictionary words of its Chinese, and the Chinese character pairs.
+func addText(add func(string, float64), text string, w float64) {
+	text = identifier.ReplaceAllString(text, " ")
+	for _, word := range words(text) {
+		addEnglish(add, word, w)
+	}
+	for _, run := range hanRuns(text) {
+		rs := []rune(run)
+		for j := 0; j+1 < len(rs); j++ {
+			add(string(rs[j:j+2]), w)
+		}
+	}
+	// A synonym's Chinese word anywhere in the text counts as its group.
+	if !hasHan(text) {
+		return
+	}
+	for word, g := range hanSynonyms {
+		if strings.Contains(text, word) {
+			add(groupTerm(g), w)
+		}
+	}
+}
+
+// identifier matches a snake_case name inside prose ("from
+// get_group_list"): a reference to another action, whose words say
+// nothing about this one.
+var identifier = regexp.MustCompile(`[a-z0-9]+(?:_[a-z0-9]+)+`)
+
+// addEnglish adds one English word, its singular, and its synonym group.
+func addEnglish(add func(string, float64), word string, w float64) {
+	s := stem(word)
+	add(s, w)
+	if g, ok := synonymIndex[word]; ok {
+		add(groupTerm(g), w)
+	} else if g, ok := synonymIndex[s]; ok {
+		add(groupTerm(g), w)
+	}
+}
+
+// stem reduces an English plural to its singular, crudely: enough for
+// "messages" to find "message".
+func stem(w string) string {
+	if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// words returns the runs of ASCII letters and digits in s.
+func words(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return !(r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)))
+	})
+}
+
+// hanRuns returns the runs of Chinese characters in s.
+func hanRuns(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.Is(unicode.Han, r) })
+}
+
+// idf is the inverse document frequency of a term found in df of n
+// actions; a term found nowhere gets the rarest term's weight.
+func idf(df, n int) float64 {
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// hanSynonyms maps every Chinese word of the synonym table to its group.
+var hanSynonyms = func() map[string]int {
+	m := map[string]int{}
+	for w, g := range synonymIndex {
+		if hasHan(w) {
+			m[w] = g
+		}
+	}
+	return m
+}()
