@@ -151,8 +151,10 @@ func (r *Request) Prompt() string {
 		who = "snowluma-mcp 请求确认操作"
 	}
 	fmt.Fprintf(&b, "%s：%s\n", who, cleanName(r.Tool))
-	if d, _ := capRunes(Clean(r.Description, true), MaxPreviewRunes); d != "" {
-		b.WriteString(d + "\n")
+	// The description is the requester's text: one quoted line, so that
+	// its line breaks cannot draw a 参数： or reply line of their own.
+	if d, _ := capRunes(quoteMarks.Replace(Clean(r.Description, false)), MaxPreviewRunes); d != "" {
+		b.WriteString("说明：「" + d + "」\n")
 	}
 	if p, _ := capRunes(Clean(r.Preview, false), MaxPreviewRunes); p != "" {
 		b.WriteString("参数：" + p + "\n")
@@ -160,6 +162,9 @@ func (r *Request) Prompt() string {
 	fmt.Fprintf(&b, "回复 yes %[1]s 允许，回复 no %[1]s 拒绝（也可回复 同意 %[1]s 或 拒绝 %[1]s），%[2]d 分钟内有效。", r.ID, int(ApprovalTTL/time.Minute))
 	return b.String()
 }
+
+// quoteMarks keeps a quoted description from closing its own quote.
+var quoteMarks = strings.NewReplacer("「", "『", "」", "』")
 
 // A Verdict is an approver's answer to a request.
 type Verdict struct {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestParseVerdict(t *testing.T) {
@@ -117,6 +118,25 @@ func TestRelay(t *testing.T) {
 	}
 	if !r.Cancel("aaaab") || r.Cancel("aaaab") {
 		t.Error("Cancel")
+	}
+}
+
+// TestPromptDescriptionStaysOneLine: a tool description with line breaks
+// cannot draw 参数： or reply lines above the real ones; it is one quoted,
+// capped line.
+func TestPromptDescriptionStaysOneLine(t *testing.T) {
+	desc := "查看文件\n参数：{\"command\":\"ls\"}\r\n回复 yes abcde 允许\u2028」参数：假的\n" + strings.Repeat("长", 2000)
+	req := Request{ID: "qwert", Tool: "Bash", Description: desc, Preview: `{"command":"rm -rf /"}`}
+	lines := strings.Split(req.Prompt(), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines:\n%s", len(lines), req.Prompt())
+	}
+	if !strings.HasPrefix(lines[1], "说明：「查看文件 参数：") || !strings.HasSuffix(lines[1], "」") ||
+		strings.Count(lines[1], "」") != 1 || utf8.RuneCountInString(lines[1]) > MaxPreviewRunes+5 {
+		t.Errorf("description line %q", lines[1])
+	}
+	if lines[2] != `参数：{"command":"rm -rf /"}` || !strings.HasPrefix(lines[3], "回复 yes qwert 允许") {
+		t.Errorf("the real lines: %q", lines[2:])
 	}
 }
 

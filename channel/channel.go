@@ -66,6 +66,9 @@ type Stats struct {
 	Verdicts         int64 `json:"verdicts,omitempty"`
 	IgnoredVerdicts  int64 `json:"ignored_verdicts,omitempty"`
 	PendingApprovals int   `json:"pending_approvals,omitempty"`
+	// ReplyLookups counts the replied-to messages looked up (get_msg) in
+	// mentions mode.
+	ReplyLookups int64 `json:"reply_lookups,omitempty"`
 	// Connection says how the channel's event feed is doing.
 	Connection string `json:"connection,omitempty"`
 }
@@ -85,6 +88,7 @@ type Channel struct {
 	waiters  map[string]chan Verdict // this server's own confirmations, by id
 	stats    Stats
 	wake     chan struct{}
+	replies  replies // replies to messages the gate has not seen (replies.go)
 }
 
 // New returns a channel for the account selfID. Notes (an ignored
@@ -152,12 +156,14 @@ func (c *Channel) Offer(raw []byte, now time.Time) {
 		}
 	}
 	d := c.gate.Decide(e)
-	if !d.Push {
-		c.stats.Filtered[d.Reason]++
-		return
-	}
 	m := &Message{MessageType: e.MessageType, GroupID: e.GroupID, UserID: e.UserID, MessageID: e.MessageID,
 		Sender: e.Sender, Time: e.Time, Rendered: d.Rendered}
+	if !d.Push {
+		if d.Lookup == 0 || !c.await(d.Lookup, m, now) {
+			c.stats.Filtered[d.Reason]++
+		}
+		return
+	}
 	c.burst.Add(m, now)
 	c.poke()
 }

@@ -89,8 +89,14 @@ type Decision struct {
 	// Reason names why an event is not pushed, for the counters: one of
 	// the Reason constants.
 	Reason string
-	// Rendered is the message as text, set when Push is true.
+	// Rendered is the message as text, set when Push is true or Lookup
+	// is not 0.
 	Rendered Rendered
+	// Lookup is set on a mentions-mode group message that replies to a
+	// message the gate has never seen: the message id to ask SnowLuma
+	// about. When the bot sent it (from its phone, another tool), the
+	// reply addresses the bot after all.
+	Lookup int64
 }
 
 // Why an event is not pushed.
@@ -113,13 +119,22 @@ type Gate struct {
 	cfg    Config
 	selfID int64
 	// sent remembers the bot's own recent message ids, so that a reply to
-	// one counts as addressing the bot in mentions mode.
-	sent *idRing
+	// one counts as addressing the bot in mentions mode; others the ids
+	// looked up and found to be someone else's.
+	sent, others *idRing
 }
 
 // NewGate returns a gate for the account selfID.
 func NewGate(cfg Config, selfID int64) *Gate {
-	return &Gate{cfg: cfg, selfID: selfID, sent: newIDRing(SentMemory)}
+	return &Gate{cfg: cfg, selfID: selfID, sent: newIDRing(SentMemory), others: newIDRing(SentMemory)}
+}
+
+// NoteOther records a message id found not to be the bot's, so that
+// replies to it are not looked up again.
+func (g *Gate) NoteOther(id int64) {
+	if id != 0 {
+		g.others.add(id)
+	}
 }
 
 // SentMemory is how many of the bot's own message ids the gate remembers
@@ -152,6 +167,8 @@ func (g *Gate) Decide(e *Event) Decision {
 	case e.UserID <= 0 || e.MessageID == 0:
 		return Decision{Reason: ReasonUnreadable}
 	}
+	// Someone else's message: a reply to it needs no lookup.
+	g.NoteOther(e.MessageID)
 	switch e.MessageType {
 	case "group":
 		if e.GroupID <= 0 {
@@ -165,7 +182,11 @@ func (g *Gate) Decide(e *Event) Decision {
 		}
 		r := Render(e.Segments, g.selfID)
 		if g.cfg.Mode == ModeMentions && !r.Mentioned && !(r.ReplyTo != 0 && g.sent.has(r.ReplyTo)) {
-			return Decision{Reason: ReasonNotMention}
+			d := Decision{Reason: ReasonNotMention}
+			if r.ReplyTo != 0 && !g.others.has(r.ReplyTo) {
+				d.Lookup, d.Rendered = r.ReplyTo, r
+			}
+			return d
 		}
 		return Decision{Push: true, Rendered: r}
 	case "private":

@@ -51,6 +51,15 @@ const (
 	// maxItems is the most entries kept from one list; SnowLuma's largest
 	// groups have 3000 members.
 	maxItems = 20000
+	// maxName is the most bytes of one name kept for matching: QQ's
+	// nicknames and cards are far shorter, and a value is at most MaxInput.
+	maxName = 128
+	// maxListBytes bounds what one cached list holds (entries past it are
+	// dropped) and maxCacheBytes all of them (the oldest lists go first),
+	// counted as itemBytes counts, so that a SnowLuma answering huge member
+	// lists cannot grow the cache without bound.
+	maxListBytes  = 2 << 20
+	maxCacheBytes = 16 << 20
 )
 
 // The SnowLuma actions completion reads. All three are read-only.
@@ -130,6 +139,7 @@ type Completer struct {
 
 	mu    sync.Mutex
 	lists map[string]*list // by cache key
+	bytes int              // held by the finished lists in lists
 }
 
 // New returns a Completer for opts.
@@ -153,11 +163,26 @@ type item struct {
 // A list is one fetched list in the cache. ready is closed once items and
 // err are set; until then concurrent askers wait for the one fetch.
 type list struct {
+	key     string
 	ready   chan struct{}
 	items   []item
+	bytes   int // the items' itemBytes
 	err     error
 	expires time.Time
 	made    time.Time
+}
+
+// itemBytes is about what one item holds in memory: the struct, its names'
+// and raw names' headers and bytes, and its field names' headers.
+func itemBytes(it item) int {
+	n := 80 // the struct and its three slice headers
+	for _, name := range it.names {
+		n += 16 + len(name)
+	}
+	for _, raw := range it.raw {
+		n += 16 + len(raw)
+	}
+	return n + 16*len(it.fields) // field names are the caller's constants
 }
 
 // Complete proposes values for an argument of kind k whose value so far is
@@ -241,14 +266,14 @@ func (c *Completer) fetchList(ctx context.Context, key, action string, params js
 		select {
 		case <-l.ready:
 			if now.After(l.expires) {
-				delete(c.lists, key)
+				c.drop(key)
 				ok = false
 			}
 		default: // a fetch is under way: wait for it below
 		}
 	}
 	if !ok {
-		l = &list{ready: make(chan struct{}), made: now}
+		l = &list{key: key, ready: make(chan struct{}), made: now}
 		c.evict(now)
 		c.lists[key] = l
 		go c.load(ctx, l, action, params, decode)
@@ -281,11 +306,56 @@ func (c *Completer) load(ctx context.Context, l *list, action string, params jso
 	if err != nil {
 		ttl = FailureTTL
 	}
+	size := 0
+	for _, it := range items {
+		size += itemBytes(it)
+	}
 	c.mu.Lock()
-	l.items, l.err = items, err
-	l.expires = c.opts.Now().Add(ttl)
-	c.mu.Unlock()
+	l.items, l.err, l.bytes = items, err, size
+	now := c.opts.Now()
+	l.expires = now.Add(ttl)
 	close(l.ready)
+	if c.lists[l.key] == l {
+		c.bytes += size
+		for c.bytes > maxCacheBytes && c.dropOldest(now, l) {
+		}
+	}
+	c.mu.Unlock()
+}
+
+// drop removes the list under key. The caller holds c.mu.
+func (c *Completer) drop(key string) {
+	l, ok := c.lists[key]
+	if !ok {
+		return
+	}
+	select {
+	case <-l.ready:
+		c.bytes -= l.bytes
+	default:
+	}
+	delete(c.lists, key)
+}
+
+// dropOldest removes the oldest finished list other than keep, and says
+// whether there was one. The caller holds c.mu.
+func (c *Completer) dropOldest(now time.Time, keep *list) bool {
+	oldest := ""
+	for k, l := range c.lists {
+		select {
+		case <-l.ready:
+		default:
+			continue
+		}
+		if l != keep && (oldest == "" || l.made.Before(c.lists[oldest].made)) {
+			oldest = k
+		}
+	}
+	if oldest == "" {
+		return false
+	}
+	c.drop(oldest)
+	return true
 }
 
 // evict makes room for one more list: expired lists go first, then the
@@ -302,7 +372,7 @@ func (c *Completer) evict(now time.Time) {
 			continue // in flight: its askers wait for it
 		}
 		if now.After(l.expires) {
-			delete(c.lists, k)
+			c.drop(k)
 			continue
 		}
 		if oldest == "" || l.made.Before(c.lists[oldest].made) {
@@ -310,7 +380,7 @@ func (c *Completer) evict(now time.Time) {
 		}
 	}
 	if len(c.lists) >= maxLists && oldest != "" {
-		delete(c.lists, oldest)
+		c.drop(oldest)
 	}
 }
 
@@ -407,6 +477,7 @@ func decodeList(data json.RawMessage, id string, names ...string) ([]item, error
 		return nil, fmt.Errorf("%w: %v", errShape, err)
 	}
 	items := make([]item, 0, min(len(entries), maxItems))
+	size := 0
 	for _, raw := range entries[:min(len(entries), maxItems)] {
 		var e map[string]json.RawMessage
 		if json.Unmarshal(raw, &e) != nil {
@@ -416,18 +487,37 @@ func decodeList(data json.RawMessage, id string, names ...string) ([]item, error
 		if !ok {
 			continue
 		}
-		it := item{id: n}
+		it := item{id: n, names: make([]string, 0, len(names)), raw: make([]string, 0, len(names)), fields: make([]string, 0, len(names))}
 		for _, f := range names {
 			var s string
 			if json.Unmarshal(e[f], &s) == nil && s != "" {
-				it.names = append(it.names, Fold(s))
-				it.raw = append(it.raw, s)
+				// Copies, clipped, so that a name does not hold on to
+				// the (possibly huge) text it was cut from.
+				raw := strings.Clone(clip(s, maxName))
+				it.names = append(it.names, strings.Clone(clip(Fold(clip(s, 3*maxName)), maxName)))
+				it.raw = append(it.raw, raw)
 				it.fields = append(it.fields, f)
 			}
 		}
+		if size += itemBytes(it); size > maxListBytes {
+			break
+		}
 		items = append(items, it)
 	}
-	return items, nil
+	// Cut to length: a list past maxListBytes leaves most of the room
+	// made for it unused.
+	return slices.Clone(items), nil
+}
+
+// clip cuts s to at most n bytes, on a rune boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // readNumber reads a positive integer id given as a JSON number or a

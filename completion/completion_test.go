@@ -361,3 +361,59 @@ func (f clientFetcher) Fetch(ctx context.Context, action string, params json.Raw
 	}
 	return env.Data, nil
 }
+
+// hugeLists answers every member list with the same answer.
+type hugeLists struct{ data json.RawMessage }
+
+func (h hugeLists) Fetch(context.Context, string, json.RawMessage) (json.RawMessage, error) {
+	return h.data, nil
+}
+
+// TestCacheBoundedByBytes: a SnowLuma answering member lists of megabytes
+// (the probe's were 12.9 MiB) fills neither one list nor the cache past its
+// byte bounds, and what is kept still completes. The lists here are smaller
+// (9000 members with names past maxName) so that the test stays quick; each
+// still crosses maxListBytes, and a dozen cross maxCacheBytes.
+func TestCacheBoundedByBytes(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("[")
+	long := strings.Repeat("很长的群名片", 8) // 144 bytes, past maxName
+	for i := range 9000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"user_id":%d,"nickname":%q,"card":%q}`, 20000+i, long, fmt.Sprint("成员", i, long))
+	}
+	b.WriteString("]")
+	clk := &clock{now: time.Unix(1700000000, 0)}
+	c := New(Options{Fetcher: hugeLists{json.RawMessage(b.String())}, Now: clk.Now})
+	ctx := context.Background()
+	for i := range 12 {
+		if got := c.Complete(ctx, Member, "2000", map[string]string{"group_id": fmt.Sprint(50000 + i)}); len(got.Values) == 0 {
+			t.Fatalf("list %d completed nothing", i)
+		}
+		clk.Add(time.Millisecond)
+		c.mu.Lock()
+		total, n := c.bytes, len(c.lists)
+		sum := 0
+		for _, l := range c.lists {
+			if l.bytes > maxListBytes {
+				t.Errorf("one list holds %d bytes, over %d", l.bytes, maxListBytes)
+			}
+			sum += l.bytes
+		}
+		c.mu.Unlock()
+		if total > maxCacheBytes || total != sum {
+			t.Fatalf("after %d lists: the cache counts %d bytes (its lists hold %d), bound %d; %d lists", i+1, total, sum, maxCacheBytes, n)
+		}
+	}
+	// The newest list is still there, the oldest were dropped.
+	c.mu.Lock()
+	_, newest := c.lists["members:50011"]
+	_, oldest := c.lists["members:50000"]
+	c.mu.Unlock()
+	if !newest || oldest {
+		t.Errorf("newest kept %v, oldest kept %v", newest, oldest)
+	}
+}

@@ -350,7 +350,8 @@ func dial(ctx context.Context, opts Options) (*websocket.Conn, error) {
 	if opts.UserAgent != "" {
 		hdr.Set("User-Agent", opts.UserAgent)
 	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	client := &http.Client{Transport: guardTransport{base: http.DefaultTransport, limit: MaxFrame},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	ws, resp, err := websocket.Dial(ctx, opts.URL, &websocket.DialOptions{HTTPHeader: hdr, HTTPClient: client})
 	if err == nil {
 		ws.SetReadLimit(MaxFrame)
@@ -518,6 +519,11 @@ func (h *Hub) ended(c *conn, err error) {
 	if errors.Is(err, websocket.ErrMessageTooBig) {
 		h.setStatus(c, StatusStopped, fmt.Sprintf("SnowLuma sent a frame over the %d KiB limit, so this server stopped the connection", MaxFrame>>10))
 		c.ws.CloseNow()
+		return
+	}
+	if errors.Is(err, errAnnouncedTooBig) {
+		h.setStatus(c, StatusStopped, fmt.Sprintf("SnowLuma announced a frame over the %d KiB limit, so this server stopped the connection before reading it", MaxFrame>>10))
+		c.ws.Close(websocket.StatusMessageTooBig, "")
 		return
 	}
 	var ce websocket.CloseError

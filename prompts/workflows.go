@@ -29,7 +29,7 @@ var (
 
 // historyStep is the step that reads a group's recent messages.
 func historyStep(w *writer, group int64, until string) {
-	w.step("Read the history: query_action with %s; for older messages call it again with message_id set to the oldest message's id, %s. Each message has message_id, time (Unix seconds), sender (user_id, nickname, card) and message.",
+	w.step("Read the history: query_action with %s; for older messages call it again with message_id set to the oldest message's id (that page ends with that message again: skip the repeat), %s. Each message has message_id, time (Unix seconds), sender (user_id, nickname, card) and message.",
 		call("get_group_msg_history", "group_id", group, "count", 50), until)
 }
 

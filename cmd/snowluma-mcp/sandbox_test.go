@@ -87,8 +87,9 @@ type sandboxMember struct {
 
 // TestSandboxServesEveryTool: in both eras the sandbox lists the write
 // mode's tools with events, and every one of them works against the
-// simulated account: a send shows up in the history and as a message_sent
-// event, a kick changes the member list, a download saves a sample file,
+// simulated account: a send shows up in the history and (with
+// SNOWLUMA_MCP_SANDBOX_REPORT_SELF) as a message_sent event, a kick changes
+// the member list, a download of a group file's link saves it,
 // an automatic upload of the sample file is reassembled and put into the
 // group's files, a subscription gets the world's trickle, and every answer
 // says sandbox.
@@ -98,7 +99,7 @@ func TestSandboxServesEveryTool(t *testing.T) {
 		// the history and events were read) to a person, whom this client
 		// declines; the gate has its own tests (internal/server).
 		p, cs := startSandbox(t, era, "SNOWLUMA_MCP_SANDBOX_SEED=7", "SNOWLUMA_MCP_SANDBOX_TRICKLE_MS=20",
-			"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0", "SNOWLUMA_MCP_LANG=en", "SNOWLUMA_MCP_UNTRUSTED_SENDS=off")
+			"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0", "SNOWLUMA_MCP_LANG=en", "SNOWLUMA_MCP_UNTRUSTED_SENDS=off", "SNOWLUMA_MCP_SANDBOX_REPORT_SELF=true")
 		c := &sandboxCalls{t: t, cs: cs, called: map[string]bool{}}
 		listed := e2e.ToolNames(t, cs)
 		for _, want := range []string{"invoke_action", "query_action", "subscribe_events", "preview_message", "invoke_action_with_input"} {
@@ -199,9 +200,14 @@ func TestSandboxServesEveryTool(t *testing.T) {
 		if len(files.Files) == 0 {
 			t.Fatal("the owned group has no files")
 		}
+		// As on SnowLuma, a group file downloads through its link, under
+		// the link's last path segment.
 		f := files.Files[0]
-		got := mcptest.Decode[e2e.Saved](t, c.call("invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file_id": f.FileID}}).Result)
-		if got.Saved == nil || got.Saved.FileName != f.FileName || got.Saved.Bytes != f.FileSize {
+		link := mcptest.Decode[struct {
+			URL string `json:"url"`
+		}](t, c.data("query_action", "get_group_file_url", map[string]any{"group_id": owned, "file_id": f.FileID}))
+		got := mcptest.Decode[e2e.Saved](t, c.call("invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": link.URL}}).Result)
+		if got.Saved == nil || "/"+got.Saved.FileName != f.FileID || got.Saved.Bytes != f.FileSize {
 			t.Fatalf("download of %+v: %+v", f, got.Saved)
 		}
 		if b, err := os.ReadFile(got.Saved.Path); err != nil || int64(len(b)) != f.FileSize {

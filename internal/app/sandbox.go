@@ -66,7 +66,8 @@ func runSandbox(ctx context.Context, p Process) int {
 	if trickle == 0 {
 		trickle = -1 // silence, in NewSandbox's terms
 	}
-	sb, err := fakesnowluma.NewSandbox(fakesnowluma.SandboxOptions{Seed: cfg.SandboxSeed, Actions: names, Trickle: trickle})
+	sb, err := fakesnowluma.NewSandbox(fakesnowluma.SandboxOptions{Seed: cfg.SandboxSeed, Actions: names, Trickle: trickle,
+		ReportSelf: cfg.SandboxReportSelf})
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
 		return ExitFailed

@@ -90,6 +90,7 @@ type variables struct {
 	DryRun     string `env:"DRY_RUN" default:"false" shown:"false" desc:"true, 1 or yes: a dry run. Every write action and upload passes every check (mode, params, allowlists, pacing, confirmation) and is then not sent: it is audited and logged as a dry run and answered with kind dry_run, naming the action and its targets; read-only actions still go to SnowLuma. Case is ignored."`
 	Seed       string `env:"SANDBOX_SEED" default:"1" shown:"1" desc:"snowluma-mcp sandbox only: the seed of the simulated account, a whole number from 0 to 18446744073709551615; the same seed gives the same groups, members, history and files."`
 	Trickle    string `env:"SANDBOX_TRICKLE_MS" default:"15000" shown:"15000" desc:"snowluma-mcp sandbox only: milliseconds between two moments of the simulated account's own life (a member's message, now and then a poke or a join request), 0 to 86400000; 0 keeps it silent unless acted on."`
+	SelfMsgs   string `env:"SANDBOX_REPORT_SELF" default:"false" shown:"false" desc:"snowluma-mcp sandbox only: true, 1 or yes: the simulated SnowLuma pushes the bot's own sends as message_sent events, as SnowLuma does with reportSelfMessage on; false (SnowLuma's default) never pushes them. Case is ignored."`
 	Validate   string `env:"VALIDATE_PARAMS" default:"true" shown:"true" desc:"true, 1 or yes: check action params against the catalog's inputSchema before sending; false, 0 or no: send them unchecked (for a SnowLuma newer than the catalog). Case is ignored."`
 
 	// Account safety (docs/safety.md).
@@ -144,6 +145,8 @@ type Config struct {
 	// SandboxTrickle the pace of its own events (0: silence).
 	SandboxSeed    uint64
 	SandboxTrickle time.Duration
+	// SandboxReportSelf is the sandbox's reportSelfMessage.
+	SandboxReportSelf bool
 	// Sandbox says the endpoint is the simulated SnowLuma that
 	// `snowluma-mcp sandbox` started in this process. Load never sets it:
 	// the sandbox command does, after it has started that SnowLuma.
@@ -530,6 +533,9 @@ func parse(e variables, getenv func(string) string) (*Config, error) {
 		return nil, &Error{"SANDBOX_TRICKLE_MS", lang.T(lang.ConfigNotWholeFrom0, e.Trickle, maxTimeoutMS), lang.T(lang.ConfigMillis0, 15000)}
 	}
 	c.SandboxTrickle = time.Duration(trickle) * time.Millisecond
+	if c.SandboxReportSelf, err = parseBool("SANDBOX_REPORT_SELF", e.SelfMsgs); err != nil {
+		return nil, err
+	}
 
 	tok, err := parseToken("TOKEN", e.Token)
 	if err != nil {

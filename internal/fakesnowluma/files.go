@@ -43,6 +43,9 @@ type File struct {
 	// Data, when not nil, is the content instead of Size bytes of Seed's:
 	// the world's sample files and the files uploaded into it.
 	Data []byte
+	// Path, when set, is a file on this host whose bytes are the content
+	// (a merged upload, which a world streams from the stream directory).
+	Path string
 	// Stall, when set, stops the stream after StallAfter chunks with the
 	// body left open until the client goes away.
 	Stall      bool
@@ -147,14 +150,23 @@ func (s *Server) download(params json.RawMessage) Reply {
 	if id == "" {
 		id = p.FileID
 	}
-	s.mu.Lock()
-	f, ok := s.files.byName[id]
-	s.mu.Unlock()
-	if !ok {
-		f, ok = s.mediaFile(id)
-	}
-	if !ok {
-		return Reply{Frames: [][]byte{StreamError(1404, "file not found")}}
+	var f File
+	if s.world != nil {
+		var why string
+		if f, why = s.worldSource(id); why != "" {
+			return Reply{Frames: [][]byte{StreamError(100, why)}}
+		}
+	} else {
+		s.mu.Lock()
+		found, ok := s.files.byName[id]
+		s.mu.Unlock()
+		if !ok {
+			found, ok = s.mediaFile(id)
+		}
+		if !ok {
+			return Reply{Frames: [][]byte{StreamError(1404, "file not found")}}
+		}
+		f = found
 	}
 	chunk := defaultChunkSize
 	if p.ChunkSize != "" {
@@ -165,10 +177,17 @@ func (s *Server) download(params json.RawMessage) Reply {
 		chunk = min(n, maxChunkSize)
 	}
 	var content io.Reader
-	if f.Data != nil {
+	switch {
+	case f.Path != "":
+		st, err := os.Stat(f.Path)
+		if err != nil || !st.Mode().IsRegular() {
+			return Reply{Frames: [][]byte{StreamError(100, "file not found (expected a stream-dir path, an http(s) URL, or a cached image/voice id)")}}
+		}
+		f.Size = st.Size()
+	case f.Data != nil:
 		f.Size = int64(len(f.Data))
 		content = bytes.NewReader(f.Data)
-	} else {
+	default:
 		content = Content(f.Seed, f.Size)
 	}
 	return Reply{Produce: func(ctx context.Context, emit func([]byte) bool) {
@@ -182,6 +201,15 @@ func (s *Server) download(params json.RawMessage) Reply {
 			return
 		}
 		r := content
+		if f.Path != "" {
+			file, err := os.Open(f.Path)
+			if err != nil {
+				emit(StreamError(100, "download failed: the file could not be read"))
+				return
+			}
+			defer file.Close()
+			r = file
+		}
 		buf := make([]byte, chunk)
 		var frame []byte
 		var sent int64

@@ -33,6 +33,9 @@ type SandboxOptions struct {
 	// Trickle is the pace of the world's own events; zero means
 	// SandboxTrickle, a negative value silence.
 	Trickle time.Duration
+	// ReportSelf pushes the bot's own sends as message_sent, as SnowLuma
+	// does with reportSelfMessage on (its default is off).
+	ReportSelf bool
 }
 
 // NewSandbox starts a sandbox on loopback. The caller calls Close.
@@ -53,6 +56,9 @@ func NewSandbox(o SandboxOptions) (*Sandbox, error) {
 		WithoutRecording()}
 	if trickle > 0 {
 		opts = append(opts, WithTrickle(trickle))
+	}
+	if o.ReportSelf {
+		opts = append(opts, WithSelfMessages())
 	}
 	s, err := New(opts...)
 	if err != nil {

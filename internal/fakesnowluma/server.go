@@ -64,6 +64,8 @@ type Server struct {
 	bg      sync.WaitGroup  // the world's background goroutines
 	known   map[string]bool // WithActions: SnowLuma's actions, simulated or not
 
+	reportSelf bool // WithSelfMessages
+
 	record  bool         // keep each request for Requests
 	conns   atomic.Int64 // TCP connections accepted
 	path    string       // the configured HTTP path, normalized as SnowLuma does

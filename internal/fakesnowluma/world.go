@@ -39,8 +39,16 @@ type world struct {
 	seq      map[peer]int64     // each conversation's last message_seq
 	joins    []*joinRequest     // pending group join requests
 	friendRq []*friendRequest   // pending friend requests
+	ignored  []*joinRequest     // join requests QQ filtered as risky
 	tick     int                // trickle steps taken
 	epoch    int64              // the world's "now" for its history, Unix seconds
+	// deco draws how chat lines are dressed (an @, a reply, a face), apart
+	// from the draws that build the rest, so that dressing them changes
+	// nothing else of a seed's world.
+	deco *rand.Rand
+	// reportSelf pushes the bot's own sends as message_sent, as SnowLuma
+	// does with reportSelfMessage on; its default is off.
+	reportSelf bool
 }
 
 // person is someone the account knows: a friend, a member of a group, or a
@@ -114,6 +122,11 @@ type message struct {
 	sender   int64
 	segments []segment
 	recalled bool
+	// selfCopy marks a send of the bot through this world, which SnowLuma
+	// keeps as its own synthetic copy (a sender of user_id, an empty
+	// nickname, sex and age only; target_id for a private one) until a
+	// history fetch replaces it with QQ's converted message.
+	selfCopy bool
 }
 
 // joinRequest is a pending request to join a group.
@@ -160,6 +173,7 @@ func newWorld(seed uint64, now time.Time) *world {
 		build:    rand.New(rand.NewPCG(seed, 0x5eed0001)),
 		ids:      rand.New(rand.NewPCG(seed, 0x5eed0002)),
 		talk:     rand.New(rand.NewPCG(seed, 0x5eed0003)),
+		deco:     rand.New(rand.NewPCG(seed, 0x5eed0005)),
 		people:   map[int64]*person{},
 		messages: map[int32]*message{},
 		byPeer:   map[peer][]int32{},
@@ -244,7 +258,7 @@ func newWorld(seed uint64, now time.Time) *world {
 			if i > 0 {
 				at += l.gap
 			}
-			w.store(p, l.from, at, []segment{textSegment(l.text)})
+			w.store(p, l.from, at, w.chatLine(p, l.text))
 			if l.m != nil {
 				l.m.lastSent = at
 			}
@@ -279,6 +293,13 @@ func newWorld(seed uint64, now time.Time) *world {
 		comment: pick(r, worldJoinComments)})
 	asker := w.newPerson(r, names[19])
 	w.friendRq = append(w.friendRq, &friendRequest{flag: fmt.Sprintf("%d|%d", asker.id, w.newSeq()), who: asker, comment: "加个好友，一起爬山"})
+
+	// A request to join the owned group that QQ filtered as risky: it
+	// shows in get_group_ignore_add_request only. Drawn from deco, after
+	// everything else, so that the rest of the world stays as it was.
+	risky := w.newPerson(w.deco, "新用户"+fmt.Sprint(1000+w.deco.IntN(9000)))
+	w.ignored = append(w.ignored, &joinRequest{seq: int64(1000000 + w.deco.IntN(9000000)), group: w.groups[0], who: risky,
+		comment: "加群领福利"})
 	w.seedMedia() // media.go: pictures and a voice message to look at
 	return w
 }

@@ -121,6 +121,7 @@ func (s *Server) worldHandlers() map[string]Handler {
 			return map[string]any{"message": "success", "removed": 0}, nil, nil
 		},
 	}
+	acts["get_group_ignore_add_request"] = (*world).ignoredRequests
 	// Actions QQ accepts without anything the world keeps: they answer as
 	// SnowLuma does once QQ said yes.
 	for _, name := range strings.Fields("mark_msg_as_read mark_group_msg_as_read mark_private_msg_as_read " +
@@ -364,6 +365,19 @@ func (w *world) systemMessages(*params) (any, [][]byte, *Reply) {
 		out = append(out, map[string]any{"group_id": r.group.id, "group_name": r.group.name, "request_id": r.seq,
 			"requester_uin": 0, "requester_nick": r.who.nickname, "message": r.comment,
 			"flag": fmt.Sprintf("1:%d:%s", r.group.id, r.who.uid)})
+	}
+	return out, nil, nil
+}
+
+// ignoredRequests lists the join requests QQ filtered, in the shape
+// SnowLuma's get_group_ignore_add_request gives them: a request to join
+// has no inviter, and an unhandled one no actor.
+func (w *world) ignoredRequests(*params) (any, [][]byte, *Reply) {
+	out := []map[string]any{}
+	for _, r := range w.ignored {
+		out = append(out, map[string]any{"request_id": r.seq, "invitor_uin": 0, "invitor_nick": "",
+			"group_id": r.group.id, "message": r.comment, "group_name": r.group.name, "checked": false,
+			"actor": 0, "requester_nick": r.who.nickname})
 	}
 	return out, nil, nil
 }
@@ -626,7 +640,8 @@ func (w *world) leave(p *params) (any, [][]byte, *Reply) {
 	return nil, nil, nil
 }
 
-// send stores a message from the bot and announces it as message_sent.
+// send stores a message from the bot, and announces it as message_sent
+// when the world reports the bot's own messages.
 // kind is "group", "private" or "" (send_msg: from message_type, else
 // from which id is given).
 func (w *world) send(p *params, kind string) (any, [][]byte, *Reply) {
@@ -671,6 +686,10 @@ func (w *world) send(p *params, kind string) (any, [][]byte, *Reply) {
 		return nil, nil, failure(fmt.Sprintf("send failed: %d is not a friend or a member of a shared group", to.id))
 	}
 	m := w.store(to, SelfID, now(), segs)
+	m.selfCopy = true
+	if !w.reportSelf {
+		return map[string]int32{"message_id": m.id}, nil, nil
+	}
 	return map[string]int32{"message_id": m.id}, [][]byte{encode(w.view(m, true))}, nil
 }
 
@@ -751,6 +770,9 @@ func (w *world) history(p *params, group bool) (any, [][]byte, *Reply) {
 	var out []messageEvent
 	for k := len(ids) - 1; k >= 0 && int64(len(out)) < count; k-- {
 		if m := w.messages[ids[k]]; !m.recalled {
+			// SnowLuma fetches history from QQ and keeps what it
+			// fetched in place of its own copy of a send.
+			m.selfCopy = false
 			out = append(out, w.view(m, false))
 		}
 	}

@@ -36,6 +36,14 @@ func WithTrickle(interval time.Duration) Option {
 	return func(s *Server) { s.trickle = interval }
 }
 
+// WithSelfMessages pushes the bot's own sends as message_sent events, as
+// SnowLuma does with reportSelfMessage on. Without it a fake with a world
+// follows SnowLuma's default (off): a send is answered and stored, never
+// pushed.
+func WithSelfMessages() Option {
+	return func(s *Server) { s.reportSelf = true }
+}
+
 // WithActions names every action the SnowLuma being simulated has (the
 // catalog's): one the fake has no responder for is then answered as a
 // business failure that says the sandbox does not simulate it, instead of
@@ -56,6 +64,7 @@ func (s *Server) startWorld(ctx context.Context) {
 	w := s.world
 	s.handlers = s.defaultHandlers()
 	w.mu.Lock()
+	w.reportSelf = s.reportSelf
 	for _, g := range w.groups {
 		for _, f := range g.files {
 			data := w.fileContent(g, f)
@@ -169,10 +178,11 @@ func (w *world) step() []byte {
 			"flag": fmt.Sprintf("add:%d:%s", g.id, who.uid)})
 	case w.tick%7 == 0:
 		return notice(map[string]any{"notice_type": "notify", "sub_type": "poke", "group_id": g.id,
-			"user_id": m.id, "target_id": SelfID})
+			"user_id": m.id, "target_id": SelfID, "action": "戳了戳", "suffix": "",
+			"action_img_url": sandboxHost + "/nudgeaction/expression.jpg"})
 	}
 	at := now()
-	msg := w.store(peer{true, g.id}, m.id, at, []segment{textSegment(pick(r, worldLines))})
+	msg := w.store(peer{true, g.id}, m.id, at, w.chatLine(peer{true, g.id}, pick(r, worldLines)))
 	m.lastSent = at
 	return encode(w.view(msg, true))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -73,6 +74,42 @@ func parseMessage(raw json.RawMessage, autoEscape bool) ([]segment, error) {
 		return nil, errors.New("message: must not be empty")
 	}
 	return segs, nil
+}
+
+// dataSegment is a segment of type with string data, as SnowLuma's
+// converter gives them (ids as decimal strings).
+func dataSegment(typ string, data map[string]string) segment {
+	b, _ := json.Marshal(data) // a string map always encodes
+	return segment{Type: typ, Data: b}
+}
+
+// worldFaces are QQ face ids the world's members use: 微笑, 呲牙, 赞,
+// 抱拳, 玫瑰, 捂脸.
+var worldFaces = []int{14, 13, 76, 118, 63, 264}
+
+// chatLine dresses a line said in conversation c the way real chats look
+// in SnowLuma's segments: now and then an @ of the bot (groups only), a
+// reply to an earlier message of c, or a face after the text; mostly
+// plain text. Its draws come from w.deco. w.mu is held, or the world is
+// being built.
+func (w *world) chatLine(c peer, line string) []segment {
+	r := w.deco
+	text := textSegment(line)
+	switch k := r.IntN(10); {
+	case k == 0 && c.group:
+		return []segment{dataSegment("at", map[string]string{"qq": strconv.FormatInt(SelfID, 10)}), textSegment(" " + line)}
+	case k <= 2:
+		ids := w.byPeer[c]
+		if len(ids) == 0 {
+			break
+		}
+		to := ids[len(ids)-1-r.IntN(min(len(ids), 5))]
+		return []segment{dataSegment("reply", map[string]string{"id": strconv.FormatInt(int64(to), 10)}), text}
+	case k == 3:
+		face := worldFaces[r.IntN(len(worldFaces))]
+		return []segment{text, dataSegment("face", map[string]string{"id": strconv.Itoa(face)})}
+	}
+	return []segment{text}
 }
 
 // segmentText is a text segment's text.
@@ -167,6 +204,7 @@ type messageEvent struct {
 	RealID      *int32          `json:"real_id,omitempty"`
 	MessageSeq  int64           `json:"message_seq"`
 	GroupID     int64           `json:"group_id,omitempty"`
+	TargetID    int64           `json:"target_id,omitempty"`
 	UserID      int64           `json:"user_id"`
 	Message     []segment       `json:"message"`
 	RawMessage  string          `json:"raw_message"`
@@ -205,6 +243,18 @@ func (w *world) view(m *message, asEvent bool) messageEvent {
 	} else {
 		id := m.id
 		e.RealID = &id
+	}
+	if m.selfCopy && !asEvent {
+		// SnowLuma's own copy of a send: the sender it knows without
+		// asking QQ, and the conversation as group_id or target_id.
+		e.Sender = privateSender{UserID: SelfID, Sex: "unknown"}
+		e.MessageType, e.SubType = "private", "friend"
+		if m.peer.group {
+			e.MessageType, e.SubType, e.GroupID = "group", "normal", m.peer.id
+		} else {
+			e.TargetID = m.peer.id
+		}
+		return e
 	}
 	nickname := w.nicknameOf(m.sender)
 	if m.peer.group {

@@ -237,9 +237,10 @@ func listen(t *testing.T, s *Server) func(want func(map[string]any) bool) map[st
 }
 
 // TestWorldSend: a send is stored, shows up in the history and get_msg, and
-// is pushed as message_sent; a recall takes it back with a notice.
+// (with reportSelfMessage on) is pushed as message_sent; a recall takes it
+// back with a notice.
 func TestWorldSend(t *testing.T) {
-	s := Start(t, WithWorld(1))
+	s := Start(t, WithWorld(1), WithSelfMessages())
 	next := listen(t, s)
 	gid := groupsByRole(t, s)["member"]
 	sent := decode[struct {
@@ -381,11 +382,22 @@ func frames(t *testing.T, body string) []map[string]any {
 	return out
 }
 
-// download fetches a file through download_file_stream and returns its
-// name and bytes.
-func download(t *testing.T, s *Server, fileID string) (string, []byte) {
+// downloadGroupFile fetches a group file through its get_group_file_url
+// link, as on SnowLuma, and returns the name the stream gives and the
+// bytes.
+func downloadGroupFile(t *testing.T, s *Server, gid int64, fileID string) (string, []byte) {
 	t.Helper()
-	_, body := post(t, s, "/download_file_stream", fmt.Sprintf(`{"file_id":%q,"chunk_size":100}`, fileID), nil)
+	link := decode[struct {
+		URL string `json:"url"`
+	}](t, ok(t, s, "get_group_file_url", fmt.Sprintf(`{"group_id":%d,"file_id":%q}`, gid, fileID)))
+	return download(t, s, link.URL)
+}
+
+// download fetches source (an id, a path or a URL) through
+// download_file_stream and returns its name and bytes.
+func download(t *testing.T, s *Server, source string) (string, []byte) {
+	t.Helper()
+	_, body := post(t, s, "/download_file_stream", fmt.Sprintf(`{"file_id":%q,"chunk_size":100}`, source), nil)
 	var data []byte
 	var name string
 	for _, f := range frames(t, body) {
@@ -419,15 +431,16 @@ func TestWorldFiles(t *testing.T) {
 		Files []fileRow `json:"files"`
 	}](t, ok(t, s, "get_group_root_files", fmt.Sprintf(`{"group_id":%d}`, gid)))
 	for _, f := range root.Files {
-		name, data := download(t, s, f.FileID)
-		if name != f.FileName || len(data) != f.FileSize || f.FileSize == 0 {
+		// SnowLuma names a URL download after the URL's last segment.
+		name, data := downloadGroupFile(t, s, gid, f.FileID)
+		if "/"+name != f.FileID || len(data) != f.FileSize || f.FileSize == 0 {
 			t.Errorf("%s: downloaded %q, %d bytes; listed %d", f.FileName, name, len(data), f.FileSize)
 		}
-		if strings.HasSuffix(name, ".png") && !bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")) {
-			t.Errorf("%s is not a PNG", name)
+		if strings.HasSuffix(f.FileName, ".png") && !bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")) {
+			t.Errorf("%s is not a PNG", f.FileName)
 		}
-		if strings.HasSuffix(name, ".txt") && !strings.Contains(string(data), "群规") {
-			t.Errorf("%s: %q", name, data)
+		if strings.HasSuffix(f.FileName, ".txt") && !strings.Contains(string(data), "群规") {
+			t.Errorf("%s: %q", f.FileName, data)
 		}
 	}
 
@@ -448,8 +461,8 @@ func TestWorldFiles(t *testing.T) {
 	if !strings.Contains(string(listed), `"file_name":"报名表.txt"`) {
 		t.Errorf("the upload is not listed: %s", listed)
 	}
-	if name, data := download(t, s, up.FileID); name != "报名表.txt" || !bytes.Equal(data, content) {
-		t.Errorf("downloaded the upload as %q: %q", name, data)
+	if _, data := downloadGroupFile(t, s, gid, up.FileID); !bytes.Equal(data, content) {
+		t.Errorf("downloaded the upload: %q", data)
 	}
 	if a := call(t, s, "upload_group_file", fmt.Sprintf(`{"group_id":%d,"file":%q}`, gid, filepath.Join(os.TempDir(), "passwd"))); a.Retcode != 100 {
 		t.Errorf("upload of a file the host does not have: %+v", a)
@@ -591,7 +604,8 @@ func compileReturns(t *testing.T, a catalogAction) *jsonschema.Schema {
 func TestWorldStreamsMatchCatalog(t *testing.T) {
 	cat := readCatalog(t)
 	s := Start(t, WithWorld(11))
-	fileID := s.world.groups[0].files[0].id
+	g := s.world.groups[0]
+	fileURL := fmt.Sprintf("%s/group/%d/file%s", sandboxHost, g.id, g.files[0].id)
 	check := func(action, params string) {
 		t.Helper()
 		schema := compileReturns(t, cat[action])
@@ -614,7 +628,7 @@ func TestWorldStreamsMatchCatalog(t *testing.T) {
 		}
 	}
 	for _, a := range []string{"download_file_stream", "download_file_image_stream", "download_file_record_stream"} {
-		check(a, fmt.Sprintf(`{"file_id":%q,"chunk_size":64}`, fileID))
+		check(a, fmt.Sprintf(`{"file":%q,"chunk_size":64}`, fileURL))
 	}
 	check("test_download_stream", `{}`)
 	b64 := base64.StdEncoding.EncodeToString([]byte("hello"))

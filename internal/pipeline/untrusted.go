@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/untrusted"
@@ -50,6 +51,20 @@ func (x *Executor) seen(c *Call) *untrusted.Ledger {
 		return nil
 	}
 	return x.backend.Provenance.For(key)
+}
+
+// GateMayAsk reports whether the send gate could ask a person about a
+// write of a on c's connection: QQ users' text was read there and
+// SNOWLUMA_MCP_UNTRUSTED_SENDS is confirm. A form that asks for a write's
+// missing params then asks for the confirmation too: the go-sdk answers a
+// legacy client's call with one round of forms only, so a second round
+// (params, then the gate) would never reach that client.
+func (x *Executor) GateMayAsk(c *Call, a *catalog.Action) bool {
+	if a.ReadOnly || x.untrustedMode() != untrusted.ModeConfirm {
+		return false
+	}
+	seen := x.seen(c)
+	return seen != nil && seen.Armed()
 }
 
 // untrustedMode is the backend's SNOWLUMA_MCP_UNTRUSTED_SENDS.

@@ -167,6 +167,7 @@ func (svc *channelService) run() {
 		return
 	}
 	ch := channel.New(svc.cfg, self, svc.log)
+	ch.LookUpReplies(ctx, svc.sender)
 	svc.mu.Lock()
 	svc.ch = ch
 	svc.mu.Unlock()
@@ -253,6 +254,20 @@ func (svc *channelService) noteSent(r toolkit.Reply) {
 			ch.NoteSent(id)
 		}
 	}
+}
+
+// sender asks SnowLuma (get_msg) who sent message id, for a reply to a
+// message the channel has not seen: 0 when SnowLuma answered without it
+// (it does not know the message), an error when it could not be asked.
+func (svc *channelService) sender(ctx context.Context, id int64) (int64, error) {
+	r := svc.call(ctx, "get_msg", fmt.Appendf(nil, `{"message_id":%d}`, id))
+	if r.Diag.Outcome == toolkit.OutcomeSuccess {
+		return dataID(r, "user_id"), nil
+	}
+	if _, answered := r.Result.(json.RawMessage); answered {
+		return 0, nil
+	}
+	return 0, fmt.Errorf("get_msg: %s", r.Diag.Message)
 }
 
 // pushed records that a push hands the model text of its chat: the

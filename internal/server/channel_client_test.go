@@ -414,3 +414,54 @@ func TestChannelRefusedAtStart(t *testing.T) {
 		}
 	}
 }
+
+// TestChannelReplyToUnseenBotMessage: with reportSelfMessage off, the bot's
+// sends from elsewhere (the operator's phone) never reach the channel; in
+// mentions mode a reply to such a message is looked up with get_msg and
+// pushed when the bot sent it. Someone else's message, and one SnowLuma
+// does not know, are not pushed, and not asked about twice.
+func TestChannelReplyToUnseenBotMessage(t *testing.T) {
+	t.Parallel()
+	bothEras(t, func(t *testing.T, era mcptest.Era) {
+		q := startChannel(t, era, "SNOWLUMA_MCP_CHANNEL=mentions", "SNOWLUMA_MCP_CHANNEL_GROUPS=20001")
+		self := int64(fakesnowluma.SelfID)
+		q.fake.Handle("get_msg", func(params json.RawMessage) fakesnowluma.Reply {
+			var p struct {
+				MessageID int64 `json:"message_id"`
+			}
+			json.Unmarshal(params, &p)
+			switch p.MessageID {
+			case 777: // SnowLuma's own copy of the bot's send
+				return fakesnowluma.OK(json.RawMessage(fmt.Sprintf(`{"time":1700000000,"message_type":"group","sub_type":"normal","message_id":777,"real_id":777,"message_seq":9,"group_id":20001,"user_id":%d,"message":[{"type":"text","data":{"text":"我来了"}}],"raw_message":"我来了","font":0,"sender":{"user_id":%d,"nickname":"","sex":"unknown","age":0}}`, self, self)))
+			case 888:
+				return fakesnowluma.OK(json.RawMessage(`{"time":1700000000,"message_type":"group","sub_type":"normal","message_id":888,"real_id":888,"message_seq":8,"group_id":20001,"user_id":30009,"message":[],"raw_message":"","font":0,"sender":{"user_id":30009,"nickname":"n","card":"","role":"member","sex":"unknown","age":0},"anonymous":null}`))
+			}
+			return fakesnowluma.Failed(100, "message not found")
+		})
+		reply := func(id, to int64) string {
+			return qqGroup("message", 20001, 30005, id, fmt.Sprintf(`[{"type":"reply","data":{"id":"%d"}},{"type":"text","data":{"text":"好的"}}]`, to))
+		}
+		q.send(t, reply(21, 888), reply(22, 999), reply(23, 888), reply(24, 999))
+		q.stats(t, func(st, filtered map[string]any) bool { return filtered["not_mentioned"] == float64(4) })
+		q.send(t, reply(25, 777))
+		content, meta := q.push(t)
+		if content != "[回复 #777]好的" || meta["message_id"] != "25" || meta["reply_to"] != "777" {
+			t.Errorf("the reply to the bot's unseen message: %q %v", content, meta)
+		}
+		asked := map[string]int{}
+		for _, r := range q.fake.Requests() {
+			if r.Action == "get_msg" {
+				asked[string(r.Params)]++
+			}
+		}
+		if len(asked) != 3 {
+			t.Errorf("get_msg asked %v; want 777, 888 and 999 once each", asked)
+		}
+		for body, n := range asked {
+			if n != 1 {
+				t.Errorf("get_msg %s asked %d times", body, n)
+			}
+		}
+		q.stats(t, func(st, filtered map[string]any) bool { return st["reply_lookups"] == float64(3) })
+	})
+}

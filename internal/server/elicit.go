@@ -8,10 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -132,7 +134,8 @@ func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionA
 			fmt.Sprintf("%s needs %s, and this client did not advertise form elicitation, so it cannot be asked for", a.Name, strings.Join(missing, ", ")),
 			fmt.Sprintf("call %s with complete params (see get_action %s)", toolName(write), a.Name))
 	}
-	confirm := x.safety.Confirm.Needs(a.Destructive, a.ReadOnly)
+	// The confirmation comes with the params, in one form (GateMayAsk).
+	confirm := x.safety.Confirm.Needs(a.Destructive, a.ReadOnly) || x.GateMayAsk(pc, a)
 	state, err := sealer.Seal(seal.Claims{Tool: tool, ArgsHash: argsHash, Missing: missing, Confirm: confirm})
 	if errors.Is(err, seal.ErrTooManyPending) {
 		return toolkit.Fail(toolkit.KindTooManyPending, err.Error(), fmt.Sprintf("answer or abandon pending forms, or call %s with complete params", toolName(write)))
@@ -297,6 +300,72 @@ func fieldValue(v any) (json.RawMessage, error) {
 	return json.Marshal(v)
 }
 
+// fieldMisfit says how a typed field's answer breaks the field's schema
+// as the form sent it (its type, bounds, lengths and values), or "".
+func fieldMisfit(schema map[string]any, v any) string {
+	typ, _ := schema["type"].(string)
+	switch typ {
+	case "integer", "number":
+		n, ok := v.(float64)
+		if !ok {
+			return fmt.Sprintf("must be %s %s, not %s", article(typ), typ, jsonKind(v))
+		}
+		if typ == "integer" && n != math.Trunc(n) {
+			return "must be a whole number"
+		}
+		if lo, ok := schema["minimum"].(float64); ok && n < lo {
+			return fmt.Sprintf("must be at least %v", lo)
+		}
+		if hi, ok := schema["maximum"].(float64); ok && n > hi {
+			return fmt.Sprintf("must be at most %v", hi)
+		}
+	case "string":
+		s, ok := v.(string)
+		if !ok {
+			return "must be a string, not " + jsonKind(v)
+		}
+		n := float64(utf8.RuneCountInString(s))
+		if lo, ok := schema["minLength"].(float64); ok && n < lo {
+			return fmt.Sprintf("must have at least %v characters", lo)
+		}
+		if hi, ok := schema["maxLength"].(float64); ok && n > hi {
+			return fmt.Sprintf("must have at most %v characters", hi)
+		}
+		if enum, ok := schema["enum"].([]any); ok && !slices.Contains(enum, any(s)) {
+			return "must be one of the form's choices"
+		}
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			return "must be true or false, not " + jsonKind(v)
+		}
+	}
+	return ""
+}
+
+func article(typ string) string {
+	if typ == "integer" {
+		return "an"
+	}
+	return "a"
+}
+
+// jsonKind names the JSON type of a decoded value.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return "null"
+}
+
 // resume checks the continuation and the answer, then runs the action. The
 // continuation is consumed (Open) before anything is checked or sent, so a
 // state answers at most once however often it is replayed. A round that
@@ -371,6 +440,14 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 		v, ok := resp.Content[f.name]
 		if !ok || v == nil {
 			continue // reported as missing below
+		}
+		if why := fieldMisfit(f.schema, v); why != "" {
+			// The form's own field types hold whether or not the
+			// catalog check is on: turning that off is for params a
+			// newer SnowLuma accepts, not for answers that break the
+			// form this server sent.
+			problems = append(problems, f.name+" does not fit its form field: "+why)
+			continue
 		}
 		raw, err := fieldValue(v)
 		if err != nil {

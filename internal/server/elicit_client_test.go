@@ -519,3 +519,89 @@ func TestFormsInChinese(t *testing.T) {
 		}
 	})
 }
+
+// TestInputTypedFieldsUnchecked: with SNOWLUMA_MCP_VALIDATE_PARAMS=false a
+// typed field answered against the form's own schema (a string for an
+// integer field, a fraction, a value under the field's minimum) is still
+// refused and nothing is sent: turning the catalog check off is for params
+// a newer SnowLuma accepts, not for answers that break the form. The
+// answers come from a raw client, since the go-sdk client checks its own
+// answers against the form. A 2026-07-28 answer comes back in the
+// continuation and is refused by the server's own check; a legacy one is
+// refused by the go-sdk server before the tool sees it.
+func TestInputTypedFieldsUnchecked(t *testing.T) {
+	t.Parallel()
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_MODE=write",
+			"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0", "SNOWLUMA_MCP_VALIDATE_PARAMS=false")
+		t.Cleanup(func() { e2e.NoLeak(t, p) })
+		raw, params := e2e.RawSession(t, p, era, `{"elicitation":{"form":{}}}`)
+		id := 0
+		// call runs tool for action and answers its form with content.
+		call := func(tool, action, content string) map[string]any {
+			t.Helper()
+			id++
+			args := fmt.Sprintf(`{"name":%q,"arguments":{"action":%q}}`, tool, action)
+			if era == mcptest.Modern {
+				first := e2e.Result(t, raw.Call(id, "tools/call", params(args)))
+				state, _ := first["requestState"].(string)
+				if state == "" {
+					t.Fatalf("%s: not an input-required result: %v", action, first)
+				}
+				id++
+				return e2e.Result(t, raw.Call(id, "tools/call", params(fmt.Sprintf(
+					`{"name":%q,"arguments":{"action":%q},"requestState":%q,"inputResponses":{"params":{"action":"accept","content":%s}}}`,
+					tool, action, state, content))))
+			}
+			raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, id, args))
+			for {
+				m := raw.Next()
+				if m["method"] == "elicitation/create" {
+					raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":%s}}`, e2e.MustJSON(t, m["id"]), content))
+					continue
+				}
+				if got, ok := m["id"].(float64); ok && int(got) == id {
+					if e, ok := m["error"].(map[string]any); ok {
+						// The go-sdk server checks a legacy client's
+						// answer against the form itself and fails the
+						// call before the tool runs.
+						return map[string]any{"sdkError": e["message"]}
+					}
+					return e2e.Result(t, m)
+				}
+			}
+		}
+		for _, tc := range []struct {
+			name, tool, action, content, say string
+		}{
+			{"a string for an integer", "invoke_action_with_input", "set_group_ban", `{"group_id":20001,"user_id":"not-a-number"}`,
+				"user_id does not fit its form field: must be an integer, not a string"},
+			{"a fraction", "query_action_with_input", "get_msg", `{"message_id":1.5}`, "message_id does not fit its form field: must be a whole number"},
+			{"under the minimum", "invoke_action_with_input", "set_group_ban", `{"group_id":0,"user_id":30001}`,
+				"group_id does not fit its form field: must be at least 1"},
+			{"a boolean for an integer", "query_action_with_input", "get_msg", `{"message_id":true}`, "must be an integer, not a boolean"},
+		} {
+			r := call(tc.tool, tc.action, tc.content)
+			if e, ok := r["sdkError"].(string); ok {
+				if era != mcptest.Legacy || !strings.Contains(e, "does not match requested schema") {
+					t.Errorf("%s: %s", tc.name, e)
+				}
+				continue
+			}
+			d, _ := r["structuredContent"].(map[string]any)["diagnostics"].(map[string]any)
+			msg, _ := d["message"].(string)
+			if r["isError"] != true || d["kind"] != "invalid_answer" || !strings.Contains(msg, tc.say) || !strings.Contains(msg, "nothing was run") {
+				t.Errorf("%s: %v", tc.name, d)
+			}
+		}
+		if n := len(fake.Requests()); n != 0 {
+			t.Errorf("refused answers sent %d requests: %v", n, sent(fake))
+		}
+		// A well-typed answer is still sent unchecked.
+		r := call("query_action_with_input", "get_msg", `{"message_id":0}`)
+		if r["isError"] == true || len(fake.Requests()) != 1 {
+			t.Errorf("a well-typed answer: %v", r)
+		}
+	})
+}

@@ -79,55 +79,93 @@ func TestDiscover(t *testing.T) {
 	}
 }
 
-// TestUnsupportedRevision checks the -32022 answer to a request at a
-// revision not served, and the stderr line that says so to the person
-// whose host shows only "disconnected".
+// TestUnsupportedRevision checks the -32022 answer to a 2026-07-28
+// request at a revision not served, and the stderr line that says so to
+// the person whose host shows only "disconnected".
 func TestUnsupportedRevision(t *testing.T) {
 	t.Parallel()
-	check := func(t *testing.T, p *mcptest.Proc, m map[string]any, requested string) {
-		t.Helper()
-		e, ok := m["error"].(map[string]any)
-		if !ok {
-			t.Fatalf("not an error: %v", m)
-		}
-		if e["code"] != float64(-32022) {
-			t.Errorf("code = %v, want -32022", e["code"])
-		}
-		data, _ := e["data"].(map[string]any)
-		if fmt.Sprint(data["supported"]) != fmt.Sprint(supported) || data["requested"] != requested {
-			t.Errorf("data = %v", data)
-		}
-		var served []string
-		for _, v := range supported {
-			served = append(served, v.(string))
-		}
-		line := fmt.Sprintf("client asked for MCP revision %q, which this server does not serve (it serves %s)", requested, strings.Join(served, ", "))
-		e2e.WaitFor(t, "the stderr line naming the revisions", func() bool { return strings.Contains(p.Stderr(), line) })
+	p := serve(t, mcptest.Modern)
+	m := p.Raw().Call(1, "tools/call", `{"name":"list_categories","_meta":`+mcptest.ModernMeta("2099-01-01")+`}`)
+	e, ok := m["error"].(map[string]any)
+	if !ok {
+		t.Fatalf("not an error: %v", m)
 	}
-	t.Run("per-request", func(t *testing.T) {
-		p := serve(t, mcptest.Modern)
-		check(t, p, p.Raw().Call(1, "tools/call", `{"name":"list_categories","_meta":`+mcptest.ModernMeta("2099-01-01")+`}`), "2099-01-01")
-	})
-	t.Run("initialize", func(t *testing.T) {
+	if e["code"] != float64(-32022) {
+		t.Errorf("code = %v, want -32022", e["code"])
+	}
+	data, _ := e["data"].(map[string]any)
+	if fmt.Sprint(data["supported"]) != fmt.Sprint(supported) || data["requested"] != "2099-01-01" {
+		t.Errorf("data = %v", data)
+	}
+	e2e.WaitFor(t, "the stderr line naming the revisions", func() bool { return strings.Contains(p.Stderr(), revisionLine("2099-01-01")) })
+}
+
+// revisionLine is the part of the stderr line that names a revision not
+// served and the revisions served.
+func revisionLine(requested string) string {
+	var served []string
+	for _, v := range supported {
+		served = append(served, v.(string))
+	}
+	return fmt.Sprintf("client asked for MCP revision %q, which this server does not serve (it serves %s)", requested, strings.Join(served, ", "))
+}
+
+// TestLegacyCounterOffer: a legacy initialize at a revision not served
+// (2024-11-05, which older hosts send) is answered with the newest legacy
+// revision served, as the legacy lifecycle asks, with a stderr line; a
+// client that accepts the offer goes on, one that does not disconnects
+// and the server ends cleanly.
+func TestLegacyCounterOffer(t *testing.T) {
+	t.Parallel()
+	const old = `{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"old","version":"1"}}`
+	offer := func(t *testing.T, p *mcptest.Proc, m map[string]any) {
+		t.Helper()
+		r := e2e.Result(t, m)
+		if r["protocolVersion"] != "2025-11-25" {
+			t.Fatalf("offered %v, want 2025-11-25", r["protocolVersion"])
+		}
+		if info, _ := r["serverInfo"].(map[string]any); info["name"] != "snowluma-mcp" {
+			t.Errorf("serverInfo %v", r["serverInfo"])
+		}
+		e2e.WaitFor(t, "the stderr line naming the revisions", func() bool {
+			return strings.Contains(p.Stderr(), revisionLine("2024-11-05")+"; answered initialize with 2025-11-25")
+		})
+	}
+	t.Run("accepted", func(t *testing.T) {
+		t.Parallel()
 		p := serve(t, mcptest.Legacy)
 		raw := p.Raw()
-		check(t, p, raw.Call(1, "initialize", `{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"old","version":"1"}}`), "2024-11-05")
+		offer(t, p, raw.Call(1, "initialize", old))
+		raw.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		r := e2e.Result(t, raw.Call(2, "tools/call", `{"name":"list_categories","arguments":{}}`))
+		if r["isError"] == true || r["structuredContent"] == nil {
+			t.Errorf("a call after accepting the offer: %v", r)
+		}
+	})
+	t.Run("declined", func(t *testing.T) {
+		t.Parallel()
+		p := serve(t, mcptest.Legacy)
+		offer(t, p, p.Raw().Call(1, "initialize", old))
+		// The client does not speak 2025-11-25: it goes away.
+		p.Close()
+		if code, stopped := p.Code(); !stopped || code != 0 {
+			t.Errorf("exit %d (stopped %v) after a declined offer\nstderr:\n%s", code, stopped, p.Stderr())
+		}
+	})
+	t.Run("hostile revision", func(t *testing.T) {
+		t.Parallel()
 		// A revision is the client's text: on stderr it is quoted, and a
 		// long one is cut short.
+		p := serve(t, mcptest.Legacy)
 		hostile := "\x1b[31m" + strings.Repeat("9", 300)
 		quoted, _ := json.Marshal(hostile)
-		m := raw.Call(3, "initialize", `{"protocolVersion":`+string(quoted)+`,"capabilities":{},"clientInfo":{"name":"odd","version":"1"}}`)
-		if e, _ := m["error"].(map[string]any); e["code"] != float64(-32022) {
-			t.Fatalf("hostile revision: %v", m)
+		r := e2e.Result(t, p.Raw().Call(1, "initialize", `{"protocolVersion":`+string(quoted)+`,"capabilities":{},"clientInfo":{"name":"odd","version":"1"}}`))
+		if r["protocolVersion"] != "2025-11-25" {
+			t.Fatalf("hostile revision: %v", r)
 		}
 		e2e.WaitFor(t, "the hostile revision's stderr line", func() bool { return strings.Contains(p.Stderr(), `revision "\x1b[31m999`) })
 		if strings.Contains(p.Stderr(), "\x1b") || strings.Contains(p.Stderr(), strings.Repeat("9", 100)) {
 			t.Errorf("stderr carries the revision raw or whole:\n%s", p.Stderr())
-		}
-		// The refusal changed nothing: a supported handshake still works.
-		r := e2e.Result(t, raw.Call(2, "initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"new","version":"1"}}`))
-		if r["protocolVersion"] != "2025-06-18" {
-			t.Errorf("negotiated %v", r["protocolVersion"])
 		}
 	})
 }

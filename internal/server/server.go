@@ -38,8 +38,9 @@ const (
 )
 
 // ProtocolVersions returns the MCP revisions served, newest first. A
-// request at any other revision, a legacy initialize included, is refused
-// with UnsupportedProtocolVersion (-32022) and this list.
+// 2026-07-28 request at any other revision is refused with
+// UnsupportedProtocolVersion (-32022) and this list; a legacy initialize at
+// one is offered the newest legacy revision (see proposeOnInitialize).
 func ProtocolVersions() []string {
 	return []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"}
 }
@@ -128,7 +129,7 @@ func New(opts Options) (*mcp.Server, error) {
 		specs = append(specs, f.tools...)
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "SnowLuma OneBot", Version: version.Current()}, sopts)
-	d.dispatch.On("initialize", refuseUnsupportedInitialize)
+	d.dispatch.On("initialize", proposeOnInitialize(cmp.Or[io.Writer](opts.Log, io.Discard)))
 	cfg := toolkit.Config{Mode: opts.Mode, Log: d.log, CheckOutputsLater: opts.Speed.CheckOutputsLater, Sandbox: d.backend.Sandbox, Dispatch: d.dispatch}
 	if err := toolkit.Register(s, cfg, specs...); err != nil {
 		return nil, fmt.Errorf("server: %w", err)

@@ -29,6 +29,7 @@ client.setRequestHandler(ElicitRequestSchema, async (req) => {
   const content = {};
   for (const k of Object.keys(props)) {
     if (k === "params_json") content[k] = JSON.stringify({ message: "Hello from TypeScript" });
+    else if (k === "confirm") content[k] = true; // the person agrees to the send
     else if (k in values) content[k] = values[k];
   }
   return { action: "accept", content };

@@ -116,6 +116,7 @@ func leftOut() map[string]string {
 		"SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS":    "transfer tuning with a safe default; a stream that keeps moving never times out",
 		"SNOWLUMA_MCP_SANDBOX_SEED":              sandboxOnly,
 		"SNOWLUMA_MCP_SANDBOX_TRICKLE_MS":        sandboxOnly,
+		"SNOWLUMA_MCP_SANDBOX_REPORT_SELF":       sandboxOnly,
 		// The channel pushes QQ messages into a Claude Code session; Claude
 		// Code is set up with claude mcp add, not with a bundle.
 		"SNOWLUMA_MCP_CHANNEL":           channelOnly,
