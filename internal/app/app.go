@@ -24,6 +24,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/listen"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/internal/stdio"
 	"github.com/snowluma/snowluma-mcp/internal/version"
@@ -239,14 +240,16 @@ func newServer(cfg *config.Config, b *backend.Backend, tr *stdio.Transport, load
 	if s, err = server.New(opts); err != nil {
 		return nil, nil, nil, err
 	}
-	transport = tr
+	// One wrapper carries the methods the SDK has no API for: the
+	// channel's tap first, so that it sees permission requests first.
+	var taps []mcpseam.Tap
 	if wire != nil {
-		transport = wire.Wrap(transport)
+		taps = append(taps, wire)
 	}
 	if taskStreams != nil {
-		transport = taskStreams.Wrap(transport)
+		taps = append(taps, taskStreams)
 	}
-	return s, transport, checkOutputs, nil
+	return s, mcpseam.Wrap(tr, taps...), checkOutputs, nil
 }
 
 // announce checks the output schemas and loads the catalog, then writes

@@ -1,7 +1,8 @@
 // Package claudechannel carries Claude Code's channel methods, which the
-// go-sdk has no API for: it wraps the server's transport, takes the
-// client's notifications/claude/channel/permission_request off the wire
-// before the SDK sees it (the SDK knows no such notification), and writes
+// go-sdk has no API for. A tap on the server's transport (mcpseam.Tap), it
+// takes the client's notifications/claude/channel/permission_request off
+// the wire before the SDK sees it (the SDK cannot receive a custom
+// notification), and writes
 // notifications/claude/channel and notifications/claude/channel/permission
 // to the client.
 //
@@ -21,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/listen"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 )
 
 // The channel contract of Claude Code (its channels reference).
@@ -61,7 +63,7 @@ type Wire struct {
 	streams *listen.Streams
 
 	mu           sync.Mutex
-	conn         mcp.Connection // the inner connection, once connected
+	conn         mcp.Connection // the transport's connection, once connected
 	legacy       bool           // the client sent notifications/initialized
 	onPermission func(context.Context, PermissionRequest)
 }
@@ -83,54 +85,37 @@ func (w *Wire) OnPermission(f func(context.Context, PermissionRequest)) {
 	w.onPermission = f
 }
 
-// Wrap returns t with the channel's methods added. Wrap the transport
-// that internal/listen wraps, so that the permission requests are seen
-// first.
-func (w *Wire) Wrap(t mcp.Transport) mcp.Transport { return transport{w, t} }
+// Wire is an mcpseam.Tap: wrap the server's transport with it, before
+// the listen streams (mcpseam.Wrap(t, wire, streams)), so that the
+// permission requests are seen first.
+var _ mcpseam.Tap = (*Wire)(nil)
 
-type transport struct {
-	w     *Wire
-	inner mcp.Transport
+// Connected implements mcpseam.Tap: a legacy session's notifications are
+// written to c.
+func (w *Wire) Connected(c mcp.Connection) {
+	w.mu.Lock()
+	w.conn = c
+	w.mu.Unlock()
 }
 
-func (t transport) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.inner.Connect(ctx)
-	if err != nil {
-		return nil, err
+// Read implements mcpseam.Tap: it consumes a permission request, which
+// the SDK cannot receive, and notes that a legacy client has initialized.
+func (w *Wire) Read(ctx context.Context, req *jsonrpc.Request) (consumed bool) {
+	switch {
+	case req.Method == MethodPermissionRequest && !req.ID.IsValid():
+		w.permission(ctx, req.Params)
+		return true
+	case req.Method == "notifications/initialized":
+		w.mu.Lock()
+		w.legacy = true
+		w.mu.Unlock()
 	}
-	t.w.mu.Lock()
-	t.w.conn = c
-	t.w.mu.Unlock()
-	return &conn{w: t.w, Connection: c}, nil
+	return false
 }
 
-type conn struct {
-	w *Wire
-	mcp.Connection
-}
-
-func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	for {
-		msg, err := c.Connection.Read(ctx)
-		if err != nil {
-			return msg, err
-		}
-		req, ok := msg.(*jsonrpc.Request)
-		if !ok {
-			return msg, nil
-		}
-		switch {
-		case req.Method == MethodPermissionRequest && !req.ID.IsValid():
-			c.w.permission(ctx, req.Params)
-			continue
-		case req.Method == "notifications/initialized":
-			c.w.mu.Lock()
-			c.w.legacy = true
-			c.w.mu.Unlock()
-		}
-		return msg, nil
-	}
-}
+// Write implements mcpseam.Tap; the channel changes nothing the SDK
+// writes.
+func (w *Wire) Write(msg jsonrpc.Message) jsonrpc.Message { return msg }
 
 // permission hands one request to the callback. A malformed one is
 // dropped: it is a notification and has no one to answer.

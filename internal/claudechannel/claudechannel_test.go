@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/listen"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 )
 
 // session runs a go-sdk server on in-memory pipes behind the wire and
@@ -25,7 +26,7 @@ func session(t *testing.T, got chan<- PermissionRequest) (*Wire, mcp.Connection)
 		Capabilities: &mcp.ServerCapabilities{Experimental: map[string]any{CapabilityChannel: map[string]any{}, CapabilityPermission: map[string]any{}}},
 	})
 	done := make(chan struct{})
-	go func() { s.Run(ctx, streams.Wrap(w.Wrap(st))); close(done) }()
+	go func() { s.Run(ctx, mcpseam.Wrap(st, w, streams)); close(done) }()
 	c, err := ct.Connect(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -2,10 +2,11 @@
 // 2026-07-28 subscriptions/listen streams: the Tasks extension's
 // notifications/tasks, and custom notifications a stream opts in to with
 // a boolean key of its own (Claude Code's channel, "claude/channel": true).
-// It wraps the server's transport, notices listen requests that ask for
-// taskIds or such a key, acknowledges them (merging into the SDK's own
-// acknowledgement when the stream also asks for standard notifications),
-// and writes a notification to every stream that asked for it.
+// It is a tap on the server's transport (mcpseam.Tap): it notices listen
+// requests that ask for taskIds or such a key, acknowledges them (merging
+// into the SDK's own acknowledgement when the stream also asks for
+// standard notifications), and writes a notification to every stream that
+// asked for it.
 package listen
 
 import (
@@ -16,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 )
 
 // Meta keys of the protocol.
@@ -35,7 +37,7 @@ type Streams struct {
 	flags []string
 
 	mu   sync.Mutex
-	conn mcp.Connection // the inner connection, once connected
+	conn mcp.Connection // the transport's connection, once connected
 	subs map[string]*stream
 }
 
@@ -70,28 +72,16 @@ func (s *Streams) Honor(flag string) {
 	}
 }
 
-// Wrap returns t with task listening added.
-func (s *Streams) Wrap(t mcp.Transport) mcp.Transport { return transport{s, t} }
+// Streams is an mcpseam.Tap: wrap the server's transport with it
+// (mcpseam.Wrap).
+var _ mcpseam.Tap = (*Streams)(nil)
 
-type transport struct {
-	s     *Streams
-	inner mcp.Transport
-}
-
-func (t transport) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.inner.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	t.s.mu.Lock()
-	t.s.conn = c
-	t.s.mu.Unlock()
-	return &conn{s: t.s, Connection: c}, nil
-}
-
-type conn struct {
-	s *Streams
-	mcp.Connection
+// Connected implements mcpseam.Tap: acknowledgements and notifications
+// are written to c.
+func (s *Streams) Connected(c mcp.Connection) {
+	s.mu.Lock()
+	s.conn = c
+	s.mu.Unlock()
 }
 
 func key(id jsonrpc.ID) string {
@@ -105,49 +95,41 @@ type listenParams struct {
 	Notifications map[string]json.RawMessage `json:"notifications"`
 }
 
-func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	for {
-		msg, err := c.Connection.Read(ctx)
-		if err != nil {
-			return msg, err
-		}
-		req, ok := msg.(*jsonrpc.Request)
-		if !ok {
-			return msg, nil
-		}
-		switch {
-		case req.Method == "subscriptions/listen" && req.ID.IsValid():
-			if handled := c.s.listen(ctx, c.Connection, req); handled {
-				continue
-			}
-		case req.Method == "notifications/cancelled":
-			c.s.cancelled(req.Params)
-		}
-		return msg, nil
+// Read implements mcpseam.Tap: it registers a listen request that asks
+// for task ids or an honoured flag, consuming one that asks for nothing
+// else, and forgets a stream the client cancelled.
+func (s *Streams) Read(ctx context.Context, req *jsonrpc.Request) (consumed bool) {
+	switch {
+	case req.Method == "subscriptions/listen" && req.ID.IsValid():
+		return s.listen(ctx, req)
+	case req.Method == "notifications/cancelled":
+		s.cancelled(req.Params)
 	}
+	return false
 }
 
-// Write merges the task ids into the SDK's acknowledgement of a stream that
-// also asked for them, and forgets a stream the SDK has answered.
-func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+// Write implements mcpseam.Tap: it merges the task ids and flags into the
+// SDK's acknowledgement of a stream that also asked for them, and forgets
+// a stream the SDK has answered.
+func (s *Streams) Write(msg jsonrpc.Message) jsonrpc.Message {
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
 		if m.Method == "notifications/subscriptions/acknowledged" {
-			msg = c.s.mergeAck(m)
+			return s.mergeAck(m)
 		}
 	case *jsonrpc.Response:
-		c.s.mu.Lock()
-		delete(c.s.subs, key(m.ID))
-		c.s.mu.Unlock()
+		s.mu.Lock()
+		delete(s.subs, key(m.ID))
+		s.mu.Unlock()
 	}
-	return c.Connection.Write(ctx, msg)
+	return msg
 }
 
 // listen registers a listen request that asks for taskIds or an honoured
 // flag. When it asks for nothing else it is acknowledged here and kept
 // from the SDK (which would close a stream with no notifications it
 // knows).
-func (s *Streams) listen(ctx context.Context, inner mcp.Connection, req *jsonrpc.Request) (handled bool) {
+func (s *Streams) listen(ctx context.Context, req *jsonrpc.Request) (handled bool) {
 	var p listenParams
 	if json.Unmarshal(req.Params, &p) != nil || p.Notifications == nil {
 		return false
@@ -200,7 +182,10 @@ func (s *Streams) listen(ctx context.Context, inner mcp.Connection, req *jsonrpc
 		"_meta":         map[string]any{subscriptionIDKey: req.ID.Raw()},
 	}
 	b, _ := json.Marshal(ack)
-	inner.Write(ctx, &jsonrpc.Request{Method: "notifications/subscriptions/acknowledged", Params: b})
+	s.mu.Lock()
+	c := s.conn
+	s.mu.Unlock()
+	c.Write(ctx, &jsonrpc.Request{Method: "notifications/subscriptions/acknowledged", Params: b})
 	return true
 }
 

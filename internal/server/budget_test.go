@@ -12,7 +12,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -64,7 +64,7 @@ func TestDefinitionBudget(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				wire, err := toolkit.PlainJSON(res.Tools)
+				wire, err := mcpseam.PlainJSON(res.Tools)
 				if err != nil {
 					t.Fatal(err)
 				}

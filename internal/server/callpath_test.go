@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,13 +14,21 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
-// TestCallPath records the project files one invoke_action call passes
-// through on its way to SnowLuma, for a plain action and for a stream:
+// maxCallPathFiles is how many of the project's files a call of an action
+// that is not a stream may pass on its way in, from the dispatch to the
+// HTTP request to SnowLuma (issue 33).
+const maxCallPathFiles = 7
+
+// TestCallPath reads the project files one invoke_action call passes on
+// its way to SnowLuma, for a plain action and for a stream, in both eras:
 // while the fake holds the HTTP request, a dump of every goroutine is
-// taken and the call's goroutine (the one inside transfer's Client) is
-// read from the outermost frame inward. It logs the path (go test -run
-// TestCallPath -v shows it) and fails if the pipeline part of it (from
-// the first frame in internal/pipeline on) enters a file twice.
+// taken, and each goroutine that serves a tool call and waits in transfer
+// is read from the outermost frame inward. No call enters a file twice
+// (one dispatch, no middleware that only looks at the request, one
+// pipeline pass), and a plain action's call passes at most
+// maxCallPathFiles files. It logs the paths (go test -run TestCallPath -v
+// shows them). Tests running in parallel may be waiting on SnowLuma too:
+// every path in the dump is held to the same rules.
 func TestCallPath(t *testing.T) {
 	t.Parallel()
 	for _, call := range []map[string]any{
@@ -28,13 +37,15 @@ func TestCallPath(t *testing.T) {
 	} {
 		t.Run(call["action"].(string), func(t *testing.T) {
 			t.Parallel()
-			callPathOf(t, call)
+			mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+				callPathOf(t, era, call)
+			})
 		})
 	}
 }
 
-func callPathOf(t *testing.T, call map[string]any) {
-	fake, _, cs := e2e.Live(t, serve, mcptest.Modern, "write", nil)
+func callPathOf(t *testing.T, era mcptest.Era, call map[string]any) {
+	fake, _, cs := e2e.Live(t, serve, era, "write", nil)
 	held, release := make(chan struct{}), make(chan struct{})
 	fake.Handle(call["action"].(string), func(json.RawMessage) fakesnowluma.Reply {
 		close(held)
@@ -51,74 +62,87 @@ func callPathOf(t *testing.T, call map[string]any) {
 	case err := <-done:
 		t.Fatalf("the call ended before SnowLuma answered: %v", err)
 	}
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
+	paths := callPaths(dump())
 	close(release)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
 
-	path := callPath(t, string(buf))
-	if path == nil {
-		t.Fatal("no goroutine of the dump is inside transfer's client")
-	}
-	t.Logf("invoke_action %s passes %d project files: %s", call["action"], distinct(path), strings.Join(path, " → "))
-	for i, f := range path {
-		if !strings.HasPrefix(f, "internal/pipeline/") {
-			continue
+	stream := call["action"] != "get_status"
+	found := false
+	logged := map[string]bool{}
+	for _, path := range paths {
+		isStream := slices.Contains(path, "internal/pipeline/stream.go")
+		found = found || isStream == stream
+		if line := strings.Join(path, " → "); isStream == stream && !logged[line] {
+			logged[line] = true
+			t.Logf("invoke_action %s passes %d project files: %s", call["action"], len(path), line)
 		}
-		seen := map[string]bool{}
-		for _, g := range path[i:] {
-			if seen[g] {
-				t.Errorf("the pipeline part enters %s twice: %s", g, strings.Join(path[i:], " → "))
+		for i, f := range path {
+			if slices.Contains(path[:i], f) {
+				t.Errorf("a call enters %s twice on its way in: %s", f, strings.Join(path, " → "))
 			}
-			seen[g] = true
 		}
-		break
+		if !isStream && len(path) > maxCallPathFiles {
+			t.Errorf("a call passes %d project files on its way in, more than %d: %s", len(path), maxCallPathFiles, strings.Join(path, " → "))
+		}
+	}
+	if !found {
+		t.Fatalf("no goroutine of the dump serves the %s call inside transfer", call["action"])
 	}
 }
 
-// callPath returns the project files, relative to the module's root, of
-// the goroutine in dump that is inside transfer's client, from the
-// outermost frame inward; a run of frames in one file counts once.
-func callPath(t *testing.T, dump string) []string {
+// dump is the stacks of every goroutine.
+func dump() string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return string(buf[:n])
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// callPaths returns, for each goroutine of dump that serves a tool call
+// (it is in internal/server/toolkit) and waits in transfer, the project
+// files its stack passes from the outermost frame in, relative to the
+// module's root; a run of frames in one file, with no other frame between
+// them, is one entry.
+func callPaths(dump string) [][]string {
 	_, self, _, _ := runtime.Caller(0)
 	root := filepath.ToSlash(filepath.Dir(filepath.Dir(filepath.Dir(self)))) + "/"
+	var paths [][]string
 	for _, g := range strings.Split(dump, "\n\n") {
-		if !strings.Contains(g, root+"transfer/") {
-			continue
-		}
-		var files []string
-		for _, line := range strings.Split(g, "\n") {
-			line = strings.TrimSpace(line)
-			if !strings.HasPrefix(line, root) {
+		var frames []string // innermost first; "" for a frame outside the project
+		lines := strings.Split(g, "\n")
+		for i, line := range lines {
+			if !strings.HasPrefix(line, "\t") || (i > 0 && strings.HasPrefix(lines[i-1], "created by ")) {
 				continue
 			}
-			file, _, _ := strings.Cut(strings.TrimPrefix(line, root), ":")
-			files = append(files, file)
+			file, _, _ := strings.Cut(strings.TrimPrefix(line, "\t"), ":")
+			rel, ok := strings.CutPrefix(filepath.ToSlash(file), root)
+			if !ok || strings.HasSuffix(rel, "_test.go") {
+				rel = ""
+			}
+			frames = append(frames, rel)
 		}
-		var out []string
-		for i := len(files) - 1; i >= 0; i-- {
-			if len(out) == 0 || out[len(out)-1] != files[i] {
-				out = append(out, files[i])
+		slices.Reverse(frames)
+		inTransfer := slices.ContainsFunc(frames, func(f string) bool { return strings.HasPrefix(f, "transfer/") })
+		inTool := slices.ContainsFunc(frames, func(f string) bool { return strings.HasPrefix(f, "internal/server/toolkit/") })
+		if !inTransfer || !inTool {
+			continue
+		}
+		// A file is entered once for each run of its frames; a frame of
+		// the SDK or the standard library between two of a file's frames
+		// makes the second a new entry.
+		var path []string
+		for i, f := range frames {
+			if f != "" && (i == 0 || frames[i-1] != f) {
+				path = append(path, f)
 			}
 		}
-		return out
+		paths = append(paths, path)
 	}
-	return nil
-}
-
-func distinct(files []string) int {
-	seen := map[string]bool{}
-	for _, f := range files {
-		seen[f] = true
-	}
-	return len(seen)
+	return paths
 }

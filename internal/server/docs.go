@@ -287,7 +287,7 @@ func docsFeature(d *deps) (feature, error) {
 	return feature{
 		tools: docsTools(d.catalog),
 		attach: func(s *mcp.Server) error {
-			addCatalogResource(s, d.catalog, d.opts.Speed.PassEncoded)
+			addCatalogResource(s, d.dispatch, d.catalog, d.opts.Speed.PassEncoded)
 			return addKindsResource(s)
 		},
 	}, nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
@@ -32,7 +33,8 @@ import (
 //     and roots hooks), cache hints.
 //   - attach: runs on the built server: resources and templates
 //     (s.AddResource), prompts (s.AddPrompt), custom methods
-//     (mcp.AddReceivingCustomMethod), middleware, and the hooks through
+//     (mcp.AddReceivingCustomMethod), wrappers of a method's handler
+//     (deps.dispatch.On; never a receiving middleware), and the hooks through
 //     which a domain value sends notifications (an event hub's updates, a
 //     task runner's changes).
 //
@@ -49,14 +51,18 @@ type feature struct {
 // deps is what every feature is built from: the one backend and the
 // server-wide pieces New makes once.
 type deps struct {
-	opts    Options
-	mode    config.Mode
-	catalog catalogSource
-	backend *backend.Backend // the bot; never nil
-	exec    *executor        // the pipeline over backend
-	events  *eventService    // nil without events
-	channel *channelService  // nil when the QQ channel is off
-	archive *archiveService  // nil without an archive
-	sealer  *seal.Sealer     // continuations of every form
-	log     *slog.Logger     // the one line per call, and warnings
+	opts Options
+	mode config.Mode
+	// dispatch is the server's one receiving middleware: a feature wraps
+	// the handler of a method with dispatch.On, never with a middleware of
+	// its own.
+	dispatch *mcpseam.Dispatch
+	catalog  catalogSource
+	backend  *backend.Backend // the bot; never nil
+	exec     *executor        // the pipeline over backend
+	events   *eventService    // nil without events
+	channel  *channelService  // nil when the QQ channel is off
+	archive  *archiveService  // nil without an archive
+	sealer   *seal.Sealer     // continuations of every form
+	log      *slog.Logger     // the one line per call, and warnings
 }

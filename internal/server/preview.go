@@ -10,6 +10,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/preview"
 	"github.com/snowluma/snowluma-mcp/ui"
@@ -104,7 +105,7 @@ func previewTool(mode config.Mode, l lang.Lang, sandbox, dryRun bool) toolkit.Sp
 
 // previewFeature serves preview_message and its MCP Apps panel.
 func previewFeature(d *deps) (feature, error) {
-	return feature{tools: []toolkit.Spec{previewTool(d.mode, d.exec.lang, d.backend.Sandbox, d.backend.DryRun)}, attach: addPreviewPanel}, nil
+	return feature{tools: []toolkit.Spec{previewTool(d.mode, d.exec.lang, d.backend.Sandbox, d.backend.DryRun)}, attach: func(s *mcp.Server) error { return addPreviewPanel(s, d.dispatch) }}, nil
 }
 
 // addPreviewPanel serves the panel as a ui:// resource. Apps hosts see it in
@@ -112,7 +113,7 @@ func previewFeature(d *deps) (feature, error) {
 // public five-minute cache hints of every bundled asset (setCacheable). It
 // fails when the embedded panel is not a usable build, so a broken package
 // is seen at start rather than as a blank view.
-func addPreviewPanel(s *mcp.Server) error {
+func addPreviewPanel(s *mcp.Server, dispatch *mcpseam.Dispatch) error {
 	html, err := ui.Panel()
 	if err != nil {
 		return err
@@ -128,7 +129,7 @@ func addPreviewPanel(s *mcp.Server) error {
 	}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: PreviewPanelURI, MIMEType: ui.MIMEType, Text: html, Meta: meta}}}, nil
 	})
-	s.AddReceivingMiddleware(panelListing)
+	dispatch.On("resources/list", panelListing)
 	return nil
 }
 

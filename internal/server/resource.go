@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
 
@@ -20,10 +21,10 @@ const CatalogURI = "snowluma://onebot/actions"
 // first read, since it never changes.
 //
 // The document's answer is encoded once as well, without HTML escaping:
-// each read copies the encoded contents after the rest of the result (see
-// catalogAnswer), and with pass set (Speed.PassEncoded) hands the whole
-// answer to the transport.
-func addCatalogResource(s *mcp.Server, src catalogSource, pass func([]byte) []byte) {
+// each read copies the encoded contents after the rest of the result
+// (mcpseam.EncodedRead, a wrapper of resources/read on dispatch), and with
+// pass set (Speed.PassEncoded) hands the whole answer to the transport.
+func addCatalogResource(s *mcp.Server, dispatch *mcpseam.Dispatch, src catalogSource, pass func([]byte) []byte) {
 	doc := sync.OnceValues(func() (string, error) {
 		cat, err := src()
 		if err != nil {
@@ -46,18 +47,18 @@ func addCatalogResource(s *mcp.Server, src catalogSource, pass func([]byte) []by
 	})
 	var contents sync.Once
 	var encoded []byte // the contents array of every catalog answer
-	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+	dispatch.On("resources/read", func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
 			r, ok := res.(*mcp.ReadResourceResult)
 			if !ok || err != nil || len(r.Contents) != 1 || r.Contents[0].URI != CatalogURI {
 				return res, err
 			}
-			contents.Do(func() { encoded, _ = toolkit.PlainJSON(r.Contents) })
+			contents.Do(func() { encoded, _ = mcpseam.PlainJSON(r.Contents) })
 			if encoded == nil {
 				return res, err // the SDK encodes it
 			}
-			return &catalogAnswer{r, encoded, pass}, nil
+			return &mcpseam.EncodedRead{ReadResourceResult: r, Contents: encoded, Pass: pass}, nil
 		}
 	})
 }
@@ -84,30 +85,6 @@ func addKindsResource(s *mcp.Server) error {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: KindsURI, MIMEType: "application/json", Text: text}}}, nil
 	})
 	return nil
-}
-
-// catalogAnswer is a resources/read answer for the catalog whose contents
-// were encoded once; the rest of the result (cache hints, _meta), small
-// and set by the SDK too, is encoded with each answer.
-type catalogAnswer struct {
-	*mcp.ReadResourceResult
-	contents []byte              // the encoded contents array
-	pass     func([]byte) []byte // see Speed.PassEncoded
-}
-
-func (a *catalogAnswer) MarshalJSON() ([]byte, error) {
-	shell := *a.ReadResourceResult
-	shell.Contents = nil
-	head, err := shell.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, len(head)+len(a.contents)+16)
-	out, err = toolkit.CloseResult(append(append(out, `{"contents":`...), a.contents...), head, "contents")
-	if err != nil || a.pass == nil {
-		return out, err
-	}
-	return a.pass(out), nil
 }
 
 // catalogDocument is the resource's text, {version, categories, actions},

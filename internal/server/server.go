@@ -22,6 +22,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
@@ -129,8 +130,8 @@ func New(opts Options) (*mcp.Server, error) {
 		specs = append(specs, f.tools...)
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "SnowLuma OneBot", Version: version.Current()}, sopts)
-	s.AddReceivingMiddleware(proposeOnInitialize(cmp.Or[io.Writer](opts.Log, io.Discard)))
-	cfg := toolkit.Config{Mode: opts.Mode, Log: d.log, CheckOutputsLater: opts.Speed.CheckOutputsLater, Sandbox: d.backend.Sandbox}
+	d.dispatch.On("initialize", proposeOnInitialize(cmp.Or[io.Writer](opts.Log, io.Discard)))
+	cfg := toolkit.Config{Mode: opts.Mode, Log: d.log, CheckOutputsLater: opts.Speed.CheckOutputsLater, Sandbox: d.backend.Sandbox, Dispatch: d.dispatch}
 	if err := toolkit.Register(s, cfg, specs...); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -142,6 +143,9 @@ func New(opts Options) (*mcp.Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 	}
+	// One receiving middleware: each request meets the wrapper of its
+	// method, if any, and nothing else.
+	d.dispatch.Install(s)
 	return s, nil
 }
 
@@ -188,7 +192,7 @@ func newDeps(opts Options) (*deps, error) {
 	if arch != nil {
 		arch.x = x
 	}
-	return &deps{opts: opts, mode: opts.Mode, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety, b.Provenance), channel: ch, archive: arch, sealer: sealer, log: log}, nil
+	return &deps{opts: opts, mode: opts.Mode, dispatch: &mcpseam.Dispatch{Pass: opts.Speed.PassEncoded}, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety, b.Provenance), channel: ch, archive: arch, sealer: sealer, log: log}, nil
 }
 
 // A catalogSource yields the catalog once it has loaded.

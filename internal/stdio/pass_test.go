@@ -49,7 +49,7 @@ func TestPassedResultIsWritten(t *testing.T) {
 	if string(r.ID) != "5" || string(r.Result) != body {
 		t.Errorf("answer %s %s, want the passed bytes %s", r.ID, r.Result, body)
 	}
-	if n := h.tr.c.passed.holding(); n != 0 {
+	if n := h.tr.c.passed.Holding(); n != 0 {
 		t.Errorf("%d results still held", n)
 	}
 }
@@ -65,7 +65,7 @@ func TestPassedResultOfCancelledCall(t *testing.T) {
 	<-h.ended
 	waitFor(t, func() bool { return inflight(h.tr) == 0 })
 	h.ping(6)
-	if n := h.tr.c.passed.holding(); n != 0 {
+	if n := h.tr.c.passed.Holding(); n != 0 {
 		t.Errorf("%d results still held", n)
 	}
 }
@@ -78,7 +78,7 @@ func TestStandInsNeverWritten(t *testing.T) {
 	tr := New(strings.NewReader(""), &out, Options{})
 	id, _ := jsonrpc.MakeID(float64(1))
 	stale := tr.Pass([]byte(`{}`))
-	if _, ok := tr.c.passed.take(stale); !ok {
+	if _, ok := tr.c.passed.Take(stale); !ok {
 		t.Fatal("a stand-in was not recognised")
 	}
 	if err := tr.c.Write(context.Background(), &jsonrpc.Response{ID: id, Result: stale}); err != nil {

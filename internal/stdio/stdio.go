@@ -37,7 +37,6 @@ package stdio
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -51,6 +50,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/quote"
 )
 
@@ -205,7 +205,7 @@ type conn struct {
 	stateMu  sync.Mutex
 	inflight map[jsonrpc.ID]*request
 
-	passed passed // results handed over with Transport.Pass
+	passed mcpseam.Handoff // results handed over with Transport.Pass
 }
 
 func (c *conn) SessionID() string { return "" }
@@ -237,7 +237,7 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error == nil {
 		// Taken first, so that a response dropped below holds nothing.
-		if held, isStandIn := c.passed.take(resp.Result); isStandIn {
+		if held, isStandIn := c.passed.Take(resp.Result); isStandIn {
 			whole := *resp
 			if whole.Result = held; held == nil {
 				whole.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
@@ -260,7 +260,7 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			c.noteRevision(coded.Error)
 		}
 	}
-	head, result, err := encode(msg)
+	head, result, err := mcpseam.Frame(msg, copyLimit)
 	if err != nil {
 		return fmt.Errorf("stdio: encoding a message: %w", err)
 	}
@@ -278,37 +278,6 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // larger one is written where it is, in a write of its own: two more
 // system calls cost less than allocating and copying a 36 KB tools/list.
 const copyLimit = 4 << 10
-
-// encode frames msg as one line without its newline, in two parts: the
-// line is head, then result and a closing brace when result is not nil.
-// The result of a successful response is JSON the SDK has just encoded,
-// compact and checked (or that the server encoded and passed), so it is
-// written after the id rather than checked and compacted a second time by
-// jsonrpc.EncodeMessage: for a large tool result that pass was a fifth of
-// the server's CPU time per call. Anything else goes through
-// EncodeMessage; the bytes are the same either way.
-func encode(msg jsonrpc.Message) (head, result []byte, err error) {
-	resp, ok := msg.(*jsonrpc.Response)
-	if !ok || resp.Error != nil || !resp.ID.IsValid() || len(resp.Result) == 0 || bytes.IndexByte(resp.Result, '\n') >= 0 {
-		line, err := jsonrpc.EncodeMessage(msg)
-		return line, nil, err
-	}
-	var idJSON bytes.Buffer
-	enc := json.NewEncoder(&idJSON)
-	enc.SetEscapeHTML(false) // as EncodeMessage writes it
-	if err := enc.Encode(resp.ID.Raw()); err != nil {
-		line, err := jsonrpc.EncodeMessage(msg)
-		return line, nil, err
-	}
-	id := bytes.TrimSuffix(idJSON.Bytes(), []byte("\n"))
-	const start, mid = `{"jsonrpc":"2.0","id":`, `,"result":`
-	size := len(start) + len(id) + len(mid)
-	if len(resp.Result) <= copyLimit {
-		size += len(resp.Result) + 2 // room for the result, the brace and the newline
-	}
-	head = make([]byte, 0, size)
-	return append(append(append(head, start...), id...), mid...), resp.Result, nil
-}
 
 // answered forgets a request as it is answered and reports whether the
 // client cancelled it, in which case the response must not be written.

@@ -5,6 +5,13 @@
 // server to its answer to a first tools/list, and the server's peak RSS, in
 // docs and in write mode, and prints the medians.
 //
+// With -samebytes it measures the docs calls (tools/list, search_actions,
+// get_action, list_categories, the catalog resource) side by side with a
+// bare go-sdk server that answers them with the same bytes (see
+// samebytes.go), taking turns, and prints each one's p50, CPU time per
+// call and the ratio to the bare server; -before BIN adds a second build
+// to the same run.
+//
 // With -percall it measures each call kind of the running binary over
 // stdio (see percall.go): every docs tool, resources/read of the catalog and
 // query_action against an in-process fake SnowLuma, sequentially and -width
@@ -17,6 +24,7 @@
 // bytes.go).
 //
 //	go run ./scripts/bench [-runs 40]
+//	go run ./scripts/bench -samebytes [-n 500] [-rounds 5] [-era legacy|modern] [-before BIN]
 //	go run ./scripts/bench -percall [-n 500] [-width 64] [-era legacy|modern] [-only REGEXP]
 //	go run ./scripts/bench -transfer [-size 256] [-runs 3]
 //	go run ./scripts/bench -bytes
@@ -53,6 +61,9 @@ func main() {
 	rawPath := flag.String("raw-path", "", "internal: the file for -raw")
 	rawSize := flag.Int64("raw-size", 0, "internal: the file size for -raw")
 	percall := flag.Bool("percall", false, "measure each call kind over stdio instead of cold start")
+	same := flag.Bool("samebytes", false, "measure the docs calls side by side with a bare go-sdk server answering the same bytes")
+	rounds := flag.Int("rounds", 5, "turns each server takes per call kind (-samebytes)")
+	before := flag.String("before", "", "a second snowluma-mcp binary measured alongside (-samebytes), such as a build of the previous commit")
 	bytesMode := flag.Bool("bytes", false, "print the bytes of tools/list per mode and capability set and of each docs call's text, with token estimates")
 	n := flag.Int("n", 500, "sequential calls per call kind (-percall); 4n more run -width wide")
 	width := flag.Int("width", 64, "calls in flight in the concurrent run (-percall)")
@@ -97,6 +108,13 @@ func main() {
 	bare := build("bare", "./scripts/bench/bare")
 	if server == "" {
 		server = build("snowluma-mcp", "./cmd/snowluma-mcp")
+	}
+	if *same {
+		cfg := sameBytesConfig{n: *n, rounds: max(*rounds, 1), modern: *era == "modern", before: *before}
+		if err := sameBytes(bare, server, cfg); err != nil {
+			log.Fatal(err)
+		}
+		return
 	}
 	if *percall {
 		filter, err := regexp.Compile(*only)

@@ -1,5 +1,7 @@
 package toolkit
 
+import "github.com/snowluma/snowluma-mcp/internal/mcpseam"
+
 // Kind names the cause of a failure. The vocabulary is closed: every Kind is
 // declared in Kinds with its meaning, and that list is what the table of
 // docs/tools.md and the resource KindsURI show. Output schemas leave kind a string,
@@ -65,7 +67,7 @@ type KindDoc struct {
 
 // KindsJSON returns Kinds as a JSON array of {kind, meaning, fix}, the
 // document of the resource KindsURI.
-func KindsJSON() ([]byte, error) { return PlainJSON(Kinds()) }
+func KindsJSON() ([]byte, error) { return mcpseam.PlainJSON(Kinds()) }
 
 // Kinds returns the whole vocabulary in the order docs/tools.md lists it.
 // Adding a Kind means adding it here; a test fails for a Kind used by the

@@ -3,6 +3,7 @@ package toolkit
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
 )
 
@@ -58,12 +60,19 @@ func Register(s *mcp.Server, cfg Config, specs ...Spec) error {
 		}
 		byName[c.Name] = c
 	}
-	var substitutes sync.Map // placeholder *mcp.CallToolResult → the mcp.Result to send
-	for _, c := range byName {
-		s.AddTool(c.registered(), serve(c, mode, log, &substitutes, cfg.Sandbox))
+	d := cfg.Dispatch
+	if d == nil {
+		d = &mcpseam.Dispatch{}
 	}
-	// substitute is innermost, so that it sees the placeholder itself.
-	s.AddReceivingMiddleware(filterList(mode, byName), plainResults, substitute(&substitutes))
+	for _, c := range byName {
+		// The SDK holds stand-in schemas; tools/list answers carry the
+		// whole definitions (filterList), and serve checks the arguments.
+		s.AddTool(mcpseam.StandIn(c.tool), serve(c, mode, log, d, cfg.Sandbox))
+	}
+	d.On("tools/list", filterList(mode, byName, d.Pass))
+	if cfg.Dispatch == nil {
+		d.Install(s)
+	}
 	if later != nil {
 		later(func() error { return checkOutputs(&schemas, specs) })
 	}
@@ -104,6 +113,11 @@ type Config struct {
 	// a server whose SnowLuma is the simulated one of `snowluma-mcp
 	// sandbox`.
 	Sandbox bool
+	// Dispatch, when set, is the server's one receiving middleware, which
+	// the caller installs once every feature has added its wrappers.
+	// Register adds the tools/list wrapper, and every tools/call result
+	// leaves through it. Nil: Register makes and installs one.
+	Dispatch *mcpseam.Dispatch
 }
 
 // Serve compiles spec and returns the handler Register installs for it in
@@ -119,7 +133,7 @@ func Serve(spec Spec, mode config.Mode, log *slog.Logger) (mcp.ToolHandler, erro
 	if err != nil {
 		return nil, fmt.Errorf("toolkit: %w", err)
 	}
-	return serve(c, mode, log, &sync.Map{}, false), nil
+	return serve(c, mode, log, &mcpseam.Dispatch{}, false), nil
 }
 
 // client is what the gate knows of the caller. Its capabilities are read
@@ -194,7 +208,7 @@ func (c *compiled) refusal(mode config.Mode, cl *client) *Refusal {
 
 // serve is the path of every call: trace context, gate, argument check,
 // handler, log line, rendering; sandbox marks every result's diagnostics.
-func serve(c *compiled, mode config.Mode, log *slog.Logger, substitutes *sync.Map, sandbox bool) mcp.ToolHandler {
+func serve(c *compiled, mode config.Mode, log *slog.Logger, d *mcpseam.Dispatch, sandbox bool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		tc, problem := trace.Start(req.Params.Meta)
@@ -225,10 +239,7 @@ func serve(c *compiled, mode config.Mode, log *slog.Logger, substitutes *sync.Ma
 		logCall(log, c.Name, call, r.Diag, time.Since(start))
 		if r.substitute != nil {
 			r.substitute.SetMeta(mcp.Meta{trace.TraceparentKey: tc.Traceparent()})
-			// Content is set so that the SDK passes this very value on.
-			placeholder := &mcp.CallToolResult{Content: []mcp.Content{}}
-			substitutes.Store(placeholder, r.substitute)
-			return placeholder, nil
+			return d.Placeholder(r.substitute), nil
 		}
 		r.Diag.Sandbox = r.Diag.Sandbox || sandbox
 		res := r.toolResult()
@@ -242,11 +253,29 @@ func serve(c *compiled, mode config.Mode, log *slog.Logger, substitutes *sync.Ma
 	}
 }
 
+// Handle adapts a handler of typed arguments: Args are decoded into In. It
+// is the last step of serve's per-call path before the tool's own code.
+func Handle[In any](h func(ctx context.Context, c *Call, in In) Reply) Handler {
+	return func(ctx context.Context, c *Call) Reply {
+		var in In
+		if err := json.Unmarshal(c.Args, &in); err != nil {
+			return Fail(KindInvalidArguments, fmt.Sprintf("the arguments could not be read: %v", err), "check the argument types against the tool's input schema")
+		}
+		return h(ctx, c, in)
+	}
+}
+
 // filterList leaves out of tools/list every tool the calling client may not
 // call, and gives the others their whole definitions and per-client _meta.
 // The tool list is one page (far below the SDK's page size), so filtering
 // the page filters the list.
-func filterList(mode config.Mode, byName map[string]*compiled) mcp.Middleware {
+//
+// What a client sees depends only on its era and capabilities, which a
+// client sends alike on every request, and on the page, so the tools array
+// is encoded once for each (mcpseam.EncodedList) and, with pass set, handed
+// to the transport past the SDK's encoder.
+func filterList(mode config.Mode, byName map[string]*compiled, pass func([]byte) []byte) mcp.Middleware {
+	var lists encodedLists
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
@@ -255,9 +284,69 @@ func filterList(mode config.Mode, byName map[string]*compiled) mcp.Middleware {
 			if !ok || !isList || err != nil {
 				return res, err
 			}
-			lr.Tools = filter(mode, byName, lr.Tools, clientOf(lreq))
-			return lr, nil
+			cl := clientOf(lreq)
+			key, err := listKey(cl, lr.Tools)
+			if err != nil {
+				return nil, err
+			}
+			tools := lists.get(key)
+			if tools == nil {
+				if tools, err = mcpseam.PlainJSON(filter(mode, byName, lr.Tools, cl)); err != nil {
+					return nil, err
+				}
+				lists.put(key, tools)
+			}
+			lr.Tools = nil
+			return &mcpseam.EncodedList{ListToolsResult: lr, Tools: tools, Pass: pass}, nil
 		}
+	}
+}
+
+// listKey is what the tool list a client sees depends on: its era, its
+// capabilities, and the tools of the SDK's page.
+func listKey(cl *client, page []*mcp.Tool) (string, error) {
+	caps, err := mcpseam.PlainJSON(cl.capabilities())
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if cl.modern {
+		b.WriteString("modern ")
+	} else {
+		b.WriteString("legacy ")
+	}
+	b.Write(caps)
+	for _, t := range page {
+		b.WriteByte(' ')
+		b.WriteString(t.Name)
+	}
+	return b.String(), nil
+}
+
+// maxEncodedLists bounds the encoded tool lists kept: one per set of
+// capabilities seen, and a server has one client, which sends one set.
+const maxEncodedLists = 32
+
+// encodedLists keeps the encoded tools array of each list key.
+type encodedLists struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func (l *encodedLists) get(key string) []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.m[key]
+}
+
+func (l *encodedLists) put(key string, tools []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil {
+		l.m = map[string][]byte{}
+	}
+	if len(l.m) < maxEncodedLists {
+		l.m[key] = tools
 	}
 }
 
@@ -270,7 +359,7 @@ func filter(mode config.Mode, byName map[string]*compiled, all []*mcp.Tool, cl *
 		if c == nil || c.refusal(mode, cl) != nil {
 			continue
 		}
-		t = c.tool // the whole definition; the SDK holds c.registered()
+		t = c.tool // the whole definition; the SDK holds its stand-in
 		if c.ListMeta != nil {
 			if m := c.ListMeta(cl.capabilities()); m != nil {
 				cp := *t
@@ -281,23 +370,6 @@ func filter(mode config.Mode, byName map[string]*compiled, all []*mcp.Tool, cl *
 		tools = append(tools, t)
 	}
 	return slices.Clip(tools)
-}
-
-// substitute replaces the placeholder result of a call whose handler
-// answered with Substitute by the result it gave. The placeholder never
-// reaches the wire.
-func substitute(substitutes *sync.Map) mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			res, err := next(ctx, method, req)
-			if ctr, ok := res.(*mcp.CallToolResult); ok && err == nil {
-				if h, found := substitutes.LoadAndDelete(ctr); found {
-					return h.(mcp.Result), nil
-				}
-			}
-			return res, err
-		}
-	}
 }
 
 // logCall writes the one stderr line of a tool call: tool, action, outcome,

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/snowluma/snowluma-mcp/internal/config"
@@ -77,17 +76,6 @@ type Call struct {
 	Trace trace.Context
 	// Action is the catalog action the call drove, for the log line.
 	Action string
-}
-
-// Handle adapts a handler of typed arguments: Args are decoded into In.
-func Handle[In any](h func(ctx context.Context, c *Call, in In) Reply) Handler {
-	return func(ctx context.Context, c *Call) Reply {
-		var in In
-		if err := json.Unmarshal(c.Args, &in); err != nil {
-			return Fail(KindInvalidArguments, fmt.Sprintf("the arguments could not be read: %v", err), "check the argument types against the tool's input schema")
-		}
-		return h(ctx, c, in)
-	}
 }
 
 // Annotations derives the tool's annotations from the spec.
@@ -215,19 +203,6 @@ func (s *Spec) compile(schemas *schemaSet) (*compiled, error) {
 			Annotations:  s.Annotations(),
 		},
 	}, nil
-}
-
-// registered is the tool as added to the SDK: its definition with stand-in
-// schemas. Given schemas as JSON, AddTool decodes each again to check that
-// the input schema is an object, which costs as much start-up as compiling
-// them; given a *jsonschema.Schema it only reads its type. Compiling already
-// checked that, and tools/list answers carry c.tool, the whole definition
-// (filterList), so the SDK needs no more than the stand-ins.
-func (c *compiled) registered() *mcp.Tool {
-	t := *c.tool
-	t.InputSchema = &jsonschema.Schema{Type: "object"}
-	t.OutputSchema = &jsonschema.Schema{}
-	return &t
 }
 
 // compact returns schema without insignificant white space.

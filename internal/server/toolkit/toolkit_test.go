@@ -348,7 +348,7 @@ func TestListCachedPerClient(t *testing.T) {
 }
 
 // TestListedSchemasWhole: the SDK holds stand-in schemas (see
-// compiled.registered), yet every tools/list answer, paged or not, carries
+// mcpseam.StandIn), yet every tools/list answer, paged or not, carries
 // each tool's whole input and output schemas.
 func TestListedSchemasWhole(t *testing.T) {
 	norm := func(v any) string {

@@ -1,4 +1,4 @@
-package toolkit
+package mcpseam_test
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
 
 // TestPlainResultMeansWhatTheSDKWrites: a tool result encoded in one pass
@@ -17,8 +19,8 @@ import (
 // array is written.
 func TestPlainResultMeansWhatTheSDKWrites(t *testing.T) {
 	results := map[string]*mcp.CallToolResult{
-		"rendered":      OK(map[string]any{"s": "<b>&</b> \u2028 群 \"q\" \\ \n\t\x01"}).toolResult(),
-		"failure":       Fail(KindInvalidParams, "bad <param>", "send a good one").toolResult(),
+		"rendered":      toolkit.OK(map[string]any{"s": "<b>&</b> \u2028 群 \"q\" \\ \n\t\x01"}).Render(),
+		"failure":       toolkit.Fail(toolkit.KindInvalidParams, "bad <param>", "send a good one").Render(),
 		"invalid utf-8": {Content: []mcp.Content{&mcp.TextContent{Text: "a\xffb"}}},
 		"mixed": {
 			Meta:              mcp.Meta{"k": "<v>"},
@@ -29,7 +31,7 @@ func TestPlainResultMeansWhatTheSDKWrites(t *testing.T) {
 		"empty": {},
 	}
 	for name, r := range results {
-		got, err := (&plainResult{CallToolResult: r}).MarshalJSON()
+		got, err := (&mcpseam.PlainToolResult{CallToolResult: r}).MarshalJSON()
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -1,0 +1,34 @@
+// Package mcpseam holds every place where snowluma-mcp relies on behaviour
+// of the go-sdk (github.com/modelcontextprotocol/go-sdk, SDKVersion) that
+// the SDK does not promise in its API: each is a workaround for something
+// the SDK costs or lacks, and each has a contract test (contract_test.go,
+// TestSeamSDK…) that fails, by name, when an SDK upgrade changes the
+// behaviour it relies on.
+//
+//   - Dispatch: the server's one receiving middleware, which hands each
+//     request to the one wrapper that acts on its method, and lets every
+//     tools/call result leave through Finish.
+//   - StandIn: tools registered with stand-in schemas, since AddTool
+//     decodes a JSON schema again only to read its type.
+//   - Dispatch.Placeholder: a tool answer that is not a CallToolResult (a
+//     task handle) travels as a placeholder found again by pointer
+//     identity.
+//   - PlainToolResult, EncodedList and EncodedRead: results encoded by this
+//     server, without the HTML escapes the SDK's encoder writes, and the
+//     tool list and the catalog resource encoded once rather than per
+//     answer.
+//   - Handoff and Frame: an answer the server encoded handed to the stdio
+//     transport past the SDK's encoder, which would check and compact it
+//     again, and a response framed without re-encoding its result.
+//   - Wrap and Tap: the one transport wrapper that carries methods the SDK
+//     has no API for (task notifications on listen streams, Claude Code's
+//     channel).
+//
+// Nothing else in the project may depend on these behaviours; a domain
+// package knows none of them. What is kept for speed is switched on by the
+// binary alone (server.Speed) and measured in docs/performance.md.
+package mcpseam
+
+// SDKVersion is the go-sdk release whose behaviour this package relies on.
+// The contract tests check that behaviour; go.mod pins the release.
+const SDKVersion = "v1.8.0"
