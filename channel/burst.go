@@ -206,6 +206,12 @@ func Line(sender string, userID, messageID int64, text string) string {
 	return fmt.Sprintf("%s (%d) #%d: %s", sender, userID, messageID, text)
 }
 
+// Indent indents every line of text after its first by ContinuationIndent,
+// as Line does: a listing that shows a message's text beside others' (an
+// archive read) keeps the message's line breaks without letting a line pose
+// as another sender's.
+func Indent(text string) string { return continuation.Replace(text) }
+
 // continuation indents what follows each line break, whichever form it
 // takes.
 var continuation = strings.NewReplacer("\r\n", "\n"+ContinuationIndent, "\r", "\n"+ContinuationIndent,

@@ -254,6 +254,17 @@ func parseTime(pointer, s string) (time.Time, *toolkit.Reply) {
 	return t, nil
 }
 
+// forModel is msgs as a model reads them: QQ users' text and names with
+// the host's markup neutralized, and a message's later lines indented so
+// that none poses as another sender's (as the channel renders them).
+func forModel(msgs []archive.Message) []archive.Message {
+	for i := range msgs {
+		msgs[i].Text = untrusted.Neutralize(channel.Indent(msgs[i].Text))
+		msgs[i].Sender = untrusted.NeutralizeAttr(channel.Indent(msgs[i].Sender))
+	}
+	return msgs
+}
+
 // seen records that the model on c's connection was handed the text of
 // msgs' chats: they arm its send gate (see untrusted).
 func (svc *archiveService) seen(c *toolkit.Call, msgs []archive.Message) {
@@ -307,7 +318,7 @@ func (svc *archiveService) search(ctx context.Context, c *toolkit.Call, in searc
 		msgs = []archive.Message{}
 	}
 	svc.seen(c, msgs)
-	return toolkit.OK(archivePage{Messages: msgs, NextCursor: next, Trust: channel.TrustUntrusted})
+	return toolkit.OK(archivePage{Messages: forModel(msgs), NextCursor: next, Trust: channel.TrustUntrusted})
 }
 
 // allowed refuses a read naming a chat or user outside the allowlists.
@@ -399,7 +410,7 @@ func (svc *archiveService) read(ctx context.Context, c *toolkit.Call, in readArg
 		return svc.failed(err)
 	}
 	svc.seen(c, w.Messages)
-	return toolkit.OK(archivePage{Messages: w.Messages, Gaps: w.Gaps, MoreBefore: &w.MoreBefore, MoreAfter: &w.MoreAfter, Trust: channel.TrustUntrusted})
+	return toolkit.OK(archivePage{Messages: forModel(w.Messages), Gaps: w.Gaps, MoreBefore: &w.MoreBefore, MoreAfter: &w.MoreAfter, Trust: channel.TrustUntrusted})
 }
 
 type listChatsArgs struct {
@@ -416,6 +427,9 @@ func (svc *archiveService) listChats(ctx context.Context, _ *toolkit.Call, in li
 	}
 	if chats == nil {
 		chats = []archive.ChatInfo{}
+	}
+	for i := range chats { // names are chosen by QQ users too
+		chats[i].Name = untrusted.NeutralizeAttr(chats[i].Name)
 	}
 	return toolkit.OK(map[string]any{"chats": chats, "trust": channel.TrustUntrusted})
 }
