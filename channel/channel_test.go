@@ -10,7 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/snowluma/snowluma-mcp/events"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // sink records what the channel delivers.
@@ -143,13 +143,13 @@ func TestRequestWithoutApprovers(t *testing.T) {
 // feed subscribes again and keeps pushing.
 func TestFeed(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t)
+	fake := simulator.Start(t)
 	hub := events.New(events.Options{URL: fake.EventsURL()})
 	defer hub.Close()
-	ch := New(Config{Mode: ModeAll, Groups: ids(t, "20001")}, fakesnowluma.SelfID, nil)
+	ch := New(Config{Mode: ModeAll, Groups: ids(t, "20001")}, simulator.SelfID, nil)
 	s := newSink()
 	ctx, cancel := context.WithCancel(context.Background())
-	feed := &Feed{Hub: hub, SelfID: fakesnowluma.SelfID, Retry: 10 * time.Millisecond}
+	feed := &Feed{Hub: hub, SelfID: simulator.SelfID, Retry: 10 * time.Millisecond}
 	id, updated, err := feed.Start(ctx, ch)
 	if err != nil {
 		t.Fatal(err)
@@ -161,8 +161,8 @@ func TestFeed(t *testing.T) {
 	defer func() { cancel(); wg.Wait() }()
 
 	conn := fake.EventConn(t, 0)
-	conn.Send(fakesnowluma.GroupMessage(20002, 30005, "elsewhere"))
-	conn.Send(fakesnowluma.GroupMessage(20001, 30005, "hello"))
+	conn.Send(simulator.GroupMessage(20002, 30005, "elsewhere"))
+	conn.Send(simulator.GroupMessage(20001, 30005, "hello"))
 	s.wait(t, "the first push", func(p []Push, _ []Verdict) bool { return len(p) == 1 })
 	if p := s.pushes[0]; p.Content != "hello" || p.Meta[MetaGroupID] != "20001" {
 		t.Errorf("push %+v", p)
@@ -176,7 +176,7 @@ func TestFeed(t *testing.T) {
 			t.Fatalf("the feed never reconnected: %q", ch.Stats(time.Now()).Connection)
 		}
 	}
-	again.Send(fakesnowluma.GroupMessage(20001, 30006, "back"))
+	again.Send(simulator.GroupMessage(20001, 30006, "back"))
 	s.wait(t, "a push after the reconnection", func(p []Push, _ []Verdict) bool { return len(p) == 2 })
 	if st := ch.Stats(time.Now()); st.Filtered[ReasonNotListed] != 1 {
 		t.Errorf("stats %+v", st)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/snowluma/snowluma-mcp/catalog"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -36,9 +36,9 @@ func (c *clock) Add(d time.Duration) {
 
 // setup starts a fake SnowLuma and a Completer that reaches it through the
 // real client; opts' Fetcher, Catalog and Now are filled in.
-func setup(t *testing.T, opts Options) (*Completer, *fakesnowluma.Server, *clock) {
+func setup(t *testing.T, opts Options) (*Completer, *simulator.Server, *clock) {
 	t.Helper()
-	fake := fakesnowluma.Start(t)
+	fake := simulator.Start(t)
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func setup(t *testing.T, opts Options) (*Completer, *fakesnowluma.Server, *clock
 }
 
 // count is how many requests fake received for action.
-func count(fake *fakesnowluma.Server, action string) int {
+func count(fake *simulator.Server, action string) int {
 	n := 0
 	for _, r := range fake.Requests() {
 		if r.Action == action {
@@ -143,8 +143,8 @@ func TestMembersOfTheChosenGroup(t *testing.T) {
 func TestAtMostMaxValues(t *testing.T) {
 	c, _, _ := setup(t, Options{})
 	got := c.Complete(context.Background(), Member, "", map[string]string{"group_id": "123456789"})
-	if len(got.Values) != MaxValues || got.Total != fakesnowluma.BigGroupMembers || !got.HasMore {
-		t.Fatalf("%d values, total %d, hasMore %v; want %d, %d, true", len(got.Values), got.Total, got.HasMore, MaxValues, fakesnowluma.BigGroupMembers)
+	if len(got.Values) != MaxValues || got.Total != simulator.BigGroupMembers || !got.HasMore {
+		t.Fatalf("%d values, total %d, hasMore %v; want %d, %d, true", len(got.Values), got.Total, got.HasMore, MaxValues, simulator.BigGroupMembers)
 	}
 	if got.Values[0] != "40001" || got.Values[99] != "40100" {
 		t.Errorf("first %s, last %s", got.Values[0], got.Values[99])
@@ -181,14 +181,14 @@ func TestCacheLifetime(t *testing.T) {
 func TestFailuresGiveEmptyAndAreNotRepeated(t *testing.T) {
 	c, fake, clk := setup(t, Options{})
 	ctx := context.Background()
-	fake.Handle(ActionGroupList, func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(1200, "QQ is offline") })
+	fake.Handle(ActionGroupList, func(json.RawMessage) simulator.Reply { return simulator.Failed(1200, "QQ is offline") })
 	want(t, "business failure", c.Complete(ctx, Group, "2", nil))
 	want(t, "again", c.Complete(ctx, Group, "", nil))
 	if n := count(fake, ActionGroupList); n != 1 {
 		t.Errorf("%d requests within the failure lifetime, want 1", n)
 	}
-	fake.Handle(ActionGroupList, func(json.RawMessage) fakesnowluma.Reply {
-		return fakesnowluma.OK(json.RawMessage(`[{"group_id":"20001","group_name":"字符串号"},{"group_id":-3},{"group_id":1.5},{"group_name":"无号"},"x",{"group_id":20002,"group_name":7}]`))
+	fake.Handle(ActionGroupList, func(json.RawMessage) simulator.Reply {
+		return simulator.OK(json.RawMessage(`[{"group_id":"20001","group_name":"字符串号"},{"group_id":-3},{"group_id":1.5},{"group_name":"无号"},"x",{"group_id":20002,"group_name":7}]`))
 	})
 	clk.Add(FailureTTL + time.Millisecond)
 	// Ids given as decimal strings are read; entries without a positive
@@ -196,14 +196,14 @@ func TestFailuresGiveEmptyAndAreNotRepeated(t *testing.T) {
 	want(t, "odd entries", c.Complete(ctx, Group, "", nil), "20001", "20002")
 	want(t, "name of a string id", c.Complete(ctx, Group, "字符串", nil), "20001")
 
-	for name, reply := range map[string]fakesnowluma.Reply{
-		"an object":    fakesnowluma.OK(json.RawMessage(`{"group_id":20001}`)),
-		"null":         fakesnowluma.OK(nil),
+	for name, reply := range map[string]simulator.Reply{
+		"an object":    simulator.OK(json.RawMessage(`{"group_id":20001}`)),
+		"null":         simulator.OK(nil),
 		"HTML":         {Body: []byte("<html>"), ContentType: "text/html"},
-		"async":        fakesnowluma.Async(),
-		"unauthorized": {Status: 401, Envelope: fakesnowluma.Envelope{Status: "failed", Retcode: 1401, Wording: "unauthorized"}},
+		"async":        simulator.Async(),
+		"unauthorized": {Status: 401, Envelope: simulator.Envelope{Status: "failed", Retcode: 1401, Wording: "unauthorized"}},
 	} {
-		fake.Handle(ActionGroupList, func(json.RawMessage) fakesnowluma.Reply { return reply })
+		fake.Handle(ActionGroupList, func(json.RawMessage) simulator.Reply { return reply })
 		clk.Add(CacheTTL + time.Millisecond)
 		want(t, name, c.Complete(ctx, Group, "", nil))
 	}
@@ -226,9 +226,9 @@ func TestGivingUpAnswersAtOnce(t *testing.T) {
 	c, fake, _ := setup(t, Options{})
 	release := make(chan struct{})
 	defer close(release)
-	fake.Handle(ActionGroupList, func(json.RawMessage) fakesnowluma.Reply {
+	fake.Handle(ActionGroupList, func(json.RawMessage) simulator.Reply {
 		<-release
-		return fakesnowluma.OK(fakesnowluma.Groups())
+		return simulator.OK(simulator.Groups())
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

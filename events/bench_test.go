@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // FuzzParseFrame checks that any frame either is refused or routes without
@@ -16,8 +16,8 @@ import (
 // with a post_type.
 func FuzzParseFrame(f *testing.F) {
 	for _, seed := range []string{
-		fakesnowluma.GroupMessage(20001, 30001, "hi"), fakesnowluma.PrivateMessage(1, "x"),
-		fakesnowluma.GroupIncrease(1, 2), fakesnowluma.FriendRequest(3), fakesnowluma.Heartbeat(),
+		simulator.GroupMessage(20001, 30001, "hi"), simulator.PrivateMessage(1, "x"),
+		simulator.GroupIncrease(1, 2), simulator.FriendRequest(3), simulator.Heartbeat(),
 		`{"post_type":"message_sent","self_id":"10001","user_id":"1"}`, `[]`, `null`, `{"post_type":""}`,
 		`{"post_type":"notice","self_id":1e3,"group_id":-1}`, `{"post_type":"n","a":[1,-0.5e+3,true,false,null,{"b":"\u00e9\n"}]} `,
 		`{"post_type":"n","a":01}`, `{"post_type":"n","a":"\x"}`, `{"post_type":"n"}{}`, `{"post_type":"n","a":[1,]}`,
@@ -72,10 +72,10 @@ func ingestHub(n int, onUpdate func(string)) (*Hub, *conn) {
 	if onUpdate != nil {
 		h.OnUpdate(onUpdate)
 	}
-	c := &conn{selfID: fakesnowluma.SelfID, status: StatusConnected}
+	c := &conn{selfID: simulator.SelfID, status: StatusConnected}
 	h.conn = c
 	for range n {
-		h.add(c, Filter{SelfID: fakesnowluma.SelfID, Types: AllTypes})
+		h.add(c, Filter{SelfID: simulator.SelfID, Types: AllTypes})
 	}
 	return h, c
 }
@@ -83,7 +83,7 @@ func ingestHub(n int, onUpdate func(string)) (*Hub, *conn) {
 // BenchmarkIngest measures events per second through parse, account check,
 // filter and buffer, with one resource and with the 16 a process may hold.
 func BenchmarkIngest(b *testing.B) {
-	frame := []byte(fakesnowluma.GroupMessage(20001, 30001, "a typical short group message, about as long as most"))
+	frame := []byte(simulator.GroupMessage(20001, 30001, "a typical short group message, about as long as most"))
 	for _, n := range []int{1, MaxResources} {
 		b.Run(fmt.Sprintf("resources=%d", n), func(b *testing.B) {
 			h, c := ingestHub(n, func(string) {})
@@ -106,7 +106,7 @@ func BenchmarkIngest(b *testing.B) {
 func BenchmarkFullResource(b *testing.B) {
 	for _, size := range []int{512, 16 << 10} {
 		b.Run(fmt.Sprintf("event=%dB", size), func(b *testing.B) {
-			frame := fmt.Sprintf(`{"post_type":"notice","self_id":%d,"pad":"%s"}`, fakesnowluma.SelfID, strings.Repeat("x", size))
+			frame := fmt.Sprintf(`{"post_type":"notice","self_id":%d,"pad":"%s"}`, simulator.SelfID, strings.Repeat("x", size))
 			var held float64
 			for i := 0; i < b.N; i++ {
 				runtime.GC()

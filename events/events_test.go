@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 const token = "ev-5ecret"
@@ -61,15 +61,15 @@ func TestParseFrame(t *testing.T) {
 			t.Errorf("%q parsed", bad)
 		}
 	}
-	f, err := parseFrame([]byte(fakesnowluma.GroupMessage(20001, 30001, "hi")))
-	if err != nil || f.category != TypeMessage || f.selfID != fakesnowluma.SelfID || !f.hasGroup || f.groupID != 20001 || f.userID != 30001 {
+	f, err := parseFrame([]byte(simulator.GroupMessage(20001, 30001, "hi")))
+	if err != nil || f.category != TypeMessage || f.selfID != simulator.SelfID || !f.hasGroup || f.groupID != 20001 || f.userID != 30001 {
 		t.Errorf("group message: %+v %v", f, err)
 	}
 	f, _ = parseFrame([]byte(`{"post_type":"message_sent","self_id":"10001","user_id":"42"}`))
 	if f.category != TypeMessage || f.selfID != 10001 || f.userID != 42 || f.hasGroup {
 		t.Errorf("message_sent with string ids: %+v", f)
 	}
-	f, _ = parseFrame([]byte(fakesnowluma.Heartbeat()))
+	f, _ = parseFrame([]byte(simulator.Heartbeat()))
 	if f.category != "" || f.lifecycleDisable {
 		t.Errorf("heartbeat: %+v", f)
 	}
@@ -81,12 +81,12 @@ func TestParseFrame(t *testing.T) {
 
 func TestFilterMatch(t *testing.T) {
 	frames := map[string]string{
-		"group":   fakesnowluma.GroupMessage(20001, 30001, "a"),
-		"other":   fakesnowluma.GroupMessage(20002, 30002, "b"),
-		"private": fakesnowluma.PrivateMessage(30001, "c"),
-		"notice":  fakesnowluma.GroupIncrease(20001, 30003),
-		"request": fakesnowluma.FriendRequest(30001),
-		"meta":    fakesnowluma.Heartbeat(),
+		"group":   simulator.GroupMessage(20001, 30001, "a"),
+		"other":   simulator.GroupMessage(20002, 30002, "b"),
+		"private": simulator.PrivateMessage(30001, "c"),
+		"notice":  simulator.GroupIncrease(20001, 30003),
+		"request": simulator.FriendRequest(30001),
+		"meta":    simulator.Heartbeat(),
 	}
 	for _, tc := range []struct {
 		f    Filter
@@ -242,8 +242,8 @@ func (u *updates) of(id string) []time.Time {
 	return slices.Clone(u.times[id])
 }
 
-func start(t *testing.T) (*fakesnowluma.Server, *Hub, *updates) {
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(token))
+func start(t *testing.T) (*simulator.Server, *Hub, *updates) {
+	fake := simulator.Start(t, simulator.WithToken(token))
 	h := New(Options{URL: fake.EventsURL(), Token: token})
 	u := &updates{h: h}
 	h.OnUpdate(u.on)
@@ -285,13 +285,13 @@ func TestHubLifecycle(t *testing.T) {
 	if len(fake.Upgrades()) != 0 || h.State().Status != StatusNotConnected {
 		t.Fatal("connected before the first subscribe")
 	}
-	all := subscribe(t, h, Filter{SelfID: fakesnowluma.SelfID})
-	group := subscribe(t, h, Filter{SelfID: fakesnowluma.SelfID, Types: []string{"message"}, GroupIDs: []int64{20001}})
+	all := subscribe(t, h, Filter{SelfID: simulator.SelfID})
+	group := subscribe(t, h, Filter{SelfID: simulator.SelfID, Types: []string{"message"}, GroupIDs: []int64{20001}})
 	c := fake.EventConn(t, 0)
 	if n := len(fake.Upgrades()); n != 1 || c.Header.Get("Authorization") != "Bearer "+token {
 		t.Fatalf("%d upgrades, Authorization %q", n, c.Header.Get("Authorization"))
 	}
-	for _, ev := range []string{fakesnowluma.Heartbeat(), fakesnowluma.GroupMessage(20001, 1, "in"), fakesnowluma.GroupMessage(20002, 1, "out"), fakesnowluma.FriendRequest(5)} {
+	for _, ev := range []string{simulator.Heartbeat(), simulator.GroupMessage(20001, 1, "in"), simulator.GroupMessage(20002, 1, "out"), simulator.FriendRequest(5)} {
 		if err := c.Send(ev); err != nil {
 			t.Fatal(err)
 		}
@@ -330,35 +330,35 @@ func TestHubLifecycle(t *testing.T) {
 		t.Errorf("state %+v", h.State())
 	}
 	// A new subscribe opens a new connection.
-	subscribe(t, h, Filter{SelfID: fakesnowluma.SelfID})
+	subscribe(t, h, Filter{SelfID: simulator.SelfID})
 	fake.EventConn(t, 1)
 }
 
 func TestHubStops(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		send   func(c *fakesnowluma.EventConn) error
+		send   func(c *simulator.EventConn) error
 		status Status
 		reason string
 		code   websocket.StatusCode
 	}{
-		{"mismatch", func(c *fakesnowluma.EventConn) error {
-			return c.Send(strings.Replace(fakesnowluma.PrivateMessage(1, "x"), `"self_id":10001`, `"self_id":10002`, 1))
+		{"mismatch", func(c *simulator.EventConn) error {
+			return c.Send(strings.Replace(simulator.PrivateMessage(1, "x"), `"self_id":10001`, `"self_id":10002`, 1))
 		}, StatusStopped, "self_id 10002", websocket.StatusPolicyViolation},
-		{"malformed", func(c *fakesnowluma.EventConn) error { return c.Send(`[1,2]`) }, StatusStopped, "malformed", websocket.StatusInvalidFramePayloadData},
-		{"no post_type", func(c *fakesnowluma.EventConn) error { return c.Send(`{"self_id":10001}`) }, StatusStopped, "malformed", websocket.StatusInvalidFramePayloadData},
-		{"oversized", func(c *fakesnowluma.EventConn) error {
+		{"malformed", func(c *simulator.EventConn) error { return c.Send(`[1,2]`) }, StatusStopped, "malformed", websocket.StatusInvalidFramePayloadData},
+		{"no post_type", func(c *simulator.EventConn) error { return c.Send(`{"self_id":10001}`) }, StatusStopped, "malformed", websocket.StatusInvalidFramePayloadData},
+		{"oversized", func(c *simulator.EventConn) error {
 			return c.Send(`{"post_type":"notice","self_id":10001,"pad":"` + strings.Repeat("x", MaxFrame) + `"}`)
 		}, StatusStopped, "256 KiB", websocket.StatusMessageTooBig},
-		{"binary", func(c *fakesnowluma.EventConn) error { return c.SendBinary([]byte("{}")) }, StatusStopped, "binary", websocket.StatusUnsupportedData},
-		{"server close", func(c *fakesnowluma.EventConn) error { return c.Close(websocket.StatusGoingAway) }, StatusDisconnected, "status 1001", -1},
-		{"shutdown", func(c *fakesnowluma.EventConn) error { return c.Shutdown() }, StatusDisconnected, "lifecycle disable", -1},
+		{"binary", func(c *simulator.EventConn) error { return c.SendBinary([]byte("{}")) }, StatusStopped, "binary", websocket.StatusUnsupportedData},
+		{"server close", func(c *simulator.EventConn) error { return c.Close(websocket.StatusGoingAway) }, StatusDisconnected, "status 1001", -1},
+		{"shutdown", func(c *simulator.EventConn) error { return c.Shutdown() }, StatusDisconnected, "lifecycle disable", -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake, h, u := start(t)
-			id := subscribe(t, h, Filter{SelfID: fakesnowluma.SelfID})
+			id := subscribe(t, h, Filter{SelfID: simulator.SelfID})
 			c := fake.EventConn(t, 0)
-			if err := c.Send(fakesnowluma.PrivateMessage(7, "kept")); err != nil {
+			if err := c.Send(simulator.PrivateMessage(7, "kept")); err != nil {
 				t.Fatal(err)
 			}
 			eventually(t, "first event", func() bool { return len(read(t, h, id, "").Events) == 1 })
@@ -374,7 +374,7 @@ func TestHubStops(t *testing.T) {
 			}
 			eventually(t, "an update telling the new status", func() bool { return u.saw(id, tc.status) })
 			// No silent reconnect: subscribing again needs a release first.
-			_, err = h.Subscribe(context.Background(), Filter{SelfID: fakesnowluma.SelfID})
+			_, err = h.Subscribe(context.Background(), Filter{SelfID: simulator.SelfID})
 			if e := (*Error)(nil); !errors.As(err, &e) || e.Code != CodeReleaseFirst || !strings.Contains(e.Message, string(tc.status)) {
 				t.Errorf("subscribe after the end: %v", err)
 			}
@@ -384,7 +384,7 @@ func TestHubStops(t *testing.T) {
 			if err := h.Release(id); err != nil {
 				t.Fatal(err)
 			}
-			subscribe(t, h, Filter{SelfID: fakesnowluma.SelfID})
+			subscribe(t, h, Filter{SelfID: simulator.SelfID})
 			fake.EventConn(t, 1)
 		})
 	}
@@ -394,9 +394,9 @@ func TestHubLimitsAndClose(t *testing.T) {
 	fake, h, _ := start(t)
 	var ids []string
 	for range MaxResources {
-		ids = append(ids, subscribe(t, h, Filter{SelfID: fakesnowluma.SelfID}))
+		ids = append(ids, subscribe(t, h, Filter{SelfID: simulator.SelfID}))
 	}
-	_, err := h.Subscribe(context.Background(), Filter{SelfID: fakesnowluma.SelfID})
+	_, err := h.Subscribe(context.Background(), Filter{SelfID: simulator.SelfID})
 	if e := (*Error)(nil); !errors.As(err, &e) || e.Code != CodeTooManyResources || !strings.Contains(e.NextStep, "unsubscribe_events") {
 		t.Errorf("17th: %v", err)
 	}
@@ -404,7 +404,7 @@ func TestHubLimitsAndClose(t *testing.T) {
 		t.Errorf("%d upgrades for %d resources", n, MaxResources)
 	}
 	h.Release(ids[0])
-	subscribe(t, h, Filter{SelfID: fakesnowluma.SelfID})
+	subscribe(t, h, Filter{SelfID: simulator.SelfID})
 	h.Close()
 	if code, err := fake.EventConn(t, 0).Wait(10 * time.Second); err != nil || code != websocket.StatusNormalClosure {
 		t.Errorf("after Close: %v %v", code, err)
@@ -412,13 +412,13 @@ func TestHubLimitsAndClose(t *testing.T) {
 	if _, err := h.Read(ids[1], ""); err == nil {
 		t.Error("resource survives Close")
 	}
-	if _, err := h.Subscribe(context.Background(), Filter{SelfID: fakesnowluma.SelfID}); err == nil || err.(*Error).Code != CodeClosed {
+	if _, err := h.Subscribe(context.Background(), Filter{SelfID: simulator.SelfID}); err == nil || err.(*Error).Code != CodeClosed {
 		t.Errorf("subscribe after Close: %v", err)
 	}
 }
 
 func TestDialFailures(t *testing.T) {
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(token))
+	fake := simulator.Start(t, simulator.WithToken(token))
 	h := New(Options{URL: fake.EventsURL(), Token: "wrong"})
 	_, err := h.Subscribe(context.Background(), Filter{SelfID: 1})
 	if e := (*Error)(nil); !errors.As(err, &e) || e.Code != CodeUnauthorized || strings.Contains(e.Message, "wrong") {
@@ -435,11 +435,11 @@ func TestDialFailures(t *testing.T) {
 
 func TestUpdatesCoalesce(t *testing.T) {
 	fake, h, u := start(t)
-	id := subscribe(t, h, Filter{SelfID: fakesnowluma.SelfID})
+	id := subscribe(t, h, Filter{SelfID: simulator.SelfID})
 	c := fake.EventConn(t, 0)
 	start := time.Now()
 	for i := range 200 {
-		if err := c.Send(fakesnowluma.PrivateMessage(1, fmt.Sprint(i))); err != nil {
+		if err := c.Send(simulator.PrivateMessage(1, fmt.Sprint(i))); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,13 +6,13 @@ import (
 	"time"
 
 	"github.com/snowluma/snowluma-mcp/events"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // A resource buffers the events its filter selects from the one event
 // connection, which the first Subscribe opens; a read never consumes.
 func Example() {
-	snowluma, err := fakesnowluma.New(fakesnowluma.WithToken("ws-token"))
+	snowluma, err := simulator.New(simulator.WithToken("ws-token"))
 	if err != nil {
 		panic(err)
 	}
@@ -22,14 +22,14 @@ func Example() {
 	defer hub.Close()
 	updated := make(chan struct{}, 16)
 	info, err := hub.SubscribeFunc(context.Background(),
-		events.Filter{SelfID: fakesnowluma.SelfID, Types: []string{events.TypeMessage}, GroupIDs: []int64{20001}},
+		events.Filter{SelfID: simulator.SelfID, Types: []string{events.TypeMessage}, GroupIDs: []int64{20001}},
 		func() { updated <- struct{}{} })
 	if err != nil {
 		panic(err)
 	}
 	conn := snowluma.EventConns()[0]
-	conn.Send(fakesnowluma.GroupMessage(20002, 30001, "another group: filtered out"))
-	conn.Send(fakesnowluma.GroupMessage(20001, 30001, "hello"))
+	conn.Send(simulator.GroupMessage(20002, 30001, "another group: filtered out"))
+	conn.Send(simulator.GroupMessage(20001, 30001, "hello"))
 
 	for deadline := time.After(10 * time.Second); ; {
 		snap, err := hub.Read(info.ID, "")

@@ -6,25 +6,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // TestSubscribeFunc: a resource made for a reader in this process tells
 // its own function of its updates, never the Hub's OnUpdate one, and
 // shares the connection with ordinary resources.
 func TestSubscribeFunc(t *testing.T) {
-	fake := fakesnowluma.Start(t)
+	fake := simulator.Start(t)
 	h := New(Options{URL: fake.EventsURL()})
 	defer h.Close()
 	var hubCalls atomic.Int64
 	h.OnUpdate(func(string) { hubCalls.Add(1) })
 	notified := make(chan struct{}, 10)
 	ctx := context.Background()
-	own, err := h.SubscribeFunc(ctx, Filter{SelfID: fakesnowluma.SelfID, Types: []string{TypeMessage}}, func() { notified <- struct{}{} })
+	own, err := h.SubscribeFunc(ctx, Filter{SelfID: simulator.SelfID, Types: []string{TypeMessage}}, func() { notified <- struct{}{} })
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake.EventConn(t, 0).Send(fakesnowluma.GroupMessage(20001, 30001, "hi"))
+	fake.EventConn(t, 0).Send(simulator.GroupMessage(20001, 30001, "hi"))
 	select {
 	case <-notified:
 	case <-time.After(30 * time.Second):
@@ -37,10 +37,10 @@ func TestSubscribeFunc(t *testing.T) {
 		t.Fatalf("OnUpdate was told %d times of a SubscribeFunc resource", n)
 	}
 	// An ordinary resource on the same connection still goes to OnUpdate.
-	if _, err := h.Subscribe(ctx, Filter{SelfID: fakesnowluma.SelfID}); err != nil {
+	if _, err := h.Subscribe(ctx, Filter{SelfID: simulator.SelfID}); err != nil {
 		t.Fatal(err)
 	}
-	fake.EventConn(t, 0).Send(fakesnowluma.GroupMessage(20001, 30001, "again"))
+	fake.EventConn(t, 0).Send(simulator.GroupMessage(20001, 30001, "again"))
 	for deadline := time.Now().Add(30 * time.Second); hubCalls.Load() == 0; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("OnUpdate was never told of the ordinary resource")

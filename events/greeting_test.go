@@ -10,14 +10,14 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // refusal subscribes on h and returns the refusal, failing the test when
 // there is none.
 func refusal(t *testing.T, h *Hub) *Error {
 	t.Helper()
-	_, err := h.Subscribe(context.Background(), Filter{SelfID: fakesnowluma.SelfID})
+	_, err := h.Subscribe(context.Background(), Filter{SelfID: simulator.SelfID})
 	var e *Error
 	if !errors.As(err, &e) {
 		t.Fatalf("subscribe: %v, want a refusal", err)
@@ -31,7 +31,7 @@ func refusal(t *testing.T, h *Hub) *Error {
 // TestRefusedTokenAfterUpgrade: SnowLuma upgrades first and closes with
 // 1008 when the token is wrong; that is unauthorized, not connected.
 func TestRefusedTokenAfterUpgrade(t *testing.T) {
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken("http-token"), fakesnowluma.WithEventsToken(token))
+	fake := simulator.Start(t, simulator.WithToken("http-token"), simulator.WithEventsToken(token))
 	e := refusal(t, New(Options{URL: fake.EventsURL(), Token: "http-token"}))
 	if e.Code != CodeUnauthorized || !strings.Contains(e.Message, "1008") || !strings.Contains(e.Message, `"invalid access token"`) ||
 		!strings.Contains(e.NextStep, "SNOWLUMA_MCP_EVENTS_TOKEN") || strings.Contains(e.Message+e.NextStep, "http-token") {
@@ -49,7 +49,7 @@ func TestRefusedTokenAfterUpgrade(t *testing.T) {
 	// with the greeting, not after a wait.
 	h := New(Options{URL: fake.EventsURL(), Token: token})
 	t.Cleanup(h.Close)
-	id := subscribe(t, h, Filter{SelfID: fakesnowluma.SelfID})
+	id := subscribe(t, h, Filter{SelfID: simulator.SelfID})
 	if s := read(t, h, id, ""); s.Status != StatusConnected || !strings.Contains(s.StatusReason, "greeted") {
 		t.Errorf("with the WebSocket token: %+v", s)
 	}
@@ -92,7 +92,7 @@ func TestNoGreeting(t *testing.T) {
 	t.Cleanup(func() { close(release) })
 	h := New(Options{URL: "ws" + strings.TrimPrefix(srv.URL, "http")})
 	t.Cleanup(h.Close)
-	id := subscribe(t, h, Filter{SelfID: fakesnowluma.SelfID})
+	id := subscribe(t, h, Filter{SelfID: simulator.SelfID})
 	if s := read(t, h, id, ""); s.Status != StatusConnected || !strings.Contains(s.StatusReason, "nothing arrived") {
 		t.Errorf("without a greeting: %+v", s)
 	}
@@ -101,7 +101,7 @@ func TestNoGreeting(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	h2 := New(Options{URL: "ws" + strings.TrimPrefix(srv.URL, "http")})
-	_, err := h2.Subscribe(ctx, Filter{SelfID: fakesnowluma.SelfID})
+	_, err := h2.Subscribe(ctx, Filter{SelfID: simulator.SelfID})
 	if e := (*Error)(nil); !errors.As(err, &e) || (e.Code != CodeTimeout && e.Code != CodeConnect) || h2.State().Status != StatusNotConnected {
 		t.Errorf("deadline while waiting: %v", err)
 	}
@@ -110,7 +110,7 @@ func TestNoGreeting(t *testing.T) {
 // TestGreetingOfAnotherAccount: a greeting with another self_id refuses
 // the subscribe, since every later event would stop the connection.
 func TestGreetingOfAnotherAccount(t *testing.T) {
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(token))
+	fake := simulator.Start(t, simulator.WithToken(token))
 	h := New(Options{URL: fake.EventsURL(), Token: token})
 	_, err := h.Subscribe(context.Background(), Filter{SelfID: 4242})
 	e := (*Error)(nil)
@@ -128,19 +128,19 @@ func TestGreetingOfAnotherAccount(t *testing.T) {
 func TestStall(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		stall func(c *fakesnowluma.EventConn) error
+		stall func(c *simulator.EventConn) error
 	}{
-		{"silence", func(c *fakesnowluma.EventConn) error { c.Stall(); return nil }},
-		{"inside a frame", func(c *fakesnowluma.EventConn) error { return c.StallInFrame(4096) }},
+		{"silence", func(c *simulator.EventConn) error { c.Stall(); return nil }},
+		{"inside a frame", func(c *simulator.EventConn) error { return c.StallInFrame(4096) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const beat = 200 * time.Millisecond
-			fake := fakesnowluma.Start(t, fakesnowluma.WithToken(token), fakesnowluma.WithHeartbeat(beat))
+			fake := simulator.Start(t, simulator.WithToken(token), simulator.WithHeartbeat(beat))
 			h := New(Options{URL: fake.EventsURL(), Token: token})
 			t.Cleanup(h.Close)
-			id := subscribe(t, h, Filter{SelfID: fakesnowluma.SelfID})
+			id := subscribe(t, h, Filter{SelfID: simulator.SelfID})
 			c := fake.EventConn(t, 0)
-			if err := c.Send(fakesnowluma.PrivateMessage(7, "kept")); err != nil {
+			if err := c.Send(simulator.PrivateMessage(7, "kept")); err != nil {
 				t.Fatal(err)
 			}
 			eventually(t, "the event", func() bool { return len(read(t, h, id, "").Events) == 1 })
@@ -162,8 +162,8 @@ func TestStall(t *testing.T) {
 // TestRedirectNotFollowed: a 3xx to the upgrade fails, naming where it
 // pointed, and nothing reaches that place.
 func TestRedirectNotFollowed(t *testing.T) {
-	elsewhere := fakesnowluma.Start(t)
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(token), fakesnowluma.WithEventsRedirect(elsewhere.EventsURL()+"?access_token=leak"))
+	elsewhere := simulator.Start(t)
+	fake := simulator.Start(t, simulator.WithToken(token), simulator.WithEventsRedirect(elsewhere.EventsURL()+"?access_token=leak"))
 	e := refusal(t, New(Options{URL: fake.EventsURL(), Token: token}))
 	target := elsewhere.EventsURL()
 	if e.Code != CodeConnect || !strings.Contains(e.Message, "HTTP 307") || !strings.Contains(e.Message, target) || strings.Contains(e.Message, "leak") {
@@ -180,7 +180,7 @@ func TestRedirectNotFollowed(t *testing.T) {
 // TestBadPath: SnowLuma refuses an upgrade to a path it does not serve
 // with HTTP 400; the refusal says so and gives SnowLuma's default.
 func TestBadPath(t *testing.T) {
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(token))
+	fake := simulator.Start(t, simulator.WithToken(token))
 	e := refusal(t, New(Options{URL: fake.EventsURL() + "event", Token: token}))
 	if e.Code != CodeConnect || !strings.Contains(e.Message, "HTTP 400") || !strings.Contains(e.Message, `"Bad path for WebSocket"`) ||
 		!strings.Contains(e.Message, `"/event"`) || !strings.Contains(e.NextStep, "default is /") {

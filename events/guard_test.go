@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // frameHeader is an unmasked server frame header announcing length bytes.
@@ -84,7 +84,7 @@ func TestHugeFrameHeader(t *testing.T) {
 			return
 		}
 		sum := sha1.Sum([]byte(req.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
-		greeting := fakesnowluma.PrivateMessage(7, "hello")
+		greeting := simulator.PrivateMessage(7, "hello")
 		var out bytes.Buffer
 		out.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: " +
 			base64.StdEncoding.EncodeToString(sum[:]) + "\r\n\r\n")
@@ -97,7 +97,7 @@ func TestHugeFrameHeader(t *testing.T) {
 	}()
 	h := New(Options{URL: "ws://" + ln.Addr().String() + "/"})
 	t.Cleanup(h.Close)
-	id := subscribe(t, h, Filter{SelfID: fakesnowluma.SelfID})
+	id := subscribe(t, h, Filter{SelfID: simulator.SelfID})
 	eventually(t, "the connection stopped", func() bool { return read(t, h, id, "").Status == StatusStopped })
 	s := read(t, h, id, "")
 	if !strings.Contains(s.StatusReason, "announced a frame over the 256 KiB limit") {

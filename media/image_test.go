@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // samples returns the fake's media by file name, made once.
@@ -22,7 +22,7 @@ func samples(testing.TB) map[string][]byte { return sampleSet() }
 
 var sampleSet = sync.OnceValue(func() map[string][]byte {
 	out := map[string][]byte{}
-	for _, m := range fakesnowluma.MediaSamples() {
+	for _, m := range simulator.MediaSamples() {
 		out[m.Name] = m.Data
 	}
 	return out
@@ -103,14 +103,14 @@ func TestPrepareKeepsPixels(t *testing.T) {
 func TestPrepareDropsExif(t *testing.T) {
 	t.Parallel()
 	src := samples(t)["IMG_2048.jpg"]
-	if !bytes.Contains(src, []byte(fakesnowluma.ExifMarker)) || !bytes.Contains(src, []byte("Exif\x00\x00")) {
+	if !bytes.Contains(src, []byte(simulator.ExifMarker)) || !bytes.Contains(src, []byte("Exif\x00\x00")) {
 		t.Fatal("the sample carries no EXIF to drop")
 	}
 	img, err := NewDecoder(0, 0).Prepare(context.Background(), src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Contains(img.Data, []byte("Exif")) || bytes.Contains(img.Data, []byte(fakesnowluma.ExifMarker)) || bytes.Contains(img.Data, []byte{0xff, 0xe1}) {
+	if bytes.Contains(img.Data, []byte("Exif")) || bytes.Contains(img.Data, []byte(simulator.ExifMarker)) || bytes.Contains(img.Data, []byte{0xff, 0xe1}) {
 		t.Error("EXIF survived the re-encoding")
 	}
 }
@@ -195,7 +195,7 @@ func FuzzPrepare(f *testing.F) {
 // is the CPU time it takes, which on a busy machine says more than the
 // wall time ns/op.
 func BenchmarkPrepare12MP(b *testing.B) {
-	data := fakesnowluma.SamplePhoto(4000, 3000)
+	data := simulator.SamplePhoto(4000, 3000)
 	d := NewDecoder(0, time.Minute)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()

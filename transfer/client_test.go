@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 const testToken = "s3cret-token-value"
@@ -451,7 +451,7 @@ func TestActionInThePath(t *testing.T) {
 		{"/onebot", "/onebot", "/onebot/get_status"},
 		{"/onebot", "/onebot/", "/onebot/get_status"},
 	} {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithHTTPPath(tc.configured))
+		fake := simulator.Start(t, simulator.WithHTTPPath(tc.configured))
 		c, err := New(Options{Endpoint: strings.TrimSuffix(fake.URL, "/") + tc.endpoint})
 		if err != nil {
 			t.Fatal(err)
@@ -473,7 +473,7 @@ func TestActionInThePath(t *testing.T) {
 // TestRequestBodyLimit: a call whose body would pass the limit is refused
 // with too_large before anything is sent; one exactly at it goes.
 func TestRequestBodyLimit(t *testing.T) {
-	fake := fakesnowluma.Start(t)
+	fake := simulator.Start(t)
 	c, err := New(Options{Endpoint: fake.URL})
 	if err != nil {
 		t.Fatal(err)

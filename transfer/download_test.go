@@ -14,13 +14,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // fakeClient starts a fake SnowLuma and a client for it.
-func fakeClient(t *testing.T, edit func(*Options)) (*fakesnowluma.Server, *Client) {
+func fakeClient(t *testing.T, edit func(*Options)) (*simulator.Server, *Client) {
 	t.Helper()
-	fake := fakesnowluma.Start(t)
+	fake := simulator.Start(t)
 	opts := Options{Endpoint: fake.URL}
 	if edit != nil {
 		edit(&opts)
@@ -45,7 +45,7 @@ func newStore(t *testing.T, maxFile, quota int64) *Store {
 func contentHash(t *testing.T, seed uint64, size int64) string {
 	t.Helper()
 	h := sha256.New()
-	if _, err := io.Copy(h, fakesnowluma.Content(seed, size)); err != nil {
+	if _, err := io.Copy(h, simulator.Content(seed, size)); err != nil {
 		t.Fatal(err)
 	}
 	return hex.EncodeToString(h.Sum(nil))
@@ -77,7 +77,7 @@ func TestDownloadSavesByteExact(t *testing.T) {
 		size    int64
 		unknown bool
 	}{{"report.pdf", 1<<20 + 7, false}, {"stream.bin", 123457, true}, {"empty.txt", 0, false}} {
-		fake.AddFile(tc.name, fakesnowluma.File{Name: tc.name, Size: tc.size, Seed: 7, UnknownSize: tc.unknown})
+		fake.AddFile(tc.name, simulator.File{Name: tc.name, Size: tc.size, Seed: 7, UnknownSize: tc.unknown})
 		var dones, totals []int64
 		res, err := fetch(c, st, tc.name, func(done, total int64) { dones = append(dones, done); totals = append(totals, total) })
 		if err != nil {
@@ -119,7 +119,7 @@ func TestDownloadHostileNamesStayInside(t *testing.T) {
 	fake, c := fakeClient(t, nil)
 	st := newStore(t, 0, 0)
 	for id, name := range map[string]string{"a": "../../x", "b": "/etc/passwd", "c": "evil\x00na\nme\x1b.txt", "d": "..", "e": `C:\Windows\win.ini`, "f": strings.Repeat("é", 300) + ".tar.gz"} {
-		fake.AddFile(id, fakesnowluma.File{Name: name, Size: 10, Seed: 1})
+		fake.AddFile(id, simulator.File{Name: name, Size: 10, Seed: 1})
 		res, err := fetch(c, st, id, nil)
 		if err != nil {
 			t.Fatalf("%q: %v", name, err)
@@ -163,7 +163,7 @@ func TestDownloadNeverOverwrites(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(st.Dir(), "a.txt"), []byte("keep me"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	fake.AddFile("a", fakesnowluma.File{Name: "a.txt", Size: 100, Seed: 2})
+	fake.AddFile("a", simulator.File{Name: "a.txt", Size: 100, Seed: 2})
 	for _, want := range []string{"a-1.txt", "a-2.txt"} {
 		res, err := fetch(c, st, "a", nil)
 		if err != nil {
@@ -188,8 +188,8 @@ func checkNothingLeft(t *testing.T, dir string, keep ...string) {
 
 func TestDownloadLimits(t *testing.T) {
 	fake, c := fakeClient(t, nil)
-	fake.AddFile("big", fakesnowluma.File{Name: "big.bin", Size: 300000, Seed: 3})
-	fake.AddFile("sneaky", fakesnowluma.File{Name: "sneaky.bin", Size: 300000, Seed: 3, UnknownSize: true})
+	fake.AddFile("big", simulator.File{Name: "big.bin", Size: 300000, Seed: 3})
+	fake.AddFile("sneaky", simulator.File{Name: "sneaky.bin", Size: 300000, Seed: 3, UnknownSize: true})
 
 	t.Run("size announced", func(t *testing.T) {
 		st := newStore(t, 200000, 0)
@@ -230,7 +230,7 @@ func TestDownloadLimits(t *testing.T) {
 
 func TestDownloadStallTimesOut(t *testing.T) {
 	fake, c := fakeClient(t, func(o *Options) { o.StreamIdleTimeout = 200 * time.Millisecond })
-	fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 1 << 20, Seed: 4, Stall: true, StallAfter: 3})
+	fake.AddFile("stuck", simulator.File{Name: "stuck.bin", Size: 1 << 20, Seed: 4, Stall: true, StallAfter: 3})
 	st := newStore(t, 0, 0)
 	var got int64
 	_, err := fetch(c, st, "stuck", func(done, _ int64) { got = done })
@@ -243,7 +243,7 @@ func TestDownloadStallTimesOut(t *testing.T) {
 
 func TestDownloadCancelled(t *testing.T) {
 	fake, c := fakeClient(t, nil)
-	fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 1 << 20, Seed: 4, Stall: true, StallAfter: 2})
+	fake.AddFile("stuck", simulator.File{Name: "stuck.bin", Size: 1 << 20, Seed: 4, Stall: true, StallAfter: 2})
 	st := newStore(t, 0, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -319,7 +319,7 @@ func TestDownloadProtocolChecks(t *testing.T) {
 
 func TestStreamsBusy(t *testing.T) {
 	fake, c := fakeClient(t, func(o *Options) { o.MaxStreams = 1 })
-	fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 1 << 20, Seed: 4, Stall: true, StallAfter: 1})
+	fake.AddFile("stuck", simulator.File{Name: "stuck.bin", Size: 1 << 20, Seed: 4, Stall: true, StallAfter: 1})
 	st := newStore(t, 0, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	started := make(chan struct{})
@@ -365,8 +365,8 @@ func TestStreamConnectTimeoutIsNotTheCallTimeout(t *testing.T) {
 // the fake's frame generation included.
 func BenchmarkDownload(b *testing.B) {
 	const size = 64 << 20
-	fake := fakesnowluma.Start(b)
-	fake.AddFile("f", fakesnowluma.File{Name: "f.bin", Size: size, Seed: 1})
+	fake := simulator.Start(b)
+	fake.AddFile("f", simulator.File{Name: "f.bin", Size: size, Seed: 1})
 	c, err := New(Options{Endpoint: fake.URL})
 	if err != nil {
 		b.Fatal(err)

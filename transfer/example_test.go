@@ -4,14 +4,14 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
 // A Client posts one action to <endpoint>/<action> with the token in the
 // Authorization header, and keeps SnowLuma's answer byte for byte.
 func Example() {
-	snowluma, err := fakesnowluma.New(fakesnowluma.WithToken("http-token"))
+	snowluma, err := simulator.New(simulator.WithToken("http-token"))
 	if err != nil {
 		panic(err)
 	}

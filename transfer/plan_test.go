@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // TestTransferByShape: one entry runs each shape as its own function does,
@@ -16,7 +16,7 @@ func TestTransferByShape(t *testing.T) {
 	fake, c := fakeClient(t, nil)
 	ctx := context.Background()
 
-	fake.AddFile("a.txt", fakesnowluma.File{Name: "a.txt", Size: 1000, Seed: 3})
+	fake.AddFile("a.txt", simulator.File{Name: "a.txt", Size: 1000, Seed: 3})
 	out, err := c.Transfer(ctx, Plan{Shape: ShapeDownload, Store: newStore(t, 0, 0),
 		Request: Request{Action: "download_file_stream", Params: json.RawMessage(`{"file":"a.txt"}`)}})
 	if err != nil || out.Download == nil || out.Download.Saved == nil || out.Download.Saved.Bytes != 1000 {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // TestBurstReusesConnections: after a warm-up burst of IdleConns calls in
@@ -18,7 +18,7 @@ import (
 // until all of them have arrived, so each really needs IdleConns
 // connections at once.
 func TestBurstReusesConnections(t *testing.T) {
-	fake := fakesnowluma.Start(t, fakesnowluma.WithoutRecording())
+	fake := simulator.Start(t, simulator.WithoutRecording())
 	c, err := New(Options{Endpoint: fake.URL})
 	if err != nil {
 		t.Fatal(err)
@@ -28,12 +28,12 @@ func TestBurstReusesConnections(t *testing.T) {
 	puts := make(chan error, 2*IdleConns)
 	burst := func(name string) (reused int64) {
 		arrived, release := atomic.Int64{}, make(chan struct{})
-		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply {
+		fake.Handle("get_status", func(json.RawMessage) simulator.Reply {
 			if arrived.Add(1) == IdleConns {
 				close(release)
 			}
 			<-release
-			return fakesnowluma.Reply{Envelope: fakesnowluma.Envelope{Status: "ok", Data: json.RawMessage(`{"online":true}`)}}
+			return simulator.Reply{Envelope: simulator.Envelope{Status: "ok", Data: json.RawMessage(`{"online":true}`)}}
 		})
 		var wg sync.WaitGroup
 		var reusedN atomic.Int64

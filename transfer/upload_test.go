@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // uploadRoot makes an upload root holding a file of size bytes named
@@ -30,7 +30,7 @@ func uploadRoot(t *testing.T, name string, size int64) (*UploadRoot, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := io.Copy(f, fakesnowluma.Content(9, size)); err != nil {
+	if _, err := io.Copy(f, simulator.Content(9, size)); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
@@ -42,7 +42,7 @@ func uploadRoot(t *testing.T, name string, size int64) (*UploadRoot, string) {
 }
 
 // hasReset reports whether the fake received a reset of stream id.
-func hasReset(fake *fakesnowluma.Server, id string) bool {
+func hasReset(fake *simulator.Server, id string) bool {
 	for _, r := range fake.Requests() {
 		if r.Action == "upload_file_stream" && strings.Contains(string(r.Params), `"reset":true`) && strings.Contains(string(r.Params), id) {
 			return true
@@ -126,7 +126,7 @@ func TestUploadSendsTheFile(t *testing.T) {
 // data refuses the upload before anything is sent.
 func TestUploadChunksFitTheBodyLimit(t *testing.T) {
 	const limit = 16 << 10
-	fake := fakesnowluma.Start(t, fakesnowluma.WithMaxBodyBytes(limit))
+	fake := simulator.Start(t, simulator.WithMaxBodyBytes(limit))
 	c, err := New(Options{Endpoint: fake.URL, MaxBodyBytes: limit})
 	if err != nil {
 		t.Fatal(err)
@@ -280,11 +280,11 @@ func TestUploadHashMismatchIsSnowLumasFailure(t *testing.T) {
 		t.Fatalf("%v %+v", err, res)
 	}
 	// SnowLuma's own failure frame comes back as the result, with a reset.
-	fake.Handle("upload_file_stream", func(params json.RawMessage) fakesnowluma.Reply {
+	fake.Handle("upload_file_stream", func(params json.RawMessage) simulator.Reply {
 		if strings.Contains(string(params), `"reset":true`) {
-			return fakesnowluma.Reply{Frames: [][]byte{fakesnowluma.StreamError(1200, "Stream reset completed")}}
+			return simulator.Reply{Frames: [][]byte{simulator.StreamError(1200, "Stream reset completed")}}
 		}
-		return fakesnowluma.Reply{Frames: [][]byte{fakesnowluma.StreamError(1400, "sha256 mismatch")}}
+		return simulator.Reply{Frames: [][]byte{simulator.StreamError(1400, "sha256 mismatch")}}
 	})
 	res, err = c.Upload(context.Background(), root, Upload{InputFile: path}, nil)
 	if err != nil || res.Completed || res.Terminal.Status != "failed" || res.Reset == nil || !res.Reset.Confirmed {

@@ -11,12 +11,12 @@ import (
 	"testing"
 
 	"github.com/snowluma/snowluma-mcp/archive"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
-func archiveEnv(fake *fakesnowluma.Server, path string, group int64) []string {
+func archiveEnv(fake *simulator.Server, path string, group int64) []string {
 	return []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_MODE=read",
 		"SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL(), "SNOWLUMA_MCP_ARCHIVE=" + path, fmt.Sprint("SNOWLUMA_MCP_ARCHIVE_GROUPS=", group)}
 }
@@ -28,7 +28,7 @@ func archiveEnv(fake *fakesnowluma.Server, path string, group int64) []string {
 // other tools work.
 func TestArchiveKilledDuringIngest(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithWorld(3))
+	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
 	g := fake.WorldGroups()[0].ID
 	path := filepath.Join(t.TempDir(), "archive", "a.db")
 	env := archiveEnv(fake, path, g)
@@ -111,7 +111,7 @@ func TestArchiveKilledDuringIngest(t *testing.T) {
 // one as a failure with its fix.
 func TestDoctorArchive(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithWorld(3))
+	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.db")
 	s, err := archive.Open(context.Background(), archive.Options{Path: path, Groups: archive.Selection{All: true}})

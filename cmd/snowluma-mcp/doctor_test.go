@@ -14,9 +14,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // doctorFinding is one line of `doctor --json`.
@@ -67,7 +67,7 @@ func doctor(t *testing.T, env ...string) (int, string, map[string]doctorFinding)
 
 func TestDoctor(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 	base := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken}
 
 	t.Run("all ok", func(t *testing.T) {
@@ -105,7 +105,7 @@ func TestDoctor(t *testing.T) {
 	// An endpoint whose path SnowLuma does not serve makes every action
 	// unknown (retcode 1404): the verdict names the path, not the login.
 	t.Run("endpoint path not served", func(t *testing.T) {
-		onebot := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithHTTPPath("/onebot"))
+		onebot := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithHTTPPath("/onebot"))
 		for name, endpoint := range map[string]string{
 			"a path below SnowLuma's":   fake.URL + "onebot/",
 			"a path outside SnowLuma's": onebot.URL,
@@ -277,7 +277,7 @@ func TestDoctor(t *testing.T) {
 		// SnowLuma's generated configuration: the WebSocket server has a
 		// token of its own, checked after the upgrade (close 1008).
 		const wsToken = "ws-tok-77ab"
-		own := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithEventsToken(wsToken))
+		own := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithEventsToken(wsToken))
 		env := []string{"SNOWLUMA_MCP_ENDPOINT=" + own.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_EVENTS_URL=" + own.EventsURL()}
 		code, text, f := doctor(t, env...)
 		if code != 1 || f["events"].Verdict != "fail" || !strings.Contains(f["events"].Detail, "1008") || !strings.Contains(f["events"].Fix, "SNOWLUMA_MCP_EVENTS_TOKEN") || f["token"].Verdict != "ok" {
@@ -300,8 +300,8 @@ func TestDoctor(t *testing.T) {
 		if code != 1 || f["events"].Verdict != "fail" || !strings.Contains(f["events"].Detail, "HTTP 400") || !strings.Contains(f["events"].Fix, "default is /") {
 			t.Errorf("path SnowLuma does not serve: exit %d, %+v", code, f["events"])
 		}
-		elsewhere := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
-		redirecting := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithEventsRedirect(elsewhere.EventsURL()))
+		elsewhere := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+		redirecting := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithEventsRedirect(elsewhere.EventsURL()))
 		code, _, f = doctor(t, append(base, "SNOWLUMA_MCP_EVENTS_URL="+redirecting.EventsURL())...)
 		if code != 1 || f["events"].Verdict != "fail" || !strings.Contains(f["events"].Detail, "redirect (HTTP 307) to "+elsewhere.EventsURL()) {
 			t.Errorf("redirect: exit %d, %+v", code, f["events"])
@@ -324,7 +324,7 @@ func TestDoctor(t *testing.T) {
 // check names English.
 func TestDoctorInChinese(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 	base := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken}
 	lines := func(t *testing.T, text string, want ...string) {
 		t.Helper()
@@ -385,7 +385,7 @@ func TestDoctorInChinese(t *testing.T) {
 
 // TestDryRunDoctor: doctor reports the dry run.
 func TestDryRunDoctor(t *testing.T) {
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 	cmd := exec.Command(binary(t), "doctor", "--json")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "SNOWLUMA_MCP_ENDPOINT=" + fake.URL,
 		"SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_DRY_RUN=yes", "SNOWLUMA_MCP_DOWNLOAD_DIR=" + filepath.Join(t.TempDir(), "dl")}

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/reference"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // TestTypeScriptClient drives the binary with the official TypeScript SDK
@@ -33,7 +33,7 @@ func TestTypeScriptClient(t *testing.T) {
 		}
 		t.Skip("TypeScript SDK client not installed: run `npm ci` in scripts/interop to include this test")
 	}
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 	cmd := exec.Command(node, "client.mjs")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "SNOWLUMA_BIN=" + binary(t),

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 var (
@@ -51,8 +51,8 @@ func TestDownloadLargeFlatMemory(t *testing.T) {
 	const size = 64 << 20
 	want := e2e.ContentHash(42, size)
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
-		fake.AddFile("big", fakesnowluma.File{Name: "big.bin", Size: size, Seed: 42})
+		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+		fake.AddFile("big", simulator.File{Name: "big.bin", Size: size, Seed: 42})
 		dir := filepath.Join(t.TempDir(), "downloads")
 		p := mcptest.Spawn(t, plainBinary(t), era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken,
 			"SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // TestDoctorVersionAdvice: for a SnowLuma older than the catalog doctor
@@ -28,9 +28,9 @@ func TestDoctorVersionAdvice(t *testing.T) {
 		{"v1.10", []string{"LANG=zh_CN.UTF-8"}, "解决：把 SnowLuma 升级到 1.11.1；在此之前，目录里有而这个 SnowLuma 没有的操作和参数会失败", "0 项失败，1 项警告"},
 		{"1.12.0", []string{"SNOWLUMA_MCP_LANG=en"}, "upgrade snowluma-mcp to a release for this SnowLuma", "0 failed, 1 warning"},
 	} {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
-		fake.Handle("get_version_info", func(json.RawMessage) fakesnowluma.Reply {
-			return fakesnowluma.OK(map[string]any{"app_name": "SnowLuma", "app_version": tc.version, "protocol_version": "v11"})
+		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+		fake.Handle("get_version_info", func(json.RawMessage) simulator.Reply {
+			return simulator.OK(map[string]any{"app_name": "SnowLuma", "app_version": tc.version, "protocol_version": "v11"})
 		})
 		code, text, f := doctor(t, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken}, tc.env...)...)
 		if code != 0 || f["version"].Verdict != "warn" || !strings.Contains(text, tc.fix) || !regexp.MustCompile(`(?m)^`+tc.summary+`$`).MatchString(text) {
@@ -46,7 +46,7 @@ func TestDoctorVersionAdvice(t *testing.T) {
 // unknown-argument errors are Chinese.
 func TestChineseFragments(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 	dir := filepath.Join(t.TempDir(), "tasks")
 	env := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR=" + dir, "LANG=zh_CN.UTF-8"}
 	_, text, f := doctor(t, env...)

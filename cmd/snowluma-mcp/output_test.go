@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // maxRSSPerAnswerByte is the documented bound on the server's peak memory
@@ -22,9 +22,9 @@ const maxRSSPerAnswerByte = 12
 // the longest line the server wrote and the process's peak RSS.
 func bigAnswer(t *testing.T, bin string, era mcptest.Era, n int) (*mcp.CallToolResult, int, int64) {
 	t.Helper()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 	data := json.RawMessage(`"` + strings.Repeat("<", n) + `"`)
-	fake.Handle("get_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(data) })
+	fake.Handle("get_msg", func(json.RawMessage) simulator.Reply { return simulator.OK(data) })
 	p := mcptest.Spawn(t, bin, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken)
 	cs := p.Connect(nil)
 	res, err := cs.CallTool(mcptest.Context(t), &mcp.CallToolParams{Name: "query_action", Arguments: map[string]any{"action": "get_msg", "params": map[string]any{"message_id": 1}}})

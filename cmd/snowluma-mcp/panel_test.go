@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/reference"
 	"github.com/snowluma/snowluma-mcp/internal/server"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // hostile is a draft that must reach the screen and SnowLuma as text: an
@@ -107,14 +107,14 @@ func TestPreviewPanelInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	fakes := map[string]*fakesnowluma.Server{}
+	fakes := map[string]*simulator.Server{}
 	for _, name := range []string{"keyboard", "double", "failure", "timeout", "read", "no-server-tools", "zh-host", "zh-server", "host-over-server", "dry-run"} {
-		fakes[name] = fakesnowluma.Start(t)
+		fakes[name] = simulator.Start(t)
 	}
 	const wording = "发送失败：当前群已开启全员禁言 (group is muted)"
-	fakes["failure"].Handle("send_group_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(120, wording) })
-	fakes["host-over-server"].Handle("send_group_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(120, wording) })
-	fakes["timeout"].Handle("send_group_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Hang: true} })
+	fakes["failure"].Handle("send_group_msg", func(json.RawMessage) simulator.Reply { return simulator.Failed(120, wording) })
+	fakes["host-over-server"].Handle("send_group_msg", func(json.RawMessage) simulator.Reply { return simulator.Failed(120, wording) })
+	fakes["timeout"].Handle("send_group_msg", func(json.RawMessage) simulator.Reply { return simulator.Reply{Hang: true} })
 
 	group := map[string]any{"message_type": "group", "target_id": 20001, "text": hostile}
 	reply := map[string]any{"message_type": "group", "target_id": 20001, "text": hostile, "reply_to": -123456}
@@ -185,8 +185,8 @@ func TestPreviewPanelInBrowser(t *testing.T) {
 		runs[r.Name] = r
 		checkPanelBasics(t, r)
 	}
-	sends := func(name, action string) []fakesnowluma.Recorded {
-		var got []fakesnowluma.Recorded
+	sends := func(name, action string) []simulator.Recorded {
+		var got []simulator.Recorded
 		for _, r := range fakes[name].Requests() {
 			if strings.HasPrefix(r.Action, "send_") {
 				if r.Action != action {
@@ -443,7 +443,7 @@ func checkPanelLanguages(t *testing.T, runs map[string]panelRun, wording string)
 // world of seed: the fake's world is the sandbox's, seed for seed.
 func sandboxGroup(t *testing.T, seed uint64) int64 {
 	t.Helper()
-	w := fakesnowluma.Start(t, fakesnowluma.WithWorld(seed))
+	w := simulator.Start(t, simulator.WithWorld(seed))
 	for _, g := range w.WorldGroups() {
 		if g.Role == "owner" {
 			return g.ID

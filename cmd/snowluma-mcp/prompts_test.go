@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/reference"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // TestInspectorListsPrompts drives the binary with the MCP Inspector's CLI
@@ -34,7 +34,7 @@ func TestInspectorListsPrompts(t *testing.T) {
 		}
 		t.Skip("MCP Inspector not installed: run `npm ci` in scripts/inspector to include this test")
 	}
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 	inspect := func(env []string, args ...string) (map[string]any, error) {
 		t.Helper()
 		full := []string{cli, "--cli"}

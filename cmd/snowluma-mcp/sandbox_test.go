@@ -15,9 +15,9 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // startSandbox spawns `snowluma-mcp sandbox` with env and connects as era,
@@ -132,7 +132,7 @@ func TestSandboxServesEveryTool(t *testing.T) {
 			GroupID int64 `json:"group_id"`
 		}](t, c.data("query_action", "get_group_list", map[string]any{})) {
 			ms := mcptest.Decode[[]sandboxMember](t, c.data("query_action", "get_group_member_list", map[string]any{"group_id": g.GroupID}))
-			if slices.ContainsFunc(ms, func(m sandboxMember) bool { return m.UserID == fakesnowluma.SelfID && m.Role == "owner" }) {
+			if slices.ContainsFunc(ms, func(m sandboxMember) bool { return m.UserID == simulator.SelfID && m.Role == "owner" }) {
 				owned, members = g.GroupID, ms
 			}
 		}
@@ -173,7 +173,7 @@ func TestSandboxServesEveryTool(t *testing.T) {
 			for _, e := range r.Events {
 				ev := mcptest.Decode[map[string]any](t, e.Event)
 				own = own || (ev["post_type"] == "message_sent" && ev["message_id"] == float64(sent.MessageID))
-				other = other || (ev["post_type"] == "message" && ev["user_id"] != float64(fakesnowluma.SelfID))
+				other = other || (ev["post_type"] == "message" && ev["user_id"] != float64(simulator.SelfID))
 			}
 			return own && other
 		})
@@ -380,7 +380,7 @@ func TestSandboxDoctor(t *testing.T) {
 // TestSandboxSafety: the operator's safety settings hold in the sandbox:
 // an allowlist refuses the world's other groups, and writes are audited.
 func TestSandboxSafety(t *testing.T) {
-	w := fakesnowluma.Start(t, fakesnowluma.WithWorld(1))
+	w := simulator.Start(t, simulator.WithWorld(1))
 	groups := w.WorldGroups()
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	_, cs := startSandbox(t, mcptest.Modern, "SNOWLUMA_MCP_SANDBOX_TRICKLE_MS=0",

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/tasks"
 )
 
@@ -38,10 +38,10 @@ func TestSignalsEndPromptly(t *testing.T) {
 				fake, p := e2e.HangingLive(t, spawn, era, "write")
 				frames := make([][]byte, 2000)
 				for i := range frames {
-					frames[i] = fakesnowluma.StreamOK(json.RawMessage(`{"type":"stream","data_type":"data_chunk","data":"tick"}`))
+					frames[i] = simulator.StreamOK(json.RawMessage(`{"type":"stream","data_type":"data_chunk","data":"tick"}`))
 				}
-				fake.Handle("test_download_stream", func(json.RawMessage) fakesnowluma.Reply {
-					return fakesnowluma.Reply{Frames: frames, FrameDelay: 20 * time.Millisecond}
+				fake.Handle("test_download_stream", func(json.RawMessage) simulator.Reply {
+					return simulator.Reply{Frames: frames, FrameDelay: 20 * time.Millisecond}
 				})
 				action := "get_status"
 				if tc.stream {
@@ -91,7 +91,7 @@ func TestSignalDuringDownloadLeavesNothing(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "downloads")
 		progress := e2e.NewProgressLog()
 		fake, p, cs := e2e.Live(t, spawn, era, "write", progress.Options(), "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
-		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 1 << 20, Seed: 6, Stall: true, StallAfter: 4})
+		fake.AddFile("stuck", simulator.File{Name: "stuck.bin", Size: 1 << 20, Seed: 6, Stall: true, StallAfter: 4})
 		go e2e.CallWithProgress(context.Background(), cs, "sig-1", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "stuck"}})
 		progress.WaitFirst(t)
 		if len(e2e.Names(t, dir)) != 1 {
@@ -112,7 +112,7 @@ func TestSignalDuringDownloadLeavesNothing(t *testing.T) {
 // failed with the unknown-outcome message before the process exits.
 func TestTasksSIGTERM(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 	e2e.HangDownload(fake)
 	dir := filepath.Join(t.TempDir(), "tasks")
 	c := e2e.StartTasks(t, spawn, fake, dir)

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // TestUserAgentEverywhere checks, on the fake SnowLuma's record of the
@@ -24,7 +24,7 @@ func TestUserAgentEverywhere(t *testing.T) {
 		}
 		return "snowluma-mcp/" + fields[1]
 	}
-	check := func(t *testing.T, what, want string, fake *fakesnowluma.Server) {
+	check := func(t *testing.T, what, want string, fake *simulator.Server) {
 		t.Helper()
 		reqs, ups := fake.Requests(), fake.Upgrades()
 		if len(reqs) == 0 || len(ups) == 0 {
@@ -42,7 +42,7 @@ func TestUserAgentEverywhere(t *testing.T) {
 		}
 	}
 	t.Run("server", func(t *testing.T) {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 		p := serve(t, mcptest.Modern, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken,
 			"SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL())
 		cs := p.Connect(nil)
@@ -55,7 +55,7 @@ func TestUserAgentEverywhere(t *testing.T) {
 		check(t, "the server", userAgent(version), fake)
 	})
 	t.Run("doctor", func(t *testing.T) {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 		if code, text, _ := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL()); code != 0 {
 			t.Fatalf("doctor: exit %d\n%s", code, text)
 		}

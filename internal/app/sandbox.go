@@ -11,9 +11,9 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/config"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/server"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // sampleUpload is the file the sandbox's temporary upload root holds, so
@@ -24,7 +24,7 @@ const (
 )
 
 // runSandbox is `snowluma-mcp sandbox [doctor [--json]]`: the simulated
-// SnowLuma of package fakesnowluma, with the living world of
+// SnowLuma of package simulator, with the living world of
 // SNOWLUMA_MCP_SANDBOX_SEED, started on loopback inside this process, and
 // the same server in write mode against it (or doctor). The endpoint, the
 // tokens, the events URL and the mode are the sandbox's; every other
@@ -66,7 +66,7 @@ func runSandbox(ctx context.Context, p Process) int {
 	if trickle == 0 {
 		trickle = -1 // silence, in NewSandbox's terms
 	}
-	sb, err := fakesnowluma.NewSandbox(fakesnowluma.SandboxOptions{Seed: cfg.SandboxSeed, Actions: names, Trickle: trickle,
+	sb, err := simulator.NewSandbox(simulator.SandboxOptions{Seed: cfg.SandboxSeed, Actions: names, Trickle: trickle,
 		ReportSelf: cfg.SandboxReportSelf})
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
@@ -99,7 +99,7 @@ func runSandbox(ctx context.Context, p Process) int {
 // private temporary directories for the task directory, downloads and
 // the upload root where the operator set none. cleanup removes them; it
 // is safe to call whatever the error.
-func sandboxEnviron(environ []string, sb *fakesnowluma.Sandbox) (env, notes []string, cleanup func(), err error) {
+func sandboxEnviron(environ []string, sb *simulator.Sandbox) (env, notes []string, cleanup func(), err error) {
 	cleanup = func() {}
 	operator := config.Lookup(environ)
 	forced := []struct{ name, value string }{

@@ -12,9 +12,9 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -52,7 +52,7 @@ func TestImports(t *testing.T) {
 // as the server's defect, with nothing sent.
 func TestRead(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t)
+	fake := simulator.Start(t)
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 	if err != nil {
 		t.Fatal(err)

@@ -8,9 +8,9 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
 	"github.com/snowluma/snowluma-mcp/untrusted"
@@ -34,8 +34,8 @@ func (c connClient) Connection() any                                 { return c.
 func TestSendGateStep(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []untrusted.Mode{untrusted.ModeRefuse, untrusted.ModeConfirm, untrusted.ModeOff} {
-		fake := fakesnowluma.Start(t)
-		fake.Handle("get_group_msg_history", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(json.RawMessage(`{"messages":[]}`)) })
+		fake := simulator.Start(t)
+		fake.Handle("get_group_msg_history", func(json.RawMessage) simulator.Reply { return simulator.OK(json.RawMessage(`{"messages":[]}`)) })
 		client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 		if err != nil {
 			t.Fatal(err)

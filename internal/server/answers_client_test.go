@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // TestFormAnswersWithExtraFields: a form answer must hold exactly the
@@ -21,7 +21,7 @@ func TestFormAnswersWithExtraFields(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		c := &confirmer{}
 		fake, _, cs := e2e.Live(t, serve, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle}, "SNOWLUMA_MCP_CONFIRM=destructive")
-		fake.Handle("set_group_kick", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(nil) })
+		fake.Handle("set_group_kick", func(json.RawMessage) simulator.Reply { return simulator.OK(nil) })
 		partialKick := map[string]any{"action": "set_group_kick", "params": map[string]any{"group_id": 20001}}
 		partialSend := map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001}}
 		for _, tc := range []struct {

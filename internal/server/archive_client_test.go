@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	_ "modernc.org/sqlite"
 )
 
@@ -53,14 +53,14 @@ type archiveChat struct {
 
 // archived is a world fake and the archive's file and environment.
 type archived struct {
-	fake   *fakesnowluma.Server
+	fake   *simulator.Server
 	group  int64
 	friend int64
 	env    []string
 }
 
 func newArchived(t *testing.T, env ...string) *archived {
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithWorld(7))
+	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(7))
 	a := &archived{fake: fake, group: fake.WorldGroups()[0].ID, friend: fake.WorldFriends()[0]}
 	a.env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_MODE=write",
 		"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0", "SNOWLUMA_MCP_SEND_PER_MINUTE=0",
@@ -150,7 +150,7 @@ func TestArchiveLive(t *testing.T) {
 		}
 
 		// Past SnowLuma's window: 120 more messages, all readable.
-		var last fakesnowluma.WorldMessage
+		var last simulator.WorldMessage
 		for i := range 120 {
 			last = a.fake.WorldSay(g, a.friend, fmt.Sprint("第", i, "条消息"), 0, true)
 		}
@@ -248,7 +248,7 @@ func TestArchiveRestart(t *testing.T) {
 		p.Close()
 
 		// Down: 40 messages (within SnowLuma's window) and one too old to keep.
-		var missed []fakesnowluma.WorldMessage
+		var missed []simulator.WorldMessage
 		for i := range 40 {
 			missed = append(missed, a.fake.WorldSay(g, a.friend, fmt.Sprint("离线期间 ", i), 0, false))
 		}
@@ -267,7 +267,7 @@ func TestArchiveRestart(t *testing.T) {
 		p.Close()
 
 		// Down again, for more than SnowLuma's history reaches: a gap.
-		var far fakesnowluma.WorldMessage
+		var far simulator.WorldMessage
 		for i := range 150 {
 			far = a.fake.WorldSay(g, a.friend, fmt.Sprint("很久没上线 ", i), 0, false)
 		}
@@ -293,7 +293,7 @@ func TestArchiveChannelCatchUp(t *testing.T) {
 		g := a.group
 		p, _ := a.start(t, era)
 		p.Close()
-		var missed []fakesnowluma.WorldMessage
+		var missed []simulator.WorldMessage
 		for i := range 5 {
 			missed = append(missed, a.fake.WorldSay(g, a.friend, fmt.Sprint("你不在的时候 ", i), 0, false))
 		}

@@ -16,11 +16,11 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/internal/stdio"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -49,7 +49,7 @@ var benchCalls = []struct{ name, method, params string }{
 }
 
 func BenchmarkCall(b *testing.B) {
-	fake := fakesnowluma.Start(b, fakesnowluma.WithoutRecording())
+	fake := simulator.Start(b, simulator.WithoutRecording())
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 	if err != nil {
 		b.Fatal(err)
@@ -69,7 +69,7 @@ func BenchmarkCall(b *testing.B) {
 }
 
 func BenchmarkOwn(b *testing.B) {
-	fake := fakesnowluma.Start(b, fakesnowluma.WithoutRecording())
+	fake := simulator.Start(b, simulator.WithoutRecording())
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 	if err != nil {
 		b.Fatal(err)

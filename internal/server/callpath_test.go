@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // maxCallPathFiles is how many of the project's files a call of an action
@@ -47,10 +47,10 @@ func TestCallPath(t *testing.T) {
 func callPathOf(t *testing.T, era mcptest.Era, call map[string]any) {
 	fake, _, cs := e2e.Live(t, serve, era, "write", nil)
 	held, release := make(chan struct{}), make(chan struct{})
-	fake.Handle(call["action"].(string), func(json.RawMessage) fakesnowluma.Reply {
+	fake.Handle(call["action"].(string), func(json.RawMessage) simulator.Reply {
 		close(held)
 		<-release
-		return fakesnowluma.Failed(1, "held for the dump")
+		return simulator.Failed(1, "held for the dump")
 	})
 	done := make(chan error, 1)
 	go func() {

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // The QQ channel for Claude Code, end to end: the server against the fake
@@ -31,10 +31,10 @@ const (
 // event connection the server opened at start, and a raw client ready to
 // receive the channel's notifications.
 type qqChannel struct {
-	fake   *fakesnowluma.Server
+	fake   *simulator.Server
 	p      *mcptest.Proc
 	raw    *mcptest.Raw
-	conn   *fakesnowluma.EventConn
+	conn   *simulator.EventConn
 	era    mcptest.Era
 	params func(string) string
 	caps   map[string]any // the experimental capabilities declared
@@ -43,7 +43,7 @@ type qqChannel struct {
 
 func startChannel(t *testing.T, era mcptest.Era, env ...string) *qqChannel {
 	t.Helper()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 	p := serve(t, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken,
 		"SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL()}, env...)...)
 	t.Cleanup(func() { e2e.NoLeak(t, p) })
@@ -155,12 +155,12 @@ func (q *qqChannel) send(t *testing.T, frames ...string) {
 // JSON array of segments or a JSON string with CQ codes.
 func qqGroup(postType string, group, user, id int64, message string) string {
 	return fmt.Sprintf(`{"time":1700000000,"self_id":%d,"post_type":%q,"message_type":"group","sub_type":"normal","message_id":%d,"group_id":%d,"user_id":%d,"message":%s,"raw_message":"","font":0,"sender":{"user_id":%d,"nickname":"nick%d","card":"card%d","role":"member"}}`,
-		fakesnowluma.SelfID, postType, id, group, user, message, user, user, user)
+		simulator.SelfID, postType, id, group, user, message, user, user, user)
 }
 
 func qqPrivate(user, id int64, text string) string {
 	return fmt.Sprintf(`{"time":1700000000,"self_id":%d,"post_type":"message","message_type":"private","sub_type":"friend","message_id":%d,"user_id":%d,"message":[{"type":"text","data":{"text":%q}}],"raw_message":%q,"font":0,"sender":{"user_id":%d,"nickname":"nick%d"}}`,
-		fakesnowluma.SelfID, id, user, text, text, user, user)
+		simulator.SelfID, id, user, text, text, user, user)
 }
 
 func textSeg(s string) string { return `[{"type":"text","data":{"text":"` + s + `"}}]` }
@@ -184,7 +184,7 @@ func TestChannelPushes(t *testing.T) {
 		if _, ok := q.caps["claude/channel/permission"]; ok {
 			t.Error("claude/channel/permission declared without approvers")
 		}
-		self := int64(fakesnowluma.SelfID)
+		self := int64(simulator.SelfID)
 		q.send(t,
 			qqGroup("message", 20009, 30005, 1, textSeg("another group")),
 			qqGroup("message_sent", 20001, self, 2, textSeg("the bot's own, reported")),
@@ -231,7 +231,7 @@ func TestChannelMentions(t *testing.T) {
 		if content, _ := q.push(t); content != "private is always pushed" {
 			t.Fatalf("first push %q", content)
 		}
-		q.send(t, qqGroup("message", 20001, 30005, 14, fmt.Sprintf(`"[CQ:at,qq=%d] 机器人在吗"`, fakesnowluma.SelfID)))
+		q.send(t, qqGroup("message", 20001, 30005, 14, fmt.Sprintf(`"[CQ:at,qq=%d] 机器人在吗"`, simulator.SelfID)))
 		content, meta := q.push(t)
 		if content != "[@我] 机器人在吗" || meta["mentioned"] != "true" || meta["message_id"] != "14" {
 			t.Errorf("mention %q %v", content, meta)
@@ -287,7 +287,7 @@ func TestChannelBurst(t *testing.T) {
 
 // promptTo waits for the fake to receive a private prompt to user that
 // holds want, and returns its text.
-func promptTo(t *testing.T, fake *fakesnowluma.Server, user int64, want string) string {
+func promptTo(t *testing.T, fake *simulator.Server, user int64, want string) string {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		for _, r := range fake.Requests() {
@@ -372,7 +372,7 @@ func TestChannelConfirmFromQQ(t *testing.T) {
 			t.Fatalf("prompt %q has no id", text)
 		}
 		q.fake.Reset() // the next round's prompt is told apart
-		q.fake.Handle("set_group_kick", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(nil) })
+		q.fake.Handle("set_group_kick", func(json.RawMessage) simulator.Reply { return simulator.OK(nil) })
 		q.send(t, qqPrivate(30002, int64(30+id), c.answer+" "+rid[1]))
 		var res map[string]any
 		for res == nil {
@@ -424,19 +424,19 @@ func TestChannelReplyToUnseenBotMessage(t *testing.T) {
 	t.Parallel()
 	bothEras(t, func(t *testing.T, era mcptest.Era) {
 		q := startChannel(t, era, "SNOWLUMA_MCP_CHANNEL=mentions", "SNOWLUMA_MCP_CHANNEL_GROUPS=20001")
-		self := int64(fakesnowluma.SelfID)
-		q.fake.Handle("get_msg", func(params json.RawMessage) fakesnowluma.Reply {
+		self := int64(simulator.SelfID)
+		q.fake.Handle("get_msg", func(params json.RawMessage) simulator.Reply {
 			var p struct {
 				MessageID int64 `json:"message_id"`
 			}
 			json.Unmarshal(params, &p)
 			switch p.MessageID {
 			case 777: // SnowLuma's own copy of the bot's send
-				return fakesnowluma.OK(json.RawMessage(fmt.Sprintf(`{"time":1700000000,"message_type":"group","sub_type":"normal","message_id":777,"real_id":777,"message_seq":9,"group_id":20001,"user_id":%d,"message":[{"type":"text","data":{"text":"我来了"}}],"raw_message":"我来了","font":0,"sender":{"user_id":%d,"nickname":"","sex":"unknown","age":0}}`, self, self)))
+				return simulator.OK(json.RawMessage(fmt.Sprintf(`{"time":1700000000,"message_type":"group","sub_type":"normal","message_id":777,"real_id":777,"message_seq":9,"group_id":20001,"user_id":%d,"message":[{"type":"text","data":{"text":"我来了"}}],"raw_message":"我来了","font":0,"sender":{"user_id":%d,"nickname":"","sex":"unknown","age":0}}`, self, self)))
 			case 888:
-				return fakesnowluma.OK(json.RawMessage(`{"time":1700000000,"message_type":"group","sub_type":"normal","message_id":888,"real_id":888,"message_seq":8,"group_id":20001,"user_id":30009,"message":[],"raw_message":"","font":0,"sender":{"user_id":30009,"nickname":"n","card":"","role":"member","sex":"unknown","age":0},"anonymous":null}`))
+				return simulator.OK(json.RawMessage(`{"time":1700000000,"message_type":"group","sub_type":"normal","message_id":888,"real_id":888,"message_seq":8,"group_id":20001,"user_id":30009,"message":[],"raw_message":"","font":0,"sender":{"user_id":30009,"nickname":"n","card":"","role":"member","sex":"unknown","age":0},"anonymous":null}`))
 			}
-			return fakesnowluma.Failed(100, "message not found")
+			return simulator.Failed(100, "message not found")
 		})
 		reply := func(id, to int64) string {
 			return qqGroup("message", 20001, 30005, id, fmt.Sprintf(`[{"type":"reply","data":{"id":"%d"}},{"type":"text","data":{"text":"好的"}}]`, to))

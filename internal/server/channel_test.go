@@ -16,7 +16,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/claudechannel"
 	"github.com/snowluma/snowluma-mcp/internal/config"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -66,7 +66,7 @@ func until(t *testing.T, what string, cond func() bool) {
 // pipeline and turning the reply into a verdict.
 func TestChannelFeature(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t)
+	fake := simulator.Start(t)
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 	if err != nil {
 		t.Fatal(err)
@@ -96,8 +96,8 @@ func TestChannelFeature(t *testing.T) {
 		t.Errorf("instructions %q", cs.InitializeResult().Instructions)
 	}
 	conn := fake.EventConn(t, 0)
-	conn.Send(fakesnowluma.GroupMessage(20009, 30005, "elsewhere"))
-	conn.Send(fakesnowluma.GroupMessage(20001, 30005, "hello"))
+	conn.Send(simulator.GroupMessage(20009, 30005, "elsewhere"))
+	conn.Send(simulator.GroupMessage(20001, 30005, "hello"))
 	until(t, "the push", func() bool { w.mu.Lock(); defer w.mu.Unlock(); return len(w.pushes) == 1 })
 	if w.pushes[0] != "20001:hello" {
 		t.Errorf("pushes %q", w.pushes)

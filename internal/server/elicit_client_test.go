@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // formAnswer is a client's elicitation handler that answers params_json.
@@ -475,7 +475,7 @@ func TestFormsInChinese(t *testing.T) {
 		c := &confirmer{}
 		fake, _, cs := e2e.Live(t, serve, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle},
 			"SNOWLUMA_MCP_CONFIRM=destructive", "LANG=zh_CN.UTF-8")
-		fake.Handle("set_group_kick", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(nil) })
+		fake.Handle("set_group_kick", func(json.RawMessage) simulator.Reply { return simulator.OK(nil) })
 		c.answer(confirmAnswer(true))
 		_, r := mcptest.CallTool(t, cs, "invoke_action", kick)
 		if r.Diagnostics.Outcome != "success" {
@@ -532,7 +532,7 @@ func TestFormsInChinese(t *testing.T) {
 func TestInputTypedFieldsUnchecked(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_MODE=write",
 			"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0", "SNOWLUMA_MCP_VALIDATE_PARAMS=false")
 		t.Cleanup(func() { e2e.NoLeak(t, p) })

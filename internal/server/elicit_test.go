@@ -11,8 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/snowluma/snowluma-mcp/internal/config"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -30,7 +30,7 @@ func (c *fakeClock) Add(d time.Duration) {
 
 // writeServer is a write-mode server talking to fake, with clock, and a
 // client that advertises forms and answers continuations by hand.
-func writeServer(t *testing.T, fake *fakesnowluma.Server, clock *fakeClock) *mcp.ClientSession {
+func writeServer(t *testing.T, fake *simulator.Server, clock *fakeClock) *mcp.ClientSession {
 	t.Helper()
 	return connect(t, liveServer(t, config.ModeWrite, fake.URL, clock.Now), &mcp.ClientOptions{
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
@@ -53,7 +53,7 @@ func diagnosticsOf(t *testing.T, res *mcp.CallToolResult) toolkit.Diagnostics {
 // TestContinuationExpiryAndRestart needs a clock and two server lifetimes,
 // so it runs the server in process (SnowLuma is still a real loopback fake).
 func TestContinuationExpiryAndRestart(t *testing.T) {
-	fake := fakesnowluma.Start(t)
+	fake := simulator.Start(t)
 	clock := &fakeClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	cs := writeServer(t, fake, clock)
 	args := map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001}}

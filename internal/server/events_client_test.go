@@ -12,16 +12,16 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // liveEvents starts a fake SnowLuma and a snowluma-mcp in mode with
 // SNOWLUMA_MCP_EVENTS_URL pointing at the fake's event WebSocket.
-func liveEvents(t *testing.T, era mcptest.Era, mode string, opts *mcp.ClientOptions, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
+func liveEvents(t *testing.T, era mcptest.Era, mode string, opts *mcp.ClientOptions, env ...string) (*simulator.Server, *mcptest.Proc, *mcp.ClientSession) {
 	t.Helper()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 	p := serve(t, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken,
 		"SNOWLUMA_MCP_MODE=" + mode, "SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL()}, env...)...)
 	cs := p.Connect(opts)
@@ -29,7 +29,7 @@ func liveEvents(t *testing.T, era mcptest.Era, mode string, opts *mcp.ClientOpti
 	return fake, p, cs
 }
 
-func push(t *testing.T, c *fakesnowluma.EventConn, frames ...string) {
+func push(t *testing.T, c *simulator.EventConn, frames ...string) {
 	t.Helper()
 	for _, f := range frames {
 		if err := c.Send(f); err != nil {
@@ -93,13 +93,13 @@ func TestEventsNotConfigured(t *testing.T) {
 		}
 
 		// Docs mode stays offline whatever the events URL says.
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 		p := serve(t, era, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL())
 		docs := p.Connect(nil)
 		if names := e2e.ToolNames(t, docs); slices.Contains(names, "subscribe_events") {
 			t.Errorf("docs mode lists subscribe_events")
 		}
-		res, r := mcptest.CallTool(t, docs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID})
+		res, r := mcptest.CallTool(t, docs, "subscribe_events", map[string]any{"self_id": simulator.SelfID})
 		if !res.IsError || r.Diagnostics.Kind != "mode_gate" {
 			t.Errorf("docs-mode subscribe: %+v", r.Diagnostics)
 		}
@@ -143,7 +143,7 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 			}()},
 		} {
 			if bad["self_id"] == nil {
-				bad["self_id"] = fakesnowluma.SelfID
+				bad["self_id"] = simulator.SelfID
 			}
 			res, r := mcptest.CallTool(t, cs, "subscribe_events", bad)
 			if !res.IsError || r.Diagnostics.Kind != "invalid_arguments" {
@@ -159,7 +159,7 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 		if got := c.Header.Get("Authorization"); got != "Bearer "+e2e.SecretToken {
 			t.Errorf("upgrade Authorization %q", got)
 		}
-		_, r := mcptest.CallTool(t, cs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID, "types": []string{"request", "notice", "notice"}, "group_ids": []int{20001, 20002, 20001}})
+		_, r := mcptest.CallTool(t, cs, "subscribe_events", map[string]any{"self_id": simulator.SelfID, "types": []string{"request", "notice", "notice"}, "group_ids": []int{20001, 20002, 20001}})
 		applied := mcptest.Decode[struct {
 			Filter struct {
 				Types    []string `json:"types"`
@@ -187,13 +187,13 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 
 		sentMsg := `{"time":1700000001,"self_id":10001,"post_type":"message_sent","message_type":"group","group_id":20001,"user_id":10001,"message_id":9,"message":"<b>&amp;</b>","raw_message":"<b>&amp;</b>",  "sender":{"user_id":10001}}`
 		frames := []string{
-			fakesnowluma.Heartbeat(),
-			fakesnowluma.GroupMessage(20001, 30001, "one"),
-			fakesnowluma.GroupMessage(20001, 30002, "two"),
-			fakesnowluma.GroupMessage(20002, 30001, "three"),
-			fakesnowluma.PrivateMessage(30001, "four"),
-			fakesnowluma.GroupIncrease(20001, 30003),
-			fakesnowluma.FriendRequest(30001),
+			simulator.Heartbeat(),
+			simulator.GroupMessage(20001, 30001, "one"),
+			simulator.GroupMessage(20001, 30002, "two"),
+			simulator.GroupMessage(20002, 30001, "three"),
+			simulator.PrivateMessage(30001, "four"),
+			simulator.GroupIncrease(20001, 30003),
+			simulator.FriendRequest(30001),
 			sentMsg,
 		}
 		push(t, c, frames...)
@@ -241,7 +241,7 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 		if none := e2e.MustRead(t, cs, all+"?after="+got.NextCursor); len(none.Events) != 0 || none.NextCursor != got.NextCursor || none.Gap {
 			t.Errorf("after next_cursor: %+v", none)
 		}
-		push(t, c, fakesnowluma.PrivateMessage(5, "later"))
+		push(t, c, simulator.PrivateMessage(5, "later"))
 		if newer := e2e.WaitRead(t, cs, all+"?after="+got.NextCursor, "the later event", func(r e2e.EventsRead) bool { return len(r.Events) == 1 }); !strings.Contains(string(newer.Events[0].Event), "later") {
 			t.Errorf("newer: %s", newer.Events[0].Event)
 		}
@@ -308,7 +308,7 @@ func TestEventsCaps(t *testing.T) {
 		c := fake.EventConn(t, 0)
 		first := e2e.MustRead(t, cs, msgs).NextCursor
 		for i := range 300 {
-			push(t, c, fakesnowluma.PrivateMessage(1, fmt.Sprint(i)))
+			push(t, c, simulator.PrivateMessage(1, fmt.Sprint(i)))
 		}
 		r := e2e.WaitRead(t, cs, msgs, "300 events seen", func(r e2e.EventsRead) bool { return r.DroppedEvents == 300-256 })
 		if len(r.Events) != 256 || !r.Gap || !strings.Contains(string(r.Events[0].Event), `"raw_message":"44"`) {
@@ -337,7 +337,7 @@ func TestEventsCaps(t *testing.T) {
 		for range 14 {
 			e2e.SubscribeEvents(t, cs, map[string]any{})
 		}
-		res, tr := mcptest.CallTool(t, cs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID})
+		res, tr := mcptest.CallTool(t, cs, "subscribe_events", map[string]any{"self_id": simulator.SelfID})
 		if !res.IsError || tr.Diagnostics.Kind != "too_many_resources" || !strings.Contains(tr.Diagnostics.NextStep, "unsubscribe_events") {
 			t.Errorf("17th resource: %+v", tr.Diagnostics)
 		}
@@ -353,20 +353,20 @@ func TestEventsConnectionEnds(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
-		end    func(c *fakesnowluma.EventConn) error
+		end    func(c *simulator.EventConn) error
 		status string
 		reason string
 	}{
-		{"account mismatch", func(c *fakesnowluma.EventConn) error {
-			return c.Send(strings.Replace(fakesnowluma.PrivateMessage(1, "x"), `"self_id":10001`, `"self_id":20002`, 1))
+		{"account mismatch", func(c *simulator.EventConn) error {
+			return c.Send(strings.Replace(simulator.PrivateMessage(1, "x"), `"self_id":10001`, `"self_id":20002`, 1))
 		}, "stopped", "self_id 20002"},
-		{"malformed", func(c *fakesnowluma.EventConn) error { return c.Send(`{"self_id":10001,"message":"no post_type"}`) }, "stopped", "malformed"},
-		{"not an object", func(c *fakesnowluma.EventConn) error { return c.Send(`"hello"`) }, "stopped", "malformed"},
-		{"oversized", func(c *fakesnowluma.EventConn) error {
+		{"malformed", func(c *simulator.EventConn) error { return c.Send(`{"self_id":10001,"message":"no post_type"}`) }, "stopped", "malformed"},
+		{"not an object", func(c *simulator.EventConn) error { return c.Send(`"hello"`) }, "stopped", "malformed"},
+		{"oversized", func(c *simulator.EventConn) error {
 			return c.Send(`{"self_id":10001,"post_type":"notice","pad":"` + strings.Repeat("y", 256<<10) + `"}`)
 		}, "stopped", "256 KiB"},
-		{"server close", func(c *fakesnowluma.EventConn) error { return c.Close(websocket.StatusGoingAway) }, "disconnected", "closed the connection"},
-		{"shutdown", func(c *fakesnowluma.EventConn) error { return c.Shutdown() }, "disconnected", "lifecycle disable"},
+		{"server close", func(c *simulator.EventConn) error { return c.Close(websocket.StatusGoingAway) }, "disconnected", "closed the connection"},
+		{"shutdown", func(c *simulator.EventConn) error { return c.Shutdown() }, "disconnected", "lifecycle disable"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -374,7 +374,7 @@ func TestEventsConnectionEnds(t *testing.T) {
 				fake, _, cs := liveEvents(t, era, "read", nil)
 				uri := e2e.SubscribeEvents(t, cs, map[string]any{})
 				c := fake.EventConn(t, 0)
-				push(t, c, fakesnowluma.PrivateMessage(7, "kept"))
+				push(t, c, simulator.PrivateMessage(7, "kept"))
 				e2e.WaitRead(t, cs, uri, "the first event", func(r e2e.EventsRead) bool { return len(r.Events) == 1 })
 				tc.end(c)
 				r := e2e.WaitRead(t, cs, uri, "status "+tc.status, func(r e2e.EventsRead) bool { return r.Status == tc.status })
@@ -388,7 +388,7 @@ func TestEventsConnectionEnds(t *testing.T) {
 					t.Errorf("runtime: %+v", rt.Events)
 				}
 				// No silent reconnect.
-				res, tr := mcptest.CallTool(t, cs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID})
+				res, tr := mcptest.CallTool(t, cs, "subscribe_events", map[string]any{"self_id": simulator.SelfID})
 				if !res.IsError || tr.Diagnostics.Kind != "release_required" {
 					t.Errorf("subscribe after the end: %+v", tr.Diagnostics)
 				}
@@ -477,7 +477,7 @@ func TestEventsNotifications(t *testing.T) {
 		start := time.Now()
 		const burst = 60
 		for i := range burst {
-			push(t, c, fakesnowluma.PrivateMessage(1, fmt.Sprint(i)))
+			push(t, c, simulator.PrivateMessage(1, fmt.Sprint(i)))
 		}
 		e2e.WaitRead(t, cs, uri, "the burst", func(r e2e.EventsRead) bool { return len(r.Events) == burst })
 		// The property below holds for every prefix of the updates, so
@@ -559,7 +559,7 @@ func TestEventsAllowlist(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := liveEvents(t, era, "read", nil, "SNOWLUMA_MCP_ALLOWED_GROUPS=20001", "SNOWLUMA_MCP_ALLOWED_USERS=30001,30002")
 		for _, bad := range []map[string]any{{"group_ids": []int{20002}}, {"user_ids": []int{30001, 39999}}} {
-			bad["self_id"] = fakesnowluma.SelfID
+			bad["self_id"] = simulator.SelfID
 			res, r := mcptest.CallTool(t, cs, "subscribe_events", bad)
 			if !res.IsError || r.Diagnostics.Kind != "target_not_allowed" {
 				t.Errorf("subscribe %v: %+v", bad, r.Diagnostics)
@@ -571,11 +571,11 @@ func TestEventsAllowlist(t *testing.T) {
 		all := e2e.SubscribeEvents(t, cs, map[string]any{})
 		c := fake.EventConn(t, 0)
 		push(t, c,
-			fakesnowluma.GroupMessage(20001, 30001, "allowed"),
-			fakesnowluma.GroupMessage(20002, 30001, "other group"),
-			fakesnowluma.GroupMessage(20001, 39999, "other user"),
-			fakesnowluma.PrivateMessage(39999, "other private"),
-			fakesnowluma.PrivateMessage(30002, "allowed private"),
+			simulator.GroupMessage(20001, 30001, "allowed"),
+			simulator.GroupMessage(20002, 30001, "other group"),
+			simulator.GroupMessage(20001, 39999, "other user"),
+			simulator.PrivateMessage(39999, "other private"),
+			simulator.PrivateMessage(30002, "allowed private"),
 		)
 		got := e2e.WaitRead(t, cs, all, "the allowed events", func(r e2e.EventsRead) bool { return len(r.Events) >= 2 })
 		var texts []string
@@ -597,9 +597,9 @@ func TestEventsAllowlist(t *testing.T) {
 const wsToken = "ws-tok-9f3c1d"
 
 // liveEventsFake is liveEvents over a fake SnowLuma built with fakeOpts.
-func liveEventsFake(t *testing.T, era mcptest.Era, fakeOpts []fakesnowluma.Option, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
+func liveEventsFake(t *testing.T, era mcptest.Era, fakeOpts []simulator.Option, env ...string) (*simulator.Server, *mcptest.Proc, *mcp.ClientSession) {
 	t.Helper()
-	fake := fakesnowluma.Start(t, append([]fakesnowluma.Option{fakesnowluma.WithToken(e2e.SecretToken)}, fakeOpts...)...)
+	fake := simulator.Start(t, append([]simulator.Option{simulator.WithToken(e2e.SecretToken)}, fakeOpts...)...)
 	p := serve(t, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken,
 		"SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL()}, env...)...)
 	cs := p.Connect(nil)
@@ -616,7 +616,7 @@ func liveEventsFake(t *testing.T, era mcptest.Era, fakeOpts []fakesnowluma.Optio
 // checks that no resource came of it.
 func refusedSubscribe(t *testing.T, cs *mcp.ClientSession, kind string) mcptest.ToolResult {
 	t.Helper()
-	res, r := mcptest.CallTool(t, cs, "subscribe_events", map[string]any{"self_id": fakesnowluma.SelfID})
+	res, r := mcptest.CallTool(t, cs, "subscribe_events", map[string]any{"self_id": simulator.SelfID})
 	if !res.IsError || r.Diagnostics.Kind != kind {
 		t.Fatalf("subscribe_events: %s %+v, want kind %s", r.Result, r.Diagnostics, kind)
 	}
@@ -636,7 +636,7 @@ func refusedSubscribe(t *testing.T, cs *mcp.ClientSession, kind string) mcptest.
 func TestEventsWebSocketToken(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, _, cs := liveEventsFake(t, era, []fakesnowluma.Option{fakesnowluma.WithEventsToken(wsToken)})
+		fake, _, cs := liveEventsFake(t, era, []simulator.Option{simulator.WithEventsToken(wsToken)})
 		r := refusedSubscribe(t, cs, "unauthorized")
 		d := r.Diagnostics
 		if !strings.Contains(d.Message, "1008") || !strings.Contains(d.Message, `"invalid access token"`) || !strings.Contains(d.NextStep, "SNOWLUMA_MCP_EVENTS_TOKEN") {
@@ -646,13 +646,13 @@ func TestEventsWebSocketToken(t *testing.T) {
 			t.Errorf("%d upgrades, %d accepted", len(ups), len(fake.EventConns()))
 		}
 
-		fake2, _, cs2 := liveEventsFake(t, era, []fakesnowluma.Option{fakesnowluma.WithEventsToken(wsToken)}, "SNOWLUMA_MCP_EVENTS_TOKEN= "+wsToken+"\r\n")
+		fake2, _, cs2 := liveEventsFake(t, era, []simulator.Option{simulator.WithEventsToken(wsToken)}, "SNOWLUMA_MCP_EVENTS_TOKEN= "+wsToken+"\r\n")
 		uri := e2e.SubscribeEvents(t, cs2, map[string]any{})
 		c := fake2.EventConn(t, 0)
 		if got := c.Header.Get("Authorization"); got != "Bearer "+wsToken {
 			t.Errorf("upgrade Authorization %q", got)
 		}
-		push(t, c, fakesnowluma.PrivateMessage(30001, "over the WebSocket token"))
+		push(t, c, simulator.PrivateMessage(30001, "over the WebSocket token"))
 		e2e.WaitRead(t, cs2, uri, "the event", func(r e2e.EventsRead) bool { return len(r.Events) == 1 })
 		// The HTTP calls keep the HTTP token.
 		if res, r := mcptest.CallTool(t, cs2, "query_action", map[string]any{"action": "get_login_info"}); res.IsError {
@@ -674,7 +674,7 @@ func TestEventsWebSocketToken(t *testing.T) {
 func TestEventsBadPath(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		probe := fakesnowluma.Start(t)
+		probe := simulator.Start(t)
 		_, _, cs := liveEventsFake(t, era, nil, "SNOWLUMA_MCP_EVENTS_URL="+strings.TrimSuffix(probe.EventsURL(), "/")+"/event")
 		r := refusedSubscribe(t, cs, "transport")
 		if d := r.Diagnostics; !strings.Contains(d.Message, "HTTP 400") || !strings.Contains(d.Message, `"/event" is not one SnowLuma`) || !strings.Contains(d.NextStep, "default is /") {
@@ -690,18 +690,18 @@ func TestEventsStall(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name  string
-		stall func(c *fakesnowluma.EventConn) error
+		stall func(c *simulator.EventConn) error
 	}{
-		{"silence", func(c *fakesnowluma.EventConn) error { c.Stall(); return nil }},
-		{"inside a frame", func(c *fakesnowluma.EventConn) error { return c.StallInFrame(2048) }},
+		{"silence", func(c *simulator.EventConn) error { c.Stall(); return nil }},
+		{"inside a frame", func(c *simulator.EventConn) error { return c.StallInFrame(2048) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-				fake, _, cs := liveEventsFake(t, era, []fakesnowluma.Option{fakesnowluma.WithHeartbeat(250 * time.Millisecond)})
+				fake, _, cs := liveEventsFake(t, era, []simulator.Option{simulator.WithHeartbeat(250 * time.Millisecond)})
 				uri := e2e.SubscribeEvents(t, cs, map[string]any{})
 				c := fake.EventConn(t, 0)
-				push(t, c, fakesnowluma.PrivateMessage(7, "kept"))
+				push(t, c, simulator.PrivateMessage(7, "kept"))
 				e2e.WaitRead(t, cs, uri, "the first event", func(r e2e.EventsRead) bool { return len(r.Events) == 1 })
 				if err := tc.stall(c); err != nil {
 					t.Fatal(err)
@@ -746,8 +746,8 @@ func TestEventsLivenessReported(t *testing.T) {
 func TestEventsRedirect(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		elsewhere := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
-		fake, _, cs := liveEventsFake(t, era, []fakesnowluma.Option{fakesnowluma.WithEventsRedirect(elsewhere.EventsURL())})
+		elsewhere := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+		fake, _, cs := liveEventsFake(t, era, []simulator.Option{simulator.WithEventsRedirect(elsewhere.EventsURL())})
 		r := refusedSubscribe(t, cs, "transport")
 		if d := r.Diagnostics; !strings.Contains(d.Message, "redirect (HTTP 307) to "+elsewhere.EventsURL()) || !strings.Contains(d.NextStep, "SNOWLUMA_MCP_EVENTS_URL") {
 			t.Errorf("redirect: %+v", d)

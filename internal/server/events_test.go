@@ -15,7 +15,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -43,7 +43,7 @@ func (c undeliverableConn) Write(ctx context.Context, msg jsonrpc.Message) error
 // flag is read from the hub; a write that times out leaves the session up
 // and the flag is what its later reads show.
 func TestEventsNotificationFailed(t *testing.T) {
-	fake := fakesnowluma.Start(t)
+	fake := simulator.Start(t)
 	hub := events.New(events.Options{URL: fake.EventsURL()})
 	t.Cleanup(hub.Close)
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
@@ -65,7 +65,7 @@ func TestEventsNotificationFailed(t *testing.T) {
 	}
 	t.Cleanup(func() { cs.Close(); ss.Wait() })
 
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "subscribe_events", Arguments: map[string]any{"self_id": fakesnowluma.SelfID}})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "subscribe_events", Arguments: map[string]any{"self_id": simulator.SelfID}})
 	if err != nil || res.IsError {
 		t.Fatalf("subscribe_events: %v %+v", err, res)
 	}
@@ -99,7 +99,7 @@ func TestEventsNotificationFailed(t *testing.T) {
 	next := time.Now()
 	for deadline, n := time.Now().Add(10*time.Second), int64(3); ; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(next) {
-			if err := conn.Send(fakesnowluma.FriendRequest(n)); err != nil {
+			if err := conn.Send(simulator.FriendRequest(n)); err != nil {
 				t.Fatal(err)
 			}
 			n++

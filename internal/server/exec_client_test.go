@@ -11,13 +11,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // sent lists the actions the fake received.
-func sent(fake *fakesnowluma.Server) []string {
+func sent(fake *simulator.Server) []string {
 	var out []string
 	for _, r := range fake.Requests() {
 		out = append(out, r.Action)
@@ -89,8 +89,8 @@ func TestGates(t *testing.T) {
 			// Here SnowLuma does not know fetch_ptt_text (retcode 1404, as
 			// for an unknown action), so the server asks get_version_info
 			// whether every action is unknown.
-			fake.Handle("fetch_ptt_text", func(json.RawMessage) fakesnowluma.Reply {
-				return fakesnowluma.Reply{Envelope: fakesnowluma.Envelope{Status: "failed", Retcode: 1404, Wording: "unknown action"}}
+			fake.Handle("fetch_ptt_text", func(json.RawMessage) simulator.Reply {
+				return simulator.Reply{Envelope: simulator.Envelope{Status: "failed", Retcode: 1404, Wording: "unknown action"}}
 			})
 			mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_ptt_text", "params": map[string]any{"message_id": "-5"}})
 			if got := sent(fake); len(got) != 3 || got[0] != "send_group_msg" || got[1] != "fetch_ptt_text" || got[2] != "get_version_info" {
@@ -122,13 +122,13 @@ func TestBusinessAndTransportFailures(t *testing.T) {
 		// The timeout has a server of its own, with a short call timeout:
 		// on the others a busy machine could make any call that long.
 		slow, _, slowCS := e2e.Live(t, serve, era, "read", nil, "SNOWLUMA_MCP_TIMEOUT_MS=400")
-		slow.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Delay: 5 * time.Second} })
+		slow.Handle("get_status", func(json.RawMessage) simulator.Reply { return simulator.Reply{Delay: 5 * time.Second} })
 		res, r := mcptest.CallTool(t, slowCS, "query_action", map[string]any{"action": "get_status"})
 		if !res.IsError || r.Diagnostics.Kind != "timeout" || string(r.Result) != "null" || r.Diagnostics.NextStep == "" {
 			t.Errorf("timeout: isError=%v %+v", res.IsError, r)
 		}
 
-		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(1200, "account offline") })
+		fake.Handle("get_status", func(json.RawMessage) simulator.Reply { return simulator.Failed(1200, "account offline") })
 		res, r = mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if res.IsError || r.Diagnostics.Outcome != "failed" || r.Diagnostics.Kind != "business" || !strings.Contains(r.Diagnostics.Message, "account offline") {
 			t.Errorf("business failure: isError=%v %+v", res.IsError, r.Diagnostics)
@@ -137,7 +137,7 @@ func TestBusinessAndTransportFailures(t *testing.T) {
 			t.Errorf("envelope not returned as data: %s", r.Result)
 		}
 
-		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Async() })
+		fake.Handle("get_status", func(json.RawMessage) simulator.Reply { return simulator.Async() })
 		res, r = mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if res.IsError || r.Diagnostics.Outcome != "unknown" {
 			t.Errorf("async: %+v", r.Diagnostics)
@@ -145,14 +145,14 @@ func TestBusinessAndTransportFailures(t *testing.T) {
 
 		for _, tc := range []struct {
 			name  string
-			reply fakesnowluma.Reply
+			reply simulator.Reply
 			kind  string
 		}{
-			{"html body", fakesnowluma.Reply{Body: []byte("<html>oops</html>"), ContentType: "text/html"}, "protocol"},
-			{"array body", fakesnowluma.Reply{Body: []byte(`[1,2]`)}, "protocol"},
-			{"unauthorized", fakesnowluma.Reply{Status: 401, Body: []byte(`{"status":"failed","retcode":1401,"data":null,"wording":"unauthorized"}`)}, "unauthorized"},
+			{"html body", simulator.Reply{Body: []byte("<html>oops</html>"), ContentType: "text/html"}, "protocol"},
+			{"array body", simulator.Reply{Body: []byte(`[1,2]`)}, "protocol"},
+			{"unauthorized", simulator.Reply{Status: 401, Body: []byte(`{"status":"failed","retcode":1401,"data":null,"wording":"unauthorized"}`)}, "unauthorized"},
 		} {
-			fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return tc.reply })
+			fake.Handle("get_status", func(json.RawMessage) simulator.Reply { return tc.reply })
 			res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 			if !res.IsError || r.Diagnostics.Kind != tc.kind || string(r.Result) != "null" || r.Diagnostics.NextStep == "" {
 				t.Errorf("%s: isError=%v %+v", tc.name, res.IsError, r)
@@ -161,7 +161,7 @@ func TestBusinessAndTransportFailures(t *testing.T) {
 
 		// Cancellation reaches the HTTP request: the call is abandoned and
 		// logged as cancelled.
-		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Hang: true} })
+		fake.Handle("get_status", func(json.RawMessage) simulator.Reply { return simulator.Reply{Hang: true} })
 		cctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		before := len(fake.Requests())
@@ -195,7 +195,7 @@ func TestUnreachableAndWrongToken(t *testing.T) {
 		}
 		e2e.NoLeak(t, p)
 
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken("the-right-one"))
+		fake := simulator.Start(t, simulator.WithToken("the-right-one"))
 		p = serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken)
 		cs = p.Connect(nil)
 		res, r = mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
@@ -211,7 +211,7 @@ func TestExactNumbers(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := e2e.Live(t, serve, era, "read", nil)
 		const data = `{"message_id":-2147483648,"real_id":-1,"big":12345678901234567890,"file_size":"1024","none":null,"empty":{},"f":1.50}`
-		fake.Handle("get_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(json.RawMessage(data)) })
+		fake.Handle("get_msg", func(json.RawMessage) simulator.Reply { return simulator.OK(json.RawMessage(data)) })
 		res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_msg", "params": json.RawMessage(`{"message_id":-2147483648}`)})
 		if r.Diagnostics.Outcome != "success" {
 			t.Fatalf("%+v", r.Diagnostics)
@@ -288,12 +288,12 @@ func TestGenericStream(t *testing.T) {
 		}
 
 		// Past 8 MiB of frames the call stops reading and fails.
-		chunk := fakesnowluma.StreamOK(map[string]any{"type": "stream", "data_type": "data_chunk", "data": strings.Repeat("x", 1<<20)})
+		chunk := simulator.StreamOK(map[string]any{"type": "stream", "data_type": "data_chunk", "data": strings.Repeat("x", 1<<20)})
 		frames := make([][]byte, 12)
 		for i := range frames {
 			frames[i] = chunk
 		}
-		fake.Handle("test_download_stream", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Frames: frames} })
+		fake.Handle("test_download_stream", func(json.RawMessage) simulator.Reply { return simulator.Reply{Frames: frames} })
 		res, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "test_download_stream"})
 		if !res.IsError || r.Diagnostics.Kind != "too_large" || !strings.Contains(r.Diagnostics.Message, "8 MiB") {
 			t.Errorf("oversized stream: %+v", r.Diagnostics)
@@ -353,7 +353,7 @@ func TestRuntimeInfo(t *testing.T) {
 			}
 
 			// A partial failure stays visible.
-			fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(1200, "offline") })
+			fake.Handle("get_status", func(json.RawMessage) simulator.Reply { return simulator.Failed(1200, "offline") })
 			res, r := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{"check_connection": true})
 			info = mcptest.Decode[runtimeInfo](t, r.Result)
 			if res.IsError || r.Diagnostics.Outcome != "failed" || !strings.Contains(r.Diagnostics.Message, "get_status") {
@@ -372,7 +372,7 @@ func TestRuntimeInfo(t *testing.T) {
 func TestCallLog(t *testing.T) {
 	t.Parallel()
 	fake, p, cs := e2e.Live(t, serve, mcptest.Modern, "write", nil)
-	fake.Handle("send_private_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(100, "blocked") })
+	fake.Handle("send_private_msg", func(json.RawMessage) simulator.Reply { return simulator.Failed(100, "blocked") })
 	mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_private_msg", "params": map[string]any{"user_id": 30001, "message": "private words here"}})
 	// stderr arrives through a pipe: wait for the line.
 	e2e.WaitFor(t, "the call's log line", func() bool { return strings.Contains(p.Stderr(), "tool=invoke_action") })

@@ -10,8 +10,8 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -20,7 +20,7 @@ import (
 // lifetime (shortened here from ten minutes): the form is withdrawn and the
 // call ends as an expired continuation, with nothing sent to SnowLuma.
 func TestLegacyFormWaitExpires(t *testing.T) {
-	fake := fakesnowluma.Start(t)
+	fake := simulator.Start(t)
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 	if err != nil {
 		t.Fatal(err)

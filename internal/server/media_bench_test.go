@@ -8,7 +8,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/media"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -20,13 +20,13 @@ import (
 // encoding, ocr_image and the answer line (docs/performance.md). cpu-ms/op
 // is the process's CPU time, the fake's share included.
 func BenchmarkViewMedia12MP(b *testing.B) {
-	fake := fakesnowluma.Start(b, fakesnowluma.WithoutRecording())
-	fake.AddFile("big.jpg", fakesnowluma.File{Name: "big.jpg", Data: fakesnowluma.SamplePhoto(4000, 3000)})
-	fake.Handle("get_msg", func(json.RawMessage) fakesnowluma.Reply {
-		return fakesnowluma.OK(json.RawMessage(`{"message_id":7,"message_type":"group","group_id":30003,"user_id":20002,"time":1700000000,"sender":{"user_id":20002},"message":[{"type":"image","data":{"file":"big.jpg","url":""}}]}`))
+	fake := simulator.Start(b, simulator.WithoutRecording())
+	fake.AddFile("big.jpg", simulator.File{Name: "big.jpg", Data: simulator.SamplePhoto(4000, 3000)})
+	fake.Handle("get_msg", func(json.RawMessage) simulator.Reply {
+		return simulator.OK(json.RawMessage(`{"message_id":7,"message_type":"group","group_id":30003,"user_id":20002,"time":1700000000,"sender":{"user_id":20002},"message":[{"type":"image","data":{"file":"big.jpg","url":""}}]}`))
 	})
-	fake.Handle("ocr_image", func(json.RawMessage) fakesnowluma.Reply {
-		return fakesnowluma.OK(json.RawMessage(`{"texts":[],"language":"zh"}`))
+	fake.Handle("ocr_image", func(json.RawMessage) simulator.Reply {
+		return simulator.OK(json.RawMessage(`{"texts":[],"language":"zh"}`))
 	})
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 	if err != nil {

@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // viewed is view_media's answer as a client reads it.
@@ -107,7 +107,7 @@ func decoded(t *testing.T, img *mcp.ImageContent, maxBytes int) image.Image {
 	if b := m.Bounds(); max(b.Dx(), b.Dy()) > 1568 {
 		t.Errorf("image %v, longer than 1568 px", b)
 	}
-	if bytes.Contains(img.Data, []byte("Exif")) || bytes.Contains(img.Data, []byte(fakesnowluma.ExifMarker)) {
+	if bytes.Contains(img.Data, []byte("Exif")) || bytes.Contains(img.Data, []byte(simulator.ExifMarker)) {
 		t.Error("an image block carries the source's EXIF")
 	}
 	return m
@@ -127,7 +127,7 @@ func TestViewMediaPictures(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		dir := filepath.Join(t.TempDir(), "downloads")
 		_, _, cs := e2e.Live(t, serve, era, "read", nil, "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
-		v := view(t, cs, map[string]any{"message_id": fakesnowluma.MediaPhotosMessage})
+		v := view(t, cs, map[string]any{"message_id": simulator.MediaPhotosMessage})
 		a := v.answer
 		if v.res.IsError || len(v.images) != 4 || len(a.Items) != 4 || a.MediaCount != 5 || a.Chat != "group 30003" ||
 			!strings.Contains(a.NotShown, "#5") || !strings.HasPrefix(a.Trust, "untrusted") {
@@ -174,7 +174,7 @@ func TestViewMediaByteLimit(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		_, _, cs := e2e.Live(t, serve, era, "read", nil, "SNOWLUMA_MCP_MAX_IMAGE_BYTES=6000")
-		v := view(t, cs, map[string]any{"message_id": fakesnowluma.MediaPhotosMessage, "index": 5})
+		v := view(t, cs, map[string]any{"message_id": simulator.MediaPhotosMessage, "index": 5})
 		if len(v.images) != 1 {
 			t.Fatalf("%+v %s", v.diag.Diagnostics, v.diag.Result)
 		}
@@ -187,7 +187,7 @@ func TestViewMediaWithoutOCR(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := e2e.Live(t, serve, era, "write", nil)
 		fake.FailOCR(true)
-		v := view(t, cs, map[string]any{"message_id": fakesnowluma.MediaPhotosMessage, "index": 1})
+		v := view(t, cs, map[string]any{"message_id": simulator.MediaPhotosMessage, "index": 1})
 		if v.res.IsError || len(v.images) != 1 || len(v.answer.Items) != 1 {
 			t.Fatalf("%+v %s", v.diag.Diagnostics, v.diag.Result)
 		}
@@ -209,16 +209,16 @@ func TestViewMediaUnreadable(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		_, _, cs := e2e.Live(t, serve, era, "read", nil)
 		for index, want := range map[int]string{1: "cut short", 2: "decompression bomb", 3: "more than its"} {
-			v := view(t, cs, map[string]any{"message_id": fakesnowluma.MediaBrokenMessage, "index": index})
+			v := view(t, cs, map[string]any{"message_id": simulator.MediaBrokenMessage, "index": index})
 			if d := v.diag.Diagnostics; !v.res.IsError || d.Kind != "media_unreadable" || !strings.Contains(d.Message, want) || d.NextStep == "" || len(v.images) != 0 {
 				t.Errorf("index %d: %+v", index, d)
 			}
 		}
-		v := view(t, cs, map[string]any{"message_id": fakesnowluma.MediaBrokenMessage})
+		v := view(t, cs, map[string]any{"message_id": simulator.MediaBrokenMessage})
 		if v.diag.Diagnostics.Kind != "media_unreadable" {
 			t.Errorf("all three: %+v", v.diag.Diagnostics)
 		}
-		if v := view(t, cs, map[string]any{"message_id": fakesnowluma.MediaPhotosMessage, "index": 2}); len(v.images) != 1 {
+		if v := view(t, cs, map[string]any{"message_id": simulator.MediaPhotosMessage, "index": 2}); len(v.images) != 1 {
 			t.Errorf("after the broken ones: %+v", v.diag.Diagnostics)
 		}
 		if rt := mediaRuntime(t, cs); rt["images_unreadable"] != 6 || rt["images_shown"] != 1 {
@@ -231,34 +231,34 @@ func TestViewMediaVoiceAndFiles(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		_, _, cs := e2e.Live(t, serve, era, "read", nil)
-		v := view(t, cs, map[string]any{"message_id": fakesnowluma.MediaVoiceMessage})
+		v := view(t, cs, map[string]any{"message_id": simulator.MediaVoiceMessage})
 		if len(v.answer.Items) != 1 || len(v.images) != 0 {
 			t.Fatalf("%+v %s", v.diag.Diagnostics, v.diag.Result)
 		}
 		// The duration is counted from the audio's frames: SnowLuma's record
 		// segment has none.
-		if it := v.answer.Items[0]; it.Kind != "voice" || it.Text == nil || *it.Text != fakesnowluma.VoiceText || it.Seconds != 3 || !strings.Contains(it.Download, "download_file_record_stream") {
+		if it := v.answer.Items[0]; it.Kind != "voice" || it.Text == nil || *it.Text != simulator.VoiceText || it.Seconds != 3 || !strings.Contains(it.Download, "download_file_record_stream") {
 			t.Errorf("voice: %+v", it)
 		}
 
-		v = view(t, cs, map[string]any{"message_id": fakesnowluma.MediaOtherMessage, "index": 1})
+		v = view(t, cs, map[string]any{"message_id": simulator.MediaOtherMessage, "index": 1})
 		if it := v.answer.Items[0]; it.Kind != "video" || !strings.Contains(it.Download, "download_file_stream") || it.Name == "" {
 			t.Errorf("video: %+v", it)
 		}
-		v = view(t, cs, map[string]any{"message_id": fakesnowluma.MediaOtherMessage, "index": 2})
+		v = view(t, cs, map[string]any{"message_id": simulator.MediaOtherMessage, "index": 2})
 		if it := v.answer.Items[0]; it.Kind != "file" || it.Name != "季度报告.pdf" || it.Size != 482113 || !strings.Contains(it.Download, "get_group_file_url") {
 			t.Errorf("file: %+v", it)
 		}
 		// Without an index: the one picture, a market face fetched by its
 		// URL (the face segment is not media).
-		v = view(t, cs, map[string]any{"message_id": fakesnowluma.MediaOtherMessage})
+		v = view(t, cs, map[string]any{"message_id": simulator.MediaOtherMessage})
 		if len(v.images) != 1 || len(v.answer.Items) != 1 || v.answer.Items[0].Kind != "sticker" || v.answer.Items[0].Index != 3 || v.answer.MediaCount != 3 {
 			t.Fatalf("sticker: %+v %s", v.diag.Diagnostics, v.diag.Result)
 		}
 		decoded(t, v.images[0], 1<<20)
 
 		for _, args := range []map[string]any{
-			{"message_id": fakesnowluma.MediaOtherMessage, "index": 4},
+			{"message_id": simulator.MediaOtherMessage, "index": 4},
 			{"message_id": 12345}, // the fake's plain text message
 		} {
 			if v := view(t, cs, args); v.diag.Diagnostics.Kind != "invalid_arguments" || !v.res.IsError {
@@ -273,7 +273,7 @@ func TestViewMediaAllowlist(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := e2e.Live(t, serve, era, "read", nil, "SNOWLUMA_MCP_ALLOWED_GROUPS=20001")
-		v := view(t, cs, map[string]any{"message_id": fakesnowluma.MediaPhotosMessage})
+		v := view(t, cs, map[string]any{"message_id": simulator.MediaPhotosMessage})
 		if d := v.diag.Diagnostics; d.Kind != "target_not_allowed" || !strings.Contains(d.Message, "group 30003") {
 			t.Errorf("%+v", d)
 		}

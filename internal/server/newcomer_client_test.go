@@ -9,14 +9,14 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // ownedGroup is the group the bot owns in a world, where the world's
 // pending join request is.
-func ownedGroup(t *testing.T, fake *fakesnowluma.Server) int64 {
+func ownedGroup(t *testing.T, fake *simulator.Server) int64 {
 	t.Helper()
 	for _, g := range fake.WorldGroups() {
 		if g.Role == "owner" {
@@ -45,7 +45,7 @@ func promptText(t *testing.T, cs *mcp.ClientSession, name string, args map[strin
 // tells the model to build approves that very requester.
 func TestJoinRequestsAgainstSandbox(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithWorld(3))
+		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
 		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0")
 		cs := p.Connect(nil)
 		group := ownedGroup(t, fake)
@@ -119,7 +119,7 @@ func TestJoinRequestsAgainstSandbox(t *testing.T) {
 // the group's latest messages.
 func TestDigestFindsSandboxHistory(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithWorld(11))
+		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(11))
 		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_LANG=zh")
 		cs := p.Connect(nil)
 		group := ownedGroup(t, fake)
@@ -200,7 +200,7 @@ func TestUnknownActionHint(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		// SnowLuma serves /onebot; the endpoint names its root.
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithHTTPPath("/onebot"))
+		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithHTTPPath("/onebot"))
 		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken)
 		_, r := mcptest.CallTool(t, p.Connect(nil), "query_action", map[string]any{"action": "get_status"})
 		if r.Diagnostics.Outcome != "failed" || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_ENDPOINT's path is not SnowLuma's HTTP path") || strings.Contains(r.Diagnostics.NextStep, "fix the params") {
@@ -208,8 +208,8 @@ func TestUnknownActionHint(t *testing.T) {
 		}
 
 		// The right path, and one action this SnowLuma lacks.
-		fake = fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
-		fake.Handle("get_group_honor_info", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(1404, "unknown action") })
+		fake = simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+		fake.Handle("get_group_honor_info", func(json.RawMessage) simulator.Reply { return simulator.Failed(1404, "unknown action") })
 		p = serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken)
 		_, r = mcptest.CallTool(t, p.Connect(nil), "query_action", map[string]any{"action": "get_group_honor_info", "params": map[string]any{"group_id": 20001}})
 		if r.Diagnostics.Outcome != "failed" || !strings.Contains(r.Diagnostics.NextStep, "this SnowLuma does not have the action") || strings.Contains(r.Diagnostics.NextStep, "path") {

@@ -10,9 +10,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // TestPastedTokenAndUserAgent checks, over the wire, that a token pasted
@@ -49,8 +49,8 @@ func TestProtocolFailureNamesWhatCame(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := e2e.Live(t, serve, era, "read", nil)
-		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply {
-			return fakesnowluma.Reply{Status: 404, ContentType: "text/plain; charset=utf-8", Body: []byte("404 page not found")}
+		fake.Handle("get_status", func(json.RawMessage) simulator.Reply {
+			return simulator.Reply{Status: 404, ContentType: "text/plain; charset=utf-8", Body: []byte("404 page not found")}
 		})
 		res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if !res.IsError || r.Diagnostics.Kind != "protocol" ||
@@ -196,7 +196,7 @@ func TestFailuresPointAtTheCause(t *testing.T) {
 			t.Errorf("invalid params reached SnowLuma %d times", n)
 		}
 
-		fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Delay: 5 * time.Second} })
+		fake.Handle("get_status", func(json.RawMessage) simulator.Reply { return simulator.Reply{Delay: 5 * time.Second} })
 		res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})
 		if !res.IsError || r.Diagnostics.Kind != "timeout" || strings.Contains(r.Diagnostics.NextStep, "may still") ||
 			!strings.Contains(r.Diagnostics.NextStep, "only reads") || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_TIMEOUT_MS") {
@@ -218,7 +218,7 @@ func TestCheckConnectionProbesAtOnce(t *testing.T) {
 		arrived := 0
 		all := make(chan struct{})
 		together := true
-		probe := func(json.RawMessage) fakesnowluma.Reply {
+		probe := func(json.RawMessage) simulator.Reply {
 			mu.Lock()
 			arrived++
 			if arrived == 3 {
@@ -232,7 +232,7 @@ func TestCheckConnectionProbesAtOnce(t *testing.T) {
 				together = false
 				mu.Unlock()
 			}
-			return fakesnowluma.OK(map[string]any{})
+			return simulator.OK(map[string]any{})
 		}
 		for _, a := range []string{"get_login_info", "get_status", "get_version_info"} {
 			fake.Handle(a, probe)

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // TestPromptsOverStdio: over stdio, in both eras, the
@@ -19,7 +19,7 @@ import (
 // era's schema by the harness.
 func TestPromptsOverStdio(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken,
 			"SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_LANG=zh")
 		cs := p.Connect(nil)

@@ -17,9 +17,9 @@ import (
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/prompts"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
@@ -276,7 +276,7 @@ func wantValues(t *testing.T, what string, got mcp.CompletionResultDetails, valu
 	}
 }
 
-func requests(fake *fakesnowluma.Server, action string) int {
+func requests(fake *simulator.Server, action string) int {
 	n := 0
 	for _, r := range fake.Requests() {
 		if r.Action == action {
@@ -291,7 +291,7 @@ func TestCompleteGroupsAndMembers(t *testing.T) {
 	for _, era := range eras {
 		t.Run(string(era), func(t *testing.T) {
 			t.Parallel()
-			fake := fakesnowluma.Start(t)
+			fake := simulator.Start(t)
 			cs := connectEra(t, promptServer(t, config.ModeWrite, fake.URL, lang.En, nil, nil), era)
 			wantValues(t, "group id prefix", completeArg(t, cs, "group_digest", "group_id", "200", nil), "20001", "20002", "20010")
 			wantValues(t, "Chinese group name", completeArg(t, cs, "join_requests", "group_id", "摸鱼", nil), "20002")
@@ -306,8 +306,8 @@ func TestCompleteGroupsAndMembers(t *testing.T) {
 			wantValues(t, "unknown prompt", completeArg(t, cs, "no_such_prompt", "group_id", "2", nil))
 			wantValues(t, "unknown argument", completeArg(t, cs, "group_digest", "nope", "2", nil))
 
-			big := completeArg(t, cs, "moderation_sweep", "user_id", "", map[string]string{"group_id": fmt.Sprint(fakesnowluma.BigGroup)})
-			if len(big.Values) != 100 || big.Total != fakesnowluma.BigGroupMembers || !big.HasMore {
+			big := completeArg(t, cs, "moderation_sweep", "user_id", "", map[string]string{"group_id": fmt.Sprint(simulator.BigGroup)})
+			if len(big.Values) != 100 || big.Total != simulator.BigGroupMembers || !big.HasMore {
 				t.Errorf("big group: %d values, total %d, hasMore %v", len(big.Values), big.Total, big.HasMore)
 			}
 			if n := requests(fake, "get_group_list"); n != 1 {
@@ -329,7 +329,7 @@ func TestCompleteWithAllowlist(t *testing.T) {
 	for _, era := range eras {
 		t.Run(string(era), func(t *testing.T) {
 			t.Parallel()
-			fake := fakesnowluma.Start(t)
+			fake := simulator.Start(t)
 			cs := connectEra(t, promptServer(t, config.ModeWrite, fake.URL, lang.En, &safety.Policy{Groups: groups, Users: users}, nil), era)
 			wantValues(t, "groups", completeArg(t, cs, "group_digest", "group_id", "", nil), "20001", "20010")
 			wantValues(t, "a name outside the list", completeArg(t, cs, "group_digest", "group_id", "摸鱼", nil))
@@ -350,11 +350,11 @@ func TestCompleteWithoutSnowLuma(t *testing.T) {
 	for _, era := range eras {
 		t.Run(string(era), func(t *testing.T) {
 			t.Parallel()
-			down := fakesnowluma.Start(t)
+			down := simulator.Start(t)
 			down.Close()
-			refusing := fakesnowluma.Start(t, fakesnowluma.WithToken("other"))
-			odd := fakesnowluma.Start(t)
-			odd.Handle("get_group_list", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(json.RawMessage(`{"groups":"no"}`)) })
+			refusing := simulator.Start(t, simulator.WithToken("other"))
+			odd := simulator.Start(t)
+			odd.Handle("get_group_list", func(json.RawMessage) simulator.Reply { return simulator.OK(json.RawMessage(`{"groups":"no"}`)) })
 			for name, endpoint := range map[string]string{"down": down.URL, "refusing the token": refusing.URL, "odd data": odd.URL} {
 				cs := connectEra(t, promptServer(t, config.ModeRead, endpoint, lang.En, nil, nil), era)
 				wantValues(t, name+": groups", completeArg(t, cs, "group_digest", "group_id", "2", nil))

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // End-to-end tests of the account-safety policy (README, Safety): what the
@@ -34,9 +34,9 @@ var credentialActions = map[string]map[string]any{
 // secretAnswer is what the fake answers every credential action with.
 const secretAnswer = `{"cookies":"p_skey=S3CRETSKEY; uin=o10001","bkn":987654321,"keys":[{"rkey":"&rkey=S3CRETRKEY","ttl":3600,"ok":true,"extra":null}]}`
 
-func answerSecrets(fake *fakesnowluma.Server) {
+func answerSecrets(fake *simulator.Server) {
 	for name := range credentialActions {
-		fake.Handle(name, func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(json.RawMessage(secretAnswer)) })
+		fake.Handle(name, func(json.RawMessage) simulator.Reply { return simulator.OK(json.RawMessage(secretAnswer)) })
 	}
 }
 
@@ -165,7 +165,7 @@ func TestConfirmDestructive(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		c := &confirmer{}
 		fake, _, cs := e2e.Live(t, serve, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle}, "SNOWLUMA_MCP_CONFIRM=destructive")
-		fake.Handle("set_group_kick", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(nil) })
+		fake.Handle("set_group_kick", func(json.RawMessage) simulator.Reply { return simulator.OK(nil) })
 
 		for _, tc := range []struct {
 			name   string
@@ -224,7 +224,7 @@ func TestConfirmDestructive(t *testing.T) {
 		// *_with_input asks for the missing field and the confirmation in
 		// one form.
 		fake.Reset()
-		fake.Handle("set_group_kick", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(nil) })
+		fake.Handle("set_group_kick", func(json.RawMessage) simulator.Reply { return simulator.OK(nil) })
 		partialKick := map[string]any{"action": "set_group_kick", "params": map[string]any{"group_id": 20001}}
 		c.answer(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"user_id": 30002, "confirm": false}})
 		res, r = mcptest.CallTool(t, cs, "invoke_action_with_input", partialKick)
@@ -244,7 +244,7 @@ func TestConfirmDestructive(t *testing.T) {
 		}
 		// Complete params through *_with_input: a confirmation-only round.
 		fake.Reset()
-		fake.Handle("set_group_kick", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(nil) })
+		fake.Handle("set_group_kick", func(json.RawMessage) simulator.Reply { return simulator.OK(nil) })
 		c.answer(&mcp.ElicitResult{Action: "decline"})
 		if res, r := mcptest.CallTool(t, cs, "invoke_action_with_input", kick); !res.IsError || r.Diagnostics.Kind != "declined" {
 			t.Errorf("with_input complete, declined: %+v", r.Diagnostics)
@@ -301,7 +301,7 @@ func TestConfirmReplayAndTamper(t *testing.T) {
 	fake, _, cs := e2e.Live(t, serve, mcptest.Modern, "write", &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}},
 		"SNOWLUMA_MCP_CONFIRM=destructive")
-	fake.Handle("set_group_kick", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(nil) })
+	fake.Handle("set_group_kick", func(json.RawMessage) simulator.Reply { return simulator.OK(nil) })
 	first := interim(t, cs, "invoke_action", kick)
 	if _, ok := first.InputRequests["confirm"].(*mcp.ElicitParams); !ok {
 		t.Fatalf("input requests %+v", first.InputRequests)
@@ -350,7 +350,7 @@ func TestSendPacing(t *testing.T) {
 		// A minute between sends to one target: no test run is that slow,
 		// so the second send to a target is always refused.
 		fake, _, cs := e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=60000", "SNOWLUMA_MCP_SEND_PER_MINUTE=3")
-		fake.Handle("send_msg", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(json.RawMessage(`{"message_id":1}`)) })
+		fake.Handle("send_msg", func(json.RawMessage) simulator.Reply { return simulator.OK(json.RawMessage(`{"message_id":1}`)) })
 		send := func(action string, params map[string]any) mcptest.ToolResult {
 			t.Helper()
 			_, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": action, "params": params})
@@ -403,7 +403,7 @@ func TestTargetAllowlist(t *testing.T) {
 		fake, _, cs := e2e.Live(t, serve, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle},
 			"SNOWLUMA_MCP_ALLOWED_GROUPS=20001, 20003", "SNOWLUMA_MCP_ALLOWED_USERS=30001")
 		for _, name := range []string{"get_group_info", "set_group_kick_members", "send_msg"} {
-			fake.Handle(name, func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.OK(json.RawMessage(`{}`)) })
+			fake.Handle(name, func(json.RawMessage) simulator.Reply { return simulator.OK(json.RawMessage(`{}`)) })
 		}
 		refused := []struct {
 			tool, action string
@@ -482,7 +482,7 @@ func TestAuditFile(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		path := filepath.Join(t.TempDir(), "audit.jsonl")
 		fake, p, cs := e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_AUDIT_FILE="+path, "SNOWLUMA_MCP_ALLOWED_GROUPS=20001")
-		fake.Handle("set_group_kick_members", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Failed(100, "not admin") })
+		fake.Handle("set_group_kick_members", func(json.RawMessage) simulator.Reply { return simulator.Failed(100, "not admin") })
 		const text = "audit-must-not-see-this"
 		calls := []map[string]any{
 			{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": text}},

@@ -9,7 +9,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/config"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // sampleArgs holds, for every tool, arguments that exercise its widest
@@ -27,7 +27,7 @@ var sampleArgs = map[string]map[string]any{
 	"invoke_action":            {"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}},
 	"invoke_action_with_input": {"action": "delete_msg", "params": map[string]any{"message_id": 5}},
 	"preview_message":          {"message_type": "group", "target_id": 20001, "text": "hi", "reply_to": -5},
-	"view_media":               {"message_id": fakesnowluma.MediaPhotosMessage},
+	"view_media":               {"message_id": simulator.MediaPhotosMessage},
 }
 
 // passThrough are the write actions a read-only tool may send because
@@ -39,7 +39,7 @@ var passThrough = map[string]map[string]bool{
 }
 
 // mediaAnswers are the actions whose answers view_media's sample needs
-// from the fake's own media (media.go of fakesnowluma).
+// from the fake's own media (media.go of the simulator).
 var mediaAnswers = map[string]bool{
 	"get_msg": true, "ocr_image": true, "fetch_ptt_text": true,
 	"download_file_image_stream": true, "download_file_record_stream": true,
@@ -51,7 +51,7 @@ var mediaAnswers = map[string]bool{
 // contacted SnowLuma must say openWorldHint true, and a tool that says
 // readOnlyHint must not have sent a write action.
 func TestAnnotationsMatchBehaviour(t *testing.T) {
-	fake := fakesnowluma.Start(t)
+	fake := simulator.Start(t)
 	cat, err := catalog.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -60,8 +60,8 @@ func TestAnnotationsMatchBehaviour(t *testing.T) {
 		if mediaAnswers[a.Name] {
 			continue
 		}
-		fake.Handle(a.Name, func(json.RawMessage) fakesnowluma.Reply {
-			return fakesnowluma.Reply{Envelope: fakesnowluma.Envelope{Status: "ok", Data: []byte(`{}`)}}
+		fake.Handle(a.Name, func(json.RawMessage) simulator.Reply {
+			return simulator.Reply{Envelope: simulator.Envelope{Status: "ok", Data: []byte(`{}`)}}
 		})
 	}
 	cs := connect(t, liveServer(t, config.ModeWrite, fake.URL, nil), &mcp.ClientOptions{

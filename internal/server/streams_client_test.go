@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // waitEmpty waits until dir holds nothing, failing after a generous wait.
@@ -34,12 +34,12 @@ func TestDownloadLimitsLeaveNothing(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		for _, tc := range []struct {
 			name, env, kind string
-			file            fakesnowluma.File
+			file            simulator.File
 			keep            []string
 		}{
-			{"size announced", "SNOWLUMA_MCP_MAX_FILE_BYTES=100000", "too_large", fakesnowluma.File{Name: "a.bin", Size: 300000}, nil},
-			{"size while streaming", "SNOWLUMA_MCP_MAX_FILE_BYTES=100000", "too_large", fakesnowluma.File{Name: "a.bin", Size: 300000, UnknownSize: true}, nil},
-			{"quota", "SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES=350000", "quota", fakesnowluma.File{Name: "a.bin", Size: 300000, UnknownSize: true}, []string{"old.bin"}},
+			{"size announced", "SNOWLUMA_MCP_MAX_FILE_BYTES=100000", "too_large", simulator.File{Name: "a.bin", Size: 300000}, nil},
+			{"size while streaming", "SNOWLUMA_MCP_MAX_FILE_BYTES=100000", "too_large", simulator.File{Name: "a.bin", Size: 300000, UnknownSize: true}, nil},
+			{"quota", "SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES=350000", "quota", simulator.File{Name: "a.bin", Size: 300000, UnknownSize: true}, []string{"old.bin"}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				dir := filepath.Join(t.TempDir(), "downloads")
@@ -68,7 +68,7 @@ func TestDownloadHostileNames(t *testing.T) {
 		fake, _, cs := e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
 		for i, name := range []string{"../../x", "/etc/passwd", "bad\x07name\n.txt"} {
 			id := string(rune('a' + i))
-			fake.AddFile(id, fakesnowluma.File{Name: name, Size: 1000, Seed: 5})
+			fake.AddFile(id, simulator.File{Name: name, Size: 1000, Seed: 5})
 			_, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file_id": id}})
 			s := mcptest.Decode[e2e.Saved](t, r.Result)
 			if r.Diagnostics.Outcome != "success" || s.Saved == nil || filepath.Dir(s.Saved.Path) != dir || strings.ContainsAny(s.Saved.FileName, "/\x07\n") {
@@ -90,7 +90,7 @@ func TestDownloadCancelledAndIdle(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "downloads")
 		progress := e2e.NewProgressLog()
 		fake, p, cs := e2e.Live(t, serve, era, "write", progress.Options(), "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir, "SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS=400")
-		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 4 << 20, Seed: 6, Stall: true, StallAfter: 8})
+		fake.AddFile("stuck", simulator.File{Name: "stuck.bin", Size: 4 << 20, Seed: 6, Stall: true, StallAfter: 8})
 
 		// Idle: the stalled stream fails with timeout and leaves nothing.
 		res, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "download_file_image_stream", "params": map[string]any{"file": "stuck"}})
@@ -104,7 +104,7 @@ func TestDownloadCancelledAndIdle(t *testing.T) {
 		// Cancelled mid-download: nothing left behind, the server serves on.
 		p.Close() // a fresh server with a long idle timeout
 		fake, _, cs = e2e.Live(t, serve, era, "write", progress.Options(), "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
-		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 4 << 20, Seed: 6, Stall: true, StallAfter: 8})
+		fake.AddFile("stuck", simulator.File{Name: "stuck.bin", Size: 4 << 20, Seed: 6, Stall: true, StallAfter: 8})
 		cctx, cancel := context.WithCancel(mcptest.Context(t))
 		done := make(chan error, 1)
 		go func() {
@@ -132,7 +132,7 @@ func TestStreamsBusy(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		progress := e2e.NewProgressLog()
 		fake, _, cs := e2e.Live(t, serve, era, "write", progress.Options(), "SNOWLUMA_MCP_MAX_STREAMS=1")
-		fake.AddFile("stuck", fakesnowluma.File{Name: "stuck.bin", Size: 1 << 20, Seed: 6, Stall: true, StallAfter: 2})
+		fake.AddFile("stuck", simulator.File{Name: "stuck.bin", Size: 1 << 20, Seed: 6, Stall: true, StallAfter: 2})
 		cctx, cancel := context.WithCancel(mcptest.Context(t))
 		done := make(chan struct{})
 		go func() {
@@ -171,7 +171,7 @@ func uploadSetup(t *testing.T, size int64) (root, file string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	io.Copy(f, fakesnowluma.Content(11, size))
+	io.Copy(f, simulator.Content(11, size))
 	f.Close()
 	return root, file
 }
@@ -245,7 +245,7 @@ func TestUploadCancelledSendsReset(t *testing.T) {
 }
 
 // resetSent reports whether the fake received an upload reset.
-func resetSent(fake *fakesnowluma.Server) bool {
+func resetSent(fake *simulator.Server) bool {
 	for _, r := range fake.Requests() {
 		if r.Action == "upload_file_stream" && strings.Contains(string(r.Params), `"reset":true`) {
 			return true
@@ -313,7 +313,7 @@ func TestNoProgressWithoutToken(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		progress := e2e.NewProgressLog()
 		fake, p, cs := e2e.Live(t, serve, era, "write", progress.Options())
-		fake.AddFile("f", fakesnowluma.File{Name: "f.bin", Size: 1 << 20, Seed: 1})
+		fake.AddFile("f", simulator.File{Name: "f.bin", Size: 1 << 20, Seed: 1})
 		_, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "f", "chunk_size": 1024}})
 		if r.Diagnostics.Outcome != "success" {
 			t.Fatalf("%+v", r.Diagnostics)

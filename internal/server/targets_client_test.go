@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // targetsResult is find_targets' result.
@@ -133,7 +133,7 @@ func TestFindTargetsModes(t *testing.T) {
 }
 
 // countRequests is how many requests fake received for action.
-func countRequests(fake *fakesnowluma.Server, action string) int {
+func countRequests(fake *simulator.Server, action string) int {
 	n := 0
 	for _, r := range fake.Requests() {
 		if r.Action == action {

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 var traceparentRE = regexp.MustCompile(`^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$`)
@@ -32,7 +32,7 @@ func tracedCall(t *testing.T, cs *mcp.ClientSession, name string, args any, meta
 }
 
 // requestFor finds the request the fake received under trace id.
-func requestFor(t *testing.T, fake *fakesnowluma.Server, traceID string) fakesnowluma.Recorded {
+func requestFor(t *testing.T, fake *simulator.Server, traceID string) simulator.Recorded {
 	t.Helper()
 	for _, r := range fake.Requests() {
 		if strings.Contains(r.Header.Get("traceparent"), "-"+traceID+"-") {
@@ -40,7 +40,7 @@ func requestFor(t *testing.T, fake *fakesnowluma.Server, traceID string) fakesno
 		}
 	}
 	t.Fatalf("no request carried trace %s", traceID)
-	return fakesnowluma.Recorded{}
+	return simulator.Recorded{}
 }
 
 const (

@@ -10,15 +10,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // dryRunEnv is a write-mode server on fake under SNOWLUMA_MCP_DRY_RUN, with
 // an audit file, an upload root holding one file and no pacing, so that
 // every write action can be tried in a row.
-func dryRunEnv(t *testing.T, fake *fakesnowluma.Server) (env []string, audit, input string) {
+func dryRunEnv(t *testing.T, fake *simulator.Server) (env []string, audit, input string) {
 	t.Helper()
 	dir := t.TempDir()
 	audit = filepath.Join(dir, "audit.jsonl")
@@ -38,7 +38,7 @@ func dryRunEnv(t *testing.T, fake *fakesnowluma.Server) (env []string, audit, in
 
 // sentWrites lists the requests fake received for actions that are not
 // read-only: under a dry run there must be none.
-func sentWrites(fake *fakesnowluma.Server, cat *catalog.Catalog) []string {
+func sentWrites(fake *simulator.Server, cat *catalog.Catalog) []string {
 	var out []string
 	for _, r := range fake.Requests() {
 		if a, ok := cat.Lookup(r.Action); !ok || !a.ReadOnly {
@@ -71,7 +71,7 @@ func TestDryRunSendsNoWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithWorld(5))
+		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(5))
 		env, audit, input := dryRunEnv(t, fake)
 		p := serve(t, era, env...)
 		t.Cleanup(func() { e2e.NoLeak(t, p) })
@@ -170,7 +170,7 @@ func TestDryRunBackground(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithWorld(5))
+	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(5))
 	env, _, _ := dryRunEnv(t, fake)
 	p := serve(t, mcptest.Modern, env...)
 	t.Cleanup(func() { e2e.NoLeak(t, p) })
@@ -195,7 +195,7 @@ func TestDryRunConfirmFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken), fakesnowluma.WithWorld(5))
+		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(5))
 		env, _, _ := dryRunEnv(t, fake)
 		c := &confirmer{}
 		p := serve(t, era, append(env, "SNOWLUMA_MCP_CONFIRM=destructive")...)

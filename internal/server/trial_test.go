@@ -11,7 +11,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -22,7 +22,7 @@ var trialEras = []string{"", "2025-11-25"}
 
 // trialSession serves b in write mode on a world of fake and connects a
 // client at revision (empty: the SDK's newest).
-func trialSession(t *testing.T, fake *fakesnowluma.Server, b *backend.Backend, revision string) *mcp.ClientSession {
+func trialSession(t *testing.T, fake *simulator.Server, b *backend.Backend, revision string) *mcp.ClientSession {
 	t.Helper()
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 	if err != nil {
@@ -84,7 +84,7 @@ func TestTrialSandboxMark(t *testing.T) {
 	t.Parallel()
 	for _, rev := range trialEras {
 		for _, sandbox := range []bool{true, false} {
-			fake := fakesnowluma.Start(t, fakesnowluma.WithWorld(2))
+			fake := simulator.Start(t, simulator.WithWorld(2))
 			cs := trialSession(t, fake, &backend.Backend{Sandbox: sandbox}, rev)
 			calls := map[string]trialCall{
 				"list_categories": callTrial(t, cs, "list_categories", map[string]any{}),
@@ -120,7 +120,7 @@ func TestTrialSandboxMark(t *testing.T) {
 func TestTrialDryRun(t *testing.T) {
 	t.Parallel()
 	for _, rev := range trialEras {
-		fake := fakesnowluma.Start(t, fakesnowluma.WithWorld(2))
+		fake := simulator.Start(t, simulator.WithWorld(2))
 		cs := trialSession(t, fake, &backend.Backend{DryRun: true, Safety: &safety.Policy{Sensitive: safety.SensitiveDeny, Confirm: safety.ConfirmNone}}, rev)
 		send := map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}}
 		c := callTrial(t, cs, "invoke_action", send)

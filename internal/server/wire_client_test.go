@@ -16,9 +16,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // uploadSizes are the files an automatic upload must deliver whole: empty
@@ -28,13 +28,13 @@ var uploadSizes = []int64{0, 1000, 2<<20 + 12345}
 // checkMerged checks that SnowLuma merged exactly the bytes of file under
 // the stream the server reported, and that the result carries SnowLuma's
 // merge answer.
-func checkMerged(t *testing.T, fake *fakesnowluma.Server, file string, sent, terminal map[string]any) {
+func checkMerged(t *testing.T, fake *simulator.Server, file string, sent, terminal map[string]any) {
 	t.Helper()
 	want, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var merged *fakesnowluma.Uploaded
+	var merged *simulator.Uploaded
 	for _, u := range fake.Uploads() {
 		if u.StreamID == sent["stream_id"] {
 			merged = &u
@@ -84,7 +84,7 @@ func TestUploadSizesDirect(t *testing.T) {
 // TestUploadSizesBackground: the same uploads as durable tasks.
 func TestUploadSizesBackground(t *testing.T) {
 	t.Parallel()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(e2e.SecretToken))
+	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 	root := filepath.Join(t.TempDir(), "uploads")
 	os.Mkdir(root, 0o700)
 	c := e2e.StartTasks(t, serve, fake, filepath.Join(t.TempDir(), "tasks"), "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
@@ -111,7 +111,7 @@ func TestUploadSizesBackground(t *testing.T) {
 func writeContent(t *testing.T, path string, size int64) {
 	t.Helper()
 	var b bytes.Buffer
-	b.ReadFrom(fakesnowluma.Content(uint64(size)+3, size))
+	b.ReadFrom(simulator.Content(uint64(size)+3, size))
 	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestRequestPathsNameTheirActions(t *testing.T) {
 		file := filepath.Join(root, "f.bin")
 		writeContent(t, file, 2<<20+1)
 		fake, _, cs := e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
-		fake.AddFile("f1", fakesnowluma.File{Name: "a.bin", Size: 1000, Seed: 1})
+		fake.AddFile("f1", simulator.File{Name: "a.bin", Size: 1000, Seed: 1})
 		for _, args := range []map[string]any{
 			{"action": "get_status"},
 			{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}},
@@ -164,8 +164,8 @@ func TestInvalidUTF8FromSnowLuma(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, p, cs := e2e.Live(t, serve, era, "read", nil)
-		fake.Handle("get_login_info", func(json.RawMessage) fakesnowluma.Reply {
-			return fakesnowluma.Reply{Body: []byte("{\"status\":\"ok\",\"retcode\":0,\"data\":{\"user_id\":10001,\"nickname\":\"Snow\xff\xfeBot\xc3\"}}")}
+		fake.Handle("get_login_info", func(json.RawMessage) simulator.Reply {
+			return simulator.Reply{Body: []byte("{\"status\":\"ok\",\"retcode\":0,\"data\":{\"user_id\":10001,\"nickname\":\"Snow\xff\xfeBot\xc3\"}}")}
 		})
 		res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_login_info"})
 		if r.Diagnostics.Outcome != "success" || !strings.Contains(string(r.Result), "Snow\uFFFD\uFFFDBot\uFFFD") {

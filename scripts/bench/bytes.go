@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // The bytes mode: what a model reads. For each mode and client capability
@@ -68,7 +68,7 @@ func tokens(s string) int {
 
 // sizes runs the bytes mode against server.
 func sizes(server string) error {
-	fake, err := fakesnowluma.New(fakesnowluma.WithoutRecording())
+	fake, err := simulator.New(simulator.WithoutRecording())
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // The per-call mode: the real binary over stdio, each call kind timed
@@ -76,7 +76,7 @@ type perCallConfig struct {
 // perCall runs the per-call mode for bare (the yardstick) and server.
 func perCall(bare, server string, cfg perCallConfig) error {
 	n, width, modern := cfg.n, cfg.width, cfg.modern
-	fake, err := fakesnowluma.New(fakesnowluma.WithoutRecording())
+	fake, err := simulator.New(simulator.WithoutRecording())
 	if err != nil {
 		return err
 	}

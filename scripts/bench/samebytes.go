@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // The same-bytes mode (-samebytes): snowluma-mcp's docs calls against a
@@ -44,7 +44,7 @@ type sameBytesConfig struct {
 
 // sameBytes runs the same-bytes mode for server against bare.
 func sameBytes(bare, server string, cfg sameBytesConfig) error {
-	fake, err := fakesnowluma.New(fakesnowluma.WithoutRecording())
+	fake, err := simulator.New(simulator.WithoutRecording())
 	if err != nil {
 		return err
 	}

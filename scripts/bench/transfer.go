@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -33,12 +33,12 @@ import (
 // benchTransfer runs the transfer mode with server, the built binary.
 func benchTransfer(server string, sizeMiB, runs int) error {
 	size := int64(sizeMiB) << 20
-	fake, err := fakesnowluma.New()
+	fake, err := simulator.New()
 	if err != nil {
 		return err
 	}
 	defer fake.Close()
-	fake.AddFile("bench", fakesnowluma.File{Name: "bench.bin", Size: size, Seed: 1})
+	fake.AddFile("bench", simulator.File{Name: "bench.bin", Size: size, Seed: 1})
 	work, err := os.MkdirTemp("", "snowluma-bench-transfer")
 	if err != nil {
 		return err
@@ -53,7 +53,7 @@ func benchTransfer(server string, sizeMiB, runs int) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(f, fakesnowluma.Content(2, size)); err != nil {
+	if _, err := io.Copy(f, simulator.Content(2, size)); err != nil {
 		return err
 	}
 	f.Close()

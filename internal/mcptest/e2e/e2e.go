@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // SecretToken is the access token of every execution test; no result and
@@ -35,9 +35,9 @@ type Starter func(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc
 // Live starts a fake SnowLuma requiring SecretToken and a snowluma-mcp in
 // mode talking to it, started by start with client options and extra
 // environment, and checks at the end that the token leaked nowhere.
-func Live(t *testing.T, start Starter, era mcptest.Era, mode string, opts *mcp.ClientOptions, env ...string) (*fakesnowluma.Server, *mcptest.Proc, *mcp.ClientSession) {
+func Live(t *testing.T, start Starter, era mcptest.Era, mode string, opts *mcp.ClientOptions, env ...string) (*simulator.Server, *mcptest.Proc, *mcp.ClientSession) {
 	t.Helper()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(SecretToken))
+	fake := simulator.Start(t, simulator.WithToken(SecretToken))
 	// Send pacing is off unless a test sets it: most tests send to one
 	// group back to back, and pacing has tests of its own
 	// (internal/server/safety_client_test.go).
@@ -52,10 +52,10 @@ func Live(t *testing.T, start Starter, era mcptest.Era, mode string, opts *mcp.C
 
 // HangingLive is a live server, started by start, whose SnowLuma never
 // answers get_status.
-func HangingLive(t *testing.T, start Starter, era mcptest.Era, mode string) (*fakesnowluma.Server, *mcptest.Proc) {
+func HangingLive(t *testing.T, start Starter, era mcptest.Era, mode string) (*simulator.Server, *mcptest.Proc) {
 	t.Helper()
-	fake := fakesnowluma.Start(t, fakesnowluma.WithToken(SecretToken))
-	fake.Handle("get_status", func(json.RawMessage) fakesnowluma.Reply { return fakesnowluma.Reply{Hang: true} })
+	fake := simulator.Start(t, simulator.WithToken(SecretToken))
+	fake.Handle("get_status", func(json.RawMessage) simulator.Reply { return simulator.Reply{Hang: true} })
 	p := start(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+SecretToken, "SNOWLUMA_MCP_MODE="+mode)
 	t.Cleanup(func() { NoLeak(t, p) })
 	return fake, p

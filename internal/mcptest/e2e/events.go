@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // EventsPrefix begins the URI of every event resource.
@@ -34,7 +34,7 @@ type EventsRead struct {
 func SubscribeEvents(t *testing.T, cs *mcp.ClientSession, args map[string]any) string {
 	t.Helper()
 	if args["self_id"] == nil {
-		args["self_id"] = fakesnowluma.SelfID
+		args["self_id"] = simulator.SelfID
 	}
 	res, r := mcptest.CallTool(t, cs, "subscribe_events", args)
 	if res.IsError {

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // A ProgressLog records the progress notifications a client receives.
@@ -163,10 +163,10 @@ func FileHash(t *testing.T, path string) string {
 }
 
 // ContentHash is the SHA-256, in hex, of the fake's content for seed and
-// size (fakesnowluma.Content).
+// size (simulator.Content).
 func ContentHash(seed uint64, size int64) string {
 	h := sha256.New()
-	io.Copy(h, fakesnowluma.Content(seed, size))
+	io.Copy(h, simulator.Content(seed, size))
 	return hex.EncodeToString(h.Sum(nil))
 }
 

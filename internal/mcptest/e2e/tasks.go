@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snowluma/snowluma-mcp/internal/fakesnowluma"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
 // TasksMeta is the _meta of a 2026-07-28 request from a client that
@@ -33,7 +33,7 @@ type TaskClient struct {
 
 // StartTasks is a write-mode server on fake with task directory dir,
 // started by start, and a raw connection to it.
-func StartTasks(t *testing.T, start Starter, fake *fakesnowluma.Server, dir string, env ...string) *TaskClient {
+func StartTasks(t *testing.T, start Starter, fake *simulator.Server, dir string, env ...string) *TaskClient {
 	t.Helper()
 	env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + SecretToken, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR=" + dir}, env...)
 	p := start(t, mcptest.Modern, env...)
@@ -109,8 +109,8 @@ func (c *TaskClient) Tools(ext bool) []string {
 
 // HangDownload makes the fake's test_download_stream send one frame and
 // then hold the stream open until the client goes away.
-func HangDownload(fake *fakesnowluma.Server) {
-	fake.Handle("test_download_stream", func(json.RawMessage) fakesnowluma.Reply {
-		return fakesnowluma.Reply{Frames: [][]byte{fakesnowluma.StreamOK(map[string]any{"type": "stream", "data_type": "data_chunk", "data": "Index-> 0"})}, Hang: true}
+func HangDownload(fake *simulator.Server) {
+	fake.Handle("test_download_stream", func(json.RawMessage) simulator.Reply {
+		return simulator.Reply{Frames: [][]byte{simulator.StreamOK(map[string]any{"type": "stream", "data_type": "data_chunk", "data": "Index-> 0"})}, Hang: true}
 	})
 }

@@ -1,15 +1,19 @@
-// Package fakesnowluma is a fake SnowLuma for tests: a real HTTP server on a
-// loopback port that speaks SnowLuma's wire format (../shared/spec/
-// snowluma-wire.md). Tests start it, point the code under test at its URL,
-// script its answers per action and inspect the requests it received.
+// Package simulator is a simulated SnowLuma 1.11.1: a real HTTP server on a
+// loopback port that speaks SnowLuma's wire format (snowluma-wire.md, and
+// SnowLuma's own network code where the notes are silent), with the event
+// WebSocket on a port of its own as SnowLuma's. It is a production part: the
+// snowluma-mcp sandbox command runs it with a simulated account (WithWorld)
+// so that an operator can try the server without QQ. Tests run it too, as
+// the SnowLuma the code under test talks to: they script its answers per
+// action and inspect the requests it received (the TB helpers serve them).
 //
 // It is split by concern: this file holds the server, routing and request
 // recording; actions.go the replies and the default responders of ordinary
 // actions; streams.go the writing of stream frames and test_download_stream;
 // files.go the download and upload stream actions, which move real bytes;
-// events.go the event WebSocket, which listens on a port of its own as
-// SnowLuma's does.
-package fakesnowluma
+// events.go the event WebSocket; world*.go and sandbox.go the simulated
+// account; media.go its pictures and voice.
+package simulator
 
 import (
 	"bytes"
@@ -154,12 +158,12 @@ func Start(tb TB, opts ...Option) *Server {
 func New(opts ...Option) (*Server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, fmt.Errorf("fakesnowluma: listening on loopback: %w", err)
+		return nil, fmt.Errorf("simulator: listening on loopback: %w", err)
 	}
-	dir, err := os.MkdirTemp("", "fakesnowluma-uploads")
+	dir, err := os.MkdirTemp("", "snowluma-simulator-uploads")
 	if err != nil {
 		ln.Close()
-		return nil, fmt.Errorf("fakesnowluma: %w", err)
+		return nil, fmt.Errorf("simulator: %w", err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{
@@ -198,7 +202,7 @@ func New(opts ...Option) (*Server, error) {
 		defer close(s.served)
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.mu.Lock()
-			s.serveErr = fmt.Errorf("fakesnowluma: serving: %w", err)
+			s.serveErr = fmt.Errorf("simulator: serving: %w", err)
 			s.mu.Unlock()
 		}
 	}()

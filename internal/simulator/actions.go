@@ -1,4 +1,4 @@
-package fakesnowluma
+package simulator
 
 import (
 	"context"
@@ -101,7 +101,7 @@ func raw(data any) json.RawMessage {
 	}
 	b, err := json.Marshal(data)
 	if err != nil {
-		panic(fmt.Sprintf("fakesnowluma: encoding reply data: %v", err))
+		panic(fmt.Sprintf("simulator: encoding reply data: %v", err))
 	}
 	return b
 }

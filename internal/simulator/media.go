@@ -1,4 +1,4 @@
-package fakesnowluma
+package simulator
 
 import (
 	"bytes"
@@ -410,7 +410,7 @@ func lyingJPEG(jpg []byte, w, h int) []byte {
 		}
 		i += 2 + n
 	}
-	panic(fmt.Sprintf("fakesnowluma: no frame header in a %d-byte JPEG", len(jpg)))
+	panic(fmt.Sprintf("simulator: no frame header in a %d-byte JPEG", len(jpg)))
 }
 
 // sampleVoice is a short AMR voice file: the AMR magic, then 3 s of

@@ -1,4 +1,4 @@
-package fakesnowluma
+package simulator
 
 import (
 	"crypto/rand"
@@ -71,7 +71,7 @@ func NewSandbox(o SandboxOptions) (*Sandbox, error) {
 func randomToken() (string, error) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("fakesnowluma: making a sandbox token: %w", err)
+		return "", fmt.Errorf("simulator: making a sandbox token: %w", err)
 	}
 	return hex.EncodeToString(b), nil
 }

@@ -1,4 +1,4 @@
-package fakesnowluma
+package simulator
 
 import (
 	"bytes"
@@ -290,7 +290,7 @@ func (w *world) nicknameOf(id int64) string {
 func encode(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
-		panic("fakesnowluma: encoding the world: " + err.Error())
+		panic("simulator: encoding the world: " + err.Error())
 	}
 	return b
 }

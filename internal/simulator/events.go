@@ -1,4 +1,4 @@
-package fakesnowluma
+package simulator
 
 import (
 	"bufio"
@@ -77,7 +77,7 @@ func WithEventsRedirect(location string) Option {
 func (s *Server) startEvents(ctx context.Context) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return fmt.Errorf("fakesnowluma: listening on loopback for WebSocket: %w", err)
+		return fmt.Errorf("simulator: listening on loopback for WebSocket: %w", err)
 	}
 	e := &s.events
 	if e.path == "" {
@@ -100,7 +100,7 @@ func (s *Server) startEvents(ctx context.Context) error {
 		defer close(e.served)
 		if err := e.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.mu.Lock()
-			s.serveErr = fmt.Errorf("fakesnowluma: serving WebSocket: %w", err)
+			s.serveErr = fmt.Errorf("simulator: serving WebSocket: %w", err)
 			s.mu.Unlock()
 		}
 	}()
@@ -159,7 +159,7 @@ func (s *Server) EventConn(tb TB, i int) *EventConn {
 			return conns[i]
 		}
 		if time.Now().After(deadline) {
-			tb.Fatalf("fakesnowluma: event connection %d was never accepted (%d upgrade requests)", i, len(s.Upgrades()))
+			tb.Fatalf("simulator: event connection %d was never accepted (%d upgrade requests)", i, len(s.Upgrades()))
 			return nil
 		}
 	}
@@ -277,7 +277,7 @@ func (c *EventConn) Send(text string) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	if c.broken {
-		return errors.New("fakesnowluma: the connection is stalled inside a frame")
+		return errors.New("simulator: the connection is stalled inside a frame")
 	}
 	return c.ws.Write(ctx, websocket.MessageText, []byte(text))
 }
@@ -301,7 +301,7 @@ func (c *EventConn) Stall() {
 func (c *EventConn) StallInFrame(n int) error {
 	c.Stall()
 	if n < 8 || n > 65535 {
-		return fmt.Errorf("fakesnowluma: StallInFrame takes 8 to 65535 bytes, not %d", n)
+		return fmt.Errorf("simulator: StallInFrame takes 8 to 65535 bytes, not %d", n)
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()

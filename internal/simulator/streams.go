@@ -1,4 +1,4 @@
-package fakesnowluma
+package simulator
 
 import (
 	"encoding/json"
