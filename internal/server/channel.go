@@ -19,6 +19,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/claudechannel"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/quote"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
@@ -367,9 +368,14 @@ func (svc *channelService) confirm(ctx context.Context, c *pipeline.Call, a *cat
 	if svc.x.backend.DryRun {
 		return unavailable("this is a dry run (SNOWLUMA_MCP_DRY_RUN), which sends no prompt to QQ")
 	}
-	desc := a.Summary
-	if ids := t.PaceKeys(); len(ids) > 0 {
-		desc += " (" + strings.Join(ids, ", ") + ")"
+	// The approvers read Chinese: what will happen, with its values, as
+	// the confirmation form says it.
+	desc, ok := lang.Zh.Describe(lang.Act{Action: a.Name, Params: params})
+	if !ok {
+		desc = a.Summary
+		if ids := t.PaceKeys(); len(ids) > 0 {
+			desc += " (" + strings.Join(ids, ", ") + ")"
+		}
 	}
 	if why != "" {
 		desc = why + desc

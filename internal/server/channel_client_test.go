@@ -354,7 +354,8 @@ func TestChannelPermissionRelay(t *testing.T) {
 }
 
 // TestChannelConfirmFromQQ: with no form at the client, a destructive
-// action's confirmation goes to the approvers, and their yes runs it once.
+// action's confirmation goes to the approvers, saying what will happen with
+// its values, and their yes runs it once.
 func TestChannelConfirmFromQQ(t *testing.T) {
 	t.Parallel()
 	q := startChannel(t, mcptest.Legacy, "SNOWLUMA_MCP_CHANNEL=mentions", "SNOWLUMA_MCP_CHANNEL_GROUPS=20001", "SNOWLUMA_MCP_CHANNEL_APPROVERS=30002",
@@ -370,6 +371,10 @@ func TestChannelConfirmFromQQ(t *testing.T) {
 		rid := regexp.MustCompile(`yes ([a-km-z]{5})`).FindStringSubmatch(text)
 		if rid == nil {
 			t.Fatalf("prompt %q has no id", text)
+		}
+		// The approver reads what will happen, with its values, in Chinese.
+		if !strings.Contains(text, "把 30005 踢出 群 20001") {
+			t.Errorf("prompt %q does not say what will happen", text)
 		}
 		q.fake.Reset() // the next round's prompt is told apart
 		q.fake.Handle("set_group_kick", func(json.RawMessage) simulator.Reply { return simulator.OK(nil) })
