@@ -99,13 +99,13 @@ type Decoder struct {
 
 // NewDecoder returns a decoder whose encoded images are at most maxBytes
 // (DefaultMaxBytes when 0) and whose work on one image takes at most
-// timeout (DefaultTimeout when 0).
+// timeout (DefaultTimeout when 0, stretched under the race detector).
 func NewDecoder(maxBytes int, timeout time.Duration) *Decoder {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
 	if timeout <= 0 {
-		timeout = DefaultTimeout
+		timeout = DefaultTimeout * raceSlowdown
 	}
 	return &Decoder{maxBytes: maxBytes, maxPixels: MaxPixels, timeout: timeout, slots: make(chan struct{}, 2)}
 }
