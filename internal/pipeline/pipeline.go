@@ -31,6 +31,7 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -461,4 +462,73 @@ func redact(r toolkit.Reply) toolkit.Reply {
 	}
 	r.Result = json.RawMessage(red)
 	return r
+}
+
+// stream runs a stream action once the pipeline let it through, by its
+// catalog kind, as one transfer plan, and judges the outcome. It sits with
+// Run so that a stream call's path leaves this file once, for transfer
+// (the helpers it calls are in stream.go).
+func (x *Executor) stream(ctx context.Context, c *Call, p Plan, req transfer.Request) toolkit.Reply {
+	a := p.Action
+	th := progress(ctx, c)
+	tp := transfer.Plan{Shape: transfer.Shape(a.StreamKind), Request: req, Progress: th.Update}
+	var frames streamResult
+	switch a.StreamKind {
+	case catalog.StreamDownload:
+		if x.backend.Downloads == nil {
+			return finish(toolkit.Fail(toolkit.KindNotConfigured, "no download directory is configured", "set SNOWLUMA_MCP_DOWNLOAD_DIR and restart the server"), th)
+		}
+		tp.Store = x.backend.Downloads
+	case catalog.StreamUpload:
+		if p.upload != nil {
+			up, r, ok := x.automatic(*p.upload)
+			if !ok {
+				return finish(r, th)
+			}
+			tp.Root, tp.File = x.backend.Uploads, &up
+		}
+	case catalog.StreamFrames:
+		frames.Frames = []json.RawMessage{}
+		size := 0
+		tp.OnFrame = func(f transfer.Frame) error {
+			size += len(f.Raw)
+			if size > MaxCollectedStream {
+				return errCollectCap
+			}
+			if !f.Terminal {
+				frames.Frames = append(frames.Frames, f.Data)
+				frames.Count++
+				th.Update(int64(frames.Count), 0)
+			}
+			return nil
+		}
+	}
+	out, err := x.backend.Client.Transfer(ctx, tp)
+	var r toolkit.Reply
+	switch {
+	case errors.Is(err, errCollectCap):
+		r = toolkit.Fail(toolkit.KindTooLarge, fmt.Sprintf("the %s stream exceeded %d MiB of frames, the most a tool result collects", a.Name, MaxCollectedStream>>20),
+			"narrow the request: a tool result holds at most that much of a stream's frames")
+	case tp.File != nil:
+		r = uploaded(out.Upload, err, a.ReadOnly)
+	case err != nil:
+		r = failure(err, a.ReadOnly, true)
+	case a.StreamKind == catalog.StreamDownload:
+		r = downloaded(out.Download)
+	case a.StreamKind == catalog.StreamUpload:
+		f := out.Terminal
+		r = judge(f.Raw, f.Status, f.Retcode)
+		r.Result = streamResult{Frames: []json.RawMessage{}, Terminal: f.Raw}
+	default:
+		last := out.Terminal
+		frames.Terminal = last.Raw
+		r = judge(last.Raw, last.Status, last.Retcode)
+		if r.Diag.Outcome == toolkit.OutcomeSuccess && last.Type != "response" {
+			r.Diag = toolkit.Diagnostics{Outcome: toolkit.OutcomeUnknown, Kind: toolkit.KindUnconfirmed,
+				Message:  "the stream's final frame is not a response frame",
+				NextStep: "inspect result.terminal before relying on the stream's data"}
+		}
+		r.Result = frames
+	}
+	return finish(r, th)
 }
