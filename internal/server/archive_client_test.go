@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -389,9 +390,15 @@ func TestArchiveFileFailures(t *testing.T) {
 		for i := range 600 {
 			a.fake.WorldSay(a.group, a.friend, fmt.Sprint(long, i), 0, true)
 		}
-		e2e.WaitFor(t, "the full file's error", func() bool {
+		// Two outcomes are right, and which one comes depends on the
+		// machine's speed: retention keeps the file under its cap (pruned
+		// grows), or ingest outruns it and the file is full (its error is
+		// reported). Either way reads and the other tools go on.
+		full := false
+		e2e.WaitFor(t, "the file at its cap", func() bool {
 			_, r := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
-			return strings.Contains(string(r.Result), "is full")
+			full = strings.Contains(string(r.Result), "is full")
+			return full || regexp.MustCompile(`"pruned":[1-9]`).Match(r.Result)
 		})
 		if _, r := mcptest.CallTool(t, cs, "list_chats", map[string]any{}); r.Diagnostics.Outcome != "success" {
 			t.Errorf("list_chats on a full file: %+v", r.Diagnostics)
@@ -400,7 +407,7 @@ func TestArchiveFileFailures(t *testing.T) {
 			t.Errorf("search_actions with a full archive: %+v", r.Diagnostics)
 		}
 		e2e.NoLeak(t, p)
-		if !strings.Contains(p.Stderr(), "ARCHIVE_MAX_BYTES") {
+		if full && !strings.Contains(p.Stderr(), "ARCHIVE_MAX_BYTES") {
 			t.Errorf("stderr of a full file: %q", p.Stderr())
 		}
 	})
