@@ -377,24 +377,35 @@ func position(pointer string, raw json.RawMessage) (*archive.Position, *toolkit.
 	return &archive.Position{Time: t}, nil
 }
 
-func (svc *archiveService) read(ctx context.Context, c *toolkit.Call, in readArgs) toolkit.Reply {
+// chatArg is the one chat a read_messages or mark_read call names, once
+// the archive is usable and the allowlists admit it; otherwise the refusal.
+func (svc *archiveService) chatArg(groupID, userID int64) (archive.Chat, toolkit.Reply, bool) {
 	if r, bad := svc.unavailable(); bad {
-		return r
+		return archive.Chat{}, r, false
 	}
-	chat, r := chatOf(in.GroupID, in.UserID)
+	chat, r := chatOf(groupID, userID)
 	if r != nil {
-		return *r
+		return archive.Chat{}, *r, false
 	}
 	if r, ok := svc.allowed(&chat, 0); !ok {
-		return r
+		return archive.Chat{}, r, false
+	}
+	return chat, toolkit.Reply{}, true
+}
+
+func (svc *archiveService) read(ctx context.Context, c *toolkit.Call, in readArgs) toolkit.Reply {
+	chat, refusal, ok := svc.chatArg(in.GroupID, in.UserID)
+	if !ok {
+		return refusal
 	}
 	var pos [3]*archive.Position
 	for i, p := range []struct {
 		name string
 		raw  json.RawMessage
 	}{{"/before", in.Before}, {"/after", in.After}, {"/around", in.Around}} {
-		if pos[i], r = position(p.name, p.raw); r != nil {
-			return *r
+		var bad *toolkit.Reply
+		if pos[i], bad = position(p.name, p.raw); bad != nil {
+			return *bad
 		}
 	}
 	if pos[2] != nil && (pos[0] != nil || pos[1] != nil) {
@@ -441,15 +452,9 @@ type markReadArgs struct {
 }
 
 func (svc *archiveService) markRead(ctx context.Context, _ *toolkit.Call, in markReadArgs) toolkit.Reply {
-	if r, bad := svc.unavailable(); bad {
-		return r
-	}
-	chat, r := chatOf(in.GroupID, in.UserID)
-	if r != nil {
-		return *r
-	}
-	if r, ok := svc.allowed(&chat, 0); !ok {
-		return r
+	chat, refusal, ok := svc.chatArg(in.GroupID, in.UserID)
+	if !ok {
+		return refusal
 	}
 	left, err := svc.store.MarkRead(ctx, chat, in.MessageID)
 	switch {
