@@ -88,7 +88,8 @@ type Store struct {
 	mu     sync.Mutex
 	chats  map[Chat]int64 // chat row ids
 	stats  Stats
-	broken *Error // set once the file failed in a way that stops the archive
+	broken *Error                // set once the file failed in a way that stops the archive
+	early  map[chatMessage]int64 // pushes that came before their message (Pushed)
 }
 
 // Stats are the archive's counters for the runtime overview.

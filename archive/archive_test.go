@@ -478,3 +478,41 @@ func TestFull(t *testing.T) {
 		t.Fatalf("failure not counted: %+v", st)
 	}
 }
+
+// TestPushedBeforeIngest: a live push recorded before the archive stored
+// its message (the channel's loop ran first) counts once the message
+// arrives, so that no catch-up repeats it; a message never pushed stays
+// undelivered.
+func TestPushedBeforeIngest(t *testing.T) {
+	s := open(t, nil)
+	ctx := context.Background()
+	chat := Chat{Group: true, ID: 42}
+	now := time.Now().Unix()
+	all := func(Chat) bool { return true }
+	undelivered := func() []Undelivered {
+		t.Helper()
+		u, err := s.Undelivered(ctx, all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	push := func(msg int64) {
+		t.Helper()
+		if behind, err := s.Pushed(ctx, chat, msg, msg); behind || err != nil {
+			t.Fatalf("push of %d: behind %v, %v", msg, behind, err)
+		}
+	}
+
+	ingest(t, s, groupMsg(chat.ID, 7, 1, now, "一"))
+	push(1)
+	push(2) // before its message is stored
+	ingest(t, s, groupMsg(chat.ID, 7, 2, now, "二"))
+	if u := undelivered(); len(u) != 0 {
+		t.Fatalf("pushed messages reported undelivered: %+v", u)
+	}
+	ingest(t, s, groupMsg(chat.ID, 7, 3, now, "三"))
+	if u := undelivered(); len(u) != 1 || u[0].Count != 1 || u[0].First != 3 {
+		t.Fatalf("the message never pushed: %+v", u)
+	}
+}

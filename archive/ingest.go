@@ -161,6 +161,9 @@ func (s *Store) Ingest(ctx context.Context, frames [][]byte) (int, error) {
 		}
 	}
 	s.mu.Unlock()
+	if err := s.pushedEarly(ctx, recs); err != nil {
+		return n, err
+	}
 	return n, nil
 }
 

@@ -538,11 +538,60 @@ func (s *Store) Delivered(ctx context.Context, u Undelivered) error {
 // Pushed records that the channel pushed chat's messages up to message
 // msg. It reports whether the chat had undelivered messages older than
 // first (the push's oldest message), which a catch-up push must cover
-// first; in that case nothing is recorded.
+// first; in that case nothing is recorded. A push of a message not stored
+// yet (the channel and the archive read the same events in two loops, and
+// the push can come first) is remembered and recorded when Ingest stores
+// the message, so that no catch-up repeats it.
 func (s *Store) Pushed(ctx context.Context, chat Chat, first, msg int64) (behind bool, err error) {
+	held, behind, err := s.pushed(ctx, chat, first, msg)
+	if err == nil && !held {
+		s.mu.Lock()
+		if s.early == nil || len(s.early) >= maxEarly {
+			s.early = map[chatMessage]int64{} // a bound, not a queue: old ones are dropped
+		}
+		s.early[chatMessage{chat, msg}] = first
+		s.mu.Unlock()
+	}
+	return behind, err
+}
+
+// maxEarly bounds the pushes remembered before their message is stored.
+const maxEarly = 256
+
+// chatMessage names one message of one chat.
+type chatMessage struct {
+	chat Chat
+	msg  int64
+}
+
+// pushedEarly records the remembered pushes of recs, which Ingest has
+// just stored.
+func (s *Store) pushedEarly(ctx context.Context, recs []Record) error {
+	s.mu.Lock()
+	var due []Record
+	var firsts []int64
+	for _, r := range recs {
+		k := chatMessage{r.Chat, r.MessageID}
+		if first, ok := s.early[k]; ok {
+			delete(s.early, k)
+			due, firsts = append(due, r), append(firsts, first)
+		}
+	}
+	s.mu.Unlock()
+	for i, r := range due {
+		if _, _, err := s.pushed(ctx, r.Chat, firsts[i], r.MessageID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pushed is Pushed for a message the archive holds; held is false, and
+// nothing is recorded, when it does not hold msg.
+func (s *Store) pushed(ctx context.Context, chat Chat, first, msg int64) (held, behind bool, err error) {
 	id, ok := s.lookup(chat)
 	if !ok {
-		return false, nil
+		return false, false, nil
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		var k, kf sql.NullInt64
@@ -552,6 +601,7 @@ func (s *Store) Pushed(ctx context.Context, chat Chat, first, msg int64) (behind
 			}
 			return err
 		}
+		held = true
 		if err := tx.QueryRowContext(ctx, `SELECT id FROM messages WHERE chat = ? AND msg = ?`, id, first).Scan(&kf); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
@@ -566,5 +616,5 @@ func (s *Store) Pushed(ctx context.Context, chat Chat, first, msg int64) (behind
 		_, err := tx.ExecContext(ctx, `UPDATE chats SET pushed_key = max(pushed_key, ?) WHERE id = ?`, k.Int64, id)
 		return err
 	})
-	return behind, err
+	return held, behind, err
 }

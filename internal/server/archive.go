@@ -53,11 +53,15 @@ type archiveService struct {
 
 	filling sync.Mutex // one backfill at a time
 
-	mu      sync.Mutex
-	state   string // what the feed is doing
-	noted   string // the last failure logged
-	catchUp bool   // a catch-up push is due
-	ch      *channelService
+	mu    sync.Mutex
+	state string // what the feed is doing
+	noted string // the last failure logged
+	ch    *channelService
+
+	// catchUp holds a token while a catch-up push is due. A request made
+	// while a pass runs leaves its token for the next pass, so that a
+	// pass which found nothing cannot erase it.
+	catchUp chan struct{}
 }
 
 // newArchiveService returns the archive of b, or nil when none is
@@ -67,8 +71,10 @@ func newArchiveService(b *backend.Backend, mode config.Mode, log io.Writer) *arc
 	if b.ArchivePath == "" || mode == config.ModeDocs {
 		return nil
 	}
-	return &archiveService{store: b.Archive, problem: b.ArchiveProblem, path: b.ArchivePath, hub: b.Events, log: log,
-		state: "starting", catchUp: true}
+	svc := &archiveService{store: b.Archive, problem: b.ArchiveProblem, path: b.ArchivePath, hub: b.Events, log: log,
+		state: "starting", catchUp: make(chan struct{}, 1)}
+	svc.requestCatchUp()
+	return svc
 }
 
 // hooks adds the archive's hook to the pipeline's: the bot's own sends
@@ -771,9 +777,10 @@ func (svc *archiveService) requestCatchUp() {
 	if svc == nil {
 		return
 	}
-	svc.mu.Lock()
-	svc.catchUp = true
-	svc.mu.Unlock()
+	select {
+	case svc.catchUp <- struct{}{}:
+	default: // one is due already
+	}
 }
 
 // pushed records a live push of the channel; a chat with older
@@ -817,23 +824,29 @@ func (svc *archiveService) catchUpLoop(ctx context.Context, cfg channel.Config, 
 		_, ok := set[c.ID]
 		return ok
 	}
-	t := time.NewTicker(catchUpPeriod)
-	defer t.Stop()
+	// A pass starts when one is requested; one that could not deliver
+	// everything (no client listening yet) is tried again every
+	// catchUpPeriod until one does.
+	retry := time.NewTicker(catchUpPeriod)
+	defer retry.Stop()
+	due := false
 	for {
-		svc.mu.Lock()
-		due := svc.catchUp
-		svc.mu.Unlock()
-		if due && svc.store.Err() == nil {
-			if svc.catchUpOnce(ctx, follows, sink) {
-				svc.mu.Lock()
-				svc.catchUp = false
-				svc.mu.Unlock()
-			}
-		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-svc.catchUp:
+			due = true
+		case <-retry.C:
+		}
+		if due && svc.store.Err() == nil {
+			due = !svc.catchUpOnce(ctx, follows, sink)
+		}
+		if due {
+			// A failed push asks for a pass itself; the ticker retries.
+			select {
+			case <-svc.catchUp:
+			default:
+			}
 		}
 	}
 }
@@ -884,9 +897,13 @@ type archiveSink struct {
 
 func (s archiveSink) Push(ctx context.Context, p channel.Push) error {
 	err := s.Sink.Push(ctx, p)
-	if err == nil {
+	switch {
+	case err == nil && p.Meta[channel.MetaMissed] != "":
+		// A catch-up push: catchUpOnce records what it covered, all of
+		// it, where pushed would find the chat behind its newest lines.
+	case err == nil:
 		s.svc.pushed(p)
-	} else {
+	default:
 		s.svc.requestCatchUp()
 	}
 	return err

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -292,7 +293,14 @@ func TestArchiveChannelCatchUp(t *testing.T) {
 		a := newArchived(t, "SNOWLUMA_MCP_CHANNEL=all")
 		a.env = append(a.env, fmt.Sprint("SNOWLUMA_MCP_CHANNEL_GROUPS=", a.group))
 		g := a.group
-		p, _ := a.start(t, era)
+		p, cs := a.start(t, era)
+		// The first server must have archived the chat: a chat the archive
+		// first meets in SnowLuma's history is history, not missed
+		// messages.
+		e2e.WaitFor(t, "the group archived", func() bool {
+			chats, _ := call[struct{ Chats []archiveChat }](t, cs, "list_chats", map[string]any{})
+			return slices.ContainsFunc(chats.Chats, func(c archiveChat) bool { return c.GroupID == g && c.Messages > 0 })
+		})
 		p.Close()
 		var missed []simulator.WorldMessage
 		for i := range 5 {

@@ -108,7 +108,8 @@ func dump() string {
 }
 
 // callPaths returns, for each goroutine of dump that serves a tool call
-// (it is in internal/server/toolkit) and waits in transfer, the project
+// (it is in internal/server/toolkit) and waits in transfer's HTTP request
+// to SnowLuma, the project
 // files its stack passes from the outermost frame in, relative to the
 // module's root; a run of frames in one file, with no other frame between
 // them, is one entry.
@@ -120,7 +121,14 @@ func callPaths(dump string) [][]string {
 		var frames []string // innermost first; "" for a frame outside the project
 		lines := strings.Split(g, "\n")
 		for i, line := range lines {
-			if !strings.HasPrefix(line, "\t") || (i > 0 && strings.HasPrefix(lines[i-1], "created by ")) {
+			if !strings.HasPrefix(line, "\t") || i == 0 || strings.HasPrefix(lines[i-1], "created by ") {
+				continue
+			}
+			if strings.HasPrefix(lines[i-1], "net/http.") {
+				// The request has left the project: a later frame of the
+				// project is the transport calling back into it (an
+				// httptrace hook), not the call's way in.
+				frames = frames[:0]
 				continue
 			}
 			file, _, _ := strings.Cut(strings.TrimPrefix(line, "\t"), ":")
@@ -133,7 +141,11 @@ func callPaths(dump string) [][]string {
 		slices.Reverse(frames)
 		inTransfer := slices.ContainsFunc(frames, func(f string) bool { return strings.HasPrefix(f, "transfer/") })
 		inTool := slices.ContainsFunc(frames, func(f string) bool { return strings.HasPrefix(f, "internal/server/toolkit/") })
-		if !inTransfer || !inTool {
+		// A call on its way in waits in the HTTP client for SnowLuma's
+		// answer; a call of a parallel subtest that is already reading its
+		// answer is on its way out.
+		waiting := strings.Contains(g, "net/http.(*Client).Do(")
+		if !inTransfer || !inTool || !waiting {
 			continue
 		}
 		// A file is entered once for each run of its frames; a frame of
