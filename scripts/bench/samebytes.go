@@ -41,6 +41,7 @@ var tsCalls = map[string]callKind{
 // sameBytesConfig is what the same-bytes mode runs.
 type sameBytesConfig struct {
 	n, rounds  int
+	warm       int // calls each server answers of each call kind before the timed rounds
 	modern     bool
 	before     string   // a second snowluma-mcp binary measured alongside, or ""
 	typeScript []string // the TypeScript server's command line, or none
@@ -143,9 +144,9 @@ func sameBytes(bare, server string, cfg sameBytesConfig) error {
 		era = "2026-07-28 per-request _meta"
 	}
 	per := max(cfg.n/cfg.rounds, 1)
-	fmt.Printf("same bytes, side by side: %s era, write mode, %d rounds of %d sequential calls per server and call kind, taking turns (%s)\n", era, cfg.rounds, per, time.Now().Format(time.DateOnly))
+	fmt.Printf("same bytes, side by side: %s era, write mode, %d rounds of %d sequential calls per server and call kind after %d to warm up, taking turns (%s)\n", era, cfg.rounds, per, cfg.warm, time.Now().Format(time.DateOnly))
 	for _, c := range calls {
-		if err := takeTurns(contenders, c.name, cfg.rounds, per); err != nil {
+		if err := takeTurns(contenders, c.name, cfg.warm, cfg.rounds, per); err != nil {
 			return err
 		}
 	}
@@ -173,9 +174,13 @@ func speaksEra(p *proc) (bool, string) {
 }
 
 // takeTurns measures call kind name on each contender that has it: one
-// checked answer (its bytes), a warm-up, then rounds of per sequential
-// calls, the contenders taking turns round by round.
-func takeTurns(contenders []*contender, name string, rounds, per int) error {
+// checked answer (its bytes), warm calls to warm up, then rounds of per
+// sequential calls, the contenders taking turns round by round. Node
+// compiles the TypeScript server's hot path only after many calls (its
+// tools/list p50 falls by a third to a half between 50 and 2,000 calls of
+// warm-up); a Go server needs none, and warming every server alike keeps
+// the turns fair.
+func takeTurns(contenders []*contender, name string, warm, rounds, per int) error {
 	var turn []*contender
 	for _, k := range contenders {
 		c, ok := k.calls[name]
@@ -188,7 +193,7 @@ func takeTurns(contenders []*contender, name string, rounds, per int) error {
 			return fmt.Errorf("%s: %s: %w", k.name, name, err)
 		}
 		k.size[name] = len(line)
-		for range min(per, 50) { // warm up
+		for range warm {
 			if _, err := k.p.roundTrip(c.method, c.params); err != nil {
 				return fmt.Errorf("%s: %s: %w", k.name, name, err)
 			}
