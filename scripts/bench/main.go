@@ -10,7 +10,10 @@
 // bare go-sdk server that answers them with the same bytes (see
 // samebytes.go), taking turns, and prints each one's p50, CPU time per
 // call and the ratio to the bare server; -before BIN adds a second build
-// to the same run.
+// to the same run, and -typescript CMD the TypeScript SnowLuma MCP server
+// (CMD split at spaces, such as "node /path/to/packages/mcp/dist/server.js",
+// built outside this repository) for the call kinds it has, with the ratio
+// to it.
 //
 // With -percall it measures each call kind of the running binary over
 // stdio (see percall.go): every docs tool, resources/read of the catalog and
@@ -24,7 +27,7 @@
 // bytes.go).
 //
 //	go run ./scripts/bench [-runs 40]
-//	go run ./scripts/bench -samebytes [-n 500] [-rounds 5] [-era legacy|modern] [-before BIN]
+//	go run ./scripts/bench -samebytes [-n 500] [-rounds 5] [-warm 2000] [-era legacy|modern] [-before BIN] [-typescript CMD]
 //	go run ./scripts/bench -percall [-n 500] [-width 64] [-era legacy|modern] [-only REGEXP]
 //	go run ./scripts/bench -transfer [-size 256] [-runs 3]
 //	go run ./scripts/bench -bytes
@@ -63,7 +66,9 @@ func main() {
 	percall := flag.Bool("percall", false, "measure each call kind over stdio instead of cold start")
 	same := flag.Bool("samebytes", false, "measure the docs calls side by side with a bare go-sdk server answering the same bytes")
 	rounds := flag.Int("rounds", 5, "turns each server takes per call kind (-samebytes)")
+	warm := flag.Int("warm", 2000, "calls each server answers of each call kind before the timed rounds (-samebytes)")
 	before := flag.String("before", "", "a second snowluma-mcp binary measured alongside (-samebytes), such as a build of the previous commit")
+	typeScript := flag.String("typescript", "", "the TypeScript SnowLuma MCP server's command line, split at spaces, measured alongside (-samebytes)")
 	bytesMode := flag.Bool("bytes", false, "print the bytes of tools/list per mode and capability set and of each docs call's text, with token estimates")
 	n := flag.Int("n", 500, "sequential calls per call kind (-percall); 4n more run -width wide")
 	width := flag.Int("width", 64, "calls in flight in the concurrent run (-percall)")
@@ -110,7 +115,7 @@ func main() {
 		server = build("snowluma-mcp", "./cmd/snowluma-mcp")
 	}
 	if *same {
-		cfg := sameBytesConfig{n: *n, rounds: max(*rounds, 1), modern: *era == "modern", before: *before}
+		cfg := sameBytesConfig{n: *n, rounds: max(*rounds, 1), warm: *warm, modern: *era == "modern", before: *before, typeScript: strings.Fields(*typeScript)}
 		if err := sameBytes(bare, server, cfg); err != nil {
 			log.Fatal(err)
 		}

@@ -168,7 +168,14 @@ func (p *proc) withCaps(caps string) *proc {
 }
 
 func spawn(bin string, env []string, modern bool) (*proc, error) {
-	cmd := exec.Command(bin)
+	return spawnArgs([]string{bin}, env, modern)
+}
+
+// spawnArgs starts argv (a program and its arguments, such as node and a
+// script) with env and, in the legacy era, completes the initialize
+// handshake.
+func spawnArgs(argv []string, env []string, modern bool) (*proc, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, env...)
 	cmd.Stderr = io.Discard
 	stdin, err := cmd.StdinPipe()
@@ -308,20 +315,21 @@ func (p *proc) roundTrip(method, params string) ([]byte, error) {
 	return bytes.TrimRight(line, "\r\n"), nil
 }
 
-// idOf finds the id of an answer line without decoding the rest: the SDK
-// writes "id" right after "jsonrpc".
+// idOf finds the id of an answer line without decoding the rest. The Go
+// SDK writes "id" right after "jsonrpc", at the start; the TypeScript SDK
+// writes it last, after the result.
 func idOf(line []byte) (int, error) {
-	const key = `"id":`
-	i := bytes.Index(line[:min(len(line), 64)], []byte(key))
-	if i < 0 {
-		return 0, fmt.Errorf("no id in %.100s", line)
+	if rest, ok := bytes.CutPrefix(line, []byte(`{"jsonrpc":"2.0","id":`)); ok {
+		if j := bytes.IndexAny(rest, ",}"); j >= 0 {
+			return strconv.Atoi(string(rest[:j]))
+		}
 	}
-	rest := line[i+len(key):]
-	j := bytes.IndexAny(rest, ",}")
-	if j < 0 {
-		return 0, fmt.Errorf("no id in %.100s", line)
+	end := bytes.TrimRight(line, "}\r\n")
+	end = end[max(len(end)-32, 0):]
+	if i := bytes.LastIndex(end, []byte(`,"id":`)); i >= 0 {
+		return strconv.Atoi(string(end[i+len(`,"id":`):]))
 	}
-	return strconv.Atoi(string(rest[:j]))
+	return 0, fmt.Errorf("no id in %.100s", line)
 }
 
 // stats summarises one run of calls.

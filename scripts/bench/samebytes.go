@@ -17,32 +17,59 @@ import (
 // answered (scripts/bench/bare with BARE_REPLAY), so that the difference
 // is this server's own work: its dispatch, gate, argument check, catalog
 // lookup and rendering, against the SDK's listing, encoding and framing,
-// which both do. The servers run side by side and take turns, call kind by
-// call kind and round by round, so that a machine whose load changes
+// which both do. With -typescript the TypeScript SnowLuma MCP server
+// answers the call kinds it has in the same turns, so that this server is
+// measured against it under the same load rather than against figures
+// from another run. The servers run side by side and take turns, call kind
+// by call kind and round by round, so that a machine whose load changes
 // loads them alike.
 
 // sameCalls are the call kinds of the same-bytes mode.
 var sameCalls = []string{"tools/list", `search_actions "group"`, `search_actions "群 禁言" keywords`, "get_action send_group_msg", "list_categories", "resources/read catalog"}
 
-// typeScript is the TypeScript SnowLuma MCP 1.11.1's p50 in ms, from issue
-// 33's quiet run on this machine with the same client (it is not installed
-// here, so it is not measured in this run), and echoListP50 the p50 of the
-// bare echo server's tools/list in that run. Scaled by this run's echo
-// tools/list p50 over echoListP50, they estimate what the TypeScript server
-// would take under this run's load.
-var (
-	typeScript  = map[string]float64{"tools/list": 0.28, `search_actions "group"`: 0.43, "get_action send_group_msg": 0.23}
-	echoListP50 = 0.24
-)
+// tsCalls are what the TypeScript server is sent for the call kinds it
+// has. SnowLuma MCP 1.11.1 names its docs tools and their arguments as this
+// server does; its search has no match modes, so it has no keyword search.
+var tsCalls = map[string]callKind{
+	"tools/list":                {"tools/list", "tools/list", `{}`},
+	`search_actions "group"`:    {"search_actions", "tools/call", `{"name":"search_actions","arguments":{"query":"group"}}`},
+	"get_action send_group_msg": {"get_action", "tools/call", `{"name":"get_action","arguments":{"name":"send_group_msg"}}`},
+	"list_categories":           {"list_categories", "tools/call", `{"name":"list_categories","arguments":{}}`},
+	"resources/read catalog":    {"resources/read", "resources/read", `{"uri":"snowluma://onebot/actions"}`},
+}
 
 // sameBytesConfig is what the same-bytes mode runs.
 type sameBytesConfig struct {
-	n, rounds int
-	modern    bool
-	before    string // a second snowluma-mcp binary measured alongside, or ""
+	n, rounds  int
+	warm       int // calls each server answers of each call kind before the timed rounds
+	modern     bool
+	before     string   // a second snowluma-mcp binary measured alongside, or ""
+	typeScript []string // the TypeScript server's command line, or none
 }
 
-// sameBytes runs the same-bytes mode for server against bare.
+// A contender is one server of a same-bytes run and what it measured, by
+// call kind name.
+type contender struct {
+	name  string
+	p     *proc
+	calls map[string]callKind // what it is sent for each call kind it has
+	lat   map[string][]time.Duration
+	cpu   map[string]time.Duration
+	size  map[string]int
+}
+
+// p50 is c's median latency for call, and whether c answered call at all.
+func (c *contender) p50(call string) (time.Duration, bool) {
+	lat := slices.Clone(c.lat[call])
+	if len(lat) == 0 {
+		return 0, false
+	}
+	slices.Sort(lat)
+	return lat[len(lat)/2], true
+}
+
+// sameBytes runs the same-bytes mode for server against bare (and the
+// TypeScript server, when cfg names it).
 func sameBytes(bare, server string, cfg sameBytesConfig) error {
 	fake, err := simulator.New(simulator.WithoutRecording())
 	if err != nil {
@@ -56,12 +83,12 @@ func sameBytes(bare, server string, cfg sameBytesConfig) error {
 	defer os.RemoveAll(dir)
 	env := writeMode(fake.URL, dir)
 
-	type contender struct {
-		name string
-		p    *proc
-		lat  map[string][]time.Duration
-		cpu  map[string]time.Duration
-		size map[string]int
+	calls := make([]callKind, 0, len(sameCalls))
+	ours := map[string]callKind{}
+	for _, name := range sameCalls {
+		i := slices.IndexFunc(docsCalls, func(c callKind) bool { return c.name == name })
+		calls = append(calls, docsCalls[i])
+		ours[name] = docsCalls[i]
 	}
 	var all []*contender
 	defer func() {
@@ -69,43 +96,46 @@ func sameBytes(bare, server string, cfg sameBytesConfig) error {
 			c.p.close()
 		}
 	}()
-	add := func(name, bin string, env []string) (*contender, error) {
-		p, err := spawn(bin, env, cfg.modern)
+	add := func(name string, argv, env []string, sent map[string]callKind) (*contender, error) {
+		p, err := spawnArgs(argv, env, cfg.modern)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		c := &contender{name: name, p: p, lat: map[string][]time.Duration{}, cpu: map[string]time.Duration{}, size: map[string]int{}}
+		c := &contender{name: name, p: p, calls: sent, lat: map[string][]time.Duration{}, cpu: map[string]time.Duration{}, size: map[string]int{}}
 		all = append(all, c)
 		return c, nil
 	}
-	after, err := add("snowluma-mcp", server, env)
+	after, err := add("snowluma-mcp", []string{server}, env, ours)
 	if err != nil {
 		return err
-	}
-	calls := make([]callKind, 0, len(sameCalls))
-	for _, name := range sameCalls {
-		i := slices.IndexFunc(docsCalls, func(c callKind) bool { return c.name == name })
-		calls = append(calls, docsCalls[i])
 	}
 	replay := filepath.Join(dir, "replay.json")
 	if err := record(after.p, calls, replay); err != nil {
 		return err
 	}
-	yard, err := add("bare go-sdk, same bytes", bare, []string{"BARE_REPLAY=" + replay})
-	if err != nil {
-		return err
-	}
-	echo, err := add("bare go-sdk echo server", bare, nil)
+	yard, err := add("bare go-sdk, same bytes", []string{bare}, []string{"BARE_REPLAY=" + replay}, ours)
 	if err != nil {
 		return err
 	}
 	contenders := []*contender{yard}
 	if cfg.before != "" {
-		before, err := add("snowluma-mcp before", cfg.before, env)
+		before, err := add("snowluma-mcp before", []string{cfg.before}, env, ours)
 		if err != nil {
 			return err
 		}
 		contenders = append(contenders, before)
+	}
+	var ts *contender
+	if len(cfg.typeScript) > 0 {
+		if ts, err = add("TypeScript SnowLuma MCP", cfg.typeScript, env, tsCalls); err != nil {
+			return err
+		}
+		if ok, why := speaksEra(ts.p); ok {
+			contenders = append(contenders, ts)
+		} else {
+			fmt.Printf("the TypeScript server is left out: %s\n", why)
+			ts = nil
+		}
 	}
 	contenders = append(contenders, after)
 
@@ -114,76 +144,136 @@ func sameBytes(bare, server string, cfg sameBytesConfig) error {
 		era = "2026-07-28 per-request _meta"
 	}
 	per := max(cfg.n/cfg.rounds, 1)
-	fmt.Printf("same bytes, side by side: %s era, write mode, %d rounds of %d sequential calls per server and call kind, taking turns (%s)\n", era, cfg.rounds, per, time.Now().Format(time.DateOnly))
+	fmt.Printf("same bytes, side by side: %s era, write mode, %d rounds of %d sequential calls per server and call kind after %d to warm up, taking turns (%s)\n", era, cfg.rounds, per, cfg.warm, time.Now().Format(time.DateOnly))
 	for _, c := range calls {
-		for _, k := range contenders {
-			line, err := k.p.roundTrip(c.method, c.params)
-			if err != nil {
-				return fmt.Errorf("%s: %s: %w", k.name, c.name, err)
-			}
-			k.size[c.name] = len(line)
-			for range min(per, 50) { // warm up
-				if _, err := k.p.roundTrip(c.method, c.params); err != nil {
-					return fmt.Errorf("%s: %s: %w", k.name, c.name, err)
-				}
-			}
+		if err := takeTurns(contenders, c.name, cfg.warm, cfg.rounds, per); err != nil {
+			return err
 		}
-		turn := contenders
-		if c.name == "tools/list" {
-			turn = append(slices.Clone(contenders), echo)
+	}
+	printSame(calls, contenders, yard, ts, after)
+	if ts != nil {
+		printSent(calls, ts)
+	}
+	return nil
+}
+
+// speaksEra reports whether p's server speaks the era p's client speaks,
+// and if not, why. A legacy server has done so by answering initialize. A
+// 2026-07-28 server answers server/discover; one that does not (SnowLuma
+// MCP 1.11.1's SDK speaks 2025-11-25 at most) would answer the era's
+// requests in the legacy shape, without resultType, which is not what a
+// 2026-07-28 client asks of a server.
+func speaksEra(p *proc) (bool, string) {
+	if !p.modern {
+		return true, ""
+	}
+	if _, err := p.roundTrip("server/discover", `{}`); err != nil {
+		return false, fmt.Sprintf("it does not speak 2026-07-28 (server/discover: %s)", strings.TrimSpace(err.Error()))
+	}
+	return true, ""
+}
+
+// takeTurns measures call kind name on each contender that has it: one
+// checked answer (its bytes), warm calls to warm up, then rounds of per
+// sequential calls, the contenders taking turns round by round. Node
+// compiles the TypeScript server's hot path only after many calls (its
+// tools/list p50 falls by a third to a half between 50 and 2,000 calls of
+// warm-up); a Go server needs none, and warming every server alike keeps
+// the turns fair.
+func takeTurns(contenders []*contender, name string, warm, rounds, per int) error {
+	var turn []*contender
+	for _, k := range contenders {
+		c, ok := k.calls[name]
+		if !ok {
+			continue
 		}
-		for _, k := range turn[len(contenders):] {
-			line, err := k.p.roundTrip(c.method, c.params)
-			if err != nil {
-				return fmt.Errorf("%s: %s: %w", k.name, c.name, err)
-			}
-			k.size[c.name] = len(line)
+		turn = append(turn, k)
+		line, err := k.p.roundTrip(c.method, c.params)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", k.name, name, err)
 		}
-		for range cfg.rounds {
-			for _, k := range turn {
-				cpu0 := k.p.cpuTime()
-				for range per {
-					d, err := k.p.timed(c)
-					if err != nil {
-						return fmt.Errorf("%s: %s: %w", k.name, c.name, err)
-					}
-					k.lat[c.name] = append(k.lat[c.name], d)
-				}
-				k.cpu[c.name] += k.p.cpuTime() - cpu0
+		k.size[name] = len(line)
+		for range warm {
+			if _, err := k.p.roundTrip(c.method, c.params); err != nil {
+				return fmt.Errorf("%s: %s: %w", k.name, name, err)
 			}
 		}
 	}
+	for range rounds {
+		for _, k := range turn {
+			cpu0 := k.p.cpuTime()
+			for range per {
+				d, err := k.p.timed(k.calls[name])
+				if err != nil {
+					return fmt.Errorf("%s: %s: %w", k.name, name, err)
+				}
+				k.lat[name] = append(k.lat[name], d)
+			}
+			k.cpu[name] += k.p.cpuTime() - cpu0
+		}
+	}
+	return nil
+}
 
+// printSame prints each contender's bytes, CPU per call and p50 by call
+// kind, and after's p50 over bare's and, when ts is in the run (not nil),
+// over the TypeScript server's.
+func printSame(calls []callKind, contenders []*contender, bare, ts, after *contender) {
 	fmt.Printf("%-34s", "call")
 	for _, k := range contenders {
 		fmt.Printf(" | %-26s", k.name)
 	}
-	echoLat := echo.lat["tools/list"]
-	slices.Sort(echoLat)
-	scale := ms(echoLat[len(echoLat)/2]) / echoListP50
-	fmt.Printf(" | %9s | %s\n", "÷ bare", "TypeScript p50 (issue 33) → scaled to this run")
-	fmt.Printf("%-34s", "")
+	fmt.Printf(" | %9s", "÷ bare")
+	if ts != nil {
+		fmt.Printf(" | %12s", "÷ TypeScript")
+	}
+	fmt.Printf("\n%-34s", "")
 	for range contenders {
 		fmt.Printf(" | %8s %8s %8s", "bytes", "cpu µs", "p50 ms")
 	}
-	fmt.Printf(" | %9s |\n", "p50")
+	fmt.Printf(" | %9s", "p50")
+	if ts != nil {
+		fmt.Printf(" | %12s", "p50")
+	}
+	fmt.Println()
 	for _, c := range calls {
 		fmt.Print(pad(c.name, 34))
 		for _, k := range contenders {
-			lat := k.lat[c.name]
-			slices.Sort(lat)
-			fmt.Printf(" | %8d %8.0f %8.3f", k.size[c.name], float64(k.cpu[c.name].Microseconds())/float64(len(lat)), ms(lat[len(lat)/2]))
+			p50, ok := k.p50(c.name)
+			if !ok {
+				fmt.Printf(" | %8s %8s %8s", "-", "-", "-")
+				continue
+			}
+			cpu := float64(k.cpu[c.name].Microseconds()) / float64(len(k.lat[c.name]))
+			fmt.Printf(" | %8d %8.0f %8.3f", k.size[c.name], cpu, ms(p50))
 		}
-		bareLat, afterLat := yard.lat[c.name], after.lat[c.name]
-		ratio := float64(afterLat[len(afterLat)/2]) / float64(bareLat[len(bareLat)/2])
-		ts := "-"
-		if v, ok := typeScript[c.name]; ok {
-			ts = fmt.Sprintf("%.2f → %.3f", v, v*scale)
+		fmt.Printf(" | %9s", ratio(after, bare, c.name))
+		if ts != nil {
+			fmt.Printf(" | %12s", ratio(after, ts, c.name))
 		}
-		fmt.Printf(" | %8.2f× | %s\n", ratio, ts)
+		fmt.Println()
 	}
-	fmt.Printf("tools/list of the bare echo server (%d bytes): p50 %.3f ms, against %.2f in issue 33's run: this run's load ×%.2f\n", echo.size["tools/list"], ms(echoLat[len(echoLat)/2]), echoListP50, scale)
-	return nil
+}
+
+// ratio is a's p50 for call over b's, or "-" when b does not have call.
+func ratio(a, b *contender, call string) string {
+	num, ok := a.p50(call)
+	den, ok2 := b.p50(call)
+	if !ok || !ok2 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f×", float64(num)/float64(den))
+}
+
+// printSent prints what the TypeScript server was sent for each call kind
+// it has, and the bytes of its answer line.
+func printSent(calls []callKind, ts *contender) {
+	fmt.Println("the TypeScript server was sent:")
+	for _, c := range calls {
+		if sent, ok := ts.calls[c.name]; ok {
+			fmt.Printf("  %s %s %s: %d bytes\n", pad(c.name, 32), sent.method, sent.params, ts.size[c.name])
+		}
+	}
 }
 
 // record asks p each call once and writes what the bare server needs to
