@@ -47,6 +47,8 @@ type index struct {
 	inName map[string][]int32
 	// nameLen is the number of words in each action's name.
 	nameLen []int
+	// standard marks the OneBot v11 standard actions.
+	standard []bool
 	length  []float64 // each action's weighted term count
 	avgLen  float64
 	// names and text are each action's names (name, then aliases) and
@@ -63,9 +65,10 @@ type index struct {
 
 func (c *Catalog) buildIndex() *index {
 	n := len(c.actions)
-	ix := &index{postings: map[string][]posting{}, inName: map[string][]int32{}, named: map[string]int32{}, length: make([]float64, n), nameLen: make([]int, n), names: make([][]string, n), text: make([][]string, n)}
+	ix := &index{postings: map[string][]posting{}, inName: map[string][]int32{}, named: map[string]int32{}, length: make([]float64, n), nameLen: make([]int, n), standard: make([]bool, n), names: make([][]string, n), text: make([][]string, n)}
 	seenWord := map[string]bool{}
 	for i, a := range c.actions {
+		ix.standard[i] = onebot11[a.Name]
 		tf := map[string]float64{}
 		add := func(term string, w float64) { tf[term] += w }
 		nameTerms := map[string]bool{}

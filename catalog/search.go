@@ -151,7 +151,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 		exactAlts = units[0].alts
 	}
 	maxIDF := idf(0, n)
-	var found []hit
+	found := make([]hit, 0, n)
 	best := 0.0
 	for i, a := range c.actions {
 		if !f.match(a) {
@@ -186,7 +186,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 		}
 		h.exact = slices.Contains(ix.names[i], whole) || slices.Contains(ix.names[i], raw) ||
 			slices.ContainsFunc(ix.names[i], func(n string) bool { return slices.Contains(exactAlts, n) })
-		if onebot11[a.Name] {
+		if ix.standard[i] {
 			h.score *= standardBonus
 		}
 		// Of two names that match alike, the one with fewer words left over
@@ -199,13 +199,16 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	if keywords {
 		cut = 0.2
 	}
-	kept := found[:0]
-	for _, h := range found {
-		if h.exact || h.substring || h.score >= cut*best {
+	// Pointers, not hits, are sorted: a hit is ten words.
+	kept := make([]*hit, 0, len(found))
+	for i := range found {
+		if h := &found[i]; h.exact || h.substring || h.score >= cut*best {
 			kept = append(kept, h)
 		}
 	}
-	slices.SortStableFunc(kept, func(x, y hit) int {
+	// The order is total (the catalog index breaks ties), so an unstable
+	// sort gives the same answer, faster.
+	slices.SortFunc(kept, func(x, y *hit) int {
 		switch {
 		case x.exact != y.exact:
 			return first(x.exact)
@@ -250,7 +253,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 			m.Actions[0] = a
 		}
 	}
-	m.Category = majorityCategory(kept[:min(5, len(kept))], func(h hit) *Action { return h.a })
+	m.Category = majorityCategory(kept[:min(5, len(kept))], func(h *hit) *Action { return h.a })
 	return m
 }
 
