@@ -49,8 +49,8 @@ type index struct {
 	nameLen []int
 	// standard marks the OneBot v11 standard actions.
 	standard []bool
-	length  []float64 // each action's weighted term count
-	avgLen  float64
+	length   []float64 // each action's weighted term count
+	avgLen   float64
 	// names and text are each action's names (name, then aliases) and
 	// summaries, lower-cased, for the substring match.
 	names [][]string
