@@ -71,6 +71,11 @@ func TestDoctor(t *testing.T) {
 	base := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken}
 
 	t.Run("all ok", func(t *testing.T) {
+		t.Parallel()
+		// A fake of its own: it counts the requests doctor sent, and the
+		// other cases run beside it.
+		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+		base := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken}
 		dir := filepath.Join(t.TempDir(), "tasks")
 		code, text, f := doctor(t, append(base, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR="+dir)...)
 		if code != 0 {
@@ -105,6 +110,7 @@ func TestDoctor(t *testing.T) {
 	// An endpoint whose path SnowLuma does not serve makes every action
 	// unknown (retcode 1404): the verdict names the path, not the login.
 	t.Run("endpoint path not served", func(t *testing.T) {
+		t.Parallel()
 		onebot := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithHTTPPath("/onebot"))
 		for name, endpoint := range map[string]string{
 			"a path below SnowLuma's":   fake.URL + "onebot/",
@@ -124,6 +130,7 @@ func TestDoctor(t *testing.T) {
 	// A misspelt variable: the fix names the rename that makes it count,
 	// never the value (a misspelt token holds a secret).
 	t.Run("misspelt variable", func(t *testing.T) {
+		t.Parallel()
 		_, js, _ := runBinary(t, []string{"doctor", "--json"}, append(base, "SNOWLUMA_MCP_TOKN=v-5ecret-value")...)
 		var r struct{ Checks []doctorFinding }
 		if err := json.Unmarshal([]byte(js), &r); err != nil {
@@ -143,6 +150,7 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 	t.Run("wrong token", func(t *testing.T) {
+		t.Parallel()
 		code, text, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN=wrong-one")
 		t.Logf("report:\n%s", text)
 		if code != 1 || f["token"].Verdict != "fail" || !strings.Contains(f["token"].Fix, "SNOWLUMA_MCP_TOKEN") || f["endpoint"].Verdict != "ok" {
@@ -150,6 +158,7 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 	t.Run("closed port", func(t *testing.T) {
+		t.Parallel()
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
@@ -162,6 +171,7 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 	t.Run("HTML endpoint", func(t *testing.T) {
+		t.Parallel()
 		web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			w.Write([]byte("<html><body>router login</body></html>"))
@@ -175,6 +185,7 @@ func TestDoctor(t *testing.T) {
 	// A redirect is never followed: the token goes nowhere else, and the
 	// verdict names where the redirect pointed.
 	t.Run("redirect", func(t *testing.T) {
+		t.Parallel()
 		var hits atomic.Int64
 		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
 		defer other.Close()
@@ -191,12 +202,14 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 	t.Run("bad configuration", func(t *testing.T) {
+		t.Parallel()
 		code, _, f := doctor(t, "SNOWLUMA_MCP_TIMEOUT_MS=soon", "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken)
 		if code != 1 || f["configuration"].Verdict != "fail" || !strings.Contains(f["configuration"].Fix, "SNOWLUMA_MCP_TIMEOUT_MS") {
 			t.Errorf("exit %d, %+v", code, f)
 		}
 	})
 	t.Run("unusable task directory", func(t *testing.T) {
+		t.Parallel()
 		file := filepath.Join(t.TempDir(), "a-file")
 		os.WriteFile(file, nil, 0o600)
 		code, _, f := doctor(t, append(base, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR="+filepath.Join(file, "tasks"))...)
@@ -205,6 +218,7 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 	t.Run("directories", func(t *testing.T) {
+		t.Parallel()
 		downloads := filepath.Join(t.TempDir(), "downloads")
 		os.Mkdir(downloads, 0o700)
 		root := t.TempDir()
@@ -230,6 +244,7 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 	t.Run("audit file", func(t *testing.T) {
+		t.Parallel()
 		path := filepath.Join(t.TempDir(), "audit.jsonl")
 		code, _, f := doctor(t, append(base, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_AUDIT_FILE="+path)...)
 		if code != 0 || f["audit file"].Verdict != "ok" {
@@ -243,6 +258,7 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 	t.Run("held task lease", func(t *testing.T) {
+		t.Parallel()
 		dir := filepath.Join(t.TempDir(), "tasks")
 		env := append(base, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR="+dir)
 		p := serve(t, mcptest.Modern, env...)
@@ -253,6 +269,7 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 	t.Run("events", func(t *testing.T) {
+		t.Parallel()
 		code, _, f := doctor(t, append(base, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL())...)
 		if code != 0 || f["events"].Verdict != "ok" || !strings.Contains(f["events"].Detail, "greeted with meta_event lifecycle connect") ||
 			!strings.Contains(f["configuration"].Detail, "events token inherited from SNOWLUMA_MCP_TOKEN") {
@@ -274,6 +291,7 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 	t.Run("events token", func(t *testing.T) {
+		t.Parallel()
 		// SnowLuma's generated configuration: the WebSocket server has a
 		// token of its own, checked after the upgrade (close 1008).
 		const wsToken = "ws-tok-77ab"
@@ -296,6 +314,7 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 	t.Run("events path and redirect", func(t *testing.T) {
+		t.Parallel()
 		code, _, f := doctor(t, append(base, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL()+"event")...)
 		if code != 1 || f["events"].Verdict != "fail" || !strings.Contains(f["events"].Detail, "HTTP 400") || !strings.Contains(f["events"].Fix, "default is /") {
 			t.Errorf("path SnowLuma does not serve: exit %d, %+v", code, f["events"])
@@ -311,6 +330,7 @@ func TestDoctor(t *testing.T) {
 		}
 	})
 	t.Run("docs mode", func(t *testing.T) {
+		t.Parallel()
 		code, _, f := doctor(t)
 		if code != 0 || f["endpoint"].Verdict != "warn" {
 			t.Errorf("exit %d, %+v", code, f)

@@ -45,6 +45,18 @@ type Process struct {
 	// the real process does; a test in process ends a server by its
 	// context instead (as on SIGTERM) or by closing stdin.
 	Signals bool
+	// Catalog loads the action catalog; nil decodes the embedded one,
+	// once per Run. The catalog is immutable, so a program that runs
+	// many servers in one process (the tests) can give them one loader.
+	Catalog func() (*catalog.Catalog, error)
+}
+
+// catalogLoader is p.Catalog, or a loader of the embedded catalog.
+func (p Process) catalogLoader() func() (*catalog.Catalog, error) {
+	if p.Catalog != nil {
+		return p.Catalog
+	}
+	return sync.OnceValues(catalog.Load)
 }
 
 // Exit statuses of Run.
@@ -83,7 +95,7 @@ func Run(ctx context.Context, p Process) int {
 	}
 	// The catalog decodes in the background once the first answer is out
 	// (see catalogload.go), or when a call needs it.
-	return serve(ctx, p, false, sync.OnceValues(catalog.Load))
+	return serve(ctx, p, false, p.catalogLoader())
 }
 
 // serve runs the server on p's stdio with the configuration of

@@ -7,9 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
-	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/server"
@@ -52,7 +50,7 @@ func runSandbox(ctx context.Context, p Process) int {
 		return ExitUsage
 	}
 	l := cfg.Lang
-	loadCatalog := sync.OnceValues(catalog.Load)
+	loadCatalog := p.catalogLoader()
 	cat, err := loadCatalog()
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)

@@ -73,12 +73,22 @@ type MediaSample struct {
 	OCR []string
 }
 
-// mediaState is the fake's media, made once on first use.
+// mediaState is the fake's media settings.
 type mediaState struct {
-	once    sync.Once
-	samples map[string]MediaSample // by id and by URL
-	failOCR bool                   // guarded by Server.mu
+	failOCR bool // guarded by Server.mu
 }
+
+// samplesByID are MediaSamples by id and by URL, made once per process on
+// first use: they are constant data, and the large photo and the bomb take
+// a while to encode (seconds under the race detector, for every fake a
+// test starts). Nothing changes them.
+var samplesByID = sync.OnceValue(func() map[string]MediaSample {
+	m := map[string]MediaSample{}
+	for _, s := range MediaSamples() {
+		m[s.ID] = s
+	}
+	return m
+})
 
 // FailOCR makes ocr_image fail as SnowLuma does when QQ's OCR fails
 // (retcode 100), or, with false, answer again.
@@ -107,16 +117,8 @@ func MediaSamples() []MediaSample {
 	}
 }
 
-// mediaSamples returns the samples by id, making them on first use.
-func (s *Server) mediaSamples() map[string]MediaSample {
-	s.media.once.Do(func() {
-		s.media.samples = map[string]MediaSample{}
-		for _, m := range MediaSamples() {
-			s.media.samples[m.ID] = m
-		}
-	})
-	return s.media.samples
-}
+// mediaSamples returns the samples by id and by URL.
+func (s *Server) mediaSamples() map[string]MediaSample { return samplesByID() }
 
 // mediaFile is a sample as a downloadable file.
 func (s *Server) mediaFile(id string) (File, bool) {
