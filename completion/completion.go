@@ -136,6 +136,9 @@ type Options struct {
 // A Completer answers completions. It is safe for concurrent use.
 type Completer struct {
 	opts Options
+	// maxList and maxCache are maxListBytes and maxCacheBytes (a test
+	// sets smaller ones, to cross them with small lists).
+	maxList, maxCache int
 
 	mu    sync.Mutex
 	lists map[string]*list // by cache key
@@ -147,7 +150,7 @@ func New(opts Options) *Completer {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Completer{opts: opts, lists: map[string]*list{}}
+	return &Completer{opts: opts, lists: map[string]*list{}, maxList: maxListBytes, maxCache: maxCacheBytes}
 }
 
 // An item is one entry of a fetched list: its id and the names it is
@@ -244,7 +247,7 @@ func (c *Completer) targets(ctx context.Context, value string) Result {
 
 // fetch returns the list under key, from the cache when it is fresh, else
 // from SnowLuma through one shared fetch. A failure gives nil.
-func (c *Completer) fetch(ctx context.Context, key, action string, params json.RawMessage, decode func(json.RawMessage) ([]item, error)) []item {
+func (c *Completer) fetch(ctx context.Context, key, action string, params json.RawMessage, decode func(json.RawMessage, int) ([]item, error)) []item {
 	items, _ := c.fetchList(ctx, key, action, params, decode)
 	return items
 }
@@ -255,7 +258,7 @@ var errNoSnowLuma = errors.New("completion: no SnowLuma to ask")
 
 // fetchList is fetch with the failure: the fetch's own, or the asker's
 // context's when it gave up waiting.
-func (c *Completer) fetchList(ctx context.Context, key, action string, params json.RawMessage, decode func(json.RawMessage) ([]item, error)) ([]item, error) {
+func (c *Completer) fetchList(ctx context.Context, key, action string, params json.RawMessage, decode func(json.RawMessage, int) ([]item, error)) ([]item, error) {
 	if c.opts.Fetcher == nil {
 		return nil, errNoSnowLuma
 	}
@@ -294,13 +297,13 @@ func (c *Completer) fetchList(ctx context.Context, key, action string, params js
 // cache's, not the asker's: it outlives the asker's cancellation, since
 // others may be waiting for it, but never FetchTimeout; an asker that gives
 // up gets an empty answer at once.
-func (c *Completer) load(ctx context.Context, l *list, action string, params json.RawMessage, decode func(json.RawMessage) ([]item, error)) {
+func (c *Completer) load(ctx context.Context, l *list, action string, params json.RawMessage, decode func(json.RawMessage, int) ([]item, error)) {
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), FetchTimeout)
 	defer cancel()
 	data, err := c.opts.Fetcher.Fetch(fctx, action, params)
 	var items []item
 	if err == nil {
-		items, err = decode(data)
+		items, err = decode(data, c.maxList)
 	}
 	ttl := CacheTTL
 	if err != nil {
@@ -317,7 +320,7 @@ func (c *Completer) load(ctx context.Context, l *list, action string, params jso
 	close(l.ready)
 	if c.lists[l.key] == l {
 		c.bytes += size
-		for c.bytes > maxCacheBytes && c.dropOldest(now, l) {
+		for c.bytes > c.maxCache && c.dropOldest(now, l) {
 		}
 	}
 	c.mu.Unlock()
@@ -470,8 +473,9 @@ var errShape = errors.New("completion: the answer is not the expected list")
 // decodeList reads a JSON array of objects into items: id is the name of
 // each object's id field, names those of the fields it is matched by. An
 // entry that is not an object or has no readable positive id is skipped; an
-// answer that is not an array is an error.
-func decodeList(data json.RawMessage, id string, names ...string) ([]item, error) {
+// answer that is not an array is an error. Entries past maxBytes (as
+// itemBytes counts them) are dropped.
+func decodeList(data json.RawMessage, maxBytes int, id string, names ...string) ([]item, error) {
 	var entries []json.RawMessage
 	if err := json.Unmarshal(data, &entries); err != nil || entries == nil {
 		return nil, fmt.Errorf("%w: %v", errShape, err)
@@ -499,12 +503,12 @@ func decodeList(data json.RawMessage, id string, names ...string) ([]item, error
 				it.fields = append(it.fields, f)
 			}
 		}
-		if size += itemBytes(it); size > maxListBytes {
+		if size += itemBytes(it); size > maxBytes {
 			break
 		}
 		items = append(items, it)
 	}
-	// Cut to length: a list past maxListBytes leaves most of the room
+	// Cut to length: a list past maxBytes leaves most of the room
 	// made for it unused.
 	return slices.Clone(items), nil
 }
@@ -527,14 +531,14 @@ func readNumber(raw json.RawMessage) (int64, bool) {
 	return parseID(s)
 }
 
-func decodeGroups(data json.RawMessage) ([]item, error) {
-	return decodeList(data, "group_id", "group_name")
+func decodeGroups(data json.RawMessage, maxBytes int) ([]item, error) {
+	return decodeList(data, maxBytes, "group_id", "group_name")
 }
 
-func decodeMembers(data json.RawMessage) ([]item, error) {
-	return decodeList(data, "user_id", "card", "nickname")
+func decodeMembers(data json.RawMessage, maxBytes int) ([]item, error) {
+	return decodeList(data, maxBytes, "user_id", "card", "nickname")
 }
 
-func decodeFriends(data json.RawMessage) ([]item, error) {
-	return decodeList(data, "user_id", "remark", "nickname")
+func decodeFriends(data json.RawMessage, maxBytes int) ([]item, error) {
+	return decodeList(data, maxBytes, "user_id", "remark", "nickname")
 }

@@ -371,15 +371,16 @@ func (h hugeLists) Fetch(context.Context, string, json.RawMessage) (json.RawMess
 
 // TestCacheBoundedByBytes: a SnowLuma answering member lists of megabytes
 // (the probe's were 12.9 MiB) fills neither one list nor the cache past its
-// byte bounds, and what is kept still completes. The lists here are smaller
-// (9000 members with names past maxName) so that the test stays quick; each
-// still crosses maxListBytes, and a dozen cross maxCacheBytes.
+// byte bounds, and what is kept still completes. The bounds here are a
+// thirty-second of the real ones, with lists to match (400 members with
+// names past maxName, where megabytes take seconds under the race
+// detector): each list crosses its bound, and a dozen cross the cache's.
 func TestCacheBoundedByBytes(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
 	b.WriteString("[")
 	long := strings.Repeat("很长的群名片", 8) // 144 bytes, past maxName
-	for i := range 9000 {
+	for i := range 400 {
 		if i > 0 {
 			b.WriteString(",")
 		}
@@ -388,6 +389,7 @@ func TestCacheBoundedByBytes(t *testing.T) {
 	b.WriteString("]")
 	clk := &clock{now: time.Unix(1700000000, 0)}
 	c := New(Options{Fetcher: hugeLists{json.RawMessage(b.String())}, Now: clk.Now})
+	c.maxList, c.maxCache = maxListBytes/32, maxCacheBytes/32
 	ctx := context.Background()
 	for i := range 12 {
 		if got := c.Complete(ctx, Member, "2000", map[string]string{"group_id": fmt.Sprint(50000 + i)}); len(got.Values) == 0 {
@@ -398,14 +400,14 @@ func TestCacheBoundedByBytes(t *testing.T) {
 		total, n := c.bytes, len(c.lists)
 		sum := 0
 		for _, l := range c.lists {
-			if l.bytes > maxListBytes {
-				t.Errorf("one list holds %d bytes, over %d", l.bytes, maxListBytes)
+			if l.bytes > c.maxList || len(l.items) >= 400 {
+				t.Errorf("one list holds %d bytes in %d of 400 members, bound %d", l.bytes, len(l.items), c.maxList)
 			}
 			sum += l.bytes
 		}
 		c.mu.Unlock()
-		if total > maxCacheBytes || total != sum {
-			t.Fatalf("after %d lists: the cache counts %d bytes (its lists hold %d), bound %d; %d lists", i+1, total, sum, maxCacheBytes, n)
+		if total > c.maxCache || total != sum {
+			t.Fatalf("after %d lists: the cache counts %d bytes (its lists hold %d), bound %d; %d lists", i+1, total, sum, c.maxCache, n)
 		}
 	}
 	// The newest list is still there, the oldest were dropped.
