@@ -567,19 +567,22 @@ type chatMessage struct {
 // pushedEarly records the remembered pushes of recs, which Ingest has
 // just stored.
 func (s *Store) pushedEarly(ctx context.Context, recs []Record) error {
+	type push struct {
+		chatMessage
+		first int64
+	}
+	var due []push // in the order of recs: an earlier push recorded first
 	s.mu.Lock()
-	var due []Record
-	var firsts []int64
 	for _, r := range recs {
 		k := chatMessage{r.Chat, r.MessageID}
 		if first, ok := s.early[k]; ok {
 			delete(s.early, k)
-			due, firsts = append(due, r), append(firsts, first)
+			due = append(due, push{k, first})
 		}
 	}
 	s.mu.Unlock()
-	for i, r := range due {
-		if _, _, err := s.pushed(ctx, r.Chat, firsts[i], r.MessageID); err != nil {
+	for _, p := range due {
+		if _, _, err := s.pushed(ctx, p.chat, p.first, p.msg); err != nil {
 			return err
 		}
 	}
