@@ -51,10 +51,15 @@ type index struct {
 	standard []bool
 	length   []float64 // each action's weighted term count
 	avgLen   float64
-	// names and text are each action's names (name, then aliases) and
-	// summaries, lower-cased, for the substring match.
+	// names are each action's names (name, then aliases), lower-cased.
 	names [][]string
-	text  [][]string
+	// nameHay and textHay are each action's names, and its summaries,
+	// lower-cased and joined by NUL, for the substring match of the default
+	// mode: one search of a joined string costs a fraction of one per
+	// field, and no field holds NUL (see holds).
+	nameHay, textHay []string
+	// underscores counts the underscores of each action's name.
+	underscores []int
 	// named maps each name and alias, lower-cased and also with its
 	// underscores and dots taken out (GetStrangerInfo), to its action.
 	named map[string]int32
@@ -65,7 +70,7 @@ type index struct {
 
 func (c *Catalog) buildIndex() *index {
 	n := len(c.actions)
-	ix := &index{postings: map[string][]posting{}, inName: map[string][]int32{}, named: map[string]int32{}, length: make([]float64, n), nameLen: make([]int, n), standard: make([]bool, n), names: make([][]string, n), text: make([][]string, n)}
+	ix := &index{postings: map[string][]posting{}, inName: map[string][]int32{}, named: map[string]int32{}, length: make([]float64, n), nameLen: make([]int, n), standard: make([]bool, n), names: make([][]string, n), nameHay: make([]string, n), textHay: make([]string, n), underscores: make([]int, n)}
 	seenWord := map[string]bool{}
 	for i, a := range c.actions {
 		ix.standard[i] = onebot11[a.Name]
@@ -81,6 +86,8 @@ func (c *Catalog) buildIndex() *index {
 		}
 		names := append([]string{strings.ToLower(a.Name)}, lowerAll(a.Aliases)...)
 		ix.names[i] = names
+		ix.nameHay[i] = hay(names...)
+		ix.underscores[i] = strings.Count(a.Name, "_")
 		ix.nameLen[i] = len(words(names[0]))
 		for _, name := range names {
 			ix.named[name] = int32(i)
@@ -97,7 +104,7 @@ func (c *Catalog) buildIndex() *index {
 			}
 		}
 		zh, _ := fold(a.SummaryZh)
-		ix.text[i] = []string{strings.ToLower(a.Summary), strings.ToLower(a.SummaryZh), zh}
+		ix.textHay[i] = hay(strings.ToLower(a.Summary), strings.ToLower(a.SummaryZh), zh)
 		addText(add, strings.ToLower(a.Summary), weightSummary)
 		addText(add, zh, weightSummary)
 		for _, p := range a.Params {
@@ -119,6 +126,25 @@ func (c *Catalog) buildIndex() *index {
 	}
 	ix.avgLen /= float64(max(1, n))
 	return ix
+}
+
+// hay joins fields for holds, dropping any NUL a field holds.
+func hay(fields ...string) string {
+	var b strings.Builder
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte(0)
+		}
+		b.WriteString(strings.ReplaceAll(f, "\x00", ""))
+	}
+	return b.String()
+}
+
+// holds reports whether one of the fields joined in hay contains a or,
+// when b is not empty, b. A string holding NUL is in no field.
+func holds(hay, a, b string) bool {
+	return strings.IndexByte(a, 0) < 0 && strings.Contains(hay, a) ||
+		b != "" && strings.IndexByte(b, 0) < 0 && strings.Contains(hay, b)
 }
 
 // squash takes the underscores and dots out of a name.

@@ -87,6 +87,12 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	n := len(c.actions)
 	units := c.parse(whole, ix)
 	raw := strings.ToLower(strings.TrimSpace(query))
+	// The substring match looks for the query as typed too, when
+	// normalizing changed it.
+	alt := raw
+	if alt == whole {
+		alt = ""
+	}
 
 	total := 0.0
 	for _, u := range units {
@@ -163,8 +169,8 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 			precision := min(1, float64(namedN[i])/float64(max(1, ix.nameLen[i])))
 			score[i] += nameBonus * named[i] * (precisionFloor + (1-precisionFloor)*precision)
 		}
-		nameSub := containsOne2(ix.names[i], whole, raw)
-		h.substring = !keywords && (nameSub || containsOne2(ix.text[i], whole, raw))
+		nameSub := holds(ix.nameHay[i], whole, alt)
+		h.substring = !keywords && (nameSub || holds(ix.textHay[i], whole, alt))
 		h.nameSub = nameSub && utf8.RuneCountInString(whole) > 2
 		if total > 0 {
 			h.cov = covered[i] / total
@@ -191,7 +197,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 		}
 		// Of two names that match alike, the one with fewer words left over
 		// is the more precise.
-		h.score -= 0.01 * float64(strings.Count(a.Name, "_"))
+		h.score -= 0.01 * float64(ix.underscores[i])
 		best = max(best, h.score)
 		found = append(found, h)
 	}
@@ -331,16 +337,6 @@ func majorityCategory[H any](hits []H, action func(H) *Action) string {
 
 // index returns the search index, built on the first search.
 func (c *Catalog) index() *index { return c.indexOnce() }
-
-// containsOne2 reports whether any of hay contains a or b.
-func containsOne2(hay []string, a, b string) bool {
-	for _, h := range hay {
-		if strings.Contains(h, a) || (b != "" && strings.Contains(h, b)) {
-			return true
-		}
-	}
-	return false
-}
 
 // first orders a pair that differs in one flag: the one holding it (x when
 // xHas) first.
