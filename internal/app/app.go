@@ -123,7 +123,11 @@ func serve(ctx context.Context, p Process, sandboxed bool, loadCatalog func() (*
 
 	out := newAnswerWatch(p.Stdout)
 	tr := stdio.New(p.Stdin, out, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name, EndGrace: endGrace})
-	s, transport, checkOutputs, err := newServer(cfg, b, tr, loadCatalog, stderr)
+	// The lines of calls: queued, written before serve returns; a call
+	// abandoned at shutdown writes its own at once.
+	calls := newCallLog(stderr)
+	defer calls.Close()
+	s, transport, checkOutputs, err := newServer(cfg, b, tr, loadCatalog, stderr, calls)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
 		return ExitFailed
@@ -174,6 +178,7 @@ func serve(ctx context.Context, p Process, sandboxed bool, loadCatalog func() (*
 	case err = <-served:
 	}
 	<-announced
+	calls.Close() // the calls' lines before the last words
 	return ended(tr, err, failed, stderr)
 }
 
@@ -229,8 +234,8 @@ func openBackend(cfg *config.Config, stderr io.Writer) (*backend.Backend, int) {
 // wrapped for the listen streams of task status and of the QQ channel when
 // those are on. checkOutputs, when not nil, checks the output schemas once
 // the catalog may be decoded (catalogload.go).
-func newServer(cfg *config.Config, b *backend.Backend, tr *stdio.Transport, loadCatalog func() (*catalog.Catalog, error), stderr io.Writer) (s *mcp.Server, transport mcp.Transport, checkOutputs func() error, err error) {
-	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, Backend: b, Log: stderr, Lang: cfg.Lang}
+func newServer(cfg *config.Config, b *backend.Backend, tr *stdio.Transport, loadCatalog func() (*catalog.Catalog, error), stderr, calls io.Writer) (s *mcp.Server, transport mcp.Transport, checkOutputs func() error, err error) {
+	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, Backend: b, Log: stderr, CallLog: calls, Lang: cfg.Lang}
 	var taskStreams *listen.Streams
 	if b.Tasks != nil {
 		store := b.Tasks.Store()

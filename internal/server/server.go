@@ -55,8 +55,12 @@ type Options struct {
 	// client is required in read and write modes. Nil is a backend with
 	// nothing configured, enough for docs mode.
 	Backend *backend.Backend
-	// Log receives one line per tool call; nil discards.
+	// Log receives the server's log lines; nil discards.
 	Log io.Writer
+	// CallLog receives the line of each tool call, and the warnings about
+	// its trace context; nil means Log. The binary gives it a queue, so
+	// that no answer waits for stderr.
+	CallLog io.Writer
 	// TaskStreams, when set, pushes each task status change to the
 	// subscriptions/listen streams that asked for that task.
 	TaskStreams TaskNotifier
@@ -131,7 +135,11 @@ func New(opts Options) (*mcp.Server, error) {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "SnowLuma OneBot", Version: version.Current()}, sopts)
 	d.dispatch.On("initialize", proposeOnInitialize(cmp.Or[io.Writer](opts.Log, io.Discard)))
-	cfg := toolkit.Config{Mode: opts.Mode, Log: d.log, CheckOutputsLater: opts.Speed.CheckOutputsLater, Sandbox: d.backend.Sandbox, Dispatch: d.dispatch}
+	callLog := d.log
+	if opts.CallLog != nil {
+		callLog = slog.New(slog.NewTextHandler(opts.CallLog, nil))
+	}
+	cfg := toolkit.Config{Mode: opts.Mode, Log: callLog, CheckOutputsLater: opts.Speed.CheckOutputsLater, Sandbox: d.backend.Sandbox, Dispatch: d.dispatch}
 	if err := toolkit.Register(s, cfg, specs...); err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

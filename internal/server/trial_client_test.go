@@ -157,6 +157,8 @@ func TestDryRunSendsNoWrite(t *testing.T) {
 		if audited != dry+2 {
 			t.Errorf("%d dry-run audit lines for %d dry-run answers", audited, dry+2)
 		}
+		// The binary writes its call lines from a queue, after the answers.
+		e2e.WaitFor(t, "the dry runs' log lines", func() bool { return strings.Count(p.Stderr(), "kind=dry_run") >= dry+2 })
 		if n := strings.Count(p.Stderr(), "kind=dry_run"); n != dry+2 {
 			t.Errorf("%d log lines with kind=dry_run for %d dry-run answers", n, dry+2)
 		}
