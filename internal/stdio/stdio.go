@@ -275,9 +275,11 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 }
 
 // copyLimit is the largest result copied after its id into one write; a
-// larger one is written where it is, in a write of its own: two more
-// system calls cost less than allocating and copying a 36 KB tools/list.
-const copyLimit = 4 << 10
+// larger one is written where it is, in a write of its own. A message in
+// one write wakes the client once: copying a 23 KB search answer costs
+// less than the two wake-ups more, which took a tenth of its latency. Only
+// the catalog resource (340 KB) is larger, and is written in place.
+const copyLimit = 64 << 10
 
 // answered forgets a request as it is answered and reports whether the
 // client cancelled it, in which case the response must not be written.
