@@ -246,7 +246,17 @@ func paginate(found []*catalog.Action, in filterArgs) ([]byte, error) {
 		}
 	}
 	page := found[start:end]
-	b := make([]byte, 0, 64+len(page)*256)
+	briefs := make([][]byte, len(page))
+	size := 64
+	for i, a := range page {
+		brief, err := a.BriefJSON()
+		if err != nil {
+			return nil, err
+		}
+		briefs[i] = brief
+		size += len(brief) + 1
+	}
+	b := make([]byte, 0, size)
 	b = append(b, `{"count":`...)
 	b = strconv.AppendInt(b, int64(len(page)), 10)
 	if paged {
@@ -260,11 +270,7 @@ func paginate(found []*catalog.Action, in filterArgs) ([]byte, error) {
 		}
 	}
 	b = append(b, `,"actions":[`...)
-	for i, a := range page {
-		brief, err := a.BriefJSON()
-		if err != nil {
-			return nil, err
-		}
+	for i, brief := range briefs {
 		if i > 0 {
 			b = append(b, ',')
 		}

@@ -173,10 +173,13 @@ func validUTF8(js []byte) []byte {
 // encoding/json, and a plain success's diagnostics as a constant.
 func (r Reply) encode() ([]byte, error) {
 	var buf bytes.Buffer
+	if v, ok := r.Result.(Encoded); ok {
+		// The result and a plain success's diagnostics fit at once.
+		buf.Grow(len(`{"result":,"diagnostics":}`) + len(v) + len(successDiag))
+	}
 	buf.WriteString(`{"result":`)
 	switch v := r.Result.(type) {
 	case Encoded:
-		buf.Grow(len(v) + len(successDiag) + 20)
 		buf.Write(v)
 	case json.RawMessage:
 		if len(v) == 0 {
