@@ -419,6 +419,7 @@ func TestDoctorInChinese(t *testing.T) {
 
 // TestDryRunDoctor: doctor reports the dry run.
 func TestDryRunDoctor(t *testing.T) {
+	t.Parallel()
 	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 	cmd := exec.Command(binary(t), "doctor", "--json")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "SNOWLUMA_MCP_ENDPOINT=" + fake.URL,
