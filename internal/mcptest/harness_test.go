@@ -27,6 +27,11 @@ var bin string
 // of running tests, for TestBadOutputFailsTheTest.
 const childEnv = "MCPTEST_HARNESS_CHILD"
 
+// builtEnv hands the server binary TestMain built to the test binary run
+// again by TestWithoutShared, which uses it (mcptest.Built) rather than
+// build the same binary again.
+const builtEnv = "MCPTEST_HARNESS_BUILT"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "bad-output" {
 		os.Exit(serveBadOutput())
@@ -36,8 +41,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	bin, err = mcptest.Build(dir)
-	if err != nil {
+	if built := os.Getenv(builtEnv); built != "" {
+		bin = mcptest.Built(built)
+	} else if bin, err = mcptest.Build(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -81,7 +87,7 @@ func TestWithoutShared(t *testing.T) {
 				cmd.Env = append(cmd.Env, kv)
 			}
 		}
-		cmd.Env = append(cmd.Env, reference.EnvShared+"="+empty, "CI="+ci)
+		cmd.Env = append(cmd.Env, reference.EnvShared+"="+empty, "CI="+ci, builtEnv+"="+bin)
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
