@@ -355,34 +355,42 @@ func TestDoctorInChinese(t *testing.T) {
 		}
 	}
 
-	code, text, f := doctor(t, append(base, "LANG=zh_CN.UTF-8", "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL())...)
-	if code != 0 {
-		t.Fatalf("exit %d:\n%s", code, text)
-	}
-	t.Logf("report:\n%s", text)
-	lines(t, text,
-		`^snowluma-mcp doctor \S+（SnowLuma 目录 1\.11\.1）$`,
-		`^ok +配置 +模式 write，地址 `+regexp.QuoteMeta(fake.URL)+`，令牌已设置，事件令牌沿用 SNOWLUMA_MCP_TOKEN，超时 30000 毫秒，参数检查 true$`,
-		`^ok +地址 +`+regexp.QuoteMeta(fake.URL)+` 以 OneBot 应答$`,
-		`^ok +令牌 +已接受；登录的是 SnowBot（10001）$`,
-		`^ok +账号 +在线$`,
-		`^ok +版本 +SnowLuma 1\.11\.1-node 与内置目录相符$`,
-		`^ok +事件 +\S+ 接受了令牌（事件令牌沿用 SNOWLUMA_MCP_TOKEN），并以 meta_event lifecycle connect 问候$`,
-		`^ok +下载目录 +\S+ 还不存在；启动时会创建（0700）$`,
-		`^0 项失败，0 项警告$`)
-	for _, c := range []string{"configuration", "endpoint", "token", "account", "version", "events", "download directory"} {
-		if f[c].Verdict != "ok" {
-			t.Errorf("--json %s: %+v", c, f[c])
+	// The cases are independent (each doctor run has a HOME of its own):
+	// they run at once, each waiting mostly for its spawned processes.
+	t.Run("locale", func(t *testing.T) {
+		t.Parallel()
+		code, text, f := doctor(t, append(base, "LANG=zh_CN.UTF-8", "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL())...)
+		if code != 0 {
+			t.Fatalf("exit %d:\n%s", code, text)
 		}
-	}
+		t.Logf("report:\n%s", text)
+		lines(t, text,
+			`^snowluma-mcp doctor \S+（SnowLuma 目录 1\.11\.1）$`,
+			`^ok +配置 +模式 write，地址 `+regexp.QuoteMeta(fake.URL)+`，令牌已设置，事件令牌沿用 SNOWLUMA_MCP_TOKEN，超时 30000 毫秒，参数检查 true$`,
+			`^ok +地址 +`+regexp.QuoteMeta(fake.URL)+` 以 OneBot 应答$`,
+			`^ok +令牌 +已接受；登录的是 SnowBot（10001）$`,
+			`^ok +账号 +在线$`,
+			`^ok +版本 +SnowLuma 1\.11\.1-node 与内置目录相符$`,
+			`^ok +事件 +\S+ 接受了令牌（事件令牌沿用 SNOWLUMA_MCP_TOKEN），并以 meta_event lifecycle connect 问候$`,
+			`^ok +下载目录 +\S+ 还不存在；启动时会创建（0700）$`,
+			`^0 项失败，0 项警告$`)
+		for _, c := range []string{"configuration", "endpoint", "token", "account", "version", "events", "download directory"} {
+			if f[c].Verdict != "ok" {
+				t.Errorf("--json %s: %+v", c, f[c])
+			}
+		}
+	})
 
 	// SNOWLUMA_MCP_LANG wins over the locale.
-	code, text, f = doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN=wrong-one", "SNOWLUMA_MCP_LANG=zh", "LC_ALL=en_US.UTF-8")
-	lines(t, text, `^fail +令牌 +SnowLuma 拒绝了令牌（HTTP 401）$`,
-		`^ +解决：SNOWLUMA_MCP_TOKEN 与 SnowLuma 的访问令牌不符：从 SnowLuma 的 OneBot HTTP 配置中重新复制$`, `^1 项失败，0 项警告$`)
-	if code != 1 || f["token"].Verdict != "fail" {
-		t.Errorf("wrong token: exit %d, %+v", code, f["token"])
-	}
+	t.Run("SNOWLUMA_MCP_LANG over the locale", func(t *testing.T) {
+		t.Parallel()
+		code, text, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN=wrong-one", "SNOWLUMA_MCP_LANG=zh", "LC_ALL=en_US.UTF-8")
+		lines(t, text, `^fail +令牌 +SnowLuma 拒绝了令牌（HTTP 401）$`,
+			`^ +解决：SNOWLUMA_MCP_TOKEN 与 SnowLuma 的访问令牌不符：从 SnowLuma 的 OneBot HTTP 配置中重新复制$`, `^1 项失败，0 项警告$`)
+		if code != 1 || f["token"].Verdict != "fail" {
+			t.Errorf("wrong token: exit %d, %+v", code, f["token"])
+		}
+	})
 
 	// A configuration error, and a bad SNOWLUMA_MCP_LANG in the locale's
 	// language.
@@ -390,21 +398,28 @@ func TestDoctorInChinese(t *testing.T) {
 		"SNOWLUMA_MCP_MODE=admin": {`SNOWLUMA_MCP_MODE："admin" 不是模式`, "把 SNOWLUMA_MCP_MODE 设为：docs、read 或 write"},
 		"SNOWLUMA_MCP_LANG=fr":    {`SNOWLUMA_MCP_LANG："fr" 不是此服务器会用的语言`, "把 SNOWLUMA_MCP_LANG 设为：zh 或 en"},
 	} {
-		code, text, f := doctor(t, env, "LANG=zh_CN.UTF-8")
-		c := f["configuration"]
-		if code != 1 || c.Verdict != "fail" || c.Detail != want[0] || !strings.HasPrefix(c.Fix, want[1]) {
-			t.Errorf("%s: exit %d, %+v\n%s", env, code, c, text)
-		}
-		lines(t, text, `^fail +配置 +`+regexp.QuoteMeta(want[0])+`$`)
+		t.Run(env, func(t *testing.T) {
+			t.Parallel()
+			code, text, f := doctor(t, env, "LANG=zh_CN.UTF-8")
+			c := f["configuration"]
+			if code != 1 || c.Verdict != "fail" || c.Detail != want[0] || !strings.HasPrefix(c.Fix, want[1]) {
+				t.Errorf("%s: exit %d, %+v\n%s", env, code, c, text)
+			}
+			lines(t, text, `^fail +配置 +`+regexp.QuoteMeta(want[0])+`$`)
+		})
 	}
 
 	// And English when SNOWLUMA_MCP_LANG says so, whatever the locale.
-	_, text, _ = doctor(t, append(base, "SNOWLUMA_MCP_LANG=en", "LC_ALL=zh_CN.UTF-8")...)
-	lines(t, text, `^ok +token +accepted; logged in as SnowBot \(10001\)$`, `^0 failed, \d+ warnings$`)
+	t.Run("SNOWLUMA_MCP_LANG=en", func(t *testing.T) {
+		t.Parallel()
+		_, text, _ := doctor(t, append(base, "SNOWLUMA_MCP_LANG=en", "LC_ALL=zh_CN.UTF-8")...)
+		lines(t, text, `^ok +token +accepted; logged in as SnowBot \(10001\)$`, `^0 failed, \d+ warnings$`)
+	})
 }
 
 // TestDryRunDoctor: doctor reports the dry run.
 func TestDryRunDoctor(t *testing.T) {
+	t.Parallel()
 	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 	cmd := exec.Command(binary(t), "doctor", "--json")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "SNOWLUMA_MCP_ENDPOINT=" + fake.URL,

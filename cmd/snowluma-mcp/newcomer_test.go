@@ -28,17 +28,21 @@ func TestDoctorVersionAdvice(t *testing.T) {
 		{"v1.10", []string{"LANG=zh_CN.UTF-8"}, "解决：把 SnowLuma 升级到 1.11.1；在此之前，目录里有而这个 SnowLuma 没有的操作和参数会失败", "0 项失败，1 项警告"},
 		{"1.12.0", []string{"SNOWLUMA_MCP_LANG=en"}, "upgrade snowluma-mcp to a release for this SnowLuma", "0 failed, 1 warning"},
 	} {
-		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
-		fake.Handle("get_version_info", func(json.RawMessage) simulator.Reply {
-			return simulator.OK(map[string]any{"app_name": "SnowLuma", "app_version": tc.version, "protocol_version": "v11"})
+		// Each case has a fake of its own: they run at once.
+		t.Run(tc.version, func(t *testing.T) {
+			t.Parallel()
+			fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+			fake.Handle("get_version_info", func(json.RawMessage) simulator.Reply {
+				return simulator.OK(map[string]any{"app_name": "SnowLuma", "app_version": tc.version, "protocol_version": "v11"})
+			})
+			code, text, f := doctor(t, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken}, tc.env...)...)
+			if code != 0 || f["version"].Verdict != "warn" || !strings.Contains(text, tc.fix) || !regexp.MustCompile(`(?m)^`+tc.summary+`$`).MatchString(text) {
+				t.Errorf("%s: exit %d, %+v\n%s", tc.version, code, f["version"], text)
+			}
+			if strings.Contains(text, "VALIDATE_PARAMS") != strings.HasPrefix(tc.version, "1.12") {
+				t.Errorf("%s: only a newer SnowLuma is advised to let newer params through:\n%s", tc.version, text)
+			}
 		})
-		code, text, f := doctor(t, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken}, tc.env...)...)
-		if code != 0 || f["version"].Verdict != "warn" || !strings.Contains(text, tc.fix) || !regexp.MustCompile(`(?m)^`+tc.summary+`$`).MatchString(text) {
-			t.Errorf("%s: exit %d, %+v\n%s", tc.version, code, f["version"], text)
-		}
-		if strings.Contains(text, "VALIDATE_PARAMS") != strings.HasPrefix(tc.version, "1.12") {
-			t.Errorf("%s: only a newer SnowLuma is advised to let newer params through:\n%s", tc.version, text)
-		}
 	}
 }
 
@@ -46,26 +50,34 @@ func TestDoctorVersionAdvice(t *testing.T) {
 // unknown-argument errors are Chinese.
 func TestChineseFragments(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
-	dir := filepath.Join(t.TempDir(), "tasks")
-	env := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR=" + dir, "LANG=zh_CN.UTF-8"}
-	_, text, f := doctor(t, env...)
-	if d := f["task directory"].Detail; d != dir+" 还不存在；启动时会创建（0700）" {
-		t.Errorf("task directory before its first start: %q\n%s", d, text)
-	}
-	// Once it exists (the server makes it 0700), doctor finds it private.
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	_, text, f = doctor(t, env...)
-	if d := f["task directory"].Detail; d != dir+" 是私有的（同组用户和其他用户都无权访问（权限 0700）），属于当前配置，租约空闲" {
-		t.Errorf("task directory: %q\n%s", d, text)
-	}
-	for _, args := range [][]string{{"--verbose"}, {"doctor", "--all"}, {"sandbox", "now"}} {
-		code, _, stderr := runBinary(t, args, "LANG=zh_CN.UTF-8")
-		if code != 2 || !strings.Contains(stderr, "：未知参数 \""+args[len(args)-1]+"\"；可接受：") || !strings.Contains(stderr, "配置通过环境变量设置") {
-			t.Errorf("%q: exit %d, %q", args, code, stderr)
+	// The task directory's two doctor runs follow each other; the
+	// unknown arguments are independent of them and of each other.
+	t.Run("task directory", func(t *testing.T) {
+		t.Parallel()
+		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+		dir := filepath.Join(t.TempDir(), "tasks")
+		env := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR=" + dir, "LANG=zh_CN.UTF-8"}
+		_, text, f := doctor(t, env...)
+		if d := f["task directory"].Detail; d != dir+" 还不存在；启动时会创建（0700）" {
+			t.Errorf("task directory before its first start: %q\n%s", d, text)
 		}
+		// Once it exists (the server makes it 0700), doctor finds it private.
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		_, text, f = doctor(t, env...)
+		if d := f["task directory"].Detail; d != dir+" 是私有的（同组用户和其他用户都无权访问（权限 0700）），属于当前配置，租约空闲" {
+			t.Errorf("task directory: %q\n%s", d, text)
+		}
+	})
+	for _, args := range [][]string{{"--verbose"}, {"doctor", "--all"}, {"sandbox", "now"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			code, _, stderr := runBinary(t, args, "LANG=zh_CN.UTF-8")
+			if code != 2 || !strings.Contains(stderr, "：未知参数 \""+args[len(args)-1]+"\"；可接受：") || !strings.Contains(stderr, "配置通过环境变量设置") {
+				t.Errorf("%q: exit %d, %q", args, code, stderr)
+			}
+		})
 	}
 }
 

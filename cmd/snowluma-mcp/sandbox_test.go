@@ -94,6 +94,7 @@ type sandboxMember struct {
 // group's files, a subscription gets the world's trickle, and every answer
 // says sandbox.
 func TestSandboxServesEveryTool(t *testing.T) {
+	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		// The send gate would put the automatic upload (a local file, after
 		// the history and events were read) to a person, whom this client
@@ -266,6 +267,7 @@ func TestSandboxServesEveryTool(t *testing.T) {
 // private temporary task directory it made, and its saved result says
 // sandbox.
 func TestSandboxTask(t *testing.T) {
+	t.Parallel()
 	p := mcptest.SpawnArgs(t, binary(t), mcptest.Modern, []string{"sandbox"}, "SNOWLUMA_MCP_SANDBOX_TRICKLE_MS=0")
 	c := e2e.NewTaskClient(t, p)
 	if names := c.Tools(true); !slices.Contains(names, "invoke_action_background") || !slices.Contains(names, "list_tasks") {
@@ -343,7 +345,21 @@ func relativeTimes(s string) string {
 // TestSandboxSeed: the same seed gives the same world, another seed
 // another one.
 func TestSandboxSeed(t *testing.T) {
-	a, b, other := sandboxWorld(t, "42"), sandboxWorld(t, "42"), sandboxWorld(t, "43")
+	t.Parallel()
+	// The three sandboxes are independent: they are read at once.
+	var worlds [3]string
+	t.Run("worlds", func(t *testing.T) {
+		for i, seed := range []string{"42", "42", "43"} {
+			t.Run(fmt.Sprint(i, " seed ", seed), func(t *testing.T) {
+				t.Parallel()
+				worlds[i] = sandboxWorld(t, seed)
+			})
+		}
+	})
+	if t.Failed() {
+		return
+	}
+	a, b, other := worlds[0], worlds[1], worlds[2]
 	if a != b {
 		t.Errorf("seed 42 twice gave two worlds:\n%s\n%s", a, b)
 	}
@@ -356,30 +372,35 @@ func TestSandboxSeed(t *testing.T) {
 // SnowLuma, in both languages, and says it is the sandbox; an endpoint of
 // the operator's is set aside with a note.
 func TestSandboxDoctor(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ lang, sandbox string }{{"en", "simulated SnowLuma"}, {"zh", "模拟 SnowLuma"}} {
-		cmd := exec.Command(binary(t), "sandbox", "doctor")
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "SNOWLUMA_MCP_LANG=" + tc.lang,
-			"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_DRY_RUN=true"}
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%s: sandbox doctor: %v\n%s\n%s", tc.lang, err, stdout.String(), stderr.String())
-		}
-		out := stdout.String()
-		for _, want := range []string{tc.sandbox, "SNOWLUMA_MCP_DRY_RUN", "0 "} {
-			if !strings.Contains(out, want) {
-				t.Errorf("%s: doctor output lacks %q:\n%s", tc.lang, want, out)
+		t.Run(tc.lang, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(binary(t), "sandbox", "doctor")
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "SNOWLUMA_MCP_LANG=" + tc.lang,
+				"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_DRY_RUN=true"}
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%s: sandbox doctor: %v\n%s\n%s", tc.lang, err, stdout.String(), stderr.String())
 			}
-		}
-		if strings.Contains(out, "fail ") || !strings.Contains(stderr.String(), "SNOWLUMA_MCP_ENDPOINT") {
-			t.Errorf("%s: doctor:\n%s\nstderr:\n%s", tc.lang, out, stderr.String())
-		}
+			out := stdout.String()
+			for _, want := range []string{tc.sandbox, "SNOWLUMA_MCP_DRY_RUN", "0 "} {
+				if !strings.Contains(out, want) {
+					t.Errorf("%s: doctor output lacks %q:\n%s", tc.lang, want, out)
+				}
+			}
+			if strings.Contains(out, "fail ") || !strings.Contains(stderr.String(), "SNOWLUMA_MCP_ENDPOINT") {
+				t.Errorf("%s: doctor:\n%s\nstderr:\n%s", tc.lang, out, stderr.String())
+			}
+		})
 	}
 }
 
 // TestSandboxSafety: the operator's safety settings hold in the sandbox:
 // an allowlist refuses the world's other groups, and writes are audited.
 func TestSandboxSafety(t *testing.T) {
+	t.Parallel()
 	w := simulator.Start(t, simulator.WithWorld(1))
 	groups := w.WorldGroups()
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")

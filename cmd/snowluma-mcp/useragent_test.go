@@ -14,6 +14,7 @@ import (
 // snowluma-mcp/<the version --version prints>: the HTTP actions, the event
 // WebSocket's upgrade, and doctor's calls and probe.
 func TestUserAgentEverywhere(t *testing.T) {
+	t.Parallel()
 	// The server runs in this test process and doctor as the binary: each
 	// names its own build.
 	// userAgent is what a build whose --version printed out names itself.

@@ -27,6 +27,11 @@ var bin string
 // of running tests, for TestBadOutputFailsTheTest.
 const childEnv = "MCPTEST_HARNESS_CHILD"
 
+// builtEnv hands the server binary TestMain built to the test binary run
+// again by TestWithoutShared, which uses it (mcptest.Built) rather than
+// build the same binary again.
+const builtEnv = "MCPTEST_HARNESS_BUILT"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "bad-output" {
 		os.Exit(serveBadOutput())
@@ -36,8 +41,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	bin, err = mcptest.Build(dir)
-	if err != nil {
+	if built := os.Getenv(builtEnv); built != "" {
+		bin = mcptest.Built(built)
+	} else if bin, err = mcptest.Build(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -49,8 +55,10 @@ func TestMain(m *testing.M) {
 // TestProbeEndToEnd is an end-to-end case in both eras: TestWithoutShared
 // runs it again in a child process with ../shared hidden.
 func TestProbeEndToEnd(t *testing.T) {
+	t.Parallel()
 	for _, era := range []mcptest.Era{mcptest.Modern, mcptest.Legacy} {
 		t.Run(string(era), func(t *testing.T) {
+			t.Parallel()
 			cs := mcptest.Spawn(t, bin, era).Connect(nil)
 			for _, tool := range []string{"list_categories", "get_runtime_info"} {
 				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool})
@@ -70,6 +78,7 @@ func TestProbeEndToEnd(t *testing.T) {
 // ../shared is an empty directory: outside CI the end-to-end case runs
 // (only the schema check is skipped, said once), under CI=true it fails.
 func TestWithoutShared(t *testing.T) {
+	t.Parallel()
 	empty := t.TempDir()
 	run := func(ci string) (string, error) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestProbeEndToEnd$", "-test.v", "-test.count=1")
@@ -78,10 +87,22 @@ func TestWithoutShared(t *testing.T) {
 				cmd.Env = append(cmd.Env, kv)
 			}
 		}
-		cmd.Env = append(cmd.Env, reference.EnvShared+"="+empty, "CI="+ci)
+		cmd.Env = append(cmd.Env, reference.EnvShared+"="+empty, "CI="+ci, builtEnv+"="+bin)
 		out, err := cmd.CombinedOutput()
 		return string(out), err
 	}
+
+	// The two children are independent: run them at once (each spends
+	// most of its time waiting for its servers).
+	type result struct {
+		out string
+		err error
+	}
+	underCI := make(chan result, 1)
+	go func() {
+		out, err := run("true")
+		underCI <- result{out, err}
+	}()
 
 	out, err := run("")
 	if err != nil {
@@ -99,7 +120,8 @@ func TestWithoutShared(t *testing.T) {
 		t.Errorf("outside CI, a test was skipped:\n%s", out)
 	}
 
-	out, err = run("true")
+	ci := <-underCI
+	out, err = ci.out, ci.err
 	if err == nil {
 		t.Fatalf("without ../shared, under CI=true: the tests passed\n%s", out)
 	}
@@ -114,6 +136,7 @@ func TestWithoutShared(t *testing.T) {
 // TestSkippedTestStopsServer skips a subtest after it spawned a server and
 // connected to it: the server must be gone when the subtest is over.
 func TestSkippedTestStopsServer(t *testing.T) {
+	t.Parallel()
 	var p *mcptest.Proc
 	t.Run("skipped", func(t *testing.T) {
 		p = mcptest.Spawn(t, bin, mcptest.Modern)
@@ -195,6 +218,7 @@ func children(t *testing.T, what string) []int {
 // TestServerBuiltWithRace checks that the binary Build made carries the
 // race detector exactly when the tests do.
 func TestServerBuiltWithRace(t *testing.T) {
+	t.Parallel()
 	info, err := buildinfo.ReadFile(bin)
 	if err != nil {
 		t.Fatal(err)
@@ -279,6 +303,7 @@ func main() {
 // were the server: the test that spawned it must fail and say why. It runs
 // under go test -race, as CI does.
 func TestRaceInServerFails(t *testing.T) {
+	t.Parallel()
 	if !mcptest.RaceEnabled {
 		// Building with -race needs cgo and a C compiler, which a run
 		// without -race may lack.
@@ -311,8 +336,10 @@ func TestRaceInServerFails(t *testing.T) {
 // structuredContent that its own outputSchema refuses: the test that
 // called the tool must fail, in both eras.
 func TestBadOutputFailsTheTest(t *testing.T) {
+	t.Parallel()
 	for _, era := range []mcptest.Era{mcptest.Modern, mcptest.Legacy} {
 		t.Run(string(era), func(t *testing.T) {
+			t.Parallel()
 			r := &recorder{TB: t}
 			cs := mcptest.Spawn(r, os.Args[0], era, childEnv+"=bad-output").Connect(nil)
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "count"})
@@ -331,6 +358,7 @@ func TestBadOutputFailsTheTest(t *testing.T) {
 // lists the tools: Close lists them through that connection, and the
 // result is checked against list_categories' outputSchema.
 func TestRawCallsAreChecked(t *testing.T) {
+	t.Parallel()
 	r := &recorder{TB: t}
 	p := mcptest.Spawn(r, bin, mcptest.Modern)
 	res := p.Raw().Call(1, "tools/call", `{"name":"list_categories","arguments":{},"_meta":`+mcptest.ModernMeta("2026-07-28")+`}`)
@@ -355,8 +383,10 @@ func TestRawCallsAreChecked(t *testing.T) {
 // (Start): its result outside the outputSchema fails the test as the
 // process's does, and the server has stopped when the test is over.
 func TestStartBadOutputFailsTheTest(t *testing.T) {
+	t.Parallel()
 	for _, era := range []mcptest.Era{mcptest.Modern, mcptest.Legacy} {
 		t.Run(string(era), func(t *testing.T) {
+			t.Parallel()
 			r := &recorder{TB: t}
 			p := mcptest.Start(r, badOutputMain, era)
 			res, err := p.Connect(nil).CallTool(context.Background(), &mcp.CallToolParams{Name: "count"})

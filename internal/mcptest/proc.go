@@ -31,13 +31,27 @@ func Build(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	announce()
+	return bin, nil
+}
+
+// Built stands for Build in a test process that another one started with
+// the binary its Build made (a test of the harness runs its own test
+// binary again): it says on stderr what Build says and returns bin,
+// without building the same binary again.
+func Built(bin string) string {
+	announce()
+	return bin
+}
+
+// announce says what Build says once for the test process.
+func announce() {
 	if RaceEnabled {
 		fmt.Fprintln(os.Stderr, "mcptest: server binary built with -race")
 	}
 	if _, err := reference.Dir(); err != nil && !reference.UnderCI() {
 		fmt.Fprintf(os.Stderr, "mcptest: schema check skipped: %v (the end-to-end tests run without it; under CI=true they fail)\n", err)
 	}
-	return bin, nil
 }
 
 // BuildWithoutRace builds the server without the race detector, for a test

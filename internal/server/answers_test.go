@@ -15,6 +15,7 @@ import (
 // the TypeScript SnowLuma MCP 1.11.1 answered for the same calls (issue 25's
 // measurements): the whole unpaged list included.
 func TestAnswerBudget(t *testing.T) {
+	t.Parallel()
 	s, err := New(Options{Catalog: catalog.Preload(), Mode: config.ModeDocs})
 	if err != nil {
 		t.Fatal(err)

@@ -28,6 +28,7 @@ const definitionBudget = 1024
 // output schema gives a property a list of types (MCP Inspector warns on
 // those, and some clients refuse them).
 func TestDefinitionBudget(t *testing.T) {
+	t.Parallel()
 	forms := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}
 	apps := &mcp.ClientCapabilities{Extensions: map[string]any{appsExtension: map[string]any{"mimeTypes": []string{"text/html;profile=mcp-app"}}}}
 	withTasks := &mcp.ClientCapabilities{Extensions: map[string]any{TasksExtension: map[string]any{}}}

@@ -53,6 +53,7 @@ func diagnosticsOf(t *testing.T, res *mcp.CallToolResult) toolkit.Diagnostics {
 // TestContinuationExpiryAndRestart needs a clock and two server lifetimes,
 // so it runs the server in process (SnowLuma is still a real loopback fake).
 func TestContinuationExpiryAndRestart(t *testing.T) {
+	t.Parallel()
 	fake := simulator.Start(t)
 	clock := &fakeClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	cs := writeServer(t, fake, clock)

@@ -15,6 +15,7 @@ import (
 // from JSON encoded once; each answer holds exactly what encoding the
 // catalog's values anew gives.
 func TestPrecomputedAnswers(t *testing.T) {
+	t.Parallel()
 	cat, err := catalog.Load()
 	if err != nil {
 		t.Fatal(err)

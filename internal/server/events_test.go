@@ -43,6 +43,7 @@ func (c undeliverableConn) Write(ctx context.Context, msg jsonrpc.Message) error
 // flag is read from the hub; a write that times out leaves the session up
 // and the flag is what its later reads show.
 func TestEventsNotificationFailed(t *testing.T) {
+	t.Parallel()
 	fake := simulator.Start(t)
 	hub := events.New(events.Options{URL: fake.EventsURL()})
 	t.Cleanup(hub.Close)
@@ -123,6 +124,7 @@ func TestEventsNotificationFailed(t *testing.T) {
 // to a parser), followed by the mark that their text is other people's;
 // the rest is the snapshot's JSON.
 func TestEncodeSnapshot(t *testing.T) {
+	t.Parallel()
 	raw := `{"post_type":"notice",  "html":"<a>&</a>","big":123456789012345678901234567890}`
 	oldest := "b"
 	text, err := encodeSnapshot(events.Snapshot{

@@ -20,6 +20,7 @@ import (
 // lifetime (shortened here from ten minutes): the form is withdrawn and the
 // call ends as an expired continuation, with nothing sent to SnowLuma.
 func TestLegacyFormWaitExpires(t *testing.T) {
+	t.Parallel()
 	fake := simulator.Start(t)
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 	if err != nil {

@@ -34,6 +34,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // order, by file. Run `go test ./internal/server -run Golden -update` to
 // accept a change.
 func TestToolsGolden(t *testing.T) {
+	t.Parallel()
 	forms := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}
 	apps := &mcp.ClientCapabilities{Extensions: map[string]any{appsExtension: map[string]any{"mimeTypes": []string{"text/html;profile=mcp-app"}}}}
 	withTasks := &mcp.ClientCapabilities{Extensions: map[string]any{TasksExtension: map[string]any{}}}
@@ -292,6 +293,7 @@ func liveServer(tb testing.TB, mode config.Mode, endpoint string, now func() tim
 // aliases), so that any change to the bundled catalog's facts shows up in
 // review.
 func TestCatalogIndexGolden(t *testing.T) {
+	t.Parallel()
 	s, err := New(Options{Catalog: catalog.Preload(), Mode: config.ModeDocs})
 	if err != nil {
 		t.Fatal(err)

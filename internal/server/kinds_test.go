@@ -18,6 +18,7 @@ import (
 // out, is listed and readable as a resource in every mode, and is exactly
 // toolkit.Kinds; get_runtime_info's description points at it.
 func TestKindsResource(t *testing.T) {
+	t.Parallel()
 	s, err := New(Options{Catalog: catalog.Preload(), Mode: config.ModeDocs})
 	if err != nil {
 		t.Fatal(err)

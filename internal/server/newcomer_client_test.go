@@ -44,6 +44,7 @@ func promptText(t *testing.T, cs *mcp.ClientSession, name string, args map[strin
 // form it describes is the one SnowLuma lists, and the answer flag it
 // tells the model to build approves that very requester.
 func TestJoinRequestsAgainstSandbox(t *testing.T) {
+	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
 		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0")
@@ -118,6 +119,7 @@ func TestJoinRequestsAgainstSandbox(t *testing.T) {
 // now, so the window group_digest gives for since 2h (its Unix time) holds
 // the group's latest messages.
 func TestDigestFindsSandboxHistory(t *testing.T) {
+	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(11))
 		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_LANG=zh")

@@ -8,6 +8,7 @@ import (
 
 // showsApps needs the extension and, in its settings, the panel's MIME type.
 func TestShowsApps(t *testing.T) {
+	t.Parallel()
 	ext := func(settings any) *mcp.ClientCapabilities {
 		return &mcp.ClientCapabilities{Extensions: map[string]any{appsExtension: settings}}
 	}

@@ -18,6 +18,7 @@ import (
 // and one action reads as a resource; every line is checked against the
 // era's schema by the harness.
 func TestPromptsOverStdio(t *testing.T) {
+	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken,

@@ -457,6 +457,7 @@ func mustRead(t *testing.T, cs *mcp.ClientSession, uri string) []byte {
 // resource templates with and without events, so that a change to a
 // title, a description or an argument shows in review.
 func TestPromptsGolden(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		mode config.Mode
 		lang lang.Lang

@@ -51,6 +51,7 @@ var mediaAnswers = map[string]bool{
 // contacted SnowLuma must say openWorldHint true, and a tool that says
 // readOnlyHint must not have sent a write action.
 func TestAnnotationsMatchBehaviour(t *testing.T) {
+	t.Parallel()
 	fake := simulator.Start(t)
 	cat, err := catalog.Load()
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 // binary builds it, hands over one check of its tools' output schemas, and
 // it passes in every mode.
 func TestOutputChecksLater(t *testing.T) {
+	t.Parallel()
 	client, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
 	if err != nil {
 		t.Fatal(err)

@@ -66,6 +66,7 @@ type dryRunAnswer struct {
 // them (the fake's log shows it), each is audited as a dry run, and reads
 // still reach SnowLuma and answer.
 func TestDryRunSendsNoWrite(t *testing.T) {
+	t.Parallel()
 	cat, err := catalog.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -168,6 +169,7 @@ func TestDryRunSendsNoWrite(t *testing.T) {
 // TestDryRunBackground: a background transfer in a dry run completes as a
 // dry run in its task, without reaching SnowLuma.
 func TestDryRunBackground(t *testing.T) {
+	t.Parallel()
 	cat, err := catalog.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -192,6 +194,7 @@ func TestDryRunBackground(t *testing.T) {
 // person first (a refusal stops it), and once confirmed it is answered as
 // a dry run and not sent.
 func TestDryRunConfirmFirst(t *testing.T) {
+	t.Parallel()
 	cat, err := catalog.Load()
 	if err != nil {
 		t.Fatal(err)

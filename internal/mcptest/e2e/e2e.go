@@ -81,13 +81,25 @@ func NoLeak(t *testing.T, p *mcptest.Proc) {
 func WaitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(mcptest.Patience)
-	for !cond() {
+	for wait := pollFirst; !cond(); wait = nextPoll(wait) {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(wait)
 	}
 }
+
+// The polls of WaitFor and WaitRead start 10 ms apart and back off to
+// pollMost: a condition that holds soon is seen soon, and one that takes
+// seconds is not asked about hundreds of times (each ask is a tool call
+// or a read that the server answers and the check replays, under the race
+// detector), which slowed what the test waits for.
+const (
+	pollFirst = 10 * time.Millisecond
+	pollMost  = 100 * time.Millisecond
+)
+
+func nextPoll(wait time.Duration) time.Duration { return min(wait*3/2, pollMost) }
 
 // RawSession attaches a raw connection ready for requests in era (a legacy
 // one after initialize with the given client capabilities) and returns it

@@ -79,7 +79,8 @@ func MustRead(t *testing.T, cs *mcp.ClientSession, uri string) EventsRead {
 // WaitRead polls uri until cond holds, failing after a generous wait.
 func WaitRead(t *testing.T, cs *mcp.ClientSession, uri string, what string, cond func(EventsRead) bool) EventsRead {
 	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	deadline := time.Now().Add(15 * time.Second)
+	for wait := pollFirst; ; wait = nextPoll(wait) {
 		r := MustRead(t, cs, uri)
 		if cond(r) {
 			return r
@@ -87,5 +88,6 @@ func WaitRead(t *testing.T, cs *mcp.ClientSession, uri string, what string, cond
 		if time.Now().After(deadline) {
 			t.Fatalf("%s never held: %d events, status %s (%s)", what, len(r.Events), r.Status, r.StatusReason)
 		}
+		time.Sleep(wait)
 	}
 }
