@@ -3,6 +3,7 @@ package catalog
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -140,11 +141,23 @@ func hay(fields ...string) string {
 	return b.String()
 }
 
-// holds reports whether one of the fields joined in hay contains a or,
-// when b is not empty, b. A string holding NUL is in no field.
-func holds(hay, a, b string) bool {
-	return strings.IndexByte(a, 0) < 0 && strings.Contains(hay, a) ||
-		b != "" && strings.IndexByte(b, 0) < 0 && strings.Contains(hay, b)
+// needles are what the substring match looks for: the normalized query
+// and, when normalizing changed it, the query as typed. A string holding
+// NUL is in no field of a hay, so it is not looked for.
+func needles(whole, raw string) []string {
+	var out []string
+	for _, q := range []string{whole, raw} {
+		if q != "" && strings.IndexByte(q, 0) < 0 && !slices.Contains(out, q) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// holds reports whether one of the fields joined in hay contains one of
+// needles.
+func holds(hay string, needles []string) bool {
+	return slices.ContainsFunc(needles, func(n string) bool { return strings.Contains(hay, n) })
 }
 
 // squash takes the underscores and dots out of a name.

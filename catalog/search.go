@@ -87,12 +87,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	n := len(c.actions)
 	units := c.parse(whole, ix)
 	raw := strings.ToLower(strings.TrimSpace(query))
-	// The substring match looks for the query as typed too, when
-	// normalizing changed it.
-	alt := raw
-	if alt == whole {
-		alt = ""
-	}
+	subs := needles(whole, raw)
 
 	total := 0.0
 	for _, u := range units {
@@ -169,8 +164,8 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 			precision := min(1, float64(namedN[i])/float64(max(1, ix.nameLen[i])))
 			score[i] += nameBonus * named[i] * (precisionFloor + (1-precisionFloor)*precision)
 		}
-		nameSub := holds(ix.nameHay[i], whole, alt)
-		h.substring = !keywords && (nameSub || holds(ix.textHay[i], whole, alt))
+		nameSub := holds(ix.nameHay[i], subs)
+		h.substring = !keywords && (nameSub || holds(ix.textHay[i], subs))
 		h.nameSub = nameSub && utf8.RuneCountInString(whole) > 2
 		if total > 0 {
 			h.cov = covered[i] / total
