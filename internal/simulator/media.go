@@ -78,7 +78,7 @@ type mediaState struct {
 	failOCR bool // guarded by Server.mu
 }
 
-// samplesByID are MediaSamples by id and by URL, made once per process on
+// samplesByID are MediaSamples by id, made once per process on
 // first use: they are constant data, and the large photo and the bomb take
 // a while to encode (seconds under the race detector, for every fake a
 // test starts). Nothing changes them.
@@ -117,12 +117,9 @@ func MediaSamples() []MediaSample {
 	}
 }
 
-// mediaSamples returns the samples by id and by URL.
-func (s *Server) mediaSamples() map[string]MediaSample { return samplesByID() }
-
 // mediaFile is a sample as a downloadable file.
 func (s *Server) mediaFile(id string) (File, bool) {
-	m, ok := s.mediaSamples()[id]
+	m, ok := samplesByID()[id]
 	return File{Name: m.Name, Data: m.Data}, ok
 }
 
@@ -206,7 +203,7 @@ func (s *Server) ocrImage(params json.RawMessage) Reply {
 	s.mu.Lock()
 	fail := s.media.failOCR
 	s.mu.Unlock()
-	m, ok := s.mediaSamples()[p.Image]
+	m, ok := samplesByID()[p.Image]
 	if !ok {
 		return Failed(100, "ocr_image needs an http(s) image url or a cached image file_id; base64/local-file input is not supported")
 	}
