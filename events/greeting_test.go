@@ -3,6 +3,7 @@ package events
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -156,6 +157,35 @@ func TestStall(t *testing.T) {
 				t.Error(err)
 			}
 		})
+	}
+}
+
+// TestStallAfterAnnouncingHeartbeat: the heartbeat that announces an
+// interval also re-arms the watchdog with it. A server that greets,
+// announces 200 ms and falls silent is dropped after 600 ms, not after
+// StallHeartbeats times the 30 s assumed before the announcement.
+func TestStallAfterAnnouncingHeartbeat(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.CloseNow()
+		ctx := r.Context()
+		ws.Write(ctx, websocket.MessageText, []byte(fmt.Sprintf(`{"self_id":%d,"post_type":"meta_event","meta_event_type":"lifecycle","sub_type":"connect"}`, simulator.SelfID)))
+		ws.Write(ctx, websocket.MessageText, []byte(fmt.Sprintf(`{"self_id":%d,"post_type":"meta_event","meta_event_type":"heartbeat","interval":200}`, simulator.SelfID)))
+		go ws.Read(context.Background())
+		<-release
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	h := New(Options{URL: "ws" + strings.TrimPrefix(srv.URL, "http")})
+	t.Cleanup(h.Close)
+	id := subscribe(t, h, Filter{SelfID: simulator.SelfID})
+	eventually(t, "disconnected", func() bool { return read(t, h, id, "").Status == StatusDisconnected })
+	if s := read(t, h, id, ""); !strings.Contains(s.StatusReason, "600ms") {
+		t.Errorf("after the stall: %+v", s)
 	}
 }
 

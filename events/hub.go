@@ -419,7 +419,6 @@ func (h *Hub) read(c *conn) {
 			h.ended(c, err)
 			return
 		}
-		h.alive(c)
 		if typ != websocket.MessageText {
 			h.stop(c, websocket.StatusUnsupportedData, "SnowLuma sent a binary frame; events are JSON text frames")
 			return
@@ -428,6 +427,9 @@ func (h *Hub) read(c *conn) {
 			h.stop(c, code, reason)
 			return
 		}
+		// After ingest, so that a heartbeat announcing an interval
+		// re-arms the watchdog with that interval, not the one before.
+		h.alive(c)
 		if first {
 			c.settle.Do(func() { close(c.settled) })
 			<-c.admitted
