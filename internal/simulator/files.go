@@ -248,7 +248,7 @@ func chunkFrame(dst []byte, index int, data []byte, progress int) []byte {
 	dst = append(dst, `{"status":"ok","retcode":0,"stream":"stream-action","data":{"type":"stream","data_type":"file_chunk","index":`...)
 	dst = strconv.AppendInt(dst, int64(index), 10)
 	dst = append(dst, `,"data":"`...)
-	dst = base64.StdEncoding.AppendEncode(dst, data)
+	dst = appendBase64(dst, data)
 	dst = append(dst, `","size":`...)
 	dst = strconv.AppendInt(dst, int64(len(data)), 10)
 	dst = append(dst, `,"progress":`...)
