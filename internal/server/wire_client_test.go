@@ -195,16 +195,21 @@ func TestInvalidUTF8FromSnowLuma(t *testing.T) {
 	})
 }
 
-// TestRequestBodyCap: a call whose body would pass SnowLuma's 2 MiB cap is
-// refused with too_large before sending (SnowLuma would cut it off and drop
-// the connection with no answer), naming the limit and its setting.
+// TestRequestBodyCap: a call whose body would pass the request body cap
+// (SnowLuma's 2 MiB by default) is refused with too_large before sending
+// (SnowLuma would cut it off and drop the connection with no answer),
+// naming the limit and its setting. The cap here is set to 64 KiB through
+// SNOWLUMA_MCP_MAX_BODY_BYTES, which also shows the setting reaches the
+// check; transfer's TestRequestBodyLimit holds the 2 MiB default itself, and a
+// 2 MiB message through the race-checked server cost this test 10 CPU-s.
 func TestRequestBodyCap(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, _, cs := e2e.Live(t, serve, era, "write", nil)
-		long := strings.Repeat("x", 2<<20)
+		const limit = 64 << 10
+		fake, _, cs := e2e.Live(t, serve, era, "write", nil, fmt.Sprintf("SNOWLUMA_MCP_MAX_BODY_BYTES=%d", limit))
+		long := strings.Repeat("x", limit)
 		res, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": long}})
-		if !res.IsError || r.Diagnostics.Kind != "too_large" || !strings.Contains(r.Diagnostics.Message, "2097152-byte request body limit") ||
+		if !res.IsError || r.Diagnostics.Kind != "too_large" || !strings.Contains(r.Diagnostics.Message, fmt.Sprintf("%d-byte request body limit", limit)) ||
 			!strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_MAX_BODY_BYTES") {
 			t.Errorf("%+v", r.Diagnostics)
 		}
@@ -212,7 +217,7 @@ func TestRequestBodyCap(t *testing.T) {
 			t.Errorf("sent %v", got)
 		}
 		// Just under the cap goes through.
-		_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": long[:2<<20-100]}})
+		_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": long[:limit-100]}})
 		if r.Diagnostics.Outcome != "success" {
 			t.Errorf("under the cap: %+v", r.Diagnostics)
 		}
