@@ -422,7 +422,7 @@ func TestDryRunDoctor(t *testing.T) {
 	t.Parallel()
 	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 	cmd := exec.Command(binary(t), "doctor", "--json")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "SNOWLUMA_MCP_ENDPOINT=" + fake.URL,
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), mcptest.RaceEnv(), "SNOWLUMA_MCP_ENDPOINT=" + fake.URL,
 		"SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_DRY_RUN=yes", "SNOWLUMA_MCP_DOWNLOAD_DIR=" + filepath.Join(t.TempDir(), "dl")}
 	var out bytes.Buffer
 	cmd.Stdout = &out

@@ -118,10 +118,7 @@ func TestStdoutClosedRecordsTasks(t *testing.T) {
 func piped(t *testing.T, input string, env ...string) ([]string, string, int) {
 	t.Helper()
 	cmd := exec.Command(binary(t))
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
-	if g, ok := os.LookupEnv("GORACE"); ok {
-		cmd.Env = append(cmd.Env, "GORACE="+g)
-	}
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), mcptest.RaceEnv()}, env...)
 	cmd.Stdin = strings.NewReader(input)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -175,9 +172,9 @@ func TestPipedRequestsAnswered(t *testing.T) {
 	}{{"2026-07-28", modern, 1}, {"2025-11-25", legacy, 2}} {
 		t.Run(tc.era, func(t *testing.T) {
 			t.Parallel()
-			// Four processes at a time, five after one another each: a
-			// race-built process idles a second at exit, and twenty in a
-			// row took 25 s.
+			// Four processes at a time, five after one another each:
+			// twenty in a row took 25 s when a race-built process still
+			// idled a second at exit (see mcptest.RaceEnv).
 			for w := range 4 {
 				t.Run(fmt.Sprint("runs ", 5*w, "-", 5*w+4), func(t *testing.T) {
 					t.Parallel()

@@ -377,7 +377,7 @@ func TestSandboxDoctor(t *testing.T) {
 		t.Run(tc.lang, func(t *testing.T) {
 			t.Parallel()
 			cmd := exec.Command(binary(t), "sandbox", "doctor")
-			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "SNOWLUMA_MCP_LANG=" + tc.lang,
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), mcptest.RaceEnv(), "SNOWLUMA_MCP_LANG=" + tc.lang,
 				"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_DRY_RUN=true"}
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -444,3 +444,18 @@ func badOutputServer() *mcp.Server {
 	})
 	return s
 }
+
+// TestRaceEnv: a started process skips the detector's second at exit and
+// keeps the options the test run was given, a delay it sets included.
+func TestRaceEnv(t *testing.T) {
+	for _, tc := range []struct{ gorace, want string }{
+		{"", "GORACE=atexit_sleep_ms=0"},
+		{"halt_on_error=1", "GORACE=halt_on_error=1 atexit_sleep_ms=0"},
+		{"atexit_sleep_ms=500 halt_on_error=1", "GORACE=atexit_sleep_ms=500 halt_on_error=1"},
+	} {
+		t.Setenv("GORACE", tc.gorace)
+		if got := mcptest.RaceEnv(); got != tc.want {
+			t.Errorf("GORACE=%q: %q, want %q", tc.gorace, got, tc.want)
+		}
+	}
+}

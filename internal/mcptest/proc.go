@@ -115,7 +115,22 @@ const Patience = 2 * time.Minute
 // hit a data race (GORACE exitcode, 66 unless changed).
 const raceExitCode = 66
 
-// Spawn starts bin with exactly env (plus PATH, HOME and GORACE when set)
+// RaceEnv is the GORACE entry for a process a test starts from a binary
+// built with -race: the test's own GORACE options, if any, with
+// atexit_sleep_ms=0 unless they set it. The detector otherwise idles a
+// second before every exit so that a report another thread is writing can
+// finish; a test waits for that second each time it stops a server, and
+// the suite started hundreds. Reports are written when a race happens, and
+// the exit status still says whether there was one.
+func RaceEnv() string {
+	opts := os.Getenv("GORACE")
+	if !strings.Contains(opts, "atexit_sleep_ms") {
+		opts = strings.TrimSpace(opts + " atexit_sleep_ms=0")
+	}
+	return "GORACE=" + opts
+}
+
+// Spawn starts bin with exactly env (plus PATH, HOME and RaceEnv)
 // and, when the test ends, stops it and checks what it did: every line it
 // wrote against era's official schema, every tool result against its
 // tool's outputSchema, and its stderr and exit status for a data race.
@@ -131,11 +146,7 @@ func SpawnArgs(tb testing.TB, bin string, era Era, args []string, env ...string)
 	// after its cleanup is registered, so no test leaves a server running.
 	v := NewValidator(tb, era)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
-	if g, ok := os.LookupEnv("GORACE"); ok {
-		cmd.Env = append(cmd.Env, "GORACE="+g)
-	}
-	cmd.Env = append(cmd.Env, env...)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), RaceEnv()}, env...)
 	p := newProc(tb, era)
 	p.cmd = cmd
 	cmd.Stderr = lockedWriter{&p.mu, &p.stderr}
