@@ -59,6 +59,28 @@ func TestRefusedTokenAfterUpgrade(t *testing.T) {
 	}
 }
 
+// quietServer is a WebSocket server that accepts every upgrade, sends
+// frames, then stays open and silent until the test ends. It returns its
+// ws:// URL.
+func quietServer(t *testing.T, frames ...string) string {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.CloseNow()
+		for _, f := range frames {
+			ws.Write(r.Context(), websocket.MessageText, []byte(f))
+		}
+		go ws.Read(context.Background())
+		<-release
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	return "ws" + strings.TrimPrefix(srv.URL, "http")
+}
+
 // TestOtherCloseBeforeGreeting: any other close right after the upgrade is
 // a connect failure that gives SnowLuma's close code and reason.
 func TestOtherCloseBeforeGreeting(t *testing.T) {
@@ -79,19 +101,8 @@ func TestOtherCloseBeforeGreeting(t *testing.T) {
 // TestNoGreeting: a server that upgrades and sends nothing is taken as
 // open once GreetingWait passes with the socket up, and says so.
 func TestNoGreeting(t *testing.T) {
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ws, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer ws.CloseNow()
-		go ws.Read(context.Background())
-		<-release
-	}))
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(release) })
-	h := New(Options{URL: "ws" + strings.TrimPrefix(srv.URL, "http")})
+	url := quietServer(t)
+	h := New(Options{URL: url})
 	t.Cleanup(h.Close)
 	id := subscribe(t, h, Filter{SelfID: simulator.SelfID})
 	if s := read(t, h, id, ""); s.Status != StatusConnected || !strings.Contains(s.StatusReason, "nothing arrived") {
@@ -101,7 +112,7 @@ func TestNoGreeting(t *testing.T) {
 	// A caller's deadline shorter than the wait ends the subscribe.
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	h2 := New(Options{URL: "ws" + strings.TrimPrefix(srv.URL, "http")})
+	h2 := New(Options{URL: url})
 	_, err := h2.Subscribe(ctx, Filter{SelfID: simulator.SelfID})
 	if e := (*Error)(nil); !errors.As(err, &e) || (e.Code != CodeTimeout && e.Code != CodeConnect) || h2.State().Status != StatusNotConnected {
 		t.Errorf("deadline while waiting: %v", err)
@@ -165,22 +176,9 @@ func TestStall(t *testing.T) {
 // announces 200 ms and falls silent is dropped after 600 ms, not after
 // StallHeartbeats times the 30 s assumed before the announcement.
 func TestStallAfterAnnouncingHeartbeat(t *testing.T) {
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ws, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer ws.CloseNow()
-		ctx := r.Context()
-		ws.Write(ctx, websocket.MessageText, []byte(fmt.Sprintf(`{"self_id":%d,"post_type":"meta_event","meta_event_type":"lifecycle","sub_type":"connect"}`, simulator.SelfID)))
-		ws.Write(ctx, websocket.MessageText, []byte(fmt.Sprintf(`{"self_id":%d,"post_type":"meta_event","meta_event_type":"heartbeat","interval":200}`, simulator.SelfID)))
-		go ws.Read(context.Background())
-		<-release
-	}))
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(release) })
-	h := New(Options{URL: "ws" + strings.TrimPrefix(srv.URL, "http")})
+	h := New(Options{URL: quietServer(t,
+		fmt.Sprintf(`{"self_id":%d,"post_type":"meta_event","meta_event_type":"lifecycle","sub_type":"connect"}`, simulator.SelfID),
+		fmt.Sprintf(`{"self_id":%d,"post_type":"meta_event","meta_event_type":"heartbeat","interval":200}`, simulator.SelfID))})
 	t.Cleanup(h.Close)
 	id := subscribe(t, h, Filter{SelfID: simulator.SelfID})
 	eventually(t, "disconnected", func() bool { return read(t, h, id, "").Status == StatusDisconnected })
