@@ -1,13 +1,11 @@
 package main_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -421,20 +419,17 @@ func TestDoctorInChinese(t *testing.T) {
 func TestDryRunDoctor(t *testing.T) {
 	t.Parallel()
 	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
-	cmd := exec.Command(binary(t), "doctor", "--json")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), mcptest.RaceEnv(), "SNOWLUMA_MCP_ENDPOINT=" + fake.URL,
-		"SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_DRY_RUN=yes", "SNOWLUMA_MCP_DOWNLOAD_DIR=" + filepath.Join(t.TempDir(), "dl")}
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("doctor: %v\n%s", err, out.String())
+	code, out, _ := runBinary(t, []string{"doctor", "--json"}, "SNOWLUMA_MCP_ENDPOINT="+fake.URL,
+		"SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_DRY_RUN=yes", "SNOWLUMA_MCP_DOWNLOAD_DIR="+filepath.Join(t.TempDir(), "dl"))
+	if code != 0 {
+		t.Fatalf("doctor: exit %d\n%s", code, out)
 	}
 	var r struct {
 		Findings []struct {
 			Check, Verdict, Detail string
 		} `json:"checks"`
 	}
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
 	found := false
@@ -442,6 +437,6 @@ func TestDryRunDoctor(t *testing.T) {
 		found = found || (f.Check == "dry run" && f.Verdict == "ok" && strings.Contains(f.Detail, "not sent"))
 	}
 	if !found {
-		t.Errorf("doctor does not report the dry run:\n%s", out.String())
+		t.Errorf("doctor does not report the dry run:\n%s", out)
 	}
 }

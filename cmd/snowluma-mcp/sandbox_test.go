@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -376,22 +375,18 @@ func TestSandboxDoctor(t *testing.T) {
 	for _, tc := range []struct{ lang, sandbox string }{{"en", "simulated SnowLuma"}, {"zh", "模拟 SnowLuma"}} {
 		t.Run(tc.lang, func(t *testing.T) {
 			t.Parallel()
-			cmd := exec.Command(binary(t), "sandbox", "doctor")
-			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), mcptest.RaceEnv(), "SNOWLUMA_MCP_LANG=" + tc.lang,
-				"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_DRY_RUN=true"}
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("%s: sandbox doctor: %v\n%s\n%s", tc.lang, err, stdout.String(), stderr.String())
+			code, out, stderr := runBinary(t, []string{"sandbox", "doctor"}, "SNOWLUMA_MCP_LANG="+tc.lang,
+				"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_DRY_RUN=true")
+			if code != 0 {
+				t.Fatalf("%s: sandbox doctor: exit %d\n%s\n%s", tc.lang, code, out, stderr)
 			}
-			out := stdout.String()
 			for _, want := range []string{tc.sandbox, "SNOWLUMA_MCP_DRY_RUN", "0 "} {
 				if !strings.Contains(out, want) {
 					t.Errorf("%s: doctor output lacks %q:\n%s", tc.lang, want, out)
 				}
 			}
-			if strings.Contains(out, "fail ") || !strings.Contains(stderr.String(), "SNOWLUMA_MCP_ENDPOINT") {
-				t.Errorf("%s: doctor:\n%s\nstderr:\n%s", tc.lang, out, stderr.String())
+			if strings.Contains(out, "fail ") || !strings.Contains(stderr, "SNOWLUMA_MCP_ENDPOINT") {
+				t.Errorf("%s: doctor:\n%s\nstderr:\n%s", tc.lang, out, stderr)
 			}
 		})
 	}
