@@ -1,6 +1,9 @@
 package simulator
 
-import "slices"
+import (
+	"encoding/base64"
+	"slices"
+)
 
 // base64Alphabet is the standard alphabet of RFC 4648, padded with '='.
 const base64Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -16,9 +19,8 @@ const base64Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
 //
 //go:norace
 func appendBase64(dst, src []byte) []byte {
-	n := len(dst)
-	dst = slices.Grow(dst, (len(src)+2)/3*4)
-	dst = dst[:n+(len(src)+2)/3*4]
+	n, size := len(dst), base64.StdEncoding.EncodedLen(len(src))
+	dst = slices.Grow(dst, size)[:n+size]
 	out := dst[n:]
 	i, o := 0, 0
 	for ; i+3 <= len(src); i, o = i+3, o+4 {
