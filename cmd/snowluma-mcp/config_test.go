@@ -17,7 +17,7 @@ import (
 // exit status, stdout and stderr: doctor as a process.
 func runBinary(t *testing.T, args []string, env ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
+	cmd := exec.Command(plainBinary(t), args...)
 	// A private HOME: the default download directory lives in its cache.
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), mcptest.RaceEnv()}, env...)
 	var stdout, stderr bytes.Buffer

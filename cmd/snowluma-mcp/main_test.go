@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -31,16 +32,45 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// built builds the binary once, for the tests that need a process.
-var built = sync.OnceValues(func() (string, error) { return mcptest.Build(binDir) })
+// built and builtPlain build the binaries once, for the tests that need a
+// process.
+var (
+	built      = sync.OnceValues(func() (string, error) { return mcptest.Build(binDir) })
+	builtPlain = sync.OnceValues(func() (string, error) {
+		dir := filepath.Join(binDir, "plain")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return "", err
+		}
+		return mcptest.BuildWithoutRace(dir)
+	})
+)
 
-// binary is the snowluma-mcp binary, for a test that needs a process of
-// its own: signals, the ends of stdin and stdout, a crash, the exit
-// status, doctor, a build, another client's process. Every other test runs
-// the server in process (serve).
+// binary is the snowluma-mcp binary for a test whose subject is the
+// process's own concurrency: signals, the ends of stdin and stdout, a
+// crash, the exit status. Under go test -race it has the detector too, and
+// a race in it fails the test (mcptest.Spawn). Every other test runs the
+// server in process (serve) or, when it needs a process for another
+// reason, plainBinary.
 func binary(t testing.TB) string {
 	t.Helper()
 	bin, err := built()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// plainBinary is the binary without the race detector, for a test that
+// needs a process for what it is rather than for its concurrency: doctor,
+// another client's process (the TypeScript SDK, the Inspector, the panel
+// in a browser), the sandbox, a terminal, and the memory figures, which
+// must be the product's. The detector makes each start and call of a
+// process several times dearer, and the same code is race-checked in
+// process: these tests ran 180 race-built processes, 60 of the suite's
+// CPU-seconds.
+func plainBinary(t testing.TB) string {
+	t.Helper()
+	bin, err := builtPlain()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,46 +1,14 @@
 package main_test
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
-
-var (
-	plainOnce sync.Once
-	plainBin  string
-	plainErr  error
-)
-
-// plainBinary is the server built without the race detector, whose memory
-// figures are the product's.
-func plainBinary(t *testing.T) string {
-	t.Helper()
-	plainOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "snowluma-mcp-plain")
-		if err != nil {
-			plainErr = err
-			return
-		}
-		plainBin = filepath.Join(dir, "snowluma-mcp")
-		cmd := exec.Command("go", "build", "-o", plainBin, ".")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			plainErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if plainErr != nil {
-		t.Fatal(plainErr)
-	}
-	return plainBin
-}
 
 // TestDownloadLargeFlatMemory downloads 64 MiB through the real binary and
 // checks the saved bytes, the progress on the wire and the server's peak

@@ -142,7 +142,7 @@ func TestPreviewPanelInBrowser(t *testing.T) {
 			scenarios[i].Endpoint = f.URL
 		}
 	}
-	input, err := json.Marshal(map[string]any{"bin": binary(t), "shots": shots, "scenarios": scenarios})
+	input, err := json.Marshal(map[string]any{"bin": plainBinary(t), "shots": shots, "scenarios": scenarios})
 	if err != nil {
 		t.Fatal(err)
 	}

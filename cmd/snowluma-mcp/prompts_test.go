@@ -41,7 +41,7 @@ func TestInspectorListsPrompts(t *testing.T) {
 		for _, e := range env {
 			full = append(full, "-e", e)
 		}
-		full = append(full, binary(t))
+		full = append(full, plainBinary(t))
 		cmd := exec.Command(node, append(full, args...)...)
 		cmd.Dir = dir
 		// The Inspector keeps its own files under HOME: a fresh one each run.

@@ -24,7 +24,7 @@ import (
 // give complete params).
 func startSandbox(t *testing.T, era mcptest.Era, env ...string) (*mcptest.Proc, *mcp.ClientSession) {
 	t.Helper()
-	p := mcptest.SpawnArgs(t, binary(t), era, []string{"sandbox"}, env...)
+	p := mcptest.SpawnArgs(t, plainBinary(t), era, []string{"sandbox"}, env...)
 	decline := func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		return &mcp.ElicitResult{Action: "decline"}, nil
 	}
@@ -267,7 +267,7 @@ func TestSandboxServesEveryTool(t *testing.T) {
 // sandbox.
 func TestSandboxTask(t *testing.T) {
 	t.Parallel()
-	p := mcptest.SpawnArgs(t, binary(t), mcptest.Modern, []string{"sandbox"}, "SNOWLUMA_MCP_SANDBOX_TRICKLE_MS=0")
+	p := mcptest.SpawnArgs(t, plainBinary(t), mcptest.Modern, []string{"sandbox"}, "SNOWLUMA_MCP_SANDBOX_TRICKLE_MS=0")
 	c := e2e.NewTaskClient(t, p)
 	if names := c.Tools(true); !slices.Contains(names, "invoke_action_background") || !slices.Contains(names, "list_tasks") {
 		t.Fatalf("the sandbox's tools with the Tasks extension: %v", names)

@@ -32,7 +32,7 @@ func TestTerminalHint(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	bin := binary(t)
+	bin := plainBinary(t)
 	args := []string{"-q", "-e", "-c", bin, os.DevNull} // util-linux
 	if runtime.GOOS != "linux" {
 		args = []string{"-q", os.DevNull, bin} // BSD and macOS
