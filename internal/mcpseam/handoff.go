@@ -122,3 +122,27 @@ func Frame(msg jsonrpc.Message, copyLimit int) (head, result []byte, err error) 
 	head = make([]byte, 0, size)
 	return append(append(append(head, start...), id...), mid...), resp.Result, nil
 }
+
+// FrameRoom is how many spaces a result this package passes keeps in front
+// of itself (resultBuffer): room for the head of its line,
+// {"jsonrpc":"2.0","id":…,"result":, with an id of up to 32 bytes. Framed
+// writes the head there, so the transport writes a 23 KB search answer
+// where it was encoded instead of copying it after the head.
+const FrameRoom = 64
+
+// Framed returns msg's line without its newline, written in place: held is
+// the passed result msg carries, as Pass was given it, and msg's result is
+// held without its leading spaces. The head goes into those spaces, and
+// the closing brace after the result. ok is false, and held untouched,
+// when msg is not a response Frame writes in two parts or its head does not
+// fit.
+func Framed(msg jsonrpc.Message, held []byte) (line []byte, ok bool) {
+	head, result, err := Frame(msg, 0)
+	room := len(held) - len(result)
+	if err != nil || len(result) == 0 || len(head) > room || &held[room] != &result[0] {
+		return nil, false
+	}
+	line = held[room-len(head):]
+	copy(line, head)
+	return append(line, '}'), true
+}

@@ -63,18 +63,14 @@ func (r *PlainToolResult) MarshalJSON() ([]byte, error) {
 		}
 	}
 
-	out := make([]byte, 0, size)
+	out := resultBuffer(size, r.Pass != nil)
 	out = append(out, `{"content":[`...)
 	for i, c := range r.Content {
 		if i > 0 {
 			out = append(out, ',')
 		}
 		if t, ok := c.(*mcp.TextContent); ok && t.Meta == nil && t.Annotations == nil {
-			out = append(out, `{"type":"text","text":`...)
-			if out, err = appendJSON(out, t.Text); err != nil {
-				return nil, err
-			}
-			out = append(out, '}')
+			out = append(appendQuoted(append(out, `{"type":"text","text":`...), t.Text), '}')
 		} else if out, err = appendJSON(out, c); err != nil {
 			return nil, err
 		}
@@ -191,11 +187,25 @@ func (l *EncodedList) MarshalJSON() ([]byte, error) {
 // whose other members are those of head, the encoding of the rest of the
 // result; pass, when set, takes it and returns its stand-in.
 func encodedAnswer(head []byte, name string, encoded []byte, pass func([]byte) []byte) ([]byte, error) {
-	out := make([]byte, 0, len(head)+len(name)+len(encoded)+16)
+	out := resultBuffer(len(head)+len(name)+len(encoded)+16, pass != nil)
 	out = append(append(append(append(out, `{"`...), name...), `":`...), encoded...)
 	out, err := CloseResult(out, head, name)
 	if err != nil || pass == nil {
 		return out, err
 	}
 	return pass(out), nil
+}
+
+// resultBuffer returns an empty buffer for a result of about size bytes.
+// For a result that is to be passed it begins with FrameRoom spaces,
+// which JSON ignores and Framed fills with the line's head.
+func resultBuffer(size int, passing bool) []byte {
+	if !passing {
+		return make([]byte, 0, size)
+	}
+	b := make([]byte, FrameRoom, FrameRoom+size+2) // and '}' and '\n' after it
+	for i := range b {
+		b[i] = ' '
+	}
+	return b
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 )
 
 // passing is a tool result that hands its bytes to the transport, as the
@@ -97,5 +98,46 @@ func TestStandInsNeverWritten(t *testing.T) {
 	tr.c.Write(context.Background(), &jsonrpc.Response{ID: id, Result: []byte(`"snowluma"`)})
 	if got := out.String(); got != `{"jsonrpc":"2.0","id":1,"result":"snowluma"}`+"\n" {
 		t.Errorf("a string result written as %q", got)
+	}
+}
+
+// writes records each Write call's bytes as given.
+type writes struct{ calls [][]byte }
+
+func (w *writes) Write(p []byte) (int, error) { w.calls = append(w.calls, p); return len(p), nil }
+
+// TestPassedResultWrittenInItsRoom: a passed result with room in front
+// (mcpseam.FrameRoom spaces) is written in one write from its own buffer,
+// its head in the room; an id too long for the room gets the same bytes
+// by copying.
+func TestPassedResultWrittenInItsRoom(t *testing.T) {
+	const body = `{"content":[{"type":"text","text":"群 <b>"}],"isError":false}`
+	for _, tc := range []struct {
+		id      any
+		inPlace bool
+	}{{float64(7), true}, {"req-42", true}, {strings.Repeat("x", 40), false}} {
+		var w writes
+		tr := New(strings.NewReader(""), &w, Options{})
+		id, err := jsonrpc.MakeID(tc.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := make([]byte, 0, mcpseam.FrameRoom+len(body)+2)
+		held = append(append(held, strings.Repeat(" ", mcpseam.FrameRoom)...), body...)
+		if err := tr.c.Write(context.Background(), &jsonrpc.Response{ID: id, Result: tr.Pass(held)}); err != nil {
+			t.Fatal(err)
+		}
+		want, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: []byte(body)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := bytes.Join(w.calls, nil)
+		if string(got) != string(want)+"\n" {
+			t.Errorf("id %v: wrote %s, want %s", tc.id, got, want)
+		}
+		inPlace := len(w.calls) == 1 && &w.calls[0][len(w.calls[0])-1] == &held[:cap(held)][cap(held)-1]
+		if inPlace != tc.inPlace {
+			t.Errorf("id %v: written in place %v, want %v (%d writes)", tc.id, inPlace, tc.inPlace, len(w.calls))
+		}
 	}
 }

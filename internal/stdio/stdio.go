@@ -37,6 +37,7 @@ package stdio
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -235,11 +236,13 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // written in place of its stand-in. The response to a cancelled request is
 // dropped; an error response without a standard code gets one.
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	var held []byte // a passed result, with room in front for its head
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error == nil {
 		// Taken first, so that a response dropped below holds nothing.
-		if held, isStandIn := c.passed.Take(resp.Result); isStandIn {
+		var isStandIn bool
+		if held, isStandIn = c.passed.Take(resp.Result); isStandIn {
 			whole := *resp
-			if whole.Result = held; held == nil {
+			if whole.Result = bytes.TrimLeft(held, " "); held == nil {
 				whole.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 					Message: "Internal error: the server lost the answer it had prepared; send the request again"}
 			}
@@ -258,6 +261,11 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			coded.Error = standardCode(resp.Error)
 			msg = &coded
 			c.noteRevision(coded.Error)
+		}
+	}
+	if held != nil {
+		if line, ok := mcpseam.Framed(msg, held); ok {
+			return c.writeLine(line)
 		}
 	}
 	head, result, err := mcpseam.Frame(msg, copyLimit)
