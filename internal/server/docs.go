@@ -203,7 +203,11 @@ func matching(src catalogSource, in filterArgs, find func(*catalog.Catalog, cata
 	if bad {
 		return r
 	}
-	return encoded(paginate(find(cat, f), in))
+	page, err := paginate(find(cat, f), in)
+	if err != nil {
+		return encoded(nil, err)
+	}
+	return toolkit.OK(page)
 }
 
 // encoded answers with the catalog's precomputed JSON.
@@ -233,11 +237,12 @@ func resolveFilter(cat *catalog.Catalog, in filterArgs) (catalog.Filter, toolkit
 	return f, toolkit.Reply{}, false
 }
 
-// paginate encodes a match list as the answer of list_actions and
-// search_actions, from each action's precomputed brief. Without limit or
-// offset it is {count, actions}; with either, count is the page size and
-// total and next_offset (null on the last page) say what is left.
-func paginate(found []*catalog.Action, in filterArgs) ([]byte, error) {
+// paginate makes a match list the answer of list_actions and
+// search_actions, appended straight into the result from each action's
+// precomputed brief. Without limit or offset it is {count, actions}; with
+// either, count is the page size and total and next_offset (null on the
+// last page) say what is left.
+func paginate(found []*catalog.Action, in filterArgs) (toolkit.Appended, error) {
 	start, end, paged := 0, len(found), in.Limit != nil || in.Offset != nil
 	if paged {
 		start = min(end, deref(in.Offset, 0))
@@ -251,32 +256,33 @@ func paginate(found []*catalog.Action, in filterArgs) ([]byte, error) {
 	for i, a := range page {
 		brief, err := a.BriefJSON()
 		if err != nil {
-			return nil, err
+			return toolkit.Appended{}, err
 		}
 		briefs[i] = brief
 		size += len(brief) + 1
 	}
-	b := make([]byte, 0, size)
-	b = append(b, `{"count":`...)
-	b = strconv.AppendInt(b, int64(len(page)), 10)
-	if paged {
-		b = append(b, `,"total":`...)
-		b = strconv.AppendInt(b, int64(len(found)), 10)
-		b = append(b, `,"next_offset":`...)
-		if end < len(found) {
-			b = strconv.AppendInt(b, int64(end), 10)
-		} else {
-			b = append(b, "null"...)
+	return toolkit.Appended{Size: size, Append: func(b []byte) []byte {
+		b = append(b, `{"count":`...)
+		b = strconv.AppendInt(b, int64(len(page)), 10)
+		if paged {
+			b = append(b, `,"total":`...)
+			b = strconv.AppendInt(b, int64(len(found)), 10)
+			b = append(b, `,"next_offset":`...)
+			if end < len(found) {
+				b = strconv.AppendInt(b, int64(end), 10)
+			} else {
+				b = append(b, "null"...)
+			}
 		}
-	}
-	b = append(b, `,"actions":[`...)
-	for i, brief := range briefs {
-		if i > 0 {
-			b = append(b, ',')
+		b = append(b, `,"actions":[`...)
+		for i, brief := range briefs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, brief...)
 		}
-		b = append(b, brief...)
-	}
-	return append(b, "]}"...), nil
+		return append(b, "]}"...)
+	}}, nil
 }
 
 func deref(p *int, def int) int {

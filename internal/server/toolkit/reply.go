@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -116,6 +117,15 @@ func (r Reply) Render() *mcp.CallToolResult { return r.toolResult() }
 // SnowLuma's bytes, is checked and compacted first.
 type Encoded []byte
 
+// Appended is a result this server encodes itself straight into the
+// answer, where an Encoded one would be built apart and copied in: Append
+// appends valid, compact JSON without HTML escaping to b, about Size bytes
+// of it. A page of search results is.
+type Appended struct {
+	Size   int
+	Append func(b []byte) []byte
+}
+
 // successDiag is the diagnostics of every plain success, encoded.
 const successDiag = `{"outcome":"success"}`
 
@@ -140,7 +150,10 @@ func (r Reply) toolResult() *mcp.CallToolResult {
 		return Fail(KindTooLarge, fmt.Sprintf("the result is %d bytes of JSON, over the %d MiB a tool result may hold", len(js), MaxResultBytes>>20),
 			"narrow the request (a smaller page, fewer ids, a stream to a file) so that the answer is smaller").toolResult()
 	}
-	text := string(js)
+	// The text block repeats structuredContent's bytes, which nothing
+	// writes to once encoded, so it shares them instead of copying up to
+	// TextLimit bytes more for every call.
+	text := unsafe.String(unsafe.SliceData(js), len(js))
 	if len(js) > TextLimit {
 		text = fmt.Sprintf("The result is %d bytes of JSON, too large to repeat here: read structuredContent. Outcome: %s.", len(js), r.Diag.Outcome)
 	}
@@ -173,14 +186,21 @@ func validUTF8(js []byte) []byte {
 // encoding/json, and a plain success's diagnostics as a constant.
 func (r Reply) encode() ([]byte, error) {
 	var buf bytes.Buffer
-	if v, ok := r.Result.(Encoded); ok {
-		// The result and a plain success's diagnostics fit at once.
+	// A result of known size and a plain success's diagnostics fit at once.
+	switch v := r.Result.(type) {
+	case Encoded:
 		buf.Grow(len(`{"result":,"diagnostics":}`) + len(v) + len(successDiag))
+	case Appended:
+		buf.Grow(len(`{"result":,"diagnostics":}`) + v.Size + len(successDiag))
 	}
 	buf.WriteString(`{"result":`)
 	switch v := r.Result.(type) {
 	case Encoded:
 		buf.Write(v)
+	case Appended:
+		// Appended into the buffer's free space, so Write copies it onto
+		// itself.
+		buf.Write(v.Append(buf.AvailableBuffer()))
 	case json.RawMessage:
 		if len(v) == 0 {
 			buf.WriteString("null")

@@ -204,6 +204,12 @@ func TestRender(t *testing.T) {
 		want string
 	}{
 		{OK(Encoded(`{"a":"<&>"}`)), `{"result":{"a":"<&>"},"diagnostics":{"outcome":"success"}}`},
+		// Appended: into the buffer, a size that is too small (it grows)
+		// and a failure's diagnostics after it.
+		{OK(Appended{Size: 2, Append: func(b []byte) []byte { return append(b, `{"page":["群","<&>"]}`...) }}),
+			`{"result":{"page":["群","<&>"]},"diagnostics":{"outcome":"success"}}`},
+		{Reply{Result: Appended{Size: 64, Append: func(b []byte) []byte { return append(b, `[]`...) }}, Diag: Diagnostics{Outcome: OutcomeSuccess, Match: "weak"}},
+			`{"result":[],"diagnostics":{"outcome":"success","match":"weak"}}`},
 		{OK(json.RawMessage("{\n  \"a\": [1, -2]\n}")), `{"result":{"a":[1,-2]},"diagnostics":{"outcome":"success"}}`},
 		{OK(json.RawMessage(nil)), `{"result":null,"diagnostics":{"outcome":"success"}}`},
 		{Fail(KindBusiness, "a<b", "c&d"), `{"result":null,"diagnostics":{"outcome":"failed","kind":"business","message":"a<b","next_step":"c&d"}}`},
