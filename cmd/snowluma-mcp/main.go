@@ -12,18 +12,9 @@ import (
 	"os"
 
 	"github.com/snowluma/snowluma-mcp/internal/app"
-	"github.com/snowluma/snowluma-mcp/internal/heapfloor"
 )
 
-// heapFloor is the heap the server may grow to before it collects (see
-// heapfloor): about 32 MiB, where the live heap is about 8, so that a
-// docs call is not half garbage collection. An operator's own GOGC wins.
-const heapFloor = 32 << 20
-
 func main() {
-	if os.Getenv("GOGC") == "" {
-		heapfloor.Keep(heapFloor)
-	}
 	os.Exit(app.Run(context.Background(), app.Process{
 		Args:     os.Args[1:],
 		Environ:  os.Environ(),

@@ -1,15 +1,7 @@
 package main_test
 
 import (
-	"bufio"
-	"bytes"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -68,62 +60,4 @@ func TestDownloadLargeFlatMemory(t *testing.T) {
 		}
 		e2e.NoLeak(t, p)
 	})
-}
-
-// TestHeapFloor: the binary lets its heap grow to about 32 MiB before it
-// collects (heapfloor, wired in main), and an operator's GOGC turns that
-// off. The collector's own trace (GODEBUG=gctrace=1) says each cycle's
-// heap goal while 1,500 searches run one after another.
-func TestHeapFloor(t *testing.T) {
-	t.Parallel()
-	goal := regexp.MustCompile(`(\d+) MB goal`)
-	largest := func(env ...string) (mb int) {
-		t.Helper()
-		cmd := exec.Command(plainBinary(t))
-		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GODEBUG=gctrace=1"}, env...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		answers := bufio.NewReaderSize(stdout, 64<<10)
-		ask := func(line string) {
-			if _, err := io.WriteString(stdin, line+"\n"); err != nil {
-				t.Fatal(err)
-			}
-			if line, err := answers.ReadSlice('\n'); err != nil || !bytes.Contains(line, []byte(`"result"`)) {
-				t.Fatalf("answer %.300s: %v\n%.2000s", line, err, stderr.String())
-			}
-		}
-		ask(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"sh","version":"1"}}}`)
-		io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
-		for i := 1; i <= 1500; i++ {
-			ask(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"search_actions","arguments":{"query":"group"}}}`, i))
-		}
-		stdin.Close()
-		if err := cmd.Wait(); err != nil {
-			t.Fatal(err)
-		}
-		cycles := goal.FindAllStringSubmatch(stderr.String(), -1)
-		for _, m := range cycles {
-			n, _ := strconv.Atoi(m[1])
-			mb = max(mb, n)
-		}
-		t.Logf("%v: %d collections, heap goals up to %d MB", env, len(cycles), mb)
-		return mb
-	}
-	if mb := largest(); mb < 24 {
-		t.Errorf("heap goals up to %d MB by default, want about 32", mb)
-	}
-	if mb := largest("GOGC=100"); mb >= 16 {
-		t.Errorf("heap goals up to %d MB with GOGC=100, want Go's own (a few MB)", mb)
-	}
 }
