@@ -118,9 +118,9 @@ func (r Reply) Render() *mcp.CallToolResult { return r.toolResult() }
 type Encoded []byte
 
 // Appended is a result this server encodes itself straight into the
-// answer, where an Encoded one would be built apart and copied in: Append
-// appends valid, compact JSON without HTML escaping to b, about Size bytes
-// of it. A page of search results is.
+// answer, where an Encoded one is built apart and copied in, such as a page
+// of list_actions or search_actions: Append appends valid, compact JSON
+// without HTML escaping to b, about Size bytes of it.
 type Appended struct {
 	Size   int
 	Append func(b []byte) []byte
