@@ -13,6 +13,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/app"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/testexit"
 )
 
 // binDir holds the snowluma-mcp binary, built by the first test that needs
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) {
 	binDir = dir
 	code := m.Run()
 	os.RemoveAll(dir)
-	os.Exit(code)
+	testexit.Exit(code)
 }
 
 // built and builtPlain build the binaries once, for the tests that need a

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/reference"
+	"github.com/snowluma/snowluma-mcp/internal/testexit"
 )
 
 // bin is the snowluma-mcp binary under test, built once by TestMain.
@@ -34,7 +35,7 @@ const builtEnv = "MCPTEST_HARNESS_BUILT"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "bad-output" {
-		os.Exit(serveBadOutput())
+		testexit.Exit(serveBadOutput())
 	}
 	dir, err := os.MkdirTemp("", "snowluma-mcp-harness")
 	if err != nil {
@@ -49,7 +50,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
-	os.Exit(code)
+	testexit.Exit(code)
 }
 
 // TestProbeEndToEnd is an end-to-end case in both eras: TestWithoutShared

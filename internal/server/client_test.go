@@ -3,7 +3,6 @@ package server_test
 import (
 	"context"
 	"io"
-	"os"
 	"sync"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/app"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/testexit"
 )
 
 // The files *_client_test.go hold the behaviour tests: each runs the
@@ -26,7 +26,7 @@ import (
 
 func TestMain(m *testing.M) {
 	e2e.SetParallel() // more at once than there are cores; -parallel wins
-	os.Exit(m.Run())
+	testexit.Main(m)
 }
 
 // serve runs the server in the test process with env as its environment

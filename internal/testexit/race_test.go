@@ -1,0 +1,5 @@
+//go:build race
+
+package testexit_test
+
+const raceEnabled = true

@@ -1,0 +1,106 @@
+package testexit_test
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/snowluma/snowluma-mcp/internal/testexit"
+)
+
+// childEnv names what this binary does when a test runs it again as a
+// child: "race" races two goroutines outside any test and exits 0; "late"
+// exits 0 while a goroutine is still asleep before its racing write;
+// "fail" exits with 3.
+const childEnv = "TESTEXIT_CHILD"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(childEnv) {
+	case "race":
+		n := 0
+		done := make(chan struct{})
+		go func() { n = 1; close(done) }()
+		n = 2
+		<-done
+		_ = n
+		testexit.Exit(0)
+	case "late":
+		n := new(int)
+		go func() { time.Sleep(50 * time.Millisecond); *n = 1 }()
+		done := make(chan struct{})
+		go func() { *n = 2; close(done) }()
+		<-done
+		testexit.Exit(0)
+	case "fail":
+		testexit.Exit(3)
+	}
+	testexit.Main(m)
+}
+
+// child runs this test binary as a child doing what, and returns its
+// exit code and output.
+func child(t *testing.T, what string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+what)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, string(out)
+	case errors.As(err, &exit):
+		return exit.ExitCode(), string(out)
+	}
+	t.Fatalf("running the child: %v", err)
+	return 0, ""
+}
+
+func TestExitKeepsTheCode(t *testing.T) {
+	t.Parallel()
+	if code, out := child(t, "fail"); code != 3 {
+		t.Errorf("exit code %d, want 3; output:\n%s", code, out)
+	}
+}
+
+// TestRaceOutsideTestsFails shows both halves of Exit under -race: a race
+// seen outside any test still fails the binary, and the detector's
+// finalizer (where the wait at exit is, and which prints its count of
+// races) did not run.
+func TestRaceOutsideTestsFails(t *testing.T) {
+	t.Parallel()
+	if !raceEnabled {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI runs the tests with -race; this one needs it")
+		}
+		t.Skip("needs -race: go test -race ./internal/testexit")
+	}
+	code, out := child(t, "race")
+	if code != 66 {
+		t.Errorf("exit code %d, want 66; output:\n%s", code, out)
+	}
+	if !strings.Contains(out, "WARNING: DATA RACE") {
+		t.Errorf("the race was not reported:\n%s", out)
+	}
+	if strings.Contains(out, "Found 1 data race") {
+		t.Errorf("the detector's finalizer ran:\n%s", out)
+	}
+}
+
+// TestNoWaitAtExit shows what Exit gives up under -race: the detector's
+// second of waiting for goroutines still running, which would have seen
+// the late write race and failed the binary.
+func TestNoWaitAtExit(t *testing.T) {
+	t.Parallel()
+	if !raceEnabled {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI runs the tests with -race; this one needs it")
+		}
+		t.Skip("needs -race: go test -race ./internal/testexit")
+	}
+	if code, out := child(t, "late"); code != 0 || strings.Contains(out, "DATA RACE") {
+		t.Errorf("exit code %d, want 0 with no race reported; output:\n%s", code, out)
+	}
+}
