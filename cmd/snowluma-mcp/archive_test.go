@@ -32,7 +32,10 @@ func TestArchiveKilledDuringIngest(t *testing.T) {
 	g := fake.WorldGroups()[0].ID
 	path := filepath.Join(t.TempDir(), "archive", "a.db")
 	env := archiveEnv(fake, path, g)
-	p := spawn(t, mcptest.Modern, env...)
+	// A plain build: what is on trial is the file under kill -9, not the
+	// process's concurrency (the archive's tests race-check that), and
+	// SQLite in a race-built process ingests several times slower.
+	p := mcptest.Spawn(t, plainBinary(t), mcptest.Modern, env...)
 	cs := p.Connect(nil)
 	e2e.WaitFor(t, "the event connection", func() bool { return len(fake.EventConns()) > 0 && fake.EventConns()[0].Open() })
 
