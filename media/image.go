@@ -95,6 +95,7 @@ type Decoder struct {
 	maxPixels int64 // MaxPixels; the fuzz test lowers it to stay fast
 	timeout   time.Duration
 	slots     chan struct{}
+	onJPEG    func(quality, bytes int) // hears each JPEG encoding made; tests count them
 }
 
 // NewDecoder returns a decoder whose encoded images are at most maxBytes
@@ -246,14 +247,31 @@ func (d *Decoder) prepare(data []byte, cfg image.Config, format string) (*Image,
 	return out, nil
 }
 
+// jpegQualities are the qualities encodeJPEG tries, best first. A photo
+// encodes about 2.2 times smaller at the last than at the first.
+var jpegQualities = [...]int{85, 72, 60, 45}
+
+// hopeless is how many times the limit an encoding at the first quality
+// may be for the qualities between the first and the last to be tried: 4
+// leaves room for pictures smoother than photos. Past it only the last is
+// made, whose size says how many fewer pixels the next try needs.
+const hopeless = 4
+
 // encodeJPEG encodes m at falling qualities until the encoding fits; when
 // none does, it returns the last, smallest one and false.
 func (d *Decoder) encodeJPEG(m *image.RGBA) ([]byte, bool) {
 	var buf bytes.Buffer
-	for _, q := range []int{85, 72, 60, 45} {
+	for i := 0; i < len(jpegQualities); i++ {
 		buf.Reset()
-		if jpeg.Encode(&buf, m, &jpeg.Options{Quality: q}) == nil && buf.Len() <= d.maxBytes {
+		err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: jpegQualities[i]})
+		if d.onJPEG != nil {
+			d.onJPEG(jpegQualities[i], buf.Len())
+		}
+		if err == nil && buf.Len() <= d.maxBytes {
 			return bytes.Clone(buf.Bytes()), true
+		}
+		if i == 0 && buf.Len() > hopeless*d.maxBytes {
+			i = len(jpegQualities) - 2
 		}
 	}
 	return buf.Bytes(), false

@@ -130,6 +130,38 @@ func TestPrepareStepsDown(t *testing.T) {
 	}
 }
 
+// TestPrepareSkipsHopelessQualities: at a size whose best-quality JPEG is
+// over hopeless times the limit, only the lowest quality is tried next, and
+// the picture still comes down to the limit.
+func TestPrepareSkipsHopelessQualities(t *testing.T) {
+	t.Parallel()
+	const limit = 6 << 10
+	d := NewDecoder(limit, 0)
+	var tried [][2]int // quality, bytes
+	d.onJPEG = func(q, n int) { tried = append(tried, [2]int{q, n}) }
+	img, err := d.Prepare(context.Background(), samples(t)["panorama.jpg"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkImage(t, img, limit)
+	skipped := 0
+	for i, tr := range tried {
+		if tr[0] != jpegQualities[0] || tr[1] <= hopeless*limit {
+			continue
+		}
+		skipped++
+		if i+1 >= len(tried) || tried[i+1][0] != jpegQualities[len(jpegQualities)-1] {
+			t.Errorf("after %d bytes at quality %d (limit %d), tried %v", tr[1], tr[0], limit, tried[i+1:])
+		}
+	}
+	if skipped == 0 {
+		t.Errorf("no size was hopeless at the first quality: %v", tried)
+	}
+	if last := tried[len(tried)-1]; last[1] > limit {
+		t.Errorf("the last encoding, %v, is over the limit", last)
+	}
+}
+
 func TestPrepareRefuses(t *testing.T) {
 	t.Parallel()
 	s := samples(t)
