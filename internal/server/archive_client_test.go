@@ -217,7 +217,10 @@ func TestArchiveLive(t *testing.T) {
 				Feed string `json:"feed"`
 			} `json:"archive"`
 		}](t, r.Result)
-		if sum := info.Archive.Summary; sum.Messages < 123 || sum.Chats < 1 || sum.Ingested < 122 || sum.Recalls != 1 || info.Archive.Feed != "following" {
+		// Ingested counts what the live feed stored first: the 120, said
+		// once the feed was following. The two before them may have come
+		// by the backfill at start instead, which races the first frames.
+		if sum := info.Archive.Summary; sum.Messages < 123 || sum.Chats < 1 || sum.Ingested < 120 || sum.Recalls != 1 || info.Archive.Feed != "following" {
 			t.Errorf("runtime archive %+v", info.Archive)
 		}
 
