@@ -247,31 +247,33 @@ func (d *Decoder) prepare(data []byte, cfg image.Config, format string) (*Image,
 	return out, nil
 }
 
-// jpegQualities are the qualities encodeJPEG tries, best first. A photo
-// encodes about 2.2 times smaller at the last than at the first.
-var jpegQualities = [...]int{85, 72, 60, 45}
-
-// hopeless is how many times the limit an encoding at the first quality
-// may be for the qualities between the first and the last to be tried: 4
-// leaves room for pictures smoother than photos. Past it only the last is
-// made, whose size says how many fewer pixels the next try needs.
-const hopeless = 4
+// The best and the lowest of the JPEG qualities encodeJPEG tries; a photo
+// encodes about 2.2 times smaller at the lowest. hopeless is how many times
+// the limit an encoding at the best may be for the qualities between to be
+// tried (4 leaves room for pictures smoother than photos); past it only the
+// lowest is made, whose size says how many fewer pixels the next try needs.
+const (
+	bestQuality   = 85
+	lowestQuality = 45
+	hopeless      = 4
+)
 
 // encodeJPEG encodes m at falling qualities until the encoding fits; when
 // none does, it returns the last, smallest one and false.
 func (d *Decoder) encodeJPEG(m *image.RGBA) ([]byte, bool) {
+	qualities := [...]int{bestQuality, 72, 60, lowestQuality}
 	var buf bytes.Buffer
-	for i := 0; i < len(jpegQualities); i++ {
+	for i := 0; i < len(qualities); i++ {
 		buf.Reset()
-		err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: jpegQualities[i]})
+		err := jpeg.Encode(&buf, m, &jpeg.Options{Quality: qualities[i]})
 		if d.onJPEG != nil {
-			d.onJPEG(jpegQualities[i], buf.Len())
+			d.onJPEG(qualities[i], buf.Len())
 		}
 		if err == nil && buf.Len() <= d.maxBytes {
 			return bytes.Clone(buf.Bytes()), true
 		}
 		if i == 0 && buf.Len() > hopeless*d.maxBytes {
-			i = len(jpegQualities) - 2
+			i = len(qualities) - 2 // the loop's i++ makes it the lowest
 		}
 	}
 	return buf.Bytes(), false

@@ -146,11 +146,11 @@ func TestPrepareSkipsHopelessQualities(t *testing.T) {
 	checkImage(t, img, limit)
 	skipped := 0
 	for i, tr := range tried {
-		if tr[0] != jpegQualities[0] || tr[1] <= hopeless*limit {
+		if tr[0] != bestQuality || tr[1] <= hopeless*limit {
 			continue
 		}
 		skipped++
-		if i+1 >= len(tried) || tried[i+1][0] != jpegQualities[len(jpegQualities)-1] {
+		if i+1 >= len(tried) || tried[i+1][0] != lowestQuality {
 			t.Errorf("after %d bytes at quality %d (limit %d), tried %v", tr[1], tr[0], limit, tried[i+1:])
 		}
 	}

@@ -5,9 +5,9 @@
 // goroutines still running can report a last race (the detector's
 // atexit_sleep_ms, 1000 unless GORACE says otherwise). go test -race ./...
 // runs one such binary per package, two at a time on two cores, so the
-// wait costs the suite about twenty seconds of idle cores. A test binary
-// has nothing left running by then that a test has not already waited for,
-// and every race the detector saw during the run already fails its test.
+// wait costs the suite about twenty seconds of idle cores. What is given
+// up is the wait for a goroutine still running after the last test; every
+// race the detector saw during the run already fails its test.
 package testexit
 
 import "testing"
