@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snowluma/snowluma-mcp/internal/reference"
 	"github.com/snowluma/snowluma-mcp/internal/testexit"
 )
 
@@ -58,6 +59,19 @@ func child(t *testing.T, what string) (int, string) {
 	return 0, ""
 }
 
+// needRace skips t without the race detector, and fails it under CI,
+// which runs the tests with -race.
+func needRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		return
+	}
+	if reference.UnderCI() {
+		t.Fatal("CI runs the tests with -race; this one needs it")
+	}
+	t.Skip("needs -race: go test -race ./internal/testexit")
+}
+
 func TestExitKeepsTheCode(t *testing.T) {
 	t.Parallel()
 	if code, out := child(t, "fail"); code != 3 {
@@ -71,12 +85,7 @@ func TestExitKeepsTheCode(t *testing.T) {
 // races) did not run.
 func TestRaceOutsideTestsFails(t *testing.T) {
 	t.Parallel()
-	if !raceEnabled {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI runs the tests with -race; this one needs it")
-		}
-		t.Skip("needs -race: go test -race ./internal/testexit")
-	}
+	needRace(t)
 	code, out := child(t, "race")
 	if code != 66 {
 		t.Errorf("exit code %d, want 66; output:\n%s", code, out)
@@ -94,12 +103,7 @@ func TestRaceOutsideTestsFails(t *testing.T) {
 // the late write race and failed the binary.
 func TestNoWaitAtExit(t *testing.T) {
 	t.Parallel()
-	if !raceEnabled {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CI runs the tests with -race; this one needs it")
-		}
-		t.Skip("needs -race: go test -race ./internal/testexit")
-	}
+	needRace(t)
 	if code, out := child(t, "late"); code != 0 || strings.Contains(out, "DATA RACE") {
 		t.Errorf("exit code %d, want 0 with no race reported; output:\n%s", code, out)
 	}
