@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 )
 
@@ -19,7 +18,7 @@ func runBinary(t *testing.T, args []string, env ...string) (int, string, string)
 	t.Helper()
 	cmd := exec.Command(plainBinary(t), args...)
 	// A private HOME: the default download directory lives in its cache.
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), mcptest.RaceEnv()}, env...)
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

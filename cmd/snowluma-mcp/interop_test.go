@@ -36,7 +36,7 @@ func TestTypeScriptClient(t *testing.T) {
 	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
 	cmd := exec.Command(node, "client.mjs")
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), mcptest.RaceEnv(), "SNOWLUMA_BIN=" + plainBinary(t),
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "SNOWLUMA_BIN=" + plainBinary(t),
 		"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_MODE=write"}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -148,7 +148,7 @@ func TestPreviewPanelInBrowser(t *testing.T) {
 	}
 	cmd := exec.Command(node, filepath.Join("browsertest", "run.mjs"))
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), mcptest.RaceEnv(), "CHROMIUM=" + chromium, "PANEL_TEST=" + string(input)}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "CHROMIUM=" + chromium, "PANEL_TEST=" + string(input)}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	stdout, err := cmd.Output()

@@ -10,7 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const env = {};
-for (const k of ["PATH", "HOME", "GORACE", "SNOWLUMA_MCP_ENDPOINT", "SNOWLUMA_MCP_TOKEN", "SNOWLUMA_MCP_MODE"]) {
+for (const k of ["PATH", "HOME", "SNOWLUMA_MCP_ENDPOINT", "SNOWLUMA_MCP_TOKEN", "SNOWLUMA_MCP_MODE"]) {
   if (process.env[k] !== undefined) env[k] = process.env[k];
 }
 const transport = new StdioClientTransport({ command: process.env.SNOWLUMA_BIN, env, stderr: "ignore" });

@@ -70,7 +70,6 @@ await context.route("**/*", (route) => {
 
 async function connect(sc) {
   const env = { HOME: process.env.HOME || "/tmp", SNOWLUMA_MCP_MODE: sc.mode };
-  if (process.env.GORACE) env.GORACE = process.env.GORACE; // a race-built server (mcptest.RaceEnv)
   if (sc.endpoint) env.SNOWLUMA_MCP_ENDPOINT = sc.endpoint;
   if (sc.timeoutMs) env.SNOWLUMA_MCP_TIMEOUT_MS = String(sc.timeoutMs);
   if (sc.lang) env.SNOWLUMA_MCP_LANG = sc.lang;
