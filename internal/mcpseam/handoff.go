@@ -130,6 +130,10 @@ func Frame(msg jsonrpc.Message, copyLimit int) (head, result []byte, err error) 
 // where it was encoded instead of copying it after the head.
 const FrameRoom = 64
 
+// Unroomed returns the result held carries, without the room (FrameRoom
+// spaces, or none) in front of it.
+func Unroomed(held []byte) json.RawMessage { return bytes.TrimLeft(held, " ") }
+
 // Framed returns msg's line without its newline, written in place: held is
 // the passed result msg carries, as Pass was given it, and msg's result is
 // held without its leading spaces. The head goes into those spaces, and

@@ -37,7 +37,6 @@ package stdio
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -242,7 +241,7 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		var isStandIn bool
 		if held, isStandIn = c.passed.Take(resp.Result); isStandIn {
 			whole := *resp
-			if whole.Result = bytes.TrimLeft(held, " "); held == nil {
+			if whole.Result = mcpseam.Unroomed(held); held == nil {
 				whole.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
 					Message: "Internal error: the server lost the answer it had prepared; send the request again"}
 			}
