@@ -93,20 +93,12 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	for _, u := range units {
 		total += u.weight
 	}
-	type hit struct {
-		a                     *Action
-		exact, supported, all bool
-		substring, nameSub    bool
-		cov, covered, score   float64
-		index                 int
-	}
-	// Per action: BM25 score, covered weight, weight of the words found in
-	// a name; words matched and found in a name; and two scratch marks.
-	floats := make([]float64, 3*n)
-	score, covered, named := floats[:n], floats[n:2*n], floats[2*n:]
-	ints := make([]int, 2*n)
-	matched, namedN := ints[:n], ints[n:]
-	marks := make([]bool, 2*n)
+	sc := ix.scratch.Get().(*scratch)
+	defer ix.scratch.Put(sc)
+	sc.reset(n)
+	score, covered, named := sc.floats[:n], sc.floats[n:2*n], sc.floats[2*n:]
+	matched, namedN := sc.ints[:n], sc.ints[n:]
+	marks := sc.marks
 	inName, seen := marks[:n], marks[n:]
 	for _, u := range units {
 		clear(marks)
@@ -152,7 +144,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 		exactAlts = units[0].alts
 	}
 	maxIDF := idf(0, n)
-	found := make([]hit, 0, n)
+	found := sc.found[:0]
 	best := 0.0
 	for i, a := range c.actions {
 		if !f.match(a) {
@@ -201,7 +193,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 		cut = 0.2
 	}
 	// Pointers, not hits, are sorted: a hit is ten words.
-	kept := make([]*hit, 0, len(found))
+	kept := sc.kept[:0]
 	for i := range found {
 		if h := &found[i]; h.exact || h.substring || h.score >= cut*best {
 			kept = append(kept, h)
@@ -256,6 +248,41 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	}
 	m.Category = majorityCategory(kept[:min(5, len(kept))], func(h *hit) *Action { return h.a })
 	return m
+}
+
+// A hit is one action's standing in a search.
+type hit struct {
+	a                     *Action
+	exact, supported, all bool
+	substring, nameSub    bool
+	cov, covered, score   float64
+	index                 int
+}
+
+// A scratch is the working memory of one search of a catalog of n actions,
+// kept between searches (index.scratch): allocating it for each search was
+// half of the search's time and most of its garbage.
+type scratch struct {
+	// Per action: BM25 score, covered weight, weight of the words found in
+	// a name; words matched and found in a name; and two scratch marks.
+	floats []float64
+	ints   []int
+	marks  []bool
+	found  []hit  // the actions that scored, n at most
+	kept   []*hit // those kept, to be sorted
+}
+
+// reset makes s ready for a search of n actions: zeroed, with room for
+// every action.
+func (s *scratch) reset(n int) {
+	if len(s.floats) != 3*n {
+		s.floats, s.ints, s.marks = make([]float64, 3*n), make([]int, 2*n), make([]bool, 2*n)
+		s.found, s.kept = make([]hit, 0, n), make([]*hit, 0, n)
+		return
+	}
+	clear(s.floats)
+	clear(s.ints)
+	clear(s.marks)
 }
 
 // nameBonus is what a query word found in an action's name or alias adds,

@@ -317,28 +317,34 @@ func TestOneBot11Names(t *testing.T) {
 	}
 }
 
-// TestSearchKeywordsConcurrent: searches running at once, which share the
-// remembered term matches, find what one search alone finds.
-func TestSearchKeywordsConcurrent(t *testing.T) {
+// TestSearchConcurrent: searches running at once, which share the
+// remembered term matches and reuse each other's working memory, find what
+// one search alone finds in a catalog that has searched nothing before, in
+// both modes and with a filter narrowing what earlier searches scored.
+func TestSearchConcurrent(t *testing.T) {
 	c := mustLoad(t)
-	queries := []string{"群 禁言", "group member", "发送 消息", "file upload", "好友", "stream"}
-	want := map[string][]string{}
-	fresh := mustLoad(t)
-	for _, q := range queries {
-		for _, a := range fresh.SearchKeywords(q, Filter{}) {
-			want[q] = append(want[q], a.Name)
-		}
+	readOnly := true
+	type search struct {
+		query    string
+		keywords bool
+		filter   Filter
+	}
+	searches := []search{
+		{"群 禁言", true, Filter{}}, {"group member", true, Filter{}}, {"发送 消息", true, Filter{}},
+		{"file upload", true, Filter{}}, {"好友", true, Filter{}}, {"stream", true, Filter{}},
+		{"group", false, Filter{}}, {"group", false, Filter{ReadOnly: &readOnly}}, {"帮我撤回群里那条消息", false, Filter{}},
+	}
+	run := func(c *Catalog, s search) []string { return names(c.Match(s.query, s.filter, s.keywords).Actions) }
+	want := map[search][]string{}
+	for _, s := range searches {
+		want[s] = run(mustLoad(t), s)
 	}
 	var wg sync.WaitGroup
 	for range 8 {
-		for _, q := range queries {
+		for _, s := range searches {
 			wg.Go(func() {
-				var got []string
-				for _, a := range c.SearchKeywords(q, Filter{}) {
-					got = append(got, a.Name)
-				}
-				if !slices.Equal(got, want[q]) {
-					t.Errorf("%q: %v, want %v", q, got, want[q])
+				if got := run(c, s); !slices.Equal(got, want[s]) {
+					t.Errorf("%+v: %v, want %v", s, got, want[s])
 				}
 			})
 		}
