@@ -22,8 +22,8 @@ const methodCallTool = "tools/call"
 type Dispatch struct {
 	// Pass, when set before Install, hands every complete tool result to
 	// the transport past the SDK's encoder (PlainToolResult.Pass): the
-	// binary sets its stdio transport's, which its one session runs on.
-	Pass func(encoded []byte) []byte
+	// binary sets its stdio transport, which its one session runs on.
+	Pass Passer
 
 	mu        sync.Mutex
 	on        map[string]mcp.Middleware

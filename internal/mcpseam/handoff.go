@@ -26,19 +26,79 @@ import (
 // connection's Write, and on nothing between the two looking into them
 // (TestSeamSDKHandsMarshalJSONBytesToTransport).
 //
+// A Handoff also lends the buffers passed results are encoded into
+// (Buffer), and takes them back once they are written (Recycle): a search
+// answer's 23 KB buffer, and the catalog resource's 340 KB, were a new
+// allocation for every call, a fifth of a search's garbage.
+//
 // The zero value is ready to use.
 type Handoff struct {
 	mu   sync.Mutex
 	next uint64
 	held map[uint64][]byte
+
+	spare sync.Pool // *[]byte: written results' buffers, to lend again
 }
+
+// A Passer hands encoded results past the SDK's encoder: a Handoff, or the
+// transport that holds one.
+type Passer interface {
+	// Buffer returns an empty buffer for a result of about size bytes, to
+	// be passed (see Handoff.Buffer).
+	Buffer(size int) []byte
+	// Pass returns the stand-in for result (see Handoff.Pass).
+	Pass(result []byte) []byte
+}
+
+// Buffer returns an empty buffer for a result of about size bytes, to be
+// encoded into and passed. It begins with FrameRoom spaces, which JSON
+// ignores and Framed fills with the line's head, and has room after size
+// for the closing brace and the newline. It is a buffer Recycle was given
+// when one large enough is spare.
+func (h *Handoff) Buffer(size int) []byte {
+	need := FrameRoom + size + 2
+	var b []byte
+	if p, ok := h.spare.Get().(*[]byte); ok {
+		if cap(*p) >= need {
+			b = (*p)[:FrameRoom]
+		} else {
+			h.spare.Put(p) // for a smaller result
+		}
+	}
+	if b == nil {
+		b = make([]byte, FrameRoom, need)
+	}
+	for i := range b {
+		b[i] = ' '
+	}
+	return b
+}
+
+// Recycle takes back a buffer Buffer lent, once the result passed in it
+// has been written and nothing refers to it any more. A buffer over
+// maxSpare bytes is left to the garbage collector, so that one large answer
+// does not stay in memory.
+func (h *Handoff) Recycle(held []byte) {
+	if cap(held) < FrameRoom || cap(held) > maxSpare {
+		return
+	}
+	held = held[:0]
+	h.spare.Put(&held)
+}
+
+// maxSpare is the largest buffer Recycle keeps: room for the catalog
+// resource's answer (about 340 KB), not for a query's answer of megabytes.
+const maxSpare = 512 << 10
 
 // passPrefix begins every stand-in; the rest is its number and a quote.
 const passPrefix = `"snowluma-mcp/stdio/pass#`
 
 // Pass returns a stand-in for result, for a MarshalJSON method to return
 // in place of result. result must be one complete JSON object this process
-// encoded: valid and without HTML escaping, as the SDK would encode it.
+// encoded: valid and without HTML escaping, as the SDK would encode it,
+// into a buffer from Buffer or, with the same room in front, one of its
+// own. The transport owns result from then on: it writes it and lends its
+// buffer again (Recycle), so the caller must not touch it.
 // The stand-in is only meaningful to the transport that Takes from h, so a
 // server may pass results only while its one session runs on it.
 //
@@ -124,7 +184,7 @@ func Frame(msg jsonrpc.Message, copyLimit int) (head, result []byte, err error) 
 }
 
 // FrameRoom is how many spaces a result this package passes keeps in front
-// of itself (resultBuffer): room for the head of its line,
+// of itself (Handoff.Buffer): room for the head of its line,
 // {"jsonrpc":"2.0","id":…,"result":, with an id of up to 32 bytes. Framed
 // writes the head there, so the transport writes a 23 KB search answer
 // where it was encoded instead of copying it after the head.

@@ -27,9 +27,10 @@ import (
 // time (see Handoff).
 type PlainToolResult struct {
 	*mcp.CallToolResult
-	// Pass, when set, takes the encoded result and returns the stand-in
-	// MarshalJSON returns in its place (Handoff.Pass).
-	Pass func(encoded []byte) []byte
+	// Pass, when set, lends the buffer the result is encoded into and
+	// takes the encoded result, returning the stand-in MarshalJSON returns
+	// in its place (Handoff).
+	Pass Passer
 }
 
 // MarshalJSON lets the SDK encode the small fields and writes content and
@@ -63,7 +64,7 @@ func (r *PlainToolResult) MarshalJSON() ([]byte, error) {
 		}
 	}
 
-	out := resultBuffer(size, r.Pass != nil)
+	out := resultBuffer(size, r.Pass)
 	out = append(out, `{"content":[`...)
 	for i, c := range r.Content {
 		if i > 0 {
@@ -83,7 +84,7 @@ func (r *PlainToolResult) MarshalJSON() ([]byte, error) {
 	if err != nil || r.Pass == nil {
 		return out, err
 	}
-	return r.Pass(out), nil
+	return r.Pass.Pass(out), nil
 }
 
 // appendJSON appends v's JSON to b without HTML escaping.
@@ -137,9 +138,10 @@ type EncodedRead struct {
 	// Contents is the encoded contents array, compact and without HTML
 	// escaping (PlainJSON).
 	Contents []byte
-	// Pass, when set, takes the encoded answer and returns the stand-in
-	// MarshalJSON returns in its place (Handoff.Pass).
-	Pass func(encoded []byte) []byte
+	// Pass, when set, lends the buffer the answer is encoded into and
+	// takes the encoded answer, returning the stand-in MarshalJSON returns
+	// in its place (Handoff).
+	Pass Passer
 }
 
 // MarshalJSON writes the encoded contents and the SDK's encoding of the
@@ -166,9 +168,10 @@ type EncodedList struct {
 	// Tools is the encoded tools array, compact and without HTML escaping
 	// (PlainJSON).
 	Tools []byte
-	// Pass, when set, takes the encoded answer and returns the stand-in
-	// MarshalJSON returns in its place (Handoff.Pass).
-	Pass func(encoded []byte) []byte
+	// Pass, when set, lends the buffer the answer is encoded into and
+	// takes the encoded answer, returning the stand-in MarshalJSON returns
+	// in its place (Handoff).
+	Pass Passer
 }
 
 // MarshalJSON writes the encoded tools and the SDK's encoding of the rest
@@ -186,26 +189,21 @@ func (l *EncodedList) MarshalJSON() ([]byte, error) {
 // encodedAnswer is the result object whose member name holds encoded and
 // whose other members are those of head, the encoding of the rest of the
 // result; pass, when set, takes it and returns its stand-in.
-func encodedAnswer(head []byte, name string, encoded []byte, pass func([]byte) []byte) ([]byte, error) {
-	out := resultBuffer(len(head)+len(name)+len(encoded)+16, pass != nil)
+func encodedAnswer(head []byte, name string, encoded []byte, pass Passer) ([]byte, error) {
+	out := resultBuffer(len(head)+len(name)+len(encoded)+16, pass)
 	out = append(append(append(append(out, `{"`...), name...), `":`...), encoded...)
 	out, err := CloseResult(out, head, name)
 	if err != nil || pass == nil {
 		return out, err
 	}
-	return pass(out), nil
+	return pass.Pass(out), nil
 }
 
-// resultBuffer returns an empty buffer for a result of about size bytes.
-// For a result that is to be passed it begins with FrameRoom spaces,
-// which JSON ignores and Framed fills with the line's head.
-func resultBuffer(size int, passing bool) []byte {
-	if !passing {
+// resultBuffer returns an empty buffer for a result of about size bytes:
+// for a result that is to be passed, one pass lends (Handoff.Buffer).
+func resultBuffer(size int, pass Passer) []byte {
+	if pass == nil {
 		return make([]byte, 0, size)
 	}
-	b := make([]byte, FrameRoom, FrameRoom+size+2) // and '}' and '\n' after it
-	for i := range b {
-		b[i] = ' '
-	}
-	return b
+	return pass.Buffer(size)
 }

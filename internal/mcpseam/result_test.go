@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -58,6 +59,46 @@ func TestPlainResultMeansWhatTheSDKWrites(t *testing.T) {
 		}
 		if !reflect.DeepEqual(a, b) {
 			t.Errorf("%s:\n got %s\nwant %s", name, got, sdk)
+		}
+	}
+}
+
+// TestHandoffLendsBuffersAgain: a buffer taken back is lent again, for a
+// result that fits, with its room of spaces restored; one of a megabyte
+// is not kept. (sync.Pool may drop what it is given, and does at random
+// under the race detector, so lending again is looked for over many
+// rounds.)
+func TestHandoffLendsBuffersAgain(t *testing.T) {
+	var h mcpseam.Handoff
+	room := strings.Repeat(" ", mcpseam.FrameRoom)
+	first := func(b []byte) *byte { return &b[:1][0] }
+	lentAgain := false
+	for range 50 {
+		b := h.Buffer(100)
+		if string(b) != room || cap(b) < mcpseam.FrameRoom+102 {
+			t.Fatalf("lent %q, capacity %d", b, cap(b))
+		}
+		b = append(b, `{"a":1}`...)
+		copy(b, "{head}") // as Framed writes the line's head into the room
+		h.Recycle(b)
+		again := h.Buffer(50)
+		if string(again) != room {
+			t.Fatalf("lent again as %q", again)
+		}
+		if first(again) == first(b) {
+			lentAgain = true
+			break
+		}
+	}
+	if !lentAgain {
+		t.Error("no buffer taken back was lent again")
+	}
+
+	big := h.Buffer(1 << 20)
+	h.Recycle(big)
+	for range 50 {
+		if b := h.Buffer(10); first(b) == first(big) {
+			t.Fatal("a buffer of a megabyte was kept and lent again")
 		}
 	}
 }

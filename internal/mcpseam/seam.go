@@ -19,7 +19,9 @@
 //     answer.
 //   - Handoff and Frame: an answer the server encoded handed to the stdio
 //     transport past the SDK's encoder, which would check and compact it
-//     again, and a response framed without re-encoding its result.
+//     again, into a buffer the transport lends and takes back once the
+//     answer is written, and a response framed without re-encoding its
+//     result.
 //   - Wrap and Tap: the one transport wrapper that carries methods the SDK
 //     has no API for (task notifications on listen streams, Claude Code's
 //     channel).

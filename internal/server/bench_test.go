@@ -17,6 +17,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
@@ -54,7 +55,7 @@ func BenchmarkCall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rs := rawConnect(b, func(pass func([]byte) []byte) (*mcp.Server, error) {
+	rs := rawConnect(b, func(pass mcpseam.Passer) (*mcp.Server, error) {
 		return New(Options{Catalog: catalog.Preload(), Mode: config.ModeWrite, Backend: &backend.Backend{Client: client}, Speed: Speed{PassEncoded: pass}})
 	})
 	for _, c := range benchCalls {
@@ -126,14 +127,14 @@ type rawSession struct {
 }
 
 // rawConnect connects the server newServer builds over in-process pipes
-// through the binary's stdio transport, whose Pass it gives the server as
+// through the binary's stdio transport, which it gives the server as
 // the binary does, and completes a 2025-11-25 initialize handshake.
-func rawConnect(b *testing.B, newServer func(pass func([]byte) []byte) (*mcp.Server, error)) *rawSession {
+func rawConnect(b *testing.B, newServer func(pass mcpseam.Passer) (*mcp.Server, error)) *rawSession {
 	b.Helper()
 	sr, cw := io.Pipe()
 	cr, sw := io.Pipe()
 	tr := stdio.New(sr, sw, stdio.Options{})
-	s, err := newServer(tr.Pass)
+	s, err := newServer(tr)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/media"
 	"github.com/snowluma/snowluma-mcp/transfer"
@@ -37,7 +38,7 @@ func BenchmarkViewMedia12MP(b *testing.B) {
 		b.Fatal(err)
 	}
 	be := &backend.Backend{Client: client, Downloads: store, Media: media.NewDecoder(0, 0)}
-	rs := rawConnect(b, func(pass func([]byte) []byte) (*mcp.Server, error) {
+	rs := rawConnect(b, func(pass mcpseam.Passer) (*mcp.Server, error) {
 		return New(Options{Catalog: catalog.Preload(), Mode: config.ModeRead, Backend: be, Speed: Speed{PassEncoded: pass}})
 	})
 	const call = `{"name":"view_media","arguments":{"message_id":7}}`

@@ -24,7 +24,7 @@ const CatalogURI = "snowluma://onebot/actions"
 // each read copies the encoded contents after the rest of the result
 // (mcpseam.EncodedRead, a wrapper of resources/read on dispatch), and with
 // pass set (Speed.PassEncoded) hands the whole answer to the transport.
-func addCatalogResource(s *mcp.Server, dispatch *mcpseam.Dispatch, src catalogSource, pass func([]byte) []byte) {
+func addCatalogResource(s *mcp.Server, dispatch *mcpseam.Dispatch, src catalogSource, pass mcpseam.Passer) {
 	doc := sync.OnceValues(func() (string, error) {
 		cat, err := src()
 		if err != nil {

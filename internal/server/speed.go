@@ -1,5 +1,7 @@
 package server
 
+import "github.com/snowluma/snowluma-mcp/internal/mcpseam"
+
 // Speed is the server's one switch for the speed tricks, which live behind
 // the SDK seam (internal/mcpseam) and are measured side by side with
 // scripts/bench (see docs/performance.md). The zero Speed, which every
@@ -12,10 +14,10 @@ type Speed struct {
 	// results (mcpseam.PlainToolResult), the tool list encoded once per
 	// client (mcpseam.EncodedList) and the catalog resource's answer,
 	// about 340 KB encoded once (mcpseam.EncodedRead). Each returns the
-	// stand-in the SDK encodes instead (mcpseam.Handoff). The binary sets
-	// it to its stdio.Transport's Pass, which the server's one session
-	// runs on.
-	PassEncoded func(encoded []byte) []byte
+	// stand-in the SDK encodes instead (mcpseam.Handoff), and is encoded
+	// into a buffer it lends. The binary sets it to its stdio.Transport,
+	// which the server's one session runs on.
+	PassEncoded mcpseam.Passer
 	// CheckOutputsLater, when set, takes the check of the tools' output
 	// schemas instead of New running it (see toolkit.Config): the binary
 	// runs it after its first answer and stops on its error, so that a

@@ -8,3 +8,8 @@ package stdio
 // meaningful to this transport's Write, so a server may pass results only
 // while its one session runs on this transport.
 func (t *Transport) Pass(result []byte) []byte { return t.c.passed.Pass(result) }
+
+// Buffer returns an empty buffer for a result of about size bytes, to be
+// encoded into and passed; Write takes it back once the result is written
+// (see mcpseam.Handoff.Buffer).
+func (t *Transport) Buffer(size int) []byte { return t.c.passed.Buffer(size) }

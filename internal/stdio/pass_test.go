@@ -3,7 +3,10 @@ package stdio
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -138,6 +141,41 @@ func TestPassedResultWrittenInItsRoom(t *testing.T) {
 		inPlace := len(w.calls) == 1 && &w.calls[0][len(w.calls[0])-1] == &held[:cap(held)][cap(held)-1]
 		if inPlace != tc.inPlace {
 			t.Errorf("id %v: written in place %v, want %v (%d writes)", tc.id, inPlace, tc.inPlace, len(w.calls))
+		}
+	}
+}
+
+// TestPassedBuffersWrittenWhole: results encoded into buffers the
+// transport lends, passed and written many at once, each arrive whole: a
+// buffer is lent again only once its result has been written (and the
+// race detector sees no write to one still being written).
+func TestPassedBuffersWrittenWhole(t *testing.T) {
+	var out bytes.Buffer // written under the transport's write lock
+	tr := New(strings.NewReader(""), &out, Options{})
+	const n = 200
+	body := func(i int) string { return fmt.Sprintf(`{"n":%d,"s":"%s"}`, i, strings.Repeat("x", i*37%3000)) }
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			id, _ := jsonrpc.MakeID(float64(i))
+			b := append(tr.Buffer(len(body(i))), body(i)...)
+			if err := tr.c.Write(context.Background(), &jsonrpc.Response{ID: id, Result: tr.Pass(b)}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != n {
+		t.Fatalf("%d lines for %d answers", len(lines), n)
+	}
+	for _, l := range lines {
+		var r struct {
+			ID     int
+			Result json.RawMessage
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil || string(r.Result) != body(r.ID) {
+			t.Errorf("a line %.120q (%v), want the result %.60q", l, err, body(r.ID))
 		}
 	}
 }

@@ -263,6 +263,8 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 	}
 	if held != nil {
+		// Once written, nothing refers to the passed result's buffer.
+		defer c.passed.Recycle(held)
 		if line, ok := mcpseam.Framed(msg, held); ok {
 			return c.writeLine(line)
 		}

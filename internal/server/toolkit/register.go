@@ -274,7 +274,7 @@ func Handle[In any](h func(ctx context.Context, c *Call, in In) Reply) Handler {
 // client sends alike on every request, and on the page, so the tools array
 // is encoded once for each (mcpseam.EncodedList) and, with pass set, handed
 // to the transport past the SDK's encoder.
-func filterList(mode config.Mode, byName map[string]*compiled, pass func([]byte) []byte) mcp.Middleware {
+func filterList(mode config.Mode, byName map[string]*compiled, pass mcpseam.Passer) mcp.Middleware {
 	var lists encodedLists
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
