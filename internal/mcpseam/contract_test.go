@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -219,6 +220,30 @@ func TestSeamSDKPassesToolResultPointer(t *testing.T) {
 	res := w.call(1, "tools/call", `{"name":"t","arguments":{}}`)
 	if !bytes.Contains(res, []byte("the substitute")) {
 		t.Errorf("go-sdk %s: the answer %s is not the substitute: the SDK no longer hands the handler's *CallToolResult to the middleware as it is; revisit mcpseam.Dispatch.Placeholder", mcpseam.SDKVersion, res)
+	}
+}
+
+// TestSeamSDKRunsEachRequestOnItsOwnGoroutine: the SDK starts a goroutine
+// for each request it handles, so every call begins on a new, small stack,
+// which is why Dispatch grows it once up front (reserveStack). When this
+// fails, requests run on goroutines the SDK keeps, whose stacks stay grown:
+// the reserve only costs its zeroing, and can go (measure).
+func TestSeamSDKRunsEachRequestOnItsOwnGoroutine(t *testing.T) {
+	t.Parallel()
+	var ids []string
+	s := newServer()
+	s.AddTool(&mcp.Tool{Name: "t", InputSchema: &jsonschema.Schema{Type: "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		buf := make([]byte, 64)
+		head, _, _ := strings.Cut(string(buf[:runtime.Stack(buf, false)]), " [") // "goroutine 42 [running]:..."
+		ids = append(ids, head)
+		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
+	})
+	w := serve(t, s)
+	for id := range 3 {
+		w.call(id+1, "tools/call", `{"name":"t","arguments":{}}`) // one after another
+	}
+	if len(ids) != 3 || ids[0] == ids[1] || ids[1] == ids[2] || ids[0] == ids[2] {
+		t.Errorf("go-sdk %s: three calls ran on %q, not each on a goroutine of its own; revisit mcpseam.reserveStack", mcpseam.SDKVersion, ids)
 	}
 }
 

@@ -6,8 +6,9 @@
 // behaviour it relies on.
 //
 //   - Dispatch: the server's one receiving middleware, which hands each
-//     request to the one wrapper that acts on its method, and lets every
-//     tools/call result leave through Finish.
+//     request to the one wrapper that acts on its method, lets every
+//     tools/call result leave through Finish, and grows the stack of the
+//     goroutine the SDK starts for each request once, up front.
 //   - StandIn: tools registered with stand-in schemas, since AddTool
 //     decodes a JSON schema again only to read its type.
 //   - Dispatch.Placeholder: a tool answer that is not a CallToolResult (a
