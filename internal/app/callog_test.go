@@ -63,6 +63,23 @@ func TestCallLogKeepsEveryLineInOrder(t *testing.T) {
 	}
 }
 
+// TestCallLogGathersLinesCloseTogether: the lines of calls that follow
+// each other closely go out in a few writes, not one each.
+func TestCallLogGathersLinesCloseTogether(t *testing.T) {
+	t.Parallel()
+	var out syncBuffer
+	l := newCallLog(&out)
+	const lines = 100
+	for i := range lines {
+		fmt.Fprintf(l, "call %d\n", i)
+		runtime.Gosched() // the log's goroutine may run between calls, as between answers
+	}
+	l.Close()
+	if n := strings.Count(out.String(), "\n"); n != lines || out.writes > lines/10 {
+		t.Errorf("%d lines in %d writes; want %d lines in a few", n, out.writes, lines)
+	}
+}
+
 // blockingWriter holds every write until released.
 type blockingWriter struct {
 	release chan struct{}
@@ -111,7 +128,6 @@ func TestCallLogWaitsForRoomRatherThanDropping(t *testing.T) {
 	<-wrote
 	l.Close()
 	got := w.out.String()
-	println("GOT", len(got), strings.Count(got, line), got[len(got)-10:])
 	if n := strings.Count(got, line); n != callLogBytes/len(line)+1 || !strings.HasSuffix(got, "last\n") {
 		t.Errorf("%d full lines (want %d), ends %q", n, callLogBytes/len(line)+1, got[max(0, len(got)-10):])
 	}
