@@ -22,9 +22,9 @@ import (
 // start-up. Decode reads the JSON once, for the keywords it knows
 // spelled exactly as the library's field tags. Anything else (an unknown or
 // differently cased keyword, which the library keeps in Extra or matches
-// case-insensitively; a duplicate key; null; escaped keys; "dependencies";
-// invalid JSON) sends the whole schema to json.Unmarshal, so the result and
-// every error are the library's own. The tests hold the two to the same
+// case-insensitively; a duplicate key; null; escaped keys or keys other
+// than UTF-8; "dependencies"; invalid JSON) sends the whole schema to
+// json.Unmarshal, so the result and every error are the library's own. The tests hold the two to the same
 // result on every schema this project declares and under fuzzing.
 func Decode(raw []byte) (*jsonschema.Schema, error) {
 	if json.Valid(raw) {
@@ -128,7 +128,8 @@ func (p *schemaParser) str() (s []byte, escaped bool) {
 }
 
 // object calls f with each key of the object at pos, f reading the value.
-// Keys with escapes and repeated keys are outside the fast path.
+// Keys with escapes, keys other than UTF-8 (encoding/json replaces each bad
+// byte with U+FFFD) and repeated keys are outside the fast path.
 func (p *schemaParser) object(f func(key string) bool) bool {
 	if p.peek() != '{' {
 		return false
@@ -145,7 +146,7 @@ func (p *schemaParser) object(f func(key string) bool) bool {
 			p.ws()
 		}
 		k, escaped := p.str()
-		if escaped {
+		if escaped || !utf8.Valid(k) {
 			return false
 		}
 		key := string(k)

@@ -78,6 +78,8 @@ var fallbackCases = []string{
 	`{"description":null}`,
 	`{"$vocabulary":{"a":"b"}}`,
 	"{\"bad \xff key\":1}",
+	"{\"properties\":{\"\x87\":{}}}",
+	"{\"$defs\":{\"a\xc3\":{\"type\":\"string\"}}}",
 	`{"required":["a",null]}`,
 	`{"type":["string",7]}`,
 	`{"enum":[1e400]}`,
