@@ -164,7 +164,9 @@ func TestSandboxServesEveryTool(t *testing.T) {
 		if sent.MessageID == 0 {
 			t.Fatal("send_group_msg answered message_id 0")
 		}
-		history := c.data("query_action_with_input", "get_group_msg_history", map[string]any{"group_id": owned, "count": 5})
+		// Anchored at the send: the world trickles a message every 20 ms,
+		// which would soon push it out of the newest five.
+		history := c.data("query_action_with_input", "get_group_msg_history", map[string]any{"group_id": owned, "message_id": sent.MessageID, "count": 5})
 		if !strings.Contains(string(history), fmt.Sprintf(`"message_id":%d`, sent.MessageID)) {
 			t.Errorf("the history lacks the sent message %d: %s", sent.MessageID, history)
 		}
