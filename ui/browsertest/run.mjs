@@ -3,13 +3,14 @@
 // advertises the Apps extension), calls preview_message, reads the panel
 // from the server's ui:// resource, and shows it in Debian's headless
 // Chromium inside host.js, which relays the panel's tool calls back to the
-// binary. It clicks as a person would, takes a screenshot of each state and
-// prints what it observed as JSON; the Go test judges it (and counts the
-// requests the fake SnowLuma received).
+// binary. It clicks as a person would, takes a screenshot of each state
+// when asked to, and prints what it observed as JSON; the Go test judges it
+// (and counts the requests the fake SnowLuma received).
 //
-// Input: PANEL_TEST, a JSON object {bin, shots, scenarios: [...]}. Every
-// request the page makes is intercepted: the host page is served from
-// memory and anything else is blocked and reported.
+// Input: PANEL_TEST, a JSON object {bin, shots, scenarios: [...]}, shots
+// being the folder for screenshots or "" for none. Every request the page
+// makes is intercepted: the host page is served from memory and anything
+// else is blocked and reported.
 import { build } from "esbuild";
 import { chromium } from "playwright-core";
 import { Client } from "@modelcontextprotocol/client";
@@ -123,6 +124,7 @@ async function runScenario(sc) {
     const frame = await (await page.$("iframe")).contentFrame();
     await frame.waitForFunction(() => document.documentElement.dataset.phase === "ready");
     const shot = async (label) => {
+      if (!config.shots) return;
       const path = join(config.shots, `${sc.name}-${label}.png`);
       await page.locator("iframe").screenshot({ path });
       out.shots.push(path);
