@@ -4,25 +4,10 @@
 // run it with scripts/build-ui (CI checks the committed file is current).
 import { build } from "esbuild";
 import { readFile, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { englishZod } from "./zod-english.mjs";
 
 const here = new URL(".", import.meta.url);
 const read = (p) => readFile(new URL(p, here), "utf8");
-
-// zod's namespace re-exports its sixty-odd locales for error messages, and
-// the SDK uses that namespace whole, so the bundler cannot drop them: they
-// were a third of the panel. zod speaks English unless configured, and the
-// panel neither configures it nor shows its messages, so every locale
-// resolves to the English one.
-const englishZod = {
-  name: "english-zod",
-  setup(b) {
-    b.onResolve({ filter: /^\.\/[A-Za-z-]+\.js$/ }, (args) => {
-      if (!args.importer.endsWith(join("zod", "v4", "locales", "index.js"))) return undefined;
-      return { path: join(dirname(args.importer), "en.js") };
-    });
-  },
-};
 
 const js = await build({
   entryPoints: [new URL("src/panel.js", here).pathname],
