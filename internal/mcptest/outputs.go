@@ -11,28 +11,35 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// A message is one line the server wrote and, for a response, the method of
-// the client's request it answers.
+// A message is one line the server wrote, decoded (or why it is not
+// JSON), and, for a response, the method of the client's request it
+// answers.
 type message struct {
 	line    []byte
+	doc     any
+	notJSON error
 	answers string
 }
 
 // A toolCall is one tools/call the client made and what answered it.
 type toolCall struct {
 	tool   string
-	result json.RawMessage // nil when a JSON-RPC error answered it
-	line   []byte          // the response
+	result map[string]any // nil when a JSON-RPC error answered it
+	line   []byte         // the response
 }
 
 // A session is what the recorded lines of one process say: each server
 // line with the request it answers, each tool call with its result, and the
 // outputSchema of every tool a tools/list answer showed (nil for a tool
 // that declares none).
+//
+// Each line is decoded once, and the checks share that value: under the
+// race detector every pass over a line costs, and a test's lines run to
+// megabytes.
 type session struct {
 	messages []message
 	calls    []toolCall
-	listed   map[string]json.RawMessage
+	listed   map[string]any
 }
 
 // replay pairs the server's responses with the client's requests (by id,
@@ -54,42 +61,66 @@ func replay(sent, received [][]byte) *session {
 			Name string `json:"name"`
 		}
 		json.Unmarshal(m.Params, &params) // the name of a tools/call; absent otherwise
-		pending[string(m.ID)] = append(pending[string(m.ID)], request{m.Method, params.Name})
+		key := idKey(m.ID)
+		pending[key] = append(pending[key], request{m.Method, params.Name})
 	}
-	s := &session{listed: map[string]json.RawMessage{}}
+	s := &session{listed: map[string]any{}}
 	for _, l := range received {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Result json.RawMessage `json:"result"`
-		}
-		if json.Unmarshal(l, &m) != nil || m.Method != "" || m.ID == nil {
-			s.messages = append(s.messages, message{line: l})
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(l))
+		m, _ := doc.(map[string]any)
+		id, hasID := m["id"]
+		if method, _ := m["method"].(string); err != nil || method != "" || !hasID {
+			s.messages = append(s.messages, message{line: l, doc: doc, notJSON: err})
 			continue
 		}
+		key, _ := json.Marshal(id)
 		var req request
-		if q := pending[string(m.ID)]; len(q) > 0 {
-			req, pending[string(m.ID)] = q[0], q[1:]
+		if q := pending[string(key)]; len(q) > 0 {
+			req, pending[string(key)] = q[0], q[1:]
 		}
-		s.messages = append(s.messages, message{line: l, answers: req.method})
+		s.messages = append(s.messages, message{line: l, doc: doc, answers: req.method})
+		result, _ := m["result"].(map[string]any)
 		switch req.method {
 		case "tools/call":
-			s.calls = append(s.calls, toolCall{tool: req.tool, result: m.Result, line: l})
+			s.calls = append(s.calls, toolCall{tool: req.tool, result: result, line: l})
 		case "tools/list":
-			var res struct {
-				Tools []struct {
-					Name         string          `json:"name"`
-					OutputSchema json.RawMessage `json:"outputSchema"`
-				} `json:"tools"`
-			}
-			if json.Unmarshal(m.Result, &res) == nil {
-				for _, t := range res.Tools {
-					s.listed[t.Name] = t.OutputSchema
+			tools, _ := result["tools"].([]any)
+			for _, t := range tools {
+				t, _ := t.(map[string]any)
+				if name, ok := t["name"].(string); ok {
+					s.listed[name] = t["outputSchema"]
 				}
 			}
 		}
 	}
 	return s
+}
+
+// idKey is the compact JSON of a request id, as the server's decoded
+// answer marshals it again.
+func idKey(raw json.RawMessage) string {
+	id, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return string(raw)
+	}
+	b, _ := json.Marshal(id)
+	return string(b)
+}
+
+// checkMessages checks every line the server wrote against v's schema and
+// returns what fails.
+func (s *session) checkMessages(v *Validator) []error {
+	var errs []error
+	for _, m := range s.messages {
+		err := v.checkDecoded(m.doc, m.answers)
+		if m.notJSON != nil {
+			err = fmt.Errorf("not JSON: %w", m.notJSON)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("server message fails the %s schema: %v\n%s", v.era, err, truncate(m.line, 2000)))
+		}
+	}
+	return errs
 }
 
 // checkOutputs checks the structuredContent of every tool result against
@@ -108,18 +139,12 @@ func (s *session) checkOutputs() []error {
 		if c.result == nil {
 			continue
 		}
-		var r struct {
-			ResultType string          `json:"resultType"`
-			Structured json.RawMessage `json:"structuredContent"`
-		}
-		if err := json.Unmarshal(c.result, &r); err != nil {
-			errs = append(errs, fmt.Errorf("tools/call %s: result: %v\n%s", c.tool, err, truncate(c.line, 2000)))
-			continue
-		}
-		if r.ResultType == "input_required" || r.ResultType == "task" {
+		resultType, _ := c.result["resultType"].(string)
+		structured := c.result["structuredContent"]
+		if resultType == "input_required" || resultType == "task" {
 			continue // no structuredContent: a question for the client, or a task handle
 		}
-		if len(r.Structured) == 0 || string(r.Structured) == "null" {
+		if structured == nil {
 			errs = append(errs, fmt.Errorf("tools/call %s: the result has no structuredContent\n%s", c.tool, truncate(c.line, 2000)))
 			continue
 		}
@@ -131,7 +156,7 @@ func (s *session) checkOutputs() []error {
 		schemaOf := c.tool
 		out, ok := s.listed[c.tool]
 		if !ok {
-			if !nullResult(r.Structured) {
+			if !nullResult(structured) {
 				errs = append(errs, fmt.Errorf("tools/call %s: a result from a tool that tools/list does not show (a hidden tool may only refuse)\n%s", c.tool, truncate(c.line, 2000)))
 				continue
 			}
@@ -140,7 +165,7 @@ func (s *session) checkOutputs() []error {
 				continue
 			}
 		}
-		if len(out) == 0 || string(out) == "null" {
+		if out == nil {
 			errs = append(errs, fmt.Errorf("tools/call %s: structuredContent from a tool that declares no outputSchema\n%s", c.tool, truncate(c.line, 2000)))
 			continue
 		}
@@ -153,12 +178,7 @@ func (s *session) checkOutputs() []error {
 			}
 			compiled[schemaOf] = sch
 		}
-		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(r.Structured))
-		if err != nil {
-			errs = append(errs, fmt.Errorf("tools/call %s: structuredContent: %v", c.tool, err))
-			continue
-		}
-		if err := sch.Validate(inst); err != nil {
+		if err := sch.Validate(structured); err != nil {
 			errs = append(errs, fmt.Errorf("tools/call %s: structuredContent fails the outputSchema of %s: %v\n%s", c.tool, schemaOf, err, truncate(c.line, 2000)))
 		}
 	}
@@ -191,32 +211,32 @@ func listAll(cs *mcp.ClientSession) {
 
 // nullResult reports whether structuredContent is a refusal's envelope:
 // an object whose result is null.
-func nullResult(structured json.RawMessage) bool {
-	var env map[string]json.RawMessage
-	return json.Unmarshal(structured, &env) == nil && string(env["result"]) == "null"
+func nullResult(structured any) bool {
+	env, ok := structured.(map[string]any)
+	if !ok {
+		return false
+	}
+	result, ok := env["result"]
+	return ok && result == nil
 }
 
 // anyOutputSchema returns the outputSchema of the first listed tool, by
 // name, that declares one.
-func (s *session) anyOutputSchema() (string, json.RawMessage, bool) {
+func (s *session) anyOutputSchema() (string, any, bool) {
 	names := make([]string, 0, len(s.listed))
 	for n := range s.listed {
 		names = append(names, n)
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		if o := s.listed[n]; len(o) > 0 && string(o) != "null" {
+		if o := s.listed[n]; o != nil {
 			return n, o, true
 		}
 	}
 	return "", nil, false
 }
 
-func compileSchema(tool string, schema json.RawMessage) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
-	if err != nil {
-		return nil, err
-	}
+func compileSchema(tool string, doc any) (*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	url := "mem:///tools/" + tool + "/outputSchema.json"
 	if err := c.AddResource(url, doc); err != nil {

@@ -120,3 +120,42 @@ func TestCheckOutputs(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckMessages: each line the server wrote is decoded once and checked
+// against the era's schema by what it is: a response by the method it
+// answers, a notification by its method, anything else refused.
+func TestCheckMessages(t *testing.T) {
+	v := NewValidator(t, Legacy) // 2025-11-25: results need no resultType
+	if v == nil {
+		t.Skip("no schema outside CI (NewValidator said why)")
+	}
+	sent := [][]byte{call(1, "count"), call(2, "count"), []byte(`{"jsonrpc":"2.0","id":"a","method":"ping"}`)}
+	received := [][]byte{
+		answer(1, structured(`{"result":3,"diagnostics":{"outcome":"success"}}`)),
+		answer(2, `{"content":"three"}`),
+		[]byte(`{"jsonrpc":"2.0","id":"a","result":{}}`),
+		[]byte(`{"jsonrpc":"2.0","id":9,"result":{}}`),
+		[]byte(`{"jsonrpc":"2.0","method":"notifications/unheard_of"}`),
+		[]byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`),
+		[]byte(`{"jsonrpc":"2.0","id":1,"error":{"code":-32600}}`),
+		[]byte(`hello`),
+		[]byte(`[1]`),
+	}
+	want := []string{
+		"as CallToolResult", // content must be an array
+		"response to unknown request id 9",
+		`"notifications/unheard_of"`,
+		"JSONRPCErrorResponse", // an error needs its message
+		"not JSON",
+		"not a JSON-RPC object",
+	}
+	errs := replay(sent, received).checkMessages(v)
+	if len(errs) != len(want) {
+		t.Fatalf("%d errors, want %d: %v", len(errs), len(want), errs)
+	}
+	for i, err := range errs {
+		if !strings.Contains(err.Error(), want[i]) {
+			t.Errorf("error %d: %v, want %q", i, err, want[i])
+		}
+	}
+}

@@ -432,10 +432,8 @@ func (p *Proc) validate(v *Validator) {
 	}
 	s := replay(sent, received)
 	if v != nil {
-		for _, m := range s.messages {
-			if err := v.Check(m.line, m.answers); err != nil {
-				p.tb.Errorf("server message fails the %s schema: %v\n%s", p.era, err, truncate(m.line, 2000))
-			}
+		for _, err := range s.checkMessages(v) {
+			p.tb.Errorf("%v", err)
 		}
 	}
 	for _, err := range s.checkOutputs() {

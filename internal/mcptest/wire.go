@@ -199,15 +199,21 @@ func (v *Validator) Check(line []byte, answers string) error {
 	if err != nil {
 		return fmt.Errorf("not JSON: %w", err)
 	}
-	var msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
+	return v.checkDecoded(inst, answers)
+}
+
+// checkDecoded is Check on a line already decoded by jsonschema.UnmarshalJSON.
+func (v *Validator) checkDecoded(inst any, answers string) error {
+	obj, ok := inst.(map[string]any)
+	if !ok {
+		return fmt.Errorf("not a JSON-RPC object: %T", inst)
 	}
-	if err := json.Unmarshal(line, &msg); err != nil {
-		return fmt.Errorf("not a JSON-RPC object: %w", err)
+	method, _ := obj["method"].(string)
+	if m, ok := obj["method"]; ok && method == "" {
+		return fmt.Errorf("not a JSON-RPC object: method %v", m)
 	}
+	_, isError := obj["error"]
+	_, isResult := obj["result"]
 	check := func(def string, x any) error {
 		s, err := v.def(def)
 		if err != nil {
@@ -219,8 +225,8 @@ func (v *Validator) Check(line []byte, answers string) error {
 		return nil
 	}
 	switch {
-	case channelDefs[msg.Method] != "":
-		s, err := channelSchema(msg.Method)
+	case channelDefs[method] != "":
+		s, err := channelSchema(method)
 		if err != nil {
 			return err
 		}
@@ -228,27 +234,28 @@ func (v *Validator) Check(line []byte, answers string) error {
 			return fmt.Errorf("does not have the shape of Claude Code's channels reference: %v", err)
 		}
 		return nil
-	case msg.Method != "":
-		def, ok := messageDefs[msg.Method]
+	case method != "":
+		def, ok := messageDefs[method]
 		if !ok {
-			return fmt.Errorf("server sent %q, which the harness has no schema for", msg.Method)
+			return fmt.Errorf("server sent %q, which the harness has no schema for", method)
 		}
 		return check(def, inst)
-	case msg.Error != nil:
+	case isError:
 		return check("JSONRPCErrorResponse", inst)
-	case msg.Result != nil:
+	case isResult:
 		if err := check("JSONRPCResultResponse", inst); err != nil {
 			return err
 		}
 		method := answers
 		if method == "" {
-			return fmt.Errorf("response to unknown request id %s", msg.ID)
+			id, _ := json.Marshal(obj["id"])
+			return fmt.Errorf("response to unknown request id %s", id)
 		}
 		def, ok := resultDefs[method]
 		if !ok {
 			return fmt.Errorf("no result schema known for %q", method)
 		}
-		res := inst.(map[string]any)["result"]
+		res := obj["result"]
 		if method == "tools/call" {
 			switch rt, _ := res.(map[string]any)["resultType"].(string); rt {
 			case "input_required":
