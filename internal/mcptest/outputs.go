@@ -112,9 +112,11 @@ func idKey(raw json.RawMessage) string {
 func (s *session) checkMessages(v *Validator) []error {
 	var errs []error
 	for _, m := range s.messages {
-		err := v.checkDecoded(m.doc, m.answers)
+		var err error
 		if m.notJSON != nil {
 			err = fmt.Errorf("not JSON: %w", m.notJSON)
+		} else {
+			err = v.checkDecoded(m.doc, m.answers)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("server message fails the %s schema: %v\n%s", v.era, err, truncate(m.line, 2000)))
