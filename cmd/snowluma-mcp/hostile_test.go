@@ -22,12 +22,14 @@ import (
 // depth, a shared download directory and invisible characters in the
 // token.
 
-// checkGoneShutdown checks that the process exited with status 0 after the
-// client went away, taking the SIGTERM path: the calls in flight were
-// cancelled, not abandoned.
-func checkGoneShutdown(t *testing.T, p *mcptest.Proc, cause string, inFlight int) {
+// checkGoneShutdown closes the server's stdout, as a client that goes away
+// without closing stdin does, pings it so that it writes, and checks that
+// the process exited with status 0, taking the SIGTERM path: the calls in
+// flight were cancelled, not abandoned.
+func checkGoneShutdown(t *testing.T, p *mcptest.Proc, raw *mcptest.Raw, cause string, inFlight int) {
 	t.Helper()
-	st := p.Wait(10 * time.Second)
+	p.CloseStdout()
+	st := raw.PingUntilExit(10 * time.Second)
 	if st == nil {
 		t.Fatalf("the process is still running 10 s after the client went\nstderr:\n%s", p.Stderr())
 	}
@@ -54,9 +56,7 @@ func TestStdoutClosedMidCall(t *testing.T) {
 		raw, params := e2e.RawSession(t, p, era, "{}")
 		raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":%s}`, params(`{"name":"invoke_action","arguments":{"action":"get_status"}}`)))
 		e2e.WaitFor(t, "the request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
-		p.CloseStdout()
-		raw.Send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
-		checkGoneShutdown(t, p, "writing stdout", 1)
+		checkGoneShutdown(t, p, raw, "writing stdout", 1)
 		if !strings.Contains(p.Stderr(), "kind=cancelled") {
 			t.Errorf("the call was not cancelled:\n%s", p.Stderr())
 		}
@@ -76,9 +76,7 @@ func TestStdoutClosedMidDownload(t *testing.T) {
 		raw, params := e2e.RawSession(t, p, era, "{}")
 		raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":%s}`, params(`{"name":"invoke_action","arguments":{"action":"download_file_stream","params":{"file":"stuck"}}}`)))
 		e2e.WaitFor(t, "the partial file", func() bool { return len(e2e.Names(t, dir)) == 1 })
-		p.CloseStdout()
-		raw.Send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
-		checkGoneShutdown(t, p, "writing stdout", 1)
+		checkGoneShutdown(t, p, raw, "writing stdout", 1)
 		if got := e2e.Names(t, dir); len(got) != 0 {
 			t.Errorf("the process exited leaving %v", got)
 		}
@@ -96,9 +94,7 @@ func TestStdoutClosedRecordsTasks(t *testing.T) {
 	c := e2e.StartTasks(t, spawn, fake, dir)
 	id := c.Start("test_download_stream", `{}`)["taskId"].(string)
 	e2e.WaitFor(t, "the task's request to reach SnowLuma", func() bool { return len(fake.Requests()) == 1 })
-	c.Proc.CloseStdout()
-	c.Raw.Send(`{"jsonrpc":"2.0","id":"after","method":"ping"}`)
-	checkGoneShutdown(t, c.Proc, "writing stdout", 0)
+	checkGoneShutdown(t, c.Proc, c.Raw, "writing stdout", 0)
 	store, err := tasks.Open(dir, tasks.Scope{Mode: "write", Endpoint: fake.URL, Token: e2e.SecretToken}, tasks.Options{})
 	if err != nil {
 		t.Fatal(err)

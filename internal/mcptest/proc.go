@@ -317,6 +317,28 @@ func (p *Proc) CloseStdout() {
 	}
 }
 
+// PingUntilExit sends pings on r until the process exits or d passes, and
+// returns how it exited, or nil if it is still running. It is for a server
+// that must notice, at its next write, that the client closed stdout
+// (CloseStdout). One ping is not always enough in a test binary that starts
+// processes in parallel: a child being started at that moment holds a copy
+// of the pipe's read end until it runs its program, and a write in that
+// window still succeeds. A ping that cannot be written means the process has
+// closed stdin, so the pings stop there.
+func (r *Raw) PingUntilExit(d time.Duration) *os.ProcessState {
+	r.p.tb.Helper()
+	deadline := time.Now().Add(d)
+	for n := 1; time.Now().Before(deadline); n++ {
+		if _, err := fmt.Fprintf(r.w, "{\"jsonrpc\":\"2.0\",\"id\":\"gone-%d\",\"method\":\"ping\"}\n", n); err != nil {
+			return r.p.Wait(time.Until(deadline))
+		}
+		if st := r.p.Wait(min(time.Second, time.Until(deadline))); st != nil {
+			return st
+		}
+	}
+	return nil
+}
+
 // Wait waits up to d for the process to exit on its own, with its stdin
 // still open, and returns how it exited, or nil if it is still running.
 func (p *Proc) Wait(d time.Duration) *os.ProcessState {
