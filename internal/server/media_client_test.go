@@ -169,16 +169,22 @@ func TestViewMediaPictures(t *testing.T) {
 }
 
 // TestViewMediaByteLimit: SNOWLUMA_MCP_MAX_IMAGE_BYTES bounds what comes
-// back.
+// back: a photo over it at every quality comes back with fewer pixels. The
+// photo is the small one (320×240): the large one's way down to 1568 pixels
+// is TestViewMediaPictures', and under the race detector each encoding of
+// it costs a second.
 func TestViewMediaByteLimit(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		_, _, cs := e2e.Live(t, serve, era, "read", nil, "SNOWLUMA_MCP_MAX_IMAGE_BYTES=6000")
-		v := view(t, cs, map[string]any{"message_id": simulator.MediaPhotosMessage, "index": 5})
-		if len(v.images) != 1 {
+		_, _, cs := e2e.Live(t, serve, era, "read", nil, "SNOWLUMA_MCP_MAX_IMAGE_BYTES=2000")
+		v := view(t, cs, map[string]any{"message_id": simulator.MediaPhotosMessage, "index": 1})
+		if len(v.images) != 1 || len(v.answer.Items) != 1 {
 			t.Fatalf("%+v %s", v.diag.Diagnostics, v.diag.Result)
 		}
-		decoded(t, v.images[0], 6000)
+		m := decoded(t, v.images[0], 2000)
+		if it := v.answer.Items[0]; it.Width != 320 || it.Shown == nil || it.Shown.Width != m.Bounds().Dx() || m.Bounds().Dx() >= 320 {
+			t.Errorf("the 320-pixel photo shown as %v: %+v", m.Bounds(), it)
+		}
 	})
 }
 
