@@ -403,22 +403,25 @@ func parseBody(action, contentType string, body []byte) (string, json.RawMessage
 	case strings.Contains(contentType, "application/x-www-form-urlencoded"):
 		return formParams(action, body)
 	case strings.Contains(contentType, "application/json") || contentType == "":
-		var v any
-		if err := json.Unmarshal(body, &v); err != nil {
-			if contentType != "" {
+		// The body is read once, its fields kept raw: an upload's chunk is
+		// most of a body, and only the action is decoded.
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
+			switch {
+			case err == nil || json.Valid(body): // JSON, not an object
+				return action, params, nil
+			case contentType != "":
 				return action, nil, errors.New("invalid json")
 			}
 			return formParams(action, body)
 		}
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return action, params, nil
+		if raw, ok := fields["action"]; ok && action == "" {
+			var a any
+			json.Unmarshal(raw, &a) // a field of valid JSON decodes
+			if truthy(a) {
+				action = jsString(a)
+			}
 		}
-		if a, ok := obj["action"]; ok && truthy(a) && action == "" {
-			action = jsString(a)
-		}
-		var fields map[string]json.RawMessage
-		json.Unmarshal(body, &fields) // an object always decodes
 		if p := bytes.TrimSpace(fields["params"]); len(p) > 0 && p[0] == '{' {
 			return action, json.RawMessage(p), nil
 		}

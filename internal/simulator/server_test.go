@@ -82,6 +82,9 @@ func TestWireErrors(t *testing.T) {
 		// SnowLuma takes a body that is not an object as no params, and
 		// params that are not an object as the whole body.
 		{"/get_status", `[1]`, 200, `"online":true`},
+		{"/get_status", `null`, 200, `"online":true`},
+		{"/", `{"action":0,"params":{}}`, 400, `"wording":"bad request: missing action"`},
+		{"/get_status", `{"action":"","params":{}}`, 200, `"online":true`},
 		{"/", `{"action":"get_status","params":"x"}`, 200, `"online":true`},
 	} {
 		status, body := post(t, s, tc.path, tc.body, nil)
