@@ -8,7 +8,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
@@ -43,7 +42,7 @@ func TestDefinitionBudget(t *testing.T) {
 		}{{"plain", nil}, {"forms", forms}, {"apps", apps}, {"tasks", withTasks}, {"every feature", every}} {
 			t.Run(fmt.Sprintf("%s/%s", mode, cs.name), func(t *testing.T) {
 				b := &backend.Backend{}
-				opts := Options{Catalog: catalog.Preload(), Mode: mode, Backend: b}
+				opts := Options{Catalog: testCatalog, Mode: mode, Backend: b}
 				if mode != config.ModeDocs {
 					c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
 					if err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
@@ -51,7 +50,7 @@ func TestEventsNotificationFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Options{Catalog: catalog.Preload(), Mode: config.ModeRead, Backend: &backend.Backend{Client: client, Events: hub}})
+	s, err := New(Options{Catalog: testCatalog, Mode: config.ModeRead, Backend: &backend.Backend{Client: client, Events: hub}})
 	if err != nil {
 		t.Fatal(err)
 	}

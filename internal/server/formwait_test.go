@@ -7,7 +7,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
@@ -26,7 +25,7 @@ func TestLegacyFormWaitExpires(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Options{Catalog: catalog.Preload(), Mode: config.ModeWrite, Backend: &backend.Backend{Client: client}, ContinuationTTL: 300 * time.Millisecond})
+	s, err := New(Options{Catalog: testCatalog, Mode: config.ModeWrite, Backend: &backend.Backend{Client: client}, ContinuationTTL: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

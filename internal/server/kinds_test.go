@@ -9,7 +9,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
@@ -19,7 +18,7 @@ import (
 // toolkit.Kinds; get_runtime_info's description points at it.
 func TestKindsResource(t *testing.T) {
 	t.Parallel()
-	s, err := New(Options{Catalog: catalog.Preload(), Mode: config.ModeDocs})
+	s, err := New(Options{Catalog: testCatalog, Mode: config.ModeDocs})
 	if err != nil {
 		t.Fatal(err)
 	}

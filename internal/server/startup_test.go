@@ -3,7 +3,6 @@ package server
 import (
 	"testing"
 
-	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/transfer"
@@ -21,7 +20,7 @@ func TestOutputChecksLater(t *testing.T) {
 	for _, mode := range []config.Mode{config.ModeDocs, config.ModeRead, config.ModeWrite} {
 		var checks []func() error
 		b := &backend.Backend{}
-		opts := Options{Catalog: catalog.Preload(), Mode: mode, Speed: Speed{CheckOutputsLater: func(c func() error) { checks = append(checks, c) }}, Backend: b}
+		opts := Options{Catalog: testCatalog, Mode: mode, Speed: Speed{CheckOutputsLater: func(c func() error) { checks = append(checks, c) }}, Backend: b}
 		if mode != config.ModeDocs {
 			b.Client = client
 		}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
@@ -29,7 +28,7 @@ func trialSession(t *testing.T, fake *simulator.Server, b *backend.Backend, revi
 		t.Fatal(err)
 	}
 	b.Client = client
-	s, err := New(Options{Catalog: catalog.Preload(), Mode: config.ModeWrite, Backend: b})
+	s, err := New(Options{Catalog: testCatalog, Mode: config.ModeWrite, Backend: b})
 	if err != nil {
 		t.Fatal(err)
 	}
