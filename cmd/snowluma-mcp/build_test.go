@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,24 +34,38 @@ func readme(t *testing.T) string {
 	return string(b)
 }
 
-// TestStaticBuild runs the README's build command, as written but for the
-// output path, and checks that the binary it gives needs no C library:
-// built without cgo (go version -m) and, on Linux, an ELF file with no
-// program interpreter and no shared libraries.
-func TestStaticBuild(t *testing.T) {
-	t.Parallel()
-	m := regexp.MustCompile(`(?m)^CGO_ENABLED=0 go build ((?:\S+ )*)-o \S+ \./cmd/snowluma-mcp$`).FindStringSubmatch(readme(t))
-	if m == nil {
-		t.Fatal("the README has no line `CGO_ENABLED=0 go build ... -o <path> ./cmd/snowluma-mcp`")
+// readmeBuild runs the README's build command, as written but for the
+// output path out, from the repository's root.
+func readmeBuild(out string) (string, error) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		return "", err
 	}
-	out := filepath.Join(t.TempDir(), "snowluma-mcp")
-	args := append(append([]string{"build"}, strings.Fields(m[1])...), "-o", out, "./cmd/snowluma-mcp")
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		return "", err
+	}
+	m := regexp.MustCompile(`(?m)^CGO_ENABLED=0 go build ((?:\S+ )*)-o \S+ \./cmd/snowluma-mcp$`).FindSubmatch(b)
+	if m == nil {
+		return "", errors.New("the README has no line `CGO_ENABLED=0 go build ... -o <path> ./cmd/snowluma-mcp`")
+	}
+	args := append(append([]string{"build"}, strings.Fields(string(m[1]))...), "-o", out, "./cmd/snowluma-mcp")
 	build := exec.Command("go", args...)
-	build.Dir = repoRoot(t)
+	build.Dir = root
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, b)
+		return "", fmt.Errorf("go %s: %v\n%s", strings.Join(args, " "), err, b)
 	}
+	return out, nil
+}
+
+// TestStaticBuild checks that the README's build command (readmeBuild,
+// which builds plainBinary) gives a binary that needs no C library: built
+// without cgo (go version -m) and, on Linux, an ELF file with no program
+// interpreter and no shared libraries.
+func TestStaticBuild(t *testing.T) {
+	t.Parallel()
+	out := plainBinary(t)
 
 	info, err := exec.Command("go", "version", "-m", out).Output()
 	if err != nil {

@@ -42,7 +42,7 @@ var (
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return "", err
 		}
-		return mcptest.BuildWithoutRace(dir)
+		return readmeBuild(filepath.Join(dir, "snowluma-mcp"))
 	})
 )
 
@@ -54,7 +54,9 @@ var (
 // reason, plainBinary.
 func binary(t testing.TB) string { return builtOrFail(t, built) }
 
-// plainBinary is the binary without the race detector, for a test that
+// plainBinary is the binary without the race detector, built by the
+// README's own build command (TestStaticBuild checks what it gives), for a
+// test that
 // needs a process for what it is rather than for its concurrency: doctor,
 // another client's process (the TypeScript SDK, the Inspector, the panel
 // in a browser), the sandbox, a terminal, and the memory figures, which

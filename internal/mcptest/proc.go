@@ -54,11 +54,6 @@ func announce() {
 	}
 }
 
-// BuildWithoutRace builds the server without the race detector, for a test
-// that measures it (memory, time): the detector inflates both several
-// times over. Use Build for everything else.
-func BuildWithoutRace(dir string) (string, error) { return build(dir, false) }
-
 func build(dir string, race bool) (string, error) {
 	_, file, _, _ := runtime.Caller(0)
 	root := filepath.Join(filepath.Dir(file), "..", "..")
