@@ -9,6 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/snowluma/snowluma-mcp/internal/jsonscan"
 )
 
 // A message is one line the server wrote, decoded (or why it is not
@@ -49,20 +51,41 @@ func replay(sent, received [][]byte) *session {
 	type request struct{ method, tool string }
 	pending := map[string][]request{}
 	for _, l := range sent {
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
+		// One pass that decodes nothing but the id, the method and a tool's
+		// name: a test may send lines of megabytes.
+		var id, method, tool []byte
+		named := func(k, v []byte) error {
+			if key, _ := jsonscan.Key(k); string(key) == "name" {
+				tool = v
+			}
+			return nil
 		}
-		if json.Unmarshal(l, &m) != nil || m.ID == nil || m.Method == "" {
+		err := jsonscan.Object(l, func(k, v []byte) error {
+			switch key, _ := jsonscan.Key(k); string(key) {
+			case "id":
+				id = v
+			case "method":
+				method = v
+			case "params":
+				if v[0] != '{' {
+					tool = nil
+				}
+			}
+			return nil
+		}, func(k []byte) jsonscan.Visitor {
+			if key, _ := jsonscan.Key(k); string(key) == "params" {
+				tool = nil // the last params wins, as in encoding/json
+				return named
+			}
+			return nil
+		})
+		m, _ := jsonscan.String(method)
+		if err != nil || id == nil || m == "" {
 			continue
 		}
-		var params struct {
-			Name string `json:"name"`
-		}
-		json.Unmarshal(m.Params, &params) // the name of a tools/call; absent otherwise
-		key := idKey(m.ID)
-		pending[key] = append(pending[key], request{m.Method, params.Name})
+		name, _ := jsonscan.String(tool) // the name of a tools/call; absent otherwise
+		key := idKey(id)
+		pending[key] = append(pending[key], request{m, name})
 	}
 	s := &session{listed: map[string]any{}}
 	for _, l := range received {
