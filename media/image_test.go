@@ -116,24 +116,10 @@ func TestPrepareDropsExif(t *testing.T) {
 }
 
 // TestPrepareStepsDown: under a small byte limit the quality and then the
-// size come down until the image fits.
+// size come down until the image fits, and at a size whose best-quality
+// JPEG is over hopeless times the limit only the lowest quality is tried
+// next.
 func TestPrepareStepsDown(t *testing.T) {
-	t.Parallel()
-	const limit = 6 << 10
-	img, err := NewDecoder(limit, 0).Prepare(context.Background(), samples(t)["panorama.jpg"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkImage(t, img, limit)
-	if img.OutWidth >= 1568 {
-		t.Errorf("fits %d bytes at %d×%d: the size never came down", limit, img.OutWidth, img.OutHeight)
-	}
-}
-
-// TestPrepareSkipsHopelessQualities: at a size whose best-quality JPEG is
-// over hopeless times the limit, only the lowest quality is tried next, and
-// the picture still comes down to the limit.
-func TestPrepareSkipsHopelessQualities(t *testing.T) {
 	t.Parallel()
 	const limit = 6 << 10
 	d := NewDecoder(limit, 0)
@@ -144,6 +130,9 @@ func TestPrepareSkipsHopelessQualities(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkImage(t, img, limit)
+	if img.OutWidth >= 1568 {
+		t.Errorf("fits %d bytes at %d×%d: the size never came down", limit, img.OutWidth, img.OutHeight)
+	}
 	skipped := 0
 	for i, tr := range tried {
 		if tr[0] != bestQuality || tr[1] <= hopeless*limit {
