@@ -16,7 +16,7 @@ import (
 // measurements): the whole unpaged list included.
 func TestAnswerBudget(t *testing.T) {
 	t.Parallel()
-	s, err := New(Options{Catalog: testCatalog, Mode: config.ModeDocs})
+	s, err := New(Options{Catalog: sharedCatalog, Mode: config.ModeDocs})
 	if err != nil {
 		t.Fatal(err)
 	}

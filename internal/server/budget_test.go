@@ -42,7 +42,7 @@ func TestDefinitionBudget(t *testing.T) {
 		}{{"plain", nil}, {"forms", forms}, {"apps", apps}, {"tasks", withTasks}, {"every feature", every}} {
 			t.Run(fmt.Sprintf("%s/%s", mode, cs.name), func(t *testing.T) {
 				b := &backend.Backend{}
-				opts := Options{Catalog: testCatalog, Mode: mode, Backend: b}
+				opts := Options{Catalog: sharedCatalog, Mode: mode, Backend: b}
 				if mode != config.ModeDocs {
 					c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
 					if err != nil {

@@ -75,11 +75,11 @@ func TestChannelFeature(t *testing.T) {
 	users, _ := safety.ParseIDs("30002")
 	groups, _ := safety.ParseIDs("20001")
 	b := &backend.Backend{Client: client, Events: hub, Channel: &channel.Config{Mode: channel.ModeAll, Groups: groups, Approvers: users}}
-	if _, err := New(Options{Catalog: testCatalog, Mode: config.ModeWrite, Backend: b}); err == nil || !strings.Contains(err.Error(), "ChannelWire") {
+	if _, err := New(Options{Catalog: sharedCatalog, Mode: config.ModeWrite, Backend: b}); err == nil || !strings.Contains(err.Error(), "ChannelWire") {
 		t.Fatalf("a channel without its wire: %v", err)
 	}
 	w := &recordingWire{}
-	s, err := New(Options{Catalog: testCatalog, Mode: config.ModeWrite, Backend: b, Channel: w})
+	s, err := New(Options{Catalog: sharedCatalog, Mode: config.ModeWrite, Backend: b, Channel: w})
 	if err != nil {
 		t.Fatal(err)
 	}

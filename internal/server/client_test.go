@@ -3,13 +3,12 @@ package server_test
 import (
 	"context"
 	"io"
-	"sync"
 	"testing"
 
-	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/app"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/internal/testexit"
 )
 
@@ -37,14 +36,10 @@ func serve(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc {
 	return mcptest.Start(t, run, era, env...)
 }
 
-// sharedCatalog is the catalog of every in-process server of these tests,
-// decoded once: it is immutable (see app.Process.Catalog).
-var sharedCatalog = sync.OnceValues(catalog.Load)
-
 // run is app.Run as mcptest.Start calls it: without a terminal or signal
 // handlers.
 func run(ctx context.Context, args, environ []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return app.Run(ctx, app.Process{Args: args, Environ: environ, Stdin: stdin, Stdout: stdout, Stderr: stderr, Catalog: sharedCatalog})
+	return app.Run(ctx, app.Process{Args: args, Environ: environ, Stdin: stdin, Stdout: stdout, Stderr: stderr, Catalog: server.SharedCatalog})
 }
 
 // hintWords are words of the one stderr hint shown when stdin is a

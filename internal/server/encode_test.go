@@ -20,7 +20,7 @@ func TestPrecomputedAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Options{Catalog: testCatalog, Mode: config.ModeDocs})
+	s, err := New(Options{Catalog: sharedCatalog, Mode: config.ModeDocs})
 	if err != nil {
 		t.Fatal(err)
 	}

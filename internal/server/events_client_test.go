@@ -311,9 +311,9 @@ func TestEventsCaps(t *testing.T) {
 		// every read would carry up to a megabyte.
 		marks := e2e.SubscribeEvents(t, cs, map[string]any{"types": []string{"request"}})
 		c := fake.EventConn(t, 0)
-		batchIn := func(n int, what string) e2e.EventsRead {
+		batchIn := func(n int, what string) {
 			push(t, c, simulator.FriendRequest(int64(n)))
-			return e2e.WaitRead(t, cs, marks, what, func(r e2e.EventsRead) bool { return len(r.Events) == n })
+			e2e.WaitRead(t, cs, marks, what, func(r e2e.EventsRead) bool { return len(r.Events) == n })
 		}
 		first := e2e.MustRead(t, cs, msgs).NextCursor
 		for i := range 300 {

@@ -50,7 +50,7 @@ func TestEventsNotificationFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Options{Catalog: testCatalog, Mode: config.ModeRead, Backend: &backend.Backend{Client: client, Events: hub}})
+	s, err := New(Options{Catalog: sharedCatalog, Mode: config.ModeRead, Backend: &backend.Backend{Client: client, Events: hub}})
 	if err != nil {
 		t.Fatal(err)
 	}

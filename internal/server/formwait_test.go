@@ -25,7 +25,7 @@ func TestLegacyFormWaitExpires(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Options{Catalog: testCatalog, Mode: config.ModeWrite, Backend: &backend.Backend{Client: client}, ContinuationTTL: 300 * time.Millisecond})
+	s, err := New(Options{Catalog: sharedCatalog, Mode: config.ModeWrite, Backend: &backend.Backend{Client: client}, ContinuationTTL: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -46,7 +45,7 @@ func TestToolsGolden(t *testing.T) {
 			caps *mcp.ClientCapabilities
 		}{{"plain", nil}, {"forms", forms}, {"apps", apps}, {"tasks", withTasks}} {
 			b := &backend.Backend{}
-			opts := Options{Catalog: testCatalog, Mode: mode, Backend: b}
+			opts := Options{Catalog: sharedCatalog, Mode: mode, Backend: b}
 			if mode != config.ModeDocs {
 				c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
 				if err != nil {
@@ -72,7 +71,7 @@ func TestToolsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	hub := events.New(events.Options{URL: "ws://127.0.0.1:9/event"})
-	sets = append(sets, toolSet{string(config.ModeRead), "events", "read mode with an events URL, to a client with no capabilities", listTools(t, Options{Catalog: testCatalog, Mode: config.ModeRead, Backend: withStores(t, &backend.Backend{Client: client, Events: hub})}, nil)})
+	sets = append(sets, toolSet{string(config.ModeRead), "events", "read mode with an events URL, to a client with no capabilities", listTools(t, Options{Catalog: sharedCatalog, Mode: config.ModeRead, Backend: withStores(t, &backend.Backend{Client: client, Events: hub})}, nil)})
 	if hub.State().Status != events.StatusNotConnected {
 		t.Error("listing tools connected")
 	}
@@ -274,11 +273,6 @@ func withStores(tb testing.TB, b *backend.Backend) *backend.Backend {
 	return b
 }
 
-// testCatalog is the catalog of every server these tests build with New:
-// it is immutable, and loading it for each of them was a few percent of
-// the package's time under the race detector.
-var testCatalog = sync.OnceValues(catalog.Load)
-
 // liveServer is a server in mode talking to the SnowLuma at endpoint, with
 // clock now (nil for time.Now).
 func liveServer(tb testing.TB, mode config.Mode, endpoint string, now func() time.Time) *mcp.Server {
@@ -287,7 +281,7 @@ func liveServer(tb testing.TB, mode config.Mode, endpoint string, now func() tim
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := New(Options{Catalog: testCatalog, Mode: mode, Backend: withStores(tb, &backend.Backend{Client: client}), Now: now})
+	s, err := New(Options{Catalog: sharedCatalog, Mode: mode, Backend: withStores(tb, &backend.Backend{Client: client}), Now: now})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -300,7 +294,7 @@ func liveServer(tb testing.TB, mode config.Mode, endpoint string, now func() tim
 // review.
 func TestCatalogIndexGolden(t *testing.T) {
 	t.Parallel()
-	s, err := New(Options{Catalog: testCatalog, Mode: config.ModeDocs})
+	s, err := New(Options{Catalog: sharedCatalog, Mode: config.ModeDocs})
 	if err != nil {
 		t.Fatal(err)
 	}

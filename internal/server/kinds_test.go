@@ -18,7 +18,7 @@ import (
 // toolkit.Kinds; get_runtime_info's description points at it.
 func TestKindsResource(t *testing.T) {
 	t.Parallel()
-	s, err := New(Options{Catalog: testCatalog, Mode: config.ModeDocs})
+	s, err := New(Options{Catalog: sharedCatalog, Mode: config.ModeDocs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -127,7 +127,7 @@ func promptServer(tb testing.TB, mode config.Mode, endpoint string, l lang.Lang,
 		}
 		b.Client = c
 	}
-	s, err := New(Options{Catalog: testCatalog, Mode: mode, Backend: b, Lang: l})
+	s, err := New(Options{Catalog: sharedCatalog, Mode: mode, Backend: b, Lang: l})
 	if err != nil {
 		tb.Fatal(err)
 	}

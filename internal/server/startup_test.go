@@ -20,7 +20,7 @@ func TestOutputChecksLater(t *testing.T) {
 	for _, mode := range []config.Mode{config.ModeDocs, config.ModeRead, config.ModeWrite} {
 		var checks []func() error
 		b := &backend.Backend{}
-		opts := Options{Catalog: testCatalog, Mode: mode, Speed: Speed{CheckOutputsLater: func(c func() error) { checks = append(checks, c) }}, Backend: b}
+		opts := Options{Catalog: sharedCatalog, Mode: mode, Speed: Speed{CheckOutputsLater: func(c func() error) { checks = append(checks, c) }}, Backend: b}
 		if mode != config.ModeDocs {
 			b.Client = client
 		}

@@ -28,7 +28,7 @@ func trialSession(t *testing.T, fake *simulator.Server, b *backend.Backend, revi
 		t.Fatal(err)
 	}
 	b.Client = client
-	s, err := New(Options{Catalog: testCatalog, Mode: config.ModeWrite, Backend: b})
+	s, err := New(Options{Catalog: sharedCatalog, Mode: config.ModeWrite, Backend: b})
 	if err != nil {
 		t.Fatal(err)
 	}
