@@ -15,10 +15,13 @@ import (
 	"testing"
 )
 
-// repoRoot is the repository's root, two levels above this package.
+// rootDir is the repository's root, two levels above this package.
+func rootDir() (string, error) { return filepath.Abs(filepath.Join("..", "..")) }
+
+// repoRoot is rootDir, failing t if it cannot be found.
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
+	root, err := rootDir()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +40,7 @@ func readme(t *testing.T) string {
 // readmeBuild runs the README's build command, as written but for the
 // output path out, from the repository's root.
 func readmeBuild(out string) (string, error) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
+	root, err := rootDir()
 	if err != nil {
 		return "", err
 	}

@@ -56,14 +56,14 @@ func binary(t testing.TB) string { return builtOrFail(t, built) }
 
 // plainBinary is the binary without the race detector, built by the
 // README's own build command (TestStaticBuild checks what it gives), for a
-// test that
-// needs a process for what it is rather than for its concurrency: doctor,
-// another client's process (the TypeScript SDK, the Inspector, the panel
-// in a browser), the sandbox, a terminal, and the memory figures, which
-// must be the product's. The detector makes each start and call of a
-// process several times dearer, and the same code is race-checked in
-// process: this package started 180 race-built processes, and it took 141
-// busy core-seconds instead of 172 once most of them were plain.
+// test that needs a process for what it is rather than for its
+// concurrency: doctor, another client's process (the TypeScript SDK, the
+// Inspector, the panel in a browser), the sandbox, a terminal, and the
+// memory figures, which must be the product's. The detector makes each
+// start and call of a process several times dearer, and the same code is
+// race-checked in process: this package started 180 race-built processes,
+// and it took 141 busy core-seconds instead of 172 once most of them were
+// plain.
 func plainBinary(t testing.TB) string { return builtOrFail(t, builtPlain) }
 
 // builtOrFail returns the binary build made, failing t if it could not.
