@@ -22,7 +22,14 @@ type operatorQuery struct {
 
 func loadOperatorQueries(t testing.TB, c *Catalog) []operatorQuery {
 	t.Helper()
-	f, err := os.Open("testdata/operator-queries.tsv")
+	return loadQueries(t, c, "testdata/operator-queries.tsv")
+}
+
+// loadQueries reads a file of labelled queries: a query, the right actions
+// (or -) and a source, separated by tabs; # starts a comment line.
+func loadQueries(t testing.TB, c *Catalog, path string) []operatorQuery {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,10 +44,10 @@ func loadOperatorQueries(t testing.TB, c *Catalog) []operatorQuery {
 		}
 		cols := strings.Split(line, "\t")
 		if len(cols) != 3 || cols[0] == "" || cols[1] == "" || cols[2] == "" {
-			t.Fatalf("operator-queries.tsv:%d: want a query, the right actions (or -) and a source, separated by tabs", n)
+			t.Fatalf("%s:%d: want a query, the right actions (or -) and a source, separated by tabs", path, n)
 		}
 		if seen[cols[0]] {
-			t.Fatalf("operator-queries.tsv:%d: %q is there twice", n, cols[0])
+			t.Fatalf("%s:%d: %q is there twice", path, n, cols[0])
 		}
 		seen[cols[0]] = true
 		oq := operatorQuery{query: cols[0], source: cols[2], line: n}
@@ -49,7 +56,7 @@ func loadOperatorQueries(t testing.TB, c *Catalog) []operatorQuery {
 		}
 		for _, name := range oq.right {
 			if _, ok := c.Lookup(name); !ok {
-				t.Fatalf("operator-queries.tsv:%d: %q is not an action", n, name)
+				t.Fatalf("%s:%d: %q is not an action", path, n, name)
 			}
 		}
 		out = append(out, oq)
