@@ -68,13 +68,18 @@ type index struct {
 	// nameWords are the distinct words of every name and alias, for
 	// spelling repair.
 	nameWords []string
+	// objects are, for each action, the index terms of the things its name
+	// acts on (see objectWords); probe marks the actions that only report
+	// whether something can be done (can_send_image).
+	objects [][]string
+	probe   []bool
 	// scratch holds *scratch: the working memory of searches, reused.
 	scratch sync.Pool
 }
 
 func (c *Catalog) buildIndex() *index {
 	n := len(c.actions)
-	ix := &index{scratch: sync.Pool{New: func() any { return new(scratch) }}, postings: map[string][]posting{}, inName: map[string][]int32{}, named: map[string]int32{}, length: make([]float64, n), nameLen: make([]int, n), standard: make([]bool, n), names: make([][]string, n), nameHay: make([]string, n), textHay: make([]string, n), underscores: make([]int, n)}
+	ix := &index{scratch: sync.Pool{New: func() any { return new(scratch) }}, postings: map[string][]posting{}, inName: map[string][]int32{}, named: map[string]int32{}, length: make([]float64, n), nameLen: make([]int, n), standard: make([]bool, n), names: make([][]string, n), objects: make([][]string, n), probe: make([]bool, n), nameHay: make([]string, n), textHay: make([]string, n), underscores: make([]int, n)}
 	seenWord := map[string]bool{}
 	for i, a := range c.actions {
 		ix.standard[i] = onebot11[a.Name]
@@ -93,6 +98,21 @@ func (c *Catalog) buildIndex() *index {
 		ix.nameHay[i] = hay(names...)
 		ix.underscores[i] = strings.Count(a.Name, "_")
 		ix.nameLen[i] = len(words(names[0]))
+		ix.probe[i] = strings.HasPrefix(names[0], "can_")
+		for _, w := range words(names[0]) {
+			if !objectWords[w] {
+				continue
+			}
+			term := stem(w)
+			if g, ok := synonymIndex[w]; ok {
+				term = groupTerm(g)
+			} else if g, ok := synonymIndex[term]; ok {
+				term = groupTerm(g)
+			}
+			if !slices.Contains(ix.objects[i], term) {
+				ix.objects[i] = append(ix.objects[i], term)
+			}
+		}
 		for _, name := range names {
 			ix.named[name] = int32(i)
 			ix.named[squash(name)] = int32(i)
@@ -248,3 +268,18 @@ var hanSynonyms = func() map[string]int {
 	}
 	return m
 }()
+
+// objectWords are the words of action names that name the thing acted on
+// rather than the act: of two actions that match a query alike, the one
+// whose object the query does not name (rename_group_file for "rename the
+// group", delete_essence_msg for "delete a message") is the worse answer.
+var objectWords = map[string]bool{
+	"file": true, "files": true, "folder": true, "album": true, "media": true,
+	"essence": true, "qzone": true, "flash": true, "fileset": true, "notice": true,
+	"todo": true, "face": true, "forward": true, "record": true, "video": true,
+	"image": true, "avatar": true, "portrait": true, "card": true, "title": true,
+	"remark": true, "longnick": true, "collection": true, "cache": true,
+	"stream": true, "rkey": true, "honor": true, "ai": true, "ark": true,
+	"friend": true, "friends": true, "stranger": true, "poke": true, "emoji": true,
+	"reaction": true, "whole": true,
+}

@@ -11,46 +11,46 @@ import (
 // thing. A keyword search term that equals any word of a group matches text
 // containing any word of that group. Every word is lower case.
 var synonyms = [][]string{
-	{"group", "群", "群聊", "群里", "qun"},
-	{"mute", "ban", "禁言", "silence"},
-	{"unmute", "unban", "解禁", "解除禁言"},
+	{"group", "群", "群聊", "群里", "qun", "chat", "channel", "guild", "conversation", "supergroup"},
+	{"mute", "ban", "禁言", "silence", "restrict", "restriction", "timeout"},
+	{"unmute", "unban", "解禁", "解除禁言", "untimeout", "unrestrict"},
 	{"message", "msg", "消息"},
-	{"send", "发送", "发", "发布", "发表", "发出"},
-	{"recall", "delete_msg", "撤回", "撤", "withdraw"},
+	{"send", "发送", "发", "发布", "发表", "发出", "post"},
+	{"recall", "delete_msg", "撤回", "撤", "withdraw", "unsend", "retract", "purge"},
 	{"delete", "del", "remove", "删除", "移除", "删", "删掉"},
 	{"friend", "好友", "buddy"},
-	{"private", "私聊", "私发"},
-	{"file", "文件"},
+	{"private", "私聊", "私发", "dm"},
+	{"file", "文件", "document", "attachment"},
 	{"folder", "directory", "文件夹", "目录"},
 	{"upload", "上传", "传"},
 	{"download", "下载"},
-	{"member", "成员", "群员"},
-	{"admin", "管理员", "管理", "administrator"},
+	{"member", "成员", "群员", "participant"},
+	{"admin", "管理员", "管理", "administrator", "promote", "demote", "moderator"},
 	{"owner", "群主"},
-	{"kick", "踢", "踢出", "移出", "踢人"},
+	{"kick", "踢", "踢出", "移出", "踢人", "expel", "prune"},
 	{"notice", "公告", "announcement"},
-	{"essence", "精华", "精华消息"},
+	{"essence", "精华", "精华消息", "pin", "pinned"},
 	{"poke", "戳", "戳一戳", "拍一拍", "nudge"},
 	{"like", "赞", "点赞", "thumbs"},
-	{"album", "相册", "photo"},
+	{"album", "相册"},
 	{"qzone", "空间", "qq空间", "说说"},
 	{"request", "请求", "申请"},
-	{"image", "图片", "picture", "pic"},
+	{"image", "图片", "picture", "pic", "photo"},
 	{"record", "语音", "voice", "audio", "ptt"},
 	{"video", "视频"},
 	{"card", "名片", "群名片"},
 	{"title", "头衔"},
 	{"name", "名称", "名字"},
 	{"nickname", "昵称", "profile"},
-	{"avatar", "头像", "portrait"},
+	{"avatar", "头像", "portrait", "icon", "pfp"},
 	{"status", "状态", "online", "在线"},
 	{"login", "logged", "登录", "登陆", "account", "账号"},
 	{"version", "版本"},
 	{"list", "列表", "列出", "哪些", "有哪些", "谁"},
 	{"info", "详情", "资料", "信息"},
-	{"history", "历史", "历史消息", "聊天记录", "消息记录", "记录"},
+	{"history", "历史", "历史消息", "聊天记录", "消息记录", "记录", "recent"},
 	{"forward", "合并转发", "转发"},
-	{"reaction", "emoji", "表情", "回应"},
+	{"reaction", "emoji", "表情", "回应", "react"},
 	{"face", "表情包", "sticker"},
 	{"stream", "流式", "chunk", "分块"},
 	{"cache", "缓存"},
@@ -66,9 +66,9 @@ var synonyms = [][]string{
 	{"flash", "闪传"},
 	{"collection", "收藏"},
 	{"set", "设置", "修改", "改", "设", "设为", "设成", "开启", "打开", "关闭", "关掉", "开", "关"},
-	{"get", "获取", "查询", "查看", "查", "看", "读取"},
-	{"leave", "退群", "退出"},
-	{"approve", "handle", "accept", "reject", "同意", "处理", "批准", "审批", "拒绝"},
+	{"get", "获取", "查询", "查看", "查", "看", "读取", "fetch", "retrieve", "show", "view", "see"},
+	{"leave", "退群", "退出", "quit"},
+	{"approve", "handle", "accept", "reject", "同意", "处理", "批准", "审批", "拒绝", "decline", "deny"},
 	{"cancel", "取消", "撤下"},
 	{"join", "入群", "加群", "进群"},
 	{"add", "添加", "加"},
@@ -82,7 +82,30 @@ var synonyms = [][]string{
 	{"longnick", "个性签名", "签名"},
 	{"remain", "还剩", "剩余", "剩下"},
 	{"text", "文字", "文本"},
-	{"whole", "全员禁言", "全体禁言", "whole_ban"},
+	{"whole", "全员禁言", "全体禁言", "whole_ban", "everyone"},
+}
+
+// phrases are the English word sequences of other chat platforms whose
+// meaning here is not the sum of their words, rewritten before a query is
+// cut into words (see testdata/agent-vocabulary.tsv for the sources): a
+// Telegram chat's title and photo are a QQ group's name and avatar, an
+// unpinned message leaves the essence list, muting all is the whole-group
+// mute, a chat's default permissions are what the whole-group mute
+// switches, and an invite link is QQ's group share card.
+var phrases = [][2]string{
+	{"chat title", "group name"}, {"group title", "group name"}, {"channel title", "group name"},
+	{"conversation title", "group name"}, {"server name", "group name"}, {"guild name", "group name"},
+	{"chat photo", "group avatar"}, {"group photo", "group avatar"}, {"chat picture", "group avatar"},
+	{"group picture", "group avatar"}, {"group image", "group avatar"}, {"chat icon", "group avatar"},
+	{"server icon", "group avatar"}, {"guild icon", "group avatar"}, {"group icon", "group avatar"},
+	{"profile photo", "avatar"}, {"profile picture", "avatar"},
+	{"direct message", "private message"}, {"direct messages", "private message"},
+	{"unpin", "remove essence"},
+	{"mute all", "mute everyone"}, {"mute the whole", "mute everyone"}, {"unmute all", "unmute everyone"},
+	{"chat permissions", "whole ban"}, {"default permissions", "whole ban"},
+	{"invite link", "share card"},
+	{"custom title", "special title"},
+	{"voice note", "record"}, {"voice message", "record"},
 }
 
 // writeWords are the synonym groups (by their first word) that ask for a
@@ -158,6 +181,17 @@ var englishFiller = map[string]bool{
 	"can": true, "you": true, "want": true, "need": true, "as": true, "bot": true,
 	"somebody": true, "user": true, "xxx": true,
 	"api": true, "bug": true, "support": true, "fix": true, "feature": true,
+	// The rest of a sentence an agent writes ("I want to kick someone out
+	// of the group", "which groups is the bot in"): pronouns, auxiliaries,
+	// particles and question words.
+	"out": true, "into": true, "at": true, "by": true, "about": true, "so": true,
+	"be": true, "was": true, "were": true, "been": true, "have": true, "has": true,
+	"they": true, "them": true, "their": true, "its": true, "we": true, "us": true,
+	"our": true, "your": true, "he": true, "she": true, "his": true, "her": true,
+	"who": true, "which": true, "what": true, "there": true, "these": true, "those": true,
+	"would": true, "could": true, "should": true, "will": true, "let": true,
+	"just": true, "now": true, "again": true, "also": true, "any": true, "anyone": true,
+	"someone's": true, "one": true, "other": true, "another": true, "way": true,
 }
 
 // hanDictionary maps each Chinese word the segmenter knows to the search
