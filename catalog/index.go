@@ -131,6 +131,13 @@ func (c *Catalog) buildIndex() *index {
 		ix.textHay[i] = hay(strings.ToLower(a.Summary), strings.ToLower(a.SummaryZh), zh)
 		addText(add, strings.ToLower(a.Summary), weightSummary)
 		addText(add, zh, weightSummary)
+		if composes(a) {
+			// What a message can hold (OneBot v11's segment types) is what
+			// sending one can send: "send a picture" is send_msg.
+			for _, w := range segmentWords {
+				addEnglish(add, w, weightParam)
+			}
+		}
 		for _, p := range a.Params {
 			for _, w := range words(p.Name) {
 				addEnglish(add, w, weightParam)
@@ -282,4 +289,17 @@ var objectWords = map[string]bool{
 	"stream": true, "rkey": true, "honor": true, "ai": true, "ark": true,
 	"friend": true, "friends": true, "stranger": true, "poke": true, "emoji": true,
 	"reaction": true, "whole": true,
+}
+
+// segmentWords are the OneBot v11 message segment types a sent message can
+// hold besides text (https://github.com/botuniverse/onebot-11, message/segment.md).
+var segmentWords = []string{"image", "record", "video", "face", "at", "reply"}
+
+// composes reports whether a sends a message it composes from segments: it
+// takes a message and no forward nodes.
+func composes(a *Action) bool {
+	has := func(name string) bool {
+		return slices.ContainsFunc(a.Params, func(p Param) bool { return p.Name == name })
+	}
+	return a.Send && has("message") && !has("messages")
 }

@@ -253,3 +253,162 @@ func TestWeakMatch(t *testing.T) {
 	}
 	t.Logf("answerable queries called weak: %d of %d (%.0f%%)", falseWeak, len(all), 100*float64(falseWeak)/float64(len(all)))
 }
+
+// searchFigures are one half's measures: the share of answerable queries
+// answered first and among the first three, the share of answerable
+// queries called weak, and the unanswerable queries answered by an
+// unflagged action that changes something.
+type searchFigures struct {
+	answerable, unanswerable int
+	top1, top3, falseWeak    float64
+	unflaggedWrites          []string
+	weakNone                 int // unanswerable queries weak or empty
+}
+
+// measure runs the default search over qs.
+func measure(c *Catalog, qs []operatorQuery) searchFigures {
+	var f searchFigures
+	var one, three, weak int
+	for _, q := range qs {
+		m := c.Match(q.query, Filter{}, false)
+		if len(q.right) == 0 {
+			f.unanswerable++
+			switch {
+			case m.Weak || len(m.Actions) == 0:
+				f.weakNone++
+			case !m.Actions[0].ReadOnly:
+				f.unflaggedWrites = append(f.unflaggedWrites, q.query+" → "+m.Actions[0].Name)
+			}
+			continue
+		}
+		f.answerable++
+		got := names(m.Actions[:min(3, len(m.Actions))])
+		if len(got) > 0 && slices.Contains(q.right, got[0]) {
+			one++
+		}
+		if slices.ContainsFunc(got, func(n string) bool { return slices.Contains(q.right, n) }) {
+			three++
+		}
+		if m.Weak {
+			weak++
+		}
+	}
+	n := float64(max(1, f.answerable))
+	f.top1, f.top3, f.falseWeak = float64(one)/n, float64(three)/n, float64(weak)/n
+	return f
+}
+
+// The targets of issue 54 on each set's test half, and the floors the
+// tests hold where a target is not reached. The search was tuned on the
+// development halves only; on the test halves, which nothing was tuned on,
+// it measured what the floors below hold (docs/tools.md records both
+// halves). The rule is to report such a figure, not to tune on the test
+// half until it passes: a floor may only rise.
+const (
+	targetTop1      = 0.85
+	targetTop3      = 0.95
+	targetFalseWeak = 0.05
+)
+
+// TestSearchTargets measures the default search on both halves of the
+// operators' Chinese set and the agent-phrased set, logs every figure
+// (go test -v -run Targets, for docs/tools.md) and holds each test half to
+// the targets or, where a target is not reached, to the floor measured
+// when the search was last tuned: top-1 and top-3 of the answerable
+// queries, the share of them called weak, and the number of unanswerable
+// requests answered by an unflagged action that changes something (the
+// target is none).
+func TestSearchTargets(t *testing.T) {
+	c := mustLoad(t)
+	type floors struct {
+		top1, top3, falseWeak float64
+		unflaggedWrites       int
+	}
+	for _, set := range []struct {
+		file string
+		min  floors // the test half's floors
+	}{
+		{"testdata/operator-queries.tsv", floors{targetTop1, targetTop3, 0.065, 1}},
+		{"testdata/agent-queries.tsv", floors{0.81, 0.92, 0.11, 4}},
+	} {
+		qs := loadQueries(t, c, set.file)
+		dev, test := halves(qs)
+		for _, half := range []struct {
+			name string
+			qs   []operatorQuery
+		}{{"dev", dev}, {"test", test}} {
+			f := measure(c, half.qs)
+			t.Logf("%s %s half: %d answerable: top-1 %.1f%% top-3 %.1f%% weak %.1f%%; %d unanswerable: %d weak or empty, %d answered by an unflagged write",
+				set.file, half.name, f.answerable, 100*f.top1, 100*f.top3, 100*f.falseWeak, f.unanswerable, f.weakNone, len(f.unflaggedWrites))
+			if half.name != "test" {
+				for _, u := range f.unflaggedWrites {
+					t.Logf("%s dev half: unanswerable %s, unflagged, changes something", set.file, u)
+				}
+				continue
+			}
+			if len(f.unflaggedWrites) > set.min.unflaggedWrites {
+				t.Errorf("%s test half: %d unanswerable requests answered by an unflagged write, want at most %d: %v",
+					set.file, len(f.unflaggedWrites), set.min.unflaggedWrites, f.unflaggedWrites)
+			}
+			if f.top1 < set.min.top1 {
+				t.Errorf("%s test half: top-1 %.1f%%, want at least %.1f%%", set.file, 100*f.top1, 100*set.min.top1)
+			}
+			if f.top3 < set.min.top3 {
+				t.Errorf("%s test half: top-3 %.1f%%, want at least %.1f%%", set.file, 100*f.top3, 100*set.min.top3)
+			}
+			if f.falseWeak > set.min.falseWeak {
+				t.Errorf("%s test half: %.1f%% of answerable queries weak, want at most %.1f%%", set.file, 100*f.falseWeak, 100*set.min.falseWeak)
+			}
+		}
+	}
+}
+
+// TestAgentQueries checks the agent-phrased set's make-up: at least 150
+// queries, a third of them the English of other platforms (a source other
+// than intent, onebot, zh or absent), 30 unanswerable, each with a source.
+func TestAgentQueries(t *testing.T) {
+	c := mustLoad(t)
+	qs := loadQueries(t, c, "testdata/agent-queries.tsv")
+	platform, none := 0, 0
+	for _, q := range qs {
+		kind, _, _ := strings.Cut(q.source, " ")
+		switch {
+		case len(q.right) == 0:
+			none++
+			if kind != "absent" {
+				t.Errorf("%q: unanswerable, but its source is %q, not absent", q.query, q.source)
+			}
+		case kind == "absent":
+			t.Errorf("%q: marked absent but answered by %v", q.query, q.right)
+		case kind != "intent" && kind != "onebot" && kind != "zh":
+			platform++
+		}
+	}
+	if len(qs) < 150 || 3*platform < len(qs) || none < 30 {
+		t.Errorf("%d queries, %d in other platforms' English, %d unanswerable; want at least 150, a third and 30", len(qs), platform, none)
+	}
+}
+
+// TestAgentVocabulary checks that the terms collected from other
+// platforms (testdata/agent-vocabulary.tsv) find one of the QQ actions
+// each was mapped to among the first three, at least 95% of them: the
+// synonyms and phrases they became are wired in. It logs the misses.
+func TestAgentVocabulary(t *testing.T) {
+	c := mustLoad(t)
+	terms := loadQueries(t, c, "testdata/agent-vocabulary.tsv")
+	if len(terms) < 50 {
+		t.Fatalf("%d terms, want at least 50", len(terms))
+	}
+	missed := 0
+	for _, v := range terms {
+		got := names(c.Search(v.query, Filter{}))
+		got = got[:min(3, len(got))]
+		if !slices.ContainsFunc(got, func(n string) bool { return slices.Contains(v.right, n) }) {
+			missed++
+			t.Logf("%q (%s): got %v, want one of %v", v.query, v.source, got, v.right)
+		}
+	}
+	if 20*missed > len(terms) {
+		t.Errorf("%d of %d terms miss, want at most 5%%", missed, len(terms))
+	}
+}

@@ -106,6 +106,9 @@ var phrases = [][2]string{
 	{"invite link", "share card"},
 	{"custom title", "special title"},
 	{"voice note", "record"}, {"voice message", "record"},
+	{"administrators", "admin member list"}, {"admins", "admin member list"},
+	{"chat action", "input status"}, {"users", "member list"},
+	{"rename", "rename name"},
 }
 
 // writeWords are the synonym groups (by their first word) that ask for a
