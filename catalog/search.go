@@ -85,7 +85,11 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	}
 	ix := c.index()
 	n := len(c.actions)
-	units := c.parse(rephrase(Normalize(splitCamel(query))), ix)
+	words := whole
+	if split := splitCamel(query); split != query {
+		words = Normalize(split)
+	}
+	units := c.parse(rephrase(words), ix)
 	raw := strings.ToLower(strings.TrimSpace(query))
 	subs := needles(whole, raw)
 
