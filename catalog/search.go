@@ -251,7 +251,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	}
 	top := kept[0]
 	m.Weak = !top.exact && !top.nameSub && (weak(top.cov, top.covered) || readAnsweredByWrite(units, top.a) ||
-		!top.a.ReadOnly && c.guessedAct(ix, units, asked, top.index))
+		!top.a.ReadOnly && (top.a.Destructive && namedN[top.index] == 0 || c.guessedAct(ix, units, asked, top.index)))
 	if m.Weak && !m.Actions[0].ReadOnly {
 		// A guess must not change anything: the first action that only
 		// reads goes first, and when there is none, a guess is not worth
@@ -351,14 +351,15 @@ const (
 	weakCoverage = 0.3
 	weakWeight   = 2.0
 	partCoverage = 0.6
-	partWeight   = 4.0
+	partWeight   = 3.5
 )
 
 // guessedAct reports whether action d, which changes something, is a guess
 // at the query's act: the things its name acts on are all unnamed in the
 // query (delete_group_file for "delete the channel"), or the query asks to
 // change something in words d holds none of (set_group_portrait for
-// "delete the chat photo").
+// "delete the chat photo"); set, send and add name no particular change,
+// so they are not counted.
 func (c *Catalog) guessedAct(ix *index, units []unit, asked map[string]bool, d int) bool {
 	if objs := ix.objects[d]; len(objs) > 0 && !slices.ContainsFunc(objs, func(o string) bool { return asked[o] }) {
 		return true
@@ -366,7 +367,7 @@ func (c *Catalog) guessedAct(ix *index, units []unit, asked map[string]bool, d i
 	acts, held := 0, 0
 	for _, u := range units {
 		g, ok := synonymIndex[u.word]
-		if !ok || !writeWords[synonyms[g][0]] {
+		if !ok || !writeWords[synonyms[g][0]] || genericActs[synonyms[g][0]] {
 			continue
 		}
 		acts++

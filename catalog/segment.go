@@ -121,11 +121,27 @@ func englishUnit(w string) unit {
 		g, ok = synonymIndex[stem(w)]
 	}
 	if ok {
-		u.terms = append(u.terms, queryTerm{groupTerm(g), 1, false})
+		u.terms = append(u.terms, groupTerms(g)...)
 		u.alts = synonyms[g]
 	}
 	return u
 }
+
+// groupTerms are the query terms of synonym group g: its own, and for the
+// undoing of an act (unmute, unban) half the act's, since one action
+// usually does both (set_group_ban with a duration of 0 unmutes).
+func groupTerms(g int) []queryTerm {
+	ts := []queryTerm{{groupTerm(g), 1, false}}
+	if head := synonyms[g][0]; strings.HasPrefix(head, "un") {
+		if base, ok := synonymIndex[head[2:]]; ok {
+			ts = append(ts, queryTerm{groupTerm(base), undoWeight, false})
+		}
+	}
+	return ts
+}
+
+// undoWeight is the share of an undoing word that the act it undoes holds.
+const undoWeight = 0.5
 
 // hanUnits returns the units of a run of Chinese: one per dictionary term
 // (a compound stands for several) and one per stretch of characters the
@@ -175,7 +191,7 @@ func hanUnits(run string, ix *index) []unit {
 				for ti, t := range p.terms {
 					u := unit{word: t, alts: []string{t}, guessed: p.guessed}
 					if g, ok := synonymIndex[t]; ok {
-						u.terms = append(u.terms, queryTerm{groupTerm(g), 1, false})
+						u.terms = append(u.terms, groupTerms(g)...)
 						u.alts = synonyms[g]
 					} else {
 						u.terms = append(u.terms, pairTerms(t, 1)...)

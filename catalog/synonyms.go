@@ -82,6 +82,10 @@ var synonyms = [][]string{
 	{"longnick", "个性签名", "签名"},
 	{"remain", "还剩", "剩余", "剩下"},
 	{"text", "文字", "文本"},
+	// Starting something (a call, a poll, a live stream) is an act no
+	// QQ action performs: the word is here so that a request to start one
+	// is not read as a request to send.
+	{"start", "发起", "开始", "initiate", "launch", "begin"},
 	{"whole", "全员禁言", "全体禁言", "whole_ban", "everyone"},
 }
 
@@ -109,6 +113,8 @@ var phrases = [][2]string{
 	{"administrators", "admin member list"}, {"admins", "admin member list"},
 	{"chat action", "input status"}, {"users", "member list"},
 	{"rename", "rename name"},
+	{"read messages", "message history"}, {"read message", "message history"},
+	{"user info", "stranger info"},
 }
 
 // writeWords are the synonym groups (by their first word) that ask for a
@@ -119,8 +125,13 @@ var writeWords = map[string]bool{
 	"approve": true, "cancel": true, "join": true, "add": true, "create": true,
 	"rename": true, "move": true, "like": true, "poke": true, "forward": true,
 	"signin": true, "read": true, "translate": true, "ocr": true, "whole": true,
-	"remark": true, "title": true, "card": true, "essence": true,
+	"remark": true, "title": true, "card": true, "essence": true, "start": true,
 }
+
+// genericActs are the write words that name no particular change (set,
+// send, add): an action holding another of them still answers a request
+// made with one.
+var genericActs = map[string]bool{"set": true, "send": true, "add": true}
 
 // synonymIndex maps each word to its group in synonyms.
 var synonymIndex = func() map[string]int {
