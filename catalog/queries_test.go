@@ -199,7 +199,9 @@ func TestSearchGeneralization(t *testing.T) {
 
 // TestWeakMatch checks honest confidence. A query no action answers must
 // come back as a weak match (or with nothing), in at least 90% of the test
-// half; a weak match never puts a destructive action first. It logs how
+// half; a weak match never puts an action that changes something first,
+// unless the whole query is found verbatim in it (the default mode keeps
+// every such match). It logs how
 // often a query some action answers is called weak.
 func TestWeakMatch(t *testing.T) {
 	c := mustLoad(t)
@@ -235,11 +237,11 @@ func TestWeakMatch(t *testing.T) {
 	}
 	falseWeak := 0
 	all := answerable(qs)
-	for _, q := range qs {
+	for _, q := range append(slices.Clone(qs), loadQueries(t, c, "testdata/agent-queries.tsv")...) {
 		for _, keywords := range []bool{false, true} {
 			m := c.Match(q.query, Filter{}, keywords)
-			if m.Weak && len(m.Actions) > 0 && m.Actions[0].Destructive {
-				t.Errorf("%q: weak match led by destructive %s", q.query, m.Actions[0].Name)
+			if m.Weak && len(m.Actions) > 0 && !m.Actions[0].ReadOnly && !verbatim(c, q.query, m.Actions[0]) {
+				t.Errorf("%q: weak match led by %s, which changes something", q.query, m.Actions[0].Name)
 			}
 			if m.Weak && m.Category == "" {
 				t.Errorf("%q: weak match without a category to browse", q.query)
@@ -410,5 +412,46 @@ func TestAgentVocabulary(t *testing.T) {
 	}
 	if 20*missed > len(terms) {
 		t.Errorf("%d of %d terms miss, want at most 5%%", missed, len(terms))
+	}
+}
+
+// verbatim reports whether the default mode's substring match finds query
+// in a's name, aliases or summaries.
+func verbatim(c *Catalog, query string, a *Action) bool {
+	ix := c.index()
+	i := slices.Index(c.actions, a)
+	subs := needles(Normalize(truncateRunes(query, MaxQueryRunes)), strings.ToLower(strings.TrimSpace(query)))
+	return i >= 0 && (holds(ix.nameHay[i], subs) || holds(ix.textHay[i], subs))
+}
+
+// TestRewrites checks the two rewrites a query goes through before it is
+// cut into words: camelCase method names split, other platforms' phrases
+// replaced, whole words only.
+func TestRewrites(t *testing.T) {
+	for in, want := range map[string]string{
+		"banChatMember":   "ban Chat Member",
+		"SetGroupBan":     "Set Group Ban",
+		"get_msg":         "get_msg",
+		"HTTP":            "HTTP",
+		"mp3File":         "mp3 File",
+		"禁言群成员":           "禁言群成员",
+		"setChatTitle v2": "set Chat Title v2",
+	} {
+		if got := splitCamel(in); got != want {
+			t.Errorf("splitCamel(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"set chat title":   "set group name",
+		"edit_chat_photo":  "edit group avatar",
+		"unpin message":    "remove essence message",
+		"pin message":      "pin message",
+		"mute all members": "mute everyone members",
+		"chatty title":     "chatty title",
+		"禁言":               "禁言",
+	} {
+		if got := rephrase(in); got != want {
+			t.Errorf("rephrase(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -39,7 +39,9 @@ type Matches struct {
 	Actions []*Action
 	// Weak is true when the best match rests on little: the query's
 	// distinctive words matched nothing, or only a common word or filler
-	// did. The first action is then a guess, not an answer.
+	// did, or the best action changes something and its act or object is
+	// a guess (see guessedAct). The first action is then a guess, not an
+	// answer, and one that only reads.
 	Weak bool
 	// Category is the category most of the first matches belong to, the
 	// one worth browsing when the match is weak; empty when none matched.
@@ -73,8 +75,10 @@ func (c *Catalog) SearchKeywords(query string, f Filter) []*Action {
 // The order: an exact name or alias first; then, with unsupported actions
 // (stubs, no-ops, compatibility mocks) always after the rest, in keywords
 // mode the actions matching every word first; then by score, a OneBot v11
-// standard action a little above an extension; ties keep catalog order. A
-// weak match (see Matches.Weak) never puts a destructive action first.
+// standard action a little above an extension; ties keep catalog order. An
+// action whose name acts on something the query does not name ranks lower.
+// A weak match (see Matches.Weak) never puts an action that changes
+// something first (see the rule where Weak is set).
 // Actions scoring under a fraction of the best are left out, except, in the
 // default mode (keywords false), every substring match of the whole query.
 func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
@@ -251,7 +255,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	}
 	top := kept[0]
 	m.Weak = !top.exact && !top.nameSub && (weak(top.cov, top.covered) || readAnsweredByWrite(units, top.a) ||
-		!top.a.ReadOnly && (top.a.Destructive && namedN[top.index] == 0 || c.guessedAct(ix, units, asked, top.index)))
+		!top.a.ReadOnly && (top.a.Destructive && namedN[top.index] == 0 || guessedAct(ix, units, asked, top.index)))
 	if m.Weak && !m.Actions[0].ReadOnly {
 		// A guess must not change anything: the first action that only
 		// reads goes first, and when there is none, a guess is not worth
@@ -329,7 +333,7 @@ const objectPenalty = 0.8
 // asksAbility reports whether a query, lower-cased, asks whether something
 // can be done, the question the can_ probes answer.
 func asksAbility(q string) bool {
-	for _, w := range []string{"can ", "can't", "whether", "able", "能不能", "能否", "可以", "是否", "支持", "能"} {
+	for _, w := range []string{"can ", "can't", "cannot", "whether", "able to", "能不能", "能否", "可以", "是否", "支持"} {
 		if strings.Contains(q, w) {
 			return true
 		}
@@ -360,7 +364,7 @@ const (
 // change something in words d holds none of (set_group_portrait for
 // "delete the chat photo"); set, send and add name no particular change,
 // so they are not counted.
-func (c *Catalog) guessedAct(ix *index, units []unit, asked map[string]bool, d int) bool {
+func guessedAct(ix *index, units []unit, asked map[string]bool, d int) bool {
 	if objs := ix.objects[d]; len(objs) > 0 && !slices.ContainsFunc(objs, func(o string) bool { return asked[o] }) {
 		return true
 	}
