@@ -128,7 +128,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 				r.Diag.Match = "weak"
 				r.Diag.Message = "weak match: the query's distinctive words matched no action, so the first entry is a guess, not an answer"
 				if len(m.Actions) == 0 {
-					r.Diag.Message = "weak match: only irreversible actions matched, and too loosely to offer"
+					r.Diag.Message = "weak match: only actions that change something matched, and too loosely to offer"
 				}
 				r.Diag.NextStep = fmt.Sprintf("rephrase with the task's words, or browse list_actions {category: %q}", m.Category)
 			}
