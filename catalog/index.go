@@ -73,13 +73,18 @@ type index struct {
 	// whether something can be done (can_send_image).
 	objects [][]string
 	probe   []bool
+	// deeds are the acts and objects of each action that changes
+	// something, and described the index terms of each such action's
+	// names and summaries (see namesDeed); nil for an action that only reads.
+	deeds     []deed
+	described []map[string]bool
 	// scratch holds *scratch: the working memory of searches, reused.
 	scratch sync.Pool
 }
 
 func (c *Catalog) buildIndex() *index {
 	n := len(c.actions)
-	ix := &index{scratch: sync.Pool{New: func() any { return new(scratch) }}, postings: map[string][]posting{}, inName: map[string][]int32{}, named: map[string]int32{}, length: make([]float64, n), nameLen: make([]int, n), standard: make([]bool, n), names: make([][]string, n), objects: make([][]string, n), probe: make([]bool, n), nameHay: make([]string, n), textHay: make([]string, n), underscores: make([]int, n)}
+	ix := &index{scratch: sync.Pool{New: func() any { return new(scratch) }}, postings: map[string][]posting{}, inName: map[string][]int32{}, named: map[string]int32{}, length: make([]float64, n), nameLen: make([]int, n), standard: make([]bool, n), names: make([][]string, n), objects: make([][]string, n), probe: make([]bool, n), deeds: make([]deed, n), described: make([]map[string]bool, n), nameHay: make([]string, n), textHay: make([]string, n), underscores: make([]int, n)}
 	seenWord := map[string]bool{}
 	for i, a := range c.actions {
 		ix.standard[i] = onebot11[a.Name]
@@ -113,6 +118,15 @@ func (c *Catalog) buildIndex() *index {
 				ix.objects[i] = append(ix.objects[i], term)
 			}
 		}
+		var desc map[string]bool
+		if !a.ReadOnly {
+			ix.deeds[i] = deedOf(a.Name)
+			desc = map[string]bool{}
+			ix.described[i] = desc
+			add0, addName0 := add, addName
+			add = func(term string, w float64) { desc[term] = true; add0(term, w) }
+			addName = func(term string, w float64) { desc[term] = true; addName0(term, w) }
+		}
 		for _, name := range names {
 			ix.named[name] = int32(i)
 			ix.named[squash(name)] = int32(i)
@@ -131,6 +145,10 @@ func (c *Catalog) buildIndex() *index {
 		ix.textHay[i] = hay(strings.ToLower(a.Summary), strings.ToLower(a.SummaryZh), zh)
 		addText(add, strings.ToLower(a.Summary), weightSummary)
 		addText(add, zh, weightSummary)
+		if desc != nil {
+			// Only the names and summaries describe what an action does.
+			add = func(term string, w float64) { tf[term] += w }
+		}
 		if composes(a) {
 			// What a message can hold (OneBot v11's segment types) is what
 			// sending one can send: "send a picture" is send_msg.

@@ -93,7 +93,8 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	if split := splitCamel(query); split != query {
 		words = Normalize(split)
 	}
-	units := c.parse(rephrase(words), ix)
+	rephrased := rephrase(words)
+	units := c.parse(rephrased, ix)
 	raw := strings.ToLower(strings.TrimSpace(query))
 	subs := needles(whole, raw)
 
@@ -255,7 +256,8 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	}
 	top := kept[0]
 	m.Weak = !top.exact && !top.nameSub && (weak(top.cov, top.covered) || readAnsweredByWrite(units, top.a) ||
-		!top.a.ReadOnly && (top.a.Destructive && namedN[top.index] == 0 || guessedAct(ix, units, asked, top.index)))
+		!top.a.ReadOnly && (top.a.Destructive && namedN[top.index] == 0 || guessedAct(ix, units, asked, top.index) ||
+			!namesDeed(ix, top.index, units, firmTerms(units, rephrased))))
 	if m.Weak && !m.Actions[0].ReadOnly {
 		// A guess must not change anything: the first action that only
 		// reads goes first, and when there is none, a guess is not worth

@@ -65,7 +65,8 @@ var synonyms = [][]string{
 	{"online_file", "在线文件"},
 	{"flash", "闪传"},
 	{"collection", "收藏"},
-	{"set", "设置", "修改", "改", "设", "设为", "设成", "开启", "打开", "关闭", "关掉", "开", "关"},
+	{"set", "设置", "修改", "改", "设", "设为", "设成", "开启", "打开", "关闭", "关掉", "开", "关",
+		"edit", "change", "update", "modify"},
 	{"get", "获取", "查询", "查看", "查", "看", "读取", "fetch", "retrieve", "show", "view", "see"},
 	{"leave", "退群", "退出", "quit"},
 	{"approve", "handle", "accept", "reject", "同意", "处理", "批准", "审批", "拒绝", "decline", "deny"},
@@ -85,6 +86,9 @@ var synonyms = [][]string{
 	// Starting something (a call, a poll, a live stream) is an act no
 	// QQ action performs: the word is here so that a request to start one
 	// is not read as a request to send.
+	// An invitation into a group is answered as a request to join is
+	// (set_group_add_request); inviting someone is no action of QQ's.
+	{"invite", "invitation", "邀请"},
 	{"start", "发起", "开始", "initiate", "launch", "begin"},
 	{"whole", "全员禁言", "全体禁言", "whole_ban", "everyone"},
 }
@@ -115,6 +119,9 @@ var phrases = [][2]string{
 	{"rename", "rename name"},
 	{"read messages", "message history"}, {"read message", "message history"},
 	{"user info", "stranger info"},
+	// What QQ has no action for, joined into the one word of foreignWords.
+	{"slow mode", "slowmode"}, {"rate limit", "slowmode"},
+	{"red packet", "redpacket"}, {"red envelope", "redpacket"}, {"red packets", "redpacket"},
 }
 
 // writeWords are the synonym groups (by their first word) that ask for a
