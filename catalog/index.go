@@ -76,7 +76,8 @@ type index struct {
 	// deeds are the acts and objects of each action that changes
 	// something, and described the index terms of each such action's
 	// names and summaries (see namesDeed); nil for an action that only reads.
-	deeds     []deed
+	deeds       []deed
+	destructive []bool
 	described []map[string]bool
 	// scratch holds *scratch: the working memory of searches, reused.
 	scratch sync.Pool
@@ -84,7 +85,7 @@ type index struct {
 
 func (c *Catalog) buildIndex() *index {
 	n := len(c.actions)
-	ix := &index{scratch: sync.Pool{New: func() any { return new(scratch) }}, postings: map[string][]posting{}, inName: map[string][]int32{}, named: map[string]int32{}, length: make([]float64, n), nameLen: make([]int, n), standard: make([]bool, n), names: make([][]string, n), objects: make([][]string, n), probe: make([]bool, n), deeds: make([]deed, n), described: make([]map[string]bool, n), nameHay: make([]string, n), textHay: make([]string, n), underscores: make([]int, n)}
+	ix := &index{scratch: sync.Pool{New: func() any { return new(scratch) }}, postings: map[string][]posting{}, inName: map[string][]int32{}, named: map[string]int32{}, length: make([]float64, n), nameLen: make([]int, n), standard: make([]bool, n), names: make([][]string, n), objects: make([][]string, n), probe: make([]bool, n), deeds: make([]deed, n), destructive: make([]bool, n), described: make([]map[string]bool, n), nameHay: make([]string, n), textHay: make([]string, n), underscores: make([]int, n)}
 	seenWord := map[string]bool{}
 	for i, a := range c.actions {
 		ix.standard[i] = onebot11[a.Name]
@@ -121,6 +122,7 @@ func (c *Catalog) buildIndex() *index {
 		var desc map[string]bool
 		if !a.ReadOnly {
 			ix.deeds[i] = deedOf(a.Name)
+			ix.destructive[i] = a.Destructive
 			desc = map[string]bool{}
 			ix.described[i] = desc
 			add0, addName0 := add, addName

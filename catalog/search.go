@@ -210,7 +210,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 			}
 		}
 		if ix.probe[i] && !probing {
-			h.score *= objectPenalty
+			h.score *= probePenalty
 		}
 		// Of two names that match alike, the one with fewer words left over
 		// is the more precise.
@@ -332,6 +332,10 @@ const precisionFloor = 0.25
 // the query does not name (see objectWords).
 const objectPenalty = 0.8
 
+// probePenalty scales the score of a can_ probe for a query that does not
+// ask whether something can be done: "send voice" is not can_send_record.
+const probePenalty = 0.5
+
 // asksAbility reports whether a query, lower-cased, asks whether something
 // can be done, the question the can_ probes answer.
 func asksAbility(q string) bool {
@@ -404,6 +408,10 @@ func readAnsweredByWrite(units []unit, a *Action) bool {
 	}
 	read := false
 	for _, u := range units {
+		if searchWords[u.word] && !u.guessed {
+			read = true
+			continue
+		}
 		g, ok := synonymIndex[u.word]
 		if !ok {
 			continue
@@ -416,6 +424,10 @@ func readAnsweredByWrite(units []unit, a *Action) bool {
 	}
 	return read
 }
+
+// searchWords ask to find something, a read: "search messages" is not
+// set_group_search, which makes a group findable.
+var searchWords = map[string]bool{"search": true, "find": true, "lookup": true, "搜索": true, "查找": true}
 
 // majorityCategory returns the category most of hits belong to, the
 // first one on a tie.

@@ -160,6 +160,15 @@ func namesDeed(ix *index, d int, units []unit, firm map[string]bool) bool {
 			return false
 		}
 	}
+	// An action that destroys something needs its act said: a query of
+	// nouns ("bots info") does not ask to shut anything down.
+	if ix.destructive[d] && !slices.ContainsFunc(dd.acts, func(t string) bool { return firm[t] }) &&
+		!slices.ContainsFunc(units, func(u unit) bool {
+			g, ok := synonymIndex[u.word]
+			return ok && !u.guessed && writeWords[synonyms[g][0]] && !objectActs[synonyms[g][0]]
+		}) {
+		return false
+	}
 	// The objects: one of them named or implied by an act the query names
 	// (a folder of the group's files is named by "folder"), and a request
 	// always: answering someone's request to join or befriend is not adding
