@@ -78,7 +78,7 @@ type index struct {
 	// names and summaries (see namesDeed); nil for an action that only reads.
 	deeds       []deed
 	destructive []bool
-	described []map[string]bool
+	described   []map[string]bool
 	// scratch holds *scratch: the working memory of searches, reused.
 	scratch sync.Pool
 }
