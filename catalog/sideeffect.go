@@ -116,7 +116,9 @@ var foreignWords = []string{
 	"thread", "forum",
 	// Roles and permission overwrites (Discord addRoleToMember).
 	"role",
-	// Polls (Telegram sendPoll, stopPoll), red packets and webhooks.
+	// Polls (Telegram sendPoll, stopPoll), red packets (go-cqhttp, whose
+	// maintainers will not send or claim them: Mrs4s/go-cqhttp#1579; none of
+	// SnowLuma's actions does) and webhooks.
 	"poll", "redpacket", "webhook",
 	// Inviting someone (Slack conversations.invite; Telegram's invite
 	// links), archiving a conversation and scheduling a message (Slack
@@ -124,7 +126,7 @@ var foreignWords = []string{
 	// reminders.add). Editing a sent message (Telegram editMessageText,
 	// Slack chat.update) is a change (set) that no action sending messages
 	// makes: the generic acts must agree (see sameGeneric).
-	"invite", "archive", "schedule", "reminder",
+	"invite", "archive", "schedule", "scheduled", "reminder",
 }
 
 // namesDeed reports whether a query, whose firmly named terms (not spelling
@@ -204,6 +206,11 @@ func firmTerms(units []unit, query string) map[string]bool {
 			if !t.across {
 				firm[t.term] = true
 			}
+		}
+	}
+	for _, u := range units {
+		if slices.Contains(foreignTerms, u.word) {
+			firm[u.word] = true // 红包, cut as a compound
 		}
 	}
 	for _, w := range words(query) {

@@ -169,6 +169,7 @@ var compounds = map[string][]string{
 	"发信息":  {"发送", "消息"},
 	"私信":   {"私聊", "发送"},
 	"发文件":  {"上传", "文件"},
+	"红包":   {"redpacket"}, // see foreignWords
 }
 
 // fillers are Chinese words that carry no search meaning in an operator's
