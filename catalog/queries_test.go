@@ -330,8 +330,10 @@ func TestSearchTargets(t *testing.T) {
 		file string
 		min  floors // the test half's floors
 	}{
-		{"testdata/operator-queries.tsv", floors{targetTop1, targetTop3, targetFalseWeak, 1}},
-		{"testdata/agent-queries.tsv", floors{0.84, 0.939, 0.085, 4}},
+		// Issue 54's second round (the act and object rule) measured, once,
+		// 90.8/98.8/4.0% and 0 (Chinese) and 90.4/94.0/7.2% and 0 (agent).
+		{"testdata/operator-queries.tsv", floors{targetTop1, targetTop3, targetFalseWeak, 0}},
+		{"testdata/agent-queries.tsv", floors{targetTop1, 0.939, 0.073, 0}},
 	} {
 		qs := loadQueries(t, c, set.file)
 		dev, test := halves(qs)
