@@ -1,0 +1,71 @@
+package catalog
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestDeedOf checks the acts and objects read from action names.
+func TestDeedOf(t *testing.T) {
+	term := func(w string) string { return wordTerm(w) }
+	for name, want := range map[string]deed{
+		"set_group_name":        {objects: []string{term("name")}, generic: []string{"set"}},
+		"set_group_add_request": {objects: []string{term("request")}, generic: []string{"set", "add"}},
+		"set_group_ban":         {acts: []string{term("mute")}, generic: []string{"set"}},
+		"delete_msg":            {acts: []string{term("delete"), term("recall")}, objects: []string{term("message")}},
+		"upload_group_file":     {acts: []string{term("upload")}, objects: []string{term("file")}},
+		"_set_model_show":       {objects: []string{"model", term("show")}, generic: []string{"set"}},
+	} {
+		got := deedOf(name)
+		if !slices.Equal(got.acts, want.acts) || !slices.Equal(got.objects, want.objects) || !slices.Equal(got.generic, want.generic) {
+			t.Errorf("deedOf(%q) = acts %v objects %v generic %v, want %v %v %v", name, got.acts, got.objects, got.generic, want.acts, want.objects, want.generic)
+		}
+	}
+}
+
+// TestActAndObject checks the rule that an action changing something is a
+// confident first answer only when the query names its act and its
+// object: requests that name another object, an act no action performs,
+// or a thing QQ has no action for come back weak (so led by an action that
+// only reads, or empty), while requests naming both still get the action.
+func TestActAndObject(t *testing.T) {
+	c := mustLoad(t)
+	for _, q := range []string{
+		"change the channel topic",     // a topic is not a name
+		"set the group description",    // nor is a description
+		"enable slow mode in the chat", // slow is not show, mode not model
+		"turn off notifications for the group",
+		"invite someone into the chat", // an invite is not answering a request
+		"add a friend",                 // nor is adding a friend
+		"start a thread in the group",
+		"post a poll in the chat",
+		"edit the message I sent", // editing is no send
+		"send a red envelope",
+		"群里发红包",
+		"update the group notice",   // a change, not a deletion
+		"bots info",                 // no act said for a destructive action
+		"search the group messages", // a search is a read
+		"give a member a role",
+	} {
+		m := c.Match(q, Filter{}, false)
+		if !m.Weak && len(m.Actions) > 0 && !m.Actions[0].ReadOnly {
+			t.Errorf("%q: %s, which changes something, answers with confidence", q, m.Actions[0].Name)
+		}
+	}
+	for q, want := range map[string][]string{
+		"rename the chat":               {"set_group_name"},
+		"edit the group's name":         {"set_group_name"},
+		"remove a member from the chat": {"set_group_kick", "set_group_kick_members"},
+		"accept the group invitation":   {"set_group_add_request"},
+		"approve friend":                {"set_friend_add_request", "set_doubt_friends_add_request"},
+		"send a document to the chat":   {"upload_group_file", "upload_private_file"},
+		"withdraw my message":           {"delete_msg"},
+		"silence this user":             {"set_group_ban"},
+		"把那条消息撤回":                       {"delete_msg"},
+	} {
+		m := c.Match(q, Filter{}, false)
+		if m.Weak || len(m.Actions) == 0 || !slices.Contains(want, m.Actions[0].Name) {
+			t.Errorf("%q: weak %v, got %v, want %v first and not weak", q, m.Weak, names(m.Actions[:min(3, len(m.Actions))]), want)
+		}
+	}
+}
