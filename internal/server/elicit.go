@@ -64,6 +64,10 @@ func inputTools(x *executor, sealer *seal.Sealer) []toolkit.Spec {
 			Input:     actionInput,
 			Output:    envelopeResult,
 			OpenWorld: true,
+			// Without forms it could only refuse, so such a client neither
+			// sees it nor may call it: the plain twin is its tool.
+			NeedsForms:   true,
+			WithoutForms: toolName(write),
 			Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in actionArgs) toolkit.Reply {
 				return x.runWithInput(ctx, c, in, write, sealer)
 			}),
@@ -128,11 +132,6 @@ func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionA
 	errs = slices.DeleteFunc(errs, func(e validate.FieldError) bool { return slices.Contains(missing, strings.TrimPrefix(e.Pointer, "/")) })
 	if len(errs) > 0 {
 		return pipeline.InvalidParams(a, errs)
-	}
-	if !toolkit.SupportsForms(c.Req.ClientCapabilities()) {
-		return toolkit.Fail(toolkit.KindElicitationUnsupported,
-			fmt.Sprintf("%s needs %s, and this client did not advertise form elicitation, so it cannot be asked for", a.Name, strings.Join(missing, ", ")),
-			fmt.Sprintf("call %s with complete params (see get_action %s)", toolName(write), a.Name))
 	}
 	// The confirmation comes with the params, in one form (GateMayAsk).
 	confirm := x.safety.Confirm.Needs(a.Destructive, a.ReadOnly) || x.GateMayAsk(pc, a)
