@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/archive"
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
@@ -145,9 +146,10 @@ func (v *viewer) view(ctx context.Context, in viewArgs) toolkit.Reply {
 	}
 	// The allowlists apply to the chat the message belongs to.
 	var t safety.Targets
-	chat := "private " + strconv.FormatInt(msg.UserID, 10)
+	// The chat is named as the archive tools name it.
+	chat := archive.ChatKey(archive.Chat{ID: msg.UserID})
 	if msg.MessageType == "group" || msg.GroupID != 0 {
-		t.Groups, chat = []int64{msg.GroupID}, "group "+strconv.FormatInt(msg.GroupID, 10)
+		t.Groups, chat = []int64{msg.GroupID}, archive.ChatKey(archive.Chat{Group: true, ID: msg.GroupID})
 	} else {
 		t.Users = []int64{msg.UserID}
 	}
