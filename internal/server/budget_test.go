@@ -110,3 +110,65 @@ func typeList(schema any, path string) string {
 	}
 	return ""
 }
+
+// hostListBudget is the most bytes the tool list may take as Claude Code
+// hands it to a model, with every feature of the server on: Claude Code
+// passes only each tool's name, description and input schema (outputSchema
+// and annotations stay with the host: anthropics/claude-code#54197).
+const hostListBudget = 8 << 10
+
+// TestHostListBudget lists the tools of a write-mode server with every
+// optional service configured (events, tasks, the archive) to a client
+// declaring what Claude Code declares (form elicitation, since 2.1.76; no
+// Tasks extension, no MCP Apps), and fails when their names, descriptions
+// and input schemas, as compact JSON, pass hostListBudget. It logs the
+// same for a client with every capability, which also sees the two task
+// tools.
+func TestHostListBudget(t *testing.T) {
+	t.Parallel()
+	forms := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}
+	every := &mcp.ClientCapabilities{Elicitation: forms.Elicitation, Extensions: map[string]any{TasksExtension: map[string]any{}}}
+	for _, c := range []struct {
+		name   string
+		caps   *mcp.ClientCapabilities
+		tools  int
+		budget int
+	}{{"Claude Code", forms, 18, hostListBudget}, {"every capability", every, 20, 0}} {
+		tools, err := definitions(config.ModeWrite, t.TempDir(), c.caps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, whole := hostBytes(t, tools)
+		if len(tools) != c.tools {
+			t.Errorf("%s: %d tools, want %d: is every feature on?", c.name, len(tools), c.tools)
+		}
+		if c.budget > 0 && n > c.budget {
+			t.Errorf("%s: %d tools as the host passes them take %d bytes, over the budget of %d", c.name, len(tools), n, c.budget)
+		}
+		t.Logf("%s: %d tools, %d bytes as a host passes them, %d whole", c.name, len(tools), n, whole)
+	}
+}
+
+// hostBytes returns the bytes of tools as a host that passes only name,
+// description and input schema sends them, and as the server lists them.
+func hostBytes(t *testing.T, tools []*mcp.Tool) (host, whole int) {
+	t.Helper()
+	type seen struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		InputSchema any    `json:"inputSchema"`
+	}
+	list := make([]seen, len(tools))
+	for i, tool := range tools {
+		list[i] = seen{tool.Name, tool.Description, tool.InputSchema}
+	}
+	b, err := mcpseam.PlainJSON(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := mcpseam.PlainJSON(tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(b), len(all)
+}

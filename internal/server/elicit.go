@@ -61,7 +61,7 @@ func inputTools(x *executor, sealer *seal.Sealer) []toolkit.Spec {
 	for _, write := range []bool{false, true} {
 		spec := toolkit.Spec{
 			Name:      toolName(write) + "_with_input",
-			Input:     actionInput,
+			Input:     twinInput,
 			Output:    envelopeResult,
 			OpenWorld: true,
 			// Without forms it could only refuse, so such a client neither
@@ -74,11 +74,11 @@ func inputTools(x *executor, sealer *seal.Sealer) []toolkit.Spec {
 		}
 		if write {
 			spec.Title = "Invoke an action, asking for params"
-			spec.Description = "invoke_action that asks the user, by a form, for missing required params. Needs form elicitation; otherwise call invoke_action."
+			spec.Description = "invoke_action, asking the user by a form for missing required params."
 			spec.Needs, spec.Writes, spec.Destructive = config.ModeWrite, true, true
 		} else {
 			spec.Title = "Query SnowLuma, asking for params"
-			spec.Description = "query_action that asks the user, by a form, for missing required params. Needs form elicitation; otherwise call query_action."
+			spec.Description = "query_action, asking the user by a form for missing required params."
 			spec.Needs = config.ModeRead
 		}
 		specs = append(specs, spec)

@@ -37,8 +37,8 @@ type viewArgs struct {
 const viewInput = `{
   "type": "object",
   "properties": {
-    "message_id": {"type": ["integer", "string"], "description": "The message's id."},
-    "index": {"type": "integer", "minimum": 1, "description": "N of a [图片 #N] placeholder; default: the pictures, at most 4."}
+    "message_id": {"type": ["integer", "string"]},
+    "index": {"type": "integer", "minimum": 1, "description": "N of [图片 #N]; default: up to 4 pictures."}
   },
   "required": ["message_id"],
   "additionalProperties": false
@@ -68,7 +68,7 @@ func viewTool(x *executor) toolkit.Spec {
 	return toolkit.Spec{
 		Name:        "view_media",
 		Title:       "View a message's media",
-		Description: "A QQ message's pictures as images (≤1568 px, no metadata, with QQ's OCR text), a voice message's text, or how to download a video or file.",
+		Description: "A QQ message's pictures as images with OCR text, voice as text, or how to download a video or file.",
 		Input:       viewInput,
 		Output:      viewResult,
 		Needs:       config.ModeRead,
