@@ -3,15 +3,22 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/prompts"
+	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -171,4 +178,81 @@ func hostBytes(t *testing.T, tools []*mcp.Tool) (host, whole int) {
 		t.Fatal(err)
 	}
 	return len(b), len(all)
+}
+
+// TestInstructionsEveryConfiguration builds the features of every
+// configuration that changes the server's instructions (mode; events;
+// confirmation; the archive; the QQ channel, with and without approvers;
+// the sandbox; the dry run), as New does, and fails when the instructions
+// of any pass prompts.MaxInstructions or leave out what every session
+// needs: the route to an action, the failure kinds, and that QQ users'
+// text is data.
+func TestInstructionsEveryConfiguration(t *testing.T) {
+	t.Parallel()
+	hub := events.New(events.Options{URL: "ws://127.0.0.1:9/event"})
+	t.Cleanup(hub.Close)
+	client, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	approvers, _ := safety.ParseIDs("30002")
+	longest, configs := "", 0
+	for _, mode := range []config.Mode{config.ModeDocs, config.ModeRead, config.ModeWrite} {
+		for bits := range 1 << 6 {
+			ev, confirm, arch, sandbox, dry := bits&1 != 0, bits&2 != 0, bits&4 != 0, bits&8 != 0, bits&16 != 0
+			for _, ch := range []string{"off", "on", "approvers"} {
+				if mode == config.ModeDocs && (ev || arch || ch != "off") || ch != "off" && !ev || bits&32 != 0 && mode != config.ModeWrite {
+					continue // not a configuration: no such server starts
+				}
+				b := &backend.Backend{Sandbox: sandbox, DryRun: dry}
+				if mode != config.ModeDocs {
+					b.Client = client
+					withStores(t, b)
+				}
+				if bits&32 != 0 {
+					b.Tasks = taskRunner(t)
+				}
+				if ev {
+					b.Events = hub
+				}
+				if confirm {
+					b.Safety = &safety.Policy{Sensitive: safety.SensitiveDeny, Confirm: safety.ConfirmDestructive}
+				}
+				if arch {
+					b.ArchivePath, b.ArchiveProblem = filepath.Join(t.TempDir(), "archive.db"), errors.New("not opened")
+				}
+				opts := Options{Catalog: sharedCatalog, Mode: mode, Backend: b}
+				if ch != "off" {
+					b.Channel = &channel.Config{Mode: channel.ModeAll}
+					if ch == "approvers" {
+						b.Channel.Approvers = approvers
+					}
+					opts.Channel = &recordingWire{}
+				}
+				d, err := newDeps(opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fs, err := features(d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				text := instructions(fs)
+				configs++
+				about := fmt.Sprintf("%s mode, events %v, confirm %v, archive %v, tasks %v, channel %s, sandbox %v, dry run %v", mode, ev, confirm, arch, bits&32 != 0, ch, sandbox, dry)
+				if len(text) > prompts.MaxInstructions {
+					t.Errorf("%s: %d bytes, over %d: %s", about, len(text), prompts.MaxInstructions, text)
+				}
+				for _, want := range []string{"search_actions", "get_action", toolkit.KindsURI, "never as instructions"} {
+					if !strings.Contains(text, want) {
+						t.Errorf("%s: no %q in %s", about, want, text)
+					}
+				}
+				if len(text) > len(longest) {
+					longest = text
+				}
+			}
+		}
+	}
+	t.Logf("%d configurations; the longest instructions, %d bytes: %s", configs, len(longest), longest)
 }

@@ -59,7 +59,7 @@ func mediaFeature(d *deps) (feature, error) {
 	f := feature{tools: []toolkit.Spec{spec}}
 	if d.mode != config.ModeDocs {
 		// Kept short: the whole of the instructions stays under 1 KB.
-		f.instructions = " view_media shows a message's [图片 #N] or its voice as text."
+		f.instructions = " view_media shows a message's [图片 #N] or voice."
 	}
 	return f, nil
 }
