@@ -404,11 +404,13 @@ func runTask(t task, arch bool, now time.Time, dir string, server string) (*task
 	if err := json.Unmarshal(list.Result.Tools, &tools); err != nil {
 		return nil, err
 	}
-	host, err := json.Marshal(tools)
-	if err != nil {
+	var host bytes.Buffer
+	enc := json.NewEncoder(&host)
+	enc.SetEscapeHTML(false) // as the server writes JSON
+	if err := enc.Encode(tools); err != nil {
 		return nil, err
 	}
-	r := &taskRun{name: t.name, defs: len(list.Result.Tools), hostDefs: len(host)}
+	r := &taskRun{name: t.name, defs: len(list.Result.Tools), hostDefs: host.Len() - 1}
 	r.done, err = t.play(&session{p: p, run: r}, w, arch)
 	return r, err
 }
