@@ -206,7 +206,7 @@ func archiveTools(svc *archiveService) []toolkit.Spec {
 	}, {
 		Name:        "read_messages",
 		Title:       "Read an archived chat",
-		Description: "One archived chat in time order: the newest, or before/after/around a message_id or time; gaps mark missing messages.",
+		Description: "One archived chat (group_id or user_id) in time order: the newest, or before/after/around a message_id or time; gaps mark missing messages.",
 		Input:       readMessagesInput, Output: archiveMessagesResult, Needs: config.ModeRead, Idempotent: true,
 		Unavailable: off, Handler: toolkit.Handle(svc.read),
 	}, {
@@ -218,7 +218,7 @@ func archiveTools(svc *archiveService) []toolkit.Spec {
 	}, {
 		Name:        "mark_read",
 		Title:       "Mark an archived chat read",
-		Description: "Mark an archived chat read up to message_id. Local only: nothing goes to QQ.",
+		Description: "Mark an archived chat (group_id or user_id) read up to message_id. Local only: nothing goes to QQ.",
 		Input:       markReadInput, Output: markReadResult, Needs: config.ModeRead, Writes: true, Idempotent: true,
 		Unavailable: off, Handler: toolkit.Handle(svc.markRead),
 	}}

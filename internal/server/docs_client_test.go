@@ -29,7 +29,8 @@ func docsSession(t *testing.T, era mcptest.Era) *mcp.ClientSession {
 
 // selfDescribed are the properties whose name, type and bounds say all a
 // model needs (a definition is loaded into every session, so words that
-// repeat the schema are left out); every other property is described.
+// repeat the schema are left out); the docs-mode tools describe every
+// other property.
 var selfDescribed = map[string]bool{"limit": true, "offset": true, "read_only": true, "stream": true, "message_type": true}
 
 func TestToolDefinitions(t *testing.T) {
