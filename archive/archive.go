@@ -114,12 +114,8 @@ type Chat struct {
 	ID    int64
 }
 
-func (c Chat) String() string {
-	if c.Group {
-		return fmt.Sprintf("group %d", c.ID)
-	}
-	return fmt.Sprintf("user %d", c.ID)
-}
+// String names c as Message.Chat does (ChatKey).
+func (c Chat) String() string { return ChatKey(c) }
 
 // A Problem classifies an Error.
 type Problem string

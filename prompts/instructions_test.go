@@ -24,12 +24,12 @@ func TestInstructions(t *testing.T) {
 			}
 		}
 	}
-	for env, want := range map[*Env]string{&docsEnv: "Docs mode: nothing runs", &readEnv: "Read mode: only read-only actions run", &writeEnv: "invoke_action for any action"} {
+	for env, want := range map[*Env]string{&docsEnv: "Docs mode: nothing runs", &readEnv: "Read mode: only read-only actions run", &writeEnv: "invoke_action (for real"} {
 		if text := Instructions(*env); !strings.Contains(text, want) {
 			t.Errorf("no %q in %s", want, text)
 		}
 	}
-	if text := Instructions(writeEnv); !strings.Contains(text, "confirm them through a form") || !strings.Contains(text, "?after=next_cursor") {
+	if text := Instructions(writeEnv); !strings.Contains(text, "a person's confirmation") || !strings.Contains(text, "subscribe_events") {
 		t.Errorf("write with events and confirmation: %s", text)
 	}
 }

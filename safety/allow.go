@@ -59,18 +59,19 @@ func (s IDSet) Sorted() []int64 {
 }
 
 // CheckTargets returns a description of each target the allowlists do not
-// allow, or nil when every target is allowed. An unreadable id is refused
+// allow ("group:1", "user:2", the way every answer names a chat or a
+// user), or nil when every target is allowed. An unreadable id is refused
 // whenever its field's list is set, since the list cannot vouch for it.
 func (p *Policy) CheckTargets(t Targets) []string {
 	var out []string
 	for _, g := range t.Groups {
 		if !p.Groups.Allows(g) {
-			out = append(out, "group "+strconv.FormatInt(g, 10))
+			out = append(out, "group:"+strconv.FormatInt(g, 10))
 		}
 	}
 	for _, u := range t.Users {
 		if !p.Users.Allows(u) {
-			out = append(out, "user "+strconv.FormatInt(u, 10))
+			out = append(out, "user:"+strconv.FormatInt(u, 10))
 		}
 	}
 	for i, v := range t.Unreadable {

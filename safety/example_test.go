@@ -27,5 +27,5 @@ func Example() {
 	}
 	// Output:
 	// [20001] [] refused: []
-	// [30003] [40004] refused: [group 30003]
+	// [30003] [40004] refused: [group:30003]
 }

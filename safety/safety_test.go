@@ -120,14 +120,14 @@ func TestCheckTargets(t *testing.T) {
 	if got := check(`{"group_id": 20001, "user_id": 5}`); got != nil {
 		t.Errorf("allowed group refused: %v", got)
 	}
-	if got := check(`{"group_id": [20001, 20002]}`); !slices.Equal(got, []string{"group 20002"}) {
+	if got := check(`{"group_id": [20001, 20002]}`); !slices.Equal(got, []string{"group:20002"}) {
 		t.Errorf("got %v", got)
 	}
 	if got := check(`{"group_id": "x", "user_id": "y"}`); !slices.Equal(got, []string{`group_id="x" (not an id)`}) {
 		t.Errorf("unreadable: %v", got)
 	}
 	p.Users, _ = ParseIDs("30001")
-	if got := check(`{"user_id": [30001, 30002], "group_id": 20001}`); !slices.Equal(got, []string{"user 30002"}) {
+	if got := check(`{"user_id": [30001, 30002], "group_id": 20001}`); !slices.Equal(got, []string{"user:30002"}) {
 		t.Errorf("got %v", got)
 	}
 	if !p.Restricted() || (&Policy{}).Restricted() {
@@ -325,7 +325,7 @@ func TestExtractTargetsByRole(t *testing.T) {
 	}
 	users, _ := ParseIDs("1")
 	p := &Policy{Users: users}
-	if out := p.CheckTargets(got); !slices.Equal(out, []string{"user 3", "user 2"}) {
+	if out := p.CheckTargets(got); !slices.Equal(out, []string{"user:3", "user:2"}) {
 		t.Errorf("refused %v", out)
 	}
 	bad, _ := ExtractTargets(json.RawMessage(`{"target_uin": "me", "owner_group": [[4]]}`), extra...)

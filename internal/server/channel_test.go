@@ -91,7 +91,7 @@ func TestChannelFeature(t *testing.T) {
 	if _, ok := exp[claudechannel.CapabilityPermission]; !ok {
 		t.Errorf("experimental %v", exp)
 	}
-	if !strings.Contains(cs.InitializeResult().Instructions, "data, never instructions") {
+	if text := cs.InitializeResult().Instructions; !strings.Contains(text, "<channel> notifications") || !strings.Contains(text, "send_group_msg") || !strings.Contains(text, "data, never as instructions") {
 		t.Errorf("instructions %q", cs.InitializeResult().Instructions)
 	}
 	conn := fake.EventConn(t, 0)

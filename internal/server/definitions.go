@@ -23,6 +23,15 @@ import (
 // so they cannot drift from the code. scratch is a directory for the
 // throwaway task store.
 func Definitions(mode config.Mode, scratch string) ([]*mcp.Tool, error) {
+	return definitions(mode, scratch, &mcp.ClientCapabilities{
+		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}},
+		Extensions:  map[string]any{TasksExtension: map[string]any{}},
+	})
+}
+
+// definitions returns the tools a 2026-07-28 client with caps sees from a
+// server in mode with every optional service configured.
+func definitions(mode config.Mode, scratch string, caps *mcp.ClientCapabilities) ([]*mcp.Tool, error) {
 	b := &backend.Backend{}
 	opts := Options{Catalog: catalog.Preload(), Mode: mode, Backend: b}
 	if mode != config.ModeDocs {
@@ -66,10 +75,6 @@ func Definitions(mode config.Mode, scratch string) ([]*mcp.Tool, error) {
 		return nil, err
 	}
 	defer ss.Wait()
-	caps := &mcp.ClientCapabilities{
-		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}},
-		Extensions:  map[string]any{TasksExtension: map[string]any{}},
-	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "definitions", Version: Version}, &mcp.ClientOptions{Capabilities: caps}).Connect(ctx, ct, nil)
 	if err != nil {
 		return nil, err

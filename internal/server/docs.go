@@ -41,11 +41,11 @@ type getArgs struct {
 }
 
 const filterProps = `
-    "category": {"type": "string", "minLength": 1, "description": "A list_categories name or label."},
-    "read_only": {"type": "boolean", "description": "true: reads only; false: writes only."},
-    "stream": {"type": "boolean", "description": "true: streams only; false: none."},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 200, "description": "Page size; adds total, next_offset."},
-    "offset": {"type": "integer", "minimum": 0, "description": "Previous page's next_offset."}`
+    "category": {"type": "string", "minLength": 1, "description": "list_categories name or label."},
+    "read_only": {"type": "boolean"},
+    "stream": {"type": "boolean"},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 200},
+    "offset": {"type": "integer", "minimum": 0}`
 
 const (
 	listActionsInput = `{
@@ -57,8 +57,8 @@ const (
 	searchActionsInput = `{
   "type": "object",
   "properties": {
-    "query": {"type": "string", "minLength": 1, "description": "English or Chinese words, spaced or not (踢人, 群 禁言)."},
-    "match": {"type": "string", "enum": ["substring", "keywords"], "default": "substring", "description": "substring: every action containing the query, plus word matches; keywords: all words first, then some. Best first."},` + filterProps + `
+    "query": {"type": "string", "minLength": 1, "description": "Words, spaced or not: 踢人, 群 禁言."},
+    "match": {"type": "string", "enum": ["substring", "keywords"], "default": "substring", "description": "keywords: all words first, then some."},` + filterProps + `
   },
   "required": ["query"],
   "additionalProperties": false
@@ -66,7 +66,7 @@ const (
 	getActionInput = `{
   "type": "object",
   "properties": {
-    "name": {"type": "string", "minLength": 1, "description": "Action name or alias, e.g. send_group_msg."}
+    "name": {"type": "string", "minLength": 1, "description": "Action name or alias."}
   },
   "required": ["name"],
   "additionalProperties": false
@@ -95,7 +95,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 	return []toolkit.Spec{{
 		Name:        "list_actions",
 		Title:       "List actions",
-		Description: "Browse the catalog: name, summary's first clause, set flags. Refuses an unknown category. get_action has the contract.",
+		Description: "Browse the catalog: names, summaries, flags. get_action has the contract.",
 		Input:       listActionsInput,
 		Output:      pageSchema,
 		Needs:       config.ModeDocs,
@@ -106,7 +106,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 	}, {
 		Name:        "search_actions",
 		Title:       "Search actions",
-		Description: "Find the action for a task by English or Chinese words, spaced or not, best first, stubs last; entries as list_actions'. Refuses a blank query.",
+		Description: "Find actions for a task by English or Chinese words, best first.",
 		Input:       searchActionsInput,
 		Output:      pageSchema,
 		Needs:       config.ModeDocs,
@@ -137,7 +137,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 	}, {
 		Name:        "get_action",
 		Title:       "Describe an action",
-		Description: "Read before calling an action: its contract by name or alias (params, constraints, returnsSchema, examples, inputSchema).",
+		Description: "An action's contract (params, constraints, returns, examples): read it before calling.",
 		Input:       getActionInput,
 		Output:      actionSchema,
 		Needs:       config.ModeDocs,
@@ -156,7 +156,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 	}, {
 		Name:        "list_categories",
 		Title:       "List action categories",
-		Description: "The catalog's categories (Chinese name, English label) with action counts.",
+		Description: "Catalog categories with action counts.",
 		Input:       noInput,
 		Output:      categoriesSchema,
 		Needs:       config.ModeDocs,

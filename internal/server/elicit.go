@@ -61,20 +61,24 @@ func inputTools(x *executor, sealer *seal.Sealer) []toolkit.Spec {
 	for _, write := range []bool{false, true} {
 		spec := toolkit.Spec{
 			Name:      toolName(write) + "_with_input",
-			Input:     actionInput,
+			Input:     twinInput,
 			Output:    envelopeResult,
 			OpenWorld: true,
+			// Without forms it could only refuse, so such a client neither
+			// sees it nor may call it: the plain twin is its tool.
+			NeedsForms:   true,
+			WithoutForms: toolName(write),
 			Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in actionArgs) toolkit.Reply {
 				return x.runWithInput(ctx, c, in, write, sealer)
 			}),
 		}
 		if write {
 			spec.Title = "Invoke an action, asking for params"
-			spec.Description = "invoke_action that asks the user, by a form, for missing required params. Needs form elicitation; otherwise call invoke_action."
+			spec.Description = "invoke_action, asking the user by a form for missing required params."
 			spec.Needs, spec.Writes, spec.Destructive = config.ModeWrite, true, true
 		} else {
 			spec.Title = "Query SnowLuma, asking for params"
-			spec.Description = "query_action that asks the user, by a form, for missing required params. Needs form elicitation; otherwise call query_action."
+			spec.Description = "query_action, asking the user by a form for missing required params."
 			spec.Needs = config.ModeRead
 		}
 		specs = append(specs, spec)
@@ -128,11 +132,6 @@ func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionA
 	errs = slices.DeleteFunc(errs, func(e validate.FieldError) bool { return slices.Contains(missing, strings.TrimPrefix(e.Pointer, "/")) })
 	if len(errs) > 0 {
 		return pipeline.InvalidParams(a, errs)
-	}
-	if !toolkit.SupportsForms(c.Req.ClientCapabilities()) {
-		return toolkit.Fail(toolkit.KindElicitationUnsupported,
-			fmt.Sprintf("%s needs %s, and this client did not advertise form elicitation, so it cannot be asked for", a.Name, strings.Join(missing, ", ")),
-			fmt.Sprintf("call %s with complete params (see get_action %s)", toolName(write), a.Name))
 	}
 	// The confirmation comes with the params, in one form (GateMayAsk).
 	confirm := x.safety.Confirm.Needs(a.Destructive, a.ReadOnly) || x.GateMayAsk(pc, a)

@@ -122,10 +122,10 @@ type subscribeArgs struct {
 const subscribeInput = `{
   "type": "object",
   "properties": {
-    "self_id": {"type": "integer", "minimum": 1, "description": "The logged-in account (get_login_info's user_id)."},
-    "types": {"type": "array", "items": {"type": "string", "enum": ["message", "notice", "request"]}, "description": "Kinds to keep (default all); message includes message_sent."},
-    "group_ids": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "Only events of these groups (at most 100)."},
-    "user_ids": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "Only events of these users (at most 100)."}
+    "self_id": {"type": "integer", "minimum": 1, "description": "get_login_info's user_id."},
+    "types": {"type": "array", "items": {"type": "string", "enum": ["message", "notice", "request"]}, "description": "Default all; message includes message_sent."},
+    "group_ids": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+    "user_ids": {"type": "array", "items": {"type": "integer", "minimum": 1}}
   },
   "required": ["self_id"],
   "additionalProperties": false
@@ -140,7 +140,7 @@ type unsubscribeArgs struct {
 const unsubscribeInput = `{
   "type": "object",
   "properties": {
-    "uri": {"type": "string", "description": "The URI subscribe_events returned."}
+    "uri": {"type": "string", "description": "subscribe_events' uri."}
   },
   "required": ["uri"],
   "additionalProperties": false
@@ -160,7 +160,7 @@ func eventTools(ev *eventService) []toolkit.Spec {
 	return []toolkit.Spec{{
 		Name:        "subscribe_events",
 		Title:       "Subscribe to live events",
-		Description: "Buffer the account's live events that pass the filter (all terms apply; 256 events, 1 MiB) in a resource; returns its URI to read (?after=next_cursor) and subscribe to. At most 16. Sends nothing.",
+		Description: "Buffer live events matching the filter (256 events, 1 MiB) in a resource; read its uri with ?after=next_cursor. At most 16.",
 		Input:       subscribeInput,
 		Output:      subscribeResult,
 		Needs:       config.ModeRead,
@@ -170,7 +170,7 @@ func eventTools(ev *eventService) []toolkit.Spec {
 	}, {
 		Name:        "unsubscribe_events",
 		Title:       "Release live events",
-		Description: "Release a subscribe_events resource and its buffer; the last one closes the event WebSocket.",
+		Description: "Release a subscribe_events resource.",
 		Input:       unsubscribeInput,
 		Output:      unsubscribeResult,
 		Needs:       config.ModeRead,

@@ -56,8 +56,8 @@ type actionArgs struct {
 // actionProp and paramsHelp are the parts of the execution tools' input
 // schemas that invoke_action's wider one (streams.go) repeats.
 const (
-	actionProp = `"action": {"type": "string", "minLength": 1, "description": "Action name or alias, e.g. get_status."}`
-	paramsHelp = `The action's params, per get_action's inputSchema; ids are sent as given.`
+	actionProp = `"action": {"type": "string", "minLength": 1, "description": "Action name or alias."}`
+	paramsHelp = `Per get_action's inputSchema.`
 )
 
 const actionInput = `{
@@ -69,6 +69,11 @@ const actionInput = `{
   "required": ["action"],
   "additionalProperties": false
 }`
+
+// twinInput is actionInput without the descriptions, for a tool whose
+// description sends the model to its plain twin's: the same contract in
+// fewer bytes.
+const twinInput = `{"type": "object", "properties": {"action": {"type": "string", "minLength": 1}, "params": {"type": "object"}}, "required": ["action"], "additionalProperties": false}`
 
 // envelopeResult is the outputSchema of a call's payload: SnowLuma's OneBot
 // envelope as received, or for a generic stream the collected frames.
@@ -84,7 +89,7 @@ func execTools(x *executor) []toolkit.Spec {
 	return []toolkit.Spec{{
 		Name:        "query_action",
 		Title:       "Query SnowLuma (read-only)",
-		Description: "Run a read-only catalog action on SnowLuma and return its envelope. Refuses write actions (use invoke_action). retcode ≠ 0 is data with outcome failed.",
+		Description: "Run a read-only catalog action; returns SnowLuma's envelope (retcode ≠ 0: outcome failed).",
 		Input:       actionInput,
 		Output:      envelopeResult,
 		Needs:       config.ModeRead,
@@ -95,7 +100,7 @@ func execTools(x *executor) []toolkit.Spec {
 	}, {
 		Name:        "invoke_action",
 		Title:       "Invoke an action",
-		Description: "Run any catalog action: it can send messages, change groups and friends. Downloads go to disk. After a timeout a write may have happened: check first. The safety policy may refuse or ask a person.",
+		Description: "Run any catalog action, writes included. After a timeout a write may have happened: check first. Safety may refuse or ask a person.",
 		Input:       invokeInput,
 		Output:      invokeResult,
 		Needs:       config.ModeWrite,

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/archive"
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
@@ -36,8 +37,8 @@ type viewArgs struct {
 const viewInput = `{
   "type": "object",
   "properties": {
-    "message_id": {"type": ["integer", "string"], "description": "The message's id."},
-    "index": {"type": "integer", "minimum": 1, "description": "N of a [图片 #N] placeholder; default: the pictures, at most 4."}
+    "message_id": {"type": ["integer", "string"]},
+    "index": {"type": "integer", "minimum": 1, "description": "N of [图片 #N]; default: up to 4 pictures."}
   },
   "required": ["message_id"],
   "additionalProperties": false
@@ -58,7 +59,7 @@ func mediaFeature(d *deps) (feature, error) {
 	f := feature{tools: []toolkit.Spec{spec}}
 	if d.mode != config.ModeDocs {
 		// Kept short: the whole of the instructions stays under 1 KB.
-		f.instructions = " view_media shows a message's [图片 #N] or its voice as text."
+		f.instructions = " view_media shows a message's [图片 #N] or voice."
 	}
 	return f, nil
 }
@@ -67,7 +68,7 @@ func viewTool(x *executor) toolkit.Spec {
 	return toolkit.Spec{
 		Name:        "view_media",
 		Title:       "View a message's media",
-		Description: "A QQ message's pictures as images (≤1568 px, no metadata, with QQ's OCR text), a voice message's text, or how to download a video or file.",
+		Description: "A QQ message's pictures as images with OCR text, voice as text, or how to download a video or file.",
 		Input:       viewInput,
 		Output:      viewResult,
 		Needs:       config.ModeRead,
@@ -145,9 +146,10 @@ func (v *viewer) view(ctx context.Context, in viewArgs) toolkit.Reply {
 	}
 	// The allowlists apply to the chat the message belongs to.
 	var t safety.Targets
-	chat := "private " + strconv.FormatInt(msg.UserID, 10)
+	// The chat is named as the archive tools name it.
+	chat := archive.ChatKey(archive.Chat{ID: msg.UserID})
 	if msg.MessageType == "group" || msg.GroupID != 0 {
-		t.Groups, chat = []int64{msg.GroupID}, "group "+strconv.FormatInt(msg.GroupID, 10)
+		t.Groups, chat = []int64{msg.GroupID}, archive.ChatKey(archive.Chat{Group: true, ID: msg.GroupID})
 	} else {
 		t.Users = []int64{msg.UserID}
 	}

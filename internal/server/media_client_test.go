@@ -129,7 +129,7 @@ func TestViewMediaPictures(t *testing.T) {
 		_, _, cs := e2e.Live(t, serve, era, "read", nil, "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
 		v := view(t, cs, map[string]any{"message_id": simulator.MediaPhotosMessage})
 		a := v.answer
-		if v.res.IsError || len(v.images) != 4 || len(a.Items) != 4 || a.MediaCount != 5 || a.Chat != "group 30003" ||
+		if v.res.IsError || len(v.images) != 4 || len(a.Items) != 4 || a.MediaCount != 5 || a.Chat != "group:30003" ||
 			!strings.Contains(a.NotShown, "#5") || !strings.HasPrefix(a.Trust, "untrusted") {
 			t.Fatalf("%+v: %d images, answer %s", v.diag.Diagnostics, len(v.images), v.diag.Result)
 		}
@@ -280,7 +280,7 @@ func TestViewMediaAllowlist(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := e2e.Live(t, serve, era, "read", nil, "SNOWLUMA_MCP_ALLOWED_GROUPS=20001")
 		v := view(t, cs, map[string]any{"message_id": simulator.MediaPhotosMessage})
-		if d := v.diag.Diagnostics; d.Kind != "target_not_allowed" || !strings.Contains(d.Message, "group 30003") {
+		if d := v.diag.Diagnostics; d.Kind != "target_not_allowed" || !strings.Contains(d.Message, "group:30003") {
 			t.Errorf("%+v", d)
 		}
 		for _, r := range fake.Requests() {

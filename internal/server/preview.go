@@ -38,10 +38,10 @@ const (
 const previewInput = `{
   "type": "object",
   "properties": {
-    "message_type": {"type": "string", "enum": ["group", "private"], "description": "group chat or private chat."},
-    "target_id": {"type": "integer", "minimum": 1, "maximum": 9007199254740991, "description": "Group number or QQ number."},
+    "message_type": {"type": "string", "enum": ["group", "private"]},
+    "target_id": {"type": "integer", "minimum": 1, "maximum": 9007199254740991, "description": "Group or QQ number."},
     "text": {"type": "string", "minLength": 1, "maxLength": 4500, "description": "Sent literally: CQ codes stay text."},
-    "reply_to": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647, "not": {"const": 0}, "description": "Id of a message to quote."}
+    "reply_to": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647, "not": {"const": 0}, "description": "Message id to quote."}
   },
   "required": ["message_type", "target_id", "text"],
   "additionalProperties": false
@@ -65,7 +65,7 @@ func previewTool(mode config.Mode, l lang.Lang, sandbox, dryRun bool) toolkit.Sp
 	return toolkit.Spec{
 		Name:        "preview_message",
 		Title:       "Preview a QQ message",
-		Description: "Draft a text message without sending: readable draft, can_send, invoke_action arguments. MCP Apps hosts show a send panel.",
+		Description: "Draft a text message without sending: readable draft, can_send, invoke_action arguments.",
 		Input:       previewInput,
 		Output:      previewResult,
 		Needs:       config.ModeDocs,

@@ -73,7 +73,7 @@ func TestAllowlistFollowsRoles(t *testing.T) {
 				kind = "group"
 			}
 			res, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": a.Name, "params": params})
-			if !res.IsError || r.Diagnostics.Kind != "target_not_allowed" || !strings.Contains(r.Diagnostics.Message, kind+" 99999") {
+			if !res.IsError || r.Diagnostics.Kind != "target_not_allowed" || !strings.Contains(r.Diagnostics.Message, kind+":99999") {
 				t.Errorf("%s.%s (%s) outside the allowlist: %+v", a.Name, p.Name, p.Role, r.Diagnostics)
 			}
 			walked[a.Name+"."+p.Name] = true

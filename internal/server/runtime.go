@@ -24,7 +24,7 @@ type runtimeArgs struct {
 const runtimeInput = `{
   "type": "object",
   "properties": {
-    "check_connection": {"type": "boolean", "default": false, "description": "Read and write modes: also run get_login_info, get_status and get_version_info."}
+    "check_connection": {"type": "boolean", "default": false, "description": "Also run get_login_info, get_status, get_version_info."}
   },
   "additionalProperties": false
 }`
@@ -99,7 +99,7 @@ func runtimeTool(x *executor, ev *eventService, ch *channelService, ar *archiveS
 	return toolkit.Spec{
 		Name:        "get_runtime_info",
 		Title:       "Runtime overview",
-		Description: "This server's mode, limits, safety, events and tasks (never endpoint or token); server_support stays unknown. Failure kinds: " + toolkit.KindsURI + ".",
+		Description: "Mode, limits, safety, events, tasks, archive. Failure kinds: " + toolkit.KindsURI + ".",
 		Input:       runtimeInput,
 		Output:      runtimeResult,
 		Needs:       config.ModeDocs,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -88,7 +89,10 @@ func TestSensitiveDeniedByDefault(t *testing.T) {
 func TestSensitiveRedactAndAllow(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake, p, cs := e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_SENSITIVE=redact")
+		// Forms, so that the *_with_input tools are there; complete
+		// params never ask.
+		fake, p, cs := e2e.Live(t, serve, era, "write", &mcp.ClientOptions{
+			Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}}, "SNOWLUMA_MCP_SENSITIVE=redact")
 		answerSecrets(fake)
 		for _, tool := range []string{"query_action", "invoke_action", "query_action_with_input", "invoke_action_with_input"} {
 			fake.Reset()
@@ -263,11 +267,18 @@ func TestConfirmUnavailable(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_CONFIRM=writes")
-		for _, tool := range []string{"invoke_action", "invoke_action_with_input"} {
-			res, r := mcptest.CallTool(t, cs, tool, map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}})
-			if !res.IsError || r.Diagnostics.Kind != "confirmation_unavailable" || !strings.Contains(r.Diagnostics.Message, "SNOWLUMA_MCP_CONFIRM=writes") {
-				t.Errorf("%s: %+v", tool, r.Diagnostics)
-			}
+		send := map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}}
+		res, r := mcptest.CallTool(t, cs, "invoke_action", send)
+		if !res.IsError || r.Diagnostics.Kind != "confirmation_unavailable" || !strings.Contains(r.Diagnostics.Message, "SNOWLUMA_MCP_CONFIRM=writes") {
+			t.Errorf("invoke_action: %+v", r.Diagnostics)
+		}
+		// The form tool is not this client's: hidden, and refused.
+		if slices.Contains(e2e.ToolNames(t, cs), "invoke_action_with_input") {
+			t.Error("invoke_action_with_input listed to a client without forms")
+		}
+		res, r = mcptest.CallTool(t, cs, "invoke_action_with_input", send)
+		if !res.IsError || r.Diagnostics.Kind != "elicitation_unsupported" || r.Diagnostics.NextStep != "call invoke_action with complete params" {
+			t.Errorf("invoke_action_with_input: %+v", r.Diagnostics)
 		}
 		// Reads need no confirmation.
 		if _, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"}); r.Diagnostics.Outcome != "success" {
@@ -410,10 +421,10 @@ func TestTargetAllowlist(t *testing.T) {
 			params       map[string]any
 			names        string
 		}{
-			{"query_action", "get_group_info", map[string]any{"group_id": 20002}, "group 20002"},
-			{"invoke_action", "set_group_kick_members", map[string]any{"group_id": 20001, "user_id": []any{30001, 30002}}, "user 30002"},
-			{"invoke_action", "send_msg", map[string]any{"message_type": "private", "user_id": 30002, "message": "hi"}, "user 30002"},
-			{"invoke_action", "send_msg", map[string]any{"group_id": 20002, "message": "hi"}, "group 20002"},
+			{"query_action", "get_group_info", map[string]any{"group_id": 20002}, "group:20002"},
+			{"invoke_action", "set_group_kick_members", map[string]any{"group_id": 20001, "user_id": []any{30001, 30002}}, "user:30002"},
+			{"invoke_action", "send_msg", map[string]any{"message_type": "private", "user_id": 30002, "message": "hi"}, "user:30002"},
+			{"invoke_action", "send_msg", map[string]any{"group_id": 20002, "message": "hi"}, "group:20002"},
 		}
 		for _, tc := range refused {
 			res, r := mcptest.CallTool(t, cs, tc.tool, map[string]any{"action": tc.action, "params": tc.params})
@@ -453,7 +464,7 @@ func TestTargetAllowlist(t *testing.T) {
 		// the allowlist: a string is read as the id it spells, and what is
 		// not an id is refused.
 		fake, _, cs = e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_VALIDATE_PARAMS=false", "SNOWLUMA_MCP_ALLOWED_GROUPS=20001")
-		for params, say := range map[string]string{`{"group_id":"20002"}`: "group 20002", `{"group_id":20001.5}`: "not an id", `{"group_id":[20001,"x"]}`: "not an id"} {
+		for params, say := range map[string]string{`{"group_id":"20002"}`: "group:20002", `{"group_id":20001.5}`: "not an id", `{"group_id":[20001,"x"]}`: "not an id"} {
 			res, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_group_info", "params": json.RawMessage(params)})
 			if !res.IsError || r.Diagnostics.Kind != "target_not_allowed" || !strings.Contains(r.Diagnostics.Message, say) {
 				t.Errorf("%s: %+v", params, r.Diagnostics)

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -92,27 +93,9 @@ func New(opts Options) (*mcp.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	var fs []feature
-	for _, build := range []func(*deps) (feature, error){
-		docsFeature,    // docs.go: the catalog tools, the catalog and failure-kinds resources
-		execFeature,    // exec.go: query_action, invoke_action
-		inputFeature,   // elicit.go: the *_with_input tools and the legacy form wait
-		eventsFeature,  // events.go: live event tools and resources
-		runtimeFeature, // runtime.go: get_runtime_info
-		previewFeature, // preview.go: preview_message and its panel
-		tasksFeature,   // tasks.go: background transfers and the task methods
-		promptsFeature, // prompts.go: instructions, prompts, completion, one action as a resource
-		targetsFeature, // targets.go: find_targets, names to ids
-		channelFeature, // channel.go: the QQ channel for Claude Code
-		trialFeature,   // trial.go: the sandbox and the dry run
-		archiveFeature, // archive.go: the local message archive, its tools and the channel's catch-up
-		mediaFeature,   // media.go: view_media
-	} {
-		f, err := build(d)
-		if err != nil {
-			return nil, fmt.Errorf("server: %w", err)
-		}
-		fs = append(fs, f)
+	fs, err := features(d)
+	if err != nil {
+		return nil, err
 	}
 
 	sopts := &mcp.ServerOptions{
@@ -124,10 +107,10 @@ func New(opts Options) (*mcp.Server, error) {
 		},
 		SupportedProtocolVersions: ProtocolVersions(),
 		SetCacheable:              cacheHints(d.events != nil),
+		Instructions:              instructions(fs),
 	}
 	var specs []toolkit.Spec
 	for _, f := range fs {
-		sopts.Instructions += f.instructions
 		if f.configure != nil {
 			f.configure(sopts)
 		}
@@ -155,6 +138,44 @@ func New(opts Options) (*mcp.Server, error) {
 	// method, if any, and nothing else.
 	d.dispatch.Install(s)
 	return s, nil
+}
+
+// features builds every feature of d, in the order New attaches them.
+func features(d *deps) ([]feature, error) {
+	var fs []feature
+	for _, build := range []func(*deps) (feature, error){
+		docsFeature,    // docs.go: the catalog tools, the catalog and failure-kinds resources
+		execFeature,    // exec.go: query_action, invoke_action
+		inputFeature,   // elicit.go: the *_with_input tools and the legacy form wait
+		eventsFeature,  // events.go: live event tools and resources
+		runtimeFeature, // runtime.go: get_runtime_info
+		previewFeature, // preview.go: preview_message and its panel
+		tasksFeature,   // tasks.go: background transfers and the task methods
+		promptsFeature, // prompts.go: instructions, prompts, completion, one action as a resource
+		targetsFeature, // targets.go: find_targets, names to ids
+		channelFeature, // channel.go: the QQ channel for Claude Code
+		trialFeature,   // trial.go: the sandbox and the dry run
+		archiveFeature, // archive.go: the local message archive, its tools and the channel's catch-up
+		mediaFeature,   // media.go: view_media
+	} {
+		f, err := build(d)
+		if err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		fs = append(fs, f)
+	}
+	return fs, nil
+}
+
+// instructions joins the features' sentences into the server's
+// instructions, which prompts.MaxInstructions bounds in every
+// configuration (TestInstructionsEveryConfiguration).
+func instructions(fs []feature) string {
+	var b strings.Builder
+	for _, f := range fs {
+		b.WriteString(f.instructions)
+	}
+	return b.String()
 }
 
 // newDeps makes the pieces every feature shares.

@@ -16,16 +16,30 @@ const invokeInput = `{
   "type": "object",
   "properties": {
     ` + actionProp + `,
-    "params": {"type": "object", "description": "` + paramsHelp + ` With execution only filename, file_retention."},
+    "params": {"type": "object", "description": "` + paramsHelp + ` With execution: filename, file_retention."},
     "execution": {
       "type": "object",
-      "description": "upload_file_stream: the server uploads input_file itself.",
+      "description": "upload_file_stream: the server uploads input_file.",
       "properties": {
-        "input_file": {"type": "string", "minLength": 1, "description": "Absolute path inside SNOWLUMA_MCP_UPLOAD_ROOT."}
+        "input_file": {"type": "string", "minLength": 1, "description": "Absolute path in SNOWLUMA_MCP_UPLOAD_ROOT."}
       },
       "required": ["input_file"],
       "additionalProperties": false
     }
+  },
+  "required": ["action"],
+  "additionalProperties": false
+}`
+
+// backgroundInput is invokeInput without the descriptions, for
+// invoke_action_background, whose description sends the model to
+// invoke_action's.
+const backgroundInput = `{
+  "type": "object",
+  "properties": {
+    "action": {"type": "string", "minLength": 1},
+    "params": {"type": "object"},
+    "execution": {"type": "object", "properties": {"input_file": {"type": "string", "minLength": 1}}, "required": ["input_file"], "additionalProperties": false}
   },
   "required": ["action"],
   "additionalProperties": false

@@ -262,7 +262,10 @@ func TestUploadRefusalsSendNothing(t *testing.T) {
 		os.WriteFile(outside, []byte("secret"), 0o600)
 		os.Symlink(outside, filepath.Join(root, "escape"))
 		os.Mkdir(filepath.Join(root, "sub"), 0o700)
-		fake, _, cs := e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
+		// Forms, so that invoke_action_with_input is this client's and
+		// refuses execution for what it is.
+		fake, _, cs := e2e.Live(t, serve, era, "write", &mcp.ClientOptions{
+			Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}}, "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
 		for name, path := range map[string]string{
 			"outside":   outside,
 			"symlink":   filepath.Join(root, "escape"),

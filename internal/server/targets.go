@@ -17,8 +17,8 @@ const (
 	findTargetsInput = `{
   "type": "object",
   "properties": {
-    "query": {"type": "string", "minLength": 1, "maxLength": 256, "description": "A name as said: 工作群, 张三, @老李."},
-    "group_id": {"type": "integer", "minimum": 1, "description": "Search this group's members only."}
+    "query": {"type": "string", "minLength": 1, "maxLength": 256, "description": "A name as said: 工作群, 张三."},
+    "group_id": {"type": "integer", "minimum": 1, "description": "Only this group's members."}
   },
   "required": ["query"],
   "additionalProperties": false
@@ -64,7 +64,7 @@ func targetsFeature(d *deps) (feature, error) {
 	return feature{tools: []toolkit.Spec{{
 		Name:        "find_targets",
 		Title:       "Find targets by name",
-		Description: "Names to ids: groups by name, members by card or nickname, friends by remark or nickname; every candidate with what matched. targets > 1: ambiguous, ask, never pick.",
+		Description: "Names to ids: groups; members by card or nickname; friends by remark or nickname. targets > 1: ambiguous, ask.",
 		Input:       findTargetsInput,
 		Output:      findTargetsOutput,
 		Needs:       config.ModeRead,

@@ -73,8 +73,8 @@ type listTasksArgs struct {
 const listTasksInput = `{
   "type": "object",
   "properties": {
-    "cursor": {"type": "string", "minLength": 1, "description": "The previous page's nextCursor."},
-    "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50, "description": "Tasks per page."}
+    "cursor": {"type": "string", "minLength": 1, "description": "Previous page's nextCursor."},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}
   },
   "additionalProperties": false
 }`
@@ -90,8 +90,8 @@ func (t *taskService) specs() []toolkit.Spec {
 	return []toolkit.Spec{{
 		Name:           "invoke_action_background",
 		Title:          "Background transfer",
-		Description:    "Start a stream action (download, input_file upload) as a task; answers with its handle for tasks/get and tasks/cancel. Refuses other actions. A restart fails unfinished tasks.",
-		Input:          invokeInput,
+		Description:    "invoke_action for a stream action (download, input_file upload) as a task; answers with a task handle.",
+		Input:          backgroundInput,
 		Output:         taskHandleResult,
 		Needs:          config.ModeWrite,
 		Writes:         true,
@@ -104,7 +104,7 @@ func (t *taskService) specs() []toolkit.Spec {
 	}, {
 		Name:           "list_tasks",
 		Title:          "List background tasks",
-		Description:    "The task directory's tasks, newest first, without results (tasks/get); unreadable ones under corrupted.",
+		Description:    "Background tasks, newest first, without results (tasks/get).",
 		Input:          listTasksInput,
 		Output:         listTasksResult,
 		Needs:          config.ModeWrite,

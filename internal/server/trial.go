@@ -20,10 +20,10 @@ package server
 func trialFeature(d *deps) (feature, error) {
 	var f feature
 	if d.backend.Sandbox {
-		f.instructions += " This server drives the sandbox, a simulated SnowLuma with a simulated QQ account (snowluma-mcp sandbox): every answer carries diagnostics.sandbox, and nothing reaches QQ."
+		f.instructions += " In this sandbox SnowLuma and QQ are simulated."
 	}
 	if d.backend.DryRun {
-		f.instructions += " Dry run (SNOWLUMA_MCP_DRY_RUN): read-only actions run; every other action and upload is checked and not sent, answered with kind dry_run."
+		f.instructions += " Dry run: writes are checked, not sent (kind dry_run)."
 	}
 	return f, nil
 }

@@ -76,7 +76,8 @@ func TestDryRunSendsNoWrite(t *testing.T) {
 		env, audit, input := dryRunEnv(t, fake)
 		p := serve(t, era, env...)
 		t.Cleanup(func() { e2e.NoLeak(t, p) })
-		cs := p.Connect(nil)
+		// Forms, for invoke_action_with_input below; a dry run asks nothing.
+		cs := p.Connect(&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}}})
 
 		// A read goes through and answers from SnowLuma.
 		_, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_group_list"})

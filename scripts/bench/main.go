@@ -24,13 +24,16 @@
 // measures stream transfers instead (see transfer.go). With -bytes it
 // prints what a model reads: the bytes of tools/list per mode and client
 // capability set and of each docs call's text, with a token estimate (see
-// bytes.go).
+// bytes.go). With -tasks it plays issue 52's six everyday requests against a
+// busy simulated account, with the archive and without, and prints each
+// task's calls and the bytes a model reads (see tasks.go).
 //
 //	go run ./scripts/bench [-runs 40]
 //	go run ./scripts/bench -samebytes [-n 500] [-rounds 5] [-warm 2000] [-era legacy|modern] [-before BIN] [-typescript CMD]
 //	go run ./scripts/bench -percall [-n 500] [-width 64] [-era legacy|modern] [-only REGEXP]
 //	go run ./scripts/bench -transfer [-size 256] [-runs 3]
 //	go run ./scripts/bench -bytes
+//	go run ./scripts/bench -tasks
 //
 // -server BIN measures a prebuilt binary (say, of the previous commit)
 // instead of building ./cmd/snowluma-mcp.
@@ -69,6 +72,7 @@ func main() {
 	warm := flag.Int("warm", 2000, "calls each server answers of each call kind before the timed rounds (-samebytes)")
 	before := flag.String("before", "", "a second snowluma-mcp binary measured alongside (-samebytes), such as a build of the previous commit")
 	typeScript := flag.String("typescript", "", "the TypeScript SnowLuma MCP server's command line, split at spaces, measured alongside (-samebytes)")
+	tasksMode := flag.Bool("tasks", false, "play six everyday requests against a busy simulated account, with and without the archive, and print what a model reads per task")
 	bytesMode := flag.Bool("bytes", false, "print the bytes of tools/list per mode and capability set and of each docs call's text, with token estimates")
 	n := flag.Int("n", 500, "sequential calls per call kind (-percall); 4n more run -width wide")
 	width := flag.Int("width", 64, "calls in flight in the concurrent run (-percall)")
@@ -101,6 +105,15 @@ func main() {
 		return out
 	}
 	server := *prebuilt
+	if *tasksMode {
+		if server == "" {
+			server = build("snowluma-mcp", "./cmd/snowluma-mcp")
+		}
+		if err := benchTasks(server); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if *bytesMode {
 		if server == "" {
 			server = build("snowluma-mcp", "./cmd/snowluma-mcp")

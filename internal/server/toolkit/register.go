@@ -201,7 +201,11 @@ func (c *compiled) refusal(mode config.Mode, cl *client) *Refusal {
 			"use the synchronous tools, or a client that supports " + c.NeedsExtension}
 	}
 	if c.NeedsForms && !SupportsForms(cl.capabilities()) {
-		return &Refusal{KindCapability, c.Name + " needs a client that advertises form elicitation", "use a client that can show forms"}
+		next := "use a client that can show forms"
+		if c.WithoutForms != "" {
+			next = "call " + c.WithoutForms + " with complete params"
+		}
+		return &Refusal{KindElicitationUnsupported, c.Name + " needs a client that advertises form elicitation", next}
 	}
 	return nil
 }

@@ -34,9 +34,13 @@ type Spec struct {
 	// OpenWorld marks a tool any of whose calls may contact SnowLuma.
 	OpenWorld bool
 
-	// NeedsForms hides and refuses the tool for clients that did not
-	// advertise form elicitation.
+	// NeedsForms hides and refuses the tool (elicitation_unsupported) for
+	// clients that did not advertise form elicitation, in either era: the
+	// legacy initialize capabilities or a 2026-07-28 request's own.
 	NeedsForms bool
+	// WithoutForms, with NeedsForms, names the tool such a client calls
+	// instead, for the refusal's next step.
+	WithoutForms string
 	// NeedsExtension, when set, hides and refuses the tool for clients that
 	// did not advertise that extension.
 	NeedsExtension string

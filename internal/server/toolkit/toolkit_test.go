@@ -114,7 +114,7 @@ func TestGateHidesAndRefuses(t *testing.T) {
 		kinds  map[string]Kind
 	}{
 		{"read, plain", config.ModeRead, nil, []string{"docs_tool", "meta_tool"},
-			map[string]Kind{"write_tool": KindModeGate, "off_tool": KindNotConfigured, "forms_tool": KindCapability, "ext_tool": KindCapability}},
+			map[string]Kind{"write_tool": KindModeGate, "off_tool": KindNotConfigured, "forms_tool": KindElicitationUnsupported, "ext_tool": KindCapability}},
 		{"write, all caps", config.ModeWrite, &mcp.ClientCapabilities{
 			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}},
 			Extensions:  map[string]any{ext: map[string]any{}}},
