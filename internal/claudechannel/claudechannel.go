@@ -14,6 +14,7 @@
 package claudechannel
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -57,6 +58,23 @@ type PermissionRequest struct {
 // with no stream that asked for the channel.
 var ErrNotReady = errors.New("claudechannel: no client is listening to the channel yet")
 
+// A NoPathError is the ErrNotReady of a session whose client negotiated a
+// 2026-07-28 revision and opened no stream that asked for the channel:
+// Claude Code 2.1.332 in such a session skips channel notifications
+// altogether ("no unsolicited notification path"), so none will be
+// received until a client connects again.
+type NoPathError struct{ Version string }
+
+func (e *NoPathError) Error() string {
+	return "claudechannel: the client negotiated MCP " + e.Version + " and no stream asked for the channel"
+}
+
+// Is makes a NoPathError an ErrNotReady.
+func (e *NoPathError) Is(target error) bool { return target == ErrNotReady }
+
+// metaProtocolVersion is the _meta key of a 2026-07-28 request's revision.
+const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
+
 // Wire is the channel's side of one stdio session. The zero value is not
 // usable; use New.
 type Wire struct {
@@ -65,6 +83,7 @@ type Wire struct {
 	mu           sync.Mutex
 	conn         mcp.Connection // the transport's connection, once connected
 	legacy       bool           // the client sent notifications/initialized
+	modern       string         // the revision of the client's first 2026-07-28 request
 	onPermission func(context.Context, PermissionRequest)
 }
 
@@ -109,8 +128,34 @@ func (w *Wire) Read(ctx context.Context, req *jsonrpc.Request) (consumed bool) {
 		w.mu.Lock()
 		w.legacy = true
 		w.mu.Unlock()
+	default:
+		w.noteRevision(req.Params)
 	}
 	return false
+}
+
+// noteRevision remembers the revision of the client's first 2026-07-28
+// request. Only a request that names one is decoded, and only until one
+// has.
+func (w *Wire) noteRevision(params json.RawMessage) {
+	w.mu.Lock()
+	decided := w.modern != "" || w.legacy
+	w.mu.Unlock()
+	if decided || !bytes.Contains(params, []byte(metaProtocolVersion)) {
+		return
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	var v string
+	if json.Unmarshal(params, &p) != nil || json.Unmarshal(p.Meta[metaProtocolVersion], &v) != nil || v < "2026-07-28" {
+		return
+	}
+	w.mu.Lock()
+	if w.modern == "" {
+		w.modern = v
+	}
+	w.mu.Unlock()
 }
 
 // Write implements mcpseam.Tap; the channel changes nothing the SDK
@@ -143,7 +188,7 @@ func (w *Wire) Verdict(ctx context.Context, requestID, behavior string) error {
 
 func (w *Wire) send(ctx context.Context, method string, params map[string]any) error {
 	w.mu.Lock()
-	c, legacy := w.conn, w.legacy
+	c, legacy, modern := w.conn, w.legacy, w.modern
 	w.mu.Unlock()
 	if legacy && c != nil {
 		b, err := json.Marshal(params)
@@ -153,7 +198,10 @@ func (w *Wire) send(ctx context.Context, method string, params map[string]any) e
 		return c.Write(ctx, &jsonrpc.Request{Method: method, Params: b})
 	}
 	n, err := w.streams.Notify(ctx, ListenFlag, method, params)
-	if err == nil && n == 0 {
+	switch {
+	case err == nil && n == 0 && modern != "":
+		return &NoPathError{Version: modern}
+	case err == nil && n == 0:
 		return ErrNotReady
 	}
 	return err
