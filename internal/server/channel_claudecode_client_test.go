@@ -44,9 +44,10 @@ func claudeCodeProbe(t *testing.T, env []string) bool {
 	t.Helper()
 	probe := serve(t, mcptest.Modern, env...)
 	defer probe.Close()
+	raw := probe.Raw()
 	version := "2026-07-28"
 	for try := 0; ; try++ {
-		m := probe.Raw().Call(try+1, "server/discover", `{"_meta":`+claudeCodeMeta(version)+`}`)
+		m := raw.Call(try+1, "server/discover", `{"_meta":`+claudeCodeMeta(version)+`}`)
 		if r, ok := m["result"].(map[string]any); ok {
 			vs, _ := r["supportedVersions"].([]any)
 			for _, v := range vs {
