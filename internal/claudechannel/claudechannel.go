@@ -7,7 +7,8 @@
 // to the client.
 //
 // A legacy session (the initialize handshake) receives them once the
-// client has sent notifications/initialized. A 2026-07-28 client, which
+// client has sent notifications/initialized and listed what it needs
+// (pushes made before are held until then). A 2026-07-28 client, which
 // must not be sent a notification it did not ask for, receives them on
 // the subscriptions/listen streams that asked for "claude/channel": true
 // (internal/listen acknowledges that key and writes to those streams).
@@ -19,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -53,9 +55,10 @@ type PermissionRequest struct {
 	InputPreview string `json:"input_preview"`
 }
 
-// ErrNotReady is returned by a push before any client can receive it: a
-// legacy session before notifications/initialized, or a 2026-07-28 client
-// with no stream that asked for the channel.
+// ErrNotReady is returned by a verdict before any client can receive it,
+// and (as a NoPathError) by a push to a 2026-07-28 client with no stream
+// that asked for the channel. A push before a legacy session listens is
+// held, not refused.
 var ErrNotReady = errors.New("claudechannel: no client is listening to the channel yet")
 
 // A NoPathError is the ErrNotReady of a session whose client negotiated a
@@ -83,9 +86,37 @@ type Wire struct {
 	mu           sync.Mutex
 	conn         mcp.Connection // the transport's connection, once connected
 	legacy       bool           // the client sent notifications/initialized
-	modern       string         // the revision of the client's first 2026-07-28 request
+	ready        bool           // a legacy client listens: pushes are written at once
+	listID       jsonrpc.ID     // the legacy client's first request after initialized
+	listing      bool           // listID is set
+	settle       *time.Timer    // makes the session ready
+	held         []json.RawMessage
+	modern       string // the revision of the client's first 2026-07-28 request
 	onPermission func(context.Context, PermissionRequest)
+	onHold       func()
 }
+
+// OnHold makes f learn when a push is held while none was: the client is
+// not listening yet. f must not block.
+func (w *Wire) OnHold(f func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.onHold = f
+}
+
+// Claude Code registers its handler of channel notifications only once it
+// has the server's tools (it lists them right after
+// notifications/initialized), and drops what comes before. So a legacy
+// session is ready for pushes settleAfterAnswer after the client's first
+// request after notifications/initialized is answered, or, when the
+// client asks nothing, settleWithoutRequest after notifications/initialized.
+// Pushes made before then (at most maxHeld, the newest) are held and
+// written, in order, when it is ready.
+const (
+	settleAfterAnswer    = 500 * time.Millisecond
+	settleWithoutRequest = 2 * time.Second
+	maxHeld              = 16
+)
 
 // New returns a Wire that writes to 2026-07-28 clients through streams,
 // which it makes honour ListenFlag.
@@ -126,12 +157,42 @@ func (w *Wire) Read(ctx context.Context, req *jsonrpc.Request) (consumed bool) {
 		return true
 	case req.Method == "notifications/initialized":
 		w.mu.Lock()
-		w.legacy = true
+		if !w.legacy {
+			w.legacy = true
+			w.settle = time.AfterFunc(settleWithoutRequest, w.open)
+		}
 		w.mu.Unlock()
+	case req.ID.IsValid():
+		w.mu.Lock()
+		if w.legacy && !w.listing {
+			w.listID, w.listing = req.ID, true
+			w.settle.Stop() // the answer starts the wait
+		}
+		w.mu.Unlock()
+		w.noteRevision(req.Params)
 	default:
 		w.noteRevision(req.Params)
 	}
 	return false
+}
+
+// open makes a legacy session ready and writes the pushes held until then.
+func (w *Wire) open() {
+	w.mu.Lock()
+	if w.ready {
+		w.mu.Unlock()
+		return
+	}
+	w.ready = true
+	held, c := w.held, w.conn
+	w.held = nil
+	w.mu.Unlock()
+	for _, p := range held {
+		// A write fails only when the connection has ended.
+		if c.Write(context.Background(), &jsonrpc.Request{Method: MethodChannel, Params: p}) != nil {
+			return
+		}
+	}
 }
 
 // noteRevision remembers the revision of the client's first 2026-07-28
@@ -153,14 +214,26 @@ func (w *Wire) noteRevision(params json.RawMessage) {
 	}
 	w.mu.Lock()
 	if w.modern == "" {
-		w.modern = v
+		// A 2026-07-28 client receives pushes on its streams only, from
+		// now on: what was held for a legacy session goes.
+		w.modern, w.held = v, nil
 	}
 	w.mu.Unlock()
 }
 
 // Write implements mcpseam.Tap; the channel changes nothing the SDK
-// writes.
-func (w *Wire) Write(msg jsonrpc.Message) jsonrpc.Message { return msg }
+// writes. The answer to a legacy client's first request after
+// notifications/initialized starts the wait before the session is ready.
+func (w *Wire) Write(msg jsonrpc.Message) jsonrpc.Message {
+	if r, ok := msg.(*jsonrpc.Response); ok {
+		w.mu.Lock()
+		if w.listing && !w.ready && r.ID == w.listID {
+			w.settle.Reset(settleAfterAnswer)
+		}
+		w.mu.Unlock()
+	}
+	return msg
+}
 
 // permission hands one request to the callback. A malformed one is
 // dropped: it is a notification and has no one to answer.
@@ -188,9 +261,29 @@ func (w *Wire) Verdict(ctx context.Context, requestID, behavior string) error {
 
 func (w *Wire) send(ctx context.Context, method string, params map[string]any) error {
 	w.mu.Lock()
-	c, legacy, modern := w.conn, w.legacy, w.modern
+	c, legacy, ready, modern := w.conn, w.legacy, w.ready, w.modern
+	if method == MethodChannel && modern == "" && !ready {
+		// No session yet, or a legacy one not listening yet: held.
+		b, err := json.Marshal(params)
+		first := false
+		if err == nil {
+			first = len(w.held) == 0
+			w.held = append(w.held, b)
+			if len(w.held) > maxHeld {
+				w.held = w.held[len(w.held)-maxHeld:]
+			}
+		}
+		f := w.onHold
+		w.mu.Unlock()
+		if first && f != nil {
+			f()
+		}
+		return err
+	}
 	w.mu.Unlock()
 	if legacy && c != nil {
+		// A verdict answers a permission request, which a client sends
+		// only once it listens: it goes at once.
 		b, err := json.Marshal(params)
 		if err != nil {
 			return err

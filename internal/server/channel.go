@@ -158,6 +158,11 @@ func (svc *channelService) attach(s *mcp.Server) error {
 			go svc.relay(p)
 		})
 	}
+	if h, ok := svc.wire.(interface{ OnHold(func()) }); ok {
+		h.OnHold(func() {
+			fmt.Fprintln(svc.log, "channel: a push is held until the client listens (after notifications/initialized and its first request)")
+		})
+	}
 	go svc.run()
 	return nil
 }
