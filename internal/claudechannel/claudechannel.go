@@ -83,6 +83,10 @@ const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
 type Wire struct {
 	streams *listen.Streams
 
+	// order is held across each write to a legacy client, so that the
+	// held pushes go before any later one. Taken before mu.
+	order sync.Mutex
+
 	mu           sync.Mutex
 	conn         mcp.Connection // the transport's connection, once connected
 	legacy       bool           // the client sent notifications/initialized
@@ -158,15 +162,21 @@ func (w *Wire) Read(ctx context.Context, req *jsonrpc.Request) (consumed bool) {
 	case req.Method == "notifications/initialized":
 		w.mu.Lock()
 		if !w.legacy {
-			w.legacy = true
+			// A legacy session, even after a server/discover (the go-sdk
+			// client probes on the same connection).
+			w.legacy, w.modern = true, ""
 			w.settle = time.AfterFunc(settleWithoutRequest, w.open)
 		}
 		w.mu.Unlock()
+	case req.Method == mcpseam.MethodDiscover:
+		// A probe, not a session: the client may still fall back.
 	case req.ID.IsValid():
 		w.mu.Lock()
 		if w.legacy && !w.listing {
+			// Its answer shortens the wait; without one, the wait ends
+			// settleWithoutRequest from now.
 			w.listID, w.listing = req.ID, true
-			w.settle.Stop() // the answer starts the wait
+			w.settle.Reset(settleWithoutRequest)
 		}
 		w.mu.Unlock()
 		w.noteRevision(req.Params)
@@ -178,6 +188,8 @@ func (w *Wire) Read(ctx context.Context, req *jsonrpc.Request) (consumed bool) {
 
 // open makes a legacy session ready and writes the pushes held until then.
 func (w *Wire) open() {
+	w.order.Lock()
+	defer w.order.Unlock()
 	w.mu.Lock()
 	if w.ready {
 		w.mu.Unlock()
@@ -288,6 +300,8 @@ func (w *Wire) send(ctx context.Context, method string, params map[string]any) e
 		if err != nil {
 			return err
 		}
+		w.order.Lock()
+		defer w.order.Unlock()
 		return c.Write(ctx, &jsonrpc.Request{Method: method, Params: b})
 	}
 	n, err := w.streams.Notify(ctx, ListenFlag, method, params)

@@ -154,3 +154,25 @@ func TestModernStreams(t *testing.T) {
 		t.Fatalf("push %v", m)
 	}
 }
+
+// TestDiscoverThenLegacy: a client that probes with server/discover on the
+// connection (as the go-sdk client does) and falls back to initialize is a
+// legacy session: its pushes are held until it listens, then written.
+func TestDiscoverThenLegacy(t *testing.T) {
+	w, c := session(t, make(chan PermissionRequest, 1))
+	write(t, c, 1, "server/discover", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`)
+	next(t, c)
+	if err := w.Push(context.Background(), "early", nil); err != nil {
+		t.Fatalf("a push after the probe: %v", err)
+	}
+	write(t, c, 2, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`)
+	next(t, c)
+	write(t, c, 0, "notifications/initialized", `{}`)
+	write(t, c, 3, "tools/list", `{}`)
+	if m := next(t, c); m["id"] != float64(3) {
+		t.Fatalf("before the tools: %v", m)
+	}
+	if m := next(t, c); m["method"] != MethodChannel || m["params"].(map[string]any)["content"] != "early" {
+		t.Fatalf("push %v", m)
+	}
+}
