@@ -189,6 +189,14 @@ func TestChannelClaudeCode(t *testing.T) {
 		if content != "[@我] 在吗" || meta["mentioned"] != "true" || meta["group_id"] != "20001" {
 			t.Errorf("push %q %v", content, meta)
 		}
+		// In --permission-mode default Claude Code relays its dialog; the
+		// approver's full-width no on QQ comes back as the verdict.
+		s.raw.Send(`{"jsonrpc":"2.0","method":"` + permissionRq + `","params":{"request_id":"hqwzt","tool_name":"Bash","description":"List files","input_preview":"{\"command\":\"ls\"}"}}`)
+		promptTo(t, fake, 30002, "hqwzt")
+		s.send(t, qqPrivate(30002, 9, "ｎｏ　hqwzt"))
+		if v := s.next(t, verdictNote); v["request_id"] != "hqwzt" || v["behavior"] != "deny" {
+			t.Errorf("verdict %v", v)
+		}
 	})
 
 	t.Run("push before the handshake", func(t *testing.T) {
