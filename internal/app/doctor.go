@@ -221,6 +221,9 @@ func diagnose(ctx context.Context, environ []string, l lang.Lang, sandboxed bool
 	if cfg.EventsURL != nil {
 		r.add(checkEvents(ctx, l, cfg))
 	}
+	if f, ok := checkChannel(l, cfg); ok {
+		r.add(f)
+	}
 	if cfg.Mode != config.ModeDocs && cfg.Streams.DownloadDir != "" {
 		r.add(checkDownloadDir(l, cfg.Streams))
 	}

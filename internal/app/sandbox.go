@@ -21,6 +21,10 @@ const (
 	sampleUpload     = "这是 snowluma-mcp 沙盒里的示例文件。\nThis is the sample file of the snowluma-mcp sandbox.\n"
 )
 
+// sandboxCheckToken stands for the sandbox's tokens while the
+// configuration is checked, before the sandbox makes them.
+const sandboxCheckToken = "sandbox-token-not-made-yet"
+
 // runSandbox is `snowluma-mcp sandbox [doctor [--json]]`: the simulated
 // SnowLuma of package simulator, with the living world of
 // SNOWLUMA_MCP_SANDBOX_SEED, started on loopback inside this process, and
@@ -38,7 +42,11 @@ func runSandbox(ctx context.Context, p Process) int {
 		return ExitUsage
 	}
 	environ := p.Environ
-	cfg, err := config.Load(environ)
+	// The configuration is checked as the sandbox will serve it, with its
+	// own endpoint, events URL and write mode in place (placeholders until
+	// it runs): a channel or approvers need them, and the operator sets
+	// none of them here.
+	cfg, err := config.Load(withSandboxVars(environ, sandboxVars("http://127.0.0.1/", sandboxCheckToken, "ws://127.0.0.1/", sandboxCheckToken)))
 	if err != nil {
 		l := config.PersonLang(environ)
 		msg := err.Error()
@@ -100,13 +108,7 @@ func runSandbox(ctx context.Context, p Process) int {
 func sandboxEnviron(environ []string, sb *simulator.Sandbox) (env, notes []string, cleanup func(), err error) {
 	cleanup = func() {}
 	operator := config.Lookup(environ)
-	forced := []struct{ name, value string }{
-		{"ENDPOINT", sb.URL},
-		{"TOKEN", sb.Token},
-		{"EVENTS_URL", sb.EventsURL()},
-		{"EVENTS_TOKEN", sb.EventsToken},
-		{"MODE", "write"},
-	}
+	forced := sandboxVars(sb.URL, sb.Token, sb.EventsURL(), sb.EventsToken)
 	set := map[string]string{}
 	for _, f := range forced {
 		name := config.Prefix + "_" + f.name
@@ -145,6 +147,37 @@ func sandboxEnviron(environ []string, sb *simulator.Sandbox) (env, notes []strin
 		}
 		set[name] = d
 	}
+	return replaceVars(environ, set), notes, cleanup, nil
+}
+
+// A sandboxVar is a variable the sandbox sets in place of the operator's
+// (its name without config.Prefix).
+type sandboxVar struct{ name, value string }
+
+// sandboxVars are the sandbox's endpoint, tokens, events URL and mode.
+func sandboxVars(endpoint, token, eventsURL, eventsToken string) []sandboxVar {
+	return []sandboxVar{
+		{"ENDPOINT", endpoint},
+		{"TOKEN", token},
+		{"EVENTS_URL", eventsURL},
+		{"EVENTS_TOKEN", eventsToken},
+		{"MODE", "write"},
+	}
+}
+
+// withSandboxVars returns environ with vars in place of the operator's.
+func withSandboxVars(environ []string, vars []sandboxVar) []string {
+	set := map[string]string{}
+	for _, v := range vars {
+		set[config.Prefix+"_"+v.name] = v.value
+	}
+	return replaceVars(environ, set)
+}
+
+// replaceVars returns environ with each variable of set (a full name) in
+// place of environ's own.
+func replaceVars(environ []string, set map[string]string) []string {
+	var env []string
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
 		if _, replaced := set[name]; !replaced {
@@ -154,5 +187,5 @@ func sandboxEnviron(environ []string, sb *simulator.Sandbox) (env, notes []strin
 	for name, v := range set {
 		env = append(env, name+"="+v)
 	}
-	return env, notes, cleanup, nil
+	return env
 }

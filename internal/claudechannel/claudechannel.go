@@ -7,17 +7,20 @@
 // to the client.
 //
 // A legacy session (the initialize handshake) receives them once the
-// client has sent notifications/initialized. A 2026-07-28 client, which
+// client has sent notifications/initialized and listed what it needs
+// (pushes made before are held until then). A 2026-07-28 client, which
 // must not be sent a notification it did not ask for, receives them on
 // the subscriptions/listen streams that asked for "claude/channel": true
 // (internal/listen acknowledges that key and writes to those streams).
 package claudechannel
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,21 +55,72 @@ type PermissionRequest struct {
 	InputPreview string `json:"input_preview"`
 }
 
-// ErrNotReady is returned by a push before any client can receive it: a
-// legacy session before notifications/initialized, or a 2026-07-28 client
-// with no stream that asked for the channel.
+// ErrNotReady is returned by a verdict before any client can receive it,
+// and (as a NoPathError) by a push to a 2026-07-28 client with no stream
+// that asked for the channel. A push before a legacy session listens is
+// held, not refused.
 var ErrNotReady = errors.New("claudechannel: no client is listening to the channel yet")
+
+// A NoPathError is the ErrNotReady of a session whose client negotiated a
+// 2026-07-28 revision and opened no stream that asked for the channel:
+// Claude Code 2.1.332 in such a session skips channel notifications
+// altogether ("no unsolicited notification path"), so none will be
+// received until a client connects again.
+type NoPathError struct{ Version string }
+
+func (e *NoPathError) Error() string {
+	return "claudechannel: the client negotiated MCP " + e.Version + " and no stream asked for the channel"
+}
+
+// Is makes a NoPathError an ErrNotReady.
+func (e *NoPathError) Is(target error) bool { return target == ErrNotReady }
+
+// metaProtocolVersion is the _meta key of a 2026-07-28 request's revision.
+const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
 
 // Wire is the channel's side of one stdio session. The zero value is not
 // usable; use New.
 type Wire struct {
 	streams *listen.Streams
 
+	// order is held across each write to a legacy client, so that the
+	// held pushes go before any later one. Taken before mu.
+	order sync.Mutex
+
 	mu           sync.Mutex
 	conn         mcp.Connection // the transport's connection, once connected
 	legacy       bool           // the client sent notifications/initialized
+	ready        bool           // a legacy client listens: pushes are written at once
+	listID       jsonrpc.ID     // the legacy client's first request after initialized
+	listing      bool           // listID is set
+	settle       *time.Timer    // makes the session ready
+	held         []json.RawMessage
+	modern       string // the revision of the client's first 2026-07-28 request
 	onPermission func(context.Context, PermissionRequest)
+	onHold       func()
 }
+
+// OnHold makes f learn when a push is held while none was: the client is
+// not listening yet. f must not block.
+func (w *Wire) OnHold(f func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.onHold = f
+}
+
+// Claude Code registers its handler of channel notifications only once it
+// has the server's tools (it lists them right after
+// notifications/initialized), and drops what comes before. So a legacy
+// session is ready for pushes settleAfterAnswer after the client's first
+// request after notifications/initialized is answered, or, when the
+// client asks nothing, settleWithoutRequest after notifications/initialized.
+// Pushes made before then (at most maxHeld, the newest) are held and
+// written, in order, when it is ready.
+const (
+	settleAfterAnswer    = 500 * time.Millisecond
+	settleWithoutRequest = 2 * time.Second
+	maxHeld              = 16
+)
 
 // New returns a Wire that writes to 2026-07-28 clients through streams,
 // which it makes honour ListenFlag.
@@ -107,15 +161,91 @@ func (w *Wire) Read(ctx context.Context, req *jsonrpc.Request) (consumed bool) {
 		return true
 	case req.Method == "notifications/initialized":
 		w.mu.Lock()
-		w.legacy = true
+		if !w.legacy {
+			// A legacy session, even after a server/discover (the go-sdk
+			// client probes on the same connection).
+			w.legacy, w.modern = true, ""
+			w.settle = time.AfterFunc(settleWithoutRequest, w.open)
+		}
 		w.mu.Unlock()
+	case req.Method == mcpseam.MethodDiscover:
+		// A probe, not a session: the client may still fall back.
+	case req.ID.IsValid():
+		w.mu.Lock()
+		if w.legacy && !w.listing {
+			// Its answer shortens the wait; without one, the wait ends
+			// settleWithoutRequest from now.
+			w.listID, w.listing = req.ID, true
+			w.settle.Reset(settleWithoutRequest)
+		}
+		w.mu.Unlock()
+		w.noteRevision(req.Params)
+	default:
+		w.noteRevision(req.Params)
 	}
 	return false
 }
 
+// open makes a legacy session ready and writes the pushes held until then.
+func (w *Wire) open() {
+	w.order.Lock()
+	defer w.order.Unlock()
+	w.mu.Lock()
+	if w.ready {
+		w.mu.Unlock()
+		return
+	}
+	w.ready = true
+	held, c := w.held, w.conn
+	w.held = nil
+	w.mu.Unlock()
+	for _, p := range held {
+		// A write fails only when the connection has ended.
+		if c.Write(context.Background(), &jsonrpc.Request{Method: MethodChannel, Params: p}) != nil {
+			return
+		}
+	}
+}
+
+// noteRevision remembers the revision of the client's first 2026-07-28
+// request. Only a request that names one is decoded, and only until one
+// has.
+func (w *Wire) noteRevision(params json.RawMessage) {
+	w.mu.Lock()
+	decided := w.modern != "" || w.legacy
+	w.mu.Unlock()
+	if decided || !bytes.Contains(params, []byte(metaProtocolVersion)) {
+		return
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	var v string
+	if json.Unmarshal(params, &p) != nil || json.Unmarshal(p.Meta[metaProtocolVersion], &v) != nil || v < "2026-07-28" {
+		return
+	}
+	w.mu.Lock()
+	if w.modern == "" {
+		// A 2026-07-28 client receives pushes on its streams only, from
+		// now on: what was held for a legacy session goes.
+		w.modern, w.held = v, nil
+	}
+	w.mu.Unlock()
+}
+
 // Write implements mcpseam.Tap; the channel changes nothing the SDK
-// writes.
-func (w *Wire) Write(msg jsonrpc.Message) jsonrpc.Message { return msg }
+// writes. The answer to a legacy client's first request after
+// notifications/initialized starts the wait before the session is ready.
+func (w *Wire) Write(msg jsonrpc.Message) jsonrpc.Message {
+	if r, ok := msg.(*jsonrpc.Response); ok {
+		w.mu.Lock()
+		if w.listing && !w.ready && r.ID == w.listID {
+			w.settle.Reset(settleAfterAnswer)
+		}
+		w.mu.Unlock()
+	}
+	return msg
+}
 
 // permission hands one request to the callback. A malformed one is
 // dropped: it is a notification and has no one to answer.
@@ -143,17 +273,42 @@ func (w *Wire) Verdict(ctx context.Context, requestID, behavior string) error {
 
 func (w *Wire) send(ctx context.Context, method string, params map[string]any) error {
 	w.mu.Lock()
-	c, legacy := w.conn, w.legacy
+	c, legacy, ready, modern := w.conn, w.legacy, w.ready, w.modern
+	if method == MethodChannel && modern == "" && !ready {
+		// No session yet, or a legacy one not listening yet: held.
+		b, err := json.Marshal(params)
+		first := false
+		if err == nil {
+			first = len(w.held) == 0
+			w.held = append(w.held, b)
+			if len(w.held) > maxHeld {
+				w.held = w.held[len(w.held)-maxHeld:]
+			}
+		}
+		f := w.onHold
+		w.mu.Unlock()
+		if first && f != nil {
+			f()
+		}
+		return err
+	}
 	w.mu.Unlock()
 	if legacy && c != nil {
+		// A verdict answers a permission request, which a client sends
+		// only once it listens: it goes at once.
 		b, err := json.Marshal(params)
 		if err != nil {
 			return err
 		}
+		w.order.Lock()
+		defer w.order.Unlock()
 		return c.Write(ctx, &jsonrpc.Request{Method: method, Params: b})
 	}
 	n, err := w.streams.Notify(ctx, ListenFlag, method, params)
-	if err == nil && n == 0 {
+	switch {
+	case err == nil && n == 0 && modern != "":
+		return &NoPathError{Version: modern}
+	case err == nil && n == 0:
 		return ErrNotReady
 	}
 	return err

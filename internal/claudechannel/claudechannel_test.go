@@ -69,8 +69,12 @@ func next(t *testing.T, c mcp.Connection) map[string]any {
 func TestLegacySession(t *testing.T) {
 	got := make(chan PermissionRequest, 1)
 	w, c := session(t, got)
-	if err := w.Push(context.Background(), "early", nil); !errors.Is(err, ErrNotReady) {
+	// A push before the handshake is held until the client listens.
+	if err := w.Push(context.Background(), "early", nil); err != nil {
 		t.Fatalf("a push before the handshake: %v", err)
+	}
+	if err := w.Verdict(context.Background(), "abcde", "allow"); !errors.Is(err, ErrNotReady) {
+		t.Fatalf("a verdict before the handshake: %v", err)
 	}
 	write(t, c, 1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`)
 	init := next(t, c)
@@ -79,20 +83,29 @@ func TestLegacySession(t *testing.T) {
 		t.Fatalf("initialize declared %v", caps)
 	}
 	write(t, c, 0, "notifications/initialized", `{}`)
-	// The wire notices initialized as the SDK reads it; push until the
-	// session is ready rather than guessing when it is.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
-		err := w.Push(context.Background(), "hello", map[string]string{"chat_id": "1"})
-		if err == nil {
-			break
+	// The client lists what it needs, as Claude Code does before it
+	// listens; a push meanwhile is held too. The held pushes follow the
+	// answer, in order.
+	write(t, c, 3, "tools/list", `{}`)
+	if err := w.Push(context.Background(), "hello", map[string]string{"chat_id": "1"}); err != nil {
+		t.Fatal(err)
+	}
+	if m := next(t, c); m["id"] != float64(3) {
+		t.Fatalf("before the tools: %v", m)
+	}
+	for _, want := range []string{"early", "hello"} {
+		m := next(t, c)
+		if p, _ := m["params"].(map[string]any); m["method"] != MethodChannel || p["content"] != want || m["id"] != nil {
+			t.Fatalf("push %v, want %q", m, want)
 		}
-		if !errors.Is(err, ErrNotReady) || time.Now().After(deadline) {
-			t.Fatal(err)
-		}
+	}
+	// Ready now: a push goes at once.
+	if err := w.Push(context.Background(), "now", map[string]string{"chat_id": "1"}); err != nil {
+		t.Fatal(err)
 	}
 	m := next(t, c)
 	p, _ := m["params"].(map[string]any)
-	if m["method"] != MethodChannel || p["content"] != "hello" || p["meta"].(map[string]any)["chat_id"] != "1" || m["id"] != nil {
+	if m["method"] != MethodChannel || p["content"] != "now" || p["meta"].(map[string]any)["chat_id"] != "1" || m["id"] != nil {
 		t.Fatalf("push %v", m)
 	}
 	if err := w.Verdict(context.Background(), "abcde", "deny"); err != nil {
@@ -120,7 +133,10 @@ func TestLegacySession(t *testing.T) {
 
 func TestModernStreams(t *testing.T) {
 	w, c := session(t, make(chan PermissionRequest, 1))
-	if err := w.Push(context.Background(), "nobody", nil); !errors.Is(err, ErrNotReady) {
+	write(t, c, 6, "tools/list", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`)
+	next(t, c)
+	var np *NoPathError
+	if err := w.Push(context.Background(), "nobody", nil); !errors.As(err, &np) || np.Version != "2026-07-28" || !errors.Is(err, ErrNotReady) {
 		t.Fatalf("a push with no stream: %v", err)
 	}
 	write(t, c, 7, "subscriptions/listen", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"notifications":{"claude/channel":true}}`)
@@ -135,6 +151,28 @@ func TestModernStreams(t *testing.T) {
 	m := next(t, c)
 	p, _ := m["params"].(map[string]any)
 	if m["method"] != MethodChannel || p["content"] != "on the stream" || p["_meta"].(map[string]any)["io.modelcontextprotocol/subscriptionId"] != float64(7) {
+		t.Fatalf("push %v", m)
+	}
+}
+
+// TestDiscoverThenLegacy: a client that probes with server/discover on the
+// connection (as the go-sdk client does) and falls back to initialize is a
+// legacy session: its pushes are held until it listens, then written.
+func TestDiscoverThenLegacy(t *testing.T) {
+	w, c := session(t, make(chan PermissionRequest, 1))
+	write(t, c, 1, "server/discover", `{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`)
+	next(t, c)
+	if err := w.Push(context.Background(), "early", nil); err != nil {
+		t.Fatalf("a push after the probe: %v", err)
+	}
+	write(t, c, 2, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`)
+	next(t, c)
+	write(t, c, 0, "notifications/initialized", `{}`)
+	write(t, c, 3, "tools/list", `{}`)
+	if m := next(t, c); m["id"] != float64(3) {
+		t.Fatalf("before the tools: %v", m)
+	}
+	if m := next(t, c); m["method"] != MethodChannel || m["params"].(map[string]any)["content"] != "early" {
 		t.Fatalf("push %v", m)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/claudechannel"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/quote"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
@@ -68,6 +69,8 @@ type channelService struct {
 
 	archive *archiveService // nil without an archive
 	server  *mcp.Server     // set by attach: its sessions are the connection pushes reach
+	lang    lang.Lang       // the operator's, for the line of a session without a path
+	noPath  sync.Once       // that line is written once
 
 	mu    sync.Mutex
 	ch    *channel.Channel // nil until the account is known
@@ -78,7 +81,7 @@ type channelService struct {
 // needs the wire of the transport the server runs on. Its hooks (noteSent,
 // and confirm with approvers) go into the executor's options; the
 // executor it runs its own calls through is set once that is built.
-func newChannelService(b *backend.Backend, mode config.Mode, wire ChannelWire, log io.Writer) (*channelService, error) {
+func newChannelService(b *backend.Backend, mode config.Mode, wire ChannelWire, l lang.Lang, log io.Writer) (*channelService, error) {
 	if b.Channel == nil || b.Channel.Mode == channel.ModeOff || mode == config.ModeDocs {
 		return nil, nil
 	}
@@ -91,7 +94,7 @@ func newChannelService(b *backend.Backend, mode config.Mode, wire ChannelWire, l
 	if log == nil {
 		log = io.Discard
 	}
-	return &channelService{cfg: *b.Channel, hub: b.Events, wire: wire, log: log, state: "starting: asking get_login_info for the account"}, nil
+	return &channelService{cfg: *b.Channel, hub: b.Events, wire: wire, log: log, lang: l, state: "starting: asking get_login_info for the account"}, nil
 }
 
 // hooks are the channel's hooks of the pipeline.
@@ -108,12 +111,19 @@ func (svc *channelService) hooks(o *pipeline.Options) {
 func (svc *channelService) approvals() bool { return len(svc.cfg.Approvers) > 0 }
 
 // channelFeature declares the channel's capabilities and instructions,
-// and starts following the account once the server is built.
+// and starts following the account once the server is built. While the
+// channel is on, server/discover is declined (mcpseam.DeclineDiscover), as
+// a legacy server does: Claude Code (2.1.332) picks 2026-07-28 when
+// discover offers it, and then skips every channel notification, having
+// no path for them in that revision; declined, it falls back to
+// initialize at 2025-11-25, where it receives them. Requests that come at
+// 2026-07-28 without discover are still served.
 func channelFeature(d *deps) (feature, error) {
 	svc := d.channel
 	if svc == nil {
 		return feature{}, nil
 	}
+	d.dispatch.On(mcpseam.MethodDiscover, mcpseam.DeclineDiscover())
 	return feature{instructions: svc.instructions(d.mode == config.ModeWrite), configure: svc.configure, attach: svc.attach}, nil
 }
 
@@ -156,6 +166,11 @@ func (svc *channelService) attach(s *mcp.Server) error {
 			go svc.relay(p)
 		})
 	}
+	if h, ok := svc.wire.(interface{ OnHold(func()) }); ok {
+		h.OnHold(func() {
+			fmt.Fprintln(svc.log, "channel: a push is held until the client listens (after notifications/initialized and its first request)")
+		})
+	}
 	go svc.run()
 	return nil
 }
@@ -190,7 +205,7 @@ func (svc *channelService) run() {
 			self, svc.cfg.Mode, len(svc.cfg.Groups), len(svc.cfg.Users), len(svc.cfg.Approvers))
 	}
 	done := make(chan struct{})
-	var sink channel.Sink = channelSink{svc.wire, svc.pushed}
+	var sink channel.Sink = channelSink{svc.wire, svc.pushed, svc.undeliverable}
 	if a := svc.archive; a != nil && a.store != nil {
 		// The archive keeps what could not be pushed, and pushes it later.
 		sink = archiveSink{sink, a}
@@ -426,16 +441,30 @@ func (svc *channelService) runtime() any {
 	return channel.Stats{Mode: svc.cfg.Mode, Connection: svc.state}
 }
 
+// undeliverable says once, in the operator's language, that the client
+// negotiated a session in which no push can reach it.
+func (svc *channelService) undeliverable(err error) {
+	var np *claudechannel.NoPathError
+	if errors.As(err, &np) {
+		svc.noPath.Do(func() { fmt.Fprintln(svc.log, svc.lang.Sprintf(lang.ChannelNoPath, np.Version)) })
+	}
+}
+
 // channelSink writes the channel's output on the wire; pushed is told of
-// each push first.
+// each push first, failed of each push that fails.
 type channelSink struct {
 	w      ChannelWire
 	pushed func(channel.Push)
+	failed func(error)
 }
 
 func (s channelSink) Push(ctx context.Context, p channel.Push) error {
 	s.pushed(p)
-	return s.w.Push(ctx, p.Content, p.Meta)
+	err := s.w.Push(ctx, p.Content, p.Meta)
+	if err != nil {
+		s.failed(err)
+	}
+	return err
 }
 
 func (s channelSink) Verdict(ctx context.Context, v channel.Verdict) error {

@@ -65,8 +65,15 @@ func startChannel(t *testing.T, era mcptest.Era, env ...string) *qqChannel {
 		}
 		return `{"_meta":` + meta + `,` + strings.TrimPrefix(params, "{")
 	}
-	disc := e2e.Result(t, q.raw.Call(1001, "server/discover", q.params("{}")))
-	q.caps, _ = disc["capabilities"].(map[string]any)["experimental"].(map[string]any)
+	// With the channel on, server/discover is declined as a legacy server
+	// declines it (Claude Code then falls back to initialize: see
+	// TestChannelClaudeCode); a 2026-07-28 client that goes on without it
+	// is still served, and receives the channel on a listen stream that
+	// asks for it. Its capabilities are the legacy session's.
+	if r := q.raw.Call(1001, "server/discover", q.params("{}")); r["error"].(map[string]any)["code"] != float64(-32601) {
+		t.Fatalf("server/discover with the channel on: %v", r)
+	}
+	q.caps = nil
 	q.raw.Send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"subscriptions/listen","params":%s}`, listenID, q.params(`{"notifications":{"claude/channel":true}}`)))
 	ack := q.next(t, "notifications/subscriptions/acknowledged")
 	if n, _ := ack["notifications"].(map[string]any); n["claude/channel"] != true {
@@ -178,7 +185,7 @@ func TestChannelPushes(t *testing.T) {
 	t.Parallel()
 	bothEras(t, func(t *testing.T, era mcptest.Era) {
 		q := startChannel(t, era, "SNOWLUMA_MCP_CHANNEL=all", "SNOWLUMA_MCP_CHANNEL_GROUPS=20001", "SNOWLUMA_MCP_CHANNEL_USERS=30001")
-		if _, ok := q.caps["claude/channel"]; !ok {
+		if _, ok := q.caps["claude/channel"]; !ok && era == mcptest.Legacy {
 			t.Errorf("experimental capabilities %v lack claude/channel", q.caps)
 		}
 		if _, ok := q.caps["claude/channel/permission"]; ok {
@@ -317,7 +324,7 @@ func TestChannelPermissionRelay(t *testing.T) {
 	t.Parallel()
 	bothEras(t, func(t *testing.T, era mcptest.Era) {
 		q := startChannel(t, era, "SNOWLUMA_MCP_CHANNEL=mentions", "SNOWLUMA_MCP_CHANNEL_USERS=30001", "SNOWLUMA_MCP_CHANNEL_APPROVERS=30002")
-		if _, ok := q.caps["claude/channel/permission"]; !ok {
+		if _, ok := q.caps["claude/channel/permission"]; !ok && era == mcptest.Legacy {
 			t.Errorf("experimental capabilities %v lack claude/channel/permission", q.caps)
 		}
 		q.raw.Send(`{"jsonrpc":"2.0","method":"` + permissionRq + `","params":{"request_id":"tbxkq","tool_name":"Bash","description":"List the files","input_preview":"{\"command\":\"ls [CQ:at,qq=all]\"}"}}`)

@@ -203,7 +203,7 @@ func newDeps(opts Options) (*deps, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	cat := catalogSource(opts.Catalog)
-	ch, err := newChannelService(b, opts.Mode, opts.Channel, logw)
+	ch, err := newChannelService(b, opts.Mode, opts.Channel, cmp.Or(opts.Lang, lang.En), logw)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
