@@ -923,7 +923,9 @@ func userCacheDir(goos string, getenv func(string) string) (string, error) {
 	var dir string
 	switch goos {
 	case "windows":
-		dir = getenv("LocalAppData")
+		// Windows spells it LOCALAPPDATA and reads names in any case;
+		// os.UserCacheDir asks for LocalAppData through such a lookup.
+		dir = getenv("LOCALAPPDATA")
 	case "darwin", "ios":
 		if h := getenv("HOME"); h != "" {
 			dir = filepath.Join(h, "Library", "Caches")

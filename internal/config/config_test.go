@@ -118,7 +118,10 @@ func TestEventsToken(t *testing.T) {
 // TestUserCacheDir: the default download directory comes from the given
 // environment, as os.UserCacheDir would find it on each system.
 func TestUserCacheDir(t *testing.T) {
-	env := map[string]string{"HOME": "/home/op", "XDG_CACHE_HOME": "/xdg", "LocalAppData": `C:\Users\op\AppData\Local`}
+	// Windows, Wine and the environment a host passes on spell it
+	// LOCALAPPDATA (os.UserCacheDir's "LocalAppData" finds it only
+	// because Windows reads names in any case).
+	env := map[string]string{"HOME": "/home/op", "XDG_CACHE_HOME": "/xdg", "LOCALAPPDATA": `C:\Users\op\AppData\Local`}
 	get := func(k string) string { return env[k] }
 	for goos, want := range map[string]string{"linux": "/xdg", "darwin": filepath.Join("/home/op", "Library", "Caches"), "windows": `C:\Users\op\AppData\Local`} {
 		if got, err := userCacheDir(goos, get); err != nil || got != want {
