@@ -252,16 +252,36 @@ func PersonLang(environ []string) lang.Lang {
 }
 
 // Lookup reads environ, a list of NAME=value entries, as os.Getenv reads
-// the process's environment; a later entry wins, as with os/exec.
+// the process's environment on this system; a later entry wins, as with
+// os/exec. On Windows names are read in any case, as Windows reads them
+// (set snowluma_mcp_mode=write sets SNOWLUMA_MCP_MODE); elsewhere exactly.
 func Lookup(environ []string) func(string) string {
+	return LookupOn(runtime.GOOS, environ)
+}
+
+// LookupOn is Lookup as it reads names on goos.
+func LookupOn(goos string, environ []string) func(string) string {
+	fold := foldsNames(goos)
 	vars := map[string]string{}
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok {
+			if fold {
+				k = strings.ToUpper(k)
+			}
 			vars[k] = v
 		}
 	}
-	return func(k string) string { return vars[k] }
+	return func(k string) string {
+		if fold {
+			k = strings.ToUpper(k)
+		}
+		return vars[k]
+	}
 }
+
+// foldsNames reports whether goos reads environment variable names in any
+// case: Windows does, every other system Go runs on does not.
+func foldsNames(goos string) bool { return goos == "windows" }
 
 // A Variable is one setting as --help, docs/configuration.md and the bundle's
 // settings show it.
@@ -289,7 +309,12 @@ func Variables() []Variable {
 // one is configured, is opened here, so that a path that cannot be written
 // stops the start.
 func Load(environ []string) (*Config, error) {
-	getenv := Lookup(environ)
+	return load(runtime.GOOS, environ)
+}
+
+// load is Load with the environment's names read as goos reads them.
+func load(goos string, environ []string) (*Config, error) {
+	getenv := LookupOn(goos, environ)
 	var e variables
 	ev := reflect.ValueOf(&e).Elem()
 	for i := range ev.NumField() {
@@ -300,11 +325,11 @@ func Load(environ []string) (*Config, error) {
 		}
 		ev.Field(i).SetString(v)
 	}
-	c, err := parse(e, getenv)
+	c, err := parse(e, goos, getenv)
 	if err != nil {
 		return nil, err
 	}
-	c.Misspelt = Misspelt(c.Lang, environ)
+	c.Misspelt = misspelt(goos, c.Lang, environ)
 	for _, m := range c.Misspelt {
 		c.Notes = append(c.Notes, m.Note)
 	}
@@ -343,15 +368,25 @@ type Misspelling struct {
 // Misspelt finds the variables that Unknown warns about, with the closest
 // known name of each, so that doctor can say which rename fixes it.
 func Misspelt(l lang.Lang, environ []string) []Misspelling {
+	return misspelt(runtime.GOOS, l, environ)
+}
+
+// misspelt is Misspelt with names read as goos reads them: on Windows
+// snowluma_mcp_mode is SNOWLUMA_MCP_MODE, and snowluma_mcp_mdoe a typo.
+func misspelt(goos string, l lang.Lang, environ []string) []Misspelling {
 	known := knownVariables()
 	var out []Misspelling
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, Prefix+"_") || slices.Contains(known, name) {
+		upper := name
+		if foldsNames(goos) {
+			upper = strings.ToUpper(name)
+		}
+		if !strings.HasPrefix(upper, Prefix+"_") || slices.Contains(known, upper) {
 			continue
 		}
 		closest := slices.MinFunc(known, func(a, b string) int {
-			return cmp.Compare(nameDistance(name, a), nameDistance(name, b))
+			return cmp.Compare(nameDistance(upper, a), nameDistance(upper, b))
 		})
 		out = append(out, Misspelling{Name: name, Closest: closest, Note: l.Sprintf(lang.NoteUnknownVariable, name, closest)})
 	}
@@ -506,7 +541,7 @@ func invisible(r rune) bool {
 	return false
 }
 
-func parse(e variables, getenv func(string) string) (*Config, error) {
+func parse(e variables, goos string, getenv func(string) string) (*Config, error) {
 	c := &Config{}
 	var err error
 	// Numbers, lists and keywords as a Chinese keyboard types them.
@@ -629,7 +664,7 @@ func parse(e variables, getenv func(string) string) (*Config, error) {
 		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteEventsTokenIgnored, Prefix+"_EVENTS_TOKEN", Prefix+"_EVENTS_URL"))
 	}
 	if c.Mode != ModeDocs && c.Streams.DownloadDir == "" {
-		cache, err := userCacheDir(runtime.GOOS, getenv)
+		cache, err := userCacheDir(goos, getenv)
 		if err != nil {
 			return nil, &Error{"DOWNLOAD_DIR", lang.T(lang.ConfigNoCacheDir), lang.T(lang.ConfigDirPath)}
 		}

@@ -283,3 +283,36 @@ func TestDryRunAndSeed(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesFoldOnWindows: Windows reads variable names in any case, so
+// `set snowluma_mcp_mode=write` sets the mode there, and a lower-case
+// typo is still caught; on Unix names are exact and the lower-case
+// spelling is not ours.
+func TestNamesFoldOnWindows(t *testing.T) {
+	env := []string{"snowluma_mcp_endpoint=http://127.0.0.1:9/", "Snowluma_Mcp_Mode=write", "snowluma_mcp_mdoe=x",
+		"LocalAppData=" + `C:\Users\op\AppData\Local`, "HOME=/home/op", "USERPROFILE=" + `C:\Users\op`}
+	c, err := load("windows", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Mode != ModeWrite || c.Endpoint == nil || c.Endpoint.Port() != "9" {
+		t.Errorf("windows: mode %s, endpoint %v; want write mode at port 9", c.Mode, c.Endpoint)
+	}
+	if len(c.Misspelt) != 1 || c.Misspelt[0].Name != "snowluma_mcp_mdoe" || c.Misspelt[0].Closest != "SNOWLUMA_MCP_MODE" {
+		t.Errorf("windows: misspelt %+v, want only snowluma_mcp_mdoe, closest SNOWLUMA_MCP_MODE", c.Misspelt)
+	}
+	if get := LookupOn("windows", []string{"LOCALAPPDATA=a", "localappdata=b"}); get("LocalAppData") != "b" {
+		t.Errorf("windows: the later of two spellings wins, got %q", get("LocalAppData"))
+	}
+
+	c, err = load("linux", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Mode != ModeDocs || c.Endpoint != nil || len(c.Misspelt) != 0 {
+		t.Errorf("linux: mode %s, endpoint %v, misspelt %+v; want docs mode, lower-case names not ours", c.Mode, c.Endpoint, c.Misspelt)
+	}
+	if get := LookupOn("linux", []string{"snowluma_mcp_mode=write"}); get("SNOWLUMA_MCP_MODE") != "" {
+		t.Error("linux: a lower-case name was read as ours")
+	}
+}
