@@ -200,7 +200,10 @@ func diagnose(ctx context.Context, environ []string, l lang.Lang, sandboxed bool
 		misspelt[m.Note] = m
 	}
 	for _, n := range cfg.Notes {
-		fix := l.Sprintf(lang.DoctorNoteFix)
+		fix := cfg.Fixes[n]
+		if fix == "" {
+			fix = l.Sprintf(lang.DoctorNoteFix)
+		}
 		if m, ok := misspelt[n]; ok {
 			// The rename that makes the variable count.
 			fix = l.Sprintf(lang.DoctorMisspeltFix, m.Name, m.Closest)

@@ -66,3 +66,49 @@ func TestCompareVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestDoctorNoteFixes: each configuration note comes with the fix that
+// answers it, not one general fix for all: an archive without an events
+// URL is told how to archive as messages arrive, a short token to set a
+// longer one, an ignored mode to set the endpoint; in Chinese too.
+func TestDoctorNoteFixes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := []string{"HOME=" + dir, "XDG_CACHE_HOME=", "SNOWLUMA_MCP_DOWNLOAD_DIR=" + dir,
+		"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN=3000",
+		"SNOWLUMA_MCP_ARCHIVE=" + dir + "/a.db", "SNOWLUMA_MCP_ARCHIVE_GROUPS=*"}
+	for _, tc := range []struct {
+		l              lang.Lang
+		detail, fix    string
+		tokDet, tokFix string
+	}{
+		{lang.En, "no event connection", "set SNOWLUMA_MCP_EVENTS_URL", "SNOWLUMA_MCP_TOKEN has 4 characters", "longer token"},
+		{lang.Zh, "没有事件连接", "SNOWLUMA_MCP_EVENTS_URL 设为", "SNOWLUMA_MCP_TOKEN 只有 4 个字符", "更长的令牌"},
+	} {
+		r := diagnose(t.Context(), append(env, "SNOWLUMA_MCP_LANG="+string(tc.l)), tc.l, false)
+		seen := 0
+		for _, f := range r.Findings {
+			if f.Check != "configuration" || f.Verdict != verdictWarn {
+				continue
+			}
+			switch {
+			case strings.Contains(f.Detail, tc.detail):
+				seen++
+				if !strings.Contains(f.Fix, tc.fix) {
+					t.Errorf("%s: %q fixed by %q", tc.l, f.Detail, f.Fix)
+				}
+			case strings.Contains(f.Detail, tc.tokDet):
+				seen++
+				if !strings.Contains(f.Fix, tc.tokFix) {
+					t.Errorf("%s: %q fixed by %q", tc.l, f.Detail, f.Fix)
+				}
+			}
+			if f.Fix == lang.En.Sprintf(lang.DoctorNoteFix) || f.Fix == lang.Zh.Sprintf(lang.DoctorNoteFix) {
+				t.Errorf("%s: %q got the general fix", tc.l, f.Detail)
+			}
+		}
+		if seen != 2 {
+			t.Errorf("%s: %d of the two notes in %+v", tc.l, seen, r.Findings)
+		}
+	}
+}

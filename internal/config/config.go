@@ -78,7 +78,7 @@ const (
 // person reads it, desc its meaning (--help and docs/configuration.md print both).
 type variables struct {
 	Endpoint   string `env:"ENDPOINT" shown:"unset (docs mode)" desc:"SnowLuma OneBot HTTP endpoint: an absolute http(s) URL such as http://127.0.0.1:3000/, without credentials, query or fragment. Unset: docs mode, nothing is executed."`
-	Token      string `env:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Give the bare token, at least 8 ASCII characters: surrounding white space is trimmed; a control character, an invisible one anywhere (zero-width space U+200B, byte-order mark U+FEFF, bidirectional controls such as U+202E), a non-ASCII one, a 'Bearer ' prefix, a pasted 'Authorization:' header, quotes or an example's placeholder (<your access token>) stops the server at start. Never logged, returned or written to disk."`
+	Token      string `env:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Give the bare token, ASCII: one under 8 characters is served with a warning; surrounding white space is trimmed; a control character, an invisible one anywhere (zero-width space U+200B, byte-order mark U+FEFF, bidirectional controls such as U+202E), a non-ASCII one, a 'Bearer ' prefix, a pasted 'Authorization:' header, quotes or an example's placeholder (<your access token>) stops the server at start. Never logged, returned or written to disk."`
 	Timeout    string `env:"TIMEOUT_MS" default:"30000" shown:"30000" desc:"Timeout of one ordinary action call, in milliseconds (1 to 86400000)."`
 	Mode       string `env:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
 	Events     string `env:"EVENTS_URL" shown:"unset (no event tools)" desc:"SnowLuma's WebSocket server, which carries events: a ws:// or wss:// URL such as ws://127.0.0.1:3001/ (SnowLuma's default: port 3001, path /), without credentials, query or fragment (the token goes in the Authorization header). Set: read and write modes offer subscribe_events and unsubscribe_events. Never guessed from the endpoint; redirects are never followed."`
@@ -184,10 +184,22 @@ type Config struct {
 	Archive *ArchiveConfig
 	// Notes are start-up remarks for stderr, e.g. an ignored mode.
 	Notes []string
+	// Fixes holds, by a note's text, what to do about it (doctor shows
+	// it); a note without one gets doctor's general advice.
+	Fixes map[string]string
 	// Misspelt are the variables with our prefix that the server does not
 	// read, each with the one it most resembles; each has its note in
 	// Notes too.
 	Misspelt []Misspelling
+}
+
+// note adds a start-up remark in c's language and what to do about it.
+func (c *Config) note(text, fix string) {
+	c.Notes = append(c.Notes, text)
+	if c.Fixes == nil {
+		c.Fixes = map[string]string{}
+	}
+	c.Fixes[text] = fix
 }
 
 // ArchiveConfig is the validated configuration of the message archive.
@@ -445,17 +457,26 @@ func parseToken(v, s string) (string, error) {
 			return "", &Error{v, lang.T(lang.ConfigTokenChar, r, r, i+1), accepted}
 		}
 	}
-	if n := len(tok); n > 0 && n < MinTokenLen {
-		return "", &Error{v, lang.T(lang.ConfigTokenShort, n, MinTokenLen), lang.T(lang.ConfigTokenLonger, MinTokenLen)}
-	}
 	return tok, nil
 }
 
-// MinTokenLen is the fewest characters of an access token. A shorter one
-// is refused: it is easily guessed, and hiding it from error messages
-// (transfer's redaction replaces it wherever it appears) would hide
-// ordinary text as well. SnowLuma generates tokens of 43 characters.
+// MinTokenLen is the fewest characters of an access token that draws no
+// warning. A shorter one is served, since SnowLuma accepts it and refusing
+// it would stop the operator until SnowLuma and every other client
+// changed, but it is easily guessed, and hiding it from error messages
+// (transfer's redaction replaces it wherever it appears) hides ordinary
+// text as well: the start-up and doctor warn. SnowLuma generates tokens of
+// 43 characters.
 const MinTokenLen = 8
+
+// noteShortTokens warns about each token shorter than MinTokenLen.
+func noteShortTokens(e variables, c *Config) {
+	for _, t := range []struct{ name, tok string }{{"TOKEN", c.Token}, {"EVENTS_TOKEN", strings.TrimSpace(e.EventsTok)}} {
+		if n := len(t.tok); n > 0 && n < MinTokenLen {
+			c.note(c.Lang.Sprintf(lang.NoteTokenShort, Prefix+"_"+t.name, n, MinTokenLen), c.Lang.Sprintf(lang.NoteTokenShortFix))
+		}
+	}
+}
 
 // The pairs of characters that wrap a placeholder in an example (<your
 // access token>, 《访问令牌》) and the quotes a copied value keeps.
@@ -602,6 +623,7 @@ func parse(e variables, goos string, getenv func(string) string) (*Config, error
 	if c.EventsToken, err = parseToken("EVENTS_TOKEN", e.EventsTok); err != nil {
 		return nil, err
 	}
+	noteShortTokens(e, c)
 	switch {
 	case c.EventsToken != "":
 		c.EventsTokenFrom = "set"
@@ -651,17 +673,17 @@ func parse(e variables, goos string, getenv func(string) string) (*Config, error
 		c.Mode = m
 		if c.Endpoint == nil && m != ModeDocs {
 			c.Mode = ModeDocs
-			c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteModeIgnored, Prefix+"_MODE", m, Prefix+"_ENDPOINT"))
+			c.note(c.Lang.Sprintf(lang.NoteModeIgnored, Prefix+"_MODE", m, Prefix+"_ENDPOINT"), c.Lang.Sprintf(lang.NoteModeIgnoredFix))
 		}
 	default:
 		return nil, &Error{"MODE", lang.T(lang.ConfigNotMode, e.Mode), lang.T(lang.ConfigModes)}
 	}
 	if c.EventsURL != nil && c.Mode == ModeDocs {
 		c.EventsURL = nil
-		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteEventsIgnored, Prefix+"_EVENTS_URL"))
+		c.note(c.Lang.Sprintf(lang.NoteEventsIgnored, Prefix+"_EVENTS_URL"), c.Lang.Sprintf(lang.NoteEventsIgnoredFix))
 	}
 	if c.EventsURL == nil && c.EventsTokenFrom == "set" && e.Events == "" {
-		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteEventsTokenIgnored, Prefix+"_EVENTS_TOKEN", Prefix+"_EVENTS_URL"))
+		c.note(c.Lang.Sprintf(lang.NoteEventsTokenIgnored, Prefix+"_EVENTS_TOKEN", Prefix+"_EVENTS_URL"), c.Lang.Sprintf(lang.NoteEventsTokenIgnoredFix))
 	}
 	if c.Mode != ModeDocs && c.Streams.DownloadDir == "" {
 		cache, err := userCacheDir(goos, getenv)
@@ -671,7 +693,7 @@ func parse(e variables, goos string, getenv func(string) string) (*Config, error
 		c.Streams.DownloadDir = filepath.Join(cache, "snowluma-mcp", "downloads")
 	}
 	if c.TaskDir != "" && c.Mode != ModeWrite {
-		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteTaskDirIgnored, Prefix+"_TASK_DIR"))
+		c.note(c.Lang.Sprintf(lang.NoteTaskDirIgnored, Prefix+"_TASK_DIR"), c.Lang.Sprintf(lang.NoteTaskDirIgnoredFix))
 		c.TaskDir = ""
 	}
 	if err := parseChannel(e, c); err != nil {
@@ -723,14 +745,14 @@ func parseArchive(e variables, c *Config) error {
 		return err
 	}
 	if c.Mode == ModeDocs {
-		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteArchiveIgnored, Prefix+"_ARCHIVE"))
+		c.note(c.Lang.Sprintf(lang.NoteArchiveIgnored, Prefix+"_ARCHIVE"), c.Lang.Sprintf(lang.NoteArchiveIgnoredFix))
 		return nil
 	}
 	if !a.AllGroups && !a.AllUsers && a.Groups == nil && a.Users == nil {
-		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteArchiveEmpty, Prefix+"_ARCHIVE_GROUPS", Prefix+"_ARCHIVE_USERS"))
+		c.note(c.Lang.Sprintf(lang.NoteArchiveEmpty, Prefix+"_ARCHIVE_GROUPS", Prefix+"_ARCHIVE_USERS"), c.Lang.Sprintf(lang.NoteArchiveEmptyFix))
 	}
 	if c.EventsURL == nil {
-		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteArchiveNoEvents, Prefix+"_EVENTS_URL"))
+		c.note(c.Lang.Sprintf(lang.NoteArchiveNoEvents, Prefix+"_EVENTS_URL"), c.Lang.Sprintf(lang.NoteArchiveNoEventsFix))
 	}
 	c.Archive = a
 	return nil
@@ -767,7 +789,7 @@ func parseChannel(e variables, c *Config) error {
 		}
 		if set != nil {
 			slices.Sort(set)
-			c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteChannelIgnored, strings.Join(set, ", "), Prefix+"_CHANNEL"))
+			c.note(c.Lang.Sprintf(lang.NoteChannelIgnored, strings.Join(set, ", "), Prefix+"_CHANNEL"), c.Lang.Sprintf(lang.NoteChannelIgnoredFix))
 		}
 		c.Channel = channel.Config{Mode: channel.ModeOff}
 		return nil
@@ -785,7 +807,7 @@ func parseChannel(e variables, c *Config) error {
 		return &Error{p.Var, lang.T(lang.ConfigChannelOutside, p.ID, Prefix+"_"+p.Allow), lang.T(lang.ConfigChannelInside, Prefix+"_"+p.Allow)}
 	}
 	if ch.Empty() {
-		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteChannelEmpty, Prefix+"_CHANNEL_GROUPS", Prefix+"_CHANNEL_USERS"))
+		c.note(c.Lang.Sprintf(lang.NoteChannelEmpty, Prefix+"_CHANNEL_GROUPS", Prefix+"_CHANNEL_USERS"), c.Lang.Sprintf(lang.NoteChannelEmptyFix))
 	}
 	c.Channel = ch
 	return nil

@@ -72,8 +72,6 @@ const (
 	ConfigTokenWrapped     Message = "config.token_wrapped" // opening character, closing character
 	ConfigTokenQuoted      Message = "config.token_quoted"  // opening character, closing character
 	ConfigTokenChar        Message = "config.token_char"    // the character, its code point, its position
-	ConfigTokenShort       Message = "config.token_short"   // length, least length
-	ConfigTokenLonger      Message = "config.token_longer"  // least length
 	ConfigURLChar          Message = "config.url_char"      // the character, its code point, its position, what to type instead
 	ConfigURLQuote         Message = "config.url_quote"     // the character, its position
 	ConfigTypeInstead      Message = "config.type_instead"  // the character to type
@@ -250,6 +248,22 @@ const (
 
 type text struct{ en, zh string }
 
+// Warnings about a configuration that still serves, and what to do about
+// each note (doctor's fix).
+const (
+	NoteTokenShort            Message = "note.token_short" // variable, length, least length
+	NoteTokenShortFix         Message = "note.token_short_fix"
+	NoteModeIgnoredFix        Message = "note.mode_ignored_fix"
+	NoteEventsIgnoredFix      Message = "note.events_ignored_fix"
+	NoteEventsTokenIgnoredFix Message = "note.events_token_ignored_fix"
+	NoteTaskDirIgnoredFix     Message = "note.task_dir_ignored_fix"
+	NoteArchiveIgnoredFix     Message = "note.archive_ignored_fix"
+	NoteArchiveEmptyFix       Message = "note.archive_empty_fix"
+	NoteArchiveNoEventsFix    Message = "note.archive_no_events_fix"
+	NoteChannelIgnoredFix     Message = "note.channel_ignored_fix"
+	NoteChannelEmptyFix       Message = "note.channel_empty_fix"
+)
+
 // texts holds every message in both languages.
 var texts = map[Message]text{
 	FormNeedsOne:    {"%s needs one more parameter.", "%s 还缺 1 个参数。"},
@@ -310,8 +324,6 @@ var texts = map[Message]text{
 	ConfigTokenWrapped:     {"the token is wrapped in %c…%c, as an example's placeholder is (such as <your access token>): put SnowLuma's access token itself here", "令牌被 %c…%c 包着，像示例里的占位符（例如 <你的访问令牌>）：这里要填 SnowLuma 的访问令牌本身"},
 	ConfigTokenQuoted:      {"the token is wrapped in quotes (%c…%c), which become part of the value (cmd's set and some .env files keep them)", "令牌被引号 %c…%c 包着，引号会成为值的一部分（cmd 的 set 和某些 .env 文件会保留引号）"},
 	ConfigTokenChar:        {"the token holds %q (%U) at character %d, which is not ASCII: an HTTP header carries ASCII, as SnowLuma's generated tokens are (a Chinese input method types full-width characters)", "令牌第 %[3]d 个字符是 %[1]q（%[2]U），不是 ASCII：HTTP 请求头只能携带 ASCII，SnowLuma 生成的令牌也都是 ASCII（中文输入法会打出全角字符）"},
-	ConfigTokenShort:       {"the token has %d characters, fewer than %d: a token that short is easily guessed by anything that reaches the port, and cannot be hidden from error messages without hiding ordinary text too (a token 3000 is also the port of 127.0.0.1:3000)", "令牌只有 %d 个字符，少于 %d 个：这么短的令牌，任何能连到端口的程序都容易猜中；而且在错误信息里隐藏它时会连普通文字一起隐藏（令牌 3000 也是 127.0.0.1:3000 里的端口）"},
-	ConfigTokenLonger:      {"an access token of at least %d characters, set the same in SnowLuma's OneBot configuration and here (SnowLuma generates 43-character ones)", "至少 %d 个字符的访问令牌，在 SnowLuma 的 OneBot 配置和这里设成一样（SnowLuma 自动生成的令牌有 43 个字符）"},
 	ConfigURLChar:          {"the URL holds %q (%U) at character %d, which a Chinese input method types: %s", "URL 第 %[3]d 个字符是 %[1]q（%[2]U），这是中文输入法打出的字符：%[4]s"},
 	ConfigURLQuote:         {"the URL holds the quote %q at character %d: quotes become part of the value (cmd's set keeps them), remove them", "URL 第 %[2]d 个字符是引号 %[1]q：引号会成为值的一部分（cmd 的 set 会保留引号），请删去"},
 	ConfigTypeInstead:      {"type %q instead", "请改为 %q"},
@@ -480,4 +492,17 @@ var texts = map[Message]text{
 	DoctorUploadNoRead:        {"the upload root cannot be read: %s", "无法读取上传根目录：%s"},
 	DoctorUploadFix:           {"point SNOWLUMA_MCP_UPLOAD_ROOT at an existing directory this user can read, or unset it", "让 SNOWLUMA_MCP_UPLOAD_ROOT 指向此用户可读的已有目录，或者取消它"},
 	DoctorUploadOK:            {"%s is readable (%d entries); only files inside it can be uploaded", "%s 可读（%d 项）；只有其中的文件可以上传"},
+
+	// Warnings that still serve, and each note's fix.
+	NoteTokenShort:            {"warning: %s has %d characters, fewer than %d; SnowLuma accepts it and the server runs, but a token that short is easily guessed by anything that reaches the port, and error messages hide it wherever it appears, ordinary text included", "警告：%s 只有 %d 个字符，少于 %d 个；SnowLuma 接受它，服务器照常运行，但这么短的令牌，任何能连到端口的程序都容易猜中，而且错误信息里凡是出现它的地方都会被隐藏，连普通文字也一样"},
+	NoteTokenShortFix:         {"set a longer token (SnowLuma generates 43-character ones) in SnowLuma's network settings and here alike", "在 SnowLuma 的网络配置和这里换成同一个更长的令牌（SnowLuma 自动生成的有 43 个字符）"},
+	NoteModeIgnoredFix:        {"set SNOWLUMA_MCP_ENDPOINT to SnowLuma's OneBot HTTP address to use this mode, or remove SNOWLUMA_MCP_MODE", "要使用这个模式，请把 SNOWLUMA_MCP_ENDPOINT 设为 SnowLuma 的 OneBot HTTP 地址；否则删去 SNOWLUMA_MCP_MODE"},
+	NoteEventsIgnoredFix:      {"set SNOWLUMA_MCP_ENDPOINT (read or write mode) to receive events, or remove SNOWLUMA_MCP_EVENTS_URL", "要接收事件，请设置 SNOWLUMA_MCP_ENDPOINT（read 或 write 模式）；否则删去 SNOWLUMA_MCP_EVENTS_URL"},
+	NoteEventsTokenIgnoredFix: {"set SNOWLUMA_MCP_EVENTS_URL to SnowLuma's WebSocket server, or remove SNOWLUMA_MCP_EVENTS_TOKEN", "把 SNOWLUMA_MCP_EVENTS_URL 设为 SnowLuma 的 WebSocket 服务器地址，或删去 SNOWLUMA_MCP_EVENTS_TOKEN"},
+	NoteTaskDirIgnoredFix:     {"set SNOWLUMA_MCP_MODE=write to run background transfers, or remove SNOWLUMA_MCP_TASK_DIR", "要运行后台传输，请设 SNOWLUMA_MCP_MODE=write；否则删去 SNOWLUMA_MCP_TASK_DIR"},
+	NoteArchiveIgnoredFix:     {"set SNOWLUMA_MCP_ENDPOINT (read or write mode) to archive messages, or remove SNOWLUMA_MCP_ARCHIVE", "要归档消息，请设置 SNOWLUMA_MCP_ENDPOINT（read 或 write 模式）；否则删去 SNOWLUMA_MCP_ARCHIVE"},
+	NoteArchiveEmptyFix:       {"list group numbers in SNOWLUMA_MCP_ARCHIVE_GROUPS or QQ numbers in SNOWLUMA_MCP_ARCHIVE_USERS, or * for every chat", "在 SNOWLUMA_MCP_ARCHIVE_GROUPS 中列出群号，或在 SNOWLUMA_MCP_ARCHIVE_USERS 中列出 QQ 号，或用 * 表示全部"},
+	NoteArchiveNoEventsFix:    {"to archive messages as they arrive, set SNOWLUMA_MCP_EVENTS_URL to SnowLuma's WebSocket server (SnowLuma's default is ws://127.0.0.1:3001/)", "要在消息到达时就归档，请把 SNOWLUMA_MCP_EVENTS_URL 设为 SnowLuma 的 WebSocket 服务器地址（SnowLuma 默认是 ws://127.0.0.1:3001/）"},
+	NoteChannelIgnoredFix:     {"set SNOWLUMA_MCP_CHANNEL to mentions or all, or remove those variables", "把 SNOWLUMA_MCP_CHANNEL 设为 mentions 或 all，或删去这些变量"},
+	NoteChannelEmptyFix:       {"list group numbers in SNOWLUMA_MCP_CHANNEL_GROUPS or QQ numbers in SNOWLUMA_MCP_CHANNEL_USERS", "在 SNOWLUMA_MCP_CHANNEL_GROUPS 中列出群号，或在 SNOWLUMA_MCP_CHANNEL_USERS 中列出 QQ 号"},
 }
