@@ -118,7 +118,7 @@ type variables struct {
 	ArchiveKeepRecalled string `env:"ARCHIVE_KEEP_RECALLED" default:"false" shown:"false" desc:"true, 1 or yes: keep the text of a recalled message (it is marked recalled either way); false removes the text from the file and the search index."`
 
 	// Stream transfers.
-	DownloadDir   string `env:"DOWNLOAD_DIR" shown:"<user cache dir>/snowluma-mcp/downloads" desc:"Absolute directory on the MCP host where downloads are saved; created 0700 when missing. An existing one other users can write to stops the server at start (POSIX; run chmod go-w on it)."`
+	DownloadDir   string `env:"DOWNLOAD_DIR" shown:"Windows: %USERPROFILE%\\Downloads\\snowluma-mcp; elsewhere <user cache dir>/snowluma-mcp/downloads" desc:"Absolute directory on the MCP host where downloads are saved; created 0700 when missing. An existing one other users can write to stops the server at start (POSIX; run chmod go-w on it)."`
 	UploadRoot    string `env:"UPLOAD_ROOT" shown:"unset (automatic upload off)" desc:"Absolute path of an existing directory: the only place invoke_action's execution.input_file may read from (symlinks resolved)."`
 	MaxFileBytes  string `env:"MAX_FILE_BYTES" default:"1073741824" shown:"1073741824 (1 GiB)" desc:"Largest file a download saves or an automatic upload sends, in bytes."`
 	DownloadQuota string `env:"DOWNLOAD_QUOTA_BYTES" default:"4294967296" shown:"4294967296 (4 GiB)" desc:"Most bytes the whole download directory may hold; a download that would pass it fails with kind quota."`
@@ -686,11 +686,11 @@ func parse(e variables, goos string, getenv func(string) string) (*Config, error
 		c.note(c.Lang.Sprintf(lang.NoteEventsTokenIgnored, Prefix+"_EVENTS_TOKEN", Prefix+"_EVENTS_URL"), c.Lang.Sprintf(lang.NoteEventsTokenIgnoredFix))
 	}
 	if c.Mode != ModeDocs && c.Streams.DownloadDir == "" {
-		cache, err := userCacheDir(goos, getenv)
+		dir, err := defaultDownloadDir(goos, getenv)
 		if err != nil {
 			return nil, &Error{"DOWNLOAD_DIR", lang.T(lang.ConfigNoCacheDir), lang.T(lang.ConfigDirPath)}
 		}
-		c.Streams.DownloadDir = filepath.Join(cache, "snowluma-mcp", "downloads")
+		c.Streams.DownloadDir = dir
 	}
 	if c.TaskDir != "" && c.Mode != ModeWrite {
 		c.note(c.Lang.Sprintf(lang.NoteTaskDirIgnored, Prefix+"_TASK_DIR"), c.Lang.Sprintf(lang.NoteTaskDirIgnoredFix))
@@ -971,6 +971,51 @@ func parseSafety(e variables, c *Config) error {
 		}
 	}
 	return nil
+}
+
+// defaultDownloadDir is where downloads go when SNOWLUMA_MCP_DOWNLOAD_DIR
+// is unset. On Windows it is a snowluma-mcp folder in the user's Downloads
+// (%USERPROFILE%\Downloads\snowluma-mcp), where Explorer shows it and a
+// double-click opens a file, rather than under the hidden AppData; with no
+// USERPROFILE, the cache folder as elsewhere. Elsewhere it is
+// <user cache dir>/snowluma-mcp/downloads (~/.cache on Linux,
+// ~/Library/Caches on macOS). A Downloads folder moved elsewhere in
+// Explorer is not followed: set the variable to it.
+func defaultDownloadDir(goos string, getenv func(string) string) (string, error) {
+	if goos == "windows" {
+		if home := getenv("USERPROFILE"); home != "" && isAbsOn(goos, home) {
+			return joinOn(goos, home, "Downloads", "snowluma-mcp"), nil
+		}
+	}
+	cache, err := userCacheDir(goos, getenv)
+	if err != nil {
+		return "", err
+	}
+	return joinOn(goos, cache, "snowluma-mcp", "downloads"), nil
+}
+
+// isAbsOn and joinOn are filepath.IsAbs and filepath.Join on goos, so that
+// a Windows configuration can be tested anywhere (the running system's
+// own rules apply when goos is it).
+func isAbsOn(goos, p string) bool {
+	if goos == runtime.GOOS {
+		return filepath.IsAbs(p)
+	}
+	if goos == "windows" {
+		return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') || strings.HasPrefix(p, `\\`)
+	}
+	return strings.HasPrefix(p, "/")
+}
+
+func joinOn(goos string, elem ...string) string {
+	if goos == runtime.GOOS {
+		return filepath.Join(elem...)
+	}
+	sep := "/"
+	if goos == "windows" {
+		sep = `\`
+	}
+	return strings.Join(elem, sep)
 }
 
 // userCacheDir is os.UserCacheDir on goos with the environment read

@@ -316,3 +316,25 @@ func TestNamesFoldOnWindows(t *testing.T) {
 		t.Error("linux: a lower-case name was read as ours")
 	}
 }
+
+// TestDefaultDownloadDir: on Windows downloads go to a folder of the
+// user's Downloads, where Explorer shows them, not the hidden AppData;
+// without USERPROFILE, to the cache folder; elsewhere to the cache folder.
+func TestDefaultDownloadDir(t *testing.T) {
+	for _, tc := range []struct {
+		goos string
+		env  []string
+		want string
+	}{
+		{"windows", []string{"USERPROFILE=" + `C:\Users\小王`, "LOCALAPPDATA=" + `C:\Users\小王\AppData\Local`}, `C:\Users\小王\Downloads\snowluma-mcp`},
+		{"windows", []string{"userprofile=" + `D:\home`}, `D:\home\Downloads\snowluma-mcp`},
+		{"windows", []string{"LOCALAPPDATA=" + `C:\Users\op\AppData\Local`}, `C:\Users\op\AppData\Local\snowluma-mcp\downloads`},
+		{"windows", []string{"USERPROFILE=relative", "LOCALAPPDATA=" + `C:\L`}, `C:\L\snowluma-mcp\downloads`},
+		{"linux", []string{"HOME=/home/op", "USERPROFILE=/x"}, "/home/op/.cache/snowluma-mcp/downloads"},
+	} {
+		c, err := load(tc.goos, append(tc.env, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/"))
+		if err != nil || c.Streams.DownloadDir != tc.want {
+			t.Errorf("%s %q: %q %v, want %q", tc.goos, tc.env, c.Streams.DownloadDir, err, tc.want)
+		}
+	}
+}
