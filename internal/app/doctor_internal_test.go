@@ -112,3 +112,29 @@ func TestDoctorNoteFixes(t *testing.T) {
 		}
 	}
 }
+
+// TestHelp: --help is in the operator's language and no line is wider
+// than helpWidth columns (a Chinese character counting two), nor starts
+// with the punctuation Chinese never puts first.
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	for l, want := range map[lang.Lang]string{lang.En: "Environment variables", lang.Zh: "环境变量（Windows 上变量名不区分大小写"} {
+		var b strings.Builder
+		printHelp(&b, l)
+		out := b.String()
+		if !strings.Contains(out, want) || !strings.Contains(out, "SNOWLUMA_MCP_DOWNLOAD_DIR\n") {
+			t.Errorf("%s: lacks %q:\n%.600s", l, want, out)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if columns(line) > helpWidth {
+				t.Errorf("%s: %d columns: %q", l, columns(line), line)
+			}
+			if line != "" && strings.ContainsRune(noLineStart, []rune(line)[0]) {
+				t.Errorf("%s: a line starts with punctuation: %q", l, line)
+			}
+		}
+	}
+	if got := wrap("一二三四五，六七", 10, ""); got != "一二三四\n五，六七" {
+		t.Errorf("wrap: %q", got)
+	}
+}

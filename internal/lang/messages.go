@@ -248,6 +248,12 @@ const (
 
 type text struct{ en, zh string }
 
+// --help's texts (internal/app).
+const (
+	HelpIntro   Message = "help.intro"   // name, version, catalog version, name; paragraphs apart by a blank line
+	HelpDefault Message = "help.default" // the default as shown
+)
+
 // Warnings about a configuration that still serves, and what to do about
 // each note (doctor's fix).
 const (
@@ -505,4 +511,19 @@ var texts = map[Message]text{
 	NoteArchiveNoEventsFix:    {"to archive messages as they arrive, set SNOWLUMA_MCP_EVENTS_URL to SnowLuma's WebSocket server (SnowLuma's default is ws://127.0.0.1:3001/)", "要在消息到达时就归档，请把 SNOWLUMA_MCP_EVENTS_URL 设为 SnowLuma 的 WebSocket 服务器地址（SnowLuma 默认是 ws://127.0.0.1:3001/）"},
 	NoteChannelIgnoredFix:     {"set SNOWLUMA_MCP_CHANNEL to mentions or all, or remove those variables", "把 SNOWLUMA_MCP_CHANNEL 设为 mentions 或 all，或删去这些变量"},
 	NoteChannelEmptyFix:       {"list group numbers in SNOWLUMA_MCP_CHANNEL_GROUPS or QQ numbers in SNOWLUMA_MCP_CHANNEL_USERS", "在 SNOWLUMA_MCP_CHANNEL_GROUPS 中列出群号，或在 SNOWLUMA_MCP_CHANNEL_USERS 中列出 QQ 号"},
+
+	// --help.
+	HelpIntro: {"%s %s: a stdio MCP server for SnowLuma (OneBot v11) bots.\n\n" +
+		"It serves the bundled SnowLuma %s action catalog to any MCP client and, when SNOWLUMA_MCP_ENDPOINT is set, runs actions against that SnowLuma instance (read-only actions in read mode, any action in write mode). MCP hosts spawn it and talk to it over stdin/stdout; it is configured by environment variables only.\n\n" +
+		"Usage: %s [--help | --version | doctor [--json] | sandbox [doctor [--json]]]\n\n" +
+		"doctor checks the environment below against the running SnowLuma (read-only actions only) and prints what is wrong and how to fix it.\n\n" +
+		"sandbox serves the same tools in write mode against a simulated SnowLuma and QQ account started inside this process (SNOWLUMA_MCP_SANDBOX_SEED chooses it): nothing reaches QQ. sandbox doctor runs doctor against it.\n\n" +
+		"Environment variables (on Windows, names are read in any case):",
+		"%s %s：用于 SnowLuma（OneBot v11）机器人的 stdio MCP 服务器。\n\n" +
+			"它向任何 MCP 客户端提供内置的 SnowLuma %s 动作目录；设置了 SNOWLUMA_MCP_ENDPOINT 时，还会在这个 SnowLuma 上执行动作（read 模式只执行只读动作，write 模式可执行任何动作）。它由 MCP 宿主启动，通过标准输入输出通信，只用环境变量配置。\n\n" +
+			"用法：%s [--help | --version | doctor [--json] | sandbox [doctor [--json]]]\n\n" +
+			"doctor 按下面的环境变量检查正在运行的 SnowLuma（只执行只读动作），列出哪里有问题、怎么改。\n\n" +
+			"sandbox 在本进程里启动模拟的 SnowLuma 和 QQ 账号，以 write 模式提供同样的工具（SNOWLUMA_MCP_SANDBOX_SEED 决定模拟哪个账号）：不会有任何内容发到 QQ。sandbox doctor 对它运行 doctor。\n\n" +
+			"环境变量（Windows 上变量名不区分大小写；各变量的说明是英文，中文说明见 README.zh-CN.md 和 docs/configuration.md）："},
+	HelpDefault: {"default: %s", "默认：%s"},
 }
