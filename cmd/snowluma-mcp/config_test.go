@@ -118,7 +118,8 @@ func TestHelpAndVersion(t *testing.T) {
 	for _, v := range []string{"SNOWLUMA_MCP_ENDPOINT", "SNOWLUMA_MCP_TOKEN", "SNOWLUMA_MCP_TIMEOUT_MS", "SNOWLUMA_MCP_MODE", "SNOWLUMA_MCP_EVENTS_URL", "30000", "true, 1 or yes", "false, 0 or no", "SNOWLUMA_MCP_MAX_REQUEST_BYTES", "4194304",
 		"SNOWLUMA_MCP_DOWNLOAD_DIR", "SNOWLUMA_MCP_UPLOAD_ROOT", "SNOWLUMA_MCP_MAX_FILE_BYTES", "SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES",
 		"SNOWLUMA_MCP_MAX_STREAMS", "SNOWLUMA_MCP_STREAM_CONNECT_TIMEOUT_MS", "SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS", "user cache dir"} {
-		if !strings.Contains(stdout, v) {
+		// The meanings are wrapped: compare with the lines joined.
+		if !strings.Contains(strings.Join(strings.Fields(stdout), " "), v) {
 			t.Errorf("--help lacks %s", v)
 		}
 	}
