@@ -172,6 +172,12 @@ func TestModeRules(t *testing.T) {
 func TestSafetyConfigErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
+	// A missing folder of the audit file is created; one under a file
+	// cannot be.
+	plain := filepath.Join(dir, "plain")
+	if err := os.WriteFile(plain, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		env  string
 		want []string
@@ -183,7 +189,7 @@ func TestSafetyConfigErrors(t *testing.T) {
 		{"SNOWLUMA_MCP_ALLOWED_GROUPS=20001,abc", []string{"SNOWLUMA_MCP_ALLOWED_GROUPS", "item 2"}},
 		{"SNOWLUMA_MCP_ALLOWED_USERS=,", []string{"SNOWLUMA_MCP_ALLOWED_USERS", "no id"}},
 		{"SNOWLUMA_MCP_AUDIT_FILE=audit.jsonl", []string{"SNOWLUMA_MCP_AUDIT_FILE", "not absolute"}},
-		{"SNOWLUMA_MCP_AUDIT_FILE=" + filepath.Join(dir, "missing", "audit.jsonl"), []string{"SNOWLUMA_MCP_AUDIT_FILE", "no such file"}},
+		{"SNOWLUMA_MCP_AUDIT_FILE=" + filepath.Join(plain, "sub", "audit.jsonl"), []string{"SNOWLUMA_MCP_AUDIT_FILE", "its directory cannot be created"}},
 		{"SNOWLUMA_MCP_AUDIT_FILE=" + dir, []string{"SNOWLUMA_MCP_AUDIT_FILE", "directory"}},
 	} {
 		code, stdout, stderr := e2e.RunMain(t, run, nil, tc.env)

@@ -232,7 +232,7 @@ func diagnose(ctx context.Context, environ []string, l lang.Lang, sandboxed bool
 	}
 	if a := cfg.Safety.Audit; a != nil {
 		// Loading the configuration opened it for appending already.
-		r.add(finding{Check: "audit file", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorAuditOK, a.Path())})
+		r.add(finding{Check: "audit file", Verdict: verdictOK, Detail: l.Sprintf(posixOr(runtime.GOOS, lang.DoctorAuditOK, lang.DoctorAuditOKWindows), a.Path())})
 	}
 	if cfg.Archive != nil {
 		r.add(checkArchive(ctx, l, cfg))
@@ -243,12 +243,22 @@ func diagnose(ctx context.Context, environ []string, l lang.Lang, sandboxed bool
 		case err != nil:
 			r.add(finding{Check: "task directory", Verdict: verdictFail, Detail: err.Error(), Fix: l.Sprintf(lang.DoctorTasksFix)})
 		case !exists:
-			r.add(finding{Check: "task directory", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorDirWillCreate, cfg.TaskDir)})
+			r.add(finding{Check: "task directory", Verdict: verdictOK, Detail: l.Sprintf(posixOr(runtime.GOOS, lang.DoctorDirWillCreate, lang.DoctorDirWillCreateWindows), cfg.TaskDir)})
 		default:
 			r.add(finding{Check: "task directory", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorTasksOK, cfg.TaskDir, privateMeans(l, runtime.GOOS))})
 		}
 	}
 	return r
+}
+
+// posixOr is the message that names a POSIX permission (0600, 0700) on
+// systems that have them, and its Windows form, which names none: there
+// the access list is neither set nor checked.
+func posixOr(goos string, posix, windows lang.Message) lang.Message {
+	if goos == "windows" {
+		return windows
+	}
+	return posix
 }
 
 // eventsTokenState says, in l, whether SNOWLUMA_MCP_EVENTS_TOKEN is set,

@@ -138,3 +138,17 @@ func TestHelp(t *testing.T) {
 		t.Errorf("wrap: %q", got)
 	}
 }
+
+// TestPosixOr: on Windows, where nothing sets or checks a POSIX
+// permission, doctor's lines name none.
+func TestPosixOr(t *testing.T) {
+	t.Parallel()
+	for _, m := range [][2]lang.Message{{lang.DoctorDirWillCreate, lang.DoctorDirWillCreateWindows}, {lang.DoctorAuditOK, lang.DoctorAuditOKWindows}, {lang.DoctorArchiveNew, lang.DoctorArchiveNewWindows}} {
+		for _, l := range []lang.Lang{lang.En, lang.Zh} {
+			posix, windows := l.Sprintf(posixOr("linux", m[0], m[1]), "/x"), l.Sprintf(posixOr("windows", m[0], m[1]), `C:\x`)
+			if !strings.Contains(posix, "0") || strings.ContainsAny(windows, "0") {
+				t.Errorf("%s %s: posix %q, windows %q", l, m[0], posix, windows)
+			}
+		}
+	}
+}

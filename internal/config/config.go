@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -184,6 +185,8 @@ type Config struct {
 	Archive *ArchiveConfig
 	// Notes are start-up remarks for stderr, e.g. an ignored mode.
 	Notes []string
+	// goos is the system whose rules the configuration was read by.
+	goos string
 	// Fixes holds, by a note's text, what to do about it (doctor shows
 	// it); a note without one gets doctor's general advice.
 	Fixes map[string]string
@@ -563,7 +566,7 @@ func invisible(r rune) bool {
 }
 
 func parse(e variables, goos string, getenv func(string) string) (*Config, error) {
-	c := &Config{}
+	c := &Config{goos: goos}
 	var err error
 	// Numbers, lists and keywords as a Chinese keyboard types them.
 	for _, f := range []*string{&e.Timeout, &e.Mode, &e.MaxRequest, &e.MaxBody, &e.Lang, &e.DryRun, &e.Seed, &e.Trickle, &e.Validate,
@@ -637,7 +640,7 @@ func parse(e variables, goos string, getenv func(string) string) (*Config, error
 		return nil, err
 	}
 
-	if err := parseStreams(e, &c.Streams); err != nil {
+	if err := parseStreams(e, goos, &c.Streams); err != nil {
 		return nil, err
 	}
 
@@ -658,7 +661,7 @@ func parse(e variables, goos string, getenv func(string) string) (*Config, error
 	}
 	if d := strings.TrimSpace(e.TaskDir); d != "" {
 		if !filepath.IsAbs(d) {
-			return nil, &Error{"TASK_DIR", lang.T(lang.ConfigPathNotAbsolute), lang.T(lang.ConfigTaskDir)}
+			return nil, notAbsolute(goos, "TASK_DIR", d, lang.T(lang.ConfigPathNotAbsolute), lang.ConfigTaskDir, lang.ConfigTaskDirWindows)
 		}
 		c.TaskDir = filepath.Clean(d)
 	}
@@ -705,6 +708,26 @@ func parse(e variables, goos string, getenv func(string) string) (*Config, error
 	return c, nil
 }
 
+// notAbsolute is the error of path variable v, whose value is not an
+// absolute path: problem, or, when the value holds a variable a shell
+// would expand (%LOCALAPPDATA%, $HOME, ~), that it is not expanded here;
+// and what is accepted, with an example of goos (a Windows path on
+// Windows).
+func notAbsolute(goos, v, value string, problem lang.Text, posix, windows lang.Message) *Error {
+	if m := shellVariable.FindString(value); m != "" {
+		problem = lang.T(lang.ConfigPathUnexpanded, m)
+	}
+	accepted := posix
+	if goos == "windows" {
+		accepted = windows
+	}
+	return &Error{v, problem, lang.T(accepted)}
+}
+
+// shellVariable finds what a shell would expand in a path and a host
+// passes on as written: %NAME%, $NAME, $env:NAME or a leading ~.
+var shellVariable = regexp.MustCompile(`%[A-Za-z_][A-Za-z0-9_()]*%|\$(env:)?[A-Za-z_][A-Za-z0-9_]*|^~`)
+
 // parseArchive validates the archive's variables once the mode and the
 // events URL are known.
 func parseArchive(e variables, c *Config) error {
@@ -713,7 +736,7 @@ func parseArchive(e variables, c *Config) error {
 		return nil
 	}
 	if !filepath.IsAbs(path) {
-		return &Error{"ARCHIVE", lang.T(lang.ConfigPathNotAbsolute), lang.T(lang.ConfigArchivePath)}
+		return notAbsolute(c.goos, "ARCHIVE", path, lang.T(lang.ConfigPathNotAbsolute), lang.ConfigArchivePath, lang.ConfigArchivePathWindows)
 	}
 	a := &ArchiveConfig{Path: filepath.Clean(path)}
 	for _, l := range []struct {
@@ -814,7 +837,7 @@ func parseChannel(e variables, c *Config) error {
 }
 
 // parseStreams validates the stream transfer variables.
-func parseStreams(e variables, s *StreamConfig) error {
+func parseStreams(e variables, goos string, s *StreamConfig) error {
 	var err error
 	if s.MaxFileBytes, err = parseInt("MAX_FILE_BYTES", e.MaxFileBytes, maxFileBytesLimit, lang.T(lang.ConfigBytesUpTo, int64(maxFileBytesLimit), "1 TiB", 1073741824)); err != nil {
 		return err
@@ -840,7 +863,7 @@ func parseStreams(e variables, s *StreamConfig) error {
 	s.IdleTimeoutMS = int(n)
 	if d := strings.TrimSpace(e.DownloadDir); d != "" {
 		if !filepath.IsAbs(d) {
-			return &Error{"DOWNLOAD_DIR", lang.T(lang.ConfigNotAbsolute, e.DownloadDir), lang.T(lang.ConfigDownloadDir)}
+			return notAbsolute(goos, "DOWNLOAD_DIR", d, lang.T(lang.ConfigNotAbsolute, e.DownloadDir), lang.ConfigDownloadDir, lang.ConfigDownloadDirWindows)
 		}
 		s.DownloadDir = filepath.Clean(d)
 	}
@@ -964,7 +987,7 @@ func parseSafety(e variables, c *Config) error {
 	if p := strings.TrimSpace(e.AuditFile); p != "" {
 		if !filepath.IsAbs(p) {
 			// As OpenAudit would refuse it, but in our words.
-			return &Error{"AUDIT_FILE", lang.T(lang.ConfigPathNotAbsolute), lang.T(lang.ConfigAuditFile)}
+			return notAbsolute(c.goos, "AUDIT_FILE", p, lang.T(lang.ConfigPathNotAbsolute), lang.ConfigAuditFile, lang.ConfigAuditFileWindows)
 		}
 		if c.Safety.Audit, err = safety.OpenAudit(p); err != nil {
 			return &Error{"AUDIT_FILE", lang.T(lang.ConfigCannotOpen, err.Error()), lang.T(lang.ConfigAuditFile)}

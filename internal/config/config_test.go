@@ -189,7 +189,7 @@ func TestErrorsInBothLanguages(t *testing.T) {
 		{"per minute", "SEND_PER_MINUTE", "lots", `"lots" 不是 0 到 100000 之间的整数`},
 		{"groups", "ALLOWED_GROUPS", "1,abc", `列表有误：item 2 ("abc")`},
 		{"audit", "AUDIT_FILE", "audit.jsonl", "路径不是绝对路径；可接受：本进程可以创建并追加写入的文件的绝对路径"},
-		{"audit missing", "AUDIT_FILE", filepath.Join(dir, "none", "audit.jsonl"), "无法打开：audit file: "},
+		{"audit under a file", "AUDIT_FILE", filepath.Join(file, "none", "audit.jsonl"), "无法打开：audit file: its directory cannot be created"},
 	} {
 		name := Prefix + "_" + tc.variable
 		_, err := Load(base(t, name+"="+tc.value))
@@ -335,6 +335,31 @@ func TestDefaultDownloadDir(t *testing.T) {
 		c, err := load(tc.goos, append(tc.env, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/"))
 		if err != nil || c.Streams.DownloadDir != tc.want {
 			t.Errorf("%s %q: %q %v, want %q", tc.goos, tc.env, c.Streams.DownloadDir, err, tc.want)
+		}
+	}
+}
+
+// TestPathExamplesFollowTheSystem: a relative or %LOCALAPPDATA% path is
+// refused with an example of the operator's system, and a shell's variable
+// is named as not expanded.
+func TestPathExamplesFollowTheSystem(t *testing.T) {
+	for _, tc := range []struct {
+		goos, env, problem, example string
+	}{
+		{"windows", `SNOWLUMA_MCP_ARCHIVE=%LOCALAPPDATA%\snowluma-mcp\archive.db`, "%LOCALAPPDATA% 在这里不会被展开", `C:\Users\you\AppData\Local\snowluma-mcp\archive.db`},
+		{"windows", `SNOWLUMA_MCP_TASK_DIR=tasks`, "路径不是绝对路径", `C:\Users\you\AppData\Local\snowluma-mcp\tasks`},
+		{"windows", `snowluma_mcp_audit_file=audit.jsonl`, "路径不是绝对路径", `C:\Users\you\AppData\Local\snowluma-mcp\audit.jsonl`},
+		{"windows", `SNOWLUMA_MCP_DOWNLOAD_DIR=$env:USERPROFILE\Downloads`, "$env:USERPROFILE 在这里不会被展开", `C:\Users\you\Downloads\snowluma-mcp`},
+		{"linux", `SNOWLUMA_MCP_ARCHIVE=~/archive.db`, "~ 在这里不会被展开", "/home/me/.local/state/snowluma-mcp/archive.db"},
+		{"linux", `SNOWLUMA_MCP_TASK_DIR=tasks`, "路径不是绝对路径", "/home/me/.local/state/snowluma-mcp/tasks"},
+	} {
+		_, err := load(tc.goos, []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_MODE=write", "HOME=/home/op", "USERPROFILE=" + `C:\Users\op`, tc.env})
+		var ce *Error
+		if !errors.As(err, &ce) {
+			t.Fatalf("%s %s: %v", tc.goos, tc.env, err)
+		}
+		if msg := ce.In(lang.Zh); !strings.Contains(msg, tc.problem) || !strings.Contains(msg, tc.example) {
+			t.Errorf("%s %s: %q, want %q and %q", tc.goos, tc.env, msg, tc.problem, tc.example)
 		}
 	}
 }

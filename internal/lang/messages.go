@@ -248,6 +248,22 @@ const (
 
 type text struct{ en, zh string }
 
+// doctor's texts on Windows, where no POSIX permission is set or checked.
+const (
+	DoctorDirWillCreateWindows Message = "doctor.dir_will_create_windows" // directory
+	DoctorAuditOKWindows       Message = "doctor.audit_ok_windows"        // path
+	DoctorArchiveNewWindows    Message = "doctor.archive_new_windows"     // path
+)
+
+// Path examples for Windows, and a path that holds a shell's variable.
+const (
+	ConfigPathUnexpanded     Message = "config.path_unexpanded" // the variable as written
+	ConfigTaskDirWindows     Message = "config.task_dir_windows"
+	ConfigArchivePathWindows Message = "config.archive_path_windows"
+	ConfigAuditFileWindows   Message = "config.audit_file_windows"
+	ConfigDownloadDirWindows Message = "config.download_dir_windows"
+)
+
 // --help's texts (internal/app).
 const (
 	HelpIntro   Message = "help.intro"   // name, version, catalog version, name; paragraphs apart by a blank line
@@ -526,4 +542,16 @@ var texts = map[Message]text{
 			"sandbox 在本进程里启动模拟的 SnowLuma 和 QQ 账号，以 write 模式提供同样的工具（SNOWLUMA_MCP_SANDBOX_SEED 决定模拟哪个账号）：不会有任何内容发到 QQ。sandbox doctor 对它运行 doctor。\n\n" +
 			"环境变量（Windows 上变量名不区分大小写；各变量的说明是英文，中文说明见 README.zh-CN.md 和 docs/configuration.md）："},
 	HelpDefault: {"default: %s", "默认：%s"},
+
+	// doctor on Windows.
+	DoctorDirWillCreateWindows: {"%s does not exist yet; it will be created at start", "%s 还不存在；启动时会创建"},
+	DoctorAuditOKWindows:       {"%s can be appended to", "%s 可以追加写入"},
+	DoctorArchiveNewWindows:    {"%s does not exist yet; the server creates it at its next start", "%s 尚不存在；服务器下次启动时会创建它"},
+
+	// Windows paths.
+	ConfigPathUnexpanded:     {"%s is not expanded here: an MCP host passes the value as written, so it is not an absolute path", "%s 在这里不会被展开：MCP 宿主按原样传入这个值，所以它不是绝对路径"},
+	ConfigTaskDirWindows:     {`an absolute path to a private directory, written out in full, e.g. C:\Users\you\AppData\Local\snowluma-mcp\tasks`, `私有目录的完整绝对路径，例如 C:\Users\you\AppData\Local\snowluma-mcp\tasks`},
+	ConfigArchivePathWindows: {`an absolute path of the archive's SQLite file, written out in full, e.g. C:\Users\you\AppData\Local\snowluma-mcp\archive.db (its folder is created when missing)`, `归档 SQLite 文件的完整绝对路径，例如 C:\Users\you\AppData\Local\snowluma-mcp\archive.db（文件夹不存在时会自动创建）`},
+	ConfigAuditFileWindows:   {`an absolute path of a file this process may create and append to, written out in full, e.g. C:\Users\you\AppData\Local\snowluma-mcp\audit.jsonl (its folder is created when missing)`, `本进程可以创建并追加写入的文件的完整绝对路径，例如 C:\Users\you\AppData\Local\snowluma-mcp\audit.jsonl（文件夹不存在时会自动创建）`},
+	ConfigDownloadDirWindows: {`an absolute folder path on the MCP host, written out in full, e.g. C:\Users\you\Downloads\snowluma-mcp; it is created when missing`, `MCP 主机上文件夹的完整绝对路径，例如 C:\Users\you\Downloads\snowluma-mcp；不存在时会自动创建`},
 }
