@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/archive"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/claudechannel"
@@ -30,6 +31,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/internal/stdio"
 	"github.com/snowluma/snowluma-mcp/internal/version"
+	"github.com/snowluma/snowluma-mcp/tasks"
 )
 
 // A Process is what Run takes from the operating system: its arguments,
@@ -234,9 +236,32 @@ func openBackend(cfg *config.Config, stderr io.Writer) (*backend.Backend, int) {
 	}
 	if b.TasksProblem != "" {
 		// The server still serves; the task tools say why they are off.
-		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigTasksOff, b.TasksProblem))
+		why := b.TasksProblem
+		var inUse *tasks.InUseError
+		if errors.As(b.TasksErr, &inUse) {
+			why = tasksInUse(cfg.Lang, inUse)
+		}
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigTasksOff, why))
+	}
+	var locked *archive.Error
+	if errors.As(b.ArchiveProblem, &locked) && locked.Problem == archive.ProblemLocked && cfg.Lang != lang.En {
+		// The archive tools answer in English, for the model; the
+		// operator reads why in their language.
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ArchiveInUse, locked.File))
 	}
 	return b, ExitOK
+}
+
+// tasksInUse says, in l, that another server holds the task directory.
+func tasksInUse(l lang.Lang, e *tasks.InUseError) string {
+	holder := l.Sprintf(lang.HolderUnknown)
+	switch {
+	case e.PID != "":
+		holder = l.Sprintf(lang.HolderProcess, e.PID, e.Since)
+	case e.Holder != "":
+		holder = e.Holder
+	}
+	return l.Sprintf(lang.TasksInUse, e.Dir, holder)
 }
 
 // newServer builds the MCP server over b and the transport it runs on: tr,

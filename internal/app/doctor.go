@@ -241,7 +241,12 @@ func diagnose(ctx context.Context, environ []string, l lang.Lang, sandboxed bool
 		exists, err := tasks.Probe(cfg.TaskDir, backend.TaskScope(cfg))
 		switch {
 		case err != nil:
-			r.add(finding{Check: "task directory", Verdict: verdictFail, Detail: err.Error(), Fix: l.Sprintf(lang.DoctorTasksFix)})
+			detail := err.Error()
+			var inUse *tasks.InUseError
+			if errors.As(err, &inUse) {
+				detail = tasksInUse(l, inUse)
+			}
+			r.add(finding{Check: "task directory", Verdict: verdictFail, Detail: detail, Fix: l.Sprintf(lang.DoctorTasksFix)})
 		case !exists:
 			r.add(finding{Check: "task directory", Verdict: verdictOK, Detail: l.Sprintf(posixOr(runtime.GOOS, lang.DoctorDirWillCreate, lang.DoctorDirWillCreateWindows), cfg.TaskDir)})
 		default:

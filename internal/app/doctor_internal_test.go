@@ -2,10 +2,16 @@ package app
 
 import (
 	"io/fs"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/snowluma/snowluma-mcp/archive"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/tasks"
 )
 
 // TestDownloadDirPrivacy: the download directory's permission warning is a
@@ -150,5 +156,65 @@ func TestPosixOr(t *testing.T) {
 				t.Errorf("%s %s: posix %q, windows %q", l, m[0], posix, windows)
 			}
 		}
+	}
+}
+
+// TestSecondServerInChinese: a task folder or archive another server
+// holds is reported in the operator's language, naming who holds it.
+func TestSecondServerInChinese(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tasksDir := filepath.Join(dir, "tasks")
+	env := []string{"HOME=" + dir, "SNOWLUMA_MCP_DOWNLOAD_DIR=" + dir, "SNOWLUMA_MCP_LANG=zh",
+		"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR=" + tasksDir}
+	cfg, err := config.Load(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := tasks.Open(tasksDir, backend.TaskScope(cfg), tasks.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	r := diagnose(t.Context(), env, lang.Zh, false)
+	var detail string
+	for _, f := range r.Findings {
+		if f.Check == "task directory" {
+			detail = f.Detail
+		}
+	}
+	want := regexp.MustCompile(`^任务文件夹 .+ 正被 snowluma-mcp 进程 \d+（\S+ 起）使用：请停掉那个服务器`)
+	if !want.MatchString(detail) {
+		t.Errorf("task directory: %q", detail)
+	}
+	if got := tasksInUse(lang.Zh, &tasks.InUseError{Dir: "D"}); got != "任务文件夹 D 正被另一个进程使用：请停掉那个服务器，或给这个服务器另设一个 SNOWLUMA_MCP_TASK_DIR" {
+		t.Errorf("no record: %q", got)
+	}
+}
+
+// TestArchiveHeldInChinese: a second server on the same archive file
+// tells a Chinese operator why its archive tools are off, in Chinese.
+func TestArchiveHeldInChinese(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "归档", "archive.db")
+	held, err := archive.Open(t.Context(), archive.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	cfg, err := config.Load([]string{"HOME=" + dir, "SNOWLUMA_MCP_DOWNLOAD_DIR=" + dir, "SNOWLUMA_MCP_LANG=zh",
+		"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_ARCHIVE=" + path, "SNOWLUMA_MCP_ARCHIVE_GROUPS=*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	b, _ := openBackend(cfg, &stderr)
+	if b == nil {
+		t.Fatalf("no backend: %s", stderr.String())
+	}
+	defer b.Close()
+	if want := "snowluma-mcp: 消息归档 " + path + " 正被另一个 snowluma-mcp 进程使用"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
 }

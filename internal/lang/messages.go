@@ -264,6 +264,14 @@ const (
 	ConfigDownloadDirWindows Message = "config.download_dir_windows"
 )
 
+// A second server on the same archive file or task folder.
+const (
+	ArchiveInUse  Message = "archive.in_use" // path
+	TasksInUse    Message = "tasks.in_use"   // folder, holder
+	HolderProcess Message = "holder.process" // pid, since (RFC 3339)
+	HolderUnknown Message = "holder.unknown"
+)
+
 // --help's texts (internal/app).
 const (
 	HelpIntro   Message = "help.intro"   // name, version, catalog version, name; paragraphs apart by a blank line
@@ -554,4 +562,10 @@ var texts = map[Message]text{
 	ConfigArchivePathWindows: {`an absolute path of the archive's SQLite file, written out in full, e.g. C:\Users\you\AppData\Local\snowluma-mcp\archive.db (its folder is created when missing)`, `归档 SQLite 文件的完整绝对路径，例如 C:\Users\you\AppData\Local\snowluma-mcp\archive.db（文件夹不存在时会自动创建）`},
 	ConfigAuditFileWindows:   {`an absolute path of a file this process may create and append to, written out in full, e.g. C:\Users\you\AppData\Local\snowluma-mcp\audit.jsonl (its folder is created when missing)`, `本进程可以创建并追加写入的文件的完整绝对路径，例如 C:\Users\you\AppData\Local\snowluma-mcp\audit.jsonl（文件夹不存在时会自动创建）`},
 	ConfigDownloadDirWindows: {`an absolute folder path on the MCP host, written out in full, e.g. C:\Users\you\Downloads\snowluma-mcp; it is created when missing`, `MCP 主机上文件夹的完整绝对路径，例如 C:\Users\you\Downloads\snowluma-mcp；不存在时会自动创建`},
+
+	// A second server on the same file or folder.
+	ArchiveInUse:  {"the archive %s is in use by another snowluma-mcp process (only one server may use the file): stop that server, or give this one its own SNOWLUMA_MCP_ARCHIVE file; until then the archive tools say so", "消息归档 %s 正被另一个 snowluma-mcp 进程使用（同一个文件只能由一个服务器使用）：请停掉那个服务器，或给这个服务器另设一个 SNOWLUMA_MCP_ARCHIVE 文件；在此之前，归档工具会说明无法使用"},
+	TasksInUse:    {"the task folder %s is in use by %s: stop that server, or give this one its own SNOWLUMA_MCP_TASK_DIR", "任务文件夹 %s 正被%s使用：请停掉那个服务器，或给这个服务器另设一个 SNOWLUMA_MCP_TASK_DIR"},
+	HolderProcess: {"snowluma-mcp process %s (since %s)", " snowluma-mcp 进程 %s（%s 起）"},
+	HolderUnknown: {"another process", "另一个进程"},
 }
