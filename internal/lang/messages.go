@@ -10,7 +10,7 @@ const (
 	FormNeedsMany   Message = "form.needs_many"   // action, count
 	FormFillIn      Message = "form.fill_in"      // field names
 	FormEnterJSON   Message = "form.enter_json"   // params_json's name
-	FormAlreadySet  Message = "form.already_set"  // param names
+	FormAlreadySet  Message = "form.already_set"  // params with their values (name=value, ...)
 	FormMustConfirm Message = "form.must_confirm" // confirm field, action, summary
 	FormJSONTitle   Message = "form.json_title"
 	FormJSONHelp    Message = "form.json_help"   // field names, first field
@@ -300,7 +300,7 @@ var texts = map[Message]text{
 	FormNeedsMany:   {"%s needs %d more parameters.", "%s 还缺 %d 个参数。"},
 	FormFillIn:      {" Fill in %s.", "请填写 %s。"},
 	FormEnterJSON:   {" Enter a JSON object with exactly these fields in %s:", "请在 %s 中填一个 JSON 对象，只含下列字段："},
-	FormAlreadySet:  {"\nAlready set, and not to be repeated: %s.", "\n已经给出、不要重复：%s。"},
+	FormAlreadySet:  {"\nAlready given (not to be entered again): %s.", "\n已经给出的参数（不用再填）：%s。"},
 	FormMustConfirm: {"\nThis action must be confirmed: set %s to true to run %s once with these parameters. %s", "\n此操作须经确认：把 %s 设为 true，即用这些参数执行一次 %s。%s"},
 	FormJSONTitle:   {"Parameters (JSON object)", "参数（JSON 对象）"},
 	FormJSONHelp:    {`A JSON object with exactly: %s. For example {"%s": ...}`, `一个只含 %s 的 JSON 对象，例如 {"%s": ...}`},
