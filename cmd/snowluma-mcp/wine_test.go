@@ -2,20 +2,25 @@ package main_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/reference"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
 // TestWindowsUnderWine builds the Windows binary as README.zh-CN.md tells
@@ -25,7 +30,8 @@ import (
 // Claude Desktop entry for Windows, nothing else of ours: start-up,
 // doctor, a stdio session in read mode and one in write mode set by a
 // lower-case variable, an archive at a path with Chinese and spaces, and
-// a download to the default folder. SnowLuma is the fake on loopback.
+// a group file's download to the default folder under its own name.
+// SnowLuma is the fake on loopback, with a simulated account.
 //
 // Go 1.26 binaries need bcryptprimitives.dll!ProcessPrng, which Wine 8
 // lacks: the test builds scripts/wine/processprng.c with Debian's mingw
@@ -94,7 +100,7 @@ func TestWindowsUnderWine(t *testing.T) {
 		t.Fatalf("building bcryptprimitives.dll: %v\n%s", err, out)
 	}
 
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(1))
 	// The README's entry with this machine's SnowLuma and token.
 	var env []string
 	for name, value := range entry {
@@ -165,18 +171,68 @@ func TestWindowsUnderWine(t *testing.T) {
 			}
 		}
 		p := mcptest.SpawnArgs(t, wine, mcptest.Modern, []string{exe}, append(append(append([]string{}, wineEnv...), all...), extra...)...)
-		cs := p.Connect(nil)
-		fake.AddFile("report", simulator.File{Name: "报告 2026.pdf", Size: 70000, Seed: 3})
-		_, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": "report"}})
+		// The person at the host confirms what the send gate puts to them
+		// (a download of a link once QQ users' file names were read).
+		var asked []string
+		var mu sync.Mutex
+		cs := p.Connect(&mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			asked = append(asked, req.Params.Message)
+			mu.Unlock()
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+		}})
+		// A group file, as an operator downloads one: listed, linked,
+		// saved under its own name (with its extension) in the user's
+		// Downloads.
+		data := func(tool, action string, params map[string]any) json.RawMessage {
+			t.Helper()
+			_, r := mcptest.CallTool(t, cs, tool, map[string]any{"action": action, "params": params})
+			var env struct {
+				Data json.RawMessage `json:"data"`
+			}
+			if r.Diagnostics.Outcome != "success" || json.Unmarshal(r.Result, &env) != nil {
+				t.Fatalf("%s: %+v %s", action, r.Diagnostics, r.Result)
+			}
+			return env.Data
+		}
+		type file struct {
+			ID   string `json:"file_id"`
+			Name string `json:"file_name"`
+			Size int64  `json:"file_size"`
+		}
+		var picked file
+		var group int64
+		for _, g := range mcptest.Decode[[]struct {
+			ID int64 `json:"group_id"`
+		}](t, data("query_action", "get_group_list", map[string]any{})) {
+			files := mcptest.Decode[struct{ Files []file }](t, data("query_action", "get_group_root_files", map[string]any{"group_id": g.ID})).Files
+			if i := slices.IndexFunc(files, func(f file) bool { return filepath.Ext(f.Name) != "" }); i >= 0 {
+				picked, group = files[i], g.ID
+				break
+			}
+		}
+		if picked.ID == "" {
+			t.Fatal("the simulated account has no group file with an extension")
+		}
+		link := mcptest.Decode[struct {
+			URL string `json:"url"`
+		}](t, data("query_action", "get_group_file_url", map[string]any{"group_id": group, "file_id": picked.ID}))
+		_, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": link.URL}})
 		s := mcptest.Decode[e2e.Saved](t, r.Result)
 		if r.Diagnostics.Outcome != "success" || s.Saved == nil {
 			t.Fatalf("download: %+v %s\n%s", r.Diagnostics, r.Result, p.Stderr())
 		}
-		if !regexp.MustCompile(`^C:\\users\\[^\\]+\\Downloads\\snowluma-mcp\\报告 2026\.pdf$`).MatchString(s.Saved.Path) {
-			t.Errorf("saved at %q, want the user's Downloads\\snowluma-mcp", s.Saved.Path)
+		mu.Lock()
+		if len(asked) != 1 || !strings.Contains(asked[0], "群") {
+			t.Errorf("the confirmations asked: %q, want one, in Chinese", asked)
+		}
+		mu.Unlock()
+		name := transfer.SafeName(picked.Name)
+		if !regexp.MustCompile(`^C:\\users\\[^\\]+\\Downloads\\snowluma-mcp\\`).MatchString(s.Saved.Path) || s.Saved.FileName != name {
+			t.Errorf("saved at %q, want %s in the user's Downloads\\snowluma-mcp", s.Saved.Path, name)
 		}
 		// Wine links the Windows user's Downloads to HOME.
-		if fi, err := os.Stat(filepath.Join(home, "snowluma-mcp", "报告 2026.pdf")); err != nil || fi.Size() != 70000 {
+		if fi, err := os.Stat(filepath.Join(home, "snowluma-mcp", name)); err != nil || fi.Size() != picked.Size {
 			t.Errorf("the download on disk: %v", err)
 		}
 		_, r = mcptest.CallTool(t, cs, "list_chats", map[string]any{})
