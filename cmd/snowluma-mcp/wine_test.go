@@ -68,11 +68,14 @@ func TestWindowsUnderWine(t *testing.T) {
 	// Wine's own environment: a prefix and a HOME of this test's (Wine
 	// links the Windows user's Downloads to HOME), a Chinese locale, no
 	// Mono or Gecko to install, no debug chatter.
-	home := filepath.Join(tmp, "home")
-	if err := os.Mkdir(home, 0o700); err != nil {
-		t.Fatal(err)
+	home, wineTmp := filepath.Join(tmp, "home"), filepath.Join(tmp, "t")
+	for _, d := range []string{home, wineTmp} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
 	}
-	wineEnv := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "WINEPREFIX=" + filepath.Join(tmp, "prefix"),
+	// TMPDIR keeps wineserver's socket folder in the test's own.
+	wineEnv := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "TMPDIR=" + wineTmp, "WINEPREFIX=" + filepath.Join(tmp, "prefix"),
 		"WINEDEBUG=-all", "WINEDLLOVERRIDES=mscoree,mshtml=", "LANG=zh_CN.UTF-8", "LC_ALL=zh_CN.UTF-8"}
 	t.Cleanup(func() {
 		kill := exec.Command(server, "-k")
