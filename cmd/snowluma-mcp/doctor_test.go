@@ -384,7 +384,7 @@ func TestDoctorInChinese(t *testing.T) {
 		t.Parallel()
 		code, text, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN=wrong-one", "SNOWLUMA_MCP_LANG=zh", "LC_ALL=en_US.UTF-8")
 		lines(t, text, `^fail +令牌 +SnowLuma 拒绝了令牌（HTTP 401）$`,
-			`^ +解决：SNOWLUMA_MCP_TOKEN 与 SnowLuma 的访问令牌不符：在 SnowLuma 网页后台“节点配置” → “HTTP API” → 编辑 → “授权 Token”中重新复制`, `^1 项失败，0 项警告$`)
+			`^ +解决：SNOWLUMA_MCP_TOKEN 与 SnowLuma 的访问令牌不符：在 SnowLuma 的 WebUI 面板“节点配置” → “HTTP API” → 编辑 → “授权 Token”中重新复制`, `^1 项失败，0 项警告$`)
 		if code != 1 || f["token"].Verdict != "fail" {
 			t.Errorf("wrong token: exit %d, %+v", code, f["token"])
 		}
