@@ -46,12 +46,17 @@ type AuditLog struct {
 }
 
 // OpenAudit checks that path is absolute and that the file can be created
-// or appended to, and sets its mode to 0600.
+// or appended to, and sets its mode to 0600. A missing directory is
+// created (0700), as the archive's is: a path the operator names in a new
+// folder works at the first start.
 func OpenAudit(path string) (*AuditLog, error) {
 	if !filepath.IsAbs(path) {
 		return nil, errors.New("the path is not absolute")
 	}
 	l := &AuditLog{path: filepath.Clean(path)}
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
+		return nil, fmt.Errorf("audit file: its directory cannot be created: %w", err)
+	}
 	f, err := l.open()
 	if err != nil {
 		return nil, err

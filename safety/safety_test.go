@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -306,8 +307,16 @@ func TestAuditLog(t *testing.T) {
 	if _, err := l.Begin(); err == nil {
 		t.Error("an unwritable audit file was accepted")
 	}
-	if _, err := OpenAudit(filepath.Join(dir, "missing", "audit.jsonl")); err == nil {
-		t.Error("a file in a missing directory was accepted")
+	// A missing directory is created, private, as the archive's is; one
+	// under a file cannot be.
+	fresh := filepath.Join(t.TempDir(), "审计 日志", "audit.jsonl")
+	if _, err := OpenAudit(fresh); err != nil {
+		t.Errorf("a file in a missing directory: %v", err)
+	} else if fi, err := os.Stat(filepath.Dir(fresh)); err != nil || runtime.GOOS != "windows" && fi.Mode().Perm() != 0o700 {
+		t.Errorf("the directory made for it: %v %v", fi.Mode(), err)
+	}
+	if _, err := OpenAudit(filepath.Join(fresh, "under-a-file", "audit.jsonl")); err == nil {
+		t.Error("a file under a file was accepted")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -35,11 +36,11 @@ func lock(dir string, record bool) (*lease, error) {
 		b := make([]byte, 256)
 		n, _ := f.ReadAt(b, 0)
 		f.Close()
-		holder := strings.TrimSpace(string(b[:n]))
-		if holder == "" {
-			holder = "another process"
+		e := &InUseError{Dir: dir, Holder: strings.TrimSpace(string(b[:n]))}
+		if m := holderRecord.FindStringSubmatch(e.Holder); m != nil {
+			e.PID, e.Since = m[1], m[2]
 		}
-		return nil, fmt.Errorf("the task directory is in use by %s; stop it or give this server its own SNOWLUMA_MCP_TASK_DIR", holder)
+		return nil, e
 	}
 	if !record {
 		return &lease{f: f}, nil
@@ -50,6 +51,28 @@ func lock(dir string, record bool) (*lease, error) {
 	f.Sync()
 	return &lease{f: f}, nil
 }
+
+// InUseError is the error of a task directory whose lease another process
+// holds: a second server on the same folder. Its Error is English; PID and
+// Since, read from the lease's record, let a caller say it in the
+// operator's language.
+type InUseError struct {
+	Dir    string
+	Holder string // the lease's record as written, "" when it is empty
+	PID    string // "" when the record is not this server's
+	Since  string // RFC 3339, "" as PID
+}
+
+func (e *InUseError) Error() string {
+	holder := e.Holder
+	if holder == "" {
+		holder = "another process"
+	}
+	return fmt.Sprintf("the task directory is in use by %s; stop it or give this server its own SNOWLUMA_MCP_TASK_DIR", holder)
+}
+
+// holderRecord reads the record lock writes.
+var holderRecord = regexp.MustCompile(`^snowluma-mcp process (\d+) \(since (\S+)\)$`)
 
 // release gives the lease up.
 func (l *lease) release() error { return l.f.Close() }

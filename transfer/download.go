@@ -58,6 +58,13 @@ type Progress func(done, total int64)
 // holds one stream slot and uses the stream timeouts, like Stream; it never
 // retries. progress may be nil.
 func (c *Client) Download(ctx context.Context, req Request, store *Store, progress Progress) (*DownloadResult, error) {
+	return c.download(ctx, req, store, progress, "")
+}
+
+// download is Download with known, the file's own name when the caller
+// knows it: it is used when SnowLuma's name has no extension (SnowLuma
+// names a link's download after the link's last path segment).
+func (c *Client) download(ctx context.Context, req Request, store *Store, progress Progress, known string) (*DownloadResult, error) {
 	release, err := c.acquire(req.Action)
 	if err != nil {
 		return nil, err
@@ -83,7 +90,7 @@ func (c *Client) Download(ctx context.Context, req Request, store *Store, progre
 		return &DownloadResult{Terminal: f}, nil
 	}
 
-	d := &download{ctx: ctx, s: s, store: store, hash: sha256.New(), progress: progress}
+	d := &download{ctx: ctx, s: s, store: store, hash: sha256.New(), progress: progress, known: known}
 	defer d.discard()
 	fr := NewFrameReader(s.body, DefaultMaxFrameBytes)
 	for {
@@ -151,6 +158,7 @@ type download struct {
 	announced bool
 	size      int64 // file_size from file_info; 0 when unknown
 	name      string
+	known     string   // the file's own name, when the caller knows it
 	file      *os.File // the partial file; nil before file_info and once saved
 	written   int64
 	chunks    int64
@@ -285,6 +293,10 @@ func (d *download) finish(f downloadFrame) (*Saved, error) {
 	}
 	if err := d.ctx.Err(); err != nil {
 		return nil, d.s.readFailure(err, "saving the download")
+	}
+	if d.known != "" && filepath.Ext(SafeName(name)) == "" && filepath.Ext(SafeName(d.known)) != "" {
+		// A name a double-click can open, rather than a link's segment.
+		name = d.known
 	}
 	final, err := d.store.commit(tmp, SafeName(name), d.reserved)
 	if err != nil {

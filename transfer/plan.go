@@ -26,6 +26,9 @@ type Plan struct {
 	Request Request
 	// Store receives a download's file (ShapeDownload).
 	Store *Store
+	// Name, when set, is the downloaded file's own name, used when
+	// SnowLuma's has no extension (a group file's link).
+	Name string
 	// Root and File make an upload automatic: the client sends File, a
 	// file inside Root, in chunks of its own choosing. Without File an
 	// upload is the single call Request describes.
@@ -55,7 +58,7 @@ type Outcome struct {
 func (c *Client) Transfer(ctx context.Context, p Plan) (*Outcome, error) {
 	switch p.Shape {
 	case ShapeDownload:
-		res, err := c.Download(ctx, p.Request, p.Store, p.Progress)
+		res, err := c.download(ctx, p.Request, p.Store, p.Progress, p.Name)
 		return &Outcome{Download: res}, err
 	case ShapeUpload:
 		if p.File == nil {

@@ -96,12 +96,17 @@ func TestStaticBuild(t *testing.T) {
 	}
 }
 
-// TestGoRunFromCheckout runs the README's host configuration that starts
-// the server from a checkout (command go, args -C <repo> run ...), from
-// another directory, and checks that it is this server.
+// TestGoRunFromCheckout runs the host configuration that starts the
+// server from a checkout (command go, args -C <repo> run ...; docs/hosts.md,
+// which the README points at), from another directory, and checks that it
+// is this server.
 func TestGoRunFromCheckout(t *testing.T) {
 	t.Parallel()
-	text := readme(t)
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "hosts.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
 	var cfg struct {
 		MCPServers map[string]struct {
 			Command string   `json:"command"`
@@ -111,14 +116,14 @@ func TestGoRunFromCheckout(t *testing.T) {
 	for _, block := range regexp.MustCompile("(?s)```json\n(.*?)```").FindAllStringSubmatch(text, -1) {
 		if strings.Contains(block[1], `"command": "go"`) {
 			if err := json.Unmarshal([]byte(block[1]), &cfg); err != nil {
-				t.Fatalf("the README's go run configuration is not JSON: %v", err)
+				t.Fatalf("docs/hosts.md's go run configuration is not JSON: %v", err)
 			}
 			break
 		}
 	}
 	srv, ok := cfg.MCPServers["snowluma"]
 	if !ok || srv.Command != "go" || len(srv.Args) < 2 || srv.Args[0] != "-C" {
-		t.Fatalf("the README has no host configuration running `go -C <repo> run`: %+v", cfg)
+		t.Fatalf("docs/hosts.md has no host configuration running `go -C <repo> run`: %+v", cfg)
 	}
 	args := append([]string{"-C", repoRoot(t)}, srv.Args[2:]...)
 	args = append(args, "--version")

@@ -118,7 +118,8 @@ func TestHelpAndVersion(t *testing.T) {
 	for _, v := range []string{"SNOWLUMA_MCP_ENDPOINT", "SNOWLUMA_MCP_TOKEN", "SNOWLUMA_MCP_TIMEOUT_MS", "SNOWLUMA_MCP_MODE", "SNOWLUMA_MCP_EVENTS_URL", "30000", "true, 1 or yes", "false, 0 or no", "SNOWLUMA_MCP_MAX_REQUEST_BYTES", "4194304",
 		"SNOWLUMA_MCP_DOWNLOAD_DIR", "SNOWLUMA_MCP_UPLOAD_ROOT", "SNOWLUMA_MCP_MAX_FILE_BYTES", "SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES",
 		"SNOWLUMA_MCP_MAX_STREAMS", "SNOWLUMA_MCP_STREAM_CONNECT_TIMEOUT_MS", "SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS", "user cache dir"} {
-		if !strings.Contains(stdout, v) {
+		// The meanings are wrapped: compare with the lines joined.
+		if !strings.Contains(strings.Join(strings.Fields(stdout), " "), v) {
 			t.Errorf("--help lacks %s", v)
 		}
 	}
@@ -171,6 +172,12 @@ func TestModeRules(t *testing.T) {
 func TestSafetyConfigErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
+	// A missing folder of the audit file is created; one under a file
+	// cannot be.
+	plain := filepath.Join(dir, "plain")
+	if err := os.WriteFile(plain, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		env  string
 		want []string
@@ -182,7 +189,7 @@ func TestSafetyConfigErrors(t *testing.T) {
 		{"SNOWLUMA_MCP_ALLOWED_GROUPS=20001,abc", []string{"SNOWLUMA_MCP_ALLOWED_GROUPS", "item 2"}},
 		{"SNOWLUMA_MCP_ALLOWED_USERS=,", []string{"SNOWLUMA_MCP_ALLOWED_USERS", "no id"}},
 		{"SNOWLUMA_MCP_AUDIT_FILE=audit.jsonl", []string{"SNOWLUMA_MCP_AUDIT_FILE", "not absolute"}},
-		{"SNOWLUMA_MCP_AUDIT_FILE=" + filepath.Join(dir, "missing", "audit.jsonl"), []string{"SNOWLUMA_MCP_AUDIT_FILE", "no such file"}},
+		{"SNOWLUMA_MCP_AUDIT_FILE=" + filepath.Join(plain, "sub", "audit.jsonl"), []string{"SNOWLUMA_MCP_AUDIT_FILE", "its directory cannot be created"}},
 		{"SNOWLUMA_MCP_AUDIT_FILE=" + dir, []string{"SNOWLUMA_MCP_AUDIT_FILE", "directory"}},
 	} {
 		code, stdout, stderr := e2e.RunMain(t, run, nil, tc.env)

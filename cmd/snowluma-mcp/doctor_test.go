@@ -365,7 +365,7 @@ func TestDoctorInChinese(t *testing.T) {
 		lines(t, text,
 			`^snowluma-mcp doctor \S+（SnowLuma 目录 1\.11\.1）$`,
 			`^ok +配置 +模式 write，地址 `+regexp.QuoteMeta(fake.URL)+`，令牌已设置，事件令牌沿用 SNOWLUMA_MCP_TOKEN，超时 30000 毫秒，参数检查 true$`,
-			`^ok +地址 +`+regexp.QuoteMeta(fake.URL)+` 以 OneBot 应答$`,
+			`^ok +地址 +`+regexp.QuoteMeta(fake.URL)+` 有应答，是 OneBot 服务$`,
 			`^ok +令牌 +已接受；登录的是 SnowBot（10001）$`,
 			`^ok +账号 +在线$`,
 			`^ok +版本 +SnowLuma 1\.11\.1-node 与内置目录相符$`,
@@ -384,7 +384,7 @@ func TestDoctorInChinese(t *testing.T) {
 		t.Parallel()
 		code, text, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN=wrong-one", "SNOWLUMA_MCP_LANG=zh", "LC_ALL=en_US.UTF-8")
 		lines(t, text, `^fail +令牌 +SnowLuma 拒绝了令牌（HTTP 401）$`,
-			`^ +解决：SNOWLUMA_MCP_TOKEN 与 SnowLuma 的访问令牌不符：从 SnowLuma 的 OneBot HTTP 配置中重新复制$`, `^1 项失败，0 项警告$`)
+			`^ +解决：SNOWLUMA_MCP_TOKEN 与 SnowLuma 的访问令牌不符：在 SnowLuma 的 WebUI 面板“节点配置” → “HTTP API” → 编辑 → “授权 Token”中重新复制`, `^1 项失败，0 项警告$`)
 		if code != 1 || f["token"].Verdict != "fail" {
 			t.Errorf("wrong token: exit %d, %+v", code, f["token"])
 		}

@@ -66,7 +66,7 @@ func TestChineseFragments(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, text, f = doctor(t, env...)
-		if d := f["task directory"].Detail; d != dir+" 是私有的（同组用户和其他用户都无权访问（权限 0700）），属于当前配置，租约空闲" {
+		if d := f["task directory"].Detail; d != dir+" 是私有的（同组用户和其他用户都无权访问（权限 0700）），属于当前配置，目前没有别的服务器在用" {
 			t.Errorf("task directory: %q\n%s", d, text)
 		}
 	})

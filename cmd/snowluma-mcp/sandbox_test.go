@@ -17,6 +17,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
 // startSandbox spawns `snowluma-mcp sandbox` with env and connects as era,
@@ -202,14 +203,15 @@ func TestSandboxServesEveryTool(t *testing.T) {
 		if len(files.Files) == 0 {
 			t.Fatal("the owned group has no files")
 		}
-		// As on SnowLuma, a group file downloads through its link, under
-		// the link's last path segment.
+		// As on SnowLuma, a group file downloads through its link, which
+		// SnowLuma names after its last path segment (no extension); the
+		// server saves it under the name the listing gave.
 		f := files.Files[0]
 		link := mcptest.Decode[struct {
 			URL string `json:"url"`
 		}](t, c.data("query_action", "get_group_file_url", map[string]any{"group_id": owned, "file_id": f.FileID}))
 		got := mcptest.Decode[e2e.Saved](t, c.call("invoke_action", map[string]any{"action": "download_file_stream", "params": map[string]any{"file": link.URL}}).Result)
-		if got.Saved == nil || "/"+got.Saved.FileName != f.FileID || got.Saved.Bytes != f.FileSize {
+		if got.Saved == nil || got.Saved.FileName != transfer.SafeName(f.FileName) || filepath.Ext(got.Saved.FileName) == "" || got.Saved.Bytes != f.FileSize {
 			t.Fatalf("download of %+v: %+v", f, got.Saved)
 		}
 		if b, err := os.ReadFile(got.Saved.Path); err != nil || int64(len(b)) != f.FileSize {

@@ -12,12 +12,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
-	"text/tabwriter"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/archive"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/claudechannel"
@@ -28,6 +31,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/internal/stdio"
 	"github.com/snowluma/snowluma-mcp/internal/version"
+	"github.com/snowluma/snowluma-mcp/tasks"
 )
 
 // A Process is what Run takes from the operating system: its arguments,
@@ -84,7 +88,7 @@ func Run(ctx context.Context, p Process) int {
 	for _, a := range args {
 		switch a {
 		case "--help", "-help", "-h":
-			printHelp(stdout)
+			printHelp(stdout, config.PersonLang(p.Environ))
 			return ExitOK
 		case "--version", "-version":
 			commit := version.CurrentCommit()
@@ -232,9 +236,32 @@ func openBackend(cfg *config.Config, stderr io.Writer) (*backend.Backend, int) {
 	}
 	if b.TasksProblem != "" {
 		// The server still serves; the task tools say why they are off.
-		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigTasksOff, b.TasksProblem))
+		why := b.TasksProblem
+		var inUse *tasks.InUseError
+		if errors.As(b.TasksErr, &inUse) {
+			why = tasksInUse(cfg.Lang, inUse)
+		}
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigTasksOff, why))
+	}
+	var locked *archive.Error
+	if errors.As(b.ArchiveProblem, &locked) && locked.Problem == archive.ProblemLocked && cfg.Lang != lang.En {
+		// The archive tools answer in English, for the model; the
+		// operator reads why in their language.
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ArchiveInUse, locked.File))
 	}
 	return b, ExitOK
+}
+
+// tasksInUse says, in l, that another server holds the task directory.
+func tasksInUse(l lang.Lang, e *tasks.InUseError) string {
+	holder := l.Sprintf(lang.HolderUnknown)
+	switch {
+	case e.PID != "":
+		holder = l.Sprintf(lang.HolderProcess, e.PID, e.Since)
+	case e.Holder != "":
+		holder = e.Holder
+	}
+	return l.Sprintf(lang.TasksInUse, e.Dir, holder)
 }
 
 // newServer builds the MCP server over b and the transport it runs on: tr,
@@ -372,31 +399,93 @@ func within(d time.Duration, f func()) {
 	}
 }
 
-func printHelp(w io.Writer) {
-	fmt.Fprintf(w, `%s %s: a stdio MCP server for SnowLuma (OneBot v11) bots.
+// helpWidth is the most columns a line of --help takes, a Chinese
+// character counting two: it reads in an 80- to 100-column terminal.
+const helpWidth = 96
 
-It serves the bundled SnowLuma %s action catalog to any MCP client and, when
-SNOWLUMA_MCP_ENDPOINT is set, runs actions against that SnowLuma instance
-(read-only actions in read mode, any action in write mode). MCP hosts spawn
-it and talk to it over stdin/stdout; it is configured by environment
-variables only.
-
-Usage: %s [--help | --version | doctor [--json] | sandbox [doctor [--json]]]
-
-doctor checks the environment below against the running SnowLuma (read-only
-actions only) and prints what is wrong and how to fix it.
-
-sandbox serves the same tools in write mode against a simulated SnowLuma and
-QQ account started inside this process (SNOWLUMA_MCP_SANDBOX_SEED chooses
-it): nothing reaches QQ. sandbox doctor runs doctor against it.
-
-Environment:
-
-`, server.Name, version.Current(), catalog.Version, server.Name)
-	tw := tabwriter.NewWriter(w, 1, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "VARIABLE\tDEFAULT\tMEANING")
-	for _, v := range config.Variables() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Name, v.Shown, v.Meaning)
+// printHelp writes --help in l: what the server is, its usage, and each
+// variable on lines of its own (name, default, meaning wrapped to
+// helpWidth). The variables' meanings are declared once, in English
+// (internal/config); the Chinese help says so and where to read them in
+// Chinese.
+func printHelp(w io.Writer, l lang.Lang) {
+	intro := l.Sprintf(lang.HelpIntro, server.Name, version.Current(), catalog.Version, server.Name)
+	for _, para := range strings.Split(intro, "\n\n") {
+		fmt.Fprintln(w, wrap(para, helpWidth, ""))
+		fmt.Fprintln(w)
 	}
-	tw.Flush()
+	for _, v := range config.Variables() {
+		fmt.Fprintln(w, v.Name)
+		fmt.Fprintln(w, wrap(l.Sprintf(lang.HelpDefault, v.Shown), helpWidth, "    "))
+		fmt.Fprintln(w, wrap(v.Meaning, helpWidth, "    "))
+	}
+}
+
+// wrap breaks s into lines of at most width columns (a wide character
+// counts two), each starting with indent: at spaces, or between two wide
+// characters, which Chinese text allows anywhere.
+func wrap(s string, width int, indent string) string {
+	var b strings.Builder
+	line, cols := indent, len(indent)
+	flush := func() {
+		b.WriteString(strings.TrimRight(line, " "))
+		b.WriteByte('\n')
+		line, cols = indent, len(indent)
+	}
+	for _, word := range splitWords(s) {
+		n := columns(word)
+		if cols+n > width && cols > len(indent) {
+			flush()
+			word = strings.TrimLeft(word, " ")
+			n = columns(word)
+		}
+		line += word
+		cols += n
+	}
+	b.WriteString(strings.TrimRight(line, " "))
+	return b.String()
+}
+
+// splitWords cuts s before each space and around each wide character, so
+// that wrap may break there; the pieces joined give s.
+func splitWords(s string) []string {
+	var out []string
+	start := 0
+	for i, r := range s {
+		prev := lastRune(s[:i])
+		if i > start && (r == ' ' || wide(r) || wide(prev)) && !strings.ContainsRune(noLineStart, r) && !strings.ContainsRune(noLineEnd, prev) {
+			out = append(out, s[start:i])
+			start = i
+		}
+	}
+	return append(out, s[start:])
+}
+
+// Chinese punctuation that may not start a line, and that may not end one.
+const (
+	noLineStart = "，。、；：？！）」』》〉】”’"
+	noLineEnd   = "（「『《〈【“‘"
+)
+
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
+}
+
+// wide reports whether r takes two terminal columns: the CJK characters
+// and the full-width punctuation Chinese text uses.
+func wide(r rune) bool {
+	return unicode.Is(unicode.Han, r) || (r >= 0x3000 && r <= 0x303F) || (r >= 0xFF00 && r <= 0xFF60)
+}
+
+// columns is how many terminal columns s takes.
+func columns(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if wide(r) {
+			n++
+		}
+	}
+	return n
 }

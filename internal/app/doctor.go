@@ -200,7 +200,10 @@ func diagnose(ctx context.Context, environ []string, l lang.Lang, sandboxed bool
 		misspelt[m.Note] = m
 	}
 	for _, n := range cfg.Notes {
-		fix := l.Sprintf(lang.DoctorNoteFix)
+		fix := cfg.Fixes[n]
+		if fix == "" {
+			fix = l.Sprintf(lang.DoctorNoteFix)
+		}
 		if m, ok := misspelt[n]; ok {
 			// The rename that makes the variable count.
 			fix = l.Sprintf(lang.DoctorMisspeltFix, m.Name, m.Closest)
@@ -232,7 +235,7 @@ func diagnose(ctx context.Context, environ []string, l lang.Lang, sandboxed bool
 	}
 	if a := cfg.Safety.Audit; a != nil {
 		// Loading the configuration opened it for appending already.
-		r.add(finding{Check: "audit file", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorAuditOK, a.Path())})
+		r.add(finding{Check: "audit file", Verdict: verdictOK, Detail: l.Sprintf(posixOr(runtime.GOOS, lang.DoctorAuditOK, lang.DoctorAuditOKWindows), a.Path())})
 	}
 	if cfg.Archive != nil {
 		r.add(checkArchive(ctx, l, cfg))
@@ -241,14 +244,29 @@ func diagnose(ctx context.Context, environ []string, l lang.Lang, sandboxed bool
 		exists, err := tasks.Probe(cfg.TaskDir, backend.TaskScope(cfg))
 		switch {
 		case err != nil:
-			r.add(finding{Check: "task directory", Verdict: verdictFail, Detail: err.Error(), Fix: l.Sprintf(lang.DoctorTasksFix)})
+			detail := err.Error()
+			var inUse *tasks.InUseError
+			if errors.As(err, &inUse) {
+				detail = tasksInUse(l, inUse)
+			}
+			r.add(finding{Check: "task directory", Verdict: verdictFail, Detail: detail, Fix: l.Sprintf(lang.DoctorTasksFix)})
 		case !exists:
-			r.add(finding{Check: "task directory", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorDirWillCreate, cfg.TaskDir)})
+			r.add(finding{Check: "task directory", Verdict: verdictOK, Detail: l.Sprintf(posixOr(runtime.GOOS, lang.DoctorDirWillCreate, lang.DoctorDirWillCreateWindows), cfg.TaskDir)})
 		default:
 			r.add(finding{Check: "task directory", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorTasksOK, cfg.TaskDir, privateMeans(l, runtime.GOOS))})
 		}
 	}
 	return r
+}
+
+// posixOr is the message that names a POSIX permission (0600, 0700) on
+// systems that have them, and its Windows form, which names none: there
+// the access list is neither set nor checked.
+func posixOr(goos string, posix, windows lang.Message) lang.Message {
+	if goos == "windows" {
+		return windows
+	}
+	return posix
 }
 
 // eventsTokenState says, in l, whether SNOWLUMA_MCP_EVENTS_TOKEN is set,

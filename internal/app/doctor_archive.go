@@ -24,7 +24,7 @@ func checkArchive(ctx context.Context, l lang.Lang, cfg *config.Config) finding 
 	f := finding{Check: "archive"}
 	fi, err := os.Stat(a.Path)
 	if errors.Is(err, fs.ErrNotExist) {
-		f.Verdict, f.Detail = verdictOK, l.Sprintf(lang.DoctorArchiveNew, a.Path)
+		f.Verdict, f.Detail = verdictOK, l.Sprintf(posixOr(runtime.GOOS, lang.DoctorArchiveNew, lang.DoctorArchiveNewWindows), a.Path)
 		return f
 	}
 	s, err := archive.Open(ctx, backend.ArchiveOptions(a, &cfg.Safety))

@@ -26,7 +26,7 @@ func checkDownloadDir(l lang.Lang, s config.StreamConfig) finding {
 		for a := filepath.Dir(dir); ; a = filepath.Dir(a) {
 			afi, aerr := os.Stat(a)
 			if aerr == nil && afi.IsDir() {
-				f.Verdict, f.Detail = verdictOK, l.Sprintf(lang.DoctorDirWillCreate, dir)
+				f.Verdict, f.Detail = verdictOK, l.Sprintf(posixOr(runtime.GOOS, lang.DoctorDirWillCreate, lang.DoctorDirWillCreateWindows), dir)
 				return f
 			}
 			if aerr == nil || !errors.Is(aerr, fs.ErrNotExist) || a == filepath.Dir(a) {

@@ -2,10 +2,16 @@ package app
 
 import (
 	"io/fs"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/snowluma/snowluma-mcp/archive"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/tasks"
 )
 
 // TestDownloadDirPrivacy: the download directory's permission warning is a
@@ -64,5 +70,151 @@ func TestCompareVersions(t *testing.T) {
 		if c, ok := compareVersions(tc.app, tc.cat); c != tc.want || ok != tc.ok {
 			t.Errorf("%s vs %s: %d %v", tc.app, tc.cat, c, ok)
 		}
+	}
+}
+
+// TestDoctorNoteFixes: each configuration note comes with the fix that
+// answers it, not one general fix for all: an archive without an events
+// URL is told how to archive as messages arrive, a short token to set a
+// longer one, an ignored mode to set the endpoint; in Chinese too.
+func TestDoctorNoteFixes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := []string{"HOME=" + dir, "XDG_CACHE_HOME=", "SNOWLUMA_MCP_DOWNLOAD_DIR=" + dir,
+		"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_TOKEN=3000",
+		"SNOWLUMA_MCP_ARCHIVE=" + dir + "/a.db", "SNOWLUMA_MCP_ARCHIVE_GROUPS=*"}
+	for _, tc := range []struct {
+		l              lang.Lang
+		detail, fix    string
+		tokDet, tokFix string
+	}{
+		{lang.En, "no event connection", "set SNOWLUMA_MCP_EVENTS_URL", "SNOWLUMA_MCP_TOKEN has 4 characters", "longer token"},
+		{lang.Zh, "没有事件连接", "SNOWLUMA_MCP_EVENTS_URL 设为", "SNOWLUMA_MCP_TOKEN 只有 4 个字符", "更长的令牌"},
+	} {
+		r := diagnose(t.Context(), append(env, "SNOWLUMA_MCP_LANG="+string(tc.l)), tc.l, false)
+		seen := 0
+		for _, f := range r.Findings {
+			if f.Check != "configuration" || f.Verdict != verdictWarn {
+				continue
+			}
+			switch {
+			case strings.Contains(f.Detail, tc.detail):
+				seen++
+				if !strings.Contains(f.Fix, tc.fix) {
+					t.Errorf("%s: %q fixed by %q", tc.l, f.Detail, f.Fix)
+				}
+			case strings.Contains(f.Detail, tc.tokDet):
+				seen++
+				if !strings.Contains(f.Fix, tc.tokFix) {
+					t.Errorf("%s: %q fixed by %q", tc.l, f.Detail, f.Fix)
+				}
+			}
+			if f.Fix == lang.En.Sprintf(lang.DoctorNoteFix) || f.Fix == lang.Zh.Sprintf(lang.DoctorNoteFix) {
+				t.Errorf("%s: %q got the general fix", tc.l, f.Detail)
+			}
+		}
+		if seen != 2 {
+			t.Errorf("%s: %d of the two notes in %+v", tc.l, seen, r.Findings)
+		}
+	}
+}
+
+// TestHelp: --help is in the operator's language and no line is wider
+// than helpWidth columns (a Chinese character counting two), nor starts
+// with the punctuation Chinese never puts first.
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	for l, want := range map[lang.Lang]string{lang.En: "Environment variables", lang.Zh: "环境变量（Windows 上变量名不区分大小写"} {
+		var b strings.Builder
+		printHelp(&b, l)
+		out := b.String()
+		if !strings.Contains(out, want) || !strings.Contains(out, "SNOWLUMA_MCP_DOWNLOAD_DIR\n") {
+			t.Errorf("%s: lacks %q:\n%.600s", l, want, out)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if columns(line) > helpWidth {
+				t.Errorf("%s: %d columns: %q", l, columns(line), line)
+			}
+			if line != "" && strings.ContainsRune(noLineStart, []rune(line)[0]) {
+				t.Errorf("%s: a line starts with punctuation: %q", l, line)
+			}
+		}
+	}
+	if got := wrap("一二三四五，六七", 10, ""); got != "一二三四\n五，六七" {
+		t.Errorf("wrap: %q", got)
+	}
+}
+
+// TestPosixOr: on Windows, where nothing sets or checks a POSIX
+// permission, doctor's lines name none.
+func TestPosixOr(t *testing.T) {
+	t.Parallel()
+	for _, m := range [][2]lang.Message{{lang.DoctorDirWillCreate, lang.DoctorDirWillCreateWindows}, {lang.DoctorAuditOK, lang.DoctorAuditOKWindows}, {lang.DoctorArchiveNew, lang.DoctorArchiveNewWindows}} {
+		for _, l := range []lang.Lang{lang.En, lang.Zh} {
+			posix, windows := l.Sprintf(posixOr("linux", m[0], m[1]), "/x"), l.Sprintf(posixOr("windows", m[0], m[1]), `C:\x`)
+			if !strings.Contains(posix, "0") || strings.ContainsAny(windows, "0") {
+				t.Errorf("%s %s: posix %q, windows %q", l, m[0], posix, windows)
+			}
+		}
+	}
+}
+
+// TestSecondServerInChinese: a task folder or archive another server
+// holds is reported in the operator's language, naming who holds it.
+func TestSecondServerInChinese(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tasksDir := filepath.Join(dir, "tasks")
+	env := []string{"HOME=" + dir, "SNOWLUMA_MCP_DOWNLOAD_DIR=" + dir, "SNOWLUMA_MCP_LANG=zh",
+		"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR=" + tasksDir}
+	cfg, err := config.Load(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := tasks.Open(tasksDir, backend.TaskScope(cfg), tasks.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	r := diagnose(t.Context(), env, lang.Zh, false)
+	var detail string
+	for _, f := range r.Findings {
+		if f.Check == "task directory" {
+			detail = f.Detail
+		}
+	}
+	want := regexp.MustCompile(`^任务文件夹 .+ 正被 snowluma-mcp 进程 \d+（\S+ 起）使用：请停掉那个服务器`)
+	if !want.MatchString(detail) {
+		t.Errorf("task directory: %q", detail)
+	}
+	if got := tasksInUse(lang.Zh, &tasks.InUseError{Dir: "D"}); got != "任务文件夹 D 正被另一个进程使用：请停掉那个服务器，或给这个服务器另设一个 SNOWLUMA_MCP_TASK_DIR" {
+		t.Errorf("no record: %q", got)
+	}
+}
+
+// TestArchiveHeldInChinese: a second server on the same archive file
+// tells a Chinese operator why its archive tools are off, in Chinese.
+func TestArchiveHeldInChinese(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "归档", "archive.db")
+	held, err := archive.Open(t.Context(), archive.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	cfg, err := config.Load([]string{"HOME=" + dir, "SNOWLUMA_MCP_DOWNLOAD_DIR=" + dir, "SNOWLUMA_MCP_LANG=zh",
+		"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_ARCHIVE=" + path, "SNOWLUMA_MCP_ARCHIVE_GROUPS=*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	b, _ := openBackend(cfg, &stderr)
+	if b == nil {
+		t.Fatalf("no backend: %s", stderr.String())
+	}
+	defer b.Close()
+	if want := "snowluma-mcp: 消息归档 " + path + " 正被另一个 snowluma-mcp 进程使用"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
 }

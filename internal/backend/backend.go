@@ -43,6 +43,9 @@ type Backend struct {
 	// or its store could not be opened, for the reason in TasksProblem.
 	Tasks        *tasks.Runner
 	TasksProblem string
+	// TasksErr is the error behind TasksProblem (a *tasks.InUseError
+	// when another server holds the directory).
+	TasksErr error
 	// Safety is the account-safety policy; nil means the documented
 	// defaults (see Policy).
 	Safety *safety.Policy
@@ -168,7 +171,7 @@ func Open(cfg *config.Config, userAgent string) (*Backend, error) {
 	if cfg.TaskDir != "" {
 		store, err := tasks.Open(cfg.TaskDir, TaskScope(cfg), tasks.Options{})
 		if err != nil {
-			b.TasksProblem = err.Error()
+			b.TasksProblem, b.TasksErr = err.Error(), err
 		} else {
 			b.Tasks = tasks.NewRunner(store)
 		}

@@ -48,8 +48,8 @@ func TestChannelRefusals(t *testing.T) {
 		env      []string
 		en, zh   string
 	}{
-		{"mode", "CHANNEL", []string{events, "SNOWLUMA_MCP_CHANNEL=on"}, `"on" is not a channel mode; accepted: off, mentions or all`, "不是频道模式"},
-		{"no events", "CHANNEL", []string{"SNOWLUMA_MCP_CHANNEL=all"}, "the channel needs SNOWLUMA_MCP_EVENTS_URL; accepted: set SNOWLUMA_MCP_ENDPOINT", "频道需要 SNOWLUMA_MCP_EVENTS_URL"},
+		{"mode", "CHANNEL", []string{events, "SNOWLUMA_MCP_CHANNEL=on"}, `"on" is not a channel mode; accepted: off, mentions or all`, "不是推送通道（SNOWLUMA_MCP_CHANNEL）的模式"},
+		{"no events", "CHANNEL", []string{"SNOWLUMA_MCP_CHANNEL=all"}, "the channel needs SNOWLUMA_MCP_EVENTS_URL; accepted: set SNOWLUMA_MCP_ENDPOINT", "推送通道需要 SNOWLUMA_MCP_EVENTS_URL"},
 		{"docs", "CHANNEL", []string{events, "SNOWLUMA_MCP_MODE=docs", "SNOWLUMA_MCP_CHANNEL=mentions"}, "needs read or write mode, and this configuration is in docs mode", "docs 模式"},
 		{"list", "CHANNEL_USERS", []string{events, "SNOWLUMA_MCP_CHANNEL=all", "SNOWLUMA_MCP_CHANNEL_USERS=1,x"}, `item 2 ("x")`, "列表有误"},
 		{"group outside", "CHANNEL_GROUPS", []string{events, "SNOWLUMA_MCP_CHANNEL=all", "SNOWLUMA_MCP_CHANNEL_GROUPS=20001,20009", "SNOWLUMA_MCP_ALLOWED_GROUPS=20001"},

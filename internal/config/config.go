@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -78,7 +79,7 @@ const (
 // person reads it, desc its meaning (--help and docs/configuration.md print both).
 type variables struct {
 	Endpoint   string `env:"ENDPOINT" shown:"unset (docs mode)" desc:"SnowLuma OneBot HTTP endpoint: an absolute http(s) URL such as http://127.0.0.1:3000/, without credentials, query or fragment. Unset: docs mode, nothing is executed."`
-	Token      string `env:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Give the bare token, at least 8 ASCII characters: surrounding white space is trimmed; a control character, an invisible one anywhere (zero-width space U+200B, byte-order mark U+FEFF, bidirectional controls such as U+202E), a non-ASCII one, a 'Bearer ' prefix, a pasted 'Authorization:' header, quotes or an example's placeholder (<your access token>) stops the server at start. Never logged, returned or written to disk."`
+	Token      string `env:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Give the bare token, ASCII: one under 8 characters is served with a warning; surrounding white space is trimmed; a control character, an invisible one anywhere (zero-width space U+200B, byte-order mark U+FEFF, bidirectional controls such as U+202E), a non-ASCII one, a 'Bearer ' prefix, a pasted 'Authorization:' header, quotes or an example's placeholder (<your access token>) stops the server at start. Never logged, returned or written to disk."`
 	Timeout    string `env:"TIMEOUT_MS" default:"30000" shown:"30000" desc:"Timeout of one ordinary action call, in milliseconds (1 to 86400000)."`
 	Mode       string `env:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
 	Events     string `env:"EVENTS_URL" shown:"unset (no event tools)" desc:"SnowLuma's WebSocket server, which carries events: a ws:// or wss:// URL such as ws://127.0.0.1:3001/ (SnowLuma's default: port 3001, path /), without credentials, query or fragment (the token goes in the Authorization header). Set: read and write modes offer subscribe_events and unsubscribe_events. Never guessed from the endpoint; redirects are never followed."`
@@ -118,7 +119,7 @@ type variables struct {
 	ArchiveKeepRecalled string `env:"ARCHIVE_KEEP_RECALLED" default:"false" shown:"false" desc:"true, 1 or yes: keep the text of a recalled message (it is marked recalled either way); false removes the text from the file and the search index."`
 
 	// Stream transfers.
-	DownloadDir   string `env:"DOWNLOAD_DIR" shown:"<user cache dir>/snowluma-mcp/downloads" desc:"Absolute directory on the MCP host where downloads are saved; created 0700 when missing. An existing one other users can write to stops the server at start (POSIX; run chmod go-w on it)."`
+	DownloadDir   string `env:"DOWNLOAD_DIR" shown:"Windows: %USERPROFILE%\\Downloads\\snowluma-mcp; elsewhere <user cache dir>/snowluma-mcp/downloads" desc:"Absolute directory on the MCP host where downloads are saved; created 0700 when missing. An existing one other users can write to stops the server at start (POSIX; run chmod go-w on it)."`
 	UploadRoot    string `env:"UPLOAD_ROOT" shown:"unset (automatic upload off)" desc:"Absolute path of an existing directory: the only place invoke_action's execution.input_file may read from (symlinks resolved)."`
 	MaxFileBytes  string `env:"MAX_FILE_BYTES" default:"1073741824" shown:"1073741824 (1 GiB)" desc:"Largest file a download saves or an automatic upload sends, in bytes."`
 	DownloadQuota string `env:"DOWNLOAD_QUOTA_BYTES" default:"4294967296" shown:"4294967296 (4 GiB)" desc:"Most bytes the whole download directory may hold; a download that would pass it fails with kind quota."`
@@ -184,10 +185,24 @@ type Config struct {
 	Archive *ArchiveConfig
 	// Notes are start-up remarks for stderr, e.g. an ignored mode.
 	Notes []string
+	// goos is the system whose rules the configuration was read by.
+	goos string
+	// Fixes holds, by a note's text, what to do about it (doctor shows
+	// it); a note without one gets doctor's general advice.
+	Fixes map[string]string
 	// Misspelt are the variables with our prefix that the server does not
 	// read, each with the one it most resembles; each has its note in
 	// Notes too.
 	Misspelt []Misspelling
+}
+
+// note adds a start-up remark in c's language and what to do about it.
+func (c *Config) note(text, fix string) {
+	c.Notes = append(c.Notes, text)
+	if c.Fixes == nil {
+		c.Fixes = map[string]string{}
+	}
+	c.Fixes[text] = fix
 }
 
 // ArchiveConfig is the validated configuration of the message archive.
@@ -252,16 +267,36 @@ func PersonLang(environ []string) lang.Lang {
 }
 
 // Lookup reads environ, a list of NAME=value entries, as os.Getenv reads
-// the process's environment; a later entry wins, as with os/exec.
+// the process's environment on this system; a later entry wins, as with
+// os/exec. On Windows names are read in any case, as Windows reads them
+// (set snowluma_mcp_mode=write sets SNOWLUMA_MCP_MODE); elsewhere exactly.
 func Lookup(environ []string) func(string) string {
+	return LookupOn(runtime.GOOS, environ)
+}
+
+// LookupOn is Lookup as it reads names on goos.
+func LookupOn(goos string, environ []string) func(string) string {
+	fold := foldsNames(goos)
 	vars := map[string]string{}
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok {
+			if fold {
+				k = strings.ToUpper(k)
+			}
 			vars[k] = v
 		}
 	}
-	return func(k string) string { return vars[k] }
+	return func(k string) string {
+		if fold {
+			k = strings.ToUpper(k)
+		}
+		return vars[k]
+	}
 }
+
+// foldsNames reports whether goos reads environment variable names in any
+// case: Windows does, every other system Go runs on does not.
+func foldsNames(goos string) bool { return goos == "windows" }
 
 // A Variable is one setting as --help, docs/configuration.md and the bundle's
 // settings show it.
@@ -289,7 +324,12 @@ func Variables() []Variable {
 // one is configured, is opened here, so that a path that cannot be written
 // stops the start.
 func Load(environ []string) (*Config, error) {
-	getenv := Lookup(environ)
+	return load(runtime.GOOS, environ)
+}
+
+// load is Load with the environment's names read as goos reads them.
+func load(goos string, environ []string) (*Config, error) {
+	getenv := LookupOn(goos, environ)
 	var e variables
 	ev := reflect.ValueOf(&e).Elem()
 	for i := range ev.NumField() {
@@ -300,11 +340,11 @@ func Load(environ []string) (*Config, error) {
 		}
 		ev.Field(i).SetString(v)
 	}
-	c, err := parse(e, getenv)
+	c, err := parse(e, goos, getenv)
 	if err != nil {
 		return nil, err
 	}
-	c.Misspelt = Misspelt(c.Lang, environ)
+	c.Misspelt = misspelt(goos, c.Lang, environ)
 	for _, m := range c.Misspelt {
 		c.Notes = append(c.Notes, m.Note)
 	}
@@ -343,15 +383,25 @@ type Misspelling struct {
 // Misspelt finds the variables that Unknown warns about, with the closest
 // known name of each, so that doctor can say which rename fixes it.
 func Misspelt(l lang.Lang, environ []string) []Misspelling {
+	return misspelt(runtime.GOOS, l, environ)
+}
+
+// misspelt is Misspelt with names read as goos reads them: on Windows
+// snowluma_mcp_mode is SNOWLUMA_MCP_MODE, and snowluma_mcp_mdoe a typo.
+func misspelt(goos string, l lang.Lang, environ []string) []Misspelling {
 	known := knownVariables()
 	var out []Misspelling
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, Prefix+"_") || slices.Contains(known, name) {
+		upper := name
+		if foldsNames(goos) {
+			upper = strings.ToUpper(name)
+		}
+		if !strings.HasPrefix(upper, Prefix+"_") || slices.Contains(known, upper) {
 			continue
 		}
 		closest := slices.MinFunc(known, func(a, b string) int {
-			return cmp.Compare(nameDistance(name, a), nameDistance(name, b))
+			return cmp.Compare(nameDistance(upper, a), nameDistance(upper, b))
 		})
 		out = append(out, Misspelling{Name: name, Closest: closest, Note: l.Sprintf(lang.NoteUnknownVariable, name, closest)})
 	}
@@ -410,17 +460,26 @@ func parseToken(v, s string) (string, error) {
 			return "", &Error{v, lang.T(lang.ConfigTokenChar, r, r, i+1), accepted}
 		}
 	}
-	if n := len(tok); n > 0 && n < MinTokenLen {
-		return "", &Error{v, lang.T(lang.ConfigTokenShort, n, MinTokenLen), lang.T(lang.ConfigTokenLonger, MinTokenLen)}
-	}
 	return tok, nil
 }
 
-// MinTokenLen is the fewest characters of an access token. A shorter one
-// is refused: it is easily guessed, and hiding it from error messages
-// (transfer's redaction replaces it wherever it appears) would hide
-// ordinary text as well. SnowLuma generates tokens of 43 characters.
+// MinTokenLen is the fewest characters of an access token that draws no
+// warning. A shorter one is served, since SnowLuma accepts it and refusing
+// it would stop the operator until SnowLuma and every other client
+// changed, but it is easily guessed, and hiding it from error messages
+// (transfer's redaction replaces it wherever it appears) hides ordinary
+// text as well: the start-up and doctor warn. SnowLuma generates tokens of
+// 43 characters.
 const MinTokenLen = 8
+
+// noteShortTokens warns about each token shorter than MinTokenLen.
+func noteShortTokens(e variables, c *Config) {
+	for _, t := range []struct{ name, tok string }{{"TOKEN", c.Token}, {"EVENTS_TOKEN", strings.TrimSpace(e.EventsTok)}} {
+		if n := len(t.tok); n > 0 && n < MinTokenLen {
+			c.note(c.Lang.Sprintf(lang.NoteTokenShort, Prefix+"_"+t.name, n, MinTokenLen), c.Lang.Sprintf(lang.NoteTokenShortFix))
+		}
+	}
+}
 
 // The pairs of characters that wrap a placeholder in an example (<your
 // access token>, 《访问令牌》) and the quotes a copied value keeps.
@@ -506,8 +565,8 @@ func invisible(r rune) bool {
 	return false
 }
 
-func parse(e variables, getenv func(string) string) (*Config, error) {
-	c := &Config{}
+func parse(e variables, goos string, getenv func(string) string) (*Config, error) {
+	c := &Config{goos: goos}
 	var err error
 	// Numbers, lists and keywords as a Chinese keyboard types them.
 	for _, f := range []*string{&e.Timeout, &e.Mode, &e.MaxRequest, &e.MaxBody, &e.Lang, &e.DryRun, &e.Seed, &e.Trickle, &e.Validate,
@@ -567,6 +626,7 @@ func parse(e variables, getenv func(string) string) (*Config, error) {
 	if c.EventsToken, err = parseToken("EVENTS_TOKEN", e.EventsTok); err != nil {
 		return nil, err
 	}
+	noteShortTokens(e, c)
 	switch {
 	case c.EventsToken != "":
 		c.EventsTokenFrom = "set"
@@ -580,7 +640,7 @@ func parse(e variables, getenv func(string) string) (*Config, error) {
 		return nil, err
 	}
 
-	if err := parseStreams(e, &c.Streams); err != nil {
+	if err := parseStreams(e, goos, &c.Streams); err != nil {
 		return nil, err
 	}
 
@@ -601,7 +661,7 @@ func parse(e variables, getenv func(string) string) (*Config, error) {
 	}
 	if d := strings.TrimSpace(e.TaskDir); d != "" {
 		if !filepath.IsAbs(d) {
-			return nil, &Error{"TASK_DIR", lang.T(lang.ConfigPathNotAbsolute), lang.T(lang.ConfigTaskDir)}
+			return nil, notAbsolute(goos, "TASK_DIR", d, lang.T(lang.ConfigPathNotAbsolute), lang.ConfigTaskDir, lang.ConfigTaskDirWindows)
 		}
 		c.TaskDir = filepath.Clean(d)
 	}
@@ -616,27 +676,27 @@ func parse(e variables, getenv func(string) string) (*Config, error) {
 		c.Mode = m
 		if c.Endpoint == nil && m != ModeDocs {
 			c.Mode = ModeDocs
-			c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteModeIgnored, Prefix+"_MODE", m, Prefix+"_ENDPOINT"))
+			c.note(c.Lang.Sprintf(lang.NoteModeIgnored, Prefix+"_MODE", m, Prefix+"_ENDPOINT"), c.Lang.Sprintf(lang.NoteModeIgnoredFix))
 		}
 	default:
 		return nil, &Error{"MODE", lang.T(lang.ConfigNotMode, e.Mode), lang.T(lang.ConfigModes)}
 	}
 	if c.EventsURL != nil && c.Mode == ModeDocs {
 		c.EventsURL = nil
-		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteEventsIgnored, Prefix+"_EVENTS_URL"))
+		c.note(c.Lang.Sprintf(lang.NoteEventsIgnored, Prefix+"_EVENTS_URL"), c.Lang.Sprintf(lang.NoteEventsIgnoredFix))
 	}
 	if c.EventsURL == nil && c.EventsTokenFrom == "set" && e.Events == "" {
-		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteEventsTokenIgnored, Prefix+"_EVENTS_TOKEN", Prefix+"_EVENTS_URL"))
+		c.note(c.Lang.Sprintf(lang.NoteEventsTokenIgnored, Prefix+"_EVENTS_TOKEN", Prefix+"_EVENTS_URL"), c.Lang.Sprintf(lang.NoteEventsTokenIgnoredFix))
 	}
 	if c.Mode != ModeDocs && c.Streams.DownloadDir == "" {
-		cache, err := userCacheDir(runtime.GOOS, getenv)
+		dir, err := defaultDownloadDir(goos, getenv)
 		if err != nil {
 			return nil, &Error{"DOWNLOAD_DIR", lang.T(lang.ConfigNoCacheDir), lang.T(lang.ConfigDirPath)}
 		}
-		c.Streams.DownloadDir = filepath.Join(cache, "snowluma-mcp", "downloads")
+		c.Streams.DownloadDir = dir
 	}
 	if c.TaskDir != "" && c.Mode != ModeWrite {
-		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteTaskDirIgnored, Prefix+"_TASK_DIR"))
+		c.note(c.Lang.Sprintf(lang.NoteTaskDirIgnored, Prefix+"_TASK_DIR"), c.Lang.Sprintf(lang.NoteTaskDirIgnoredFix))
 		c.TaskDir = ""
 	}
 	if err := parseChannel(e, c); err != nil {
@@ -648,6 +708,26 @@ func parse(e variables, getenv func(string) string) (*Config, error) {
 	return c, nil
 }
 
+// notAbsolute is the error of path variable v, whose value is not an
+// absolute path: problem, or, when the value holds a variable a shell
+// would expand (%LOCALAPPDATA%, $HOME, ~), that it is not expanded here;
+// and what is accepted, with an example of goos (a Windows path on
+// Windows).
+func notAbsolute(goos, v, value string, problem lang.Text, posix, windows lang.Message) *Error {
+	if m := shellVariable.FindString(value); m != "" {
+		problem = lang.T(lang.ConfigPathUnexpanded, m)
+	}
+	accepted := posix
+	if goos == "windows" {
+		accepted = windows
+	}
+	return &Error{v, problem, lang.T(accepted)}
+}
+
+// shellVariable finds what a shell would expand in a path and a host
+// passes on as written: %NAME%, $NAME, $env:NAME or a leading ~.
+var shellVariable = regexp.MustCompile(`%[A-Za-z_][A-Za-z0-9_()]*%|\$(env:)?[A-Za-z_][A-Za-z0-9_]*|^~`)
+
 // parseArchive validates the archive's variables once the mode and the
 // events URL are known.
 func parseArchive(e variables, c *Config) error {
@@ -656,7 +736,7 @@ func parseArchive(e variables, c *Config) error {
 		return nil
 	}
 	if !filepath.IsAbs(path) {
-		return &Error{"ARCHIVE", lang.T(lang.ConfigPathNotAbsolute), lang.T(lang.ConfigArchivePath)}
+		return notAbsolute(c.goos, "ARCHIVE", path, lang.T(lang.ConfigPathNotAbsolute), lang.ConfigArchivePath, lang.ConfigArchivePathWindows)
 	}
 	a := &ArchiveConfig{Path: filepath.Clean(path)}
 	for _, l := range []struct {
@@ -688,14 +768,14 @@ func parseArchive(e variables, c *Config) error {
 		return err
 	}
 	if c.Mode == ModeDocs {
-		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteArchiveIgnored, Prefix+"_ARCHIVE"))
+		c.note(c.Lang.Sprintf(lang.NoteArchiveIgnored, Prefix+"_ARCHIVE"), c.Lang.Sprintf(lang.NoteArchiveIgnoredFix))
 		return nil
 	}
 	if !a.AllGroups && !a.AllUsers && a.Groups == nil && a.Users == nil {
-		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteArchiveEmpty, Prefix+"_ARCHIVE_GROUPS", Prefix+"_ARCHIVE_USERS"))
+		c.note(c.Lang.Sprintf(lang.NoteArchiveEmpty, Prefix+"_ARCHIVE_GROUPS", Prefix+"_ARCHIVE_USERS"), c.Lang.Sprintf(lang.NoteArchiveEmptyFix))
 	}
 	if c.EventsURL == nil {
-		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteArchiveNoEvents, Prefix+"_EVENTS_URL"))
+		c.note(c.Lang.Sprintf(lang.NoteArchiveNoEvents, Prefix+"_EVENTS_URL"), c.Lang.Sprintf(lang.NoteArchiveNoEventsFix))
 	}
 	c.Archive = a
 	return nil
@@ -732,7 +812,7 @@ func parseChannel(e variables, c *Config) error {
 		}
 		if set != nil {
 			slices.Sort(set)
-			c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteChannelIgnored, strings.Join(set, ", "), Prefix+"_CHANNEL"))
+			c.note(c.Lang.Sprintf(lang.NoteChannelIgnored, strings.Join(set, ", "), Prefix+"_CHANNEL"), c.Lang.Sprintf(lang.NoteChannelIgnoredFix))
 		}
 		c.Channel = channel.Config{Mode: channel.ModeOff}
 		return nil
@@ -750,14 +830,14 @@ func parseChannel(e variables, c *Config) error {
 		return &Error{p.Var, lang.T(lang.ConfigChannelOutside, p.ID, Prefix+"_"+p.Allow), lang.T(lang.ConfigChannelInside, Prefix+"_"+p.Allow)}
 	}
 	if ch.Empty() {
-		c.Notes = append(c.Notes, c.Lang.Sprintf(lang.NoteChannelEmpty, Prefix+"_CHANNEL_GROUPS", Prefix+"_CHANNEL_USERS"))
+		c.note(c.Lang.Sprintf(lang.NoteChannelEmpty, Prefix+"_CHANNEL_GROUPS", Prefix+"_CHANNEL_USERS"), c.Lang.Sprintf(lang.NoteChannelEmptyFix))
 	}
 	c.Channel = ch
 	return nil
 }
 
 // parseStreams validates the stream transfer variables.
-func parseStreams(e variables, s *StreamConfig) error {
+func parseStreams(e variables, goos string, s *StreamConfig) error {
 	var err error
 	if s.MaxFileBytes, err = parseInt("MAX_FILE_BYTES", e.MaxFileBytes, maxFileBytesLimit, lang.T(lang.ConfigBytesUpTo, int64(maxFileBytesLimit), "1 TiB", 1073741824)); err != nil {
 		return err
@@ -783,7 +863,7 @@ func parseStreams(e variables, s *StreamConfig) error {
 	s.IdleTimeoutMS = int(n)
 	if d := strings.TrimSpace(e.DownloadDir); d != "" {
 		if !filepath.IsAbs(d) {
-			return &Error{"DOWNLOAD_DIR", lang.T(lang.ConfigNotAbsolute, e.DownloadDir), lang.T(lang.ConfigDownloadDir)}
+			return notAbsolute(goos, "DOWNLOAD_DIR", d, lang.T(lang.ConfigNotAbsolute, e.DownloadDir), lang.ConfigDownloadDir, lang.ConfigDownloadDirWindows)
 		}
 		s.DownloadDir = filepath.Clean(d)
 	}
@@ -907,13 +987,58 @@ func parseSafety(e variables, c *Config) error {
 	if p := strings.TrimSpace(e.AuditFile); p != "" {
 		if !filepath.IsAbs(p) {
 			// As OpenAudit would refuse it, but in our words.
-			return &Error{"AUDIT_FILE", lang.T(lang.ConfigPathNotAbsolute), lang.T(lang.ConfigAuditFile)}
+			return notAbsolute(c.goos, "AUDIT_FILE", p, lang.T(lang.ConfigPathNotAbsolute), lang.ConfigAuditFile, lang.ConfigAuditFileWindows)
 		}
 		if c.Safety.Audit, err = safety.OpenAudit(p); err != nil {
 			return &Error{"AUDIT_FILE", lang.T(lang.ConfigCannotOpen, err.Error()), lang.T(lang.ConfigAuditFile)}
 		}
 	}
 	return nil
+}
+
+// defaultDownloadDir is where downloads go when SNOWLUMA_MCP_DOWNLOAD_DIR
+// is unset. On Windows it is a snowluma-mcp folder in the user's Downloads
+// (%USERPROFILE%\Downloads\snowluma-mcp), where Explorer shows it and a
+// double-click opens a file, rather than under the hidden AppData; with no
+// USERPROFILE, the cache folder as elsewhere. Elsewhere it is
+// <user cache dir>/snowluma-mcp/downloads (~/.cache on Linux,
+// ~/Library/Caches on macOS). A Downloads folder moved elsewhere in
+// Explorer is not followed: set the variable to it.
+func defaultDownloadDir(goos string, getenv func(string) string) (string, error) {
+	if goos == "windows" {
+		if home := getenv("USERPROFILE"); home != "" && isAbsOn(goos, home) {
+			return joinOn(goos, home, "Downloads", "snowluma-mcp"), nil
+		}
+	}
+	cache, err := userCacheDir(goos, getenv)
+	if err != nil {
+		return "", err
+	}
+	return joinOn(goos, cache, "snowluma-mcp", "downloads"), nil
+}
+
+// isAbsOn and joinOn are filepath.IsAbs and filepath.Join on goos, so that
+// a Windows configuration can be tested anywhere (the running system's
+// own rules apply when goos is it).
+func isAbsOn(goos, p string) bool {
+	if goos == runtime.GOOS {
+		return filepath.IsAbs(p)
+	}
+	if goos == "windows" {
+		return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') || strings.HasPrefix(p, `\\`)
+	}
+	return strings.HasPrefix(p, "/")
+}
+
+func joinOn(goos string, elem ...string) string {
+	if goos == runtime.GOOS {
+		return filepath.Join(elem...)
+	}
+	sep := "/"
+	if goos == "windows" {
+		sep = `\`
+	}
+	return strings.Join(elem, sep)
 }
 
 // userCacheDir is os.UserCacheDir on goos with the environment read
@@ -923,7 +1048,9 @@ func userCacheDir(goos string, getenv func(string) string) (string, error) {
 	var dir string
 	switch goos {
 	case "windows":
-		dir = getenv("LocalAppData")
+		// Windows spells it LOCALAPPDATA and reads names in any case;
+		// os.UserCacheDir asks for LocalAppData through such a lookup.
+		dir = getenv("LOCALAPPDATA")
 	case "darwin", "ios":
 		if h := getenv("HOME"); h != "" {
 			dir = filepath.Join(h, "Library", "Caches")

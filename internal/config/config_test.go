@@ -118,7 +118,10 @@ func TestEventsToken(t *testing.T) {
 // TestUserCacheDir: the default download directory comes from the given
 // environment, as os.UserCacheDir would find it on each system.
 func TestUserCacheDir(t *testing.T) {
-	env := map[string]string{"HOME": "/home/op", "XDG_CACHE_HOME": "/xdg", "LocalAppData": `C:\Users\op\AppData\Local`}
+	// Windows, Wine and the environment a host passes on spell it
+	// LOCALAPPDATA (os.UserCacheDir's "LocalAppData" finds it only
+	// because Windows reads names in any case).
+	env := map[string]string{"HOME": "/home/op", "XDG_CACHE_HOME": "/xdg", "LOCALAPPDATA": `C:\Users\op\AppData\Local`}
 	get := func(k string) string { return env[k] }
 	for goos, want := range map[string]string{"linux": "/xdg", "darwin": filepath.Join("/home/op", "Library", "Caches"), "windows": `C:\Users\op\AppData\Local`} {
 		if got, err := userCacheDir(goos, get); err != nil || got != want {
@@ -186,7 +189,7 @@ func TestErrorsInBothLanguages(t *testing.T) {
 		{"per minute", "SEND_PER_MINUTE", "lots", `"lots" 不是 0 到 100000 之间的整数`},
 		{"groups", "ALLOWED_GROUPS", "1,abc", `列表有误：item 2 ("abc")`},
 		{"audit", "AUDIT_FILE", "audit.jsonl", "路径不是绝对路径；可接受：本进程可以创建并追加写入的文件的绝对路径"},
-		{"audit missing", "AUDIT_FILE", filepath.Join(dir, "none", "audit.jsonl"), "无法打开：audit file: "},
+		{"audit under a file", "AUDIT_FILE", filepath.Join(file, "none", "audit.jsonl"), "无法打开：audit file: its directory cannot be created"},
 	} {
 		name := Prefix + "_" + tc.variable
 		_, err := Load(base(t, name+"="+tc.value))
@@ -277,6 +280,86 @@ func TestDryRunAndSeed(t *testing.T) {
 		_, err := Load(base(t, "SNOWLUMA_MCP_"+v+"="+bad))
 		if !errors.As(err, &e) || e.Var != v || !strings.Contains(err.Error(), "accepted: ") {
 			t.Errorf("%s=%s: %v", v, bad, err)
+		}
+	}
+}
+
+// TestNamesFoldOnWindows: Windows reads variable names in any case, so
+// `set snowluma_mcp_mode=write` sets the mode there, and a lower-case
+// typo is still caught; on Unix names are exact and the lower-case
+// spelling is not ours.
+func TestNamesFoldOnWindows(t *testing.T) {
+	env := []string{"snowluma_mcp_endpoint=http://127.0.0.1:9/", "Snowluma_Mcp_Mode=write", "snowluma_mcp_mdoe=x",
+		"LocalAppData=" + `C:\Users\op\AppData\Local`, "HOME=/home/op", "USERPROFILE=" + `C:\Users\op`}
+	c, err := load("windows", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Mode != ModeWrite || c.Endpoint == nil || c.Endpoint.Port() != "9" {
+		t.Errorf("windows: mode %s, endpoint %v; want write mode at port 9", c.Mode, c.Endpoint)
+	}
+	if len(c.Misspelt) != 1 || c.Misspelt[0].Name != "snowluma_mcp_mdoe" || c.Misspelt[0].Closest != "SNOWLUMA_MCP_MODE" {
+		t.Errorf("windows: misspelt %+v, want only snowluma_mcp_mdoe, closest SNOWLUMA_MCP_MODE", c.Misspelt)
+	}
+	if get := LookupOn("windows", []string{"LOCALAPPDATA=a", "localappdata=b"}); get("LocalAppData") != "b" {
+		t.Errorf("windows: the later of two spellings wins, got %q", get("LocalAppData"))
+	}
+
+	c, err = load("linux", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Mode != ModeDocs || c.Endpoint != nil || len(c.Misspelt) != 0 {
+		t.Errorf("linux: mode %s, endpoint %v, misspelt %+v; want docs mode, lower-case names not ours", c.Mode, c.Endpoint, c.Misspelt)
+	}
+	if get := LookupOn("linux", []string{"snowluma_mcp_mode=write"}); get("SNOWLUMA_MCP_MODE") != "" {
+		t.Error("linux: a lower-case name was read as ours")
+	}
+}
+
+// TestDefaultDownloadDir: on Windows downloads go to a folder of the
+// user's Downloads, where Explorer shows them, not the hidden AppData;
+// without USERPROFILE, to the cache folder; elsewhere to the cache folder.
+func TestDefaultDownloadDir(t *testing.T) {
+	for _, tc := range []struct {
+		goos string
+		env  []string
+		want string
+	}{
+		{"windows", []string{"USERPROFILE=" + `C:\Users\小王`, "LOCALAPPDATA=" + `C:\Users\小王\AppData\Local`}, `C:\Users\小王\Downloads\snowluma-mcp`},
+		{"windows", []string{"userprofile=" + `D:\home`}, `D:\home\Downloads\snowluma-mcp`},
+		{"windows", []string{"LOCALAPPDATA=" + `C:\Users\op\AppData\Local`}, `C:\Users\op\AppData\Local\snowluma-mcp\downloads`},
+		{"windows", []string{"USERPROFILE=relative", "LOCALAPPDATA=" + `C:\L`}, `C:\L\snowluma-mcp\downloads`},
+		{"linux", []string{"HOME=/home/op", "USERPROFILE=/x"}, "/home/op/.cache/snowluma-mcp/downloads"},
+	} {
+		c, err := load(tc.goos, append(tc.env, "SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/"))
+		if err != nil || c.Streams.DownloadDir != tc.want {
+			t.Errorf("%s %q: %q %v, want %q", tc.goos, tc.env, c.Streams.DownloadDir, err, tc.want)
+		}
+	}
+}
+
+// TestPathExamplesFollowTheSystem: a relative or %LOCALAPPDATA% path is
+// refused with an example of the operator's system, and a shell's variable
+// is named as not expanded.
+func TestPathExamplesFollowTheSystem(t *testing.T) {
+	for _, tc := range []struct {
+		goos, env, problem, example string
+	}{
+		{"windows", `SNOWLUMA_MCP_ARCHIVE=%LOCALAPPDATA%\snowluma-mcp\archive.db`, "%LOCALAPPDATA% 在这里不会被展开", `C:\Users\you\AppData\Local\snowluma-mcp\archive.db`},
+		{"windows", `SNOWLUMA_MCP_TASK_DIR=tasks`, "路径不是绝对路径", `C:\Users\you\AppData\Local\snowluma-mcp\tasks`},
+		{"windows", `snowluma_mcp_audit_file=audit.jsonl`, "路径不是绝对路径", `C:\Users\you\AppData\Local\snowluma-mcp\audit.jsonl`},
+		{"windows", `SNOWLUMA_MCP_DOWNLOAD_DIR=$env:USERPROFILE\Downloads`, "$env:USERPROFILE 在这里不会被展开", `C:\Users\you\Downloads\snowluma-mcp`},
+		{"linux", `SNOWLUMA_MCP_ARCHIVE=~/archive.db`, "~ 在这里不会被展开", "/home/me/.local/state/snowluma-mcp/archive.db"},
+		{"linux", `SNOWLUMA_MCP_TASK_DIR=tasks`, "路径不是绝对路径", "/home/me/.local/state/snowluma-mcp/tasks"},
+	} {
+		_, err := load(tc.goos, []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_MODE=write", "HOME=/home/op", "USERPROFILE=" + `C:\Users\op`, tc.env})
+		var ce *Error
+		if !errors.As(err, &ce) {
+			t.Fatalf("%s %s: %v", tc.goos, tc.env, err)
+		}
+		if msg := ce.In(lang.Zh); !strings.Contains(msg, tc.problem) || !strings.Contains(msg, tc.example) {
+			t.Errorf("%s %s: %q, want %q and %q", tc.goos, tc.env, msg, tc.problem, tc.example)
 		}
 	}
 }

@@ -71,8 +71,8 @@ func TestURLCharacters(t *testing.T) {
 }
 
 // TestTokenPlaceholders: a placeholder from an example, a pasted header, a
-// quoted token, a full-width or Chinese one and a too-short one stop the
-// start with the reason, and the message never repeats the token.
+// quoted token and a full-width or Chinese one stop the start with the
+// reason, and the message never repeats the token.
 func TestTokenPlaceholders(t *testing.T) {
 	for _, tc := range []struct {
 		token  string
@@ -89,8 +89,6 @@ func TestTokenPlaceholders(t *testing.T) {
 		{"Bearer Xq3-aZ81_kP0", "'Bearer ' prefix", "'Bearer ' 前缀"},
 		{"Xq3-aZ81＿kP0", "holds '＿' (U+FF3F) at character 9, which is not ASCII", "令牌第 9 个字符是 '＿'（U+FF3F）"},
 		{"访问令牌访问令牌", "at character 1, which is not ASCII", "不是 ASCII"},
-		{"3000", "the token has 4 characters, fewer than 8", "令牌只有 4 个字符，少于 8 个"},
-		{"abc1234", "7 characters, fewer than 8", "至少 8 个字符"},
 	} {
 		for _, v := range []string{"SNOWLUMA_MCP_TOKEN", "SNOWLUMA_MCP_EVENTS_TOKEN"} {
 			for _, l := range []struct {
@@ -117,5 +115,48 @@ func TestTokenPlaceholders(t *testing.T) {
 		if c, err := Load(base(t, "SNOWLUMA_MCP_TOKEN="+tok)); err != nil || c.Token != tok {
 			t.Errorf("%s: %v", tok, err)
 		}
+	}
+}
+
+// TestShortTokenServes: a token under MinTokenLen characters, which
+// SnowLuma accepts, is served with a warning in the operator's language
+// and a fix of its own; the warning never repeats the token.
+func TestShortTokenServes(t *testing.T) {
+	for _, tc := range []struct {
+		l        lang.Lang
+		want     string
+		wantFix  string
+		variable string
+		env      []string
+	}{
+		{lang.En, "SNOWLUMA_MCP_TOKEN has 4 characters, fewer than 8", "43-character", "SNOWLUMA_MCP_TOKEN", []string{"SNOWLUMA_MCP_TOKEN=3000"}},
+		{lang.Zh, "SNOWLUMA_MCP_TOKEN 只有 4 个字符，少于 8 个", "43 个字符", "SNOWLUMA_MCP_TOKEN", []string{"SNOWLUMA_MCP_TOKEN=3000"}},
+		{lang.Zh, "SNOWLUMA_MCP_EVENTS_TOKEN 只有 7 个字符", "更长的令牌", "SNOWLUMA_MCP_EVENTS_TOKEN", []string{"SNOWLUMA_MCP_EVENTS_TOKEN= abc1234 ", "SNOWLUMA_MCP_TOKEN=Xq3-aZ81kP0"}},
+	} {
+		env := append(base(t, "SNOWLUMA_MCP_LANG="+string(tc.l), "SNOWLUMA_MCP_EVENTS_URL=ws://127.0.0.1:9/"), tc.env...)
+		c, err := Load(env)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.env, err)
+		}
+		var got []string
+		for _, n := range c.Notes {
+			if strings.Contains(n, tc.variable+" ") {
+				got = append(got, n)
+			}
+		}
+		if len(got) != 1 || !strings.Contains(got[0], tc.want) || !strings.Contains(c.Fixes[got[0]], tc.wantFix) {
+			t.Errorf("%v in %s: notes %q, fixes %q; want one saying %q, fixed by %q", tc.env, tc.l, c.Notes, c.Fixes, tc.want, tc.wantFix)
+		}
+		if strings.Contains(strings.Join(c.Notes, " "), "3000") || strings.Contains(strings.Join(c.Notes, " "), "abc1234") {
+			t.Errorf("%v: a note repeats the token: %q", tc.env, c.Notes)
+		}
+	}
+	c, err := Load(base(t, "SNOWLUMA_MCP_TOKEN=3000"))
+	if err != nil || c.Token != "3000" || c.EventsToken != "3000" {
+		t.Errorf("a short token is not served: %v", err)
+	}
+	// Placeholders stay refused, however short.
+	if _, err := Load(base(t, "SNOWLUMA_MCP_TOKEN=<tok>")); err == nil {
+		t.Error("a short placeholder was accepted")
 	}
 }

@@ -10,7 +10,7 @@ const (
 	FormNeedsMany   Message = "form.needs_many"   // action, count
 	FormFillIn      Message = "form.fill_in"      // field names
 	FormEnterJSON   Message = "form.enter_json"   // params_json's name
-	FormAlreadySet  Message = "form.already_set"  // param names
+	FormAlreadySet  Message = "form.already_set"  // params with their values (name=value, ...)
 	FormMustConfirm Message = "form.must_confirm" // confirm field, action, summary
 	FormJSONTitle   Message = "form.json_title"
 	FormJSONHelp    Message = "form.json_help"   // field names, first field
@@ -72,8 +72,6 @@ const (
 	ConfigTokenWrapped     Message = "config.token_wrapped" // opening character, closing character
 	ConfigTokenQuoted      Message = "config.token_quoted"  // opening character, closing character
 	ConfigTokenChar        Message = "config.token_char"    // the character, its code point, its position
-	ConfigTokenShort       Message = "config.token_short"   // length, least length
-	ConfigTokenLonger      Message = "config.token_longer"  // least length
 	ConfigURLChar          Message = "config.url_char"      // the character, its code point, its position, what to type instead
 	ConfigURLQuote         Message = "config.url_quote"     // the character, its position
 	ConfigTypeInstead      Message = "config.type_instead"  // the character to type
@@ -250,13 +248,59 @@ const (
 
 type text struct{ en, zh string }
 
+// doctor's texts on Windows, where no POSIX permission is set or checked.
+const (
+	DoctorDirWillCreateWindows Message = "doctor.dir_will_create_windows" // directory
+	DoctorAuditOKWindows       Message = "doctor.audit_ok_windows"        // path
+	DoctorArchiveNewWindows    Message = "doctor.archive_new_windows"     // path
+)
+
+// Path examples for Windows, and a path that holds a shell's variable.
+const (
+	ConfigPathUnexpanded     Message = "config.path_unexpanded" // the variable as written
+	ConfigTaskDirWindows     Message = "config.task_dir_windows"
+	ConfigArchivePathWindows Message = "config.archive_path_windows"
+	ConfigAuditFileWindows   Message = "config.audit_file_windows"
+	ConfigDownloadDirWindows Message = "config.download_dir_windows"
+)
+
+// A second server on the same archive file or task folder.
+const (
+	ArchiveInUse  Message = "archive.in_use" // path
+	TasksInUse    Message = "tasks.in_use"   // folder, holder
+	HolderProcess Message = "holder.process" // pid, since (RFC 3339)
+	HolderUnknown Message = "holder.unknown"
+)
+
+// --help's texts (internal/app).
+const (
+	HelpIntro   Message = "help.intro"   // name, version, catalog version, name; paragraphs apart by a blank line
+	HelpDefault Message = "help.default" // the default as shown
+)
+
+// Warnings about a configuration that still serves, and what to do about
+// each note (doctor's fix).
+const (
+	NoteTokenShort            Message = "note.token_short" // variable, length, least length
+	NoteTokenShortFix         Message = "note.token_short_fix"
+	NoteModeIgnoredFix        Message = "note.mode_ignored_fix"
+	NoteEventsIgnoredFix      Message = "note.events_ignored_fix"
+	NoteEventsTokenIgnoredFix Message = "note.events_token_ignored_fix"
+	NoteTaskDirIgnoredFix     Message = "note.task_dir_ignored_fix"
+	NoteArchiveIgnoredFix     Message = "note.archive_ignored_fix"
+	NoteArchiveEmptyFix       Message = "note.archive_empty_fix"
+	NoteArchiveNoEventsFix    Message = "note.archive_no_events_fix"
+	NoteChannelIgnoredFix     Message = "note.channel_ignored_fix"
+	NoteChannelEmptyFix       Message = "note.channel_empty_fix"
+)
+
 // texts holds every message in both languages.
 var texts = map[Message]text{
 	FormNeedsOne:    {"%s needs one more parameter.", "%s 还缺 1 个参数。"},
 	FormNeedsMany:   {"%s needs %d more parameters.", "%s 还缺 %d 个参数。"},
 	FormFillIn:      {" Fill in %s.", "请填写 %s。"},
 	FormEnterJSON:   {" Enter a JSON object with exactly these fields in %s:", "请在 %s 中填一个 JSON 对象，只含下列字段："},
-	FormAlreadySet:  {"\nAlready set, and not to be repeated: %s.", "\n已经给出、不要重复：%s。"},
+	FormAlreadySet:  {"\nAlready given (not to be entered again): %s.", "\n已经给出的参数（不用再填）：%s。"},
 	FormMustConfirm: {"\nThis action must be confirmed: set %s to true to run %s once with these parameters. %s", "\n此操作须经确认：把 %s 设为 true，即用这些参数执行一次 %s。%s"},
 	FormJSONTitle:   {"Parameters (JSON object)", "参数（JSON 对象）"},
 	FormJSONHelp:    {`A JSON object with exactly: %s. For example {"%s": ...}`, `一个只含 %s 的 JSON 对象，例如 {"%s": ...}`},
@@ -310,8 +354,6 @@ var texts = map[Message]text{
 	ConfigTokenWrapped:     {"the token is wrapped in %c…%c, as an example's placeholder is (such as <your access token>): put SnowLuma's access token itself here", "令牌被 %c…%c 包着，像示例里的占位符（例如 <你的访问令牌>）：这里要填 SnowLuma 的访问令牌本身"},
 	ConfigTokenQuoted:      {"the token is wrapped in quotes (%c…%c), which become part of the value (cmd's set and some .env files keep them)", "令牌被引号 %c…%c 包着，引号会成为值的一部分（cmd 的 set 和某些 .env 文件会保留引号）"},
 	ConfigTokenChar:        {"the token holds %q (%U) at character %d, which is not ASCII: an HTTP header carries ASCII, as SnowLuma's generated tokens are (a Chinese input method types full-width characters)", "令牌第 %[3]d 个字符是 %[1]q（%[2]U），不是 ASCII：HTTP 请求头只能携带 ASCII，SnowLuma 生成的令牌也都是 ASCII（中文输入法会打出全角字符）"},
-	ConfigTokenShort:       {"the token has %d characters, fewer than %d: a token that short is easily guessed by anything that reaches the port, and cannot be hidden from error messages without hiding ordinary text too (a token 3000 is also the port of 127.0.0.1:3000)", "令牌只有 %d 个字符，少于 %d 个：这么短的令牌，任何能连到端口的程序都容易猜中；而且在错误信息里隐藏它时会连普通文字一起隐藏（令牌 3000 也是 127.0.0.1:3000 里的端口）"},
-	ConfigTokenLonger:      {"an access token of at least %d characters, set the same in SnowLuma's OneBot configuration and here (SnowLuma generates 43-character ones)", "至少 %d 个字符的访问令牌，在 SnowLuma 的 OneBot 配置和这里设成一样（SnowLuma 自动生成的令牌有 43 个字符）"},
 	ConfigURLChar:          {"the URL holds %q (%U) at character %d, which a Chinese input method types: %s", "URL 第 %[3]d 个字符是 %[1]q（%[2]U），这是中文输入法打出的字符：%[4]s"},
 	ConfigURLQuote:         {"the URL holds the quote %q at character %d: quotes become part of the value (cmd's set keeps them), remove them", "URL 第 %[2]d 个字符是引号 %[1]q：引号会成为值的一部分（cmd 的 set 会保留引号），请删去"},
 	ConfigTypeInstead:      {"type %q instead", "请改为 %q"},
@@ -354,18 +396,18 @@ var texts = map[Message]text{
 	NoteEventsIgnored:      {"%s ignored: docs mode stays offline, so no event tools are offered", "已忽略 %s：docs 模式不联网，不提供事件工具"},
 	NoteEventsTokenIgnored: {"%s ignored: no %s is set", "已忽略 %s：未设置 %s"},
 	NoteTaskDirIgnored:     {"%s ignored: background tasks need write mode", "已忽略 %s：后台任务需要 write 模式"},
-	ConfigNotChannel:       {"%q is not a channel mode", "%q 不是频道模式"},
+	ConfigNotChannel:       {"%q is not a channel mode", "%q 不是推送通道（SNOWLUMA_MCP_CHANNEL）的模式"},
 	ConfigChannelModes:     {"off, mentions or all", "off、mentions 或 all"},
-	ConfigChannelNeeds:     {"the channel needs %s", "频道需要 %s"},
-	ConfigChannelNeedsMode: {"the channel needs read or write mode, and this configuration is in docs mode", "频道需要 read 或 write 模式，而当前配置是 docs 模式"},
+	ConfigChannelNeeds:     {"the channel needs %s", "推送通道需要 %s"},
+	ConfigChannelNeedsMode: {"the channel needs read or write mode, and this configuration is in docs mode", "推送通道需要 read 或 write 模式，而当前配置是 docs 模式"},
 	ConfigChannelNeedsFix:  {"set SNOWLUMA_MCP_ENDPOINT (read or write mode) and SNOWLUMA_MCP_EVENTS_URL (SnowLuma's WebSocket server, e.g. ws://127.0.0.1:3001/), or set SNOWLUMA_MCP_CHANNEL=off", "设置 SNOWLUMA_MCP_ENDPOINT（read 或 write 模式）和 SNOWLUMA_MCP_EVENTS_URL（SnowLuma 的 WebSocket 服务器，例如 ws://127.0.0.1:3001/），或设 SNOWLUMA_MCP_CHANNEL=off"},
-	ConfigChannelGroups:    {"comma-separated positive group numbers whose messages the channel pushes, e.g. 20001,20002; unset pushes no group", "用逗号分隔的正整数群号，频道推送这些群的消息，例如 20001,20002；不设则不推送任何群"},
+	ConfigChannelGroups:    {"comma-separated positive group numbers whose messages the channel pushes, e.g. 20001,20002; unset pushes no group", "用逗号分隔的正整数群号，推送通道会推送这些群的消息，例如 20001,20002；不设则不推送任何群"},
 	ConfigChannelUsers:     {"comma-separated positive QQ numbers, e.g. 30001,30002", "用逗号分隔的正整数 QQ 号，例如 30001,30002"},
-	ConfigChannelOutside:   {"%d is not in %s, and the channel stays inside the allowlists", "%d 不在 %s 中，而频道不能超出允许名单"},
+	ConfigChannelOutside:   {"%d is not in %s, and the channel stays inside the allowlists", "%d 不在 %s 中，而推送通道不能超出允许名单"},
 	ConfigChannelInside:    {"ids that %s also lists: add the id there, or remove it here", "%s 同样列出的号码：把该号码加到那里，或从这里删掉"},
 	ConfigApproversWrite:   {"approval prompts are sent as private QQ messages, which needs write mode", "审批请求以 QQ 私聊消息发出，需要 write 模式"},
 	ConfigApproversFix:     {"set SNOWLUMA_MCP_MODE=write, or unset SNOWLUMA_MCP_CHANNEL_APPROVERS", "设 SNOWLUMA_MCP_MODE=write，或取消 SNOWLUMA_MCP_CHANNEL_APPROVERS"},
-	NoteChannelEmpty:       {"the channel is on but %s and %s are both unset, so it pushes no message; list the groups and people to follow", "频道已开启，但 %s 和 %s 都未设置，因此不会推送任何消息；请列出要关注的群和人"},
+	NoteChannelEmpty:       {"the channel is on but %s and %s are both unset, so it pushes no message; list the groups and people to follow", "推送通道已开启，但 %s 和 %s 都未设置，因此不会推送任何消息；请列出要关注的群和人"},
 	ConfigArchivePath:      {"an absolute path of the archive's SQLite file, e.g. /home/me/.local/state/snowluma-mcp/archive.db (created 0600 in a 0700 directory)", "归档 SQLite 文件的绝对路径，例如 /home/me/.local/state/snowluma-mcp/archive.db（以 0600 创建，所在目录 0700）"},
 	ConfigArchiveList:      {"* for every chat the allowlists permit, or comma-separated positive numbers, e.g. 20001,20002", "* 表示允许名单内的所有会话，或用逗号分隔的正整数号码，例如 20001,20002"},
 	ConfigArchiveDays:      {"a whole number of days from 1 to 36500", "1 到 36500 之间的整数天数"},
@@ -380,18 +422,18 @@ var texts = map[Message]text{
 	DoctorArchiveFix:       {"run chmod 600 on it", "对它执行 chmod 600"},
 	NoteChannelIgnored:     {"%s ignored: %s is off", "已忽略 %s：%s 为 off"},
 	NoteUnknownVariable:    {"warning: %s is not a variable this server reads and is ignored; did you mean %s? (see --help)", "警告：%s 不是此服务器读取的变量，已忽略；是不是想写 %s？（见 --help）"},
-	NoteSandboxIgnored:     {"%s ignored: the sandbox sets it to its simulated SnowLuma", "已忽略 %s：沙盒会把它设为自己模拟的 SnowLuma"},
-	SandboxStarted:         {"sandbox: a simulated SnowLuma with a simulated QQ account (seed %d), HTTP %s, WebSocket %s, in this process; nothing reaches QQ", "沙盒：在本进程内运行的模拟 SnowLuma 和模拟 QQ 账号（种子 %d），HTTP %s，WebSocket %s；不会有任何内容到达 QQ"},
-	SandboxDirs:            {"sandbox: task directory %s, download directory %s, upload root %s (temporary ones are removed at exit)", "沙盒：任务目录 %s，下载目录 %s，上传根目录 %s（临时目录在退出时删除）"},
+	NoteSandboxIgnored:     {"%s ignored: the sandbox sets it to its simulated SnowLuma", "已忽略 %s：沙箱会把它设为自己模拟的 SnowLuma"},
+	SandboxStarted:         {"sandbox: a simulated SnowLuma with a simulated QQ account (seed %d), HTTP %s, WebSocket %s, in this process; nothing reaches QQ", "沙箱：在本进程内运行的模拟 SnowLuma 和模拟 QQ 账号（种子 %d），HTTP %s，WebSocket %s；不会有任何内容到达 QQ"},
+	SandboxDirs:            {"sandbox: task directory %s, download directory %s, upload root %s (temporary ones are removed at exit)", "沙箱：任务目录 %s，下载目录 %s，上传根目录 %s（临时目录在退出时删除）"},
 	SandboxDryRun:          {"dry run: write actions and uploads are checked and not sent; read-only actions go to SnowLuma", "演练模式：写操作和上传只做检查、不发送；只读操作照常发往 SnowLuma"},
-	TerminalHint:           {"this is an MCP server: it speaks JSON-RPC on stdin/stdout and is meant to be started by an MCP host (Claude Desktop, Claude Code, VS Code, Cursor, the MCP Inspector); see the README's host configurations. Press Ctrl-D (Ctrl-Z then Enter on Windows) to stop it", "这是一个 MCP 服务器：它在 stdin/stdout 上说 JSON-RPC，应由 MCP 宿主（Claude Desktop、Claude Code、VS Code、Cursor、MCP Inspector）启动；见 README 中的宿主配置。按 Ctrl-D（Windows 上按 Ctrl-Z 再按回车）停止它"},
+	TerminalHint:           {"this is an MCP server: it speaks JSON-RPC on stdin/stdout and is meant to be started by an MCP host (Claude Desktop, Claude Code, VS Code, Cursor, the MCP Inspector); see the README's host configurations. Press Ctrl-D (Ctrl-Z then Enter on Windows) to stop it", "这是一个 MCP 服务器：它通过标准输入输出收发 JSON-RPC 消息，应由 MCP 宿主（Claude Desktop、Claude Code、VS Code、Cursor、MCP Inspector）启动；见 README 中的宿主配置。按 Ctrl-D（Windows 上按 Ctrl-Z 再按回车）停止它"},
 
 	// doctor.
 	DoctorHeader:              {"%s doctor %s (SnowLuma catalog %s)", "%s doctor %s（SnowLuma 目录 %s）"},
 	DoctorFix:                 {"fix: %s", "解决：%s"},
 	DoctorSummary:             {"%d failed, %d warnings", "%d 项失败，%d 项警告"},
 	DoctorSummaryOne:          {"%d failed, 1 warning", "%d 项失败，1 项警告"},
-	DoctorTasksOK:             {"%s is private (%s), belongs to this configuration and its lease is free", "%s 是私有的（%s），属于当前配置，租约空闲"},
+	DoctorTasksOK:             {"%s is private (%s), belongs to this configuration and its lease is free", "%s 是私有的（%s），属于当前配置，目前没有别的服务器在用"},
 	DoctorPrivatePOSIX:        {"no access for group or others (mode 0700)", "同组用户和其他用户都无权访问（权限 0700）"},
 	DoctorPrivateWindows:      {"a directory; on Windows its access list is not read (Go shows every directory as 0777), so keep it inside your user profile", "是目录；在 Windows 上不读取它的访问控制列表（Go 把每个目录都显示为 0777），所以请把它放在你的用户目录里"},
 	UnknownArgument:           {"%s: unknown argument %q; accepted: %s (configuration is by environment variables)", "%s：未知参数 %q；可接受：%s（配置通过环境变量设置）"},
@@ -406,7 +448,7 @@ var texts = map[Message]text{
 	DoctorCheckAudit:          {"audit file", "审计文件"},
 	DoctorCheckTasks:          {"task directory", "任务目录"},
 	DoctorCheckDryRun:         {"dry run", "演练"},
-	DoctorCheckSandbox:        {"sandbox", "沙盒"},
+	DoctorCheckSandbox:        {"sandbox", "沙箱"},
 	DoctorDryRunOn:            {"on (SNOWLUMA_MCP_DRY_RUN): write actions and uploads are checked and not sent; read-only actions go to SnowLuma", "已开启（SNOWLUMA_MCP_DRY_RUN）：写操作和上传只做检查、不发送；只读操作照常发往 SnowLuma"},
 	DoctorSandboxOn:           {"the endpoint is the simulated SnowLuma of snowluma-mcp sandbox (seed %d), started by this process: nothing reaches QQ", "地址是 snowluma-mcp sandbox 在本进程内启动的模拟 SnowLuma（种子 %d）：不会有任何内容到达 QQ"},
 	DoctorVarProblem:          {"%s: %s", "%s：%s"},
@@ -423,15 +465,15 @@ var texts = map[Message]text{
 	DoctorAuditOK:             {"%s can be appended to (mode 0600)", "%s 可以追加写入（权限 0600）"},
 	DoctorTasksFix:            {"fix SNOWLUMA_MCP_TASK_DIR as the message says, or point it at a new private directory", "按提示修正 SNOWLUMA_MCP_TASK_DIR，或让它指向一个新的私有目录"},
 	DoctorCheckEndpointVar:    {"check SNOWLUMA_MCP_ENDPOINT", "检查 SNOWLUMA_MCP_ENDPOINT"},
-	DoctorAnswers:             {"%s answers as OneBot", "%s 以 OneBot 应答"},
-	DoctorTokenUnsetFix:       {"set SNOWLUMA_MCP_TOKEN to the access token of SnowLuma's OneBot HTTP server", "把 SNOWLUMA_MCP_TOKEN 设为 SnowLuma OneBot HTTP 服务器的访问令牌"},
-	DoctorTokenWrongFix:       {"SNOWLUMA_MCP_TOKEN does not match SnowLuma's access token: copy it again from SnowLuma's OneBot HTTP configuration", "SNOWLUMA_MCP_TOKEN 与 SnowLuma 的访问令牌不符：从 SnowLuma 的 OneBot HTTP 配置中重新复制"},
+	DoctorAnswers:             {"%s answers as OneBot", "%s 有应答，是 OneBot 服务"},
+	DoctorTokenUnsetFix:       {"set SNOWLUMA_MCP_TOKEN to the access token of SnowLuma's OneBot HTTP server (its WebUI: 节点配置 → HTTP API → the pencil → 授权 Token)", "把 SNOWLUMA_MCP_TOKEN 设为 SnowLuma OneBot HTTP 服务的授权 Token（WebUI 面板“节点配置” → “HTTP API” → 编辑 → “授权 Token”）"},
+	DoctorTokenWrongFix:       {"SNOWLUMA_MCP_TOKEN does not match SnowLuma's access token: copy it again from SnowLuma's WebUI (节点配置 → HTTP API → the pencil → 授权 Token), or from httpServers' accessToken in config/onebot_<QQ number>.json in SnowLuma's folder", "SNOWLUMA_MCP_TOKEN 与 SnowLuma 的访问令牌不符：在 SnowLuma 的 WebUI 面板“节点配置” → “HTTP API” → 编辑 → “授权 Token”中重新复制（或 SnowLuma 目录下 config\\onebot_<QQ号>.json 里 httpServers 的 accessToken）"},
 	DoctorTokenRefused:        {"SnowLuma refused the token (HTTP %d)", "SnowLuma 拒绝了令牌（HTTP %d）"},
 	DoctorNotOneBot:           {"%s answers HTTP, but not as OneBot: %s", "%s 有 HTTP 应答，但不是 OneBot：%s"},
 	DoctorNotOneBotFix:        {"point SNOWLUMA_MCP_ENDPOINT at SnowLuma's OneBot HTTP server (its host, port and path), not at a web page or another service", "让 SNOWLUMA_MCP_ENDPOINT 指向 SnowLuma 的 OneBot HTTP 服务器（它的主机、端口和路径），而不是网页或别的服务"},
 	DoctorNoAnswer:            {"no answer from %s: %s", "%s 没有应答：%s"},
-	DoctorNoAnswerFix:         {"start SnowLuma and enable its OneBot HTTP server, or correct the host and port in SNOWLUMA_MCP_ENDPOINT", "启动 SnowLuma 并开启它的 OneBot HTTP 服务器，或改正 SNOWLUMA_MCP_ENDPOINT 中的主机和端口"},
-	DoctorBadPath:             {"%s answers as OneBot, but every action is unknown there (retcode 1404): its path is probably not SnowLuma's HTTP path", "%s 以 OneBot 应答，但那里每个操作都是未知的（retcode 1404）：这个路径多半不是 SnowLuma 的 HTTP 路径"},
+	DoctorNoAnswerFix:         {"start SnowLuma and enable its OneBot HTTP server (its WebUI: 节点配置 → HTTP API, the node switched on), or correct the host and port in SNOWLUMA_MCP_ENDPOINT", "启动 SnowLuma 并启用它的 OneBot HTTP 服务（WebUI 面板“节点配置” → “HTTP API”里的节点要打开），或改正 SNOWLUMA_MCP_ENDPOINT 中的主机和端口"},
+	DoctorBadPath:             {"%s answers as OneBot, but every action is unknown there (retcode 1404): its path is probably not SnowLuma's HTTP path", "%s 是 OneBot 服务，但在这个地址上每个动作都不存在（retcode 1404）：路径多半不是 SnowLuma 的 HTTP 路径"},
 	DoctorBadPathFix:          {"set SNOWLUMA_MCP_ENDPOINT to SnowLuma's HTTP server with the path configured in SnowLuma (default /, e.g. http://127.0.0.1:3000/)", "把 SNOWLUMA_MCP_ENDPOINT 设为 SnowLuma 的 HTTP 服务器，带上 SnowLuma 中配置的路径（默认 /，例如 http://127.0.0.1:3000/）"},
 	DoctorLoginFailed:         {"get_login_info did not succeed (status %q, retcode %s)", "get_login_info 没有成功（status %q，retcode %s）"},
 	DoctorLoginFix:            {"check SnowLuma's logs; the account may not be logged in", "查看 SnowLuma 的日志；账号可能没有登录"},
@@ -452,11 +494,11 @@ var texts = map[Message]text{
 	DoctorVersionFix:          {"upgrade snowluma-mcp to a release for this SnowLuma; meanwhile SNOWLUMA_MCP_VALIDATE_PARAMS=false lets newer params through", "把 snowluma-mcp 升级到适合此 SnowLuma 的版本；在此之前，SNOWLUMA_MCP_VALIDATE_PARAMS=false 可放行新参数"},
 	DoctorVersionOlderFix:     {"upgrade SnowLuma to %s; until then, expect actions and params the catalog lists that this SnowLuma lacks to fail (retcode 1404 for a missing action)", "把 SnowLuma 升级到 %s；在此之前，目录里有而这个 SnowLuma 没有的操作和参数会失败（缺少的操作返回 retcode 1404）"},
 	DoctorEventsRefused:       {"%s: %s", "%s：%s"},
-	DoctorEventsTokenUnsetFix: {"set SNOWLUMA_MCP_EVENTS_TOKEN to the access token of SnowLuma's WebSocket server (its own, separate from the HTTP server's in SnowLuma's generated configuration)", "把 SNOWLUMA_MCP_EVENTS_TOKEN 设为 SnowLuma WebSocket 服务器的访问令牌（在 SnowLuma 生成的配置里，它和 HTTP 服务器的令牌是分开的）"},
-	DoctorEventsTokenWrongFix: {"SNOWLUMA_MCP_EVENTS_TOKEN does not match the access token of SnowLuma's WebSocket server: copy it again from SnowLuma's WebSocket server configuration", "SNOWLUMA_MCP_EVENTS_TOKEN 与 SnowLuma WebSocket 服务器的访问令牌不符：从 SnowLuma 的 WebSocket 服务器配置中重新复制"},
+	DoctorEventsTokenUnsetFix: {"set SNOWLUMA_MCP_EVENTS_TOKEN to the access token of SnowLuma's WebSocket server, its own, apart from the HTTP server's in SnowLuma's generated configuration (its WebUI: 节点配置 → WS 服务端 → the pencil → 授权 Token)", "把 SNOWLUMA_MCP_EVENTS_TOKEN 设为 SnowLuma WebSocket 服务自己的授权 Token（SnowLuma 生成的配置里它和 HTTP 的不同；WebUI 面板“节点配置” → “WS 服务端” → 编辑 → “授权 Token”）"},
+	DoctorEventsTokenWrongFix: {"SNOWLUMA_MCP_EVENTS_TOKEN does not match the access token of SnowLuma's WebSocket server: copy it again from SnowLuma's WebUI (节点配置 → WS 服务端 → the pencil → 授权 Token), or from wsServers' accessToken in config/onebot_<QQ number>.json", "SNOWLUMA_MCP_EVENTS_TOKEN 与 SnowLuma WebSocket 服务器的访问令牌不符：在 SnowLuma 的 WebUI 面板“节点配置” → “WS 服务端” → 编辑 → “授权 Token”中重新复制（或 config\\onebot_<QQ号>.json 里 wsServers 的 accessToken）"},
 	DoctorNoEvents:            {"no event connection at %s: %s", "%s 没有事件连接：%s"},
 	DoctorNoEventsStep:        {"%s, or unset SNOWLUMA_MCP_EVENTS_URL", "%s；或者取消 SNOWLUMA_MCP_EVENTS_URL"},
-	DoctorNoEventsFix:         {"enable SnowLuma's WebSocket server and set SNOWLUMA_MCP_EVENTS_URL to it (SnowLuma's default is ws://127.0.0.1:3001/), or unset it", "开启 SnowLuma 的 WebSocket 服务器并把 SNOWLUMA_MCP_EVENTS_URL 设为它（SnowLuma 默认是 ws://127.0.0.1:3001/），或者取消这个变量"},
+	DoctorNoEventsFix:         {"enable SnowLuma's WebSocket server (its WebUI: 节点配置 → WS 服务端) and set SNOWLUMA_MCP_EVENTS_URL to it (SnowLuma's default is ws://127.0.0.1:3001/), or unset it", "在 SnowLuma 的 WebUI 面板“节点配置” → “WS 服务端”里启用 WebSocket 服务，并把 SNOWLUMA_MCP_EVENTS_URL 设为它（SnowLuma 默认是 ws://127.0.0.1:3001/），或者取消这个变量"},
 	DoctorEventsSilent:        {"%s accepted the WebSocket upgrade but sent nothing within %v; SnowLuma greets an accepted connection at once, so whether the token is accepted is unknown", "%s 接受了 WebSocket 升级，但 %v 内什么也没发；SnowLuma 会立即问候被接受的连接，所以不知道令牌是否被接受"},
 	DoctorEventsSilentFix:     {"check that SNOWLUMA_MCP_EVENTS_URL is SnowLuma's WebSocket server (SnowLuma's default is ws://127.0.0.1:3001/)", "确认 SNOWLUMA_MCP_EVENTS_URL 是 SnowLuma 的 WebSocket 服务器（SnowLuma 默认是 ws://127.0.0.1:3001/）"},
 	DoctorEventsOK:            {"%s accepted the token (events token %s) and greeted with %s", "%s 接受了令牌（事件令牌%s），并以 %s 问候"},
@@ -480,4 +522,50 @@ var texts = map[Message]text{
 	DoctorUploadNoRead:        {"the upload root cannot be read: %s", "无法读取上传根目录：%s"},
 	DoctorUploadFix:           {"point SNOWLUMA_MCP_UPLOAD_ROOT at an existing directory this user can read, or unset it", "让 SNOWLUMA_MCP_UPLOAD_ROOT 指向此用户可读的已有目录，或者取消它"},
 	DoctorUploadOK:            {"%s is readable (%d entries); only files inside it can be uploaded", "%s 可读（%d 项）；只有其中的文件可以上传"},
+
+	// Warnings that still serve, and each note's fix.
+	NoteTokenShort:            {"warning: %s has %d characters, fewer than %d; SnowLuma accepts it and the server runs, but a token that short is easily guessed by anything that reaches the port, and error messages hide it wherever it appears, ordinary text included", "警告：%s 只有 %d 个字符，少于 %d 个；SnowLuma 接受它，服务器照常运行，但这么短的令牌，任何能连到端口的程序都容易猜中，而且错误信息里凡是出现它的地方都会被隐藏，连普通文字也一样"},
+	NoteTokenShortFix:         {"set a longer token (SnowLuma generates 43-character ones) in SnowLuma's network settings and here alike", "在 SnowLuma 的网络配置和这里换成同一个更长的令牌（SnowLuma 自动生成的有 43 个字符）"},
+	NoteModeIgnoredFix:        {"set SNOWLUMA_MCP_ENDPOINT to SnowLuma's OneBot HTTP address to use this mode, or remove SNOWLUMA_MCP_MODE", "要使用这个模式，请把 SNOWLUMA_MCP_ENDPOINT 设为 SnowLuma 的 OneBot HTTP 地址；否则删去 SNOWLUMA_MCP_MODE"},
+	NoteEventsIgnoredFix:      {"set SNOWLUMA_MCP_ENDPOINT (read or write mode) to receive events, or remove SNOWLUMA_MCP_EVENTS_URL", "要接收事件，请设置 SNOWLUMA_MCP_ENDPOINT（read 或 write 模式）；否则删去 SNOWLUMA_MCP_EVENTS_URL"},
+	NoteEventsTokenIgnoredFix: {"set SNOWLUMA_MCP_EVENTS_URL to SnowLuma's WebSocket server, or remove SNOWLUMA_MCP_EVENTS_TOKEN", "把 SNOWLUMA_MCP_EVENTS_URL 设为 SnowLuma 的 WebSocket 服务器地址，或删去 SNOWLUMA_MCP_EVENTS_TOKEN"},
+	NoteTaskDirIgnoredFix:     {"set SNOWLUMA_MCP_MODE=write to run background transfers, or remove SNOWLUMA_MCP_TASK_DIR", "要运行后台传输，请设 SNOWLUMA_MCP_MODE=write；否则删去 SNOWLUMA_MCP_TASK_DIR"},
+	NoteArchiveIgnoredFix:     {"set SNOWLUMA_MCP_ENDPOINT (read or write mode) to archive messages, or remove SNOWLUMA_MCP_ARCHIVE", "要归档消息，请设置 SNOWLUMA_MCP_ENDPOINT（read 或 write 模式）；否则删去 SNOWLUMA_MCP_ARCHIVE"},
+	NoteArchiveEmptyFix:       {"list group numbers in SNOWLUMA_MCP_ARCHIVE_GROUPS or QQ numbers in SNOWLUMA_MCP_ARCHIVE_USERS, or * for every chat", "在 SNOWLUMA_MCP_ARCHIVE_GROUPS 中列出群号，或在 SNOWLUMA_MCP_ARCHIVE_USERS 中列出 QQ 号，或用 * 表示全部"},
+	NoteArchiveNoEventsFix:    {"to archive messages as they arrive, set SNOWLUMA_MCP_EVENTS_URL to SnowLuma's WebSocket server (SnowLuma's default is ws://127.0.0.1:3001/)", "要在消息到达时就归档，请把 SNOWLUMA_MCP_EVENTS_URL 设为 SnowLuma 的 WebSocket 服务器地址（SnowLuma 默认是 ws://127.0.0.1:3001/）"},
+	NoteChannelIgnoredFix:     {"set SNOWLUMA_MCP_CHANNEL to mentions or all, or remove those variables", "把 SNOWLUMA_MCP_CHANNEL 设为 mentions 或 all，或删去这些变量"},
+	NoteChannelEmptyFix:       {"list group numbers in SNOWLUMA_MCP_CHANNEL_GROUPS or QQ numbers in SNOWLUMA_MCP_CHANNEL_USERS", "在 SNOWLUMA_MCP_CHANNEL_GROUPS 中列出群号，或在 SNOWLUMA_MCP_CHANNEL_USERS 中列出 QQ 号"},
+
+	// --help.
+	HelpIntro: {"%s %s: a stdio MCP server for SnowLuma (OneBot v11) bots.\n\n" +
+		"It serves the bundled SnowLuma %s action catalog to any MCP client and, when SNOWLUMA_MCP_ENDPOINT is set, runs actions against that SnowLuma instance (read-only actions in read mode, any action in write mode). MCP hosts spawn it and talk to it over stdin/stdout; it is configured by environment variables only.\n\n" +
+		"Usage: %s [--help | --version | doctor [--json] | sandbox [doctor [--json]]]\n\n" +
+		"doctor checks the environment below against the running SnowLuma (read-only actions only) and prints what is wrong and how to fix it.\n\n" +
+		"sandbox serves the same tools in write mode against a simulated SnowLuma and QQ account started inside this process (SNOWLUMA_MCP_SANDBOX_SEED chooses it): nothing reaches QQ. sandbox doctor runs doctor against it.\n\n" +
+		"Environment variables (on Windows, names are read in any case):",
+		"%s %s：用于 SnowLuma（OneBot v11）机器人的 stdio MCP 服务器。\n\n" +
+			"它向任何 MCP 客户端提供内置的 SnowLuma %s 动作目录；设置了 SNOWLUMA_MCP_ENDPOINT 时，还会在这个 SnowLuma 上执行动作（read 模式只执行只读动作，write 模式可执行任何动作）。它由 MCP 宿主启动，通过标准输入输出通信，只用环境变量配置。\n\n" +
+			"用法：%s [--help | --version | doctor [--json] | sandbox [doctor [--json]]]\n\n" +
+			"doctor 按下面的环境变量检查正在运行的 SnowLuma（只执行只读动作），列出哪里有问题、怎么改。\n\n" +
+			"sandbox 在本进程里启动模拟的 SnowLuma 和 QQ 账号，以 write 模式提供同样的工具（SNOWLUMA_MCP_SANDBOX_SEED 决定模拟哪个账号）：不会有任何内容发到 QQ。sandbox doctor 对它运行 doctor。\n\n" +
+			"环境变量（Windows 上变量名不区分大小写；各变量的说明是英文，中文说明见 README.zh-CN.md 和 docs/configuration.md）："},
+	HelpDefault: {"default: %s", "默认：%s"},
+
+	// doctor on Windows.
+	DoctorDirWillCreateWindows: {"%s does not exist yet; it will be created at start", "%s 还不存在；启动时会创建"},
+	DoctorAuditOKWindows:       {"%s can be appended to", "%s 可以追加写入"},
+	DoctorArchiveNewWindows:    {"%s does not exist yet; the server creates it at its next start", "%s 尚不存在；服务器下次启动时会创建它"},
+
+	// Windows paths.
+	ConfigPathUnexpanded:     {"%s is not expanded here: an MCP host passes the value as written, so it is not an absolute path", "%s 在这里不会被展开：MCP 宿主按原样传入这个值，所以它不是绝对路径"},
+	ConfigTaskDirWindows:     {`an absolute path to a private directory, written out in full, e.g. C:\Users\you\AppData\Local\snowluma-mcp\tasks`, `私有目录的完整绝对路径，例如 C:\Users\you\AppData\Local\snowluma-mcp\tasks`},
+	ConfigArchivePathWindows: {`an absolute path of the archive's SQLite file, written out in full, e.g. C:\Users\you\AppData\Local\snowluma-mcp\archive.db (its folder is created when missing)`, `归档 SQLite 文件的完整绝对路径，例如 C:\Users\you\AppData\Local\snowluma-mcp\archive.db（文件夹不存在时会自动创建）`},
+	ConfigAuditFileWindows:   {`an absolute path of a file this process may create and append to, written out in full, e.g. C:\Users\you\AppData\Local\snowluma-mcp\audit.jsonl (its folder is created when missing)`, `本进程可以创建并追加写入的文件的完整绝对路径，例如 C:\Users\you\AppData\Local\snowluma-mcp\audit.jsonl（文件夹不存在时会自动创建）`},
+	ConfigDownloadDirWindows: {`an absolute folder path on the MCP host, written out in full, e.g. C:\Users\you\Downloads\snowluma-mcp; it is created when missing`, `MCP 主机上文件夹的完整绝对路径，例如 C:\Users\you\Downloads\snowluma-mcp；不存在时会自动创建`},
+
+	// A second server on the same file or folder.
+	ArchiveInUse:  {"the archive %s is in use by another snowluma-mcp process (only one server may use the file): stop that server, or give this one its own SNOWLUMA_MCP_ARCHIVE file; until then the archive tools say so", "消息归档 %s 正被另一个 snowluma-mcp 进程使用（同一个文件只能由一个服务器使用）：请停掉那个服务器，或给这个服务器另设一个 SNOWLUMA_MCP_ARCHIVE 文件；在此之前，归档工具会说明无法使用"},
+	TasksInUse:    {"the task folder %s is in use by %s: stop that server, or give this one its own SNOWLUMA_MCP_TASK_DIR", "任务文件夹 %s 正被%s使用：请停掉那个服务器，或给这个服务器另设一个 SNOWLUMA_MCP_TASK_DIR"},
+	HolderProcess: {"snowluma-mcp process %s (since %s)", " snowluma-mcp 进程 %s（%s 起）"},
+	HolderUnknown: {"another process", "另一个进程"},
 }

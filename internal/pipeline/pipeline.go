@@ -61,6 +61,8 @@ type Executor struct {
 	sent   Sent
 	remote Remote
 	launch Launch
+	// files names a group file's download (filenames.go).
+	files fileNames
 }
 
 // Sent is told of a send that succeeded: the action, its params as
@@ -269,6 +271,7 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 		} else { // 11. send, redaction, the sent hook, the chats read
 			r = x.send(ctx, c, p)
 			x.noteRead(c, p, r)
+			x.files.learn(a.Name, r)
 			if a.Sensitive && x.safety.Sensitive == safety.SensitiveRedact {
 				r = redact(r)
 			}
@@ -479,6 +482,7 @@ func (x *Executor) stream(ctx context.Context, c *Call, p Plan, req transfer.Req
 			return finish(toolkit.Fail(toolkit.KindNotConfigured, "no download directory is configured", "set SNOWLUMA_MCP_DOWNLOAD_DIR and restart the server"), th)
 		}
 		tp.Store = x.backend.Downloads
+		tp.Name = x.files.forDownload(p.Params)
 	case catalog.StreamUpload:
 		if p.upload != nil {
 			up, r, ok := x.automatic(*p.upload)

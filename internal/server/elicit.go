@@ -260,7 +260,7 @@ func form(l lang.Lang, a *catalog.Action, provided map[string]json.RawMessage, m
 		required = append(required, answerField)
 	}
 	if len(provided) > 0 {
-		b.WriteString(l.Sprintf(lang.FormAlreadySet, strings.Join(slices.Sorted(maps.Keys(provided)), ", ")))
+		b.WriteString(l.Sprintf(lang.FormAlreadySet, givenValues(provided)))
 	}
 	if confirm {
 		// The same form asks the person to confirm the action itself.
@@ -278,6 +278,25 @@ func form(l lang.Lang, a *catalog.Action, provided map[string]json.RawMessage, m
 		},
 	}
 }
+
+// givenValues lists the params already given with their values, so that
+// a person who is asked for the rest, and to confirm, sees which group,
+// whom and how long: group_id=20001, duration=600. Each value is its JSON,
+// cut at maxShownValue characters.
+func givenValues(provided map[string]json.RawMessage) string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(provided)) {
+		v := []rune(strings.TrimSpace(string(provided[name])))
+		if len(v) > maxShownValue {
+			v = append(v[:maxShownValue-1], '…')
+		}
+		parts = append(parts, name+"="+string(v))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// maxShownValue is the most characters of a given value a form shows.
+const maxShownValue = 60
 
 func fieldNames(fields []formField) []string {
 	out := make([]string, len(fields))

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -857,7 +856,9 @@ func (w *world) fileURL(p *params) (any, [][]byte, *Reply) {
 	if fail != nil {
 		return nil, nil, fail
 	}
-	return map[string]string{"url": fmt.Sprintf("%s/group/%d/file%s?fname=%s", sandboxHost, g.id, f.id, url.QueryEscape(f.name))}, nil, nil
+	// As SnowLuma's link, whose fname is the file id, not its name
+	// (packages/core/src/bridge/apis/group-file.ts).
+	return map[string]string{"url": fmt.Sprintf("%s/group/%d/file%s?fname=%s", sandboxHost, g.id, f.id, f.id)}, nil, nil
 }
 
 func (w *world) deleteFile(p *params) (any, [][]byte, *Reply) {
