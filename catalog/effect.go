@@ -30,6 +30,10 @@ type Effect struct {
 	// an http(s) URL it fetches, or a local path it opens (a string or an
 	// array of them).
 	Media []string `json:"media,omitempty"`
+	// Fetch are the params SnowLuma loads as a source for its own use (a
+	// download, OCR): a local file stays on its side, but a URL is
+	// fetched, carrying whatever its query string holds.
+	Fetch []string `json:"fetch,omitempty"`
 	// Carries are the params naming existing messages whose content the
 	// write copies to its destination (a forward of one message).
 	Carries []string `json:"carries,omitempty"`

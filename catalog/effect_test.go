@@ -41,7 +41,7 @@ func TestEffectEveryAction(t *testing.T) {
 		declared := func(p string) bool {
 			return slices.ContainsFunc(a.Params, func(q Param) bool { return q.Name == p })
 		}
-		for _, group := range [][]string{e.Text, e.Message, e.Media, e.Carries} {
+		for _, group := range [][]string{e.Text, e.Message, e.Media, e.Fetch, e.Carries} {
 			for _, p := range group {
 				// click_inline_keyboard_button reads button_id and
 				// callback_data from the raw params, undeclared.

@@ -15,6 +15,7 @@ func BenchmarkJudge(b *testing.B) {
 	for i := range 16 {
 		l.Note(GroupChat(int64(20001 + i)))
 	}
+	l.NoteMessage(-123456, GroupChat(20002))
 	params := json.RawMessage(`{"group_id":20002,"message":[{"type":"reply","data":{"id":"-123456"}},{"type":"text","data":{"text":"` + strings.Repeat("群友好 ", 40) + `"}}]}`)
 	b.ReportAllocs()
 	for b.Loop() {

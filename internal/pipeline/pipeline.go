@@ -46,6 +46,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/validate"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 // An Executor runs catalog actions against one backend. Its hooks are
@@ -203,7 +204,7 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 	if errs != nil {
 		return x.Refused(c, p, InvalidParams(a, errs))
 	}
-	targets, err := safety.ExtractTargets(p.Params, targetParams(a)...) // 5. targets
+	targets, err := untrusted.Targets(a, p.Params) // 5. targets, as SnowLuma reads them
 	if err != nil {
 		return x.Refused(c, p, toolkit.Fail(toolkit.KindInvalidParams, a.Name+": "+err.Error()+"; nothing was sent", "pass params as a JSON object"))
 	}
@@ -353,19 +354,6 @@ func (x *Executor) CheckParams(a *catalog.Action, params json.RawMessage) ([]val
 	return errs, nil
 }
 
-// targetParams lists a's params whose catalog role names a group or a
-// person, for the allowlist and the pacer: friend_poke's target_id and the
-// qzone actions' target_uin name a person as user_id does.
-func targetParams(a *catalog.Action) []safety.TargetParam {
-	var out []safety.TargetParam
-	for _, p := range a.Params {
-		if p.Target() {
-			out = append(out, safety.TargetParam{Name: p.Name, Group: p.Role == catalog.RoleGroup})
-		}
-	}
-	return out
-}
-
 // pace admits a send to keys, or says how long it must wait.
 func (x *Executor) pace(a *catalog.Action, keys []string) time.Duration {
 	if !a.Send {
@@ -384,7 +372,7 @@ func (x *Executor) Refused(c *Call, p Plan, r toolkit.Reply) toolkit.Reply {
 	if !x.audits(p.Action) {
 		return r
 	}
-	targets, _ := safety.ExtractTargets(p.Params, targetParams(p.Action)...)
+	targets, _ := untrusted.Targets(p.Action, p.Params)
 	x.noteDeclined(c, &p, r)
 	entry, err := x.safety.Audit.Begin()
 	if err != nil {

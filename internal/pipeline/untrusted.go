@@ -60,11 +60,22 @@ func (x *Executor) seen(c *Call) *untrusted.Ledger {
 // legacy client's call with one round of forms only, so a second round
 // (params, then the gate) would never reach that client.
 func (x *Executor) GateMayAsk(c *Call, a *catalog.Action) bool {
-	if a.ReadOnly || x.untrustedMode() != untrusted.ModeConfirm {
+	if !gated(a) || x.untrustedMode() != untrusted.ModeConfirm {
 		return false
 	}
 	seen := x.seen(c)
 	return seen != nil && seen.Armed()
+}
+
+// gated reports whether the gate judges calls of a: every write, and a
+// read that makes SnowLuma fetch a source (ocr_image of a URL carries
+// whatever its query string holds).
+func gated(a *catalog.Action) bool {
+	if !a.ReadOnly {
+		return true
+	}
+	e, _ := catalog.EffectOf(a.Name)
+	return len(e.Fetch) > 0
 }
 
 // untrustedMode is the backend's SNOWLUMA_MCP_UNTRUSTED_SENDS.
@@ -82,7 +93,7 @@ func (x *Executor) untrustedMode() untrusted.Mode {
 func (x *Executor) judgeUntrusted(c *Call, p *Plan) (g gateCheck, r toolkit.Reply, ok bool) {
 	a := p.Action
 	seen := x.seen(c)
-	if a.ReadOnly || x.untrustedMode() == untrusted.ModeOff || seen == nil {
+	if !gated(a) || x.untrustedMode() == untrusted.ModeOff || seen == nil {
 		return g, r, true
 	}
 	var err error
@@ -142,7 +153,7 @@ func (x *Executor) noteRead(c *Call, p Plan, r toolkit.Reply) {
 	}
 	if seen := x.seen(c); seen != nil {
 		env, _ := r.Result.(json.RawMessage)
-		seen.Note(untrusted.ReadChats(p.Action.Name, p.Params, env)...)
+		untrusted.NoteRead(seen, p.Action.Name, p.Params, env)
 	}
 }
 

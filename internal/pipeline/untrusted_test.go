@@ -27,9 +27,10 @@ func (connClient) Progress(context.Context) func(int64, int64) error { return ni
 func (c connClient) Connection() any                                 { return c.key }
 
 // TestSendGateStep: the gate is a step of Run. A read of group 1's history
-// arms the connection that made it and no other; then a send to group 2 is
-// refused (refuse), a send to group 1 runs, and the server's own calls (no
-// connection) pass; a client without forms and without approvers cannot
+// arms the connection that made it, and a connection made after it (the
+// record outlives a connection: a reconnect inherits it); then a send to
+// group 2 is refused (refuse) on either, a send to group 1 runs, and the
+// server's own calls (no connection) pass; a client without forms and without approvers cannot
 // confirm (confirm); off runs everything.
 func TestSendGateStep(t *testing.T) {
 	t.Parallel()
@@ -62,10 +63,13 @@ func TestSendGateStep(t *testing.T) {
 		if mode == untrusted.ModeConfirm && !strings.Contains(send(a, "2").Diag.Message, "no form and no QQ approver") {
 			t.Errorf("confirm without a way to ask: %+v", send(a, "2").Diag)
 		}
+		if r := send(b2, "2"); r.Diag.Kind != gated {
+			t.Errorf("%s: send to group 2 on a later connection: %+v", mode, r.Diag)
+		}
 		for _, c := range []*Call{a, b2, {Tool: "channel"}} {
 			group := "1"
-			if c != a {
-				group = "2" // another connection, or the server's own call
+			if c.Client == nil {
+				group = "2" // the server's own call
 			}
 			if r := send(c, group); r.Diag.Outcome != toolkit.OutcomeSuccess {
 				t.Errorf("%s: send to group %s by %+v: %+v", mode, group, c.Client, r.Diag)

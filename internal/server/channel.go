@@ -288,7 +288,10 @@ func (svc *channelService) pushed(p channel.Push) {
 		chat = untrusted.GroupChat(metaID(p.Meta[channel.MetaGroupID]))
 	}
 	for s := range svc.server.Sessions() {
-		svc.x.backend.Provenance.Note(s, chat)
+		l := svc.x.backend.Provenance.For(s)
+		l.Note(chat)
+		// Its message id: a reply to it in its own chat is judged free.
+		l.NoteMessage(metaID(p.Meta[channel.MetaMessageID]), chat)
 	}
 }
 
