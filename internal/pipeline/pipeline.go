@@ -208,7 +208,11 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 	if err != nil {
 		return x.Refused(c, p, toolkit.Fail(toolkit.KindInvalidParams, a.Name+": "+err.Error()+"; nothing was sent", "pass params as a JSON object"))
 	}
-	if out := x.safety.CheckTargets(targets); out != nil {
+	// The allowlists check every id the params name, read by the handler or
+	// not (refusing an id SnowLuma ignores costs nothing); pacing, the dry
+	// run and the audit line take the targets SnowLuma writes to.
+	named, _ := safety.ExtractTargets(p.Params, targetParams(a)...)
+	if out := x.safety.CheckTargets(named); out != nil {
 		return x.Refused(c, p, toolkit.Fail(toolkit.KindTargetNotAllowed,
 			fmt.Sprintf("%s names %s, outside this server's allowed targets; nothing was sent", a.Name, strings.Join(out, ", ")),
 			"use only the groups and users in get_runtime_info's safety.allowed_groups and allowed_users; the operator sets SNOWLUMA_MCP_ALLOWED_GROUPS and SNOWLUMA_MCP_ALLOWED_USERS"))
@@ -352,6 +356,19 @@ func (x *Executor) CheckParams(a *catalog.Action, params json.RawMessage) ([]val
 		return nil, &r
 	}
 	return errs, nil
+}
+
+// targetParams lists a's params whose catalog role names a group or a
+// person, for the allowlist: friend_poke's target_id and the qzone
+// actions' target_uin name a person as user_id does.
+func targetParams(a *catalog.Action) []safety.TargetParam {
+	var out []safety.TargetParam
+	for _, p := range a.Params {
+		if p.Target() {
+			out = append(out, safety.TargetParam{Name: p.Name, Group: p.Role == catalog.RoleGroup})
+		}
+	}
+	return out
 }
 
 // pace admits a send to keys, or says how long it must wait.
