@@ -273,7 +273,7 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 			r = x.dryRun(a, targets, p)
 		} else { // 11. send, redaction, the sent hook, the chats read
 			r = x.send(ctx, c, p)
-			x.noteRead(c, p, r)
+			r = x.noteRead(c, p, r)
 			if a.Sensitive && x.safety.Sensitive == safety.SensitiveRedact {
 				r = redact(r)
 			}

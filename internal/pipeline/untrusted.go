@@ -146,15 +146,23 @@ func (x *Executor) noteDeclined(c *Call, p *Plan, r toolkit.Reply) {
 }
 
 // noteRead records the chats whose text a successful read-only answer
-// hands the model on c's connection.
-func (x *Executor) noteRead(c *Call, p Plan, r toolkit.Reply) {
+// hands the model on c's connection, and returns the answer neutralized
+// (untrusted.NeutralizeAnswer) when it goes to a model: a forged
+// </channel> or "System:" in get_msg or a history arrives as inert as in
+// a push or an event read. The server's own reads (no client: the
+// archive's backfill) get SnowLuma's answer as it is.
+func (x *Executor) noteRead(c *Call, p Plan, r toolkit.Reply) toolkit.Reply {
 	if !p.Action.ReadOnly || r.Diag.Outcome != toolkit.OutcomeSuccess || !untrusted.CarriesText(p.Action.Name) {
-		return
+		return r
 	}
+	env, _ := r.Result.(json.RawMessage)
 	if seen := x.seen(c); seen != nil {
-		env, _ := r.Result.(json.RawMessage)
 		untrusted.NoteRead(seen, p.Action.Name, p.Params, env)
 	}
+	if c.Client != nil && env != nil {
+		r.Result = json.RawMessage(untrusted.NeutralizeAnswer(env))
+	}
+	return r
 }
 
 // GateText says in l why the send gate asks a person: the chats read and
