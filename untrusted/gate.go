@@ -466,23 +466,19 @@ func Judge(l *Ledger, w Write) Decision {
 
 // carried judges the messages w copies: one of a chat other than w's
 // destination is a reason, and so is one whose chat the ledger does not
-// know once more than one chat (or an unknown one) was read, since it may
-// be any of them. With one chat read, a message id the ledger does not
-// know is taken to be of that chat: the only one the model read.
+// know, since it may be of any chat, read or not (a message id is learnt
+// from a read, which records its chat, or from the text of a chat that
+// names it).
 func carried(l *Ledger, w Write) []Reason {
 	var out []Reason
 	for _, id := range w.Carried {
-		if strings.HasPrefix(id, "forward:") {
-			out = append(out, Reason{Kind: Carries, Detail: quote.Clip(id, 40)})
-			continue
-		}
-		n, _ := strconv.ParseInt(strings.TrimSpace(id), 10, 64)
+		n, err := strconv.ParseInt(strings.TrimSpace(id), 10, 64)
 		c, known := l.MessageChat(n)
 		switch {
-		case known && !slices.Contains(w.Chats, c):
-			out = append(out, Reason{Kind: Carries, Detail: quote.Clip(id, 40), Chats: []Chat{c}})
-		case !known && l.ambiguous():
+		case err != nil || !known:
 			out = append(out, Reason{Kind: Carries, Detail: quote.Clip(id, 40)})
+		case !slices.Contains(w.Chats, c):
+			out = append(out, Reason{Kind: Carries, Detail: quote.Clip(id, 40), Chats: []Chat{c}})
 		}
 	}
 	return out

@@ -76,14 +76,16 @@ func TestJudgeAsSnowLumaDoes(t *testing.T) {
 // TestJudgeCarried: after groups 1 and 2 were read, a write to group 1
 // that carries a message of group 2 (a reply, a forward of its id, a
 // node) is judged as a write to a chat not read; a reply to group 1's own
-// message is free; a message id the ledger does not know is free only
-// while one chat was read.
+// message is free; a message id the ledger does not know is not.
 func TestJudgeCarried(t *testing.T) {
 	t.Parallel()
 	one := &Ledger{}
 	one.NoteMessage(11, GroupChat(1))
-	if d := judge(t, one, "send_group_msg", `{"group_id":1,"message":"[CQ:reply,id=12345]ok"}`, ""); !d.Free {
+	if d := judge(t, one, "send_group_msg", `{"group_id":1,"message":"[CQ:reply,id=12345]ok"}`, ""); d.Free {
 		t.Errorf("one chat read, unknown reply id: %+v", d)
+	}
+	if d := judge(t, one, "send_group_msg", `{"group_id":1,"message":"[CQ:reply,id=11]ok"}`, ""); !d.Free {
+		t.Errorf("one chat read, a reply to its message: %+v", d)
 	}
 	l := &Ledger{}
 	l.NoteMessage(11, GroupChat(1))

@@ -158,15 +158,6 @@ func (l *Ledger) MessageChat(id int64) (Chat, bool) {
 	return c, ok
 }
 
-// ambiguous reports whether a message id the ledger does not know could
-// be of more than one chat: more than one chat, an unknown one, or more
-// than the ledger lists, was read.
-func (l *Ledger) ambiguous() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.chats) > 1 || l.overflow || slices.ContainsFunc(l.chats, func(c Chat) bool { return c.Kind == Unknown })
-}
-
 // Chats lists the chats read, oldest first.
 func (l *Ledger) Chats() []Chat {
 	if l == nil {
