@@ -61,7 +61,9 @@ func withIDs(a *catalog.Action, base map[string]any, g, u any) map[string]any {
 // into A (each message form, each media key, each kind of path and URL).
 func gateVariants() []gateVariant {
 	vs := []gateVariant{
-		{"B", func(a *catalog.Action, b map[string]any) (map[string]any, bool) { return withIDs(a, b, 20002, 99999), true }},
+		{"B", func(a *catalog.Action, b map[string]any) (map[string]any, bool) {
+			return withIDs(a, b, 20002, 99999), true
+		}},
 		{"B as strings", func(a *catalog.Action, b map[string]any) (map[string]any, bool) {
 			return withIDs(a, b, "20002", "99999"), true
 		}},
