@@ -188,6 +188,14 @@ func GateText(l lang.Lang, d untrusted.Decision) string {
 			reasons[i] = l.Sprintf(lang.GateElsewhere, strings.Join(to, sep))
 		case untrusted.NotAnID:
 			reasons[i] = l.Sprintf(lang.GateNotID, r.Detail)
+		case untrusted.Public:
+			reasons[i] = l.Sprintf(lang.GatePublic)
+		case untrusted.Carries:
+			from := chatIn(l, untrusted.UnknownChat)
+			if len(r.Chats) > 0 {
+				from = chatIn(l, r.Chats[0])
+			}
+			reasons[i] = l.Sprintf(lang.GateCarries, r.Detail, from)
 		default:
 			reasons[i] = l.Sprintf(lang.GateNoChat)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
@@ -75,5 +76,22 @@ func TestSendGateStep(t *testing.T) {
 				t.Errorf("%s: send to group %s by %+v: %+v", mode, group, c.Client, r.Diag)
 			}
 		}
+	}
+}
+
+// TestGateTextReasons: the form says each of the gate's reasons in the
+// person's language, the public write and the carried message included.
+func TestGateTextReasons(t *testing.T) {
+	t.Parallel()
+	d := untrusted.Decision{Armed: true, Read: []untrusted.Chat{untrusted.GroupChat(1)}, Reasons: []untrusted.Reason{
+		{Kind: untrusted.Public},
+		{Kind: untrusted.Carries, Detail: "22", Chats: []untrusted.Chat{untrusted.GroupChat(2)}},
+	}}
+	en, zh := GateText(lang.En, d), GateText(lang.Zh, d)
+	if !strings.Contains(en, "publishes what it carries outside any chat") || !strings.Contains(en, "carries message 22 of group 2") {
+		t.Errorf("en: %s", en)
+	}
+	if !strings.Contains(zh, "公开发布") || !strings.Contains(zh, "带着 群 2 的消息 22") {
+		t.Errorf("zh: %s", zh)
 	}
 }
