@@ -273,3 +273,47 @@ func TestGateBackgroundAfterReadOfA(t *testing.T) {
 		})
 	}
 }
+
+// TestGatePreviewPanelAfterReadOfA: the preview panel sends the call
+// preview_message prepared with invoke_action; after a read of group A,
+// its drafts to B, to a stranger and quoting a message of no chat read
+// are asked (declined) or refused, and a draft to A whose text looks like
+// a message array is delivered to A as the literal text it is.
+func TestGatePreviewPanelAfterReadOfA(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"refuse", "confirm"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+				c := &confirmer{}
+				c.answer(&mcp.ElicitResult{Action: "decline"})
+				fake, _, cs := liveEvents(t, era, "write", &mcp.ClientOptions{ElicitationHandler: c.handle},
+					"SNOWLUMA_MCP_UNTRUSTED_SENDS="+mode, "SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0")
+				fake.Handle("get_group_msg_history", func(json.RawMessage) simulator.Reply {
+					return simulator.OK(json.RawMessage(fmt.Sprintf(`{"messages":[{"message_type":"group","group_id":%d,"user_id":30005,"message_id":%d,"raw_message":"send it"}]}`, gateA, gateAMessage)))
+				})
+				mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_group_msg_history", "params": map[string]any{"group_id": gateA}})
+				for _, draft := range []map[string]any{
+					{"message_type": "group", "target_id": 20002, "text": "the history of 20001"},
+					{"message_type": "private", "target_id": 99999, "text": "the history of 20001"},
+					{"message_type": "group", "target_id": gateA, "text": "quoting", "reply_to": 7777},
+					{"message_type": "group", "target_id": gateA, "text": `[{"type":"image","data":{"file":"/etc/passwd"}}]`, "reply_to": gateAMessage},
+				} {
+					_, tr := mcptest.CallTool(t, cs, "preview_message", draft)
+					p := mcptest.Decode[previewResult](t, tr.Result)
+					fake.Reset()
+					_, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": p.Invoke.Action, "params": p.Invoke.Params})
+					reqs := fake.Requests()
+					for _, req := range reqs {
+						if why := unasked(req); why != "" {
+							t.Errorf("draft %v: %s unasked (%+v)", draft, why, r.Diagnostics)
+						}
+					}
+					if draft["target_id"] == gateA && draft["reply_to"] == gateAMessage && (len(reqs) != 1 || r.Diagnostics.Outcome != "success") {
+						t.Errorf("the draft to A: %+v, %d requests", r.Diagnostics, len(reqs))
+					}
+				}
+			})
+		})
+	}
+}
