@@ -6,10 +6,13 @@
 // and media reads). A message in one of those chats can ask the model to
 // send what it read somewhere else: the exfiltration shown against other
 // chat MCP servers. A Ledger records, per connection, which chats such
-// text came from (the chats only, never the text); Judge decides whether a
-// write may run freely, must be confirmed by a person, or is refused;
-// Neutralize and EscapeJSON keep pushed text from forging the host's own
-// markup. The package knows no MCP.
+// text came from and the chat of each message id seen (ids only, never the
+// text), starting from the Registry's record of what was read recently on
+// any connection; ReadWrite reads a write as SnowLuma will run it (the
+// catalog's effect model, messages parsed by qqmsg) and Judge decides
+// whether it may run freely, must be confirmed by a person, or is refused;
+// Neutralize, EscapeJSON and NeutralizeAnswer keep QQ users' text from
+// forging the host's own markup. The package knows no MCP.
 package untrusted
 
 import (
