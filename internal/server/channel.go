@@ -290,8 +290,10 @@ func (svc *channelService) pushed(p channel.Push) {
 	for s := range svc.server.Sessions() {
 		l := svc.x.backend.Provenance.For(s)
 		l.Note(chat)
-		// Its message id: a reply to it in its own chat is judged free.
+		// Its message ids (the first and last of a burst): a reply to
+		// them in their own chat is judged free.
 		l.NoteMessage(metaID(p.Meta[channel.MetaMessageID]), chat)
+		l.NoteMessage(metaID(p.Meta[channel.MetaFirstMessageID]), chat)
 	}
 }
 
