@@ -196,3 +196,19 @@ func TestNeutralizeAnswer(t *testing.T) {
 		t.Errorf("not idempotent:\n%s\n%s", got, again)
 	}
 }
+
+// TestRefusalNamesOneURL: a call holding several URLs names the same one
+// on every reading (the first in the effect's param order, then segment
+// keys sorted), not one chosen by map order.
+func TestRefusalNamesOneURL(t *testing.T) {
+	t.Parallel()
+	l := &Ledger{}
+	l.Note(GroupChat(1))
+	params := `{"group_id":1,"message":[{"type":"share","data":{"url":"https://b.example/","title":"t","image":"https://a.example/","content":"https://c.example/"}},{"type":"text","data":{"text":"see https://d.example/"}}]}`
+	first := judge(t, l, "send_group_msg", params, "").Because()
+	for range 50 {
+		if got := judge(t, l, "send_group_msg", params, "").Because(); got != first {
+			t.Fatalf("the refusal changed: %q then %q", first, got)
+		}
+	}
+}

@@ -89,6 +89,11 @@ func posesAsNotice(line string) bool {
 	if len(s) > 96 {
 		s = s[:96] // a notice's word and colon come first
 	}
+	// A notice needs a colon or an opening bracket, in any width: most
+	// lines have neither and are not folded.
+	if !strings.ContainsAny(s, ":：﹕︓[【［(（<＜{｛") {
+		return false
+	}
 	s = strings.ToLower(foldLookalikes(s))
 	// Markdown around a line does not change what it poses as: a quote
 	// ("> System:"), a heading, a list item, bold or code ("**System:**").
@@ -170,7 +175,13 @@ func NeutralizeAnswer(raw []byte) []byte {
 			j++
 		}
 		var str string
-		if json.Unmarshal(raw[i:j+1], &str) == nil {
+		ok := true
+		if body := raw[i+1 : min(j, len(raw))]; bytes.IndexByte(body, '\\') < 0 {
+			str = string(body) // no escapes: the bytes are the string
+		} else {
+			ok = json.Unmarshal(raw[i:j+1], &str) == nil
+		}
+		if ok {
 			if n := Neutralize(str); n != str {
 				b, _ := json.Marshal(n)
 				out = append(append(out, raw[last:i]...), b...)
