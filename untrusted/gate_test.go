@@ -212,3 +212,23 @@ func TestRefusalNamesOneURL(t *testing.T) {
 		}
 	}
 }
+
+// TestNoteSent: the message a send created is known to be of its chat, so
+// a reply to it there is free and a reply to it elsewhere is not; the
+// chat is not noted as read.
+func TestNoteSent(t *testing.T) {
+	t.Parallel()
+	l := &Ledger{}
+	l.Note(GroupChat(1))
+	NoteSent(l, action(t, "send_msg"), json.RawMessage(`{"message_type":"private","group_id":1,"user_id":9,"message":"x"}`), json.RawMessage(`{"status":"ok","data":{"message_id":-5}}`))
+	if c, ok := l.MessageChat(-5); !ok || c != GroupChat(1) || len(l.Chats()) != 1 {
+		t.Errorf("the sent message: %v %v, chats %v", c, ok, l.Chats())
+	}
+	if d := judge(t, l, "send_group_msg", `{"group_id":1,"message":"[CQ:reply,id=-5]ok"}`, ""); !d.Free {
+		t.Errorf("a reply to the bot's own message in its chat: %s", d.Because())
+	}
+	l.Note(GroupChat(2))
+	if d := judge(t, l, "send_group_msg", `{"group_id":2,"message":"[CQ:reply,id=-5]ok"}`, ""); d.Free {
+		t.Error("a reply in group 2 to a message of group 1 was free")
+	}
+}

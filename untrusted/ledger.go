@@ -135,6 +135,15 @@ func (l *Ledger) NoteMessage(id int64, c Chat) {
 		return
 	}
 	l.Note(c)
+	l.knowMessage(id, c)
+}
+
+// knowMessage records the chat of message id without noting the chat as
+// read (the bot's own message, sent there).
+func (l *Ledger) knowMessage(id int64, c Chat) {
+	if l == nil || id == 0 || c.Kind == 0 {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.msgs == nil {

@@ -230,3 +230,29 @@ func listChats(envelope json.RawMessage) []Chat {
 	}
 	return out
 }
+
+// NoteSent records on l the chat of the message a successful send
+// created (its answer's message_id), when the send went to one chat: a
+// reply to the bot's own message there is then judged by where it is.
+// The chat is not noted as read: the bot wrote it.
+func NoteSent(l *Ledger, a *catalog.Action, params, envelope json.RawMessage) {
+	if l == nil || !a.Send {
+		return
+	}
+	var env struct {
+		Data struct {
+			MessageID id `json:"message_id"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(envelope, &env) != nil || env.Data.MessageID == 0 {
+		return
+	}
+	t, err := Targets(a, params)
+	switch {
+	case err != nil || len(t.Unreadable) > 0:
+	case len(t.Groups) == 1:
+		l.knowMessage(int64(env.Data.MessageID), GroupChat(t.Groups[0]))
+	case len(t.Groups) == 0 && len(t.Users) == 1:
+		l.knowMessage(int64(env.Data.MessageID), PrivateChat(t.Users[0]))
+	}
+}

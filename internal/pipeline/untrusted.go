@@ -146,13 +146,23 @@ func (x *Executor) noteDeclined(c *Call, p *Plan, r toolkit.Reply) {
 }
 
 // noteRead records the chats whose text a successful read-only answer
-// hands the model on c's connection, and returns the answer neutralized
+// hands the model on c's connection (and, for a send, the chat of the
+// message it created), and returns the answer neutralized
 // (untrusted.NeutralizeAnswer) when it goes to a model: a forged
 // </channel> or "System:" in get_msg or a history arrives as inert as in
 // a push or an event read. The server's own reads (no client: the
 // archive's backfill) get SnowLuma's answer as it is.
 func (x *Executor) noteRead(c *Call, p Plan, r toolkit.Reply) toolkit.Reply {
-	if !p.Action.ReadOnly || r.Diag.Outcome != toolkit.OutcomeSuccess || !untrusted.CarriesText(p.Action.Name) {
+	if r.Diag.Outcome != toolkit.OutcomeSuccess {
+		return r
+	}
+	if !p.Action.ReadOnly {
+		// The bot's own message: a reply to it is judged by its chat.
+		env, _ := r.Result.(json.RawMessage)
+		untrusted.NoteSent(x.seen(c), p.Action, p.Params, env)
+		return r
+	}
+	if !untrusted.CarriesText(p.Action.Name) {
 		return r
 	}
 	env, _ := r.Result.(json.RawMessage)
