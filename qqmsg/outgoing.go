@@ -55,16 +55,32 @@ func (s OutgoingSegment) has(key string) bool {
 	return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null"))
 }
 
+// jsString is JavaScript's String(x ?? ""): a string as is, a number or
+// boolean as its text, an array as its items' strings joined by commas
+// (["https://e.example/"] is that URL), any other object as
+// "[object Object]".
 func jsString(v json.RawMessage) string {
 	v = bytes.TrimSpace(v)
 	if len(v) == 0 || bytes.Equal(v, []byte("null")) {
 		return ""
 	}
-	if v[0] == '"' {
+	switch v[0] {
+	case '"':
 		var s string
 		if json.Unmarshal(v, &s) == nil {
 			return s
 		}
+	case '[':
+		var items []json.RawMessage
+		if json.Unmarshal(v, &items) == nil {
+			parts := make([]string, len(items))
+			for i, it := range items {
+				parts[i] = jsString(it)
+			}
+			return strings.Join(parts, ",")
+		}
+	case '{':
+		return "[object Object]"
 	}
 	return string(v)
 }
@@ -90,8 +106,7 @@ func ParseOutgoingParam(raw json.RawMessage, autoEscape bool) []OutgoingSegment 
 // array (its trimmed text starts with '[', ends with ']' and parses as an
 // array) and returns the array.
 func OutgoingJSONArray(s string) (json.RawMessage, bool) {
-	t := strings.TrimSpace(s) // JavaScript's trim also drops U+FEFF and the Unicode spaces
-	t = strings.Trim(t, "\ufeff\u00a0\u3000\u2028\u2029")
+	t := strings.TrimFunc(s, jsSpace)
 	if !strings.HasPrefix(t, "[") || !strings.HasSuffix(t, "]") {
 		return nil, false
 	}
@@ -100,6 +115,17 @@ func OutgoingJSONArray(s string) (json.RawMessage, bool) {
 		return nil, false
 	}
 	return json.RawMessage(t), true
+}
+
+// jsSpace is what JavaScript's String.prototype.trim removes: the ASCII
+// white space, U+00A0, U+1680, U+2000 to U+200A, U+2028, U+2029, U+202F,
+// U+205F, U+3000 and U+FEFF (not U+0085, which Go's TrimSpace removes).
+func jsSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
+		return true
+	}
+	return r >= 0x2000 && r <= 0x200a
 }
 
 // ParseOutgoingMessage parses a message value that is already past

@@ -26,6 +26,8 @@ func TestParseOutgoing(t *testing.T) {
 		{"bare file, no url", `[{"type":"image","data":{"file":"abc.png","url":"x"}}]`, false, "image:file=abc.png"},
 		{"file segment", `[{"type":"file","data":{"file":"","url":"/etc/passwd"}}]`, false, "file"},
 		{"file id wins", `[{"type":"file","data":{"file_id":"/a","path":"/etc/passwd"}}]`, false, "file"},
+		{"an array in a source key", `[{"type":"image","data":{"file":["https://e.example/?d=1"]}}]`, false, "image:file=https://e.example/?d=1"},
+		{"not trimmed by JavaScript", `"\u0085[\"[CQ:image,file=/etc/passwd]\"]"`, false, "text"},
 		{"market face", `[{"type":"image","data":{"emoji_id":"e","file":"/etc/passwd"}}]`, false, "image"},
 	} {
 		segs := ParseOutgoingParam(json.RawMessage(c.raw), c.autoEscape)
@@ -40,6 +42,11 @@ func TestParseOutgoing(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s: %s, want %s", c.name, got, c.want)
 		}
+	}
+	// U+0085 is no space to JavaScript's trim: the string is CQ codes.
+	segs := ParseOutgoingParam(json.RawMessage(`"\u0085[\"[CQ:image,file=/etc/passwd]\"]"`), false)
+	if len(segs) != 3 || segs[1].Type != "image" {
+		t.Errorf("a string JavaScript does not trim: %v", segs)
 	}
 	if segs := ParseOutgoingParam(json.RawMessage(`[{"type":"text","data":{"text":"a"}},1]`), false); segs != nil {
 		t.Errorf("a mixed array: %v", segs)
