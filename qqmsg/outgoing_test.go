@@ -12,7 +12,7 @@ import (
 func TestParseOutgoing(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		name, raw string
+		name, raw  string
 		autoEscape bool
 		want       string // type:key=value of the first segment's resource, else its type
 	}{
