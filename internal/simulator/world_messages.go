@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/snowluma/snowluma-mcp/qqmsg"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/snowluma/snowluma-mcp/qqmsg"
 )
 
 // segment is one OneBot message segment.
