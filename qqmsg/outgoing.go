@@ -458,7 +458,7 @@ func ParseOutgoingID(raw json.RawMessage) (int64, bool) {
 		if json.Unmarshal(raw, &s) != nil {
 			return 0, false
 		}
-		s = strings.TrimSpace(s)
+		s = strings.TrimFunc(s, jsSpace)
 		if s == "" {
 			return 0, false
 		}
