@@ -179,3 +179,28 @@ func decodeAll(raw json.RawMessage) string {
 	walk(v)
 	return b.String()
 }
+
+// TestFindTargetsArms: the names find_targets hands the model were
+// written by other people (a member's card, a group's name): their chats
+// arm the send gate as the list reads do, so that a send to the group
+// found is free and one elsewhere is refused.
+func TestFindTargetsArms(t *testing.T) {
+	t.Parallel()
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		fake, _, cs := e2e.Live(t, serve, era, "write", nil, "SNOWLUMA_MCP_UNTRUSTED_SENDS=refuse", "SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0")
+		if _, r := mcptest.CallTool(t, cs, "find_targets", map[string]any{"query": "摸鱼小分队"}); r.Diagnostics.Outcome != "success" {
+			t.Fatalf("find_targets: %+v", r.Diagnostics)
+		}
+		_, r := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+		if !strings.Contains(string(r.Result), `"untrusted_read":["group:20002"]`) {
+			t.Errorf("after find_targets: %s", r.Result)
+		}
+		fake.Reset()
+		if _, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20002, "message": "hi"}}); r.Diagnostics.Outcome != "success" {
+			t.Errorf("a send to the group found: %+v", r.Diagnostics)
+		}
+		if _, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}}); r.Diagnostics.Kind != "untrusted_context" {
+			t.Errorf("a send elsewhere: %+v", r.Diagnostics)
+		}
+	})
+}
