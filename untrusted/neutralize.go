@@ -153,10 +153,12 @@ var lookalikes = map[rune]rune{
 
 // NeutralizeAnswer returns a JSON answer (SnowLuma's envelope of a read
 // that holds QQ users' text: get_msg, a history, a forward, feeds) with
-// every string neutralized as Neutralize does and every '<' and '>'
-// escaped as EscapeJSON does: the same data to a parser but for the
-// marked lines, no markup to a model. Text that is not valid JSON comes
-// back escaped only.
+// every string neutralized as Neutralize does: a '<' that opens something
+// tag-like becomes '＜' and a line posing as a notice is marked; the rest
+// of the JSON, numbers and key order included, is unchanged, and an
+// answer without such text comes back as is (its size is the answer's:
+// the result cap sees what SnowLuma sent). Text that is not valid JSON
+// comes back escaped as EscapeJSON does.
 func NeutralizeAnswer(raw []byte) []byte {
 	if !json.Valid(raw) {
 		return EscapeJSON(raw)
@@ -183,17 +185,27 @@ func NeutralizeAnswer(raw []byte) []byte {
 		}
 		if ok {
 			if n := Neutralize(str); n != str {
-				b, _ := json.Marshal(n)
-				out = append(append(out, raw[last:i]...), b...)
+				out = append(append(out, raw[last:i]...), quoteJSON(n)...)
 				last = j + 1
 			}
 		}
 		i = j
 	}
 	if out == nil {
-		return EscapeJSON(raw)
+		return raw
 	}
-	return EscapeJSON(append(out, raw[last:]...))
+	return append(out, raw[last:]...)
+}
+
+// quoteJSON is s as a JSON string, without the HTML escapes
+// encoding/json adds (the '<' left are not markup; the answer stays the
+// size it was).
+func quoteJSON(s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s) // a string always encodes
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // posesAnywhere is the quick check that some line of s may pose as a
