@@ -128,6 +128,13 @@ func posesAsNotice(line string) bool {
 // Cyrillic and Greek letters that look like Latin ones made Latin (the е
 // of "Systеm"). It is for matching only; the text shown is unchanged.
 func foldLookalikes(s string) string {
+	ascii := true
+	for i := 0; i < len(s) && ascii; i++ {
+		ascii = s[i] < 0x80
+	}
+	if ascii {
+		return s // nothing to fold
+	}
 	s = norm.NFKC.String(s)
 	return strings.Map(func(r rune) rune {
 		if unicode.Is(unicode.Cf, r) {
