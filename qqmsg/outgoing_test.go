@@ -86,3 +86,27 @@ func TestParseOutgoingID(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseOutgoingParam: any message param parses without a panic, and
+// every source found is classified as loadBinarySource would load it.
+func FuzzParseOutgoingParam(f *testing.F) {
+	for _, s := range []string{
+		`"[CQ:image,file=../x,url=https://e.example]"`,
+		`"[{\"type\":\"image\",\"data\":{\"file\":\"http:\\/\\/e\"}}]"`,
+		`[{"type":"node","data":{"content":"[CQ:record,file=/x]"}}]`,
+		`{"type":"video","file":"a","thumb":["b"]}`,
+	} {
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, raw string, autoEscape bool) {
+		for _, seg := range ParseOutgoingParam(json.RawMessage(raw), autoEscape) {
+			for _, r := range ResourcesOf(seg) {
+				if k, ok := ResourceKindOf(r.Source); !ok || k != r.Kind {
+					t.Errorf("%q from %s: kind %v, want %v", r.Source, raw, r.Kind, k)
+				}
+			}
+			OutgoingText(seg)
+			OutgoingCarried(seg)
+		}
+	})
+}
