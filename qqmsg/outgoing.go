@@ -46,7 +46,7 @@ func (s OutgoingSegment) Str(key string) string {
 	if !ok {
 		return ""
 	}
-	return jsString(v)
+	return outJSString(v)
 }
 
 // has reports whether key is present and not null (JavaScript's ??).
@@ -55,11 +55,11 @@ func (s OutgoingSegment) has(key string) bool {
 	return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null"))
 }
 
-// jsString is JavaScript's String(x ?? ""): a string as is, a number or
+// outJSString is JavaScript's String(x ?? ""): a string as is, a number or
 // boolean as its text, an array as its items' strings joined by commas
 // (["https://e.example/"] is that URL), any other object as
 // "[object Object]".
-func jsString(v json.RawMessage) string {
+func outJSString(v json.RawMessage) string {
 	v = bytes.TrimSpace(v)
 	if len(v) == 0 || bytes.Equal(v, []byte("null")) {
 		return ""
@@ -75,7 +75,7 @@ func jsString(v json.RawMessage) string {
 		if json.Unmarshal(v, &items) == nil {
 			parts := make([]string, len(items))
 			for i, it := range items {
-				parts[i] = jsString(it)
+				parts[i] = outJSString(it)
 			}
 			return strings.Join(parts, ",")
 		}
@@ -106,7 +106,7 @@ func ParseOutgoingParam(raw json.RawMessage, autoEscape bool) []OutgoingSegment 
 // array (its trimmed text starts with '[', ends with ']' and parses as an
 // array) and returns the array.
 func OutgoingJSONArray(s string) (json.RawMessage, bool) {
-	t := strings.TrimFunc(s, jsSpace)
+	t := strings.TrimFunc(s, outJSSpace)
 	if !strings.HasPrefix(t, "[") || !strings.HasSuffix(t, "]") {
 		return nil, false
 	}
@@ -117,10 +117,10 @@ func OutgoingJSONArray(s string) (json.RawMessage, bool) {
 	return json.RawMessage(t), true
 }
 
-// jsSpace is what JavaScript's String.prototype.trim removes: the ASCII
+// outJSSpace is what JavaScript's String.prototype.trim removes: the ASCII
 // white space, U+00A0, U+1680, U+2000 to U+200A, U+2028, U+2029, U+202F,
 // U+205F, U+3000 and U+FEFF (not U+0085, which Go's TrimSpace removes).
-func jsSpace(r rune) bool {
+func outJSSpace(r rune) bool {
 	switch r {
 	case '\t', '\n', '\v', '\f', '\r', ' ', 0xa0, 0x1680, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000, 0xfeff:
 		return true
@@ -143,7 +143,7 @@ func ParseOutgoingMessage(raw json.RawMessage, autoEscape bool) []OutgoingSegmen
 			return nil
 		}
 		if autoEscape {
-			return []OutgoingSegment{textSegment(s)}
+			return []OutgoingSegment{outTextSegment(s)}
 		}
 		return ParseOutgoingCQ(s)
 	case '[':
@@ -178,7 +178,7 @@ func outgoingSegment(raw json.RawMessage) (OutgoingSegment, bool) {
 	if !ok {
 		return OutgoingSegment{}, false
 	}
-	seg := OutgoingSegment{Type: strings.ToLower(jsString(t)), Data: map[string]json.RawMessage{}}
+	seg := OutgoingSegment{Type: strings.ToLower(outJSString(t)), Data: map[string]json.RawMessage{}}
 	for k, v := range obj {
 		if k != "type" && k != "data" {
 			seg.Data[k] = v
@@ -193,7 +193,7 @@ func outgoingSegment(raw json.RawMessage) (OutgoingSegment, bool) {
 	return seg, true
 }
 
-func textSegment(s string) OutgoingSegment {
+func outTextSegment(s string) OutgoingSegment {
 	b, _ := json.Marshal(s)
 	return OutgoingSegment{Type: "text", Data: map[string]json.RawMessage{"text": b}}
 }
@@ -209,8 +209,8 @@ func ParseOutgoingCQ(s string) []OutgoingSegment {
 	last := 0
 	for _, m := range outgoingCQ.FindAllStringSubmatchIndex(s, -1) {
 		if m[0] > last {
-			if t := cqUnescape(s[last:m[0]]); t != "" {
-				segs = append(segs, textSegment(t))
+			if t := outCQUnescape(s[last:m[0]]); t != "" {
+				segs = append(segs, outTextSegment(t))
 			}
 		}
 		last = m[1]
@@ -221,25 +221,23 @@ func ParseOutgoingCQ(s string) []OutgoingSegment {
 				if eq <= 0 {
 					continue
 				}
-				v, _ := json.Marshal(cqParamUnescape(pair[eq+1:]))
+				v, _ := json.Marshal(outCQUnescape(pair[eq+1:]))
 				seg.Data[pair[:eq]] = v
 			}
 		}
 		segs = append(segs, seg)
 	}
 	if last < len(s) {
-		if t := cqUnescape(s[last:]); t != "" {
-			segs = append(segs, textSegment(t))
+		if t := outCQUnescape(s[last:]); t != "" {
+			segs = append(segs, outTextSegment(t))
 		}
 	}
 	return segs
 }
 
-// cqParamUnescape is parseCQParams's order; cqUnescape is helper/cq.ts's.
-// They are the same four replacements, &amp; last.
-func cqParamUnescape(s string) string { return cqUnescape(s) }
-
-func cqUnescape(s string) string {
+// outCQUnescape is helper/cq.ts's cqUnescape and parseCQParams's value
+// unescaping: the same four replacements, &amp; last.
+func outCQUnescape(s string) string {
 	if !strings.Contains(s, "&") {
 		return s
 	}
@@ -268,15 +266,15 @@ func ResourceKindOf(source string) (ResourceKind, bool) {
 	switch {
 	case source == "":
 		return 0, false
-	case hasPrefixFold(source, "base64://"):
+	case outHasPrefixFold(source, "base64://"):
 		return ResourceInline, true
-	case hasPrefixFold(source, "http://"), hasPrefixFold(source, "https://"):
+	case outHasPrefixFold(source, "http://"), outHasPrefixFold(source, "https://"):
 		return ResourceURL, true
 	}
 	return ResourceLocal, true
 }
 
-func hasPrefixFold(s, p string) bool { return len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) }
+func outHasPrefixFold(s, p string) bool { return len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) }
 
 // An OutgoingResource is one source SnowLuma would load for a segment.
 type OutgoingResource struct {
@@ -303,7 +301,7 @@ func ResourcesOf(seg OutgoingSegment) []OutgoingResource {
 		if seg.Type == "image" && strings.TrimSpace(seg.Str("emoji_id")) != "" {
 			return nil
 		}
-		key, src := pickMediaSource(seg)
+		key, src := outPickMediaSource(seg)
 		add(key, src)
 		if seg.Type == "video" {
 			if th := seg.Str("thumb"); th != "" {
@@ -311,7 +309,7 @@ func ResourcesOf(seg OutgoingSegment) []OutgoingResource {
 			}
 		}
 	case "file":
-		if strings.TrimSpace(firstOf(seg, "file_id", "fileId")) != "" {
+		if strings.TrimSpace(outFirstOf(seg, "file_id", "fileId")) != "" {
 			return nil
 		}
 		for _, k := range []string{"file", "url", "path"} {
@@ -330,8 +328,8 @@ func ResourcesOf(seg OutgoingSegment) []OutgoingResource {
 	return out
 }
 
-// firstOf is JavaScript's a ?? b for string fields.
-func firstOf(seg OutgoingSegment, keys ...string) string {
+// outFirstOf is JavaScript's a ?? b for string fields.
+func outFirstOf(seg OutgoingSegment, keys ...string) string {
 	for _, k := range keys {
 		if seg.has(k) {
 			return seg.Str(k)
@@ -340,11 +338,11 @@ func firstOf(seg OutgoingSegment, keys ...string) string {
 	return ""
 }
 
-// pickMediaSource is element-codecs.ts's choice among file, url, path and
+// outPickMediaSource is element-codecs.ts's choice among file, url, path and
 // media: file when it is loadable by its look (base64://, data:, http(s)://,
 // file://, or any '/' or '\'), else an http(s) url, else the first
 // non-empty of file, url, path, media.
-func pickMediaSource(seg OutgoingSegment) (key, src string) {
+func outPickMediaSource(seg OutgoingSegment) (key, src string) {
 	file := strings.TrimSpace(seg.Str("file"))
 	url := strings.TrimSpace(seg.Str("url"))
 	fallback := func() (string, string) {
@@ -359,14 +357,14 @@ func pickMediaSource(seg OutgoingSegment) (key, src string) {
 		return fallback()
 	}
 	for _, p := range []string{"base64://", "data:", "http://", "https://", "file://"} {
-		if hasPrefixFold(file, p) {
+		if outHasPrefixFold(file, p) {
 			return "file", file
 		}
 	}
 	if strings.ContainsAny(file, `/\`) {
 		return "file", file
 	}
-	if hasPrefixFold(url, "http://") || hasPrefixFold(url, "https://") {
+	if outHasPrefixFold(url, "http://") || outHasPrefixFold(url, "https://") {
 		return "url", url
 	}
 	return fallback()
@@ -417,7 +415,7 @@ func OutgoingCarried(seg OutgoingSegment) []string {
 			out = append(out, id)
 		}
 	case "node":
-		if id := firstOf(seg, "id", "message_id"); id != "" {
+		if id := outFirstOf(seg, "id", "message_id"); id != "" {
 			out = append(out, id)
 		}
 	case "forward":
@@ -458,18 +456,18 @@ func ParseOutgoingID(raw json.RawMessage) (int64, bool) {
 		if json.Unmarshal(raw, &s) != nil {
 			return 0, false
 		}
-		s = strings.TrimFunc(s, jsSpace)
+		s = strings.TrimFunc(s, outJSSpace)
 		if s == "" {
 			return 0, false
 		}
 	} else if raw[0] == '[' || raw[0] == '{' || raw[0] == 't' || raw[0] == 'f' {
 		return 0, false
 	}
-	return jsNumber(s)
+	return outJSNumber(s)
 }
 
-// jsNumber is JavaScript's Number for an integer-valued string, truncated.
-func jsNumber(s string) (int64, bool) {
+// outJSNumber is JavaScript's Number for an integer-valued string, truncated.
+func outJSNumber(s string) (int64, bool) {
 	if len(s) > 2 && s[0] == '0' {
 		base := 0
 		switch s[1] | 0x20 {
