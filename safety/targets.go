@@ -75,6 +75,29 @@ func ExtractTargets(params json.RawMessage, extra ...TargetParam) (Targets, erro
 	return t, nil
 }
 
+// ExtractOnly reads the ids of exactly the params read names, as
+// ExtractTargets does, without the implicit group_id and user_id: for a
+// caller that knows which params the action's handler reads (a group_id
+// beside send_private_msg's user_id names nothing SnowLuma writes to).
+func ExtractOnly(params json.RawMessage, read ...TargetParam) (Targets, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(params, &fields); err != nil {
+		return Targets{}, fmt.Errorf("params are not a JSON object: %w", err)
+	}
+	var t Targets
+	for i, p := range read {
+		if slices.ContainsFunc(read[:i], func(q TargetParam) bool { return q.Name == p.Name }) {
+			continue
+		}
+		if p.Group {
+			t.Groups = t.readIDs(p, fields[p.Name], t.Groups)
+		} else {
+			t.Users = t.readIDs(p, fields[p.Name], t.Users)
+		}
+	}
+	return t, nil
+}
+
 // readIDs adds one field's ids to ids; what is not an id is recorded as
 // unreadable.
 func (t *Targets) readIDs(p TargetParam, raw json.RawMessage, ids []int64) []int64 {

@@ -4,111 +4,281 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/quote"
-	"github.com/snowluma/snowluma-mcp/safety"
+	"github.com/snowluma/snowluma-mcp/qqmsg"
 )
 
-// A Write is one write call as the gate reads it.
+// A Write is one write call as the gate reads it: what SnowLuma will do
+// with it, from the action's effect (catalog.EffectOf) and its message
+// params parsed as SnowLuma parses them (qqmsg).
 type Write struct {
 	Action string
 	// Send: the catalog says the action posts something others see.
-	// Forward: a send that carries existing messages (a param whose role
-	// is message_id, or forward nodes in messages).
+	// Forward: it carries existing messages (a forward of message ids,
+	// forward nodes, a reply).
 	Send, Forward bool
-	// Chats are the chats the params name: each group, or without a group
-	// each user's private chat (a user beside a group is its member).
+	// Public: it publishes outside any chat (QZone, the profile, the
+	// status, the avatar, a share link, a raw packet).
+	Public bool
+	// Chats are the chats SnowLuma will write to, resolved as its handler
+	// does: send_private_msg's user_id alone, send_msg's by message_type
+	// then the ids, a group for a member's action. A param SnowLuma does
+	// not read names nothing.
 	Chats []Chat
-	// Unreadable lists target values that are not ids.
+	// Unreadable lists destination values that are not ids SnowLuma
+	// reads.
 	Unreadable []string
-	// Text: a param that is not an id, a request's flag or a fixed choice
-	// holds a string, so the call can carry text somewhere.
+	// Text: it carries words or data to others: a text param, a message's
+	// text or card, inline base64 data.
 	Text bool
-	// URL is the first URL found in the params (clipped); "" when none.
+	// URL is the first URL SnowLuma fetches or sends on (clipped); ""
+	// when none.
 	URL string
-	// LocalFile is a local file the call would upload: an automatic
-	// upload's path, or a path (or file:// URL) in a file-like param.
+	// LocalFile is the first local file SnowLuma would open and send: an
+	// automatic upload's path, or a source that is neither base64:// nor
+	// http(s):// (relative paths and bare names included).
 	LocalFile string
+	// Carried are the existing messages it copies to its destination:
+	// message ids as text, or "forward:<id>" for an uploaded forward.
+	Carried []string
 }
 
 // ReadWrite reads a call of a with params for the gate. upload is the
 // local path of an automatic upload (execution.input_file), "" when none.
+// An action without an effect (none should be: a test checks) is read as
+// one that publishes whatever it holds.
 func ReadWrite(a *catalog.Action, params json.RawMessage, upload string) (Write, error) {
 	w := Write{Action: a.Name, Send: a.Send, LocalFile: upload}
-	var extra []safety.TargetParam
-	// notText are the params whose strings carry no text: ids (a catalog
-	// role), a request's opaque flag, and words from a fixed list.
-	notText := map[string]bool{}
-	for _, p := range a.Params {
-		if p.Role != "" || p.Name == "flag" || p.Name == "type" || p.Name == "sub_type" || fixedWords(p.Schema) {
-			notText[p.Name] = true
-		}
-		if p.Target() {
-			extra = append(extra, safety.TargetParam{Name: p.Name, Group: p.Role == catalog.RoleGroup})
-		}
-		if a.Send && (p.Role == "message_id" || p.Name == "messages") {
-			w.Forward = true
-		}
-	}
-	// A stream that is not a send moves a file between SnowLuma and this
-	// host (a download, or chunks into SnowLuma's own store), not to a
-	// chat: its strings are neither text for a chat nor a file to upload;
-	// an automatic upload of a local file is judged by upload.
-	stream := a.Stream && !a.Send
-	t, err := safety.ExtractTargets(params, extra...)
-	if err != nil {
-		return Write{}, err
-	}
-	w.Unreadable = t.Unreadable
-	if len(t.Groups) > 0 {
-		for _, g := range t.Groups {
-			w.Chats = append(w.Chats, GroupChat(g))
-		}
-	} else {
-		for _, u := range t.Users {
-			w.Chats = append(w.Chats, PrivateChat(u))
-		}
-	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(params, &fields); err != nil {
 		return Write{}, fmt.Errorf("params are not a JSON object: %w", err)
 	}
-	for name, v := range fields {
-		walkStrings(name, v, func(key, s string) {
-			if !stream && !notText[name] && !w.Text && strings.TrimSpace(s) != "" {
-				w.Text = true
-			}
-			if w.LocalFile == "" && !stream {
-				if p, ok := localPath(s); ok && fileKey(key) {
-					w.LocalFile = p
-					return
-				}
-				if p, ok := cqLocalFile(s); ok {
-					w.LocalFile = p
-				}
-			}
-			if w.URL == "" {
-				w.URL = findURL(s)
+	e, ok := catalog.EffectOf(a.Name)
+	if !ok {
+		w.Public = true
+		for _, name := range slices.Sorted(maps.Keys(fields)) {
+			walkStrings(name, fields[name], func(_, s string) { w.text(s) })
+		}
+		return w, nil
+	}
+	w.destinations(e, fields)
+	for _, name := range e.Text {
+		walkStrings(name, fields[name], func(_, s string) { w.text(s) })
+	}
+	autoEscape := jsBool(fields["auto_escape"])
+	for _, name := range e.Message {
+		if v, ok := fields[name]; ok {
+			w.message(qqmsg.ParseOutgoingParam(v, autoEscape), 0)
+		}
+	}
+	for _, name := range e.Media {
+		walkStrings(name, fields[name], func(_, s string) { w.source(s) })
+	}
+	for _, name := range e.Fetch {
+		walkStrings(name, fields[name], func(_, s string) {
+			if k, _ := qqmsg.ResourceKindOf(s); k == qqmsg.ResourceURL && w.URL == "" {
+				w.URL = clipText(s, 80)
 			}
 		})
 	}
+	for _, name := range e.Carries {
+		if v, ok := fields[name]; ok {
+			w.Carried = append(w.Carried, jsText(v))
+		}
+	}
+	w.Forward = w.Forward || len(w.Carried) > 0 && len(e.Carries) > 0
 	return w, nil
 }
 
-// fixedWords reports a param schema that admits only listed values (enum
-// or const): a choice, not text.
-func fixedWords(schema json.RawMessage) bool {
-	var s struct {
-		Enum  []json.RawMessage `json:"enum"`
-		Const json.RawMessage   `json:"const"`
+// destinations sets w.Chats (and w.Public) as SnowLuma's handler picks
+// the destination (catalog.Effect.To).
+func (w *Write) destinations(e catalog.Effect, fields map[string]json.RawMessage) {
+	group := func() { w.chat(fields, "group_id", GroupChat) }
+	user := func() { w.chat(fields, "user_id", PrivateChat) }
+	has := func(k string) bool { _, ok := fields[k]; return ok }
+	switch e.To {
+	case catalog.DestGroup:
+		group()
+	case catalog.DestUser:
+		user()
+	case catalog.DestMember:
+		if has("group_id") || !has("user_id") {
+			group()
+		} else {
+			user() // SnowLuma refuses it without a group; judged as the person
+		}
+	case catalog.DestSendMsg: // actions/message.ts, send_msg
+		if jsText(fields["message_type"]) == "group" || has("group_id") {
+			group()
+		} else {
+			user()
+		}
+	case catalog.DestSendForward: // actions/extended.ts, send_forward_msg
+		mt := jsText(fields["message_type"])
+		g, _ := qqmsg.ParseOutgoingID(fields["group_id"])
+		u, _ := qqmsg.ParseOutgoingID(fields["user_id"])
+		switch {
+		case mt == "group" || g > 0:
+			group()
+		case mt == "private" || u > 0:
+			user()
+		}
+	case catalog.DestPoke: // actions/extended.ts, send_poke
+		if g, _ := qqmsg.ParseOutgoingID(fields["group_id"]); g != 0 || has("group_id") && !jsFalsy(fields["group_id"]) {
+			group()
+		} else {
+			user()
+		}
+	case catalog.DestEach:
+		group()
+		user()
+	case catalog.DestPublic:
+		w.Public = true
 	}
-	return json.Unmarshal(schema, &s) == nil && (len(s.Enum) > 0 || len(s.Const) > 0)
+}
+
+// chat adds the chat the id param name holds, or an unreadable value.
+// An array (set_group_kick_members' users) adds each.
+func (w *Write) chat(fields map[string]json.RawMessage, name string, of func(int64) Chat) {
+	v, ok := fields[name]
+	if !ok {
+		return
+	}
+	var items []json.RawMessage
+	if t := bytes.TrimSpace(v); len(t) > 0 && t[0] == '[' && json.Unmarshal(t, &items) == nil {
+	} else {
+		items = []json.RawMessage{v}
+	}
+	for _, it := range items {
+		id, ok := qqmsg.ParseOutgoingID(it)
+		if !ok || id <= 0 {
+			w.Unreadable = append(w.Unreadable, name+"="+quote.Clip(strings.TrimSpace(string(it)), 40))
+			continue
+		}
+		if c := of(id); !slices.Contains(w.Chats, c) {
+			w.Chats = append(w.Chats, c)
+		}
+	}
+}
+
+// text notes a string that reaches others as words.
+func (w *Write) text(s string) {
+	if strings.TrimSpace(s) != "" {
+		w.Text = true
+	}
+	if w.URL == "" {
+		w.URL = findURL(s)
+	}
+}
+
+// source notes a source SnowLuma loads and sends on.
+func (w *Write) source(s string) {
+	switch k, _ := qqmsg.ResourceKindOf(s); k {
+	case qqmsg.ResourceInline:
+		w.Text = true
+	case qqmsg.ResourceURL:
+		if w.URL == "" {
+			w.URL = clipText(s, 80)
+		}
+	case qqmsg.ResourceLocal:
+		if w.LocalFile == "" {
+			w.LocalFile = clipText(s, 80)
+		}
+	}
+}
+
+// maxNodeDepth is how deep forward nodes are read; SnowLuma stops at
+// its own limit (MAX_FORWARD_DEPTH), and deeper content is judged as text.
+const maxNodeDepth = 8
+
+// message notes what parsed segments carry: their text, each source they
+// load, the messages they copy, and any URL in any of their fields; a
+// node's content is a message of its own.
+func (w *Write) message(segs []qqmsg.OutgoingSegment, depth int) {
+	for _, seg := range segs {
+		for _, s := range qqmsg.OutgoingText(seg) {
+			w.text(s)
+		}
+		for _, r := range qqmsg.ResourcesOf(seg) {
+			w.source(r.Source)
+		}
+		if c := qqmsg.OutgoingCarried(seg); len(c) > 0 {
+			w.Carried = append(w.Carried, c...)
+			if seg.Type != "reply" {
+				w.Forward = true
+			}
+		}
+		if seg.Type == "node" || seg.Type == "forward" {
+			w.Forward = true
+		}
+		for _, k := range slices.Sorted(maps.Keys(seg.Data)) {
+			if w.URL != "" {
+				break
+			}
+			walkStrings(k, seg.Data[k], func(_, s string) {
+				if w.URL == "" {
+					w.URL = findURL(s)
+				}
+			})
+		}
+		if content, ok := qqmsg.OutgoingNodeContent(seg); ok {
+			if depth >= maxNodeDepth {
+				walkStrings("content", content, func(_, s string) { w.text(s) })
+				continue
+			}
+			// A node's content is a list of nodes (nested), or a message
+			// parsed without the JSON-array step (parseForwardNodes).
+			w.message(qqmsg.ParseOutgoingMessage(content, false), depth+1)
+		}
+	}
+}
+
+// jsText is String(x) of a JSON value: a string as is, else its JSON
+// text; "" when absent or null.
+func jsText(v json.RawMessage) string {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 || bytes.Equal(v, []byte("null")) {
+		return ""
+	}
+	var s string
+	if v[0] == '"' && json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	return string(v)
+}
+
+// jsFalsy reports a JSON value JavaScript reads as false: absent, null,
+// false, 0, "".
+func jsFalsy(v json.RawMessage) bool {
+	switch string(bytes.TrimSpace(v)) {
+	case "", "null", "false", "0", `""`:
+		return true
+	}
+	return false
+}
+
+// jsBool is SnowLuma's f.bool for auto_escape: true, 1, or the words
+// true, 1, yes, on.
+func jsBool(v json.RawMessage) bool {
+	switch strings.ToLower(strings.TrimSpace(jsText(v))) {
+	case "true", "1", "yes", "on":
+		return true
+	}
+	if n, ok := qqmsg.ParseOutgoingID(v); ok && n != 0 && bytes.TrimSpace(v)[0] != '"' {
+		return true
+	}
+	return false
 }
 
 // walkStrings calls f with every string inside v and the name of the
-// object key it sits under (name for v itself and the items of arrays).
+// object key it sits under (name for v itself and the items of arrays),
+// object keys in sorted order.
 func walkStrings(name string, v json.RawMessage, f func(key, s string)) {
 	v = bytes.TrimSpace(v)
 	if len(v) == 0 {
@@ -130,66 +300,11 @@ func walkStrings(name string, v json.RawMessage, f func(key, s string)) {
 	case '{':
 		var obj map[string]json.RawMessage
 		if json.Unmarshal(v, &obj) == nil {
-			for k, it := range obj {
-				walkStrings(k, it, f)
+			for _, k := range slices.Sorted(maps.Keys(obj)) {
+				walkStrings(k, obj[k], f)
 			}
 		}
 	}
-}
-
-// fileKey reports a key whose value SnowLuma may read as a file to send:
-// file, files, path, image, images, thumb_path, db_path and the like, but
-// not an id or a name (file_id, file_name).
-func fileKey(k string) bool {
-	k = strings.ToLower(k)
-	if strings.HasSuffix(k, "_id") || strings.HasSuffix(k, "_name") || strings.HasSuffix(k, "_hash") {
-		return false // file_id "/0806…" names a group file, not a path
-	}
-	for _, s := range []string{"file", "path", "image", "thumb", "record", "video", "audio"} {
-		if strings.Contains(k, s) {
-			return true
-		}
-	}
-	return false
-}
-
-// cqLocalFile finds a local file in the CQ codes of a string message:
-// [CQ:image,file=/etc/passwd] or file=file:///….
-func cqLocalFile(s string) (string, bool) {
-	for {
-		i := strings.Index(s, "[CQ:")
-		if i < 0 {
-			return "", false
-		}
-		s = s[i+4:]
-		end := strings.IndexByte(s, ']')
-		if end < 0 {
-			return "", false
-		}
-		_, params, _ := strings.Cut(s[:end], ",")
-		for kv := range strings.SplitSeq(params, ",") {
-			k, v, _ := strings.Cut(kv, "=")
-			if p, ok := localPath(v); ok && fileKey(k) {
-				return p, true
-			}
-		}
-		s = s[end:]
-	}
-}
-
-// localPath recognises a local file: an absolute POSIX or Windows path
-// (C:\…, C:/…, \\server\share) or a file:// URL.
-func localPath(s string) (string, bool) {
-	s = strings.TrimSpace(s)
-	switch {
-	case len(s) > 7 && strings.EqualFold(s[:7], "file://"):
-		return clipText(s, 80), true
-	case strings.HasPrefix(s, "/") && len(s) > 1,
-		strings.HasPrefix(s, `\\`),
-		len(s) > 2 && (s[0]|0x20 >= 'a' && s[0]|0x20 <= 'z') && s[1] == ':' && (s[2] == '\\' || s[2] == '/'):
-		return clipText(s, 80), true
-	}
-	return "", false
 }
 
 // findURL returns the first URL in s: a scheme (letters, digits, + . -,
@@ -266,6 +381,8 @@ const (
 	Elsewhere                       // it names a chat whose messages were not read
 	NotAnID                         // a target param holds something other than an id
 	NoChat                          // it carries text and names no chat
+	Public                          // it publishes what it carries outside any chat
+	Carries                         // it copies a message of another chat, or of one not known
 )
 
 // String says the reason as a clause: "it sends to group:2, whose
@@ -282,6 +399,13 @@ func (r Reason) String() string {
 		return "it names " + r.Detail + ", which is not an id"
 	case NoChat:
 		return "it names no chat, so what it carries goes outside the chats read"
+	case Public:
+		return "it publishes what it carries outside any chat"
+	case Carries:
+		if len(r.Chats) == 0 {
+			return "it carries message " + r.Detail + ", whose chat is not known here"
+		}
+		return fmt.Sprintf("it carries message %s of %s into another chat", r.Detail, Names(r.Chats))
 	}
 	return "unknown"
 }
@@ -329,11 +453,35 @@ func Judge(l *Ledger, w Write) Decision {
 	if len(w.Unreadable) > 0 {
 		d.Reasons = append(d.Reasons, Reason{Kind: NotAnID, Detail: strings.Join(w.Unreadable, ", ")})
 	}
-	if len(w.Chats) == 0 && len(w.Unreadable) == 0 && (w.Send || w.Text) {
+	switch {
+	case w.Public && (w.Text || w.URL != "" || w.LocalFile != "" || len(w.Carried) > 0):
+		d.Reasons = append(d.Reasons, Reason{Kind: Public})
+	case !w.Public && len(w.Chats) == 0 && len(w.Unreadable) == 0 && (w.Text || len(w.Carried) > 0):
 		d.Reasons = append(d.Reasons, Reason{Kind: NoChat})
 	}
+	d.Reasons = append(d.Reasons, carried(l, w)...)
 	d.Free = len(d.Reasons) == 0
 	return d
+}
+
+// carried judges the messages w copies: one of a chat other than w's
+// destination is a reason, and so is one whose chat the ledger does not
+// know, since it may be of any chat, read or not (a message id is learnt
+// from a read, which records its chat, or from the text of a chat that
+// names it).
+func carried(l *Ledger, w Write) []Reason {
+	var out []Reason
+	for _, id := range w.Carried {
+		n, err := strconv.ParseInt(strings.TrimSpace(id), 10, 64)
+		c, known := l.MessageChat(n)
+		switch {
+		case err != nil || !known:
+			out = append(out, Reason{Kind: Carries, Detail: quote.Clip(id, 40)})
+		case !slices.Contains(w.Chats, c):
+			out = append(out, Reason{Kind: Carries, Detail: quote.Clip(id, 40), Chats: []Chat{c}})
+		}
+	}
+	return out
 }
 
 // Target names the chats a write names, for a refusal: "group:2", or

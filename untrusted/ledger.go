@@ -6,10 +6,13 @@
 // and media reads). A message in one of those chats can ask the model to
 // send what it read somewhere else: the exfiltration shown against other
 // chat MCP servers. A Ledger records, per connection, which chats such
-// text came from (the chats only, never the text); Judge decides whether a
-// write may run freely, must be confirmed by a person, or is refused;
-// Neutralize and EscapeJSON keep pushed text from forging the host's own
-// markup. The package knows no MCP.
+// text came from and the chat of each message id seen (ids only, never the
+// text), starting from the Registry's record of what was read recently on
+// any connection; ReadWrite reads a write as SnowLuma will run it (the
+// catalog's effect model, messages parsed by qqmsg) and Judge decides
+// whether it may run freely, must be confirmed by a person, or is refused;
+// Neutralize, EscapeJSON and NeutralizeAnswer keep QQ users' text from
+// forging the host's own markup. The package knows no MCP.
 package untrusted
 
 import (
@@ -78,12 +81,22 @@ func (c Chat) String() string {
 // forgotten chat is not freed, only no longer named.
 const MaxChats = 256
 
-// A Ledger is the chats whose untrusted text one connection was handed.
-// It is safe for concurrent use; the zero value is an empty ledger.
+// MaxMessages is how many message ids a ledger remembers the chat of
+// (the messages a reply or a forward may carry); the oldest go first.
+const MaxMessages = 4096
+
+// A Ledger is the chats whose untrusted text one connection was handed,
+// and the chat of each message id it saw. It is safe for concurrent use;
+// the zero value is an empty ledger.
 type Ledger struct {
 	mu       sync.Mutex
 	chats    []Chat // oldest first
 	overflow bool
+	msgs     map[int64]Chat
+	msgOrder []int64 // oldest first
+	// reg, when set, is the registry that keeps a record of every note
+	// beyond this connection (see Registry).
+	reg *Registry
 }
 
 // Note records that text of these chats was handed to the model.
@@ -91,6 +104,11 @@ func (l *Ledger) Note(chats ...Chat) {
 	if l == nil || len(chats) == 0 {
 		return
 	}
+	l.note(chats)
+	l.reg.remember(chats)
+}
+
+func (l *Ledger) note(chats []Chat) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, c := range chats {
@@ -108,6 +126,48 @@ func (l *Ledger) Note(chats ...Chat) {
 		}
 		l.chats = append(l.chats, c)
 	}
+}
+
+// NoteMessage records that message id, of chat c, was handed to the
+// model (and so notes c).
+func (l *Ledger) NoteMessage(id int64, c Chat) {
+	if l == nil || id == 0 || c.Kind == 0 {
+		return
+	}
+	l.Note(c)
+	l.knowMessage(id, c)
+}
+
+// knowMessage records the chat of message id without noting the chat as
+// read (the bot's own message, sent there).
+func (l *Ledger) knowMessage(id int64, c Chat) {
+	if l == nil || id == 0 || c.Kind == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.msgs == nil {
+		l.msgs = map[int64]Chat{}
+	}
+	if _, ok := l.msgs[id]; !ok {
+		if len(l.msgOrder) >= MaxMessages {
+			delete(l.msgs, l.msgOrder[0])
+			l.msgOrder = slices.Delete(l.msgOrder, 0, 1)
+		}
+		l.msgOrder = append(l.msgOrder, id)
+	}
+	l.msgs[id] = c
+}
+
+// MessageChat returns the chat of message id, if the ledger saw it.
+func (l *Ledger) MessageChat(id int64) (Chat, bool) {
+	if l == nil {
+		return Chat{}, false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c, ok := l.msgs[id]
+	return c, ok
 }
 
 // Chats lists the chats read, oldest first.
@@ -139,55 +199,6 @@ func (l *Ledger) Armed() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.chats) > 0 || l.overflow
-}
-
-// MaxConnections is how many connections a Registry remembers; the
-// least recently used is forgotten past it. A stdio server has one.
-const MaxConnections = 64
-
-// A Registry holds the ledger of each client connection, by a key the
-// server chooses (its session). It is safe for concurrent use.
-type Registry struct {
-	mu    sync.Mutex
-	byKey map[any]*Ledger
-	order []any // least recently used first
-}
-
-// For returns the ledger of the connection key, made on first use. A nil
-// key (a call with no connection, such as the channel's own sends) gets a
-// fresh ledger that nothing else shares.
-func (r *Registry) For(key any) *Ledger {
-	if key == nil {
-		return &Ledger{}
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.byKey == nil {
-		r.byKey = map[any]*Ledger{}
-	}
-	if i := slices.Index(r.order, key); i >= 0 {
-		r.order = append(slices.Delete(r.order, i, i+1), key)
-		return r.byKey[key]
-	}
-	if len(r.order) >= MaxConnections {
-		delete(r.byKey, r.order[0])
-		r.order = slices.Delete(r.order, 0, 1)
-	}
-	l := &Ledger{}
-	r.byKey[key] = l
-	r.order = append(r.order, key)
-	return l
-}
-
-// Note records that text of chats was handed to the model on the
-// connection key: the one call a reader of QQ users' text makes (event
-// and action reads, channel pushes, the archive, media). A nil key
-// records nothing.
-func (r *Registry) Note(key any, chats ...Chat) {
-	if r == nil || key == nil {
-		return
-	}
-	r.For(key).Note(chats...)
 }
 
 // Names joins chats for a sentence: "group:1, private:2".

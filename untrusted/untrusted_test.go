@@ -60,8 +60,8 @@ func TestJudge(t *testing.T) {
 		{"local path in a segment", "send_group_msg", `{"group_id":1,"message":[{"type":"image","data":{"file":"C:\\Users\\me\\secret.png"}}]}`, "", false, `local file C:\Users\me\secret.png`},
 		{"file url", "upload_group_file", `{"group_id":1,"file":"file:///etc/passwd","name":"p"}`, "", false, "local file file:///etc/passwd"},
 		{"automatic upload", "upload_file_stream", `{}`, "/srv/up/a.txt", false, "uploads the local file /srv/up/a.txt"},
-		{"qzone post names no chat", "send_qzone_msg", `{"content":"hello"}`, "", false, "names no chat"},
-		{"profile text names no chat", "set_qq_profile", `{"nickname":"x"}`, "", false, "names no chat"},
+		{"qzone post names no chat", "send_qzone_msg", `{"content":"hello"}`, "", false, "publishes what it carries outside any chat"},
+		{"profile text names no chat", "set_qq_profile", `{"nickname":"x"}`, "", false, "publishes what it carries outside any chat"},
 		{"no text, no chat", "delete_msg", `{"message_id":5}`, "", true, ""},
 		{"approving a join request", "set_group_add_request", `{"flag":"7:20001:u_abc","sub_type":"add","approve":true}`, "", true, ""},
 		{"refusing it with a reason", "set_group_add_request", `{"flag":"7:20001:u_abc","approve":false,"reason":"see http://x"}`, "", false, "URL http://x"},
@@ -120,8 +120,10 @@ func TestLedgerBounds(t *testing.T) {
 	for i := range MaxConnections + 1 {
 		r.For(i)
 	}
-	if r.For("a").Armed() {
-		t.Error("registry: the least recently used connection was kept past the cap")
+	// The forgotten connection comes back with what it read: the record
+	// outlives its ledger.
+	if !r.For("a").Read(GroupChat(1)) {
+		t.Error("registry: a connection forgotten past the cap came back unarmed")
 	}
 }
 
@@ -162,12 +164,6 @@ func TestReads(t *testing.T) {
 	} {
 		if got := ReadChats(c.action, json.RawMessage(c.params), json.RawMessage(c.env)); !slices.Equal(got, c.want) {
 			t.Errorf("ReadChats(%s, %s) = %v, want %v", c.action, c.params, got, c.want)
-		}
-	}
-	// Every action of the table is a read-only action of the catalog.
-	for name := range readActions {
-		if a := action(t, name); !a.ReadOnly {
-			t.Errorf("%s is not read-only", name)
 		}
 	}
 }

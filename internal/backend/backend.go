@@ -12,6 +12,7 @@ package backend
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/snowluma/snowluma-mcp/archive"
@@ -129,6 +130,12 @@ func Open(cfg *config.Config, userAgent string) (*Backend, error) {
 	policy.Pacer = safety.NewPacer(cfg.SendInterval, cfg.SendPerMinute, nil)
 	b := &Backend{Safety: &policy, SkipParamsCheck: !cfg.ValidateParams, DryRun: cfg.DryRun, Sandbox: cfg.Sandbox,
 		UntrustedSends: cfg.UntrustedSends, Provenance: &untrusted.Registry{}}
+	if cfg.TaskDir != "" {
+		// The send gate's record is kept beside the task store, so that a
+		// restart does not hand the model, which still holds the text it
+		// read, an unarmed gate (untrusted/record.go).
+		b.Provenance.Path = filepath.Join(cfg.TaskDir, untrusted.RecordFile)
+	}
 	if cfg.Mode != config.ModeDocs {
 		st := cfg.Streams
 		var err error

@@ -34,6 +34,8 @@ const (
 	GateElsewhere Message = "gate.elsewhere"  // chats
 	GateNotID     Message = "gate.not_id"     // values
 	GateNoChat    Message = "gate.no_chat"
+	GatePublic    Message = "gate.public"
+	GateCarries   Message = "gate.carries" // message id, its chat
 	GateSep       Message = "gate.sep"
 	GateGroup     Message = "gate.group"   // group number
 	GatePrivate   Message = "gate.private" // QQ number
@@ -320,6 +322,8 @@ var texts = map[Message]text{
 	GateElsewhere: {"goes to %s, whose messages were not read", "会发往未读取过的 %s"},
 	GateNotID:     {"names %s, which is not a number", "指定的 %s 不是号码"},
 	GateNoChat:    {"names no chat, so it reaches beyond the chats read", "未指定会话，内容会到达已读会话之外"},
+	GatePublic:    {"publishes what it carries outside any chat (QZone, the profile, the status)", "会把内容公开发布到会话之外（QQ 空间、资料、状态等）"},
+	GateCarries:   {"carries message %s of %s", "带着 %[2]s 的消息 %[1]s"},
 	GateSep:       {"; ", "；"},
 	GateGroup:     {"group %d", "群 %d"},
 	GatePrivate:   {"private chat %d", "与 %d 的私聊"},

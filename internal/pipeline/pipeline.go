@@ -46,6 +46,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/validate"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 // An Executor runs catalog actions against one backend. Its hooks are
@@ -205,11 +206,15 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 	if errs != nil {
 		return x.Refused(c, p, InvalidParams(a, errs))
 	}
-	targets, err := safety.ExtractTargets(p.Params, targetParams(a)...) // 5. targets
+	targets, err := untrusted.Targets(a, p.Params) // 5. targets, as SnowLuma reads them
 	if err != nil {
 		return x.Refused(c, p, toolkit.Fail(toolkit.KindInvalidParams, a.Name+": "+err.Error()+"; nothing was sent", "pass params as a JSON object"))
 	}
-	if out := x.safety.CheckTargets(targets); out != nil {
+	// The allowlists check every id the params name, read by the handler or
+	// not (refusing an id SnowLuma ignores costs nothing); pacing, the dry
+	// run and the audit line take the targets SnowLuma writes to.
+	named, _ := safety.ExtractTargets(p.Params, targetParams(a)...)
+	if out := x.safety.CheckTargets(named); out != nil {
 		return x.Refused(c, p, toolkit.Fail(toolkit.KindTargetNotAllowed,
 			fmt.Sprintf("%s names %s, outside this server's allowed targets; nothing was sent", a.Name, strings.Join(out, ", ")),
 			"use only the groups and users in get_runtime_info's safety.allowed_groups and allowed_users; the operator sets SNOWLUMA_MCP_ALLOWED_GROUPS and SNOWLUMA_MCP_ALLOWED_USERS"))
@@ -270,8 +275,8 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 			r = x.dryRun(a, targets, p)
 		} else { // 11. send, redaction, the sent hook, the chats read
 			r = x.send(ctx, c, p)
-			x.noteRead(c, p, r)
 			x.files.learn(a.Name, r)
+			r = x.noteRead(c, p, r)
 			if a.Sensitive && x.safety.Sensitive == safety.SensitiveRedact {
 				r = redact(r)
 			}
@@ -357,8 +362,8 @@ func (x *Executor) CheckParams(a *catalog.Action, params json.RawMessage) ([]val
 }
 
 // targetParams lists a's params whose catalog role names a group or a
-// person, for the allowlist and the pacer: friend_poke's target_id and the
-// qzone actions' target_uin name a person as user_id does.
+// person, for the allowlist: friend_poke's target_id and the qzone
+// actions' target_uin name a person as user_id does.
 func targetParams(a *catalog.Action) []safety.TargetParam {
 	var out []safety.TargetParam
 	for _, p := range a.Params {
@@ -387,7 +392,7 @@ func (x *Executor) Refused(c *Call, p Plan, r toolkit.Reply) toolkit.Reply {
 	if !x.audits(p.Action) {
 		return r
 	}
-	targets, _ := safety.ExtractTargets(p.Params, targetParams(p.Action)...)
+	targets, _ := untrusted.Targets(p.Action, p.Params)
 	x.noteDeclined(c, &p, r)
 	entry, err := x.safety.Audit.Begin()
 	if err != nil {

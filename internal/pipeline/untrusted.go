@@ -60,11 +60,22 @@ func (x *Executor) seen(c *Call) *untrusted.Ledger {
 // legacy client's call with one round of forms only, so a second round
 // (params, then the gate) would never reach that client.
 func (x *Executor) GateMayAsk(c *Call, a *catalog.Action) bool {
-	if a.ReadOnly || x.untrustedMode() != untrusted.ModeConfirm {
+	if !gated(a) || x.untrustedMode() != untrusted.ModeConfirm {
 		return false
 	}
 	seen := x.seen(c)
 	return seen != nil && seen.Armed()
+}
+
+// gated reports whether the gate judges calls of a: every write, and a
+// read that makes SnowLuma fetch a source (ocr_image of a URL carries
+// whatever its query string holds).
+func gated(a *catalog.Action) bool {
+	if !a.ReadOnly {
+		return true
+	}
+	e, _ := catalog.EffectOf(a.Name)
+	return len(e.Fetch) > 0
 }
 
 // untrustedMode is the backend's SNOWLUMA_MCP_UNTRUSTED_SENDS.
@@ -82,7 +93,7 @@ func (x *Executor) untrustedMode() untrusted.Mode {
 func (x *Executor) judgeUntrusted(c *Call, p *Plan) (g gateCheck, r toolkit.Reply, ok bool) {
 	a := p.Action
 	seen := x.seen(c)
-	if a.ReadOnly || x.untrustedMode() == untrusted.ModeOff || seen == nil {
+	if !gated(a) || x.untrustedMode() == untrusted.ModeOff || seen == nil {
 		return g, r, true
 	}
 	var err error
@@ -135,15 +146,33 @@ func (x *Executor) noteDeclined(c *Call, p *Plan, r toolkit.Reply) {
 }
 
 // noteRead records the chats whose text a successful read-only answer
-// hands the model on c's connection.
-func (x *Executor) noteRead(c *Call, p Plan, r toolkit.Reply) {
-	if !p.Action.ReadOnly || r.Diag.Outcome != toolkit.OutcomeSuccess || !untrusted.CarriesText(p.Action.Name) {
-		return
+// hands the model on c's connection (and, for a send, the chat of the
+// message it created), and returns the answer neutralized
+// (untrusted.NeutralizeAnswer) when it goes to a model: a forged
+// </channel> or "System:" in get_msg or a history arrives as inert as in
+// a push or an event read. The server's own reads (no client: the
+// archive's backfill) get SnowLuma's answer as it is.
+func (x *Executor) noteRead(c *Call, p Plan, r toolkit.Reply) toolkit.Reply {
+	if r.Diag.Outcome != toolkit.OutcomeSuccess {
+		return r
 	}
-	if seen := x.seen(c); seen != nil {
+	if !p.Action.ReadOnly {
+		// The bot's own message: a reply to it is judged by its chat.
 		env, _ := r.Result.(json.RawMessage)
-		seen.Note(untrusted.ReadChats(p.Action.Name, p.Params, env)...)
+		untrusted.NoteSent(x.seen(c), p.Action, p.Params, env)
+		return r
 	}
+	if !untrusted.CarriesText(p.Action.Name) {
+		return r
+	}
+	env, _ := r.Result.(json.RawMessage)
+	if seen := x.seen(c); seen != nil {
+		untrusted.NoteRead(seen, p.Action.Name, p.Params, env)
+	}
+	if c.Client != nil && env != nil {
+		r.Result = json.RawMessage(untrusted.NeutralizeAnswer(env))
+	}
+	return r
 }
 
 // GateText says in l why the send gate asks a person: the chats read and
@@ -169,6 +198,14 @@ func GateText(l lang.Lang, d untrusted.Decision) string {
 			reasons[i] = l.Sprintf(lang.GateElsewhere, strings.Join(to, sep))
 		case untrusted.NotAnID:
 			reasons[i] = l.Sprintf(lang.GateNotID, r.Detail)
+		case untrusted.Public:
+			reasons[i] = l.Sprintf(lang.GatePublic)
+		case untrusted.Carries:
+			from := chatIn(l, untrusted.UnknownChat)
+			if len(r.Chats) > 0 {
+				from = chatIn(l, r.Chats[0])
+			}
+			reasons[i] = l.Sprintf(lang.GateCarries, r.Detail, from)
 		default:
 			reasons[i] = l.Sprintf(lang.GateNoChat)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
@@ -27,9 +28,10 @@ func (connClient) Progress(context.Context) func(int64, int64) error { return ni
 func (c connClient) Connection() any                                 { return c.key }
 
 // TestSendGateStep: the gate is a step of Run. A read of group 1's history
-// arms the connection that made it and no other; then a send to group 2 is
-// refused (refuse), a send to group 1 runs, and the server's own calls (no
-// connection) pass; a client without forms and without approvers cannot
+// arms the connection that made it, and a connection made after it (the
+// record outlives a connection: a reconnect inherits it); then a send to
+// group 2 is refused (refuse) on either, a send to group 1 runs, and the
+// server's own calls (no connection) pass; a client without forms and without approvers cannot
 // confirm (confirm); off runs everything.
 func TestSendGateStep(t *testing.T) {
 	t.Parallel()
@@ -62,14 +64,34 @@ func TestSendGateStep(t *testing.T) {
 		if mode == untrusted.ModeConfirm && !strings.Contains(send(a, "2").Diag.Message, "no form and no QQ approver") {
 			t.Errorf("confirm without a way to ask: %+v", send(a, "2").Diag)
 		}
+		if r := send(b2, "2"); r.Diag.Kind != gated {
+			t.Errorf("%s: send to group 2 on a later connection: %+v", mode, r.Diag)
+		}
 		for _, c := range []*Call{a, b2, {Tool: "channel"}} {
 			group := "1"
-			if c != a {
-				group = "2" // another connection, or the server's own call
+			if c.Client == nil {
+				group = "2" // the server's own call
 			}
 			if r := send(c, group); r.Diag.Outcome != toolkit.OutcomeSuccess {
 				t.Errorf("%s: send to group %s by %+v: %+v", mode, group, c.Client, r.Diag)
 			}
 		}
+	}
+}
+
+// TestGateTextReasons: the form says each of the gate's reasons in the
+// person's language, the public write and the carried message included.
+func TestGateTextReasons(t *testing.T) {
+	t.Parallel()
+	d := untrusted.Decision{Armed: true, Read: []untrusted.Chat{untrusted.GroupChat(1)}, Reasons: []untrusted.Reason{
+		{Kind: untrusted.Public},
+		{Kind: untrusted.Carries, Detail: "22", Chats: []untrusted.Chat{untrusted.GroupChat(2)}},
+	}}
+	en, zh := GateText(lang.En, d), GateText(lang.Zh, d)
+	if !strings.Contains(en, "publishes what it carries outside any chat") || !strings.Contains(en, "carries message 22 of group 2") {
+		t.Errorf("en: %s", en)
+	}
+	if !strings.Contains(zh, "公开发布") || !strings.Contains(zh, "带着 群 2 的消息 22") {
+		t.Errorf("zh: %s", zh)
 	}
 }

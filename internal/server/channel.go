@@ -311,7 +311,12 @@ func (svc *channelService) pushed(p channel.Push) {
 		chat = untrusted.GroupChat(metaID(p.Meta[channel.MetaGroupID]))
 	}
 	for s := range svc.server.Sessions() {
-		svc.x.backend.Provenance.Note(s, chat)
+		l := svc.x.backend.Provenance.For(s)
+		l.Note(chat)
+		// Its message ids (the first and last of a burst): a reply to
+		// them in their own chat is judged free.
+		l.NoteMessage(metaID(p.Meta[channel.MetaMessageID]), chat)
+		l.NoteMessage(metaID(p.Meta[channel.MetaFirstMessageID]), chat)
 	}
 }
 

@@ -325,7 +325,7 @@ func (ev *eventService) read(_ context.Context, req *mcp.ReadResourceRequest) (*
 	// The model is handed these events' text: their chats arm the send
 	// gate of this connection (see untrusted).
 	for _, e := range snap.Events {
-		ev.seen.Note(req.Session, untrusted.EventChats(e.Event)...)
+		ev.seen.NoteEvent(req.Session, e.Event)
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: text}}}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/completion"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 const (
@@ -70,7 +71,7 @@ func targetsFeature(d *deps) (feature, error) {
 		Needs:       config.ModeRead,
 		Idempotent:  true,
 		OpenWorld:   true,
-		Handler: toolkit.Handle(func(ctx context.Context, _ *toolkit.Call, in findTargetsArgs) toolkit.Reply {
+		Handler: toolkit.Handle(func(ctx context.Context, call *toolkit.Call, in findTargetsArgs) toolkit.Reply {
 			c, err := comp()
 			if err != nil {
 				return toolkit.Fail(toolkit.KindInternal, "the bundled catalog could not be loaded: "+err.Error(), "report this to the snowluma-mcp maintainers")
@@ -90,6 +91,7 @@ func targetsFeature(d *deps) (feature, error) {
 				}
 				return toolkit.Fail(kind, "find_targets: "+err.Error(), next)
 			}
+			noteNames(d, call, found.Candidates)
 			r := toolkit.OK(targetsAnswer{Count: len(found.Candidates), Total: found.Total, Targets: found.Targets,
 				Candidates: found.Candidates, SkippedGroups: found.SkippedGroups, Trust: channel.TrustUntrusted})
 			switch {
@@ -103,6 +105,30 @@ func targetsFeature(d *deps) (feature, error) {
 			return r
 		}),
 	}}}, nil
+}
+
+// noteNames records that the candidates' names, which other people chose
+// (a group's name, a member's card, a friend's nickname), were handed to
+// the model: each arms the send gate with its chat (a member's group), as
+// the list reads they come from do; and it neutralizes them as every
+// other QQ text is.
+func noteNames(d *deps, call *toolkit.Call, cands []completion.Candidate) {
+	var chats []untrusted.Chat
+	for i := range cands {
+		c := &cands[i]
+		c.Name = untrusted.Neutralize(c.Name)
+		switch {
+		case c.GroupID > 0:
+			chats = append(chats, untrusted.GroupChat(c.GroupID))
+		case c.Kind == completion.KindGroup:
+			chats = append(chats, untrusted.GroupChat(c.ID))
+		default:
+			chats = append(chats, untrusted.PrivateChat(c.ID))
+		}
+	}
+	if call != nil && call.Req != nil && call.Req.Session != nil && d.backend.Provenance != nil {
+		d.backend.Provenance.Note(call.Req.Session, chats...)
+	}
 }
 
 // fetchError is a list read that the pipeline refused or SnowLuma failed,

@@ -74,6 +74,10 @@ func TestDryRunSendsNoWrite(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(5))
 		env, audit, input := dryRunEnv(t, fake)
+		// The group list read below hands the model the world's group
+		// names, which arms the send gate (issue 49) against the examples'
+		// groups; the gate is not what this test is about.
+		env = append(env, "SNOWLUMA_MCP_UNTRUSTED_SENDS=off")
 		p := serve(t, era, env...)
 		t.Cleanup(func() { e2e.NoLeak(t, p) })
 		// Forms, for invoke_action_with_input below; a dry run asks nothing.

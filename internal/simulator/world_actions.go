@@ -645,16 +645,12 @@ func (w *world) leave(p *params) (any, [][]byte, *Reply) {
 // from which id is given).
 func (w *world) send(p *params, kind string) (any, [][]byte, *Reply) {
 	if kind == "" {
-		kind = p.str("message_type", "")
-		if kind == "" {
-			kind = "private"
-			if p.has("group_id") {
-				kind = "group"
-			}
-		}
-		if kind != "group" && kind != "private" {
-			r := Failed(1400, "message_type: expected one of: private, group")
-			return nil, nil, &r
+		// send_msg (actions/message.ts): the group when message_type is
+		// "group" or a group_id is present, whatever else message_type
+		// says; else the user_id's private chat.
+		kind = "private"
+		if p.str("message_type", "") == "group" || p.has("group_id") {
+			kind = "group"
 		}
 	}
 	var to peer

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/snowluma/snowluma-mcp/qqmsg"
 )
 
 // segment is one OneBot message segment.
@@ -37,8 +39,10 @@ func parseMessage(raw json.RawMessage, autoEscape bool) ([]segment, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, errors.New("message: expected a string, a segment or an array of segments")
 		}
-		if t := strings.TrimSpace(s); strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") && json.Valid([]byte(t)) {
-			return parseMessage(json.RawMessage(t), autoEscape)
+		// SnowLuma's f.message (action-kit.ts): a string that is a JSON
+		// array, after JavaScript's trim, is that array.
+		if arr, ok := qqmsg.OutgoingJSONArray(s); ok {
+			return parseMessage(arr, autoEscape)
 		}
 		if autoEscape {
 			segs = []segment{textSegment(s)}
