@@ -90,17 +90,21 @@ type Store struct {
 	stats  Stats
 	broken *Error                // set once the file failed in a way that stops the archive
 	early  map[chatMessage]int64 // pushes that came before their message (Pushed)
+	feed   *Feed                 // the event connection's feed, once NewFeed made it
 }
 
 // Stats are the archive's counters for the runtime overview.
 type Stats struct {
-	Ingested   int64  `json:"ingested,omitempty"`
-	Duplicates int64  `json:"duplicates,omitempty"`
-	Recalls    int64  `json:"recalls,omitempty"`
-	Backfilled int64  `json:"backfilled,omitempty"`
-	Pruned     int64  `json:"pruned,omitempty"`
-	Failures   int64  `json:"failures,omitempty"`
-	LastError  string `json:"last_error,omitempty"`
+	Ingested   int64 `json:"ingested,omitempty"`
+	Duplicates int64 `json:"duplicates,omitempty"`
+	Recalls    int64 `json:"recalls,omitempty"`
+	Backfilled int64 `json:"backfilled,omitempty"`
+	Pruned     int64 `json:"pruned,omitempty"`
+	Failures   int64 `json:"failures,omitempty"`
+	// Lost counts the messages of the event connection the file refused
+	// (a full disk, a broken file): known and counted, never silent.
+	Lost      int64  `json:"lost,omitempty"`
+	LastError string `json:"last_error,omitempty"`
 	// LastIngest is when the newest message was stored (RFC 3339).
 	LastIngest string `json:"last_ingest,omitempty"`
 	// LagMS is how long, at the last ingest, the message had been on its

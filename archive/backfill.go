@@ -50,23 +50,50 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 	if e := s.Err(); e != nil {
 		return res, e
 	}
-	// What the chat held before: only those can close the gap (messages
-	// arriving on the event connection meanwhile are newer).
+	// What the chat held before the event connection's first message of
+	// it: only those can close the gap (what the connection delivered is
+	// complete, the feed loses nothing).
+	var first int64
+	s.mu.Lock()
+	feed := s.feed
+	s.mu.Unlock()
+	if feed != nil {
+		var err error
+		if first, err = feed.FirstOf(ctx, chat); err != nil {
+			return res, err
+		}
+	}
 	var held int64
 	if id, ok := s.lookup(chat); ok {
 		var k sql.NullInt64
-		if err := s.db.QueryRowContext(ctx, `SELECT max(id) FROM messages WHERE chat = ?`, id).Scan(&k); err != nil {
+		q, args := `SELECT max(id) FROM messages WHERE chat = ?`, []any{id}
+		if first != 0 {
+			q, args = q+` AND id < ?`, append(args, first)
+		}
+		if err := s.db.QueryRowContext(ctx, q, args...).Scan(&k); err != nil {
 			return res, s.fail(err)
 		}
 		held = k.Int64
+	}
+	// newest is the key of the newest message fetched: the pages cover
+	// the chat from oldest to it without a hole.
+	var newest int64
+	// uncertain is where a hole may be: from held to the oldest fetched,
+	// or to the connection's first message when that is older.
+	uncertain := func(oldest int64) int64 {
+		if first != 0 && first < oldest {
+			return first
+		}
+		return oldest
 	}
 	self := s.self()
 	var anchor, oldest int64
 	for res.Pages < MaxPages {
 		page, err := f.History(ctx, chat, anchor, PageSize)
 		if err != nil {
-			if res.Pages > 0 && held != 0 && oldest != 0 {
-				s.addGap(ctx, chat, held, oldest)
+			if res.Pages > 0 && held != 0 && oldest != 0 && uncertain(oldest) > held {
+				s.closeGaps(ctx, chat, oldest, newest)
+				s.addGap(ctx, chat, held, uncertain(oldest))
 				res.Gap = true
 			}
 			return res, fmt.Errorf("backfill of %s: %w", chat, err)
@@ -88,19 +115,28 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 		if err != nil {
 			return res, err
 		}
-		var n int
+		var keys []int64
 		err = s.write(ctx, func(tx *sql.Tx) error {
 			var err error
-			n, err = s.insert(ctx, tx, recs)
+			keys, err = s.insert(ctx, tx, recs)
 			return err
 		})
 		if err != nil {
 			return res, err
 		}
-		res.Added += n
+		for _, k := range keys {
+			if k != 0 {
+				res.Added++
+			}
+		}
 		if met {
 			res.Met = true
 			break
+		}
+		if newest == 0 {
+			if k, err := s.keyOfMessage(ctx, chat, recs[len(recs)-1].MessageID); err == nil {
+				newest = k
+			}
 		}
 		anchor = recs[0].MessageID
 		if k, err := s.keyOfMessage(ctx, chat, anchor); err == nil {
@@ -110,13 +146,46 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 	s.mu.Lock()
 	s.stats.Backfilled += int64(res.Added)
 	s.mu.Unlock()
-	if !res.Met && held != 0 && oldest != 0 && oldest > held {
-		if err := s.addGap(ctx, chat, held, oldest); err != nil {
+	// The pages close whatever gap they cover: down to held when they
+	// met it, else down to the oldest fetched.
+	lo := oldest
+	if res.Met {
+		lo = held
+	}
+	if newest != 0 && lo != 0 {
+		if err := s.closeGaps(ctx, chat, lo, newest); err != nil {
+			return res, err
+		}
+	}
+	if !res.Met && held != 0 && oldest != 0 && uncertain(oldest) > held {
+		if err := s.addGap(ctx, chat, held, uncertain(oldest)); err != nil {
 			return res, err
 		}
 		res.Gap = true
 	}
 	return res, nil
+}
+
+// closeGaps removes the gap markers of chat that the keys [lo, hi], a
+// stretch now held without a hole, cover, and shortens those it covers in
+// part.
+func (s *Store) closeGaps(ctx context.Context, chat Chat, lo, hi int64) error {
+	id, ok := s.lookup(chat)
+	if !ok || lo > hi {
+		return nil
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM gaps WHERE chat = ? AND after_key >= ? AND before_key <= ?`, id, lo, hi); err != nil {
+			return err
+		}
+		// The covered stretch holds the gap's newer end: the hole ends at lo.
+		if _, err := tx.ExecContext(ctx, `UPDATE gaps SET before_key = ? WHERE chat = ? AND after_key < ? AND before_key > ? AND before_key <= ?`, lo, id, lo, lo, hi); err != nil {
+			return err
+		}
+		// ... or its older end: the hole starts at hi.
+		_, err := tx.ExecContext(ctx, `UPDATE gaps SET after_key = ? WHERE chat = ? AND after_key >= ? AND after_key < ? AND before_key > ?`, hi, id, lo, hi, hi)
+		return err
+	})
 }
 
 // heldAmong reports whether the archive held one of recs at or before key

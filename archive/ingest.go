@@ -107,18 +107,17 @@ func num(raw json.RawMessage) (int64, bool) {
 	return v, err == nil
 }
 
-// Ingest stores the messages and recalls among frames, events as SnowLuma
-// sends them on its WebSocket, in one transaction; anything else (and any
-// chat that is not archived) is skipped. It returns how many new messages
-// were stored.
-func (s *Store) Ingest(ctx context.Context, frames [][]byte) (int, error) {
+// A recallOf names a recalled message.
+type recallOf struct {
+	chat Chat
+	id   int64
+}
+
+// parse reads the messages and recalls of archived chats among frames.
+func (s *Store) parse(frames [][]byte) ([]Record, []recallOf) {
 	self := s.self()
 	var recs []Record
-	type recall struct {
-		chat Chat
-		id   int64
-	}
-	var recalls []recall
+	var recalls []recallOf
 	for _, raw := range frames {
 		if r, ok := parseMessage(raw, Chat{}, self); ok {
 			if s.Archived(r.Chat) {
@@ -127,16 +126,38 @@ func (s *Store) Ingest(ctx context.Context, frames [][]byte) (int, error) {
 			continue
 		}
 		if c, id, ok := parseRecall(raw); ok && s.Archived(c) {
-			recalls = append(recalls, recall{c, id})
+			recalls = append(recalls, recallOf{c, id})
 		}
 	}
-	if len(recs) == 0 && len(recalls) == 0 {
-		return 0, nil
-	}
+	return recs, recalls
+}
+
+// Ingest stores the messages and recalls among frames, events as SnowLuma
+// sends them on its WebSocket, in one transaction; anything else (and any
+// chat that is not archived) is skipped. It returns how many new messages
+// were stored.
+func (s *Store) Ingest(ctx context.Context, frames [][]byte) (int, error) {
+	recs, recalls := s.parse(frames)
+	keys, err := s.ingest(ctx, recs, recalls)
 	n := 0
+	for _, k := range keys {
+		if k != 0 {
+			n++
+		}
+	}
+	return n, err
+}
+
+// ingest stores recs and recalls in one transaction; keys[i] is the key
+// recs[i] was stored under, 0 when it was held already.
+func (s *Store) ingest(ctx context.Context, recs []Record, recalls []recallOf) ([]int64, error) {
+	if len(recs) == 0 && len(recalls) == 0 {
+		return nil, nil
+	}
+	var keys []int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
-		if n, err = s.insert(ctx, tx, recs); err != nil {
+		if keys, err = s.insert(ctx, tx, recs); err != nil {
 			return err
 		}
 		for _, r := range recalls {
@@ -147,7 +168,13 @@ func (s *Store) Ingest(ctx context.Context, frames [][]byte) (int, error) {
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return nil, err
+	}
+	n := 0
+	for _, k := range keys {
+		if k != 0 {
+			n++
+		}
 	}
 	s.mu.Lock()
 	s.stats.Ingested += int64(n)
@@ -162,9 +189,9 @@ func (s *Store) Ingest(ctx context.Context, frames [][]byte) (int, error) {
 	}
 	s.mu.Unlock()
 	if err := s.pushedEarly(ctx, recs); err != nil {
-		return n, err
+		return keys, err
 	}
-	return n, nil
+	return keys, nil
 }
 
 // RecordSent stores a message the bot sent through this server: chat, the
@@ -234,34 +261,34 @@ func (s *Store) chatID(ctx context.Context, tx *sql.Tx, c Chat) (int64, error) {
 	return id, nil
 }
 
-// insert stores recs, skipping those already held; it returns how many
-// were new.
-func (s *Store) insert(ctx context.Context, tx *sql.Tx, recs []Record) (int, error) {
+// insert stores recs, skipping those already held; keys[i] is the key
+// recs[i] was stored under, 0 when it was held already.
+func (s *Store) insert(ctx context.Context, tx *sql.Tx, recs []Record) ([]int64, error) {
 	if len(recs) == 0 {
-		return 0, nil
+		return nil, nil
 	}
+	keys := make([]int64, len(recs))
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO messages (id, chat, msg, user, sender, text, reply, recalled, own)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (chat, msg) DO NOTHING`)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer ins.Close()
 	idx, err := tx.PrepareContext(ctx, `INSERT INTO grams (rowid, t) VALUES (?, ?)`)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer idx.Close()
 	next, err := tx.PrepareContext(ctx, `SELECT max(id) FROM messages WHERE id >= ? AND id < ?`)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer next.Close()
 	now := s.now().Unix()
-	n := 0
-	for _, r := range recs {
+	for i, r := range recs {
 		chat, err := s.chatID(ctx, tx, r.Chat)
 		if err != nil {
-			return n, err
+			return keys, err
 		}
 		t := r.Time
 		if t <= 0 || t > now+86400 {
@@ -271,7 +298,7 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, recs []Record) (int, err
 		// stored; a message already held is left as it is.
 		var top sql.NullInt64
 		if err := next.QueryRowContext(ctx, keyOf(t), keyOf(t+1)).Scan(&top); err != nil {
-			return n, err
+			return keys, err
 		}
 		key := keyOf(t)
 		if top.Valid {
@@ -280,23 +307,20 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, recs []Record) (int, err
 		if key >= keyOf(t+1) {
 			key = keyOf(t+1) - 1 // four million in one second: the last slot is reused below
 		}
-		for {
-			res, err := ins.ExecContext(ctx, key, chat, r.MessageID, r.UserID, r.Sender, r.Text, r.ReplyTo, r.Recalled, r.Own)
-			if err != nil {
-				return n, err
-			}
-			if k, _ := res.RowsAffected(); k == 1 {
-				n++
-				if tokens := indexTokens(r.Text); tokens != "" {
-					if _, err := idx.ExecContext(ctx, key, tokens); err != nil {
-						return n, err
-					}
+		res, err := ins.ExecContext(ctx, key, chat, r.MessageID, r.UserID, r.Sender, r.Text, r.ReplyTo, r.Recalled, r.Own)
+		if err != nil {
+			return keys, err
+		}
+		if k, _ := res.RowsAffected(); k == 1 {
+			keys[i] = key
+			if tokens := indexTokens(r.Text); tokens != "" {
+				if _, err := idx.ExecContext(ctx, key, tokens); err != nil {
+					return keys, err
 				}
 			}
-			break
 		}
 	}
-	return n, nil
+	return keys, nil
 }
 
 // recall marks a held message recalled and, unless KeepRecalled, removes
