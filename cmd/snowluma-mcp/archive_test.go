@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/snowluma/snowluma-mcp/archive"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
@@ -133,5 +135,101 @@ func TestDoctorArchive(t *testing.T) {
 	code, _, f := doctor(t, append(base, "SNOWLUMA_MCP_ARCHIVE="+bad)...)
 	if a := f["archive"]; code == 0 || a.Verdict != "fail" || !strings.Contains(a.Detail, bad) || !strings.Contains(a.Fix, "move the file aside") {
 		t.Errorf("doctor on a corrupt archive: %d %+v", code, a)
+	}
+}
+
+// ingestSize is how many messages TestArchiveIngestEndToEnd sends: 20,000
+// in every run, SNOWLUMA_MCP_TEST_INGEST (such as 100000) for the full
+// figure of docs/performance.md.
+func ingestSize(t *testing.T) int {
+	n := 20000
+	if v := os.Getenv("SNOWLUMA_MCP_TEST_INGEST"); v != "" {
+		if _, err := fmt.Sscan(v, &n); err != nil || n < 3 {
+			t.Fatalf("SNOWLUMA_MCP_TEST_INGEST=%q: want a number of messages", v)
+		}
+	}
+	return n
+}
+
+// TestArchiveIngestEndToEnd: messages to three groups at 10,000 a second,
+// through the real binary's WebSocket from the fake SnowLuma (which waits
+// on the socket as SnowLuma's does, never dropping), are every one
+// archived, in the file once the server has stopped, with no gap marker;
+// the server's peak memory stays bounded whatever the count.
+func TestArchiveIngestEndToEnd(t *testing.T) {
+	t.Parallel()
+	total := ingestSize(t)
+	const rate = 10000 // a second
+	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
+	groups := fake.WorldGroups()[:3]
+	path := filepath.Join(t.TempDir(), "archive", "a.db")
+	env := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_MODE=read",
+		"SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL(), "SNOWLUMA_MCP_ARCHIVE=" + path,
+		fmt.Sprintf("SNOWLUMA_MCP_ARCHIVE_GROUPS=%d,%d,%d", groups[0].ID, groups[1].ID, groups[2].ID)}
+	p := mcptest.Spawn(t, plainBinary(t), mcptest.Modern, env...)
+	cs := p.Connect(nil)
+	ec := fake.EventConn(t, 0)
+	e2e.WaitFor(t, "the event connection", ec.Open)
+
+	// What the world held before: the backfill brings some of it.
+	sent := map[int64]bool{}
+	start := time.Now()
+	for i := 0; i < total; i++ {
+		if ahead := time.Duration(i)*time.Second/rate - time.Since(start); ahead > time.Millisecond {
+			time.Sleep(ahead)
+		}
+		g := groups[i%3].ID
+		m, ev := fake.WorldSayEvent(g, 424242+int64(i%7), fmt.Sprint("端到端消息 ", i))
+		if err := ec.Send(string(ev)); err != nil {
+			t.Fatalf("sending message %d: %v", i, err)
+		}
+		sent[m.ID] = true
+	}
+	took := time.Since(start)
+	type chats struct {
+		Chats []struct {
+			Messages int64 `json:"messages"`
+		} `json:"chats"`
+	}
+	e2e.WaitFor(t, "every message archived", func() bool {
+		_, r := mcptest.CallTool(t, cs, "list_chats", map[string]any{})
+		var n int64
+		for _, c := range mcptest.Decode[chats](t, r.Result).Chats {
+			n += c.Messages
+		}
+		return n >= int64(total)
+	})
+	stored := time.Since(start)
+	rss := p.PeakRSS()
+	cs.Close()
+	p.Close()
+
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT msg FROM messages`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := 0
+	for rows.Next() {
+		var id int64
+		rows.Scan(&id)
+		if sent[id] {
+			held++
+		}
+	}
+	rows.Close()
+	var gaps int
+	db.QueryRow(`SELECT count(*) FROM gaps`).Scan(&gaps)
+	if held != total || gaps != 0 {
+		t.Errorf("%d of %d messages sent were archived, %d gap markers; want all and none", held, total, gaps)
+	}
+	t.Logf("%d messages to 3 groups: sent in %v (%.0f/s asked %d/s), all stored after %v (%.0f msg/s end to end); peak RSS %.1f MiB",
+		total, took.Round(time.Millisecond), float64(total)/took.Seconds(), rate, stored.Round(time.Millisecond), float64(total)/stored.Seconds(), float64(rss)/(1<<20))
+	if rss >= 128<<20 {
+		t.Errorf("peak RSS %d bytes, want under 128 MiB", rss)
 	}
 }
