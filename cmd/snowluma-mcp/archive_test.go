@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,7 +25,9 @@ func archiveEnv(fake *simulator.Server, path string, group int64) []string {
 }
 
 // TestArchiveKilledDuringIngest: a kill -9 while messages pour in loses no
-// message a reader had already seen (committed) and leaves a file that
+// message a reader had already seen, none sent before the newest one search
+// had shown (the feed stores in order, and commits before anything is
+// visible), nor the bot's own send once answered; and it leaves a file that
 // opens, passes SQLite's integrity check and serves the next start; a
 // second process on a held file is refused with the file named, while its
 // other tools work.
@@ -33,7 +36,7 @@ func TestArchiveKilledDuringIngest(t *testing.T) {
 	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
 	g := fake.WorldGroups()[0].ID
 	path := filepath.Join(t.TempDir(), "archive", "a.db")
-	env := archiveEnv(fake, path, g)
+	env := append(archiveEnv(fake, path, g), "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0", "SNOWLUMA_MCP_SEND_PER_MINUTE=0")
 	// A plain build: what is on trial is the file under kill -9, not the
 	// process's concurrency (the archive's tests race-check that), and
 	// SQLite in a race-built process ingests several times slower.
@@ -53,13 +56,24 @@ func TestArchiveKilledDuringIngest(t *testing.T) {
 	}
 	second.Close()
 
+	// The pusher sends at its own pace, waiting on the socket as SnowLuma
+	// does: every message sent reaches the server.
+	ec := fake.EventConn(t, 0)
 	var stop atomic.Bool
 	var wg sync.WaitGroup
+	var sentMu sync.Mutex
+	var sent []int64 // in the order sent
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		for i := 0; !stop.Load() && i < 20000; i++ {
-			fake.WorldSay(g, 424242, fmt.Sprint("压力测试消息 ", i), 0, true)
+			m, ev := fake.WorldSayEvent(g, 424242, fmt.Sprint("压力测试消息 ", i))
+			if ec.Send(string(ev)) != nil {
+				return
+			}
+			sentMu.Lock()
+			sent = append(sent, m.ID)
+			sentMu.Unlock()
 		}
 	}()
 	type page struct {
@@ -80,7 +94,28 @@ func TestArchiveKilledDuringIngest(t *testing.T) {
 		}
 		return len(seen) == 200
 	})
-	// mark_read is local state: read mode allows it.
+	// The bot's own send: archived before its answer comes back.
+	_, r = mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": g,
+		"message": []any{map[string]any{"type": "text", "data": map[string]any{"text": "杀进程前的自己的消息"}}}}})
+	if r.Diagnostics.Outcome != "success" {
+		t.Fatalf("send: %+v", r.Diagnostics)
+	}
+	own := mcptest.Decode[struct {
+		Data struct {
+			MessageID int64 `json:"message_id"`
+		} `json:"data"`
+	}](t, r.Result).Data.MessageID
+	// What search shows last: everything sent before it must survive.
+	var newest int64
+	e2e.WaitFor(t, "search to show a message", func() bool {
+		_, r := mcptest.CallTool(t, cs, "search_messages", map[string]any{"query": "压力测试消息", "group_id": g, "limit": 1})
+		pg := mcptest.Decode[page](t, r.Result)
+		if len(pg.Messages) == 1 {
+			newest = pg.Messages[0].MessageID
+		}
+		return newest != 0
+	})
+	// mark_read is local state.
 	if _, r := mcptest.CallTool(t, cs, "mark_read", map[string]any{"group_id": g, "message_id": seen[0]}); r.Diagnostics.Outcome != "success" {
 		t.Errorf("mark_read in read mode: %+v", r.Diagnostics)
 	}
@@ -96,11 +131,19 @@ func TestArchiveKilledDuringIngest(t *testing.T) {
 	if err := s.Check(ctx); err != nil {
 		t.Fatalf("integrity after kill -9: %v", err)
 	}
-	for _, id := range seen {
+	sentMu.Lock()
+	before := slices.Index(sent, newest)
+	if before < 0 {
+		t.Fatalf("search showed %d, which the pusher never sent", newest)
+	}
+	mustHold := append(append(slices.Clone(sent[:before+1]), seen...), own)
+	sentMu.Unlock()
+	for _, id := range mustHold {
 		if _, err := s.Read(ctx, archive.Chat{Group: true, ID: g}, nil, nil, &archive.Position{MessageID: id}, 1); err != nil {
-			t.Fatalf("message %d, seen before the kill, is gone: %v", id, err)
+			t.Fatalf("message %d, shown (or sent before one shown) before the kill, is gone: %v", id, err)
 		}
 	}
+	t.Logf("kill -9 after search showed the %dth message sent: all %d held", before+1, len(mustHold))
 	s.Close()
 
 	// The next start serves the file.
