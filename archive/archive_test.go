@@ -519,3 +519,66 @@ func TestPushedBeforeIngest(t *testing.T) {
 		t.Fatalf("the message never pushed: %+v", u)
 	}
 }
+
+// TestGapsTrue: a gap marker is removed once a backfill's pages cover it;
+// after a reconnect, what the connection itself delivered is never inside
+// a gap (the feed loses nothing), so the marker ends at the connection's
+// first message of the chat.
+func TestGapsTrue(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := Chat{true, 1}
+	base := time.Now().Add(-time.Hour).Unix()
+	h := &history{msgs: map[Chat][][]byte{}, ids: map[Chat][]int64{}, window: 99}
+	s := open(t, nil)
+	for i := range int64(10) {
+		ingest(t, s, h.add(c, i+1, base+i, "held"))
+	}
+	for i := range int64(250) {
+		h.add(c, 100+i, base+100+i, "missed")
+	}
+	if res, err := s.Backfill(ctx, h, c); err != nil || !res.Gap {
+		t.Fatalf("beyond the window: %+v %v", res, err)
+	}
+	// SnowLuma's history now reaches further: the next backfill closes it.
+	h.window = 1000
+	res, err := s.Backfill(ctx, h, c)
+	if err != nil || !res.Met || res.Gap || res.Added != 151 {
+		t.Fatalf("closing backfill: %+v %v", res, err)
+	}
+	if gaps, _ := s.Gaps(ctx, c); len(gaps) != 0 {
+		t.Fatalf("a closed gap is still marked: %+v", gaps)
+	}
+
+	// A reconnect: 5 messages sent while down, then a burst of 300 on the
+	// new connection, more than SnowLuma's window.
+	h.window = 99
+	for i := range int64(5) {
+		h.add(c, 1000+i, base+1000+i, "down")
+	}
+	f := s.NewFeed()
+	done := make(chan struct{})
+	go func() { defer close(done); f.Run(ctx) }()
+	f.Connected()
+	for i := range int64(300) {
+		f.Take(h.add(c, 2000+i, base+2000+i, "live"))
+	}
+	f.Close()
+	<-done
+	res, err = s.Backfill(ctx, h, c)
+	if err != nil || !res.Gap {
+		t.Fatalf("reconnect backfill: %+v %v", res, err)
+	}
+	gaps, _ := s.Gaps(ctx, c)
+	if len(gaps) != 1 || gaps[0].From != rfc3339(base+249+100) || gaps[0].Until != rfc3339(base+2000) {
+		t.Fatalf("the gap is not the stretch before the connection: %+v", gaps)
+	}
+	// Now the window reaches: the gap goes, the five come in.
+	h.window = 1000
+	if res, err = s.Backfill(ctx, h, c); err != nil || res.Added != 5 {
+		t.Fatalf("closing the reconnect gap: %+v %v", res, err)
+	}
+	if gaps, _ := s.Gaps(ctx, c); len(gaps) != 0 {
+		t.Fatalf("a closed gap is still marked: %+v", gaps)
+	}
+}

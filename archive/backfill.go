@@ -39,9 +39,13 @@ type BackfillResult struct {
 }
 
 // Backfill pages chat's history backwards from the newest message until it
-// meets what the archive held when it started, or SnowLuma has no more.
-// When the chat held messages and the pages could not reach them, it
-// records a gap marker between the newest of them and the oldest fetched.
+// meets what the archive held before the event connection's first message
+// of the chat (and, past it, the oldest open gap marker), or SnowLuma has no
+// more. It removes the gap markers its pages cover. When the chat held
+// messages and the pages could not reach them, it records a gap marker
+// from the newest of them to the oldest fetched, or to the connection's
+// first message when that is older: what the connection delivered is
+// complete.
 func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillResult, error) {
 	res := BackfillResult{Chat: chat}
 	if !s.Archived(chat) {
@@ -74,6 +78,18 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 			return res, s.fail(err)
 		}
 		held = k.Int64
+	}
+	// The pages go down to held, or further while older gap markers are
+	// open, so that a history that now reaches further closes them.
+	target := held
+	if id, ok := s.lookup(chat); ok && held != 0 {
+		var k sql.NullInt64
+		if err := s.db.QueryRowContext(ctx, `SELECT min(after_key) FROM gaps WHERE chat = ?`, id).Scan(&k); err != nil {
+			return res, s.fail(err)
+		}
+		if k.Valid && k.Int64 < target {
+			target = k.Int64
+		}
 	}
 	// newest is the key of the newest message fetched: the pages cover
 	// the chat from oldest to it without a hole.
@@ -111,7 +127,7 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 			res.Exhausted = true
 			break
 		}
-		met, err := s.heldAmong(ctx, chat, recs, held)
+		met, err := s.heldAmong(ctx, chat, recs, target)
 		if err != nil {
 			return res, err
 		}
@@ -150,7 +166,7 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 	// met it, else down to the oldest fetched.
 	lo := oldest
 	if res.Met {
-		lo = held
+		lo = target
 	}
 	if newest != 0 && lo != 0 {
 		if err := s.closeGaps(ctx, chat, lo, newest); err != nil {
