@@ -73,6 +73,9 @@ type Options struct {
 	SelfID int64
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Location is the operator's time zone: the times readers get carry
+	// its offset. Nil means UTC.
+	Location *time.Location
 	// maxPages caps the file in pages (SQLite's max_page_count); zero
 	// means twice MaxBytes. Tests set it to see a full disk.
 	maxPages int64

@@ -104,6 +104,9 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 	}
 	self := s.self()
 	var anchor, oldest int64
+	// passed: a page has reached the connection's first message of the
+	// chat; the pages before held only what the feed stores itself.
+	passed := false
 	for res.Pages < MaxPages {
 		page, err := f.History(ctx, chat, anchor, PageSize)
 		if err != nil {
@@ -114,20 +117,45 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 			}
 			return res, fmt.Errorf("backfill of %s: %w", chat, err)
 		}
+		if feed != nil {
+			// What the connection brought by now is stored first; and
+			// what it delivers from its first message of the chat on is
+			// the feed's to store, in the order it came: a page never
+			// stores a message ahead of an older one still on its way.
+			if err := feed.Sync(ctx); err != nil {
+				return res, err
+			}
+			if first, err = feed.FirstOf(ctx, chat); err != nil {
+				return res, err
+			}
+		}
 		res.Pages++
-		var recs []Record
+		var all []Record
 		for _, raw := range page {
 			r, ok := parseMessage(raw, chat, self)
 			if !ok || (anchor != 0 && r.MessageID == anchor) {
 				continue // the anchor repeats at the end of the next page
 			}
-			recs = append(recs, r)
+			all = append(all, r)
 		}
-		if len(recs) == 0 {
+		recs := all
+		if first != 0 && !passed {
+			firstMsg, err := s.messageAt(ctx, first)
+			if err != nil {
+				return res, err
+			}
+			recs = nil
+			for i, r := range all {
+				if r.MessageID == firstMsg {
+					recs, passed = all[:i], true
+				}
+			}
+		}
+		if len(all) == 0 {
 			res.Exhausted = true
 			break
 		}
-		met, err := s.heldAmong(ctx, chat, recs, target)
+		met, err := s.heldAmong(ctx, chat, all, target)
 		if err != nil {
 			return res, err
 		}
@@ -145,18 +173,20 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 				res.Added++
 			}
 		}
+		if newest == 0 {
+			for i := len(all) - 1; i >= 0 && newest == 0; i-- {
+				if k, err := s.keyOfMessage(ctx, chat, all[i].MessageID); err == nil {
+					newest = k
+				}
+			}
+		}
+		anchor = all[0].MessageID
+		if k, err := s.keyOfMessage(ctx, chat, anchor); err == nil {
+			oldest = k
+		}
 		if met {
 			res.Met = true
 			break
-		}
-		if newest == 0 {
-			if k, err := s.keyOfMessage(ctx, chat, recs[len(recs)-1].MessageID); err == nil {
-				newest = k
-			}
-		}
-		anchor = recs[0].MessageID
-		if k, err := s.keyOfMessage(ctx, chat, anchor); err == nil {
-			oldest = k
 		}
 	}
 	s.mu.Lock()
@@ -224,6 +254,15 @@ func (s *Store) heldAmong(ctx context.Context, chat Chat, recs []Record, held in
 		return false, s.fail(err)
 	}
 	return n > 0, nil
+}
+
+// messageAt is the message id stored under key.
+func (s *Store) messageAt(ctx context.Context, key int64) (int64, error) {
+	var msg int64
+	if err := s.db.QueryRowContext(ctx, `SELECT msg FROM messages WHERE id = ?`, key).Scan(&msg); err != nil {
+		return 0, s.fail(err)
+	}
+	return msg, nil
 }
 
 func (s *Store) keyOfMessage(ctx context.Context, chat Chat, msg int64) (int64, error) {

@@ -33,6 +33,8 @@ type Feed struct {
 	closed bool
 	marks  int64 // connection marks queued
 	marked int64 // connection marks the writer has passed
+	taken  int64 // items queued ever
+	done   int64 // items the writer has passed
 	first  map[Chat]int64
 }
 
@@ -63,6 +65,7 @@ func (f *Feed) Connected() {
 		return
 	}
 	f.marks++
+	f.taken++
 	f.q = append(f.q, item{mark: true})
 	f.cond.Broadcast()
 }
@@ -79,6 +82,7 @@ func (f *Feed) Take(raw []byte) {
 		return
 	}
 	f.q = append(f.q, item{raw: raw})
+	f.taken++
 	f.bytes += len(raw)
 	f.peak = max(f.peak, f.bytes)
 	f.cond.Broadcast()
@@ -124,12 +128,13 @@ func (f *Feed) Run(ctx context.Context) {
 		for _, it := range batch {
 			if it.mark {
 				f.store(ctx, frames)
-				frames = frames[:0]
 				f.mu.Lock()
 				f.marked++
 				f.first = map[Chat]int64{}
+				f.done += int64(len(frames)) + 1 // the frames before the mark, and the mark
 				f.cond.Broadcast()
 				f.mu.Unlock()
+				frames = frames[:0]
 				continue
 			}
 			frames = append(frames, it.raw)
@@ -137,6 +142,7 @@ func (f *Feed) Run(ctx context.Context) {
 		}
 		f.store(ctx, frames)
 		f.mu.Lock()
+		f.done += int64(len(frames))
 		f.bytes -= size
 		f.cond.Broadcast()
 		f.mu.Unlock()
@@ -175,6 +181,25 @@ func (f *Feed) store(ctx context.Context, frames [][]byte) {
 		}
 	}
 	f.mu.Unlock()
+}
+
+// Sync waits until every frame queued before the call has been stored (or
+// counted lost), so that a backfill's pages never get ahead of the
+// connection's own order: a message the backfill stores is then older
+// than none the feed has yet to store.
+func (f *Feed) Sync(ctx context.Context) error {
+	stop := context.AfterFunc(ctx, func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.cond.Broadcast()
+	})
+	defer stop()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for target := f.taken; f.done < target && !f.closed && ctx.Err() == nil; {
+		f.cond.Wait()
+	}
+	return ctx.Err()
 }
 
 // FirstOf waits until the writer has passed the newest connection mark

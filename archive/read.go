@@ -54,9 +54,18 @@ func ChatKey(c Chat) string {
 
 func rfc3339(unix int64) string { return time.Unix(unix, 0).UTC().Format(time.RFC3339) }
 
+// stamp is a time as readers get it: RFC 3339 with the operator's offset
+// (Options.Location).
+func (s *Store) stamp(unix int64) string {
+	if s.opts.Location == nil {
+		return rfc3339(unix)
+	}
+	return time.Unix(unix, 0).In(s.opts.Location).Format(time.RFC3339)
+}
+
 const messageColumns = `m.id, m.msg, c.grp, c.peer, m.user, m.sender, m.text, m.reply, m.recalled, m.own`
 
-func scanMessages(rows *sql.Rows) ([]Message, error) {
+func (s *Store) scanMessages(rows *sql.Rows) ([]Message, error) {
 	defer rows.Close()
 	var out []Message
 	for rows.Next() {
@@ -70,7 +79,7 @@ func scanMessages(rows *sql.Rows) ([]Message, error) {
 		if grp {
 			m.GroupID = peer
 		}
-		m.Time = rfc3339(timeOf(m.key))
+		m.Time = s.stamp(timeOf(m.key))
 		out = append(out, m)
 	}
 	return out, rows.Err()
@@ -110,6 +119,60 @@ type Query struct {
 	Since, Until time.Time
 	Limit        int
 	Cursor       string
+	// Any finds messages holding any of the words instead of all; a query
+	// whose words are joined by OR (or |) asks for it too.
+	Any bool
+}
+
+// Found is a page of search results.
+type Found struct {
+	Messages []Message
+	// Next is the cursor of the following page, "" after the last.
+	Next string
+	// Any is true when the page holds messages with any of the words:
+	// asked for, or because no message held them all (Widened).
+	Any, Widened bool
+}
+
+// anyCursor marks a cursor of an any-word search, so that its next page
+// stays one.
+const anyCursor = "~"
+
+// splitAny removes the OR and | that join a query's words, and reports
+// whether there were any.
+func splitAny(text string) (string, bool) {
+	fields := strings.Fields(text)
+	kept := fields[:0]
+	for _, f := range fields {
+		if f == "OR" || f == "|" || f == "｜" {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	return strings.Join(kept, " "), len(kept) < len(fields)
+}
+
+// Find searches as Search does, and, when the first page of an all-words
+// search finds nothing and the query has several words, returns the
+// messages holding any of them, with Any set.
+func (s *Store) Find(ctx context.Context, q Query) (Found, error) {
+	text, asked := splitAny(q.Text)
+	q.Text = text
+	if c, ok := strings.CutPrefix(q.Cursor, anyCursor); ok {
+		q.Cursor, asked = c, true
+	}
+	q.Any = q.Any || asked
+	msgs, next, err := s.search(ctx, q)
+	widened := false
+	if err == nil && len(msgs) == 0 && !q.Any && q.Cursor == "" && len(matchParts(q.Text)) > 1 {
+		q.Any, widened = true, true
+		msgs, next, err = s.search(ctx, q)
+	}
+	f := Found{Messages: msgs, Next: next, Any: q.Any && len(matchParts(q.Text)) > 1, Widened: widened}
+	if q.Any && next != "" {
+		f.Next = anyCursor + next
+	}
+	return f, err
 }
 
 // ErrCursor is the refusal of a cursor this archive did not give.
@@ -118,13 +181,18 @@ var ErrCursor = errors.New("the cursor is not one search_messages returned")
 // ErrEmptyQuery is the refusal of a query with nothing to search for.
 var ErrEmptyQuery = errors.New("the query has no letters, digits or Chinese characters to search for")
 
-// Search finds messages whose text holds every word of q.Text, newest
-// first; next is the cursor of the following page, "" after the last.
+// Search finds messages whose text holds every word of q.Text (any of
+// them with q.Any), newest first; next is the cursor of the following
+// page, "" after the last.
 func (s *Store) Search(ctx context.Context, q Query) (msgs []Message, next string, err error) {
+	return s.search(ctx, q)
+}
+
+func (s *Store) search(ctx context.Context, q Query) (msgs []Message, next string, err error) {
 	if e := s.Err(); e != nil {
 		return nil, "", e
 	}
-	match := matchQuery(q.Text)
+	match := matchQuery(q.Text, q.Any)
 	if match == "" {
 		return nil, "", ErrEmptyQuery
 	}
@@ -170,7 +238,7 @@ func (s *Store) Search(ctx context.Context, q Query) (msgs []Message, next strin
 	if err != nil {
 		return nil, "", s.fail(err)
 	}
-	msgs, err = scanMessages(rows)
+	msgs, err = s.scanMessages(rows)
 	if err != nil {
 		return nil, "", s.fail(err)
 	}
@@ -240,7 +308,7 @@ func (s *Store) Read(ctx context.Context, chat Chat, before, after, around *Posi
 		if err != nil {
 			return nil, err
 		}
-		return scanMessages(rows)
+		return s.scanMessages(rows)
 	}
 	reverse := func(ms []Message) {
 		for i, j := 0, len(ms)-1; i < j; i, j = i+1, j-1 {
@@ -338,7 +406,7 @@ func (s *Store) gaps(ctx context.Context, chat, lo, hi int64) ([]Gap, error) {
 		if err := rows.Scan(&a, &b); err != nil {
 			return nil, err
 		}
-		g := Gap{From: rfc3339(timeOf(a)), Until: rfc3339(timeOf(b))}
+		g := Gap{From: s.stamp(timeOf(a)), Until: s.stamp(timeOf(b))}
 		g.Note = fmt.Sprintf("messages between %s and %s may be missing: SnowLuma's history did not reach back that far", g.From, g.Until)
 		out = append(out, g)
 	}
@@ -392,7 +460,7 @@ func (s *Store) Chats(ctx context.Context, unreadOnly bool) ([]ChatInfo, error) 
 			info.UserID = c.ID
 		}
 		if top.Valid {
-			info.Newest = rfc3339(timeOf(top.Int64))
+			info.Newest = s.stamp(timeOf(top.Int64))
 		}
 		out = append(out, info)
 		newest = append(newest, top.Int64)
@@ -506,7 +574,7 @@ func (s *Store) Undelivered(ctx context.Context, keep func(Chat) bool) ([]Undeli
 		if err != nil {
 			return nil, s.fail(err)
 		}
-		if u.Newest, err = scanMessages(rs); err != nil {
+		if u.Newest, err = s.scanMessages(rs); err != nil {
 			return nil, s.fail(err)
 		}
 		u.top = u.Newest[0].key
@@ -620,4 +688,33 @@ func (s *Store) pushed(ctx context.Context, chat Chat, first, msg int64) (held, 
 		return err
 	})
 	return held, behind, err
+}
+
+// Location is the zone readers' times are shown in (UTC when none was
+// configured).
+func (s *Store) Location() *time.Location {
+	if s.opts.Location == nil {
+		return time.UTC
+	}
+	return s.opts.Location
+}
+
+// localLayouts are the times a reader may give without an offset, read in
+// the operator's zone.
+var localLayouts = []string{"2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02"}
+
+// ParseTime reads a reader's time: RFC 3339 with its offset, or a date
+// and time without one (2026-12-03 09:40, 2026-12-03), read in the
+// operator's zone.
+func (s *Store) ParseTime(v string) (time.Time, error) {
+	v = strings.TrimSpace(v)
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	for _, l := range localLayouts {
+		if t, err := time.ParseInLocation(l, v, s.Location()); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not a time such as 2026-12-03T09:40:00+08:00, or 2026-12-03 09:40 in the operator's zone", v)
 }

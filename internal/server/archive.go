@@ -140,11 +140,11 @@ const archiveChatProps = `"group_id": {"type": "integer", "description": "A grou
 const searchMessagesInput = `{
   "type": "object",
   "properties": {
-    "query": {"type": "string", "minLength": 1, "maxLength": 200, "description": "Words to find, all of them; Chinese works without spaces (开会 finds 明天下午开会); case and full-width forms are ignored."},
+    "query": {"type": "string", "minLength": 1, "maxLength": 200, "description": "Words to find, all of them (a OR b: any); when none holds all, those holding any come back with match \"any\". Chinese works without spaces (开会 finds 明天下午开会)."},
     "group_id": {"type": "integer", "description": "Only this group."},
     "user_id": {"type": "integer", "description": "Only messages this user sent, or the private chat with them."},
-    "since": {"type": "string", "format": "date-time", "description": "RFC 3339; not older than this."},
-    "until": {"type": "string", "format": "date-time", "description": "RFC 3339; not newer than this."},
+    "since": {"type": "string", "description": "Not older than this: RFC 3339, or 2026-12-03 09:40 in the operator's zone (the offset results show)."},
+    "until": {"type": "string", "description": "Not newer than this; as since."},
     "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
     "cursor": {"type": "string", "description": "next_cursor of the previous page."}
   },
@@ -152,7 +152,7 @@ const searchMessagesInput = `{
   "additionalProperties": false
 }`
 
-const archivePosition = `{"type": ["integer", "string"], "description": "A message_id of the chat, or an RFC 3339 time."}`
+const archivePosition = `{"type": ["integer", "string"], "description": "A message_id of the chat, or a time as search_messages' since."}`
 
 const readMessagesInput = `{
   "type": "object",
@@ -237,20 +237,26 @@ type archivePage struct {
 	MoreBefore *bool             `json:"more_before,omitempty"`
 	MoreAfter  *bool             `json:"more_after,omitempty"`
 	NextCursor string            `json:"next_cursor,omitempty"`
-	Trust      string            `json:"trust"`
+	// Match is "any" when the messages hold any of the query's words,
+	// not all; Note says why when the model did not ask for it.
+	Match string `json:"match,omitempty"`
+	Note  string `json:"note,omitempty"`
+	Trust string `json:"trust"`
 }
 
 func badArg(pointer, why string) toolkit.Reply {
 	return toolkit.Fail(toolkit.KindInvalidArguments, pointer+": "+why, "fix the argument and call again")
 }
 
-func parseTime(pointer, s string) (time.Time, *toolkit.Reply) {
+// parseTime reads a time argument; one without an offset is in the
+// operator's zone.
+func (svc *archiveService) parseTime(pointer, s string) (time.Time, *toolkit.Reply) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	t, err := time.Parse(time.RFC3339, s)
+	t, err := svc.store.ParseTime(s)
 	if err != nil {
-		r := badArg(pointer, "not an RFC 3339 time such as 2026-05-01T09:00:00+08:00")
+		r := badArg(pointer, err.Error())
 		return time.Time{}, &r
 	}
 	return t, nil
@@ -295,10 +301,10 @@ func (svc *archiveService) search(ctx context.Context, c *toolkit.Call, in searc
 	}
 	q := archive.Query{Text: in.Query, UserID: in.UserID, Limit: in.Limit, Cursor: in.Cursor}
 	var r *toolkit.Reply
-	if q.Since, r = parseTime("/since", in.Since); r != nil {
+	if q.Since, r = svc.parseTime("/since", in.Since); r != nil {
 		return *r
 	}
-	if q.Until, r = parseTime("/until", in.Until); r != nil {
+	if q.Until, r = svc.parseTime("/until", in.Until); r != nil {
 		return *r
 	}
 	if in.GroupID != 0 {
@@ -307,7 +313,8 @@ func (svc *archiveService) search(ctx context.Context, c *toolkit.Call, in searc
 	if r, ok := svc.allowed(q.Chat, in.UserID); !ok {
 		return r
 	}
-	msgs, next, err := svc.store.Search(ctx, q)
+	found, err := svc.store.Find(ctx, q)
+	msgs, next := found.Messages, found.Next
 	switch {
 	case errors.Is(err, archive.ErrCursor):
 		return badArg("/cursor", err.Error())
@@ -320,7 +327,14 @@ func (svc *archiveService) search(ctx context.Context, c *toolkit.Call, in searc
 		msgs = []archive.Message{}
 	}
 	svc.seen(c, msgs)
-	return toolkit.OK(archivePage{Messages: forModel(msgs), NextCursor: next, Trust: channel.TrustUntrusted})
+	page := archivePage{Messages: forModel(msgs), NextCursor: next, Trust: channel.TrustUntrusted}
+	if found.Any {
+		page.Match = "any"
+		if found.Widened {
+			page.Note = "no message holds all the words; these hold any of them"
+		}
+	}
+	return toolkit.OK(page)
 }
 
 // allowed refuses a read naming a chat or user outside the allowlists.
@@ -361,8 +375,8 @@ type readArgs struct {
 	Limit   int             `json:"limit"`
 }
 
-// position reads a message_id or an RFC 3339 time.
-func position(pointer string, raw json.RawMessage) (*archive.Position, *toolkit.Reply) {
+// position reads a message_id or a time.
+func (svc *archiveService) position(pointer string, raw json.RawMessage) (*archive.Position, *toolkit.Reply) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
@@ -372,7 +386,7 @@ func position(pointer string, raw json.RawMessage) (*archive.Position, *toolkit.
 	}
 	var s string
 	json.Unmarshal(raw, &s)
-	t, r := parseTime(pointer, s)
+	t, r := svc.parseTime(pointer, s)
 	if r != nil {
 		return nil, r
 	}
@@ -406,7 +420,7 @@ func (svc *archiveService) read(ctx context.Context, c *toolkit.Call, in readArg
 		raw  json.RawMessage
 	}{{"/before", in.Before}, {"/after", in.After}, {"/around", in.Around}} {
 		var bad *toolkit.Reply
-		if pos[i], bad = position(p.name, p.raw); bad != nil {
+		if pos[i], bad = svc.position(p.name, p.raw); bad != nil {
 			return *bad
 		}
 	}
