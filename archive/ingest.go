@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/snowluma/snowluma-mcp/channel"
+	"github.com/snowluma/snowluma-mcp/qqmsg"
 )
 
 // A Record is one message as the archive keeps it.
@@ -31,7 +31,7 @@ type Record struct {
 // message belongs to (a history page's); otherwise the event names it. ok
 // is false for anything that is not a message of a known chat.
 func parseMessage(raw []byte, chat Chat, self int64) (Record, bool) {
-	e, err := channel.ParseEvent(raw)
+	e, err := qqmsg.ParseEvent(raw)
 	if err != nil || e.MessageID == 0 {
 		return Record{}, false
 	}
@@ -61,7 +61,7 @@ func parseMessage(raw []byte, chat Chat, self int64) (Record, bool) {
 	if chat.ID <= 0 {
 		return Record{}, false
 	}
-	r := channel.Render(e.Segments, self)
+	r := qqmsg.Render(e.Segments, self)
 	return Record{
 		Chat: chat, MessageID: e.MessageID, UserID: e.UserID, Sender: e.Sender, Time: e.Time,
 		Text: r.Text, ReplyTo: r.ReplyTo, Own: e.PostType == "message_sent" || (self != 0 && e.UserID == self),
@@ -355,7 +355,7 @@ func (s *Store) SetName(ctx context.Context, c Chat, name string) error {
 	if !s.Archived(c) {
 		return nil
 	}
-	name = channel.Clean(name, false)
+	name = qqmsg.Clean(name, false)
 	return s.write(ctx, func(tx *sql.Tx) error {
 		id, err := s.chatID(ctx, tx, c)
 		if err != nil {

@@ -4,15 +4,15 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/qqmsg"
 )
 
 // Fold is the normalization both the indexed text and a query go through
-// before they are cut into tokens: action search's own (catalog.Normalize:
+// before they are cut into tokens: action search's own (qqmsg.Fold:
 // full-width forms to their usual width, lower case, traditional Chinese
 // to simplified with the mainland's words), so that 開會 finds 开会 and
 // ＷｅｂＳｏｃｋｅｔ finds WebSocket.
-func Fold(s string) string { return catalog.Normalize(s) }
+func Fold(s string) string { return qqmsg.Fold(s) }
 
 // han reports whether r is written without spaces between words (Chinese,
 // Japanese kana, Korean syllables): such runs are indexed by character

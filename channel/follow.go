@@ -86,4 +86,3 @@ func (f *Feed) Start(ctx context.Context, ch *Channel) (string, <-chan struct{},
 func (f *Feed) Run(ctx context.Context, ch *Channel, id string, updated <-chan struct{}) {
 	f.follow(ch).Run(ctx, id, updated)
 }
-

@@ -20,6 +20,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
+	"github.com/snowluma/snowluma-mcp/qqmsg"
 	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
@@ -723,7 +724,7 @@ func (svc *archiveService) catchUpOnce(ctx context.Context, follows func(archive
 		msgs := make([]*channel.Message, len(u.Newest))
 		for i, m := range u.Newest {
 			msgs[i] = &channel.Message{MessageType: "private", GroupID: m.GroupID, UserID: m.UserID, MessageID: m.MessageID, Sender: m.Sender,
-				Rendered: channel.Rendered{Text: m.Text, ReplyTo: m.ReplyTo}}
+				Rendered: qqmsg.Rendered{Text: m.Text, ReplyTo: m.ReplyTo}}
 			if u.Chat.Group {
 				msgs[i].MessageType = "group"
 			}
