@@ -181,14 +181,15 @@ func TestDoctorArchive(t *testing.T) {
 	}
 }
 
-// ingestSize is how many messages TestArchiveIngestEndToEnd sends: 20,000
-// in every run, SNOWLUMA_MCP_TEST_INGEST (such as 100000) for the full
-// figure of docs/performance.md.
-func ingestSize(t *testing.T) int {
-	n := 20000
-	if v := os.Getenv("SNOWLUMA_MCP_TEST_INGEST"); v != "" {
+// ingestEnv reads a number from variable name, def when unset:
+// TestArchiveIngestEndToEnd sends 20,000 messages at 10,000 a second in
+// every run; SNOWLUMA_MCP_TEST_INGEST (such as 100000) and
+// SNOWLUMA_MCP_TEST_INGEST_RATE give the figures of docs/performance.md.
+func ingestEnv(t *testing.T, name string, def int) int {
+	n := def
+	if v := os.Getenv(name); v != "" {
 		if _, err := fmt.Sscan(v, &n); err != nil || n < 3 {
-			t.Fatalf("SNOWLUMA_MCP_TEST_INGEST=%q: want a number of messages", v)
+			t.Fatalf("%s=%q: want a number of at least 3", name, v)
 		}
 	}
 	return n
@@ -201,8 +202,8 @@ func ingestSize(t *testing.T) int {
 // the server's peak memory stays bounded whatever the count.
 func TestArchiveIngestEndToEnd(t *testing.T) {
 	t.Parallel()
-	total := ingestSize(t)
-	const rate = 10000 // a second
+	total := ingestEnv(t, "SNOWLUMA_MCP_TEST_INGEST", 20000)
+	rate := ingestEnv(t, "SNOWLUMA_MCP_TEST_INGEST_RATE", 10000) // a second
 	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
 	groups := fake.WorldGroups()[:3]
 	path := filepath.Join(t.TempDir(), "archive", "a.db")
@@ -218,7 +219,7 @@ func TestArchiveIngestEndToEnd(t *testing.T) {
 	sent := map[int64]bool{}
 	start := time.Now()
 	for i := 0; i < total; i++ {
-		if ahead := time.Duration(i)*time.Second/rate - time.Since(start); ahead > time.Millisecond {
+		if ahead := time.Duration(i)*time.Second/time.Duration(rate) - time.Since(start); ahead > time.Millisecond {
 			time.Sleep(ahead)
 		}
 		g := groups[i%3].ID
