@@ -2,12 +2,8 @@ package archive
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -67,29 +63,9 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 			return res, err
 		}
 	}
-	var held int64
-	if id, ok := s.lookup(chat); ok {
-		var k sql.NullInt64
-		q, args := `SELECT max(id) FROM messages WHERE chat = ?`, []any{id}
-		if first != 0 {
-			q, args = q+` AND id < ?`, append(args, first)
-		}
-		if err := s.db.QueryRowContext(ctx, q, args...).Scan(&k); err != nil {
-			return res, s.fail(err)
-		}
-		held = k.Int64
-	}
-	// The pages go down to held, or further while older gap markers are
-	// open, so that a history that now reaches further closes them.
-	target := held
-	if id, ok := s.lookup(chat); ok && held != 0 {
-		var k sql.NullInt64
-		if err := s.db.QueryRowContext(ctx, `SELECT min(after_key) FROM gaps WHERE chat = ?`, id).Scan(&k); err != nil {
-			return res, s.fail(err)
-		}
-		if k.Valid && k.Int64 < target {
-			target = k.Int64
-		}
+	held, target, err := s.reach(ctx, chat, first)
+	if err != nil {
+		return res, err
 	}
 	// newest is the key of the newest message fetched: the pages cover
 	// the chat from oldest to it without a hole.
@@ -159,12 +135,7 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 		if err != nil {
 			return res, err
 		}
-		var keys []int64
-		err = s.write(ctx, func(tx *sql.Tx) error {
-			var err error
-			keys, err = s.insert(ctx, tx, recs)
-			return err
-		})
+		keys, err := s.storeBatch(ctx, recs, nil)
 		if err != nil {
 			return res, err
 		}
@@ -212,82 +183,6 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 	return res, nil
 }
 
-// closeGaps removes the gap markers of chat that the keys [lo, hi], a
-// stretch now held without a hole, cover, and shortens those it covers in
-// part.
-func (s *Store) closeGaps(ctx context.Context, chat Chat, lo, hi int64) error {
-	id, ok := s.lookup(chat)
-	if !ok || lo > hi {
-		return nil
-	}
-	return s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM gaps WHERE chat = ? AND after_key >= ? AND before_key <= ?`, id, lo, hi); err != nil {
-			return err
-		}
-		// The covered stretch holds the gap's newer end: the hole ends at lo.
-		if _, err := tx.ExecContext(ctx, `UPDATE gaps SET before_key = ? WHERE chat = ? AND after_key < ? AND before_key > ? AND before_key <= ?`, lo, id, lo, lo, hi); err != nil {
-			return err
-		}
-		// ... or its older end: the hole starts at hi.
-		_, err := tx.ExecContext(ctx, `UPDATE gaps SET after_key = ? WHERE chat = ? AND after_key >= ? AND after_key < ? AND before_key > ?`, hi, id, lo, hi, hi)
-		return err
-	})
-}
-
-// heldAmong reports whether the archive held one of recs at or before key
-// held.
-func (s *Store) heldAmong(ctx context.Context, chat Chat, recs []Record, held int64) (bool, error) {
-	if held == 0 {
-		return false, nil
-	}
-	id, ok := s.lookup(chat)
-	if !ok {
-		return false, nil
-	}
-	ids := make([]string, len(recs))
-	for i, r := range recs {
-		ids[i] = strconv.FormatInt(r.MessageID, 10)
-	}
-	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE chat = ? AND id <= ? AND msg IN (`+strings.Join(ids, ",")+`)`, id, held).Scan(&n)
-	if err != nil {
-		return false, s.fail(err)
-	}
-	return n > 0, nil
-}
-
-// messageAt is the message id stored under key.
-func (s *Store) messageAt(ctx context.Context, key int64) (int64, error) {
-	var msg int64
-	if err := s.db.QueryRowContext(ctx, `SELECT msg FROM messages WHERE id = ?`, key).Scan(&msg); err != nil {
-		return 0, s.fail(err)
-	}
-	return msg, nil
-}
-
-func (s *Store) keyOfMessage(ctx context.Context, chat Chat, msg int64) (int64, error) {
-	id, ok := s.lookup(chat)
-	if !ok {
-		return 0, errNoChat
-	}
-	var k int64
-	err := s.db.QueryRowContext(ctx, `SELECT id FROM messages WHERE chat = ? AND msg = ?`, id, msg).Scan(&k)
-	return k, err
-}
-
-// addGap records that chat's messages between the keys after and before
-// may be missing.
-func (s *Store) addGap(ctx context.Context, chat Chat, after, before int64) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
-		id, err := s.chatID(ctx, tx, chat)
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO gaps (chat, after_key, before_key) VALUES (?, ?, ?)`, id, after, before)
-		return err
-	})
-}
-
 // Gaps counts the gap markers of chat.
 func (s *Store) Gaps(ctx context.Context, chat Chat) ([]Gap, error) {
 	id, ok := s.lookup(chat)
@@ -296,77 +191,6 @@ func (s *Store) Gaps(ctx context.Context, chat Chat) ([]Gap, error) {
 	}
 	g, err := s.gaps(ctx, id, 0, 1<<62)
 	return g, s.fail(err)
-}
-
-// Prune applies the retention: messages older than Days, then the oldest
-// until the file uses at most MaxBytes. It returns how many were removed.
-func (s *Store) Prune(ctx context.Context) (int64, error) {
-	if e := s.Err(); e != nil {
-		return 0, e
-	}
-	var removed int64
-	// Deleting takes pages too (the index's tombstones): let a full file
-	// grow a little while it shrinks.
-	s.db.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", s.opts.maxPages+s.opts.maxPages/8+256))
-	defer s.db.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA max_page_count = %d", s.opts.maxPages))
-	cut := keyOf(s.now().Add(-dayDuration(s.opts.Days)).Unix())
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		n, err := deleteBelow(ctx, tx, cut)
-		removed += n
-		return err
-	})
-	if err != nil {
-		return removed, err
-	}
-	for range 1000 {
-		size, err := s.size(ctx)
-		if err != nil {
-			return removed, s.fail(err)
-		}
-		if size <= s.opts.MaxBytes {
-			break
-		}
-		var n int64
-		err = s.write(ctx, func(tx *sql.Tx) error {
-			var k sql.NullInt64
-			// The oldest thousandth of the archive, at least 100.
-			if err := tx.QueryRowContext(ctx, `SELECT id FROM messages ORDER BY id LIMIT 1 OFFSET max(100, (SELECT count(*) FROM messages) / 1000)`).Scan(&k); err != nil {
-				if errors.Is(err, sql.ErrNoRows) {
-					k.Int64 = 1 << 62
-				} else {
-					return err
-				}
-			}
-			var err error
-			n, err = deleteBelow(ctx, tx, k.Int64)
-			return err
-		})
-		removed += n
-		if err != nil {
-			return removed, err
-		}
-		if n == 0 {
-			break
-		}
-	}
-	s.mu.Lock()
-	s.stats.Pruned += removed
-	s.mu.Unlock()
-	return removed, nil
-}
-
-func deleteBelow(ctx context.Context, tx *sql.Tx, key int64) (int64, error) {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM grams WHERE rowid IN (SELECT id FROM messages WHERE id < ? AND text != '')`, key); err != nil {
-		return 0, err
-	}
-	res, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE id < ?`, key)
-	if err != nil {
-		return 0, err
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM gaps WHERE before_key < ?`, key); err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
 }
 
 func dayDuration(days int) time.Duration { return time.Duration(days) * 24 * time.Hour }
