@@ -582,3 +582,42 @@ func TestGapsTrue(t *testing.T) {
 		t.Fatalf("a closed gap is still marked: %+v", gaps)
 	}
 }
+
+// TestFeedBounded: a burst larger than the feed's queue is stored whole,
+// in order, while the queue never holds more than its bound; after Close,
+// Take returns at once.
+func TestFeedBounded(t *testing.T) {
+	t.Parallel()
+	s := open(t, nil)
+	f := s.NewFeed()
+	f.maxBytes, f.maxFrames = 32<<10, 64 // 3,000 frames are 20 times the bytes
+	done := make(chan struct{})
+	go func() { defer close(done); f.Run(context.Background()) }()
+	base := time.Now().Add(-time.Hour).Unix()
+	pad := strings.Repeat("x", 100)
+	const n = 3000
+	for i := range n {
+		f.Take(groupMsg(1, 2, int64(i+1), base+int64(i/1000), fmt.Sprint(i, " ", pad)))
+	}
+	if err := f.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	<-done
+	f.Take(groupMsg(1, 2, n+1, base, "after")) // returns: the feed is closed
+	if peak := f.PeakBytes(); peak > f.maxBytes {
+		t.Errorf("the queue held %d bytes, over its bound %d", peak, f.maxBytes)
+	}
+	w, err := s.Read(context.Background(), Chat{true, 1}, nil, nil, nil, MaxRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum, _ := s.Summary(context.Background()); sum.Messages != n || sum.Lost != 0 {
+		t.Fatalf("%d of %d stored, %d lost", sum.Messages, n, sum.Lost)
+	}
+	for i, m := range w.Messages {
+		if want := int64(n - MaxRead + i + 1); m.MessageID != want {
+			t.Fatalf("newest window: message %d at %d, want %d", m.MessageID, i, want)
+		}
+	}
+}

@@ -25,6 +25,10 @@ type Feed struct {
 	// the writer's goroutine.
 	Lost func(n int)
 
+	// maxBytes and maxFrames bound the queue: FeedMaxBytes and
+	// FeedMaxFrames, smaller in tests.
+	maxBytes, maxFrames int
+
 	mu     sync.Mutex
 	cond   *sync.Cond
 	q      []item
@@ -47,7 +51,7 @@ type item struct {
 // NewFeed returns a Feed storing into s; Run writes what it queues. The
 // store's backfill reads the feed's connection marks from then on.
 func (s *Store) NewFeed() *Feed {
-	f := &Feed{s: s, first: map[Chat]int64{}}
+	f := &Feed{s: s, first: map[Chat]int64{}, maxBytes: FeedMaxBytes, maxFrames: FeedMaxFrames}
 	f.cond = sync.NewCond(&f.mu)
 	s.mu.Lock()
 	s.feed = f
@@ -75,7 +79,7 @@ func (f *Feed) Connected() {
 func (f *Feed) Take(raw []byte) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for !f.closed && len(f.q) > 0 && (len(f.q) >= FeedMaxFrames || f.bytes+len(raw) > FeedMaxBytes) {
+	for !f.closed && len(f.q) > 0 && (len(f.q) >= f.maxFrames || f.bytes+len(raw) > f.maxBytes) {
 		f.cond.Wait()
 	}
 	if f.closed {
