@@ -29,17 +29,19 @@ type Feed struct {
 	// FeedMaxFrames, smaller in tests.
 	maxBytes, maxFrames int
 
-	mu     sync.Mutex
-	cond   *sync.Cond
-	q      []item
-	bytes  int
-	peak   int
-	closed bool
-	marks  int64 // connection marks queued
-	marked int64 // connection marks the writer has passed
-	taken  int64 // items queued ever
-	done   int64 // items the writer has passed
-	first  map[Chat]int64
+	mu      sync.Mutex
+	cond    *sync.Cond
+	running bool          // Run has started
+	stopped chan struct{} // closed when Run returns
+	q       []item
+	bytes   int
+	peak    int
+	closed  bool
+	marks   int64 // connection marks queued
+	marked  int64 // connection marks the writer has passed
+	taken   int64 // items queued ever
+	done    int64 // items the writer has passed
+	first   map[Chat]int64
 }
 
 // An item is a queued frame, or a mark that a new connection began.
@@ -51,7 +53,7 @@ type item struct {
 // NewFeed returns a Feed storing into s; Run writes what it queues. The
 // store's backfill reads the feed's connection marks from then on.
 func (s *Store) NewFeed() *Feed {
-	f := &Feed{s: s, first: map[Chat]int64{}, maxBytes: FeedMaxBytes, maxFrames: FeedMaxFrames}
+	f := &Feed{s: s, first: map[Chat]int64{}, maxBytes: FeedMaxBytes, maxFrames: FeedMaxFrames, stopped: make(chan struct{})}
 	f.cond = sync.NewCond(&f.mu)
 	s.mu.Lock()
 	s.feed = f
@@ -108,10 +110,26 @@ func (f *Feed) Close() {
 	f.cond.Broadcast()
 }
 
+// drain closes the feed and, when Run is writing, waits until it has
+// stored what was queued: the store closes after that.
+func (f *Feed) drain() {
+	f.Close()
+	f.mu.Lock()
+	running := f.running
+	f.mu.Unlock()
+	if running {
+		<-f.stopped
+	}
+}
+
 // Run stores the queued frames until Close, then what is left, and
 // returns. Writes are not cancelled by ctx: a frame taken is stored.
 func (f *Feed) Run(ctx context.Context) {
 	ctx = context.WithoutCancel(ctx)
+	f.mu.Lock()
+	f.running = true
+	f.mu.Unlock()
+	defer close(f.stopped)
 	for {
 		f.mu.Lock()
 		for len(f.q) == 0 && !f.closed {

@@ -315,10 +315,17 @@ func (s *Store) loadChats(ctx context.Context) error {
 	return rows.Err()
 }
 
-// Close releases the file and its lock.
+// Close stores what the feed still holds, then releases the file and its
+// lock.
 func (s *Store) Close() error {
 	if s == nil {
 		return nil
+	}
+	s.mu.Lock()
+	feed := s.feed
+	s.mu.Unlock()
+	if feed != nil {
+		feed.drain() // what the connection brought is stored first
 	}
 	return s.db.Close()
 }
