@@ -485,7 +485,7 @@ func (svc *archiveService) markRead(ctx context.Context, _ *toolkit.Call, in mar
 	return toolkit.OK(map[string]any{"chat": archive.ChatKey(chat), "unread": left})
 }
 
-// ---- the feed
+// ---- what the keeper asks SnowLuma
 
 // note logs a failure on stderr, once until a different one comes: a
 // broken file fails every batch the same way.
