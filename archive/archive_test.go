@@ -519,3 +519,105 @@ func TestPushedBeforeIngest(t *testing.T) {
 		t.Fatalf("the message never pushed: %+v", u)
 	}
 }
+
+// TestGapsTrue: a gap marker is removed once a backfill's pages cover it;
+// after a reconnect, what the connection itself delivered is never inside
+// a gap (the feed loses nothing), so the marker ends at the connection's
+// first message of the chat.
+func TestGapsTrue(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := Chat{true, 1}
+	base := time.Now().Add(-time.Hour).Unix()
+	h := &history{msgs: map[Chat][][]byte{}, ids: map[Chat][]int64{}, window: 99}
+	s := open(t, nil)
+	for i := range int64(10) {
+		ingest(t, s, h.add(c, i+1, base+i, "held"))
+	}
+	for i := range int64(250) {
+		h.add(c, 100+i, base+100+i, "missed")
+	}
+	if res, err := s.Backfill(ctx, h, c); err != nil || !res.Gap {
+		t.Fatalf("beyond the window: %+v %v", res, err)
+	}
+	// SnowLuma's history now reaches further: the next backfill closes it.
+	h.window = 1000
+	res, err := s.Backfill(ctx, h, c)
+	if err != nil || !res.Met || res.Gap || res.Added != 151 {
+		t.Fatalf("closing backfill: %+v %v", res, err)
+	}
+	if gaps, _ := s.Gaps(ctx, c); len(gaps) != 0 {
+		t.Fatalf("a closed gap is still marked: %+v", gaps)
+	}
+
+	// A reconnect: 5 messages sent while down, then a burst of 300 on the
+	// new connection, more than SnowLuma's window.
+	h.window = 99
+	for i := range int64(5) {
+		h.add(c, 1000+i, base+1000+i, "down")
+	}
+	f := s.NewFeed()
+	done := make(chan struct{})
+	go func() { defer close(done); f.Run(ctx) }()
+	f.Connected()
+	for i := range int64(300) {
+		f.Take(h.add(c, 2000+i, base+2000+i, "live"))
+	}
+	f.Close()
+	<-done
+	res, err = s.Backfill(ctx, h, c)
+	if err != nil || !res.Gap {
+		t.Fatalf("reconnect backfill: %+v %v", res, err)
+	}
+	gaps, _ := s.Gaps(ctx, c)
+	if len(gaps) != 1 || gaps[0].From != rfc3339(base+249+100) || gaps[0].Until != rfc3339(base+2000) {
+		t.Fatalf("the gap is not the stretch before the connection: %+v", gaps)
+	}
+	// Now the window reaches: the gap goes, the five come in.
+	h.window = 1000
+	if res, err = s.Backfill(ctx, h, c); err != nil || res.Added != 5 {
+		t.Fatalf("closing the reconnect gap: %+v %v", res, err)
+	}
+	if gaps, _ := s.Gaps(ctx, c); len(gaps) != 0 {
+		t.Fatalf("a closed gap is still marked: %+v", gaps)
+	}
+}
+
+// TestFeedBounded: a burst larger than the feed's queue is stored whole,
+// in order, while the queue never holds more than its bound; after Close,
+// Take returns at once.
+func TestFeedBounded(t *testing.T) {
+	t.Parallel()
+	s := open(t, nil)
+	f := s.NewFeed()
+	f.maxBytes, f.maxFrames = 32<<10, 64 // 3,000 frames are 20 times the bytes
+	done := make(chan struct{})
+	go func() { defer close(done); f.Run(context.Background()) }()
+	base := time.Now().Add(-time.Hour).Unix()
+	pad := strings.Repeat("x", 100)
+	const n = 3000
+	for i := range n {
+		f.Take(groupMsg(1, 2, int64(i+1), base+int64(i/1000), fmt.Sprint(i, " ", pad)))
+	}
+	if err := f.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	<-done
+	f.Take(groupMsg(1, 2, n+1, base, "after")) // returns: the feed is closed
+	if peak := f.PeakBytes(); peak > f.maxBytes {
+		t.Errorf("the queue held %d bytes, over its bound %d", peak, f.maxBytes)
+	}
+	w, err := s.Read(context.Background(), Chat{true, 1}, nil, nil, nil, MaxRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum, _ := s.Summary(context.Background()); sum.Messages != n || sum.Lost != 0 {
+		t.Fatalf("%d of %d stored, %d lost", sum.Messages, n, sum.Lost)
+	}
+	for i, m := range w.Messages {
+		if want := int64(n - MaxRead + i + 1); m.MessageID != want {
+			t.Fatalf("newest window: message %d at %d, want %d", m.MessageID, i, want)
+		}
+	}
+}

@@ -3,14 +3,13 @@ package archive
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
-	"github.com/snowluma/snowluma-mcp/channel"
+	"github.com/snowluma/snowluma-mcp/qqmsg"
 )
 
 // A Record is one message as the archive keeps it.
@@ -31,7 +30,7 @@ type Record struct {
 // message belongs to (a history page's); otherwise the event names it. ok
 // is false for anything that is not a message of a known chat.
 func parseMessage(raw []byte, chat Chat, self int64) (Record, bool) {
-	e, err := channel.ParseEvent(raw)
+	e, err := qqmsg.ParseEvent(raw)
 	if err != nil || e.MessageID == 0 {
 		return Record{}, false
 	}
@@ -61,7 +60,7 @@ func parseMessage(raw []byte, chat Chat, self int64) (Record, bool) {
 	if chat.ID <= 0 {
 		return Record{}, false
 	}
-	r := channel.Render(e.Segments, self)
+	r := qqmsg.Render(e.Segments, self)
 	return Record{
 		Chat: chat, MessageID: e.MessageID, UserID: e.UserID, Sender: e.Sender, Time: e.Time,
 		Text: r.Text, ReplyTo: r.ReplyTo, Own: e.PostType == "message_sent" || (self != 0 && e.UserID == self),
@@ -107,18 +106,17 @@ func num(raw json.RawMessage) (int64, bool) {
 	return v, err == nil
 }
 
-// Ingest stores the messages and recalls among frames, events as SnowLuma
-// sends them on its WebSocket, in one transaction; anything else (and any
-// chat that is not archived) is skipped. It returns how many new messages
-// were stored.
-func (s *Store) Ingest(ctx context.Context, frames [][]byte) (int, error) {
+// A recallOf names a recalled message.
+type recallOf struct {
+	chat Chat
+	id   int64
+}
+
+// parse reads the messages and recalls of archived chats among frames.
+func (s *Store) parse(frames [][]byte) ([]Record, []recallOf) {
 	self := s.self()
 	var recs []Record
-	type recall struct {
-		chat Chat
-		id   int64
-	}
-	var recalls []recall
+	var recalls []recallOf
 	for _, raw := range frames {
 		if r, ok := parseMessage(raw, Chat{}, self); ok {
 			if s.Archived(r.Chat) {
@@ -127,27 +125,43 @@ func (s *Store) Ingest(ctx context.Context, frames [][]byte) (int, error) {
 			continue
 		}
 		if c, id, ok := parseRecall(raw); ok && s.Archived(c) {
-			recalls = append(recalls, recall{c, id})
+			recalls = append(recalls, recallOf{c, id})
 		}
 	}
+	return recs, recalls
+}
+
+// Ingest stores the messages and recalls among frames, events as SnowLuma
+// sends them on its WebSocket, in one transaction; anything else (and any
+// chat that is not archived) is skipped. It returns how many new messages
+// were stored.
+func (s *Store) Ingest(ctx context.Context, frames [][]byte) (int, error) {
+	recs, recalls := s.parse(frames)
+	keys, err := s.ingest(ctx, recs, recalls)
+	n := 0
+	for _, k := range keys {
+		if k != 0 {
+			n++
+		}
+	}
+	return n, err
+}
+
+// ingest stores recs and recalls in one transaction; keys[i] is the key
+// recs[i] was stored under, 0 when it was held already.
+func (s *Store) ingest(ctx context.Context, recs []Record, recalls []recallOf) ([]int64, error) {
 	if len(recs) == 0 && len(recalls) == 0 {
-		return 0, nil
+		return nil, nil
+	}
+	keys, err := s.storeBatch(ctx, recs, recalls)
+	if err != nil {
+		return nil, err
 	}
 	n := 0
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		if n, err = s.insert(ctx, tx, recs); err != nil {
-			return err
+	for _, k := range keys {
+		if k != 0 {
+			n++
 		}
-		for _, r := range recalls {
-			if err := s.recall(ctx, tx, r.chat, r.id); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
 	}
 	s.mu.Lock()
 	s.stats.Ingested += int64(n)
@@ -162,184 +176,9 @@ func (s *Store) Ingest(ctx context.Context, frames [][]byte) (int, error) {
 	}
 	s.mu.Unlock()
 	if err := s.pushedEarly(ctx, recs); err != nil {
-		return n, err
+		return keys, err
 	}
-	return n, nil
-}
-
-// RecordSent stores a message the bot sent through this server: chat, the
-// id SnowLuma answered, and the message param as sent (segments or a CQ
-// string).
-func (s *Store) RecordSent(ctx context.Context, chat Chat, messageID int64, message json.RawMessage) error {
-	if !s.Archived(chat) || messageID == 0 {
-		return nil
-	}
-	self := s.self()
-	ev, _ := json.Marshal(map[string]any{"post_type": "message_sent", "message_id": messageID, "user_id": self,
-		"time": s.now().Unix(), "message": message})
-	r, ok := parseMessage(ev, chat, self)
-	if !ok {
-		return nil
-	}
-	r.Own, r.Sender = true, "bot"
-	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := s.insert(ctx, tx, []Record{r})
-		return err
-	})
-}
-
-// write runs f in a transaction, recording a failure.
-func (s *Store) write(ctx context.Context, f func(*sql.Tx) error) error {
-	if e := s.Err(); e != nil {
-		return e
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return s.fail(err)
-	}
-	err = f(tx)
-	if err == nil {
-		err = tx.Commit()
-	} else {
-		tx.Rollback()
-	}
-	if err != nil {
-		// Chats created in the rolled-back transaction are gone again.
-		s.mu.Lock()
-		s.chats = map[Chat]int64{}
-		s.mu.Unlock()
-		s.loadChats(ctx)
-	}
-	return s.fail(err)
-}
-
-// chatID returns c's row, creating it. New chats start with nothing
-// undelivered before the current second (the channel had no chance at
-// those).
-func (s *Store) chatID(ctx context.Context, tx *sql.Tx, c Chat) (int64, error) {
-	s.mu.Lock()
-	id, ok := s.chats[c]
-	s.mu.Unlock()
-	if ok {
-		return id, nil
-	}
-	err := tx.QueryRowContext(ctx, `INSERT INTO chats (grp, peer, pushed_key) VALUES (?, ?, ?)
-		ON CONFLICT (grp, peer) DO UPDATE SET grp = grp RETURNING id`, c.Group, c.ID, keyOf(s.now().Unix())-1).Scan(&id)
-	if err != nil {
-		return 0, err
-	}
-	s.mu.Lock()
-	s.chats[c] = id
-	s.mu.Unlock()
-	return id, nil
-}
-
-// insert stores recs, skipping those already held; it returns how many
-// were new.
-func (s *Store) insert(ctx context.Context, tx *sql.Tx, recs []Record) (int, error) {
-	if len(recs) == 0 {
-		return 0, nil
-	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO messages (id, chat, msg, user, sender, text, reply, recalled, own)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (chat, msg) DO NOTHING`)
-	if err != nil {
-		return 0, err
-	}
-	defer ins.Close()
-	idx, err := tx.PrepareContext(ctx, `INSERT INTO grams (rowid, t) VALUES (?, ?)`)
-	if err != nil {
-		return 0, err
-	}
-	defer idx.Close()
-	next, err := tx.PrepareContext(ctx, `SELECT max(id) FROM messages WHERE id >= ? AND id < ?`)
-	if err != nil {
-		return 0, err
-	}
-	defer next.Close()
-	now := s.now().Unix()
-	n := 0
-	for _, r := range recs {
-		chat, err := s.chatID(ctx, tx, r.Chat)
-		if err != nil {
-			return n, err
-		}
-		t := r.Time
-		if t <= 0 || t > now+86400 {
-			t = now
-		}
-		// The low bits order the messages of one second as they were
-		// stored; a message already held is left as it is.
-		var top sql.NullInt64
-		if err := next.QueryRowContext(ctx, keyOf(t), keyOf(t+1)).Scan(&top); err != nil {
-			return n, err
-		}
-		key := keyOf(t)
-		if top.Valid {
-			key = top.Int64 + 1
-		}
-		if key >= keyOf(t+1) {
-			key = keyOf(t+1) - 1 // four million in one second: the last slot is reused below
-		}
-		for {
-			res, err := ins.ExecContext(ctx, key, chat, r.MessageID, r.UserID, r.Sender, r.Text, r.ReplyTo, r.Recalled, r.Own)
-			if err != nil {
-				return n, err
-			}
-			if k, _ := res.RowsAffected(); k == 1 {
-				n++
-				if tokens := indexTokens(r.Text); tokens != "" {
-					if _, err := idx.ExecContext(ctx, key, tokens); err != nil {
-						return n, err
-					}
-				}
-			}
-			break
-		}
-	}
-	return n, nil
-}
-
-// recall marks a held message recalled and, unless KeepRecalled, removes
-// its text from the file and the index.
-func (s *Store) recall(ctx context.Context, tx *sql.Tx, c Chat, msg int64) error {
-	chat, err := s.chatID(ctx, tx, c)
-	if err != nil {
-		return err
-	}
-	var key int64
-	err = tx.QueryRowContext(ctx, `SELECT id FROM messages WHERE chat = ? AND msg = ?`, chat, msg).Scan(&key)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if s.opts.KeepRecalled {
-		_, err = tx.ExecContext(ctx, `UPDATE messages SET recalled = 1 WHERE id = ?`, key)
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE messages SET recalled = 1, text = '' WHERE id = ?`, key); err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `DELETE FROM grams WHERE rowid = ?`, key)
-	return err
-}
-
-// SetName records a chat's name (a group's name, a friend's remark or
-// nickname).
-func (s *Store) SetName(ctx context.Context, c Chat, name string) error {
-	if !s.Archived(c) {
-		return nil
-	}
-	name = channel.Clean(name, false)
-	return s.write(ctx, func(tx *sql.Tx) error {
-		id, err := s.chatID(ctx, tx, c)
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE chats SET name = ? WHERE id = ? AND name != ?`, name, id, name)
-		return err
-	})
+	return keys, nil
 }
 
 // errNoChat is the refusal of a read naming a chat the archive does not

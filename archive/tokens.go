@@ -4,15 +4,15 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/qqmsg"
 )
 
 // Fold is the normalization both the indexed text and a query go through
-// before they are cut into tokens: action search's own (catalog.Normalize:
+// before they are cut into tokens: action search's own (qqmsg.Fold:
 // full-width forms to their usual width, lower case, traditional Chinese
 // to simplified with the mainland's words), so that 開會 finds 开会 and
 // ＷｅｂＳｏｃｋｅｔ finds WebSocket.
-func Fold(s string) string { return catalog.Normalize(s) }
+func Fold(s string) string { return qqmsg.Fold(s) }
 
 // han reports whether r is written without spaces between words (Chinese,
 // Japanese kana, Korean syllables): such runs are indexed by character
@@ -100,9 +100,18 @@ func indexTokens(s string) string {
 
 // matchQuery turns a user's query into an FTS5 query over indexTokens'
 // tokens: each Chinese run becomes a phrase of its pairs (a single
-// character a prefix), each word a prefix; all must match. It returns ""
-// when the query has nothing to search for.
-func matchQuery(q string) string {
+// character a prefix), each word a prefix; all must match, or any of
+// them with any. It returns "" when the query has nothing to search for.
+func matchQuery(q string, any bool) string {
+	op := " AND "
+	if any {
+		op = " OR "
+	}
+	return strings.Join(matchParts(q), op)
+}
+
+// matchParts are the query's words as FTS5 phrases.
+func matchParts(q string) []string {
 	var parts []string
 	for _, r := range runs(q) {
 		if r.han && len(r.text) >= 2 {
@@ -115,5 +124,5 @@ func matchQuery(q string) string {
 		}
 		parts = append(parts, `"`+string(r.text)+`"*`)
 	}
-	return strings.Join(parts, " AND ")
+	return parts
 }

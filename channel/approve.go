@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/snowluma/snowluma-mcp/internal/quote"
+	"github.com/snowluma/snowluma-mcp/qqmsg"
 )
 
 // Remote approval. Claude Code gives each permission prompt it relays a
@@ -83,7 +84,7 @@ var verdictWords = map[string]string{"y": Allow, "yes": Allow, "同意": Allow, 
 // parseWords reads a verdict whose id may be missing (id ""): the word
 // alone answers the prompt a quote-reply quotes.
 func parseWords(text string) (id, behavior string, ok bool) {
-	text = strings.ToLower(foldWidth(Clean(text, false)))
+	text = strings.ToLower(foldWidth(qqmsg.Clean(text, false)))
 	text = strings.Map(func(r rune) rune {
 		if r == ',' || r == ':' || r == '、' || r == '，' || r == '：' {
 			return ' '
@@ -150,13 +151,13 @@ func (r *Request) Prompt() string {
 	if r.Own {
 		who = "snowluma-mcp 请求确认操作"
 	}
-	fmt.Fprintf(&b, "%s：%s\n", who, cleanName(r.Tool))
+	fmt.Fprintf(&b, "%s：%s\n", who, qqmsg.CleanName(r.Tool))
 	// The description is the requester's text: one quoted line, so that
 	// its line breaks cannot draw a 参数： or reply line of their own.
-	if d, _ := capRunes(quoteMarks.Replace(Clean(r.Description, false)), MaxPreviewRunes); d != "" {
+	if d, _ := qqmsg.CapRunes(quoteMarks.Replace(qqmsg.Clean(r.Description, false)), MaxPreviewRunes); d != "" {
 		b.WriteString("说明：「" + d + "」\n")
 	}
-	if p, _ := capRunes(Clean(r.Preview, false), MaxPreviewRunes); p != "" {
+	if p, _ := qqmsg.CapRunes(qqmsg.Clean(r.Preview, false), MaxPreviewRunes); p != "" {
 		b.WriteString("参数：" + p + "\n")
 	}
 	fmt.Fprintf(&b, "回复 yes %[1]s 允许，回复 no %[1]s 拒绝（也可回复 同意 %[1]s 或 拒绝 %[1]s），%[2]d 分钟内有效。", r.ID, int(ApprovalTTL/time.Minute))
@@ -322,7 +323,7 @@ func clip(s string) string { return quote.Clip(s, 16) }
 // arrives as a reply segment, then the text; an at segment a client may
 // add is skipped). A message that holds anything else reads as its
 // rendered text, which no verdict matches.
-func verdictText(segs []Segment, selfID int64) (text string, quotes int64) {
+func verdictText(segs []qqmsg.Segment, selfID int64) (text string, quotes int64) {
 	var b strings.Builder
 	for _, s := range segs {
 		switch s.Type {
@@ -334,7 +335,7 @@ func verdictText(segs []Segment, selfID int64) (text string, quotes int64) {
 				quotes, _ = strconv.ParseInt(strings.TrimSpace(s.Data["id"]), 10, 64)
 			}
 		default:
-			return Render(segs, selfID).Text, 0
+			return qqmsg.Render(segs, selfID).Text, 0
 		}
 	}
 	return b.String(), quotes

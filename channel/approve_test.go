@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/snowluma/snowluma-mcp/qqmsg"
 )
 
 func TestParseVerdict(t *testing.T) {
@@ -156,7 +158,7 @@ func TestQuoteReply(t *testing.T) {
 	r.Prompted("fghij", 7002)
 	r.Prompted("kmnop", 7003)
 	seg := func(quoted, text string) (string, int64) {
-		return verdictText([]Segment{{Type: "reply", Data: map[string]string{"id": quoted}}, {Type: "text", Data: map[string]string{"text": text}}}, 10001)
+		return verdictText([]qqmsg.Segment{{Type: "reply", Data: map[string]string{"id": quoted}}, {Type: "text", Data: map[string]string{"text": text}}}, 10001)
 	}
 	text, quotes := seg("-7001", " yes")
 	if v, consumed, _ := r.Answer(30001, text, quotes, t0); v == nil || !consumed || v.Request.ID != "abcde" || v.Behavior != Allow {
@@ -176,11 +178,11 @@ func TestQuoteReply(t *testing.T) {
 	}
 	// A client may add an at segment to a quote-reply; an image makes it
 	// no verdict.
-	text, quotes = verdictText([]Segment{{Type: "reply", Data: map[string]string{"id": "7003"}}, {Type: "at", Data: map[string]string{"qq": "10001"}}, {Type: "text", Data: map[string]string{"text": "ｙｅｓ"}}}, 10001)
+	text, quotes = verdictText([]qqmsg.Segment{{Type: "reply", Data: map[string]string{"id": "7003"}}, {Type: "at", Data: map[string]string{"qq": "10001"}}, {Type: "text", Data: map[string]string{"text": "ｙｅｓ"}}}, 10001)
 	if v, _, _ := r.Answer(30001, text, quotes, t0); v == nil || v.Request.ID != "kmnop" {
 		t.Fatalf("quote-reply with an at segment: %+v", v)
 	}
-	if text, quotes = verdictText([]Segment{{Type: "text", Data: map[string]string{"text": "yes abcde"}}, {Type: "image"}}, 10001); ParseVerdictOK(text) || quotes != 0 {
+	if text, quotes = verdictText([]qqmsg.Segment{{Type: "text", Data: map[string]string{"text": "yes abcde"}}, {Type: "image"}}, 10001); ParseVerdictOK(text) || quotes != 0 {
 		t.Fatalf("a message with an image read as %q", text)
 	}
 }

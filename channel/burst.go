@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/snowluma/snowluma-mcp/qqmsg"
 )
 
 // Coalescing and the rate cap. A chat (one group, or one person's private
@@ -36,7 +38,7 @@ type Message struct {
 	MessageID   int64
 	Sender      string
 	Time        int64
-	Rendered
+	qqmsg.Rendered
 }
 
 func (m *Message) chat() string {
@@ -199,7 +201,7 @@ const ContinuationIndent = "    "
 // each following line indented by ContinuationIndent. Only a message's
 // first line starts at the margin.
 func Line(sender string, userID, messageID int64, text string) string {
-	if sender = cleanName(sender); sender == "" {
+	if sender = qqmsg.CleanName(sender); sender == "" {
 		sender = "?"
 	}
 	text = continuation.Replace(text)
@@ -279,7 +281,7 @@ func (c *batch) push() Push {
 		content = fmt.Sprintf("[前 %d 条已省略]\n", first) + content
 		truncated = true
 	}
-	content, cut := capRunes(content, MaxPushRunes)
+	content, cut := qqmsg.CapRunes(content, MaxPushRunes)
 	if truncated || cut {
 		meta[MetaTruncated] = "true"
 	}

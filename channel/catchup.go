@@ -3,6 +3,8 @@ package channel
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/snowluma/snowluma-mcp/qqmsg"
 )
 
 // MetaMissed is the attribute of a catch-up push: how many of the chat's
@@ -30,7 +32,7 @@ func CatchUp(missed int64, msgs []*Message, readHint string) Push {
 	if missed > int64(len(msgs)) {
 		head += fmt.Sprintf("，以下是最新 %d 条；其余用 %s 读取", len(msgs), readHint)
 	}
-	p.Content, _ = capRunes(head+"\n"+p.Content, MaxPushRunes)
+	p.Content, _ = qqmsg.CapRunes(head+"\n"+p.Content, MaxPushRunes)
 	p.Meta[MetaMissed] = strconv.FormatInt(missed, 10)
 	return p
 }

@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/snowluma/snowluma-mcp/qqmsg"
 	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
@@ -130,7 +131,7 @@ func (c *Channel) Offer(raw []byte, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.stats.Events++
-	e, err := ParseEvent(raw)
+	e, err := qqmsg.ParseEvent(raw)
 	if err != nil {
 		c.stats.Filtered[ReasonUnreadable]++
 		return

@@ -9,16 +9,14 @@ import (
 	"github.com/snowluma/snowluma-mcp/events"
 )
 
-// The feed's retries. The event hub never reopens a connection by itself;
-// the channel, which exists only to follow the account, does: after the
-// connection ends it releases its resource and subscribes again, first
-// after RetryFirst, then doubling up to RetryMax.
+// The feed's retries: the event hub's follow loop's (events.Follow).
 const (
-	RetryFirst = 5 * time.Second
-	RetryMax   = 5 * time.Minute
+	RetryFirst = events.RetryFirst
+	RetryMax   = events.RetryMax
 )
 
-// Feed follows an account's messages on an event hub for a channel.
+// Feed follows an account's messages on an event hub for a channel, with
+// the hub's one follow loop (events.Follow).
 type Feed struct {
 	Hub    *events.Hub
 	SelfID int64
@@ -31,30 +29,7 @@ type Feed struct {
 	Retry time.Duration
 }
 
-// Start subscribes once, so that the caller can report at start whether
-// the event connection opened. It returns the resource id and the channel
-// that tells of its updates, for Run.
-func (f *Feed) Start(ctx context.Context, ch *Channel) (string, <-chan struct{}, error) {
-	updated := make(chan struct{}, 1)
-	notify := func() {
-		select {
-		case updated <- struct{}{}:
-		default:
-		}
-	}
-	info, err := f.Hub.SubscribeFunc(ctx, events.Filter{SelfID: f.SelfID, Types: []string{events.TypeMessage}}, notify)
-	if err != nil {
-		ch.SetConnection("not connected: " + err.Error())
-		return "", nil, err
-	}
-	ch.SetConnection(string(events.StatusConnected))
-	return info.ID, updated, nil
-}
-
-// Run feeds ch from the hub until ctx ends or the hub is closed, from the
-// resource of a successful Start (id and updated; an empty id subscribes
-// first), and releases its resource when it returns.
-func (f *Feed) Run(ctx context.Context, ch *Channel, id string, updated <-chan struct{}) {
+func (f *Feed) follow(ch *Channel) *events.Follow {
 	log := f.Log
 	if log == nil {
 		log = io.Discard
@@ -63,86 +38,51 @@ func (f *Feed) Run(ctx context.Context, ch *Channel, id string, updated <-chan s
 	if now == nil {
 		now = time.Now
 	}
-	first := f.Retry
-	if first <= 0 {
-		first = RetryFirst
-	}
-	retry := first
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		// The hub's end is the session's: stop following.
-		select {
-		case <-f.Hub.Done():
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	for ctx.Err() == nil {
-		if id == "" {
-			var err error
-			id, updated, err = f.Start(ctx, ch)
-			if err != nil {
-				fmt.Fprintf(log, "channel: the event connection could not be opened (%v); trying again in %v\n", err, retry)
-				if !sleep(ctx, retry) {
-					return
-				}
-				retry = min(2*retry, RetryMax)
-				continue
-			}
-			fmt.Fprintln(log, "channel: the event connection is open again")
-			retry = first
-		}
-		ended := f.drain(ctx, ch, id, updated, now)
-		f.Hub.Release(id)
-		id = ""
-		if ctx.Err() != nil {
-			return
-		}
-		fmt.Fprintf(log, "channel: the event connection ended (%s); subscribing again in %v\n", ended, retry)
-		ch.SetConnection("reconnecting: " + ended)
-		if !sleep(ctx, retry) {
-			return
-		}
-	}
-}
-
-// drain reads resource id on each update and offers its new events to
-// ch, until the connection ends (it returns why) or ctx does.
-func (f *Feed) drain(ctx context.Context, ch *Channel, id string, updated <-chan struct{}, now func() time.Time) string {
-	cursor := ""
 	var lost int64
-	for {
-		snap, err := f.Hub.Read(id, cursor)
-		if err != nil {
-			return err.Error()
-		}
-		if snap.DroppedEvents > lost {
-			ch.Lost(snap.DroppedEvents - lost)
-			lost = snap.DroppedEvents
-		}
-		for _, e := range snap.Events {
-			ch.Offer(e.Event, now())
-		}
-		cursor = snap.NextCursor
-		if snap.Status != events.StatusConnected {
-			return snap.StatusReason
-		}
-		select {
-		case <-ctx.Done():
-			return "the session ended"
-		case <-updated:
-		}
+	return &events.Follow{
+		Hub: f.Hub, Filter: events.Filter{SelfID: f.SelfID, Types: []string{events.TypeMessage}}, Retry: f.Retry,
+		Subscribed: func(err error, wait time.Duration) {
+			lost = 0 // a new resource counts from zero
+			if err != nil {
+				ch.SetConnection("not connected: " + err.Error())
+				fmt.Fprintf(log, "channel: the event connection could not be opened (%v); trying again in %v\n", err, wait)
+				return
+			}
+			ch.SetConnection(string(events.StatusConnected))
+			fmt.Fprintln(log, "channel: the event connection is open again")
+		},
+		Read: func(snap events.Snapshot) {
+			if snap.DroppedEvents > lost {
+				ch.Lost(snap.DroppedEvents - lost)
+				lost = snap.DroppedEvents
+			}
+			for _, e := range snap.Events {
+				ch.Offer(e.Event, now())
+			}
+		},
+		Ended: func(reason string, wait time.Duration) {
+			fmt.Fprintf(log, "channel: the event connection ended (%s); subscribing again in %v\n", reason, wait)
+			ch.SetConnection("reconnecting: " + reason)
+		},
 	}
 }
 
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
+// Start subscribes once, so that the caller can report at start whether
+// the event connection opened. It returns the resource id and the channel
+// that tells of its updates, for Run.
+func (f *Feed) Start(ctx context.Context, ch *Channel) (string, <-chan struct{}, error) {
+	id, updated, err := f.follow(ch).Start(ctx)
+	if err != nil {
+		ch.SetConnection("not connected: " + err.Error())
+		return "", nil, err
 	}
+	ch.SetConnection(string(events.StatusConnected))
+	return id, updated, nil
+}
+
+// Run feeds ch from the hub until ctx ends or the hub is closed, from the
+// resource of a successful Start (id and updated; an empty id subscribes
+// first), and releases its resource when it returns.
+func (f *Feed) Run(ctx context.Context, ch *Channel, id string, updated <-chan struct{}) {
+	f.follow(ch).Run(ctx, id, updated)
 }

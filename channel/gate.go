@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/snowluma/snowluma-mcp/internal/enum"
+	"github.com/snowluma/snowluma-mcp/qqmsg"
 	"github.com/snowluma/snowluma-mcp/safety"
 )
 
@@ -91,7 +92,7 @@ type Decision struct {
 	Reason string
 	// Rendered is the message as text, set when Push is true or Lookup
 	// is not 0.
-	Rendered Rendered
+	Rendered qqmsg.Rendered
 	// Lookup is set on a mentions-mode group message that replies to a
 	// message the gate has never seen: the message id to ask SnowLuma
 	// about. When the bot sent it (from its phone, another tool), the
@@ -150,7 +151,7 @@ func (g *Gate) NoteSent(id int64) {
 }
 
 // Decide applies the gate to one parsed event.
-func (g *Gate) Decide(e *Event) Decision {
+func (g *Gate) Decide(e *qqmsg.Event) Decision {
 	switch {
 	case g.cfg.Mode != ModeMentions && g.cfg.Mode != ModeAll:
 		return Decision{Reason: ReasonOff}
@@ -180,7 +181,7 @@ func (g *Gate) Decide(e *Event) Decision {
 		if !g.cfg.AllowGroups.Allows(e.GroupID) || !g.cfg.AllowUsers.Allows(e.UserID) {
 			return Decision{Reason: ReasonNotAllowed}
 		}
-		r := Render(e.Segments, g.selfID)
+		r := qqmsg.Render(e.Segments, g.selfID)
 		if g.cfg.Mode == ModeMentions && !r.Mentioned && !(r.ReplyTo != 0 && g.sent.has(r.ReplyTo)) {
 			d := Decision{Reason: ReasonNotMention}
 			if r.ReplyTo != 0 && !g.others.has(r.ReplyTo) {
@@ -196,7 +197,7 @@ func (g *Gate) Decide(e *Event) Decision {
 		if !g.cfg.AllowUsers.Allows(e.UserID) {
 			return Decision{Reason: ReasonNotAllowed}
 		}
-		return Decision{Push: true, Rendered: Render(e.Segments, g.selfID)}
+		return Decision{Push: true, Rendered: qqmsg.Render(e.Segments, g.selfID)}
 	}
 	return Decision{Reason: ReasonUnreadable}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/snowluma/snowluma-mcp/qqmsg"
 	"github.com/snowluma/snowluma-mcp/safety"
 )
 
@@ -27,7 +28,7 @@ func privateMsg(user, id int64, text string) string {
 
 func decide(t *testing.T, g *Gate, raw string) Decision {
 	t.Helper()
-	e, err := ParseEvent([]byte(raw))
+	e, err := qqmsg.ParseEvent([]byte(raw))
 	if err != nil {
 		t.Fatal(err)
 	}

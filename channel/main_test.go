@@ -8,3 +8,6 @@ import (
 
 // TestMain skips the race detector's second of waiting at exit.
 func TestMain(m *testing.M) { testexit.Main(m) }
+
+// self is the bot's account in these tests.
+const self = 10001

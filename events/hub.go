@@ -111,6 +111,7 @@ type Hub struct {
 
 	mu        sync.Mutex
 	onUpdate  func(id string)
+	tap       Tap
 	conn      *conn       // nil while no resource exists
 	resources []*resource // live resources, oldest first
 	closed    bool
@@ -161,6 +162,29 @@ func (h *Hub) OnUpdate(f func(id string)) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.onUpdate = f
+}
+
+// A Tap receives every message, notice and request event that the
+// account check and the allowlists admit, in the order it arrived, on the
+// connection's reader and before any resource buffers it: the archive is
+// fed so, not from a buffer that may overflow.
+type Tap interface {
+	// Connected is told that a new connection began, before any of its
+	// events.
+	Connected()
+	// Event receives one event exactly as SnowLuma sent it. It may block:
+	// the reader then waits (and so, through TCP, does SnowLuma), its
+	// stall watchdog paused meanwhile, so nothing is dropped and memory
+	// stays what the tap holds. It must return promptly once Done is
+	// closed, or Close waits for it.
+	Event(raw []byte)
+}
+
+// SetTap makes t the hub's tap; nil removes it.
+func (h *Hub) SetTap(t Tap) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.tap = t
 }
 
 // Info describes a created resource.
@@ -413,6 +437,12 @@ func (h *Hub) read(c *conn) {
 	defer close(c.done)
 	defer c.settle.Do(func() { close(c.settled) })
 	defer c.watchdog.Stop()
+	h.mu.Lock()
+	tap := h.tap
+	h.mu.Unlock()
+	if tap != nil {
+		tap.Connected()
+	}
 	for first := true; ; first = false {
 		typ, raw, err := c.ws.Read(context.Background())
 		if err != nil {
@@ -487,6 +517,15 @@ func (h *Hub) ingest(c *conn, raw []byte) (websocket.StatusCode, string) {
 	}
 	if !h.allowed(f) {
 		return 0, ""
+	}
+	h.mu.Lock()
+	tap := h.tap
+	h.mu.Unlock()
+	if tap != nil {
+		// A tap that waits is back-pressure, not a stalled SnowLuma: read
+		// re-arms the watchdog once the frame is through.
+		c.watchdog.Stop()
+		tap.Event(raw)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

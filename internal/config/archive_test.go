@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestArchive(t *testing.T) {
@@ -45,5 +46,38 @@ func TestArchive(t *testing.T) {
 		if !errors.As(err, &ce) || ce.Var != bad.name {
 			t.Errorf("%s: %v", bad.v, err)
 		}
+	}
+}
+
+// TestZone: SNOWLUMA_MCP_TZ takes offsets (no zone database needed) and
+// IANA names, defaults to the system's zone, and refuses anything else
+// naming the variable; the archive shows and reads times in it.
+func TestZone(t *testing.T) {
+	for v, want := range map[string]int{"+08:00": 8 * 3600, "UTC+8": 8 * 3600, "+0530": 5*3600 + 1800, "-03:00": -3 * 3600, "UTC": 0} {
+		loc, err := ParseZone(v)
+		if err != nil {
+			t.Errorf("%q: %v", v, err)
+			continue
+		}
+		if _, off := time.Date(2026, 12, 3, 9, 40, 0, 0, loc).Zone(); off != want {
+			t.Errorf("%q: offset %d, want %d", v, off, want)
+		}
+	}
+	if loc, err := ParseZone(""); err != nil || loc != time.Local {
+		t.Errorf("unset: %v %v", loc, err)
+	}
+	for _, v := range []string{"+25:00", "Mars/Olympus", "+8:99"} {
+		if _, err := ParseZone(v); err == nil {
+			t.Errorf("%q accepted", v)
+		}
+	}
+	c, err := Load(base(t, events, "SNOWLUMA_MCP_ARCHIVE=/a.db", "SNOWLUMA_MCP_ARCHIVE_GROUPS=1", "SNOWLUMA_MCP_TZ=+08:00"))
+	if err != nil || c.Archive.Location == nil || c.Archive.Location.String() != "UTC+08:00" {
+		t.Fatalf("archive zone: %+v %v", c.Archive, err)
+	}
+	_, err = Load(base(t, "SNOWLUMA_MCP_TZ=nowhere", "SNOWLUMA_MCP_LANG=en"))
+	var ce *Error
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "SNOWLUMA_MCP_TZ") || !strings.Contains(err.Error(), "+08:00") {
+		t.Errorf("a bad zone: %v", err)
 	}
 }

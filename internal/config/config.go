@@ -12,6 +12,7 @@ package config
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"math"
 	"net/url"
 	"os"
@@ -117,6 +118,7 @@ type variables struct {
 	ArchiveDays         string `env:"ARCHIVE_DAYS" default:"90" shown:"90" desc:"Days a message is kept (1 to 36500); older ones are removed, oldest first."`
 	ArchiveMaxBytes     string `env:"ARCHIVE_MAX_BYTES" default:"1073741824" shown:"1073741824 (1 GiB)" desc:"Most bytes the archive's data may use; past it the oldest messages are removed first."`
 	ArchiveKeepRecalled string `env:"ARCHIVE_KEEP_RECALLED" default:"false" shown:"false" desc:"true, 1 or yes: keep the text of a recalled message (it is marked recalled either way); false removes the text from the file and the search index."`
+	TZ                  string `env:"TZ" shown:"the system's zone" desc:"The operator's time zone: the archive's times are shown with its offset (2026-12-03T09:40:00+08:00), and since/until/before/after without an offset are read in it. An IANA name such as Asia/Shanghai, or an offset such as +08:00."`
 
 	// Stream transfers.
 	DownloadDir   string `env:"DOWNLOAD_DIR" shown:"Windows: %USERPROFILE%\\Downloads\\snowluma-mcp; elsewhere <user cache dir>/snowluma-mcp/downloads" desc:"Absolute directory on the MCP host where downloads are saved; created 0700 when missing. An existing one other users can write to stops the server at start (POSIX; run chmod go-w on it)."`
@@ -183,6 +185,9 @@ type Config struct {
 	Channel channel.Config
 	// Archive configures the message archive; nil when it is off.
 	Archive *ArchiveConfig
+	// Location is the operator's time zone (SNOWLUMA_MCP_TZ, else the
+	// system's): times shown and read without an offset use it.
+	Location *time.Location
 	// Notes are start-up remarks for stderr, e.g. an ignored mode.
 	Notes []string
 	// goos is the system whose rules the configuration was read by.
@@ -215,6 +220,8 @@ type ArchiveConfig struct {
 	Days                int
 	MaxBytes            int64
 	KeepRecalled        bool
+	// Location is Config.Location: the archive shows and reads times in it.
+	Location *time.Location
 }
 
 // StreamConfig is the validated configuration of stream transfers.
@@ -705,6 +712,12 @@ func parse(e variables, goos string, getenv func(string) string) (*Config, error
 	if err := parseArchive(e, c); err != nil {
 		return nil, err
 	}
+	if c.Location, err = ParseZone(e.TZ); err != nil {
+		return nil, &Error{"TZ", lang.T(lang.ConfigNotZone, e.TZ), lang.T(lang.ConfigZone)}
+	}
+	if c.Archive != nil {
+		c.Archive.Location = c.Location
+	}
 	return c, nil
 }
 
@@ -727,6 +740,43 @@ func notAbsolute(goos, v, value string, problem lang.Text, posix, windows lang.M
 // shellVariable finds what a shell would expand in a path and a host
 // passes on as written: %NAME%, $NAME, $env:NAME or a leading ~.
 var shellVariable = regexp.MustCompile(`%[A-Za-z_][A-Za-z0-9_()]*%|\$(env:)?[A-Za-z_][A-Za-z0-9_]*|^~`)
+
+// ParseZone reads SNOWLUMA_MCP_TZ's value: an IANA zone name, or an
+// offset from UTC such as +08:00, +8 or UTC+8 (a fixed zone, which needs
+// no zone database: Windows has none unless Go brings it). Empty is the
+// system's zone.
+func ParseZone(v string) (*time.Location, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return time.Local, nil
+	}
+	off := strings.TrimPrefix(strings.TrimPrefix(strings.ToUpper(v), "UTC"), "GMT")
+	if off == "" {
+		return time.UTC, nil
+	}
+	if off[0] == '+' || off[0] == '-' {
+		sign := 1
+		if off[0] == '-' {
+			sign = -1
+		}
+		h, m, ok := strings.Cut(off[1:], ":")
+		if !ok && len(h) == 4 {
+			h, m = h[:2], h[2:]
+		}
+		hh, err := strconv.Atoi(h)
+		mm := 0
+		if err == nil && m != "" {
+			mm, err = strconv.Atoi(m)
+		}
+		if err != nil || hh > 14 || mm > 59 || hh < 0 || mm < 0 {
+			return nil, fmt.Errorf("%q is not an offset", v)
+		}
+		secs := sign * (hh*3600 + mm*60)
+		name := fmt.Sprintf("UTC%+03d:%02d", sign*hh, mm)
+		return time.FixedZone(name, secs), nil
+	}
+	return time.LoadLocation(v)
+}
 
 // parseArchive validates the archive's variables once the mode and the
 // events URL are known.

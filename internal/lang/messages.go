@@ -139,6 +139,8 @@ const (
 	ConfigArchivePath    Message = "config.archive_path"
 	ConfigArchiveList    Message = "config.archive_list"
 	ConfigArchiveDays    Message = "config.archive_days"
+	ConfigNotZone        Message = "config.not_zone" // value
+	ConfigZone           Message = "config.zone"
 	NoteArchiveIgnored   Message = "note.archive_ignored"   // ARCHIVE variable
 	NoteArchiveEmpty     Message = "note.archive_empty"     // ARCHIVE_GROUPS variable, ARCHIVE_USERS variable
 	NoteArchiveNoEvents  Message = "note.archive_no_events" // EVENTS_URL variable
@@ -415,6 +417,8 @@ var texts = map[Message]text{
 	ConfigArchivePath:      {"an absolute path of the archive's SQLite file, e.g. /home/me/.local/state/snowluma-mcp/archive.db (created 0600 in a 0700 directory)", "归档 SQLite 文件的绝对路径，例如 /home/me/.local/state/snowluma-mcp/archive.db（以 0600 创建，所在目录 0700）"},
 	ConfigArchiveList:      {"* for every chat the allowlists permit, or comma-separated positive numbers, e.g. 20001,20002", "* 表示允许名单内的所有会话，或用逗号分隔的正整数号码，例如 20001,20002"},
 	ConfigArchiveDays:      {"a whole number of days from 1 to 36500", "1 到 36500 之间的整数天数"},
+	ConfigNotZone:          {"%q is not a time zone this system knows", "%q 不是本系统认识的时区"},
+	ConfigZone:             {"an IANA zone name such as Asia/Shanghai, or an offset from UTC such as +08:00 (works without a zone database)", "IANA 时区名（例如 Asia/Shanghai），或相对 UTC 的时差（例如 +08:00，无需时区数据库）"},
 	NoteArchiveIgnored:     {"%s ignored: the archive needs read or write mode", "已忽略 %s：消息归档需要 read 或 write 模式"},
 	NoteArchiveEmpty:       {"the archive is on but %s and %s are both unset, so it keeps no chat; list the chats, or * for all", "消息归档已开启，但 %s 和 %s 都未设置，因此不保存任何会话；请列出会话，或用 * 表示全部"},
 	NoteArchiveNoEvents:    {"the archive has no event connection (%s unset): it catches up from SnowLuma's history at start only and keeps the bot's own sends", "消息归档没有事件连接（未设置 %s）：只在启动时从 SnowLuma 的历史补齐，并保存机器人自己发出的消息"},

@@ -93,6 +93,11 @@ type downloadResult struct {
 	Terminal json.RawMessage `json:"terminal"`
 }
 
+// SavedFile is the file the download saved, nil when none: a feature that
+// reads the file itself (view_media) takes it from the reply so, without
+// encoding the payload.
+func (d downloadResult) SavedFile() *transfer.Saved { return d.Saved }
+
 // uploadResult is an automatic upload's payload.
 type uploadResult struct {
 	Sent     transfer.Sent          `json:"sent"`

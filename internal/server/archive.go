@@ -15,31 +15,25 @@ import (
 	"github.com/snowluma/snowluma-mcp/archive"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/channel"
-	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
+	"github.com/snowluma/snowluma-mcp/qqmsg"
 	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
-// The local message archive (package archive): its four tools, the feed
-// that stores the archived chats' events, the backfill with SnowLuma's
-// history actions at start and whenever the event connection comes back,
-// the bot's own sends, and the QQ channel's catch-up push for what it
-// could not deliver. SnowLuma is reached through the pipeline like any
-// call, as the tool "archive".
+// The local message archive (package archive): its four tools' argument
+// handling, what its keeper asks SnowLuma (through the pipeline like any
+// call, as the tool "archive"; the feed, backfill and retention are
+// archive.Keeper's), the bot's own sends, and the QQ channel's catch-up
+// push for what it could not deliver.
 
 const archiveTool = "archive"
 
-// Timings of the archive's own work.
-const (
-	archiveRetry   = 5 * time.Second  // first wait before following the account again
-	archivePrune   = 10 * time.Minute // between two retention passes
-	catchUpPeriod  = 2 * time.Second  // between two catch-up attempts while one is due
-	archiveMaxWait = 5 * time.Minute
-)
+// catchUpPeriod is the wait between two catch-up attempts while one is due.
+const catchUpPeriod = 2 * time.Second
 
 // archiveService is the archive of one backend; nil when none is
 // configured.
@@ -48,13 +42,10 @@ type archiveService struct {
 	problem error          // why, then
 	path    string
 	x       *executor
-	hub     *events.Hub
+	keeper  *archive.Keeper // nil without a store
 	log     io.Writer
 
-	filling sync.Mutex // one backfill at a time
-
 	mu    sync.Mutex
-	state string // what the feed is doing
 	noted string // the last failure logged
 	ch    *channelService
 
@@ -71,8 +62,14 @@ func newArchiveService(b *backend.Backend, mode config.Mode, log io.Writer) *arc
 	if b.ArchivePath == "" || mode == config.ModeDocs {
 		return nil
 	}
-	svc := &archiveService{store: b.Archive, problem: b.ArchiveProblem, path: b.ArchivePath, hub: b.Events, log: log,
-		state: "starting", catchUp: make(chan struct{}, 1)}
+	svc := &archiveService{store: b.Archive, problem: b.ArchiveProblem, path: b.ArchivePath, log: log,
+		catchUp: make(chan struct{}, 1)}
+	if svc.store != nil {
+		// Tapped now, before anyone opens the event connection: the
+		// archive sees its first event.
+		svc.keeper = archive.NewKeeper(svc.store, b.Events, archiveSource{svc}, log)
+		svc.keeper.Backfilled = svc.requestCatchUp
+	}
 	svc.requestCatchUp()
 	return svc
 }
@@ -99,7 +96,7 @@ func archiveFeature(d *deps) (feature, error) {
 	if svc != nil {
 		f.instructions = " Local archive of the bot's chats: list_chats, read_messages, search_messages."
 		if svc.store != nil {
-			f.attach = func(*mcp.Server) error { go svc.run(); return nil }
+			f.attach = func(*mcp.Server) error { go svc.keeper.Run(context.Background()); return nil }
 		} else {
 			fmt.Fprintf(svc.log, "archive: %v\n", svc.problem)
 		}
@@ -144,11 +141,11 @@ const archiveChatProps = `"group_id": {"type": "integer"},
 const searchMessagesInput = `{
   "type": "object",
   "properties": {
-    "query": {"type": "string", "minLength": 1, "maxLength": 200, "description": "All these words; Chinese needs no spaces."},
+    "query": {"type": "string", "minLength": 1, "maxLength": 200, "description": "All these words (a OR b: any); when none has all, those with any come back, match \"any\". Chinese needs no spaces."},
     "group_id": {"type": "integer"},
     "user_id": {"type": "integer", "description": "This sender, or the private chat."},
-    "since": {"type": "string", "format": "date-time"},
-    "until": {"type": "string", "format": "date-time"},
+    "since": {"type": "string", "description": "RFC 3339, or 2026-12-03 09:40 in the operator's zone."},
+    "until": {"type": "string", "description": "As since."},
     "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
     "cursor": {"type": "string"}
   },
@@ -156,7 +153,7 @@ const searchMessagesInput = `{
   "additionalProperties": false
 }`
 
-const archivePosition = `{"type": ["integer", "string"], "description": "message_id or RFC 3339 time."}`
+const archivePosition = `{"type": ["integer", "string"], "description": "message_id, or a time as search_messages' since."}`
 
 const readMessagesInput = `{
   "type": "object",
@@ -241,20 +238,26 @@ type archivePage struct {
 	MoreBefore *bool             `json:"more_before,omitempty"`
 	MoreAfter  *bool             `json:"more_after,omitempty"`
 	NextCursor string            `json:"next_cursor,omitempty"`
-	Trust      string            `json:"trust"`
+	// Match is "any" when the messages hold any of the query's words,
+	// not all; Note says why when the model did not ask for it.
+	Match string `json:"match,omitempty"`
+	Note  string `json:"note,omitempty"`
+	Trust string `json:"trust"`
 }
 
 func badArg(pointer, why string) toolkit.Reply {
 	return toolkit.Fail(toolkit.KindInvalidArguments, pointer+": "+why, "fix the argument and call again")
 }
 
-func parseTime(pointer, s string) (time.Time, *toolkit.Reply) {
+// parseTime reads a time argument; one without an offset is in the
+// operator's zone.
+func (svc *archiveService) parseTime(pointer, s string) (time.Time, *toolkit.Reply) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	t, err := time.Parse(time.RFC3339, s)
+	t, err := svc.store.ParseTime(s)
 	if err != nil {
-		r := badArg(pointer, "not an RFC 3339 time such as 2026-05-01T09:00:00+08:00")
+		r := badArg(pointer, err.Error())
 		return time.Time{}, &r
 	}
 	return t, nil
@@ -299,10 +302,10 @@ func (svc *archiveService) search(ctx context.Context, c *toolkit.Call, in searc
 	}
 	q := archive.Query{Text: in.Query, UserID: in.UserID, Limit: in.Limit, Cursor: in.Cursor}
 	var r *toolkit.Reply
-	if q.Since, r = parseTime("/since", in.Since); r != nil {
+	if q.Since, r = svc.parseTime("/since", in.Since); r != nil {
 		return *r
 	}
-	if q.Until, r = parseTime("/until", in.Until); r != nil {
+	if q.Until, r = svc.parseTime("/until", in.Until); r != nil {
 		return *r
 	}
 	if in.GroupID != 0 {
@@ -311,7 +314,8 @@ func (svc *archiveService) search(ctx context.Context, c *toolkit.Call, in searc
 	if r, ok := svc.allowed(q.Chat, in.UserID); !ok {
 		return r
 	}
-	msgs, next, err := svc.store.Search(ctx, q)
+	found, err := svc.store.Find(ctx, q)
+	msgs, next := found.Messages, found.Next
 	switch {
 	case errors.Is(err, archive.ErrCursor):
 		return badArg("/cursor", err.Error())
@@ -324,7 +328,14 @@ func (svc *archiveService) search(ctx context.Context, c *toolkit.Call, in searc
 		msgs = []archive.Message{}
 	}
 	svc.seen(c, msgs)
-	return toolkit.OK(archivePage{Messages: forModel(msgs), NextCursor: next, Trust: channel.TrustUntrusted})
+	page := archivePage{Messages: forModel(msgs), NextCursor: next, Trust: channel.TrustUntrusted}
+	if found.Any {
+		page.Match = "any"
+		if found.Widened {
+			page.Note = "no message holds all the words; these hold any of them"
+		}
+	}
+	return toolkit.OK(page)
 }
 
 // allowed refuses a read naming a chat or user outside the allowlists.
@@ -365,8 +376,8 @@ type readArgs struct {
 	Limit   int             `json:"limit"`
 }
 
-// position reads a message_id or an RFC 3339 time.
-func position(pointer string, raw json.RawMessage) (*archive.Position, *toolkit.Reply) {
+// position reads a message_id or a time.
+func (svc *archiveService) position(pointer string, raw json.RawMessage) (*archive.Position, *toolkit.Reply) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
@@ -376,7 +387,7 @@ func position(pointer string, raw json.RawMessage) (*archive.Position, *toolkit.
 	}
 	var s string
 	json.Unmarshal(raw, &s)
-	t, r := parseTime(pointer, s)
+	t, r := svc.parseTime(pointer, s)
 	if r != nil {
 		return nil, r
 	}
@@ -410,7 +421,7 @@ func (svc *archiveService) read(ctx context.Context, c *toolkit.Call, in readArg
 		raw  json.RawMessage
 	}{{"/before", in.Before}, {"/after", in.After}, {"/around", in.Around}} {
 		var bad *toolkit.Reply
-		if pos[i], bad = position(p.name, p.raw); bad != nil {
+		if pos[i], bad = svc.position(p.name, p.raw); bad != nil {
 			return *bad
 		}
 	}
@@ -474,7 +485,7 @@ func (svc *archiveService) markRead(ctx context.Context, _ *toolkit.Call, in mar
 	return toolkit.OK(map[string]any{"chat": archive.ChatKey(chat), "unread": left})
 }
 
-// ---- the feed
+// ---- what the keeper asks SnowLuma
 
 // note logs a failure on stderr, once until a different one comes: a
 // broken file fails every batch the same way.
@@ -489,17 +500,17 @@ func (svc *archiveService) note(err error) {
 	}
 }
 
-func (svc *archiveService) setState(s string) {
-	svc.mu.Lock()
-	defer svc.mu.Unlock()
-	svc.state = s
-}
+// archiveSource is what the archive's keeper asks SnowLuma, through the
+// pipeline like any call, as the tool "archive".
+type archiveSource struct{ svc *archiveService }
+
+var _ archive.Source = archiveSource{}
 
 // call runs one of the archive's own reads through the pipeline.
-func (svc *archiveService) call(ctx context.Context, action string, params any) toolkit.Reply {
+func (a archiveSource) call(ctx context.Context, action string, params any) toolkit.Reply {
 	raw, _ := json.Marshal(params)
 	tc, _ := trace.Start(nil)
-	return svc.x.Own(ctx, &pipeline.Call{Tool: archiveTool, Args: raw, Trace: tc}, action, raw)
+	return a.svc.x.Own(ctx, &pipeline.Call{Tool: archiveTool, Args: raw, Trace: tc}, action, raw)
 }
 
 // data decodes a successful reply's data into v.
@@ -521,154 +532,26 @@ func data(r toolkit.Reply, v any) error {
 	return json.Unmarshal(e.Data, v)
 }
 
-// History implements archive.Fetcher with SnowLuma's history actions.
-func (svc *archiveService) History(ctx context.Context, chat archive.Chat, anchor int64, count int) ([]json.RawMessage, error) {
-	action, params := "get_friend_msg_history", map[string]any{"user_id": chat.ID, "message_id": anchor, "count": count}
-	if chat.Group {
-		action, params = "get_group_msg_history", map[string]any{"group_id": chat.ID, "message_id": anchor, "count": count}
-	}
+// Self asks get_login_info.
+func (a archiveSource) Self(ctx context.Context) (int64, error) {
 	var d struct {
-		Messages []json.RawMessage `json:"messages"`
+		UserID int64 `json:"user_id"`
 	}
-	if err := data(svc.call(ctx, action, params), &d); err != nil {
-		return nil, err
-	}
-	return d.Messages, nil
+	err := data(a.call(ctx, "get_login_info", struct{}{}), &d)
+	return d.UserID, err
 }
 
-// run learns the account, then follows it: backfill, then the event feed,
-// again each time the connection comes back, until the hub closes.
-func (svc *archiveService) run() {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if svc.hub != nil {
-		go func() {
-			<-svc.hub.Done()
-			cancel()
-		}()
-	}
-	wait := archiveRetry
-	var self int64
-	for self == 0 {
-		var d struct {
-			UserID int64 `json:"user_id"`
-		}
-		if err := data(svc.call(ctx, "get_login_info", struct{}{}), &d); err == nil && d.UserID > 0 {
-			self = d.UserID
-			break
-		} else {
-			svc.setState(fmt.Sprintf("waiting for get_login_info: %v", err))
-		}
-		if !sleepCtx(ctx, wait) {
-			return
-		}
-		wait = min(2*wait, archiveMaxWait)
-	}
-	svc.store.SetSelf(self)
-	if svc.hub == nil {
-		// No session end to wait for: backfill (which prunes) once.
-		svc.backfill(ctx)
-		svc.setState("no event connection: backfilled at start")
-		return
-	}
-	go svc.prune(ctx)
-	wait = archiveRetry
-	for ctx.Err() == nil {
-		updated := make(chan struct{}, 1)
-		info, err := svc.hub.SubscribeFunc(ctx, events.Filter{SelfID: self, Types: []string{events.TypeMessage, events.TypeNotice}}, func() {
-			select {
-			case updated <- struct{}{}:
-			default:
-			}
-		})
-		if err != nil {
-			svc.setState("event connection: " + err.Error())
-			fmt.Fprintf(svc.log, "archive: the event connection could not be opened (%v); trying again in %v\n", err, wait)
-			if !sleepCtx(ctx, wait) {
-				return
-			}
-			wait = min(2*wait, archiveMaxWait)
-			continue
-		}
-		wait = archiveRetry
-		// Subscribed first, so that nothing falls between the backfill
-		// and the feed.
-		svc.setState("backfilling")
-		go svc.backfill(ctx)
-		svc.setState("following")
-		why := svc.drain(ctx, info.ID, updated)
-		svc.hub.Release(info.ID)
-		if ctx.Err() != nil {
-			return
-		}
-		svc.setState("reconnecting: " + why)
-		fmt.Fprintf(svc.log, "archive: the event connection ended (%s); following again in %v\n", why, wait)
-		if !sleepCtx(ctx, wait) {
-			return
-		}
-	}
-}
-
-// drain stores each update's events until the connection ends.
-func (svc *archiveService) drain(ctx context.Context, id string, updated <-chan struct{}) string {
-	cursor := ""
-	var lost int64
-	for {
-		snap, err := svc.hub.Read(id, cursor)
-		if err != nil {
-			return err.Error()
-		}
-		if len(snap.Events) > 0 {
-			frames := make([][]byte, len(snap.Events))
-			for i, e := range snap.Events {
-				frames[i] = e.Event
-			}
-			if _, err := svc.store.Ingest(ctx, frames); err != nil && ctx.Err() == nil {
-				svc.note(err)
-				var ae *archive.Error
-				if errors.As(err, &ae) && ae.Problem == archive.ProblemFull {
-					// Make room, oldest first, for what comes next.
-					svc.store.Prune(ctx)
-				}
-			}
-		}
-		if snap.DroppedEvents > lost {
-			// Events left the buffer unread: SnowLuma's history has them.
-			lost = snap.DroppedEvents
-			go svc.backfill(ctx)
-		}
-		cursor = snap.NextCursor
-		if snap.Status != events.StatusConnected {
-			return snap.StatusReason
-		}
-		select {
-		case <-ctx.Done():
-			return "the session ended"
-		case <-updated:
-		}
-	}
-}
-
-var _ archive.Fetcher = (*archiveService)(nil)
-
-// backfill names and backfills every archived chat.
-func (svc *archiveService) backfill(ctx context.Context) {
-	if !svc.filling.TryLock() {
-		return
-	}
-	defer svc.filling.Unlock()
-	var chats []archive.Chat
+// Chats asks get_group_list and get_friend_list; a friend is named by
+// the remark, else the nickname.
+func (a archiveSource) Chats(ctx context.Context) []archive.Named {
+	var out []archive.Named
 	var groups []struct {
 		GroupID   int64  `json:"group_id"`
 		GroupName string `json:"group_name"`
 	}
-	if err := data(svc.call(ctx, "get_group_list", struct{}{}), &groups); err == nil {
+	if err := data(a.call(ctx, "get_group_list", struct{}{}), &groups); err == nil {
 		for _, g := range groups {
-			c := archive.Chat{Group: true, ID: g.GroupID}
-			if svc.store.Archived(c) {
-				svc.store.SetName(ctx, c, g.GroupName)
-				chats = append(chats, c)
-			}
+			out = append(out, archive.Named{Chat: archive.Chat{Group: true, ID: g.GroupID}, Name: g.GroupName})
 		}
 	}
 	var friends []struct {
@@ -676,49 +559,31 @@ func (svc *archiveService) backfill(ctx context.Context) {
 		Nickname string `json:"nickname"`
 		Remark   string `json:"remark"`
 	}
-	if err := data(svc.call(ctx, "get_friend_list", struct{}{}), &friends); err == nil {
+	if err := data(a.call(ctx, "get_friend_list", struct{}{}), &friends); err == nil {
 		for _, f := range friends {
-			c := archive.Chat{ID: f.UserID}
-			// With every friend archived, only the chats that have
-			// spoken are backfilled: not one history call per friend.
-			if svc.store.Archived(c) && (!svc.store.EveryUser() || svc.store.Holds(c)) {
-				name := f.Remark
-				if strings.TrimSpace(name) == "" {
-					name = f.Nickname
-				}
-				svc.store.SetName(ctx, c, name)
-				chats = append(chats, c)
+			name := f.Remark
+			if strings.TrimSpace(name) == "" {
+				name = f.Nickname
 			}
+			out = append(out, archive.Named{Chat: archive.Chat{ID: f.UserID}, Name: name})
 		}
 	}
-	for _, c := range chats {
-		if ctx.Err() != nil {
-			return
-		}
-		res, err := svc.store.Backfill(ctx, svc, c)
-		if err != nil {
-			svc.note(err)
-		} else if res.Gap {
-			fmt.Fprintf(svc.log, "archive: %v: SnowLuma's history did not reach the messages already archived; a gap is marked\n", c)
-		}
-	}
-	// What the pages brought back may already be past the retention.
-	if _, err := svc.store.Prune(ctx); err != nil && ctx.Err() == nil {
-		fmt.Fprintf(svc.log, "archive: retention: %v\n", err)
-	}
-	svc.requestCatchUp()
+	return out
 }
 
-// prune applies the retention now and then.
-func (svc *archiveService) prune(ctx context.Context) {
-	for {
-		if _, err := svc.store.Prune(ctx); err != nil && ctx.Err() == nil {
-			fmt.Fprintf(svc.log, "archive: retention: %v\n", err)
-		}
-		if !sleepCtx(ctx, archivePrune) {
-			return
-		}
+// History asks SnowLuma's history actions.
+func (a archiveSource) History(ctx context.Context, chat archive.Chat, anchor int64, count int) ([]json.RawMessage, error) {
+	action, params := "get_friend_msg_history", map[string]any{"user_id": chat.ID, "message_id": anchor, "count": count}
+	if chat.Group {
+		action, params = "get_group_msg_history", map[string]any{"group_id": chat.ID, "message_id": anchor, "count": count}
 	}
+	var d struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if err := data(a.call(ctx, action, params), &d); err != nil {
+		return nil, err
+	}
+	return d.Messages, nil
 }
 
 // recordSent stores a message the bot sent through this server.
@@ -761,10 +626,7 @@ func (svc *archiveService) runtime(ctx context.Context) any {
 		return map[string]any{"path": svc.path, "error": svc.problem.Error()}
 	}
 	sum, err := svc.store.Summary(ctx)
-	svc.mu.Lock()
-	state := svc.state
-	svc.mu.Unlock()
-	out := map[string]any{"summary": sum, "feed": state}
+	out := map[string]any{"summary": sum, "feed": svc.keeper.State()}
 	if err != nil {
 		out["error"] = err.Error()
 	}
@@ -862,7 +724,7 @@ func (svc *archiveService) catchUpOnce(ctx context.Context, follows func(archive
 		msgs := make([]*channel.Message, len(u.Newest))
 		for i, m := range u.Newest {
 			msgs[i] = &channel.Message{MessageType: "private", GroupID: m.GroupID, UserID: m.UserID, MessageID: m.MessageID, Sender: m.Sender,
-				Rendered: channel.Rendered{Text: m.Text, ReplyTo: m.ReplyTo}}
+				Rendered: qqmsg.Rendered{Text: m.Text, ReplyTo: m.ReplyTo}}
 			if u.Chat.Group {
 				msgs[i].MessageType = "group"
 			}
@@ -907,15 +769,4 @@ func (s archiveSink) Push(ctx context.Context, p channel.Push) error {
 		s.svc.requestCatchUp()
 	}
 	return err
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

@@ -503,3 +503,197 @@ func TestArchiveReadNeutralized(t *testing.T) {
 		}
 	})
 }
+
+// TestArchivePagingAndWording: over 1,000 messages sent through the event
+// connection, read_messages pages back and forward return each once in time
+// order, around has neighbours on both sides, search_messages pages 300
+// matches newest first, each once; words that no message holds together
+// return those holding any, marked; a recalled message reads as recalled
+// without its text; times carry the operator's offset (SNOWLUMA_MCP_TZ),
+// and since without an offset is read in that zone.
+func TestArchivePagingAndWording(t *testing.T) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		a := newArchived(t, "SNOWLUMA_MCP_TZ=+08:00")
+		_, cs := a.start(t, era)
+		conns := a.fake.EventConns()
+		ec := conns[len(conns)-1]
+		var sent []int64
+		var deadline, jiezhi []int64
+		for i := range 1000 {
+			text := fmt.Sprint("普通消息 ", i)
+			switch {
+			case i%10 < 3:
+				text = fmt.Sprint("zqxpage 第", i, "条")
+			case i%50 == 5:
+				text = fmt.Sprint("the deadline is friday ", i)
+			case i%50 == 6:
+				text = fmt.Sprint("周五截止 ", i)
+			}
+			m, ev := a.fake.WorldSayEvent(a.group, a.friend, text)
+			if err := ec.Send(string(ev)); err != nil {
+				t.Fatal(err)
+			}
+			sent = append(sent, m.ID)
+			switch {
+			case i%50 == 5:
+				deadline = append(deadline, m.ID)
+			case i%50 == 6:
+				jiezhi = append(jiezhi, m.ID)
+			}
+		}
+		e2e.WaitFor(t, "the last message archived", func() bool {
+			w := a.read(t, cs, map[string]any{"limit": 1})
+			return len(w.Messages) == 1 && w.Messages[0].MessageID == sent[len(sent)-1]
+		})
+
+		// Back from the newest, 200 at a time, to the oldest.
+		var back []archiveMsg
+		w := a.read(t, cs, map[string]any{"limit": 200})
+		for {
+			back = append(slices.Clone(w.Messages), back...)
+			if !w.MoreBefore {
+				break
+			}
+			w = a.read(t, cs, map[string]any{"before": w.Messages[0].MessageID, "limit": 200})
+		}
+		checkOnceInOrder(t, "before", back, sent)
+		// Forward from the oldest.
+		fwd := []archiveMsg{back[0]}
+		for {
+			w := a.read(t, cs, map[string]any{"after": fwd[len(fwd)-1].MessageID, "limit": 200})
+			if len(w.Messages) == 0 {
+				break
+			}
+			fwd = append(fwd, w.Messages...)
+		}
+		checkOnceInOrder(t, "after", fwd, sent)
+		if !slices.EqualFunc(back, fwd, func(x, y archiveMsg) bool { return x.MessageID == y.MessageID }) {
+			t.Errorf("paging back and forward differ: %d and %d messages", len(back), len(fwd))
+		}
+		// Around: neighbours on both sides.
+		w = a.read(t, cs, map[string]any{"around": sent[500], "limit": 10})
+		var ids []int64
+		for _, m := range w.Messages {
+			ids = append(ids, m.MessageID)
+		}
+		if !slices.Equal(ids, sent[495:505]) {
+			t.Errorf("around %d: %v, want %v", sent[500], ids, sent[495:505])
+		}
+		for _, m := range w.Messages {
+			if !strings.HasSuffix(m.Time, "+08:00") {
+				t.Fatalf("a time without the operator's offset: %q", m.Time)
+			}
+		}
+
+		// 300 matches, 100 a page, newest first, each once.
+		var want []int64
+		for i := len(sent) - 1; i >= 0; i-- {
+			if i%10 < 3 {
+				want = append(want, sent[i])
+			}
+		}
+		var got []int64
+		cursor := ""
+		for pages := 0; ; pages++ {
+			args := map[string]any{"query": "zqxpage", "limit": 100}
+			if cursor != "" {
+				args["cursor"] = cursor
+			}
+			p, r := call[archivePage](t, cs, "search_messages", args)
+			if r.Diagnostics.Outcome != "success" || len(p.Messages) > 100 || pages > 4 {
+				t.Fatalf("search page %d: %+v, %d messages", pages, r.Diagnostics, len(p.Messages))
+			}
+			for _, m := range p.Messages {
+				got = append(got, m.MessageID)
+			}
+			if cursor = p.NextCursor; cursor == "" {
+				break
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("search pages: %d results, want the 300 newest first, each once", len(got))
+		}
+
+		// Words that no message holds together: those holding either.
+		type wording struct {
+			archivePage
+			Match string `json:"match"`
+			Note  string `json:"note"`
+		}
+		p, r := call[wording](t, cs, "search_messages", map[string]any{"query": "deadline 截止", "limit": 100})
+		var found []int64
+		for _, m := range p.Messages {
+			found = append(found, m.MessageID)
+		}
+		for _, id := range append(slices.Clone(deadline), jiezhi...) {
+			if !slices.Contains(found, id) {
+				t.Fatalf("deadline 截止: %d missing (%+v, %d found, %+v)", id, r.Diagnostics, len(found), p.Match)
+			}
+		}
+		if p.Match != "any" || !strings.Contains(p.Note, "any") {
+			t.Errorf("deadline 截止 not marked: match %q note %q", p.Match, p.Note)
+		}
+		p, _ = call[wording](t, cs, "search_messages", map[string]any{"query": "deadline OR 截止", "limit": 100})
+		if len(p.Messages) != len(found) || p.Match != "any" || p.Note != "" {
+			t.Errorf("deadline OR 截止: %d messages, match %q note %q", len(p.Messages), p.Match, p.Note)
+		}
+		// since in the operator's zone, without an offset.
+		zone := time.FixedZone("", 8*3600)
+		for _, c := range []struct {
+			since string
+			n     int
+		}{{time.Now().In(zone).Add(-time.Hour).Format("2006-01-02 15:04"), 100}, {time.Now().In(zone).Add(time.Hour).Format("2006-01-02 15:04"), 0}} {
+			p, r := call[archivePage](t, cs, "search_messages", map[string]any{"query": "zqxpage", "since": c.since, "limit": 100})
+			if r.Diagnostics.Outcome != "success" || len(p.Messages) != c.n {
+				t.Errorf("since %q: %d messages, want %d (%+v)", c.since, len(p.Messages), c.n, r.Diagnostics)
+			}
+		}
+
+		// A recall: read as recalled, its text gone.
+		a.fake.WorldRecall(sent[700])
+		e2e.WaitFor(t, "the recall", func() bool {
+			w := a.read(t, cs, map[string]any{"around": sent[700], "limit": 1})
+			return len(w.Messages) == 1 && w.Messages[0].Recalled
+		})
+		w = a.read(t, cs, map[string]any{"around": sent[700], "limit": 1})
+		if m := w.Messages[0]; m.MessageID != sent[700] || m.Text != "" {
+			t.Errorf("the recalled message: %+v", m)
+		}
+	})
+}
+
+// checkOnceInOrder checks that msgs hold each message once, in time order,
+// with sent among them in the order sent.
+func checkOnceInOrder(t *testing.T, how string, msgs []archiveMsg, sent []int64) {
+	t.Helper()
+	seen := map[int64]bool{}
+	var ours []int64
+	isOurs := map[int64]bool{}
+	for _, id := range sent {
+		isOurs[id] = true
+	}
+	for i, m := range msgs {
+		if seen[m.MessageID] {
+			t.Fatalf("%s: message %d twice", how, m.MessageID)
+		}
+		seen[m.MessageID] = true
+		if i > 0 {
+			a, _ := time.Parse(time.RFC3339, msgs[i-1].Time)
+			b, _ := time.Parse(time.RFC3339, m.Time)
+			if b.Before(a) {
+				t.Fatalf("%s: %s before %s", how, m.Time, msgs[i-1].Time)
+			}
+		}
+		if isOurs[m.MessageID] {
+			ours = append(ours, m.MessageID)
+		}
+	}
+	if !slices.Equal(ours, sent) {
+		for i := range min(len(ours), len(sent)) {
+			if ours[i] != sent[i] {
+				t.Fatalf("%s: the %dth message sent is out of place: %v where %v was sent", how, i, ours[i:min(len(ours), i+4)], sent[i:min(len(sent), i+4)])
+			}
+		}
+		t.Fatalf("%s: %d of the %d messages sent, or out of order", how, len(ours), len(sent))
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/qqmsg"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/untrusted"
 )
@@ -368,14 +369,14 @@ func encodeSnapshot(s events.Snapshot) (string, error) {
 // with its media placeholders ([图片 #1], the index view_media takes), as
 // a "text" field beside the event; other events get none.
 func writeMessageText(buf *bytes.Buffer, raw json.RawMessage) {
-	e, err := channel.ParseEvent(raw)
+	e, err := qqmsg.ParseEvent(raw)
 	if err != nil || (e.PostType != "message" && e.PostType != "message_sent") {
 		return
 	}
 	buf.WriteString(`,"text":`)
-	enc := json.NewEncoder(buf)                                                 // escapes '<' and '>' as the event's bytes are
-	enc.Encode(untrusted.Neutralize(channel.Render(e.Segments, e.SelfID).Text)) // a string always encodes
-	buf.Truncate(buf.Len() - 1)                                                 // Encode's newline
+	enc := json.NewEncoder(buf)                                               // escapes '<' and '>' as the event's bytes are
+	enc.Encode(untrusted.Neutralize(qqmsg.Render(e.Segments, e.SelfID).Text)) // a string always encodes
+	buf.Truncate(buf.Len() - 1)                                               // Encode's newline
 }
 
 // subscribe accepts resources/subscribe (legacy) and each URI of a

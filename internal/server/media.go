@@ -15,6 +15,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/media"
+	"github.com/snowluma/snowluma-mcp/qqmsg"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -88,7 +89,7 @@ type viewer struct {
 // viewItem is one media segment in view_media's answer.
 type viewItem struct {
 	Index int        `json:"index"`
-	Kind  media.Kind `json:"kind"`
+	Kind  qqmsg.Kind `json:"kind"`
 	// A picture: the source's format, size and bytes, and what is shown.
 	Format string     `json:"format,omitempty"`
 	Width  int        `json:"width,omitempty"`
@@ -157,11 +158,7 @@ func (v *viewer) view(ctx context.Context, in viewArgs) toolkit.Reply {
 		return toolkit.Fail(toolkit.KindTargetNotAllowed, fmt.Sprintf("the message is in %s, outside this server's allowed targets", strings.Join(out, ", ")),
 			"view only messages of the groups and users in get_runtime_info's safety.allowed_groups and allowed_users")
 	}
-	segs := make([]media.Segment, len(msg.Segments))
-	for i, s := range msg.Segments {
-		segs[i] = media.Segment(s)
-	}
-	items := media.Items(segs)
+	items := qqmsg.Items(msg.Segments)
 	if len(items) == 0 {
 		return toolkit.Fail(toolkit.KindInvalidArguments, "the message has no pictures, voice, videos or files", "pass the message_id of a message whose text shows [图片 #N] or another media placeholder")
 	}
@@ -194,7 +191,7 @@ func (v *viewer) view(ctx context.Context, in viewArgs) toolkit.Reply {
 
 // pick chooses the items one call shows: the one at index, or the
 // pictures (any media when there is no picture), at most maxShown.
-func pick(items []media.Item, index int) (picked []media.Item, notShown string, r toolkit.Reply, ok bool) {
+func pick(items []qqmsg.Item, index int) (picked []qqmsg.Item, notShown string, r toolkit.Reply, ok bool) {
 	if index > 0 {
 		if index > len(items) {
 			return nil, "", toolkit.Fail(toolkit.KindInvalidArguments,
@@ -203,7 +200,7 @@ func pick(items []media.Item, index int) (picked []media.Item, notShown string, 
 		}
 		return items[index-1 : index], "", toolkit.Reply{}, true
 	}
-	var visual []media.Item
+	var visual []qqmsg.Item
 	for _, it := range items {
 		if it.Kind.Visual() {
 			visual = append(visual, it)
@@ -224,18 +221,18 @@ func pick(items []media.Item, index int) (picked []media.Item, notShown string, 
 }
 
 // item views one media segment.
-func (v *viewer) item(ctx context.Context, msg *channel.Event, it media.Item) (viewItem, *media.Image) {
+func (v *viewer) item(ctx context.Context, msg *qqmsg.Event, it qqmsg.Item) (viewItem, *media.Image) {
 	out := viewItem{Index: it.Index, Kind: it.Kind}
 	switch it.Kind {
-	case media.KindImage, media.KindSticker:
+	case qqmsg.KindImage, qqmsg.KindSticker:
 		return v.picture(ctx, it, out)
-	case media.KindVoice:
+	case qqmsg.KindVoice:
 		return v.voice(ctx, msg, it, out), nil
-	case media.KindVideo:
+	case qqmsg.KindVideo:
 		out.Name = it.Data["file"]
-		out.Seconds = media.Seconds(it.Data)
-		out.Download = fmt.Sprintf("invoke_action download_file_stream {\"file\": %q} saves it to the download directory", media.Source(it))
-	case media.KindFile:
+		out.Seconds = qqmsg.Seconds(it.Data)
+		out.Download = fmt.Sprintf("invoke_action download_file_stream {\"file\": %q} saves it to the download directory", qqmsg.Source(it))
+	case qqmsg.KindFile:
 		out.Name = strings.TrimSpace(it.Data["name"])
 		if out.Name == "" {
 			out.Name = it.Data["file"]
@@ -259,9 +256,9 @@ func cmpOr(a, b string) string {
 }
 
 // picture downloads, prepares and reads the text of one picture.
-func (v *viewer) picture(ctx context.Context, it media.Item, out viewItem) (viewItem, *media.Image) {
+func (v *viewer) picture(ctx context.Context, it qqmsg.Item, out viewItem) (viewItem, *media.Image) {
 	b := v.x.backend
-	src := media.Source(it)
+	src := qqmsg.Source(it)
 	out.Download = fmt.Sprintf("invoke_action download_file_image_stream {\"file\": %q} saves the original", src)
 	data, fail := v.fetch(ctx, "download_file_image_stream", src)
 	if fail != nil {
@@ -315,26 +312,26 @@ func (v *viewer) fetch(ctx context.Context, action, src string) ([]byte, *toolki
 		d.Message = action + ": " + d.Message
 		return nil, &d
 	}
-	var dl struct {
-		Saved *transfer.Saved `json:"saved"`
+	// The pipeline's download payload names the file.
+	var saved *transfer.Saved
+	if dl, ok := r.Result.(interface{ SavedFile() *transfer.Saved }); ok {
+		saved = dl.SavedFile()
 	}
-	raw, err := json.Marshal(r.Result) // the pipeline's download payload
-	ok := err == nil && json.Unmarshal(raw, &dl) == nil
 	if r.Diag.Kind == toolkit.KindDryRun {
 		return nil, &toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: toolkit.KindDryRun,
 			Message:  "SNOWLUMA_MCP_DRY_RUN holds back downloads, so the picture was not fetched",
 			NextStep: "the operator sets SNOWLUMA_MCP_DRY_RUN=false to view pictures"}
 	}
-	if !ok || dl.Saved == nil {
+	if saved == nil {
 		return nil, &toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: toolkit.KindInternal, Message: "the download left no file", NextStep: "report this to the snowluma-mcp maintainers"}
 	}
-	defer os.Remove(dl.Saved.Path)
-	if dl.Saved.Bytes > media.MaxInputBytes {
+	defer os.Remove(saved.Path)
+	if saved.Bytes > media.MaxInputBytes {
 		return nil, &toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: toolkit.KindMediaUnreadable,
-			Message:  fmt.Sprintf("the file has %d bytes, more than the %d MiB read", dl.Saved.Bytes, media.MaxInputBytes>>20),
+			Message:  fmt.Sprintf("the file has %d bytes, more than the %d MiB read", saved.Bytes, media.MaxInputBytes>>20),
 			NextStep: "invoke_action " + action + " saves it for a person to open"}
 	}
-	data, err := os.ReadFile(dl.Saved.Path)
+	data, err := os.ReadFile(saved.Path)
 	if err != nil {
 		return nil, &toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: toolkit.KindLocalIO, Message: "the downloaded file could not be read back", NextStep: "check the download directory's disk, then call again"}
 	}
@@ -342,15 +339,15 @@ func (v *viewer) fetch(ctx context.Context, action, src string) ([]byte, *toolki
 }
 
 // voice gives a voice message's text from QQ's speech recognition.
-func (v *viewer) voice(ctx context.Context, msg *channel.Event, it media.Item, out viewItem) viewItem {
+func (v *viewer) voice(ctx context.Context, msg *qqmsg.Event, it qqmsg.Item, out viewItem) viewItem {
 	b := v.x.backend
 	b.MediaStats.Voices.Add(1)
-	out.Seconds = media.Seconds(it.Data)
-	out.Download = fmt.Sprintf("invoke_action download_file_record_stream {\"file\": %q} saves the audio", media.Source(it))
+	out.Seconds = qqmsg.Seconds(it.Data)
+	out.Download = fmt.Sprintf("invoke_action download_file_record_stream {\"file\": %q} saves the audio", qqmsg.Source(it))
 	if out.Seconds == 0 {
 		// SnowLuma's record segments carry no duration: count the
 		// audio's frames.
-		if data, fail := v.fetch(ctx, "download_file_record_stream", media.Source(it)); fail == nil {
+		if data, fail := v.fetch(ctx, "download_file_record_stream", qqmsg.Source(it)); fail == nil {
 			if sec, ok := media.VoiceSeconds(data); ok {
 				out.Seconds = max(1, int(sec+0.5))
 			}
@@ -366,7 +363,7 @@ func (v *viewer) voice(ctx context.Context, msg *channel.Event, it media.Item, o
 			} `json:"data"`
 		}
 		if raw, ok := r.Result.(json.RawMessage); ok && json.Unmarshal(raw, &env) == nil {
-			text = channel.Clean(env.Data.Text, true) // as every text from QQ
+			text = qqmsg.Clean(env.Data.Text, true) // as every text from QQ
 		}
 	}
 	if text == "" {
@@ -404,7 +401,7 @@ func ocrText(r toolkit.Reply) (string, bool) {
 	}
 	var lines []string
 	for _, t := range env.Data.Texts {
-		if s := strings.TrimSpace(channel.Clean(t.Text, false)); s != "" {
+		if s := strings.TrimSpace(qqmsg.Clean(t.Text, false)); s != "" {
 			lines = append(lines, s)
 		}
 	}
@@ -425,7 +422,7 @@ func messageID(raw json.RawMessage) (int64, bool) {
 }
 
 // readMessage reads the message out of get_msg's envelope.
-func readMessage(result any) (*channel.Event, error) {
+func readMessage(result any) (*qqmsg.Event, error) {
 	raw, ok := result.(json.RawMessage)
 	if !ok {
 		return nil, errors.New("not an envelope")
@@ -436,7 +433,7 @@ func readMessage(result any) (*channel.Event, error) {
 	if err := json.Unmarshal(raw, &env); err != nil {
 		return nil, err
 	}
-	return channel.ParseEvent(env.Data)
+	return qqmsg.ParseEvent(env.Data)
 }
 
 // read runs a read-only catalog action through the pipeline, as a part of

@@ -243,6 +243,27 @@ func (s *Server) WorldSay(group, user int64, text string, at int64, live bool) W
 	return WorldMessage{ID: int64(m.id), Time: at}
 }
 
+// WorldSayEvent is WorldSay without the push: it stores the message in
+// the history and returns the event SnowLuma would push for it, for a
+// test that sends events itself at its own pace with EventConn.Send,
+// which waits on the connection as SnowLuma's socket buffers (it never
+// drops an event). Nil without a world.
+func (s *Server) WorldSayEvent(group, user int64, text string) (WorldMessage, []byte) {
+	if s.world == nil {
+		return WorldMessage{}, nil
+	}
+	w := s.world
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p := peer{group != 0, group}
+	if group == 0 {
+		p = peer{false, user}
+	}
+	at := now()
+	m := w.store(p, user, at, []segment{textSegment(text)})
+	return WorldMessage{ID: int64(m.id), Time: at}, encode(w.view(m, true))
+}
+
 // WorldRecall has a message's sender recall it, and pushes the recall
 // notice SnowLuma sends (group_recall with the operator, or
 // friend_recall).

@@ -1,4 +1,4 @@
-package media
+package qqmsg
 
 import (
 	"strconv"
@@ -48,13 +48,6 @@ type Item struct {
 	Index int
 	Kind  Kind
 	Data  map[string]string
-}
-
-// A Segment is a message segment as this package reads it: its type and
-// its data's values as text.
-type Segment struct {
-	Type string
-	Data map[string]string
 }
 
 // Items returns the media segments of a message, numbered from 1.

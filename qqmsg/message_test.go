@@ -1,4 +1,4 @@
-package channel
+package qqmsg
 
 import (
 	"strings"
@@ -92,7 +92,7 @@ func TestRenderCaps(t *testing.T) {
 		t.Errorf("many segments: truncated %v, %q", r.Truncated, r.Text[len(r.Text)-20:])
 	}
 	// A hostile name is one short line.
-	name := cleanName("evil\nname\u202e" + strings.Repeat("x", 100))
+	name := CleanName("evil\nname\u202e" + strings.Repeat("x", 100))
 	if strings.ContainsAny(name, "\n\u202e") || utf8.RuneCountInString(name) != MaxNameRunes {
 		t.Errorf("name %q", name)
 	}

@@ -1,4 +1,4 @@
-package channel
+package qqmsg
 
 import (
 	"bytes"
@@ -8,8 +8,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/snowluma/snowluma-mcp/media"
 )
 
 // Limits of what one message becomes. They bound what reaches a model
@@ -58,7 +56,7 @@ type Segment struct {
 }
 
 // errNotObject is the cause of an event that is not a JSON object.
-var errNotObject = errors.New("channel: the event is not a JSON object")
+var errNotObject = errors.New("qqmsg: the event is not a JSON object")
 
 // wireEvent is the JSON shape read by ParseEvent.
 type wireEvent struct {
@@ -103,7 +101,7 @@ func ParseEvent(raw []byte) (*Event, error) {
 		GroupID:     int64(w.GroupID),
 		UserID:      int64(w.UserID),
 		Time:        int64(w.Time),
-		Sender:      cleanName(cmpString(string(sender.Card), string(sender.Nickname))),
+		Sender:      CleanName(cmpString(string(sender.Card), string(sender.Nickname))),
 	}
 	e.Segments = parseMessage(w.Message)
 	return e, nil
@@ -291,7 +289,7 @@ func Render(segs []Segment, selfID int64) Rendered {
 			b.WriteString(s.Data["text"])
 		case "at":
 			qq := strings.TrimSpace(s.Data["qq"])
-			name := cleanName(cmpString(s.Data["name"], s.Data["nickname"]))
+			name := CleanName(cmpString(s.Data["name"], s.Data["nickname"]))
 			switch {
 			case qq == "all":
 				b.WriteString("[@全体成员]")
@@ -311,13 +309,13 @@ func Render(segs []Segment, selfID int64) Rendered {
 			b.WriteString("[回复 #" + digits(s.Data["id"]) + "]")
 		case "file":
 			nmedia++
-			b.WriteString(media.FilePlaceholder(cleanName(cmpString(s.Data["name"], s.Data["file"])), nmedia))
+			b.WriteString(FilePlaceholder(CleanName(cmpString(s.Data["name"], s.Data["file"])), nmedia))
 		case "image", "mface", "record", "video":
 			// Numbered as view_media counts them: [图片 #1], [语音 #2].
 			nmedia++
-			b.WriteString(media.Placeholder(media.KindOf(s.Type, s.Data), nmedia, s.Data))
+			b.WriteString(Placeholder(KindOf(s.Type, s.Data), nmedia, s.Data))
 		case "face":
-			b.WriteString(media.FacePlaceholder(s.Data["id"]))
+			b.WriteString(FacePlaceholder(s.Data["id"]))
 		default:
 			if p, ok := placeholders[s.Type]; ok {
 				b.WriteString(p)
@@ -331,10 +329,10 @@ func Render(segs []Segment, selfID int64) Rendered {
 			break
 		}
 	}
-	text, cut := capRunes(Clean(b.String(), true), MaxMessageRunes)
+	text, cut := CapRunes(Clean(b.String(), true), MaxMessageRunes)
 	if r.Truncated && !cut {
 		// Cut at the segments: mark it, still within the cap.
-		text, _ = capRunes(text, MaxMessageRunes-utf8.RuneCountInString(TruncatedMark))
+		text, _ = CapRunes(text, MaxMessageRunes-utf8.RuneCountInString(TruncatedMark))
 		text = strings.TrimSuffix(text, TruncatedMark) + TruncatedMark
 	}
 	r.Text = text
@@ -379,15 +377,15 @@ func typeName(t string) string {
 	return t
 }
 
-// cleanName cleans a name for one line: no line breaks, capped at
+// CleanName cleans a name for one line: no line breaks, capped at
 // MaxNameRunes.
-func cleanName(s string) string {
-	s, _ = capRunes(strings.TrimSpace(Clean(s, false)), MaxNameRunes)
+func CleanName(s string) string {
+	s, _ = CapRunes(strings.TrimSpace(Clean(s, false)), MaxNameRunes)
 	return s
 }
 
-// capRunes cuts s to at most n runes, marking the cut with TruncatedMark.
-func capRunes(s string, n int) (string, bool) {
+// CapRunes cuts s to at most n runes, marking the cut with TruncatedMark.
+func CapRunes(s string, n int) (string, bool) {
 	if utf8.RuneCountInString(s) <= n {
 		return s, false
 	}

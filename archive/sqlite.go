@@ -1,0 +1,1137 @@
+package archive
+
+// This file is the archive's storage: every SQL statement, the schema and
+// its migrations, the driver's errors, transactions. The rest of the
+// package (the feed, backfill's paging, parsing, search's words, times)
+// speaks to it only through the Store methods defined here, which are the
+// contract a second store (PostgreSQL, issue 56) implements:
+//
+//	Open, Close, Check, Summary                  the file and its state
+//	storeBatch, RecordSent, SetName              writes: messages and recalls, own sends, names
+//	search, Read, Chats                          reads (search's words come from tokens.go)
+//	MarkRead, Undelivered, Delivered, pushed     read and delivery marks
+//	reach, heldAmong, keyOfMessage, messageAt    what a backfill needs to know
+//	addGap, closeGaps, gaps                      gap markers
+//	Prune                                        retention
+//
+// Keys are sortable message keys (keyOf: the time in seconds shifted left
+// by idShift, plus an arrival counter); the full-text index holds
+// indexTokens' tokens of each message.
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/snowluma/snowluma-mcp/qqmsg"
+	"modernc.org/sqlite" // the pure-Go driver: the binary stays static
+)
+
+// storeBatch stores recs and recalls in one transaction; keys[i] is the key
+// recs[i] was stored under, 0 when it was held already.
+func (s *Store) storeBatch(ctx context.Context, recs []Record, recalls []recallOf) ([]int64, error) {
+	var keys []int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		if keys, err = s.insert(ctx, tx, recs); err != nil {
+			return err
+		}
+		for _, r := range recalls {
+			if err := s.recall(ctx, tx, r.chat, r.id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return keys, err
+}
+
+// reach returns what a backfill of chat must reach: held, the newest key
+// held before first (the event connection's first message of the chat; 0
+// when none came yet: the newest key held), and target, held or the
+// oldest open gap marker's start when that is older.
+func (s *Store) reach(ctx context.Context, chat Chat, first int64) (held, target int64, err error) {
+	id, ok := s.lookup(chat)
+	if !ok {
+		return 0, 0, nil
+	}
+	var k sql.NullInt64
+	q, args := `SELECT max(id) FROM messages WHERE chat = ?`, []any{id}
+	if first != 0 {
+		q, args = q+` AND id < ?`, append(args, first)
+	}
+	if err := s.db.QueryRowContext(ctx, q, args...).Scan(&k); err != nil {
+		return 0, 0, s.fail(err)
+	}
+	held, target = k.Int64, k.Int64
+	if held == 0 {
+		return 0, 0, nil
+	}
+	var g sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, `SELECT min(after_key) FROM gaps WHERE chat = ?`, id).Scan(&g); err != nil {
+		return 0, 0, s.fail(err)
+	}
+	if g.Valid && g.Int64 < target {
+		target = g.Int64
+	}
+	return held, target, nil
+}
+
+// SQLite result codes the archive tells apart (the primary code, the low
+// byte of an extended one).
+const (
+	codeBusy     = 5
+	codeLocked   = 6
+	codeNoMem    = 7
+	codeIOErr    = 10
+	codeCorrupt  = 11
+	codeFull     = 13
+	codeCantOpen = 14
+	codeNotADB   = 26
+)
+
+// classify turns a driver error into an Error naming the file, or returns
+// nil for an error that says nothing about the file.
+func (s *Store) classify(err error) *Error {
+	return classify(s.opts.Path, err)
+}
+
+func classify(path string, err error) *Error {
+	var ae *Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return nil
+	}
+	switch se.Code() & 0xff {
+	case codeBusy, codeLocked:
+		return &Error{path, ProblemLocked, "the file is in use by another snowluma-mcp process (" + se.Error() + ")",
+			"stop the other server, or give this one its own SNOWLUMA_MCP_ARCHIVE file"}
+	case codeCorrupt, codeNotADB:
+		return &Error{path, ProblemCorrupt, "the file is not a readable SQLite database (" + se.Error() + ")",
+			"move the file aside (keep it if you want to try to recover it) and restart; a new archive is created"}
+	case codeFull:
+		return &Error{path, ProblemFull, "the disk or the archive's size limit is full (" + se.Error() + ")",
+			"free disk space, or lower SNOWLUMA_MCP_ARCHIVE_MAX_BYTES or SNOWLUMA_MCP_ARCHIVE_DAYS, and restart"}
+	case codeIOErr, codeCantOpen, codeNoMem:
+		return &Error{path, ProblemIO, "the file cannot be read or written (" + se.Error() + ")",
+			"check the file's directory: it must exist on a local disk, writable by this user"}
+	}
+	return nil
+}
+
+// Open opens the archive at opts.Path, creating it (and its directory,
+// 0700) when missing, and takes the file's lock. Every failure is an
+// *Error naming the file.
+func Open(ctx context.Context, opts Options) (*Store, error) {
+	path := opts.Path
+	if !filepath.IsAbs(path) {
+		return nil, &Error{path, ProblemIO, "the path is not absolute", "set SNOWLUMA_MCP_ARCHIVE to an absolute path"}
+	}
+	if opts.Days <= 0 {
+		opts.Days = DefaultDays
+	}
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, &Error{path, ProblemIO, "its directory cannot be created: " + err.Error(), "create the directory, or choose another path"}
+	}
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
+		return nil, &Error{path, ProblemIO, "the file cannot be opened for writing: " + err.Error(), "check its permissions, or choose another path"}
+	} else {
+		f.Close()
+	}
+	// The name goes in a URI: escape what SQLite's URI parser reads.
+	uri := "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(path))
+	if !strings.HasPrefix(uri, "file:/") {
+		uri = "file:/" + strings.TrimPrefix(uri, "file:") // a Windows drive path
+	}
+	db, err := sql.Open("sqlite", uri)
+	if err != nil {
+		return nil, &Error{path, ProblemIO, err.Error(), "check the path"}
+	}
+	// One connection: it holds the exclusive lock, and SQLite serializes
+	// the archive's reads and writes anyway.
+	db.SetMaxOpenConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	s := &Store{opts: opts, db: db, now: now, chats: map[Chat]int64{}}
+	if err := s.init(ctx); err != nil {
+		db.Close()
+		if e := classify(path, err); e != nil {
+			return nil, e
+		}
+		return nil, &Error{path, ProblemIO, err.Error(), "check the file, or move it aside and restart"}
+	}
+	return s, nil
+}
+
+// init sets the connection up, takes the lock and creates or migrates the
+// schema.
+func (s *Store) init(ctx context.Context) error {
+	for _, p := range []string{
+		"PRAGMA busy_timeout = 200",
+		// Exclusive before WAL: the WAL index then lives in this process's
+		// memory and no other process may open the file while it is held.
+		"PRAGMA locking_mode = EXCLUSIVE",
+		"PRAGMA journal_mode = WAL",
+		"PRAGMA synchronous = NORMAL",
+		"PRAGMA foreign_keys = OFF",
+	} {
+		if _, err := s.db.ExecContext(ctx, p); err != nil {
+			return err
+		}
+	}
+	// The file may pass MaxBytes between two retention passes, but never
+	// twice it: past that, writes fail as on a full disk (ProblemFull).
+	if s.opts.maxPages <= 0 {
+		s.opts.maxPages = s.opts.MaxBytes/4096*2 + 256
+	}
+	{
+		if _, err := s.db.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", s.opts.maxPages)); err != nil {
+			return err
+		}
+	}
+	var app, version int64
+	if err := s.db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&app); err != nil {
+		return err
+	}
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return err
+	}
+	var tables int
+	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&tables); err != nil {
+		return err
+	}
+	switch {
+	case app == 0 && tables == 0:
+		// A new file.
+	case app != applicationID:
+		return &Error{s.opts.Path, ProblemForeign, "the file is an SQLite database of another program, not a snowluma-mcp archive",
+			"set SNOWLUMA_MCP_ARCHIVE to a new file; this one is left untouched"}
+	case version > SchemaVersion:
+		return &Error{s.opts.Path, ProblemNewer, fmt.Sprintf("the archive has schema version %d, newer than this build's %d", version, SchemaVersion),
+			"upgrade snowluma-mcp, or give this build its own SNOWLUMA_MCP_ARCHIVE file"}
+	}
+	if app == applicationID && version == SchemaVersion {
+		// Up to date: the reads above took the exclusive lock (WAL in
+		// exclusive locking mode), held until Close.
+		return s.loadChats(ctx)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for v := version; v < SchemaVersion; v++ {
+		for _, stmt := range migrations[v] {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				return fmt.Errorf("migrating to schema %d: %w", v+1, err)
+			}
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion)); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	return s.loadChats(ctx)
+}
+
+// migrations[v] takes a file from schema version v to v+1.
+//
+// Message rows are keyed by a sortable id: the message's time in seconds
+// shifted left by idShift, plus a small number that makes it unique, so
+// that rowid order is time order (newest-first search walks the full-text
+// index backwards and stops at the page size). grams is a contentless
+// FTS5 index of each message's search tokens (bigrams of Chinese runs,
+// words of others; tokens.go).
+var migrations = [][]string{
+	0: {
+		`CREATE TABLE chats (
+			id INTEGER PRIMARY KEY,
+			grp INTEGER NOT NULL,
+			peer INTEGER NOT NULL,
+			name TEXT NOT NULL DEFAULT '',
+			read_key INTEGER NOT NULL DEFAULT 0,
+			pushed_key INTEGER NOT NULL DEFAULT 0,
+			UNIQUE (grp, peer))`,
+		`CREATE TABLE messages (
+			id INTEGER PRIMARY KEY,
+			chat INTEGER NOT NULL,
+			msg INTEGER NOT NULL,
+			user INTEGER NOT NULL,
+			sender TEXT NOT NULL,
+			text TEXT NOT NULL,
+			reply INTEGER NOT NULL DEFAULT 0,
+			recalled INTEGER NOT NULL DEFAULT 0,
+			own INTEGER NOT NULL DEFAULT 0,
+			UNIQUE (chat, msg))`,
+		`CREATE INDEX messages_chat ON messages (chat, id)`,
+		`CREATE VIRTUAL TABLE grams USING fts5 (t, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0')`,
+		`CREATE TABLE gaps (
+			id INTEGER PRIMARY KEY,
+			chat INTEGER NOT NULL,
+			after_key INTEGER NOT NULL,
+			before_key INTEGER NOT NULL)`,
+		`CREATE INDEX gaps_chat ON gaps (chat, before_key)`,
+	},
+}
+
+func (s *Store) loadChats(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, "SELECT id, grp, peer FROM chats")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, peer int64
+		var grp bool
+		if err := rows.Scan(&id, &grp, &peer); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.chats[Chat{grp, peer}] = id
+		s.mu.Unlock()
+	}
+	return rows.Err()
+}
+
+// Close stores what the feed still holds, then releases the file and its
+// lock.
+func (s *Store) Close() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	feed := s.feed
+	s.mu.Unlock()
+	if feed != nil {
+		feed.drain() // what the connection brought is stored first
+	}
+	return s.db.Close()
+}
+
+// Summary counts what the file holds.
+func (s *Store) Summary(ctx context.Context) (Summary, error) {
+	sum := Summary{Path: s.opts.Path, SchemaVersion: SchemaVersion, Stats: s.Stats()}
+	err := s.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM messages), (SELECT count(*) FROM chats), (SELECT count(*) FROM gaps)`).
+		Scan(&sum.Messages, &sum.Chats, &sum.Gaps)
+	if err != nil {
+		return sum, s.fail(err)
+	}
+	sum.Bytes, err = s.size(ctx)
+	return sum, s.fail(err)
+}
+
+// size is the bytes the database uses (pages in use times the page size).
+func (s *Store) size(ctx context.Context) (int64, error) {
+	var pages, free, pageSize int64
+	if err := s.db.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
+		return 0, err
+	}
+	if err := s.db.QueryRowContext(ctx, "PRAGMA freelist_count").Scan(&free); err != nil {
+		return 0, err
+	}
+	if err := s.db.QueryRowContext(ctx, "PRAGMA page_size").Scan(&pageSize); err != nil {
+		return 0, err
+	}
+	return (pages - free) * pageSize, nil
+}
+
+// Check runs SQLite's quick integrity check, for doctor.
+func (s *Store) Check(ctx context.Context) error {
+	var res string
+	if err := s.db.QueryRowContext(ctx, "PRAGMA quick_check").Scan(&res); err != nil {
+		return s.fail(err)
+	}
+	if res != "ok" {
+		return &Error{s.opts.Path, ProblemCorrupt, "the integrity check failed: " + res,
+			"move the file aside and restart; a new archive is created"}
+	}
+	return nil
+}
+
+// RecordSent stores a message the bot sent through this server: chat, the
+// id SnowLuma answered, and the message param as sent (segments or a CQ
+// string).
+func (s *Store) RecordSent(ctx context.Context, chat Chat, messageID int64, message json.RawMessage) error {
+	if !s.Archived(chat) || messageID == 0 {
+		return nil
+	}
+	self := s.self()
+	ev, _ := json.Marshal(map[string]any{"post_type": "message_sent", "message_id": messageID, "user_id": self,
+		"time": s.now().Unix(), "message": message})
+	r, ok := parseMessage(ev, chat, self)
+	if !ok {
+		return nil
+	}
+	r.Own, r.Sender = true, "bot"
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := s.insert(ctx, tx, []Record{r})
+		return err
+	})
+}
+
+// write runs f in a transaction, recording a failure.
+func (s *Store) write(ctx context.Context, f func(*sql.Tx) error) error {
+	if e := s.Err(); e != nil {
+		return e
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.fail(err)
+	}
+	err = f(tx)
+	if err == nil {
+		err = tx.Commit()
+	} else {
+		tx.Rollback()
+	}
+	if err != nil {
+		// Chats created in the rolled-back transaction are gone again.
+		s.mu.Lock()
+		s.chats = map[Chat]int64{}
+		s.mu.Unlock()
+		s.loadChats(ctx)
+	}
+	return s.fail(err)
+}
+
+// chatID returns c's row, creating it. New chats start with nothing
+// undelivered before the current second (the channel had no chance at
+// those).
+func (s *Store) chatID(ctx context.Context, tx *sql.Tx, c Chat) (int64, error) {
+	s.mu.Lock()
+	id, ok := s.chats[c]
+	s.mu.Unlock()
+	if ok {
+		return id, nil
+	}
+	err := tx.QueryRowContext(ctx, `INSERT INTO chats (grp, peer, pushed_key) VALUES (?, ?, ?)
+		ON CONFLICT (grp, peer) DO UPDATE SET grp = grp RETURNING id`, c.Group, c.ID, keyOf(s.now().Unix())-1).Scan(&id)
+	if err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	s.chats[c] = id
+	s.mu.Unlock()
+	return id, nil
+}
+
+// insert stores recs, skipping those already held; keys[i] is the key
+// recs[i] was stored under, 0 when it was held already.
+func (s *Store) insert(ctx context.Context, tx *sql.Tx, recs []Record) ([]int64, error) {
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	keys := make([]int64, len(recs))
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO messages (id, chat, msg, user, sender, text, reply, recalled, own)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (chat, msg) DO NOTHING`)
+	if err != nil {
+		return nil, err
+	}
+	defer ins.Close()
+	idx, err := tx.PrepareContext(ctx, `INSERT INTO grams (rowid, t) VALUES (?, ?)`)
+	if err != nil {
+		return nil, err
+	}
+	defer idx.Close()
+	next, err := tx.PrepareContext(ctx, `SELECT max(id) FROM messages WHERE id >= ? AND id < ?`)
+	if err != nil {
+		return nil, err
+	}
+	defer next.Close()
+	now := s.now().Unix()
+	for i, r := range recs {
+		chat, err := s.chatID(ctx, tx, r.Chat)
+		if err != nil {
+			return keys, err
+		}
+		t := r.Time
+		if t <= 0 || t > now+86400 {
+			t = now
+		}
+		// The low bits order the messages of one second as they were
+		// stored; a message already held is left as it is.
+		var top sql.NullInt64
+		if err := next.QueryRowContext(ctx, keyOf(t), keyOf(t+1)).Scan(&top); err != nil {
+			return keys, err
+		}
+		key := keyOf(t)
+		if top.Valid {
+			key = top.Int64 + 1
+		}
+		if key >= keyOf(t+1) {
+			key = keyOf(t+1) - 1 // four million in one second: the last slot is reused below
+		}
+		res, err := ins.ExecContext(ctx, key, chat, r.MessageID, r.UserID, r.Sender, r.Text, r.ReplyTo, r.Recalled, r.Own)
+		if err != nil {
+			return keys, err
+		}
+		if k, _ := res.RowsAffected(); k == 1 {
+			keys[i] = key
+			if tokens := indexTokens(r.Text); tokens != "" {
+				if _, err := idx.ExecContext(ctx, key, tokens); err != nil {
+					return keys, err
+				}
+			}
+		}
+	}
+	return keys, nil
+}
+
+// recall marks a held message recalled and, unless KeepRecalled, removes
+// its text from the file and the index.
+func (s *Store) recall(ctx context.Context, tx *sql.Tx, c Chat, msg int64) error {
+	chat, err := s.chatID(ctx, tx, c)
+	if err != nil {
+		return err
+	}
+	var key int64
+	err = tx.QueryRowContext(ctx, `SELECT id FROM messages WHERE chat = ? AND msg = ?`, chat, msg).Scan(&key)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if s.opts.KeepRecalled {
+		_, err = tx.ExecContext(ctx, `UPDATE messages SET recalled = 1 WHERE id = ?`, key)
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE messages SET recalled = 1, text = '' WHERE id = ?`, key); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `DELETE FROM grams WHERE rowid = ?`, key)
+	return err
+}
+
+// SetName records a chat's name (a group's name, a friend's remark or
+// nickname).
+func (s *Store) SetName(ctx context.Context, c Chat, name string) error {
+	if !s.Archived(c) {
+		return nil
+	}
+	name = qqmsg.Clean(name, false)
+	return s.write(ctx, func(tx *sql.Tx) error {
+		id, err := s.chatID(ctx, tx, c)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE chats SET name = ? WHERE id = ? AND name != ?`, name, id, name)
+		return err
+	})
+}
+
+const messageColumns = `m.id, m.msg, c.grp, c.peer, m.user, m.sender, m.text, m.reply, m.recalled, m.own`
+
+func (s *Store) scanMessages(rows *sql.Rows) ([]Message, error) {
+	defer rows.Close()
+	var out []Message
+	for rows.Next() {
+		var m Message
+		var grp bool
+		var peer int64
+		if err := rows.Scan(&m.key, &m.MessageID, &grp, &peer, &m.UserID, &m.Sender, &m.Text, &m.ReplyTo, &m.Recalled, &m.Own); err != nil {
+			return nil, err
+		}
+		m.Chat = ChatKey(Chat{grp, peer})
+		if grp {
+			m.GroupID = peer
+		}
+		m.Time = s.stamp(timeOf(m.key))
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// readableChats returns the SQL condition that keeps reads inside the
+// allowlists ("" when every chat is readable) and its arguments.
+func (s *Store) readableChats() (string, []any) {
+	if s.opts.Allowed == nil {
+		return "", nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []string
+	all := true
+	for c, id := range s.chats {
+		if s.opts.Allowed(c.Group, c.ID) {
+			ids = append(ids, strconv.FormatInt(id, 10))
+		} else {
+			all = false
+		}
+	}
+	if all {
+		return "", nil
+	}
+	return " AND m.chat IN (" + strings.Join(append(ids, "-1"), ",") + ")", nil
+}
+
+func (s *Store) search(ctx context.Context, q Query) (msgs []Message, next string, err error) {
+	if e := s.Err(); e != nil {
+		return nil, "", e
+	}
+	match := matchQuery(q.Text, q.Any)
+	if match == "" {
+		return nil, "", ErrEmptyQuery
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = DefaultSearch
+	}
+	limit = min(limit, MaxSearch)
+	sqlText := `SELECT ` + messageColumns + ` FROM grams g JOIN messages m ON m.id = g.rowid JOIN chats c ON c.id = m.chat WHERE grams MATCH ?`
+	args := []any{match}
+	if q.Cursor != "" {
+		k, err := strconv.ParseInt(q.Cursor, 36, 64)
+		if err != nil || k <= 0 {
+			return nil, "", ErrCursor
+		}
+		sqlText += ` AND g.rowid < ?`
+		args = append(args, k)
+	}
+	if !q.Since.IsZero() {
+		sqlText += ` AND g.rowid >= ?`
+		args = append(args, keyOf(q.Since.Unix()))
+	}
+	if !q.Until.IsZero() {
+		sqlText += ` AND g.rowid < ?`
+		args = append(args, keyOf(q.Until.Unix()+1))
+	}
+	if q.Chat != nil {
+		id, ok := s.lookup(*q.Chat)
+		if !ok || !s.Readable(*q.Chat) {
+			return nil, "", nil
+		}
+		sqlText += ` AND m.chat = ?`
+		args = append(args, id)
+	}
+	if q.UserID != 0 {
+		sqlText += ` AND (m.user = ? OR (c.grp = 0 AND c.peer = ?))`
+		args = append(args, q.UserID, q.UserID)
+	}
+	cond, _ := s.readableChats()
+	sqlText += cond + ` ORDER BY g.rowid DESC LIMIT ?`
+	args = append(args, limit+1)
+	rows, err := s.db.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return nil, "", s.fail(err)
+	}
+	msgs, err = s.scanMessages(rows)
+	if err != nil {
+		return nil, "", s.fail(err)
+	}
+	if len(msgs) > limit {
+		msgs = msgs[:limit]
+		next = strconv.FormatInt(msgs[limit-1].key, 36)
+	}
+	return msgs, next, nil
+}
+
+// Read returns up to limit messages of chat: the newest without a position,
+// those after after, those before before, or those around around (half
+// before, the rest from it on).
+func (s *Store) Read(ctx context.Context, chat Chat, before, after, around *Position, limit int) (Window, error) {
+	if e := s.Err(); e != nil {
+		return Window{}, e
+	}
+	id, ok := s.lookup(chat)
+	if !ok || !s.Readable(chat) {
+		return Window{}, ErrNoChat
+	}
+	if limit <= 0 {
+		limit = DefaultRead
+	}
+	limit = min(limit, MaxRead)
+	keyOfPos := func(p *Position, atOrAfter bool) (int64, error) {
+		if p.MessageID != 0 {
+			var k int64
+			err := s.db.QueryRowContext(ctx, `SELECT id FROM messages WHERE chat = ? AND msg = ?`, id, p.MessageID).Scan(&k)
+			if errors.Is(err, sql.ErrNoRows) {
+				return 0, ErrNoMessage
+			}
+			return k, err
+		}
+		return keyOf(p.Time.Unix()), nil
+	}
+	q := `SELECT ` + messageColumns + ` FROM messages m JOIN chats c ON c.id = m.chat WHERE m.chat = ?`
+	var msgs []Message
+	var err error
+	query := func(cond string, order string, n int, args ...any) ([]Message, error) {
+		rows, err := s.db.QueryContext(ctx, q+cond+` ORDER BY m.id `+order+` LIMIT ?`, append(append([]any{id}, args...), n)...)
+		if err != nil {
+			return nil, err
+		}
+		return s.scanMessages(rows)
+	}
+	reverse := func(ms []Message) {
+		for i, j := 0, len(ms)-1; i < j; i, j = i+1, j-1 {
+			ms[i], ms[j] = ms[j], ms[i]
+		}
+	}
+	switch {
+	case around.set():
+		k, err2 := keyOfPos(around, true)
+		if err2 != nil {
+			return Window{}, s.readErr(err2)
+		}
+		var older []Message
+		if older, err = query(` AND m.id < ?`, "DESC", limit/2, k); err == nil {
+			reverse(older)
+			var newer []Message
+			newer, err = query(` AND m.id >= ?`, "ASC", limit-len(older), k)
+			msgs = append(older, newer...)
+		}
+	case after.set():
+		k, err2 := keyOfPos(after, true)
+		if err2 != nil {
+			return Window{}, s.readErr(err2)
+		}
+		if after.MessageID == 0 {
+			k-- // a time includes its own second
+		}
+		lim := limit
+		cond, args := ` AND m.id > ?`, []any{k}
+		if before.set() {
+			kb, err2 := keyOfPos(before, false)
+			if err2 != nil {
+				return Window{}, s.readErr(err2)
+			}
+			cond += ` AND m.id < ?`
+			args = append(args, kb)
+		}
+		msgs, err = query(cond, "ASC", lim, args...)
+	case before.set():
+		k, err2 := keyOfPos(before, false)
+		if err2 != nil {
+			return Window{}, s.readErr(err2)
+		}
+		msgs, err = query(` AND m.id < ?`, "DESC", limit, k)
+		reverse(msgs)
+	default:
+		msgs, err = query(``, "DESC", limit)
+		reverse(msgs)
+	}
+	if err != nil {
+		return Window{}, s.fail(err)
+	}
+	w := Window{Messages: msgs}
+	if w.Messages == nil {
+		w.Messages = []Message{}
+	}
+	if len(msgs) > 0 {
+		first, last := msgs[0].key, msgs[len(msgs)-1].key
+		err = s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE chat = ? AND id < ?), EXISTS (SELECT 1 FROM messages WHERE chat = ? AND id > ?)`,
+			id, first, id, last).Scan(&w.MoreBefore, &w.MoreAfter)
+		if err != nil {
+			return Window{}, s.fail(err)
+		}
+		lo, hi := first, last
+		if !w.MoreBefore {
+			lo = 0
+		}
+		if !w.MoreAfter {
+			hi = 1<<62 - 1
+		}
+		if w.Gaps, err = s.gaps(ctx, id, lo, hi); err != nil {
+			return Window{}, s.fail(err)
+		}
+	}
+	return w, nil
+}
+
+func (s *Store) readErr(err error) error {
+	if errors.Is(err, ErrNoMessage) {
+		return err
+	}
+	return s.fail(err)
+}
+
+// gaps lists the gap markers of chat that overlap the keys [lo, hi].
+func (s *Store) gaps(ctx context.Context, chat, lo, hi int64) ([]Gap, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT after_key, before_key FROM gaps WHERE chat = ? AND before_key >= ? AND after_key <= ? ORDER BY after_key`, chat, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Gap
+	for rows.Next() {
+		var a, b int64
+		if err := rows.Scan(&a, &b); err != nil {
+			return nil, err
+		}
+		g := Gap{From: s.stamp(timeOf(a)), Until: s.stamp(timeOf(b))}
+		g.Note = fmt.Sprintf("messages between %s and %s may be missing: SnowLuma's history did not reach back that far", g.From, g.Until)
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+// Chats lists the archived chats the allowlists let a reader see, the
+// most recently active first; unreadOnly keeps those with unread messages.
+func (s *Store) Chats(ctx context.Context, unreadOnly bool) ([]ChatInfo, error) {
+	if e := s.Err(); e != nil {
+		return nil, e
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT c.grp, c.peer, c.name,
+		(SELECT max(id) FROM messages WHERE chat = c.id),
+		(SELECT count(*) FROM (SELECT 1 FROM messages WHERE chat = c.id AND id > c.read_key AND own = 0 LIMIT ?)),
+		(SELECT count(*) FROM messages WHERE chat = c.id)
+		FROM chats c`, maxUnreadCounts)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	defer rows.Close()
+	var out []ChatInfo
+	var newest []int64
+	for rows.Next() {
+		var c Chat
+		var name string
+		var top sql.NullInt64
+		var info ChatInfo
+		if err := rows.Scan(&c.Group, &c.ID, &name, &top, &info.Unread, &info.Messages); err != nil {
+			return nil, s.fail(err)
+		}
+		if !s.Readable(c) || (unreadOnly && info.Unread == 0) {
+			continue
+		}
+		info.Chat, info.Name = ChatKey(c), name
+		if c.Group {
+			info.GroupID = c.ID
+		} else {
+			info.UserID = c.ID
+		}
+		if top.Valid {
+			info.Newest = s.stamp(timeOf(top.Int64))
+		}
+		out = append(out, info)
+		newest = append(newest, top.Int64)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail(err)
+	}
+	// Most recently active first.
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	sortByDesc(idx, newest)
+	sorted := make([]ChatInfo, len(out))
+	for i, j := range idx {
+		sorted[i] = out[j]
+	}
+	return sorted, nil
+}
+
+func sortByDesc(idx []int, by []int64) {
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && by[idx[j]] > by[idx[j-1]]; j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+}
+
+// MarkRead marks chat read up to message msg (the newest when 0). It
+// returns the unread count left.
+func (s *Store) MarkRead(ctx context.Context, chat Chat, msg int64) (int64, error) {
+	id, ok := s.lookup(chat)
+	if !ok || !s.Readable(chat) {
+		return 0, ErrNoChat
+	}
+	var left int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var k sql.NullInt64
+		var err error
+		if msg != 0 {
+			err = tx.QueryRowContext(ctx, `SELECT id FROM messages WHERE chat = ? AND msg = ?`, id, msg).Scan(&k)
+			if errors.Is(err, sql.ErrNoRows) {
+				return ErrNoMessage
+			}
+		} else {
+			err = tx.QueryRowContext(ctx, `SELECT max(id) FROM messages WHERE chat = ?`, id).Scan(&k)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE chats SET read_key = ? WHERE id = ?`, k.Int64, id); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE chat = ? AND id > ? AND own = 0`, id, k.Int64).Scan(&left)
+	})
+	if errors.Is(err, ErrNoMessage) {
+		return 0, ErrNoMessage
+	}
+	return left, err
+}
+
+// Undelivered lists, for each chat that keep selects, the messages others
+// wrote that the channel has not pushed.
+func (s *Store) Undelivered(ctx context.Context, keep func(Chat) bool) ([]Undelivered, error) {
+	if e := s.Err(); e != nil {
+		return nil, e
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, grp, peer, pushed_key FROM chats`)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	type row struct {
+		id, pushed int64
+		c          Chat
+	}
+	var chats []row
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.c.Group, &r.c.ID, &r.pushed); err != nil {
+			rows.Close()
+			return nil, s.fail(err)
+		}
+		if keep(r.c) && s.Readable(r.c) {
+			chats = append(chats, r)
+		}
+	}
+	rows.Close()
+	var out []Undelivered
+	for _, r := range chats {
+		var u Undelivered
+		u.Chat = r.c
+		var first sql.NullInt64
+		err := s.db.QueryRowContext(ctx, `SELECT count(*), min(msg) FROM messages WHERE chat = ? AND id > ? AND own = 0`, r.id, r.pushed).Scan(&u.Count, &first)
+		if err != nil {
+			return nil, s.fail(err)
+		}
+		if u.Count == 0 {
+			continue
+		}
+		u.First = first.Int64
+		rs, err := s.db.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages m JOIN chats c ON c.id = m.chat WHERE m.chat = ? AND m.id > ? AND m.own = 0 ORDER BY m.id DESC LIMIT ?`, r.id, r.pushed, CatchUpLines)
+		if err != nil {
+			return nil, s.fail(err)
+		}
+		if u.Newest, err = s.scanMessages(rs); err != nil {
+			return nil, s.fail(err)
+		}
+		u.top = u.Newest[0].key
+		for i, j := 0, len(u.Newest)-1; i < j; i, j = i+1, j-1 {
+			u.Newest[i], u.Newest[j] = u.Newest[j], u.Newest[i]
+		}
+		// The oldest undelivered id, for the reader's after.
+		err = s.db.QueryRowContext(ctx, `SELECT msg FROM messages WHERE chat = ? AND id > ? AND own = 0 ORDER BY id LIMIT 1`, r.id, r.pushed).Scan(&u.First)
+		if err != nil {
+			return nil, s.fail(err)
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// Delivered records that the channel pushed u (a catch-up push).
+func (s *Store) Delivered(ctx context.Context, u Undelivered) error {
+	id, ok := s.lookup(u.Chat)
+	if !ok {
+		return nil
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE chats SET pushed_key = max(pushed_key, ?) WHERE id = ?`, u.top, id)
+		return err
+	})
+}
+
+// pushed is Pushed for a message the archive holds; held is false, and
+// nothing is recorded, when it does not hold msg.
+func (s *Store) pushed(ctx context.Context, chat Chat, first, msg int64) (held, behind bool, err error) {
+	id, ok := s.lookup(chat)
+	if !ok {
+		return false, false, nil
+	}
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		var k, kf sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT id FROM messages WHERE chat = ? AND msg = ?`, id, msg).Scan(&k); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil
+			}
+			return err
+		}
+		held = true
+		if err := tx.QueryRowContext(ctx, `SELECT id FROM messages WHERE chat = ? AND msg = ?`, id, first).Scan(&kf); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if kf.Valid {
+			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM messages m JOIN chats c ON c.id = m.chat WHERE m.chat = ? AND m.id > c.pushed_key AND m.id < ? AND m.own = 0)`, id, kf.Int64).Scan(&behind); err != nil {
+				return err
+			}
+			if behind {
+				return nil
+			}
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE chats SET pushed_key = max(pushed_key, ?) WHERE id = ?`, k.Int64, id)
+		return err
+	})
+	return held, behind, err
+}
+
+// closeGaps removes the gap markers of chat that the keys [lo, hi], a
+// stretch now held without a hole, cover, and shortens those it covers in
+// part.
+func (s *Store) closeGaps(ctx context.Context, chat Chat, lo, hi int64) error {
+	id, ok := s.lookup(chat)
+	if !ok || lo > hi {
+		return nil
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM gaps WHERE chat = ? AND after_key >= ? AND before_key <= ?`, id, lo, hi); err != nil {
+			return err
+		}
+		// The covered stretch holds the gap's newer end: the hole ends at lo.
+		if _, err := tx.ExecContext(ctx, `UPDATE gaps SET before_key = ? WHERE chat = ? AND after_key < ? AND before_key > ? AND before_key <= ?`, lo, id, lo, lo, hi); err != nil {
+			return err
+		}
+		// ... or its older end: the hole starts at hi.
+		_, err := tx.ExecContext(ctx, `UPDATE gaps SET after_key = ? WHERE chat = ? AND after_key >= ? AND after_key < ? AND before_key > ?`, hi, id, lo, hi, hi)
+		return err
+	})
+}
+
+// heldAmong reports whether the archive held one of recs at or before key
+// held.
+func (s *Store) heldAmong(ctx context.Context, chat Chat, recs []Record, held int64) (bool, error) {
+	if held == 0 {
+		return false, nil
+	}
+	id, ok := s.lookup(chat)
+	if !ok {
+		return false, nil
+	}
+	ids := make([]string, len(recs))
+	for i, r := range recs {
+		ids[i] = strconv.FormatInt(r.MessageID, 10)
+	}
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE chat = ? AND id <= ? AND msg IN (`+strings.Join(ids, ",")+`)`, id, held).Scan(&n)
+	if err != nil {
+		return false, s.fail(err)
+	}
+	return n > 0, nil
+}
+
+// messageAt is the message id stored under key.
+func (s *Store) messageAt(ctx context.Context, key int64) (int64, error) {
+	var msg int64
+	if err := s.db.QueryRowContext(ctx, `SELECT msg FROM messages WHERE id = ?`, key).Scan(&msg); err != nil {
+		return 0, s.fail(err)
+	}
+	return msg, nil
+}
+
+func (s *Store) keyOfMessage(ctx context.Context, chat Chat, msg int64) (int64, error) {
+	id, ok := s.lookup(chat)
+	if !ok {
+		return 0, errNoChat
+	}
+	var k int64
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM messages WHERE chat = ? AND msg = ?`, id, msg).Scan(&k)
+	return k, err
+}
+
+// addGap records that chat's messages between the keys after and before
+// may be missing.
+func (s *Store) addGap(ctx context.Context, chat Chat, after, before int64) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		id, err := s.chatID(ctx, tx, chat)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO gaps (chat, after_key, before_key) VALUES (?, ?, ?)`, id, after, before)
+		return err
+	})
+}
+
+// Prune applies the retention: messages older than Days, then the oldest
+// until the file uses at most MaxBytes. It returns how many were removed.
+func (s *Store) Prune(ctx context.Context) (int64, error) {
+	if e := s.Err(); e != nil {
+		return 0, e
+	}
+	var removed int64
+	// Deleting takes pages too (the index's tombstones): let a full file
+	// grow a little while it shrinks.
+	s.db.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", s.opts.maxPages+s.opts.maxPages/8+256))
+	defer s.db.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA max_page_count = %d", s.opts.maxPages))
+	cut := keyOf(s.now().Add(-dayDuration(s.opts.Days)).Unix())
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		n, err := deleteBelow(ctx, tx, cut)
+		removed += n
+		return err
+	})
+	if err != nil {
+		return removed, err
+	}
+	for range 1000 {
+		size, err := s.size(ctx)
+		if err != nil {
+			return removed, s.fail(err)
+		}
+		if size <= s.opts.MaxBytes {
+			break
+		}
+		var n int64
+		err = s.write(ctx, func(tx *sql.Tx) error {
+			var k sql.NullInt64
+			// The oldest thousandth of the archive, at least 100.
+			if err := tx.QueryRowContext(ctx, `SELECT id FROM messages ORDER BY id LIMIT 1 OFFSET max(100, (SELECT count(*) FROM messages) / 1000)`).Scan(&k); err != nil {
+				if errors.Is(err, sql.ErrNoRows) {
+					k.Int64 = 1 << 62
+				} else {
+					return err
+				}
+			}
+			var err error
+			n, err = deleteBelow(ctx, tx, k.Int64)
+			return err
+		})
+		removed += n
+		if err != nil {
+			return removed, err
+		}
+		if n == 0 {
+			break
+		}
+	}
+	s.mu.Lock()
+	s.stats.Pruned += removed
+	s.mu.Unlock()
+	return removed, nil
+}
+
+func deleteBelow(ctx context.Context, tx *sql.Tx, key int64) (int64, error) {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM grams WHERE rowid IN (SELECT id FROM messages WHERE id < ? AND text != '')`, key); err != nil {
+		return 0, err
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE id < ?`, key)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM gaps WHERE before_key < ?`, key); err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
