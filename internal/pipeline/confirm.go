@@ -14,9 +14,9 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/quote"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -37,13 +37,6 @@ const (
 	ConfirmField = "confirm"
 )
 
-// A Form is what a person is asked: a message and the requested schema
-// (an object of primitive fields, as MCP's form elicitation allows).
-type Form struct {
-	Message string
-	Schema  map[string]any
-}
-
 // An Answer is a person's answer to a form: accept, decline or cancel,
 // the fields, and, for a form the client never answered, why.
 type Answer struct {
@@ -63,23 +56,23 @@ const (
 // askConfirm starts a confirmation round for a call of p's action: a form
 // naming the action, its targets and its summary, with one boolean field,
 // and first, when the send gate asks (g), why it does.
-func (x *Executor) askConfirm(ctx context.Context, c *Call, p Plan, targets safety.Targets, g gateCheck) toolkit.Reply {
+func (x *Executor) askConfirm(ctx context.Context, c *Call, p Plan, targets safety.Targets, g gateCheck) outcome.Reply {
 	a := p.Action
 	if c.Client == nil || !c.Client.Forms() {
-		return x.Refused(c, p, toolkit.Fail(toolkit.KindConfirmationUnavailable,
+		return x.Refused(c, p, outcome.Fail(outcome.KindConfirmationUnavailable,
 			fmt.Sprintf("%s must be confirmed by a person (SNOWLUMA_MCP_CONFIRM=%s), and this client did not advertise form elicitation; nothing was sent", a.Name, x.safety.Confirm),
 			"use a client that supports form elicitation, or ask the operator to carry the action out"))
 	}
 	hash, err := seal.CanonicalHash(c.Args)
 	if err != nil {
-		return toolkit.Fail(toolkit.KindInvalidArguments, c.Tool+": the arguments cannot be bound to a confirmation: "+err.Error(), "send the arguments as a plain JSON object without duplicate keys")
+		return outcome.Fail(outcome.KindInvalidArguments, c.Tool+": the arguments cannot be bound to a confirmation: "+err.Error(), "send the arguments as a plain JSON object without duplicate keys")
 	}
 	state, err := x.sealer.Seal(seal.Claims{Tool: c.Tool, ArgsHash: hash, Confirm: true})
 	if errors.Is(err, seal.ErrTooManyPending) {
-		return toolkit.Fail(toolkit.KindTooManyPending, err.Error(), "answer or abandon pending forms, then call again")
+		return outcome.Fail(outcome.KindTooManyPending, err.Error(), "answer or abandon pending forms, then call again")
 	}
 	if err != nil {
-		return toolkit.Fail(toolkit.KindContinuation, "could not seal the confirmation: "+err.Error(), "try again")
+		return outcome.Fail(outcome.KindContinuation, "could not seal the confirmation: "+err.Error(), "try again")
 	}
 	act := lang.Act{Action: a.Name, Params: p.Params, Quoted: quotedMessage(ctx, x.backend.Client, a.Name, p.Params)}
 	form := confirmForm(x.lang, a, targets, act)
@@ -95,17 +88,17 @@ func (x *Executor) askConfirm(ctx context.Context, c *Call, p Plan, targets safe
 // once (or have been opened by the caller, p.Round), must be a
 // confirmation, and the person must have accepted with confirm true. Then
 // p is confirmed; otherwise the refusal is returned, with ok false.
-func (x *Executor) resume(c *Call, p *Plan) (toolkit.Reply, bool) {
+func (x *Executor) resume(c *Call, p *Plan) (outcome.Reply, bool) {
 	restart := p.Restart
 	if restart == "" {
 		restart = fmt.Sprintf("call %s again without requestState to ask again", c.Tool)
 	}
-	refuse := func(r toolkit.Reply) (toolkit.Reply, bool) { return x.Refused(c, *p, r), false }
+	refuse := func(r outcome.Reply) (outcome.Reply, bool) { return x.Refused(c, *p, r), false }
 	claims := p.Round
 	if claims == nil {
 		hash, err := seal.CanonicalHash(c.Args)
 		if err != nil {
-			return toolkit.Fail(toolkit.KindInvalidArguments, c.Tool+": the arguments cannot be bound to a confirmation: "+err.Error(), "send the arguments as a plain JSON object without duplicate keys"), false
+			return outcome.Fail(outcome.KindInvalidArguments, c.Tool+": the arguments cannot be bound to a confirmation: "+err.Error(), "send the arguments as a plain JSON object without duplicate keys"), false
 		}
 		opened, r, ok := x.Open(c, hash, restart)
 		if !ok {
@@ -114,7 +107,7 @@ func (x *Executor) resume(c *Call, p *Plan) (toolkit.Reply, bool) {
 		claims = &opened
 	}
 	if !claims.Confirm || len(claims.Missing) > 0 {
-		return refuse(toolkit.Fail(toolkit.KindContinuation, "the continuation is not a confirmation; nothing was run", restart))
+		return refuse(outcome.Fail(outcome.KindContinuation, "the continuation is not a confirmation; nothing was run", restart))
 	}
 	var ans *Answer
 	if c.Client != nil {
@@ -124,42 +117,42 @@ func (x *Executor) resume(c *Call, p *Plan) (toolkit.Reply, bool) {
 		return refuse(r)
 	}
 	p.Confirmed = true
-	return toolkit.Reply{}, true
+	return outcome.Reply{}, true
 }
 
 // Open opens the continuation c carries: sealed for c's tool and the
 // arguments whose canonical hash is hash, and usable once. Its refusal
 // (with ok false) offers restart as the next step; the caller audits it.
-func (x *Executor) Open(c *Call, hash, restart string) (seal.Claims, toolkit.Reply, bool) {
+func (x *Executor) Open(c *Call, hash, restart string) (seal.Claims, outcome.Reply, bool) {
 	state := ""
 	if c.Client != nil {
 		state = c.Client.RequestState()
 	}
 	if state == "" {
-		return seal.Claims{}, toolkit.Fail(toolkit.KindContinuation, "an answer came without its requestState; nothing was run", restart), false
+		return seal.Claims{}, outcome.Fail(outcome.KindContinuation, "an answer came without its requestState; nothing was run", restart), false
 	}
 	claims, err := x.sealer.Open(state, c.Tool, hash)
 	if err != nil {
-		return seal.Claims{}, toolkit.Fail(toolkit.KindContinuation, err.Error()+"; nothing was run", restart), false
+		return seal.Claims{}, outcome.Fail(outcome.KindContinuation, err.Error()+"; nothing was run", restart), false
 	}
-	return claims, toolkit.Reply{}, true
+	return claims, outcome.Reply{}, true
 }
 
 // CheckUnanswered reports a form the client never answered.
-func CheckUnanswered(ans *Answer, restart string) (toolkit.Reply, bool) {
+func CheckUnanswered(ans *Answer, restart string) (outcome.Reply, bool) {
 	switch ans.Unanswered {
 	case Expired:
-		return toolkit.Fail(toolkit.KindContinuation, "the form was not answered before the continuation expired; nothing was run", restart), true
+		return outcome.Fail(outcome.KindContinuation, "the form was not answered before the continuation expired; nothing was run", restart), true
 	case Cancelled:
-		return toolkit.Fail(toolkit.KindCancelled, "the call was cancelled while its form was open; nothing was run", restart), true
+		return outcome.Fail(outcome.KindCancelled, "the call was cancelled while its form was open; nothing was run", restart), true
 	}
-	return toolkit.Reply{}, false
+	return outcome.Reply{}, false
 }
 
 // ExtraFields refuses an accepted form answer holding a field the form
 // did not ask for (fields lists those it did): what the person saw and
 // answered is not what came back.
-func ExtraFields(content map[string]any, restart string, fields ...string) (toolkit.Reply, bool) {
+func ExtraFields(content map[string]any, restart string, fields ...string) (outcome.Reply, bool) {
 	var extra []string
 	for _, k := range slices.Sorted(maps.Keys(content)) {
 		if !slices.Contains(fields, k) {
@@ -167,12 +160,12 @@ func ExtraFields(content map[string]any, restart string, fields ...string) (tool
 		}
 	}
 	if extra == nil {
-		return toolkit.Reply{}, true
+		return outcome.Reply{}, true
 	}
 	if len(extra) > 5 {
 		extra = append(extra[:5], "…")
 	}
-	return toolkit.Fail(toolkit.KindInvalidAnswer, fmt.Sprintf("the answer has field(s) %s that the form did not ask for (it asked for %s only); nothing was run",
+	return outcome.Fail(outcome.KindInvalidAnswer, fmt.Sprintf("the answer has field(s) %s that the form did not ask for (it asked for %s only); nothing was run",
 		strings.Join(extra, ", "), strings.Join(fields, " and ")), restart), false
 }
 
@@ -180,9 +173,9 @@ func ExtraFields(content map[string]any, restart string, fields ...string) (tool
 // confirmation of a. withAction says whether the form's action (accept,
 // decline, cancel) and its fields are still to be judged here; a form
 // that asked for more than confirm has had them judged by its caller.
-func CheckConfirm(a *catalog.Action, ans *Answer, withAction bool, restart string) (toolkit.Reply, bool) {
+func CheckConfirm(a *catalog.Action, ans *Answer, withAction bool, restart string) (outcome.Reply, bool) {
 	if ans == nil {
-		return toolkit.Fail(toolkit.KindInvalidAnswer, "the continuation came back without an answer to the confirmation; nothing was run", restart), false
+		return outcome.Fail(outcome.KindInvalidAnswer, "the continuation came back without an answer to the confirmation; nothing was run", restart), false
 	}
 	if r, ok := CheckUnanswered(ans, restart); ok {
 		return r, false
@@ -191,11 +184,11 @@ func CheckConfirm(a *catalog.Action, ans *Answer, withAction bool, restart strin
 		switch ans.Action {
 		case "accept":
 		case "decline":
-			return toolkit.Fail(toolkit.KindDeclined, "the person declined to run "+a.Name+"; nothing was run", "do not repeat the action unless the person asks for it"), false
+			return outcome.Fail(outcome.KindDeclined, "the person declined to run "+a.Name+"; nothing was run", "do not repeat the action unless the person asks for it"), false
 		case "cancel":
-			return toolkit.Fail(toolkit.KindCancelled, "the person cancelled the confirmation of "+a.Name+"; nothing was run", restart), false
+			return outcome.Fail(outcome.KindCancelled, "the person cancelled the confirmation of "+a.Name+"; nothing was run", restart), false
 		default:
-			return toolkit.Fail(toolkit.KindInvalidAnswer, fmt.Sprintf("the confirmation's answer has action %q; nothing was run", ans.Action), restart), false
+			return outcome.Fail(outcome.KindInvalidAnswer, fmt.Sprintf("the confirmation's answer has action %q; nothing was run", ans.Action), restart), false
 		}
 		if r, ok := ExtraFields(ans.Content, restart, ConfirmField); !ok {
 			return r, false
@@ -205,11 +198,11 @@ func CheckConfirm(a *catalog.Action, ans *Answer, withAction bool, restart strin
 	yes, isBool := v.(bool)
 	switch {
 	case !present || !isBool:
-		return toolkit.Fail(toolkit.KindInvalidAnswer, "the answer has no boolean "+ConfirmField+"; nothing was run", restart), false
+		return outcome.Fail(outcome.KindInvalidAnswer, "the answer has no boolean "+ConfirmField+"; nothing was run", restart), false
 	case !yes:
-		return toolkit.Fail(toolkit.KindNotConfirmed, "the person answered confirm false for "+a.Name+"; nothing was run", "do not repeat the action unless the person asks for it"), false
+		return outcome.Fail(outcome.KindNotConfirmed, "the person answered confirm false for "+a.Name+"; nothing was run", "do not repeat the action unless the person asks for it"), false
 	}
-	return toolkit.Reply{}, true
+	return outcome.Reply{}, true
 }
 
 // confirmText is the question put to the person, in their language: the
@@ -272,8 +265,8 @@ func ConfirmProperty(l lang.Lang) map[string]any {
 	}
 }
 
-func confirmForm(l lang.Lang, a *catalog.Action, t safety.Targets, act lang.Act) Form {
-	return Form{
+func confirmForm(l lang.Lang, a *catalog.Action, t safety.Targets, act lang.Act) outcome.Form {
+	return outcome.Form{
 		Message: confirmText(l, a, t, act),
 		Schema: map[string]any{
 			"type":       "object",

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/snowluma/snowluma-mcp/catalog"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/validate"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -21,7 +21,7 @@ import (
 // InvalidParams reports params that fail the action's catalog schema. The
 // next step is to fix them; turning the check off is offered only where the
 // catalog itself may be behind the connected SnowLuma (see newerMayAccept).
-func InvalidParams(a *catalog.Action, errs []validate.FieldError) toolkit.Reply {
+func InvalidParams(a *catalog.Action, errs []validate.FieldError) outcome.Reply {
 	parts := make([]string, len(errs))
 	for i, e := range errs {
 		parts[i] = "params" + e.String()
@@ -31,7 +31,7 @@ func InvalidParams(a *catalog.Action, errs []validate.FieldError) toolkit.Reply 
 		next += "; " + why + ", so if the connected SnowLuma is newer than the catalog's " + catalog.Version +
 			", SNOWLUMA_MCP_VALIDATE_PARAMS=false sends params unchecked"
 	}
-	return toolkit.Fail(toolkit.KindInvalidParams,
+	return outcome.Fail(outcome.KindInvalidParams,
 		fmt.Sprintf("%s: %s; nothing was sent", a.Name, strings.Join(parts, "; ")), next)
 }
 
@@ -62,12 +62,12 @@ func newerMayAccept(a *catalog.Action, errs []validate.FieldError) string {
 }
 
 // rateLimited refuses a send the pacer holds back for d.
-func rateLimited(a *catalog.Action, d time.Duration) toolkit.Reply {
+func rateLimited(a *catalog.Action, d time.Duration) outcome.Reply {
 	ms := max(d.Milliseconds(), 1)
 	if time.Duration(ms)*time.Millisecond < d {
 		ms++ // round up: retrying at retry_after_ms must succeed
 	}
-	r := toolkit.Fail(toolkit.KindRateLimited,
+	r := outcome.Fail(outcome.KindRateLimited,
 		fmt.Sprintf("%s was refused to pace message sends (SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS per target, SNOWLUMA_MCP_SEND_PER_MINUTE in all); nothing was sent", a.Name),
 		"wait diagnostics.retry_after_ms milliseconds before sending again; do not send in a tight loop")
 	r.Diag.RetryAfterMS = ms
@@ -77,21 +77,21 @@ func rateLimited(a *catalog.Action, d time.Duration) toolkit.Reply {
 // judge turns a OneBot envelope into a reply: success only when SnowLuma
 // confirms it; an asynchronous acknowledgement or an envelope that confirms
 // nothing is unknown; anything else is a business failure returned as data.
-func judge(envelope json.RawMessage, status string, retcode json.Number) toolkit.Reply {
-	r := toolkit.Reply{Result: envelope}
+func judge(envelope json.RawMessage, status string, retcode json.Number) outcome.Reply {
+	r := outcome.Reply{Result: envelope}
 	switch {
 	case status == "ok" && retcode == "0":
-		r.Diag = toolkit.Diagnostics{Outcome: toolkit.OutcomeSuccess}
+		r.Diag = outcome.Diagnostics{Outcome: outcome.OutcomeSuccess}
 	case status == "async":
-		r.Diag = toolkit.Diagnostics{Outcome: toolkit.OutcomeUnknown, Kind: toolkit.KindUnconfirmed,
+		r.Diag = outcome.Diagnostics{Outcome: outcome.OutcomeUnknown, Kind: outcome.KindUnconfirmed,
 			Message:  "SnowLuma acknowledged the action without confirming it was carried out",
 			NextStep: "check its effect (for example with a read-only action) before repeating it"}
 	case status == "failed" || (retcode != "" && retcode != "0"):
-		r.Diag = toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: toolkit.KindBusiness,
+		r.Diag = outcome.Diagnostics{Outcome: outcome.OutcomeFailed, Kind: outcome.KindBusiness,
 			Message:  businessMessage(envelope, retcode),
 			NextStep: "read result.wording and result.retcode; fix the params or the account state, then call again"}
 	default:
-		r.Diag = toolkit.Diagnostics{Outcome: toolkit.OutcomeUnknown, Kind: toolkit.KindUnconfirmed,
+		r.Diag = outcome.Diagnostics{Outcome: outcome.OutcomeUnknown, Kind: outcome.KindUnconfirmed,
 			Message:  "the answer does not confirm success (no status ok with retcode 0)",
 			NextStep: "inspect result and check the action's effect before repeating it"}
 	}
@@ -148,45 +148,45 @@ const bodyLimitStep = "make the params smaller (split a long message; send a fil
 // again; stream replaces it for a stream, whose failure of that kind has
 // another cause. A step with stream alone is one only streams report.
 type failureStep struct {
-	kind               toolkit.Kind
+	kind               outcome.Kind
 	next, read, stream string
 }
 
 // failureSteps is the one table from transfer failures to tool failures.
 var failureSteps = map[transfer.Kind]failureStep{
-	transfer.KindUnauthorized: {kind: toolkit.KindUnauthorized, next: "set SNOWLUMA_MCP_TOKEN to SnowLuma's access token and restart the server"},
-	transfer.KindTimeout: {kind: toolkit.KindTimeout,
+	transfer.KindUnauthorized: {kind: outcome.KindUnauthorized, next: "set SNOWLUMA_MCP_TOKEN to SnowLuma's access token and restart the server"},
+	transfer.KindTimeout: {kind: outcome.KindTimeout,
 		next:   "SnowLuma may still carry the action out: check its effect before repeating; raise SNOWLUMA_MCP_TIMEOUT_MS for slow actions",
 		read:   "the action only reads, so calling it again is safe; if SnowLuma is slow to answer it, raise SNOWLUMA_MCP_TIMEOUT_MS",
 		stream: "SnowLuma stopped sending or answering: check that it is running; raise SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS (or _CONNECT_TIMEOUT_MS) if it is merely slow"},
-	transfer.KindCancelled: {kind: toolkit.KindCancelled,
+	transfer.KindCancelled: {kind: outcome.KindCancelled,
 		next: "the call was cancelled; SnowLuma may already have carried it out, so check before repeating",
 		read: "the call was cancelled; the action only reads, so calling it again is safe"},
-	transfer.KindProtocol: {kind: toolkit.KindProtocol, next: "check that SNOWLUMA_MCP_ENDPOINT points at SnowLuma's OneBot HTTP endpoint"},
-	transfer.KindTooLarge: {kind: toolkit.KindTooLarge,
+	transfer.KindProtocol: {kind: outcome.KindProtocol, next: "check that SNOWLUMA_MCP_ENDPOINT points at SnowLuma's OneBot HTTP endpoint"},
+	transfer.KindTooLarge: {kind: outcome.KindTooLarge,
 		next:   "narrow the request so that the answer is smaller",
 		stream: "the file is larger than SNOWLUMA_MCP_MAX_FILE_BYTES allows: raise it and restart the server, or transfer a smaller file"},
-	transfer.KindStreamFailed: {kind: toolkit.KindStreamFailed, next: "the transfer broke off; check SnowLuma's logs and try again"},
-	transfer.KindTransport:    {kind: toolkit.KindTransport, next: "check that SnowLuma is running and reachable at SNOWLUMA_MCP_ENDPOINT"},
-	transfer.KindBusy:         {kind: toolkit.KindBusy, stream: "wait for a running transfer to finish and call again, or raise SNOWLUMA_MCP_MAX_STREAMS and restart the server"},
-	transfer.KindQuota:        {kind: toolkit.KindQuota, stream: "delete files you no longer need from the download directory (get_runtime_info shows it), or raise SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES and restart the server"},
-	transfer.KindPathRefused:  {kind: toolkit.KindPathRefused, stream: "give the absolute path of a regular, readable file inside SNOWLUMA_MCP_UPLOAD_ROOT (get_runtime_info shows it); copy the file there first if needed"},
-	transfer.KindLocalIO:      {kind: toolkit.KindLocalIO, stream: "check the MCP host's disk (free space, permissions) and call again"},
+	transfer.KindStreamFailed: {kind: outcome.KindStreamFailed, next: "the transfer broke off; check SnowLuma's logs and try again"},
+	transfer.KindTransport:    {kind: outcome.KindTransport, next: "check that SnowLuma is running and reachable at SNOWLUMA_MCP_ENDPOINT"},
+	transfer.KindBusy:         {kind: outcome.KindBusy, stream: "wait for a running transfer to finish and call again, or raise SNOWLUMA_MCP_MAX_STREAMS and restart the server"},
+	transfer.KindQuota:        {kind: outcome.KindQuota, stream: "delete files you no longer need from the download directory (get_runtime_info shows it), or raise SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES and restart the server"},
+	transfer.KindPathRefused:  {kind: outcome.KindPathRefused, stream: "give the absolute path of a regular, readable file inside SNOWLUMA_MCP_UPLOAD_ROOT (get_runtime_info shows it); copy the file there first if needed"},
+	transfer.KindLocalIO:      {kind: outcome.KindLocalIO, stream: "check the MCP host's disk (free space, permissions) and call again"},
 }
 
 // failure reports a call (stream false) or a stream (stream true) that
 // produced no usable answer, by failureSteps. readOnly is the action's
 // flag. A request over the body limit is told how to fit it.
-func failure(err error, readOnly, stream bool) toolkit.Reply {
+func failure(err error, readOnly, stream bool) outcome.Reply {
 	transport := failureSteps[transfer.KindTransport]
 	var te *transfer.Error
 	if !errors.As(err, &te) {
-		return toolkit.Fail(toolkit.KindTransport, "the call to SnowLuma failed: "+err.Error(), transport.next)
+		return outcome.Fail(outcome.KindTransport, "the call to SnowLuma failed: "+err.Error(), transport.next)
 	}
 	f, known := failureSteps[te.Kind]
 	tooBig := transfer.RequestTooLarge(err)
 	if stream && known && f.stream != "" && !tooBig {
-		return toolkit.Fail(f.kind, te.Error(), f.stream)
+		return outcome.Fail(f.kind, te.Error(), f.stream)
 	}
 	if !known || f.next == "" {
 		f = transport
@@ -198,5 +198,5 @@ func failure(err error, readOnly, stream bool) toolkit.Reply {
 	if readOnly && f.read != "" {
 		next = f.read
 	}
-	return toolkit.Fail(f.kind, te.Error(), next)
+	return outcome.Fail(f.kind, te.Error(), next)
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -23,7 +23,7 @@ func TestTransportFailureReadOnly(t *testing.T) {
 		if !strings.Contains(write.NextStep, "may") || strings.Contains(write.NextStep, "only reads") {
 			t.Errorf("%s of a write: %q", kind, write.NextStep)
 		}
-		if read.Kind != write.Kind || read.Kind != toolkit.Kind(kind) {
+		if read.Kind != write.Kind || read.Kind != outcome.Kind(kind) {
 			t.Errorf("%s: kinds %s and %s", kind, read.Kind, write.Kind)
 		}
 	}
@@ -40,14 +40,14 @@ func TestTransportFailureReadOnly(t *testing.T) {
 // either way.
 func TestFailureStepsOfStreams(t *testing.T) {
 	timeout := &transfer.Error{Kind: transfer.KindTimeout, Op: "download_file_stream", Err: context.DeadlineExceeded}
-	if d := failure(timeout, true, true).Diag; d.Kind != toolkit.KindTimeout || !strings.Contains(d.NextStep, "STREAM_IDLE_TIMEOUT_MS") {
+	if d := failure(timeout, true, true).Diag; d.Kind != outcome.KindTimeout || !strings.Contains(d.NextStep, "STREAM_IDLE_TIMEOUT_MS") {
 		t.Errorf("stream timeout: %+v", d)
 	}
 	busy := &transfer.Error{Kind: transfer.KindBusy, Op: "download_file_stream"}
-	if d := failure(busy, false, true).Diag; d.Kind != toolkit.KindBusy || !strings.Contains(d.NextStep, "MAX_STREAMS") {
+	if d := failure(busy, false, true).Diag; d.Kind != outcome.KindBusy || !strings.Contains(d.NextStep, "MAX_STREAMS") {
 		t.Errorf("stream busy: %+v", d)
 	}
-	if d := failure(busy, false, false).Diag; d.Kind != toolkit.KindTransport {
+	if d := failure(busy, false, false).Diag; d.Kind != outcome.KindTransport {
 		t.Errorf("busy outside a stream: %+v", d)
 	}
 }

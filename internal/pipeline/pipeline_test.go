@@ -12,15 +12,14 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
 // TestImports: the pipeline knows no MCP and no adapter. Its own files
-// import neither the go-sdk nor a package of internal/server but the tool
-// framework's result vocabulary (toolkit.Reply and the failure kinds).
+// import neither the go-sdk nor a package of internal/server.
 func TestImports(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
@@ -39,7 +38,7 @@ func TestImports(t *testing.T) {
 			switch {
 			case strings.HasPrefix(path, "github.com/modelcontextprotocol/"):
 				t.Errorf("%s imports the go-sdk (%s)", name, path)
-			case strings.Contains(path, "/internal/server") && path != "github.com/snowluma/snowluma-mcp/internal/server/toolkit":
+			case strings.Contains(path, "/internal/server"):
 				t.Errorf("%s imports an adapter package (%s)", name, path)
 			}
 		}
@@ -65,13 +64,13 @@ func TestRead(t *testing.T) {
 	c := &Call{Tool: "test"}
 
 	r := x.Read(context.Background(), c, "get_status", nil)
-	if r.Diag.Outcome != toolkit.OutcomeSuccess || !strings.Contains(string(r.Result.(json.RawMessage)), `"online":true`) {
+	if r.Diag.Outcome != outcome.OutcomeSuccess || !strings.Contains(string(r.Result.(json.RawMessage)), `"online":true`) {
 		t.Errorf("get_status: %+v", r)
 	}
-	for action, kind := range map[string]toolkit.Kind{
-		"get_cookies":    toolkit.KindSensitive, // the default policy denies credentials
-		"send_group_msg": toolkit.KindInternal,
-		"drop_database":  toolkit.KindInternal,
+	for action, kind := range map[string]outcome.Kind{
+		"get_cookies":    outcome.KindSensitive, // the default policy denies credentials
+		"send_group_msg": outcome.KindInternal,
+		"drop_database":  outcome.KindInternal,
 	} {
 		if r := x.Read(context.Background(), c, action, json.RawMessage(`{"group_id":1,"message":"hi"}`)); r.Diag.Kind != kind || !r.IsError {
 			t.Errorf("%s: %+v", action, r.Diag)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
@@ -79,7 +79,7 @@ func (x *Executor) untrustedMode() untrusted.Mode {
 // it (g.ask), or the refusal (ok false). It sets p.gate for the audit
 // line. A read, a call without a client connection (the channel's own
 // prompts) and SNOWLUMA_MCP_UNTRUSTED_SENDS=off pass untouched.
-func (x *Executor) judgeUntrusted(c *Call, p *Plan) (g gateCheck, r toolkit.Reply, ok bool) {
+func (x *Executor) judgeUntrusted(c *Call, p *Plan) (g gateCheck, r outcome.Reply, ok bool) {
 	a := p.Action
 	seen := x.seen(c)
 	if a.ReadOnly || x.untrustedMode() == untrusted.ModeOff || seen == nil {
@@ -87,7 +87,7 @@ func (x *Executor) judgeUntrusted(c *Call, p *Plan) (g gateCheck, r toolkit.Repl
 	}
 	var err error
 	if g.w, err = untrusted.ReadWrite(a, p.Params, p.InputFile); err != nil {
-		return g, toolkit.Fail(toolkit.KindInvalidParams, a.Name+": "+err.Error()+"; nothing was sent", "pass params as a JSON object"), false
+		return g, outcome.Fail(outcome.KindInvalidParams, a.Name+": "+err.Error()+"; nothing was sent", "pass params as a JSON object"), false
 	}
 	g.d = untrusted.Judge(seen, g.w)
 	if !g.d.Armed {
@@ -110,17 +110,17 @@ func (x *Executor) judgeUntrusted(c *Call, p *Plan) (g gateCheck, r toolkit.Repl
 
 // untrustedRefusal is the refusal of a write the gate stopped, naming the
 // chats read and the target.
-func untrustedRefusal(action string, g gateCheck, why, next string) toolkit.Reply {
-	return toolkit.Fail(toolkit.KindUntrustedContext,
+func untrustedRefusal(action string, g gateCheck, why, next string) outcome.Reply {
+	return outcome.Fail(outcome.KindUntrustedContext,
 		fmt.Sprintf("%s (to %s) was stopped: QQ users' text from %s was read on this connection, and %s (%s); nothing was sent",
 			action, g.w.Target(), untrusted.Names(g.d.Read), g.d.Because(), why), next)
 }
 
 // noteDeclined marks the audit line of a call a person declined to
 // confirm when the gate was among the reasons they were asked.
-func (x *Executor) noteDeclined(c *Call, p *Plan, r toolkit.Reply) {
+func (x *Executor) noteDeclined(c *Call, p *Plan, r outcome.Reply) {
 	switch r.Diag.Kind {
-	case toolkit.KindNotConfirmed, toolkit.KindDeclined, toolkit.KindCancelled:
+	case outcome.KindNotConfirmed, outcome.KindDeclined, outcome.KindCancelled:
 	default:
 		return
 	}
@@ -136,8 +136,8 @@ func (x *Executor) noteDeclined(c *Call, p *Plan, r toolkit.Reply) {
 
 // noteRead records the chats whose text a successful read-only answer
 // hands the model on c's connection.
-func (x *Executor) noteRead(c *Call, p Plan, r toolkit.Reply) {
-	if !p.Action.ReadOnly || r.Diag.Outcome != toolkit.OutcomeSuccess || !untrusted.CarriesText(p.Action.Name) {
+func (x *Executor) noteRead(c *Call, p Plan, r outcome.Reply) {
+	if !p.Action.ReadOnly || r.Diag.Outcome != outcome.OutcomeSuccess || !untrusted.CarriesText(p.Action.Name) {
 		return
 	}
 	if seen := x.seen(c); seen != nil {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
@@ -22,7 +22,7 @@ type connClient struct{ key string }
 func (connClient) Forms() bool                                       { return false }
 func (connClient) RequestState() string                              { return "" }
 func (connClient) Answer(string) *Answer                             { return nil }
-func (connClient) Ask(string, Form, string) toolkit.Reply            { return toolkit.Reply{} }
+func (connClient) Ask(string, outcome.Form, string) outcome.Reply    { return outcome.Reply{} }
 func (connClient) Progress(context.Context) func(int64, int64) error { return nil }
 func (c connClient) Connection() any                                 { return c.key }
 
@@ -48,14 +48,14 @@ func TestSendGateStep(t *testing.T) {
 			Safety: &safety.Policy{Sensitive: safety.SensitiveDeny, Confirm: safety.ConfirmNone, Pacer: safety.NewPacer(0, 0, nil)}}
 		x := New(Options{Backend: b, Catalog: catalog.Preload(), Sealer: sealer})
 		a, b2 := &Call{Tool: "t", Client: connClient{"a"}}, &Call{Tool: "t", Client: connClient{"b"}}
-		if r := x.Read(context.Background(), a, "get_group_msg_history", json.RawMessage(`{"group_id":1}`)); r.Diag.Outcome != toolkit.OutcomeSuccess {
+		if r := x.Read(context.Background(), a, "get_group_msg_history", json.RawMessage(`{"group_id":1}`)); r.Diag.Outcome != outcome.OutcomeSuccess {
 			t.Fatalf("read: %+v", r.Diag)
 		}
-		send := func(c *Call, group string) toolkit.Reply {
+		send := func(c *Call, group string) outcome.Reply {
 			a, _, _ := x.lookup("send_group_msg")
 			return x.Run(context.Background(), c, Plan{Action: a, Params: json.RawMessage(`{"group_id":` + group + `,"message":"hi"}`)})
 		}
-		gated := map[untrusted.Mode]toolkit.Kind{untrusted.ModeRefuse: toolkit.KindUntrustedContext, untrusted.ModeConfirm: toolkit.KindUntrustedContext}[mode]
+		gated := map[untrusted.Mode]outcome.Kind{untrusted.ModeRefuse: outcome.KindUntrustedContext, untrusted.ModeConfirm: outcome.KindUntrustedContext}[mode]
 		if r := send(a, "2"); r.Diag.Kind != gated || (gated != "" && !strings.Contains(r.Diag.Message, "from group:1")) {
 			t.Errorf("%s: send to group 2 after reading group 1: %+v", mode, r.Diag)
 		}
@@ -67,7 +67,7 @@ func TestSendGateStep(t *testing.T) {
 			if c != a {
 				group = "2" // another connection, or the server's own call
 			}
-			if r := send(c, group); r.Diag.Outcome != toolkit.OutcomeSuccess {
+			if r := send(c, group); r.Diag.Outcome != outcome.OutcomeSuccess {
 				t.Errorf("%s: send to group %s by %+v: %+v", mode, group, c.Client, r.Diag)
 			}
 		}

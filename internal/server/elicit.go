@@ -20,6 +20,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
@@ -64,7 +65,7 @@ func inputTools(x *executor, sealer *seal.Sealer) []toolkit.Spec {
 			Input:     actionInput,
 			Output:    envelopeResult,
 			OpenWorld: true,
-			Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in actionArgs) toolkit.Reply {
+			Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in actionArgs) outcome.Reply {
 				return x.runWithInput(ctx, c, in, write, sealer)
 			}),
 		}
@@ -85,7 +86,7 @@ func inputTools(x *executor, sealer *seal.Sealer) []toolkit.Spec {
 // runWithInput is the path of one *_with_input call: the first round asks
 // for what is missing, the second (with requestState) checks the answer and
 // runs the action.
-func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionArgs, write bool, sealer *seal.Sealer) toolkit.Reply {
+func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionArgs, write bool, sealer *seal.Sealer) outcome.Reply {
 	tool := toolName(write) + "_with_input"
 	a, r, allowed := x.admit(c, tool, in.Action, write)
 	if !allowed {
@@ -94,12 +95,12 @@ func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionA
 	provided := map[string]json.RawMessage{}
 	if len(in.Params) > 0 && !bytes.Equal(in.Params, []byte("null")) {
 		if err := json.Unmarshal(in.Params, &provided); err != nil {
-			return toolkit.Fail(toolkit.KindInvalidArguments, tool+": argument /params must be a JSON object", "pass params as a JSON object")
+			return outcome.Fail(outcome.KindInvalidArguments, tool+": argument /params must be a JSON object", "pass params as a JSON object")
 		}
 	}
 	argsHash, err := seal.CanonicalHash(c.Req.Params.Arguments)
 	if err != nil {
-		return toolkit.Fail(toolkit.KindInvalidArguments, tool+": the arguments cannot be bound to a continuation: "+err.Error(), "send the arguments as a plain JSON object without duplicate keys")
+		return outcome.Fail(outcome.KindInvalidArguments, tool+": the arguments cannot be bound to a continuation: "+err.Error(), "send the arguments as a plain JSON object without duplicate keys")
 	}
 
 	p := c.Req.Params
@@ -130,7 +131,7 @@ func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionA
 		return pipeline.InvalidParams(a, errs)
 	}
 	if !toolkit.SupportsForms(c.Req.ClientCapabilities()) {
-		return toolkit.Fail(toolkit.KindElicitationUnsupported,
+		return outcome.Fail(outcome.KindElicitationUnsupported,
 			fmt.Sprintf("%s needs %s, and this client did not advertise form elicitation, so it cannot be asked for", a.Name, strings.Join(missing, ", ")),
 			fmt.Sprintf("call %s with complete params (see get_action %s)", toolName(write), a.Name))
 	}
@@ -138,12 +139,12 @@ func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionA
 	confirm := x.safety.Confirm.Needs(a.Destructive, a.ReadOnly) || x.GateMayAsk(pc, a)
 	state, err := sealer.Seal(seal.Claims{Tool: tool, ArgsHash: argsHash, Missing: missing, Confirm: confirm})
 	if errors.Is(err, seal.ErrTooManyPending) {
-		return toolkit.Fail(toolkit.KindTooManyPending, err.Error(), fmt.Sprintf("answer or abandon pending forms, or call %s with complete params", toolName(write)))
+		return outcome.Fail(outcome.KindTooManyPending, err.Error(), fmt.Sprintf("answer or abandon pending forms, or call %s with complete params", toolName(write)))
 	}
 	if err != nil {
-		return toolkit.Fail(toolkit.KindContinuation, "could not seal the continuation: "+err.Error(), "try again")
+		return outcome.Fail(outcome.KindContinuation, "could not seal the continuation: "+err.Error(), "try again")
 	}
-	return toolkit.Ask(mcp.InputRequestMap{answerKey: form(x.lang, a, provided, missing, confirm)}, state)
+	return outcome.Ask(map[string]outcome.Form{answerKey: form(x.lang, a, provided, missing, confirm)}, state)
 }
 
 // formField is one typed field of a missing-parameter form: a parameter
@@ -230,7 +231,7 @@ func allStrings(v any) bool {
 // form builds the elicitation for the missing fields: a typed field for
 // each parameter with a simple schema, and params_json, a JSON object, for
 // the others.
-func form(l lang.Lang, a *catalog.Action, provided map[string]json.RawMessage, missing []string, confirm bool) *mcp.ElicitParams {
+func form(l lang.Lang, a *catalog.Action, provided map[string]json.RawMessage, missing []string, confirm bool) outcome.Form {
 	fields, asJSON := splitMissing(a, missing)
 	var b strings.Builder
 	if len(missing) == 1 {
@@ -269,10 +270,9 @@ func form(l lang.Lang, a *catalog.Action, provided map[string]json.RawMessage, m
 		props[pipeline.ConfirmField] = pipeline.ConfirmProperty(l)
 		required = append(required, pipeline.ConfirmField)
 	}
-	return &mcp.ElicitParams{
-		Mode:    "form",
+	return outcome.Form{
 		Message: b.String(),
-		RequestedSchema: map[string]any{
+		Schema: map[string]any{
 			"type":       "object",
 			"properties": props,
 			"required":   required,
@@ -371,11 +371,11 @@ func jsonKind(v any) string {
 // state answers at most once however often it is replayed. A round that
 // only asked for confirmation is the pipeline's to check, as every
 // confirmation is.
-func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *catalog.Action, provided map[string]json.RawMessage, argsHash string) toolkit.Reply {
+func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *catalog.Action, provided map[string]json.RawMessage, argsHash string) outcome.Reply {
 	pc := callOf(c)
 	restart := fmt.Sprintf("call %s again without requestState to get a new form, or %s with complete params", tool, strings.TrimSuffix(tool, "_with_input"))
 	plan := pipeline.Plan{Action: a, Params: merge(provided, nil), Restart: restart}
-	refuse := func(r toolkit.Reply) toolkit.Reply { return x.Refused(pc, plan, r) }
+	refuse := func(r outcome.Reply) outcome.Reply { return x.Refused(pc, plan, r) }
 	claims, r, ok := x.Open(pc, argsHash, restart)
 	if !ok {
 		return refuse(r)
@@ -386,7 +386,7 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 	}
 	resp := pc.Client.Answer(answerKey)
 	if resp == nil {
-		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the continuation came back without an answer to the form; nothing was run", restart))
+		return refuse(outcome.Fail(outcome.KindInvalidAnswer, "the continuation came back without an answer to the form; nothing was run", restart))
 	}
 	if r, ok := pipeline.CheckUnanswered(resp, restart); ok {
 		return r
@@ -394,11 +394,11 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 	switch resp.Action {
 	case "accept":
 	case "decline":
-		return refuse(toolkit.Fail(toolkit.KindDeclined, "the user declined to provide "+strings.Join(claims.Missing, ", ")+"; nothing was run", "ask the user how to proceed; "+restart))
+		return refuse(outcome.Fail(outcome.KindDeclined, "the user declined to provide "+strings.Join(claims.Missing, ", ")+"; nothing was run", "ask the user how to proceed; "+restart))
 	case "cancel":
-		return refuse(toolkit.Fail(toolkit.KindCancelled, "the user cancelled the form; nothing was run", restart))
+		return refuse(outcome.Fail(outcome.KindCancelled, "the user cancelled the form; nothing was run", restart))
 	default:
-		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, fmt.Sprintf("the form's answer has action %q; nothing was run", resp.Action), restart))
+		return refuse(outcome.Fail(outcome.KindInvalidAnswer, fmt.Sprintf("the form's answer has action %q; nothing was run", resp.Action), restart))
 	}
 
 	fields, asJSON := splitMissing(a, claims.Missing)
@@ -416,11 +416,11 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 	if len(asJSON) > 0 {
 		text, ok := resp.Content[answerField].(string)
 		if !ok {
-			return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the answer has no "+answerField+" string; nothing was run", restart))
+			return refuse(outcome.Fail(outcome.KindInvalidAnswer, "the answer has no "+answerField+" string; nothing was run", restart))
 		}
 		dec := json.NewDecoder(strings.NewReader(text))
 		if err := dec.Decode(&answer); err != nil || answer == nil || dec.More() {
-			return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, answerField+" is not a JSON object; nothing was run", restart))
+			return refuse(outcome.Fail(outcome.KindInvalidAnswer, answerField+" is not a JSON object; nothing was run", restart))
 		}
 	}
 	var problems []string
@@ -462,7 +462,7 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 		}
 	}
 	if len(problems) > 0 {
-		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the answer was refused: "+strings.Join(problems, "; ")+"; nothing was run", restart))
+		return refuse(outcome.Fail(outcome.KindInvalidAnswer, "the answer was refused: "+strings.Join(problems, "; ")+"; nothing was run", restart))
 	}
 	params := merge(provided, answer)
 	errs, bad := x.CheckParams(a, params)
@@ -474,7 +474,7 @@ func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *
 		for i, e := range errs {
 			parts[i] = "params" + e.String()
 		}
-		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the answer does not fit the action's schema: "+strings.Join(parts, "; ")+"; nothing was run", restart))
+		return refuse(outcome.Fail(outcome.KindInvalidAnswer, "the answer does not fit the action's schema: "+strings.Join(parts, "; ")+"; nothing was run", restart))
 	}
 	if claims.Confirm {
 		if r, ok := pipeline.CheckConfirm(a, resp, false, restart); !ok {

@@ -13,6 +13,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
@@ -89,7 +90,7 @@ func execTools(x *executor) []toolkit.Spec {
 		Output:      envelopeResult,
 		Needs:       config.ModeRead,
 		OpenWorld:   true,
-		Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in actionArgs) toolkit.Reply {
+		Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in actionArgs) outcome.Reply {
 			return x.call(ctx, c, in, false, false)
 		}),
 	}, {
@@ -102,7 +103,7 @@ func execTools(x *executor) []toolkit.Spec {
 		Writes:      true,
 		Destructive: true,
 		OpenWorld:   true,
-		Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in actionArgs) toolkit.Reply {
+		Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in actionArgs) outcome.Reply {
 			return x.call(ctx, c, in, true, false)
 		}),
 	}}
@@ -112,7 +113,7 @@ func execTools(x *executor) []toolkit.Spec {
 // true) and, with background, invoke_action_background: it reads the call
 // into a plan and runs it. A call that answers a confirmation round
 // carries the person's answer, which must open for this very call.
-func (x *executor) call(ctx context.Context, c *toolkit.Call, in actionArgs, write, background bool) toolkit.Reply {
+func (x *executor) call(ctx context.Context, c *toolkit.Call, in actionArgs, write, background bool) outcome.Reply {
 	tool := toolName(write)
 	if background {
 		tool = backgroundTool
@@ -122,7 +123,7 @@ func (x *executor) call(ctx context.Context, c *toolkit.Call, in actionArgs, wri
 		return r
 	}
 	if background && !a.Stream {
-		return toolkit.Fail(toolkit.KindInvalidArguments,
+		return outcome.Fail(outcome.KindInvalidArguments,
 			fmt.Sprintf("%s is not a stream action; %s runs stream actions only", a.Name, backgroundTool),
 			"call invoke_action for ordinary actions")
 	}
@@ -145,7 +146,7 @@ func toolName(write bool) string {
 
 // admit finds the action and applies the read/write gate (the mode gate
 // was applied by the toolkit). It records the action on c for the log line.
-func (x *executor) admit(c *toolkit.Call, tool, name string, write bool) (*catalog.Action, toolkit.Reply, bool) {
+func (x *executor) admit(c *toolkit.Call, tool, name string, write bool) (*catalog.Action, outcome.Reply, bool) {
 	cat, r, loaded := x.catalog.get()
 	if !loaded {
 		return nil, r, false
@@ -161,9 +162,9 @@ func (x *executor) admit(c *toolkit.Call, tool, name string, write bool) (*catal
 		if x.mode == config.ModeWrite {
 			next = "call " + writer + " with the same arguments"
 		}
-		return nil, toolkit.Fail(toolkit.KindWriteAction, fmt.Sprintf("%s is a write action; %s only runs read-only actions", a.Name, tool), next), false
+		return nil, outcome.Fail(outcome.KindWriteAction, fmt.Sprintf("%s is a write action; %s only runs read-only actions", a.Name, tool), next), false
 	}
-	return a, toolkit.Reply{}, true
+	return a, outcome.Reply{}, true
 }
 
 // callOf is the pipeline's view of a tool call: its tool, its arguments as
@@ -194,8 +195,8 @@ func (m mcpClient) Answer(key string) *pipeline.Answer {
 	return &pipeline.Answer{Action: resp.Action, Content: resp.Content, Unanswered: why}
 }
 
-func (m mcpClient) Ask(key string, f pipeline.Form, state string) toolkit.Reply {
-	return toolkit.Ask(mcp.InputRequestMap{key: &mcp.ElicitParams{Mode: "form", Message: f.Message, RequestedSchema: f.Schema}}, state)
+func (m mcpClient) Ask(key string, f outcome.Form, state string) outcome.Reply {
+	return outcome.Ask(map[string]outcome.Form{key: f}, state)
 }
 
 // Connection is the MCP session the call came on: its send gate's ledger.

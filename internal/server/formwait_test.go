@@ -9,7 +9,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -58,7 +58,7 @@ func TestLegacyFormWaitExpires(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the call failed instead of reporting the expiry: %v", err)
 	}
-	if d := diagnosticsOf(t, res); !res.IsError || d.Kind != toolkit.KindContinuation || d.NextStep == "" {
+	if d := diagnosticsOf(t, res); !res.IsError || d.Kind != outcome.KindContinuation || d.NextStep == "" {
 		t.Errorf("diagnostics %+v", d)
 	}
 	select {

@@ -23,6 +23,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
@@ -208,10 +209,10 @@ type catalogSource func() (*catalog.Catalog, error)
 
 // get returns the catalog, or the reply that says it could not be loaded (a
 // packaging defect: the embedded catalog is checked by the tests).
-func (src catalogSource) get() (*catalog.Catalog, toolkit.Reply, bool) {
+func (src catalogSource) get() (*catalog.Catalog, outcome.Reply, bool) {
 	c, err := src()
 	if err != nil {
-		return nil, toolkit.Fail(toolkit.KindInternal, "the bundled catalog could not be loaded: "+err.Error(), "reinstall snowluma-mcp; report this to its maintainers"), false
+		return nil, outcome.Fail(outcome.KindInternal, "the bundled catalog could not be loaded: "+err.Error(), "reinstall snowluma-mcp; report this to its maintainers"), false
 	}
-	return c, toolkit.Reply{}, true
+	return c, outcome.Reply{}, true
 }
