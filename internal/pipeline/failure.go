@@ -18,13 +18,18 @@ import (
 // envelope, the one table from transfer failures to tool failures, and the
 // refusals of the params and pacing steps.
 
-// InvalidParams reports params that fail the action's catalog schema. The
+// invalidParams reports params that fail the action's catalog schema. The
 // next step is to fix them; turning the check off is offered only where the
 // catalog itself may be behind the connected SnowLuma (see newerMayAccept).
-func InvalidParams(a *catalog.Action, errs []validate.FieldError) outcome.Reply {
+// Params a person gave in answer to a form (answered) are the answer's
+// misfit, with restart as the next step.
+func invalidParams(a *catalog.Action, errs []validate.FieldError, answered bool, restart string) outcome.Reply {
 	parts := make([]string, len(errs))
 	for i, e := range errs {
 		parts[i] = "params" + e.String()
+	}
+	if answered {
+		return outcome.Fail(outcome.KindInvalidAnswer, "the answer does not fit the action's schema: "+strings.Join(parts, "; ")+"; nothing was run", restart)
 	}
 	next := fmt.Sprintf("fix the named params as get_action %s's inputSchema says, then call again", a.Name)
 	if why := newerMayAccept(a, errs); why != "" {

@@ -2,8 +2,10 @@
 // SnowLuma: a call is read into a Plan, and Executor.Run applies the
 // account-safety steps in order, then sends, streams or launches it, and
 // judges the answer. It knows no MCP: the tool adapters of internal/server
-// build the Call (with a Client for what only the MCP side can do: show a
-// form, carry an answer, report progress) and render the outcome.Reply.
+// build the Call (with a Client for what only the client's side knows:
+// whether it shows forms, the answers and continuation it carries, where
+// progress goes, what its connection read) and render the outcome.Reply,
+// which asks for a form (outcome.Ask) when a person must answer.
 //
 // The steps, in the order Run applies them (a refusal sends nothing; a
 // refused write is audited too):
@@ -25,7 +27,9 @@
 //     hook, and the chats a read hands the model (noteRead)
 //  12. audit line
 //
-// A background plan runs steps 10 to 12 as a task (the Launch hook).
+// A background plan runs steps 10 to 12 as a task (the Launch hook). The
+// *_with_input tools' round of missing params (input.go, RunWithInput)
+// ends in Run too.
 package pipeline
 
 import (
@@ -46,6 +50,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/validate"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 // An Executor runs catalog actions against one backend. Its hooks are
@@ -139,15 +144,13 @@ type Client interface {
 	RequestState() string
 	// Answer is the person's answer to the form named key, or nil.
 	Answer(key string) *Answer
-	// Ask is the reply that puts form, named key, to the person and
-	// carries state for the call that brings the answer back.
-	Ask(key string, form outcome.Form, state string) outcome.Reply
 	// Progress returns the function that reports a transfer's progress,
 	// or nil when the client asked for none.
 	Progress(ctx context.Context) func(done, total int64) error
-	// Connection identifies the client connection the call came from, the
-	// key of its untrusted.Ledger (the send gate); nil when unknown.
-	Connection() any
+	// Ledger is what QQ users' text the client's connection was handed
+	// (the send gate's record); nil when the connection is unknown or
+	// the gate keeps no records.
+	Ledger() *untrusted.Ledger
 }
 
 // A Plan is one call of an action as its entry point read it.
@@ -159,18 +162,22 @@ type Plan struct {
 	// upload of that file (invoke_action's execution.input_file).
 	InputFile string
 	// Answers says the call carries a person's answer to a confirmation
-	// round, which must open for this very call before it runs as
-	// confirmed. Round is that round when the caller has opened it
-	// already (Executor.Open); nil opens it here.
+	// round (or to RunWithInput's form), which must open for this very
+	// call before it runs as confirmed.
 	Answers bool
-	Round   *seal.Claims
-	// Restart is the next step offered when a round's answer is refused;
-	// empty means calling the tool again without requestState.
-	Restart string
 	// Background sends as a task (Launch) instead of within the call.
 	Background bool
 	// Confirmed says a person has already accepted this very call.
 	Confirmed bool
+
+	// round is the confirmation round when RunWithInput has opened it
+	// already; nil opens it in the resume step. restart is the next step
+	// offered when a round's answer is refused; empty means calling the
+	// tool again without requestState. answered says the params came
+	// from a person's answer to a form: a misfit is the answer's.
+	round    *seal.Claims
+	restart  string
+	answered bool
 
 	upload *pendingUpload // set by the upload step
 	gate   gateNote       // set by the send gate, for the audit line
@@ -193,40 +200,40 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) outcome.Reply {
 			return r
 		}
 	}
-	if r, ok := x.Fence(a); !ok { // 3. fence
-		return x.Refused(c, p, r)
+	if r, ok := x.fence(a); !ok { // 3. fence
+		return x.refused(c, p, r)
 	}
-	errs, bad := x.CheckParams(a, p.Params) // 4. params
+	errs, bad := x.checkParams(a, p.Params) // 4. params
 	if bad != nil {
-		return x.Refused(c, p, *bad)
+		return x.refused(c, p, *bad)
 	}
 	if errs != nil {
-		return x.Refused(c, p, InvalidParams(a, errs))
+		return x.refused(c, p, invalidParams(a, errs, p.answered, p.restart))
 	}
 	targets, err := safety.ExtractTargets(p.Params, targetParams(a)...) // 5. targets
 	if err != nil {
-		return x.Refused(c, p, outcome.Fail(outcome.KindInvalidParams, a.Name+": "+err.Error()+"; nothing was sent", "pass params as a JSON object"))
+		return x.refused(c, p, outcome.Fail(outcome.KindInvalidParams, a.Name+": "+err.Error()+"; nothing was sent", "pass params as a JSON object"))
 	}
 	if out := x.safety.CheckTargets(targets); out != nil {
-		return x.Refused(c, p, outcome.Fail(outcome.KindTargetNotAllowed,
+		return x.refused(c, p, outcome.Fail(outcome.KindTargetNotAllowed,
 			fmt.Sprintf("%s names %s, outside this server's allowed targets; nothing was sent", a.Name, strings.Join(out, ", ")),
 			"use only the groups and users in get_runtime_info's safety.allowed_groups and allowed_users; the operator sets SNOWLUMA_MCP_ALLOWED_GROUPS and SNOWLUMA_MCP_ALLOWED_USERS"))
 	}
 	keys := targets.PaceKeys()
 	if a.Send { // 6. pacing
 		if d := x.safety.Pacer.Check(keys); d > 0 {
-			return x.Refused(c, p, rateLimited(a, d))
+			return x.refused(c, p, rateLimited(a, d))
 		}
 	}
 	g, r, ok := x.judgeUntrusted(c, &p) // 7. untrusted
 	if !ok {
-		return x.Refused(c, p, r)
+		return x.refused(c, p, r)
 	}
 	if !p.Confirmed && (g.ask || x.safety.Confirm.Needs(a.Destructive, a.ReadOnly)) { // 8. confirmation
 		forms := c.Client != nil && c.Client.Forms()
 		if g.ask && !forms && x.remote == nil {
 			p.gate.decision = gateRefused
-			return x.Refused(c, p, untrustedRefusal(a.Name, g,
+			return x.refused(c, p, untrustedRefusal(a.Name, g,
 				"SNOWLUMA_MCP_UNTRUSTED_SENDS=confirm, and this client has no form and no QQ approver is configured to confirm it",
 				"reply only in the chats whose messages were read; to do more, use a client that supports form elicitation, or ask the operator to set SNOWLUMA_MCP_CHANNEL_APPROVERS"))
 		}
@@ -235,7 +242,7 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) outcome.Reply {
 		}
 		why := ""
 		if g.ask {
-			why = GateText(lang.Zh, g.d)
+			why = gateText(lang.Zh, g.d)
 		}
 		if r, ok := x.remote(ctx, c, a, p.Params, targets, why); !ok {
 			if g.ask {
@@ -244,7 +251,7 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) outcome.Reply {
 					p.gate.decision = gateDeclined
 				}
 			}
-			return x.Refused(c, p, r)
+			return x.refused(c, p, r)
 		}
 		if g.ask {
 			p.gate.decision = gateConfirmed
@@ -328,8 +335,8 @@ func (x *Executor) lookup(action string) (*catalog.Action, outcome.Reply, bool) 
 	return a, outcome.Reply{}, true
 }
 
-// Fence refuses a credential action under SNOWLUMA_MCP_SENSITIVE=deny.
-func (x *Executor) Fence(a *catalog.Action) (outcome.Reply, bool) {
+// fence refuses a credential action under SNOWLUMA_MCP_SENSITIVE=deny.
+func (x *Executor) fence(a *catalog.Action) (outcome.Reply, bool) {
 	if !a.Sensitive || x.safety.Sensitive != safety.SensitiveDeny {
 		return outcome.Reply{}, true
 	}
@@ -337,10 +344,10 @@ func (x *Executor) Fence(a *catalog.Action) (outcome.Reply, bool) {
 		"ask the operator: SNOWLUMA_MCP_SENSITIVE=redact shows the answer's shape without its values, allow shows it whole"), false
 }
 
-// CheckParams is the one params check of every path: params against a's
+// checkParams is the one params check of every path: params against a's
 // catalog inputSchema, unless the operator turned the check off. A schema
 // that does not compile is the server's defect, not the caller's.
-func (x *Executor) CheckParams(a *catalog.Action, params json.RawMessage) ([]validate.FieldError, *outcome.Reply) {
+func (x *Executor) checkParams(a *catalog.Action, params json.RawMessage) ([]validate.FieldError, *outcome.Reply) {
 	if x.backend.SkipParamsCheck {
 		return nil, nil
 	}
@@ -379,8 +386,8 @@ func (x *Executor) audits(a *catalog.Action) bool {
 	return x.safety.Audit != nil && !a.ReadOnly
 }
 
-// Refused records a write action that did not run and returns r.
-func (x *Executor) Refused(c *Call, p Plan, r outcome.Reply) outcome.Reply {
+// refused records a write action that did not run and returns r.
+func (x *Executor) refused(c *Call, p Plan, r outcome.Reply) outcome.Reply {
 	if !x.audits(p.Action) {
 		return r
 	}

@@ -43,23 +43,19 @@ type gateCheck struct {
 // seen is the ledger of c's client connection; nil for the server's own
 // calls (no connection), which the gate passes.
 func (x *Executor) seen(c *Call) *untrusted.Ledger {
-	if c.Client == nil || x.backend.Provenance == nil {
+	if c.Client == nil {
 		return nil
 	}
-	key := c.Client.Connection()
-	if key == nil {
-		return nil
-	}
-	return x.backend.Provenance.For(key)
+	return c.Client.Ledger()
 }
 
-// GateMayAsk reports whether the send gate could ask a person about a
+// gateMayAsk reports whether the send gate could ask a person about a
 // write of a on c's connection: QQ users' text was read there and
 // SNOWLUMA_MCP_UNTRUSTED_SENDS is confirm. A form that asks for a write's
 // missing params then asks for the confirmation too: the go-sdk answers a
 // legacy client's call with one round of forms only, so a second round
 // (params, then the gate) would never reach that client.
-func (x *Executor) GateMayAsk(c *Call, a *catalog.Action) bool {
+func (x *Executor) gateMayAsk(c *Call, a *catalog.Action) bool {
 	if a.ReadOnly || x.untrustedMode() != untrusted.ModeConfirm {
 		return false
 	}
@@ -146,9 +142,9 @@ func (x *Executor) noteRead(c *Call, p Plan, r outcome.Reply) {
 	}
 }
 
-// GateText says in l why the send gate asks a person: the chats read and
+// gateText says in l why the send gate asks a person: the chats read and
 // the reasons (the form's first lines; the approvers read it in Chinese).
-func GateText(l lang.Lang, d untrusted.Decision) string {
+func gateText(l lang.Lang, d untrusted.Decision) string {
 	sep := l.Sprintf(lang.ConfirmSep)
 	chats := make([]string, len(d.Read))
 	for i, c := range d.Read {

@@ -16,15 +16,15 @@ import (
 	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
-// connClient is a client without forms on one connection.
-type connClient struct{ key string }
+// connClient is a client without forms on one connection, whose ledger
+// it holds.
+type connClient struct{ ledger *untrusted.Ledger }
 
 func (connClient) Forms() bool                                       { return false }
 func (connClient) RequestState() string                              { return "" }
 func (connClient) Answer(string) *Answer                             { return nil }
-func (connClient) Ask(string, outcome.Form, string) outcome.Reply    { return outcome.Reply{} }
 func (connClient) Progress(context.Context) func(int64, int64) error { return nil }
-func (c connClient) Connection() any                                 { return c.key }
+func (c connClient) Ledger() *untrusted.Ledger                       { return c.ledger }
 
 // TestSendGateStep: the gate is a step of Run. A read of group 1's history
 // arms the connection that made it and no other; then a send to group 2 is
@@ -44,10 +44,10 @@ func TestSendGateStep(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := &backend.Backend{Client: client, UntrustedSends: mode, Provenance: &untrusted.Registry{},
+		b := &backend.Backend{Client: client, UntrustedSends: mode,
 			Safety: &safety.Policy{Sensitive: safety.SensitiveDeny, Confirm: safety.ConfirmNone, Pacer: safety.NewPacer(0, 0, nil)}}
 		x := New(Options{Backend: b, Catalog: catalog.Preload(), Sealer: sealer})
-		a, b2 := &Call{Tool: "t", Client: connClient{"a"}}, &Call{Tool: "t", Client: connClient{"b"}}
+		a, b2 := &Call{Tool: "t", Client: connClient{&untrusted.Ledger{}}}, &Call{Tool: "t", Client: connClient{&untrusted.Ledger{}}}
 		if r := x.Read(context.Background(), a, "get_group_msg_history", json.RawMessage(`{"group_id":1}`)); r.Diag.Outcome != outcome.OutcomeSuccess {
 			t.Fatalf("read: %+v", r.Diag)
 		}

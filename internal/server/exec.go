@@ -18,6 +18,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 // The execution tools drive a live SnowLuma: query_action and
@@ -133,7 +134,7 @@ func (x *executor) call(ctx context.Context, c *toolkit.Call, in actionArgs, wri
 	if in.Execution != nil {
 		p.InputFile = in.Execution.InputFile
 	}
-	return x.Run(ctx, callOf(c), p)
+	return x.Run(ctx, x.callOf(c), p)
 }
 
 // toolName is the execution tool for write or read-only calls.
@@ -169,18 +170,21 @@ func (x *executor) admit(c *toolkit.Call, tool, name string, write bool) (*catal
 
 // callOf is the pipeline's view of a tool call: its tool, its arguments as
 // sent, its trace context, and its MCP client.
-func callOf(c *toolkit.Call) *pipeline.Call {
+func (x *executor) callOf(c *toolkit.Call) *pipeline.Call {
 	pc := &pipeline.Call{Args: c.Args, Trace: c.Trace}
 	if c.Req != nil && c.Req.Params != nil {
-		pc.Tool, pc.Args, pc.Client = c.Req.Params.Name, c.Req.Params.Arguments, mcpClient{c.Req}
+		pc.Tool, pc.Args, pc.Client = c.Req.Params.Name, c.Req.Params.Arguments, mcpClient{c.Req, x.backend.Provenance}
 	}
 	return pc
 }
 
 // mcpClient is what the pipeline asks of an MCP client (pipeline.Client):
 // forms by elicitation, answers in inputResponses, progress by
-// notifications/progress.
-type mcpClient struct{ req *mcp.CallToolRequest }
+// notifications/progress, and the ledger of its session in provenance.
+type mcpClient struct {
+	req        *mcp.CallToolRequest
+	provenance *untrusted.Registry
+}
 
 func (m mcpClient) Forms() bool { return toolkit.SupportsForms(m.req.ClientCapabilities()) }
 
@@ -195,16 +199,12 @@ func (m mcpClient) Answer(key string) *pipeline.Answer {
 	return &pipeline.Answer{Action: resp.Action, Content: resp.Content, Unanswered: why}
 }
 
-func (m mcpClient) Ask(key string, f outcome.Form, state string) outcome.Reply {
-	return outcome.Ask(map[string]outcome.Form{key: f}, state)
-}
-
-// Connection is the MCP session the call came on: its send gate's ledger.
-func (m mcpClient) Connection() any {
-	if m.req.Session == nil {
+// Ledger is the send gate's ledger of the MCP session the call came on.
+func (m mcpClient) Ledger() *untrusted.Ledger {
+	if m.req.Session == nil || m.provenance == nil {
 		return nil
 	}
-	return m.req.Session
+	return m.provenance.For(m.req.Session)
 }
 
 // Waiting tells the client, by a progress notification with a message,

@@ -307,7 +307,7 @@ func (v *viewer) fetch(ctx context.Context, action, src string) ([]byte, *outcom
 	// runs it on its own behalf (no confirmation round: the file only
 	// passes through), with every other step of the pipeline.
 	params, _ := json.Marshal(map[string]string{"file": src})
-	r := v.x.Own(ctx, callOf(v.c), action, params)
+	r := v.x.Own(ctx, v.x.callOf(v.c), action, params)
 	if r.Diag.Outcome != outcome.OutcomeSuccess {
 		d := r.Diag
 		d.Message = action + ": " + d.Message
@@ -444,5 +444,5 @@ func (v *viewer) read(ctx context.Context, action string, params map[string]any)
 	if err != nil {
 		return outcome.Fail(outcome.KindInternal, "view_media: "+err.Error(), "report this to the snowluma-mcp maintainers")
 	}
-	return v.x.Read(ctx, callOf(v.c), action, raw)
+	return v.x.Read(ctx, v.x.callOf(v.c), action, raw)
 }
