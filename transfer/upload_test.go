@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
 
@@ -151,7 +152,7 @@ func TestUploadChunksFitTheBodyLimit(t *testing.T) {
 	fake.Reset()
 	_, err = tiny.Upload(context.Background(), root, Upload{InputFile: path}, nil)
 	var e *Error
-	if !errors.As(err, &e) || e.Kind != KindTooLarge || !strings.Contains(err.Error(), "300-byte request body limit") {
+	if !errors.As(err, &e) || e.Kind != outcome.KindTooLarge || !strings.Contains(err.Error(), "300-byte request body limit") {
 		t.Errorf("a limit without room for data: %v", err)
 	}
 	if n := len(fake.Requests()); n != 0 {
@@ -192,7 +193,7 @@ func TestUploadRefusals(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			res, err := c.Upload(context.Background(), root, Upload{InputFile: path}, nil)
-			e := checkError(t, err, "upload_file_stream", KindPathRefused)
+			e := checkError(t, err, "upload_file_stream", outcome.KindPathRefused)
 			if res != nil || !strings.Contains(e.Error(), "nothing was sent") || strings.Contains(e.Error(), "<nil>") {
 				t.Errorf("%v, result %+v", e, res)
 			}
@@ -212,7 +213,7 @@ func TestUploadTooLarge(t *testing.T) {
 	fake, c := fakeClient(t, nil)
 	root, path := uploadRoot(t, "big.bin", 2000)
 	_, err := c.Upload(context.Background(), root, Upload{InputFile: path, MaxFileBytes: 1000}, nil)
-	checkError(t, err, "upload_file_stream", KindTooLarge)
+	checkError(t, err, "upload_file_stream", outcome.KindTooLarge)
 	if len(fake.Requests()) != 0 {
 		t.Error("a too large file was sent")
 	}
@@ -229,7 +230,7 @@ func TestUploadCancelledSendsReset(t *testing.T) {
 			time.AfterFunc(50*time.Millisecond, cancel) // while chunk 2 hangs
 		}
 	})
-	checkError(t, err, "upload_file_stream", KindCancelled)
+	checkError(t, err, "upload_file_stream", outcome.KindCancelled)
 	if res == nil || res.Reset == nil || !res.Reset.Confirmed || res.Sent.Chunks != 2 {
 		t.Fatalf("result %+v", res)
 	}
@@ -243,7 +244,7 @@ func TestUploadIdleTimeoutSendsReset(t *testing.T) {
 	fake.StallUploads(1)
 	root, path := uploadRoot(t, "big.bin", 3*UploadChunkBytes)
 	res, err := c.Upload(context.Background(), root, Upload{InputFile: path}, nil)
-	checkError(t, err, "upload_file_stream", KindTimeout)
+	checkError(t, err, "upload_file_stream", outcome.KindTimeout)
 	if res == nil || res.Reset == nil || !res.Reset.Confirmed || !hasReset(fake, res.Sent.StreamID) {
 		t.Fatalf("result %+v", res)
 	}
@@ -265,7 +266,7 @@ func TestUploadMissingAckIsAnError(t *testing.T) {
 	}, nil)
 	root, path := uploadRoot(t, "f.bin", 3*UploadChunkBytes)
 	res, err := c.Upload(context.Background(), root, Upload{InputFile: path}, nil)
-	checkError(t, err, "upload_file_stream", KindProtocol)
+	checkError(t, err, "upload_file_stream", outcome.KindProtocol)
 	if calls != 1 || resets != 1 || res.Reset == nil || !res.Reset.Confirmed {
 		t.Errorf("%d chunk calls, %d resets, result %+v", calls, resets, res)
 	}

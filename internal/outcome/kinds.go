@@ -4,7 +4,8 @@ package outcome
 // declared in Kinds with its meaning, and that list is what the table of
 // docs/tools.md and the failure-kinds resource show. Output schemas leave
 // kind a string, so that the vocabulary is not repeated in every tool
-// definition.
+// definition. It is the one vocabulary of failures: transfer.Error carries
+// a Kind too, and a tool reports that very kind.
 type Kind string
 
 const (

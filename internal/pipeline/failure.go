@@ -147,54 +147,51 @@ func businessMessage(envelope json.RawMessage, retcode json.Number) string {
 // body is over SNOWLUMA_MCP_MAX_BODY_BYTES.
 const bodyLimitStep = "make the params smaller (split a long message; send a file with execution.input_file, which is cut into chunks that fit); raise SNOWLUMA_MCP_MAX_BODY_BYTES only for a OneBot server that accepts larger bodies"
 
-// A failureStep is what a tool reports for one transfer failure kind: its
-// kind and the next step a person can act on. read replaces next for a
+// A failureStep is the next step a person can act on for one failure kind
+// a transfer reports (the kind itself is the tool's, one vocabulary). read replaces next for a
 // read-only action's call, which changed nothing and may simply be made
 // again; stream replaces it for a stream, whose failure of that kind has
 // another cause. A step with stream alone is one only streams report.
 type failureStep struct {
-	kind               outcome.Kind
 	next, read, stream string
 }
 
 // failureSteps is the one table from transfer failures to tool failures.
-var failureSteps = map[transfer.Kind]failureStep{
-	transfer.KindUnauthorized: {kind: outcome.KindUnauthorized, next: "set SNOWLUMA_MCP_TOKEN to SnowLuma's access token and restart the server"},
-	transfer.KindTimeout: {kind: outcome.KindTimeout,
-		next:   "SnowLuma may still carry the action out: check its effect before repeating; raise SNOWLUMA_MCP_TIMEOUT_MS for slow actions",
+var failureSteps = map[outcome.Kind]failureStep{
+	outcome.KindUnauthorized: {next: "set SNOWLUMA_MCP_TOKEN to SnowLuma's access token and restart the server"},
+	outcome.KindTimeout: {next: "SnowLuma may still carry the action out: check its effect before repeating; raise SNOWLUMA_MCP_TIMEOUT_MS for slow actions",
 		read:   "the action only reads, so calling it again is safe; if SnowLuma is slow to answer it, raise SNOWLUMA_MCP_TIMEOUT_MS",
 		stream: "SnowLuma stopped sending or answering: check that it is running; raise SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS (or _CONNECT_TIMEOUT_MS) if it is merely slow"},
-	transfer.KindCancelled: {kind: outcome.KindCancelled,
-		next: "the call was cancelled; SnowLuma may already have carried it out, so check before repeating",
+	outcome.KindCancelled: {next: "the call was cancelled; SnowLuma may already have carried it out, so check before repeating",
 		read: "the call was cancelled; the action only reads, so calling it again is safe"},
-	transfer.KindProtocol: {kind: outcome.KindProtocol, next: "check that SNOWLUMA_MCP_ENDPOINT points at SnowLuma's OneBot HTTP endpoint"},
-	transfer.KindTooLarge: {kind: outcome.KindTooLarge,
-		next:   "narrow the request so that the answer is smaller",
+	outcome.KindProtocol: {next: "check that SNOWLUMA_MCP_ENDPOINT points at SnowLuma's OneBot HTTP endpoint"},
+	outcome.KindTooLarge: {next: "narrow the request so that the answer is smaller",
 		stream: "the file is larger than SNOWLUMA_MCP_MAX_FILE_BYTES allows: raise it and restart the server, or transfer a smaller file"},
-	transfer.KindStreamFailed: {kind: outcome.KindStreamFailed, next: "the transfer broke off; check SnowLuma's logs and try again"},
-	transfer.KindTransport:    {kind: outcome.KindTransport, next: "check that SnowLuma is running and reachable at SNOWLUMA_MCP_ENDPOINT"},
-	transfer.KindBusy:         {kind: outcome.KindBusy, stream: "wait for a running transfer to finish and call again, or raise SNOWLUMA_MCP_MAX_STREAMS and restart the server"},
-	transfer.KindQuota:        {kind: outcome.KindQuota, stream: "delete files you no longer need from the download directory (get_runtime_info shows it), or raise SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES and restart the server"},
-	transfer.KindPathRefused:  {kind: outcome.KindPathRefused, stream: "give the absolute path of a regular, readable file inside SNOWLUMA_MCP_UPLOAD_ROOT (get_runtime_info shows it); copy the file there first if needed"},
-	transfer.KindLocalIO:      {kind: outcome.KindLocalIO, stream: "check the MCP host's disk (free space, permissions) and call again"},
+	outcome.KindStreamFailed: {next: "the transfer broke off; check SnowLuma's logs and try again"},
+	outcome.KindTransport:    {next: "check that SnowLuma is running and reachable at SNOWLUMA_MCP_ENDPOINT"},
+	outcome.KindBusy:         {stream: "wait for a running transfer to finish and call again, or raise SNOWLUMA_MCP_MAX_STREAMS and restart the server"},
+	outcome.KindQuota:        {stream: "delete files you no longer need from the download directory (get_runtime_info shows it), or raise SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES and restart the server"},
+	outcome.KindPathRefused:  {stream: "give the absolute path of a regular, readable file inside SNOWLUMA_MCP_UPLOAD_ROOT (get_runtime_info shows it); copy the file there first if needed"},
+	outcome.KindLocalIO:      {stream: "check the MCP host's disk (free space, permissions) and call again"},
 }
 
 // failure reports a call (stream false) or a stream (stream true) that
 // produced no usable answer, by failureSteps. readOnly is the action's
 // flag. A request over the body limit is told how to fit it.
 func failure(err error, readOnly, stream bool) outcome.Reply {
-	transport := failureSteps[transfer.KindTransport]
+	transport := failureSteps[outcome.KindTransport]
 	var te *transfer.Error
 	if !errors.As(err, &te) {
 		return outcome.Fail(outcome.KindTransport, "the call to SnowLuma failed: "+err.Error(), transport.next)
 	}
-	f, known := failureSteps[te.Kind]
+	kind := te.Kind
+	f, known := failureSteps[kind]
 	tooBig := transfer.RequestTooLarge(err)
 	if stream && known && f.stream != "" && !tooBig {
-		return outcome.Fail(f.kind, te.Error(), f.stream)
+		return outcome.Fail(kind, te.Error(), f.stream)
 	}
 	if !known || f.next == "" {
-		f = transport
+		f, kind = transport, outcome.KindTransport
 	}
 	next := f.next
 	if tooBig {
@@ -203,5 +200,5 @@ func failure(err error, readOnly, stream bool) outcome.Reply {
 	if readOnly && f.read != "" {
 		next = f.read
 	}
-	return outcome.Fail(f.kind, te.Error(), next)
+	return outcome.Fail(kind, te.Error(), next)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -265,7 +266,7 @@ func TestHangAndDelayEndWithTheClient(t *testing.T) {
 	for _, action := range []string{"slow", "hang", "half"} {
 		_, err := c.Call(context.Background(), transfer.Request{Action: action})
 		var e *transfer.Error
-		if !errors.As(err, &e) || e.Kind != transfer.KindTimeout {
+		if !errors.As(err, &e) || e.Kind != outcome.KindTimeout {
 			t.Errorf("%s: %v, want a timeout", action, err)
 		}
 	}
@@ -336,7 +337,7 @@ func TestStreamThroughTransfer(t *testing.T) {
 	}
 	err = c.Stream(context.Background(), transfer.Request{Action: "slow_stream"}, func(transfer.Frame) error { return nil })
 	var e *transfer.Error
-	if !errors.As(err, &e) || e.Kind != transfer.KindTimeout {
+	if !errors.As(err, &e) || e.Kind != outcome.KindTimeout {
 		t.Errorf("a stream that stops: %v", err)
 	}
 	if got := s.Requests()[0].Header.Get("Authorization"); got != "Bearer tok" {
