@@ -253,7 +253,7 @@ func newServer(cfg *config.Config, b *backend.Backend, tr *stdio.Transport, load
 		wire = claudechannel.New(taskStreams)
 		opts.Channel = wire
 	}
-	opts.Speed = server.Speed{PassEncoded: tr, CheckOutputsLater: func(check func() error) { checkOutputs = check }}
+	opts.Speed = server.Speed{PassEncoded: tr, CheckOutputsLater: func(check func() error) { checkOutputs = check }, GrowStacks: true}
 	if s, err = server.New(opts); err != nil {
 		return nil, nil, nil, err
 	}

@@ -56,7 +56,7 @@ func BenchmarkCall(b *testing.B) {
 		b.Fatal(err)
 	}
 	rs := rawConnect(b, func(pass mcpseam.Passer) (*mcp.Server, error) {
-		return New(Options{Catalog: catalog.Preload(), Mode: config.ModeWrite, Backend: &backend.Backend{Client: client}, Speed: Speed{PassEncoded: pass}})
+		return New(Options{Catalog: catalog.Preload(), Mode: config.ModeWrite, Backend: &backend.Backend{Client: client}, Speed: Speed{PassEncoded: pass, GrowStacks: true}})
 	})
 	for _, c := range benchCalls {
 		b.Run(c.name, func(b *testing.B) {

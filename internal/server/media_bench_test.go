@@ -39,7 +39,7 @@ func BenchmarkViewMedia12MP(b *testing.B) {
 	}
 	be := &backend.Backend{Client: client, Downloads: store, Media: media.NewDecoder(0, 0)}
 	rs := rawConnect(b, func(pass mcpseam.Passer) (*mcp.Server, error) {
-		return New(Options{Catalog: catalog.Preload(), Mode: config.ModeRead, Backend: be, Speed: Speed{PassEncoded: pass}})
+		return New(Options{Catalog: catalog.Preload(), Mode: config.ModeRead, Backend: be, Speed: Speed{PassEncoded: pass, GrowStacks: true}})
 	})
 	const call = `{"name":"view_media","arguments":{"message_id":7}}`
 	rs.call(b, "tools/call", call)

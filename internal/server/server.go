@@ -201,7 +201,7 @@ func newDeps(opts Options) (*deps, error) {
 	if arch != nil {
 		arch.x = x
 	}
-	return &deps{opts: opts, mode: opts.Mode, dispatch: &mcpseam.Dispatch{Pass: opts.Speed.PassEncoded}, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety, b.Provenance), channel: ch, archive: arch, sealer: sealer, log: log}, nil
+	return &deps{opts: opts, mode: opts.Mode, dispatch: &mcpseam.Dispatch{Pass: opts.Speed.PassEncoded, GrowStack: opts.Speed.GrowStacks}, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety, b.Provenance), channel: ch, archive: arch, sealer: sealer, log: log}, nil
 }
 
 // A catalogSource yields the catalog once it has loaded.
