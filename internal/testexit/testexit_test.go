@@ -100,15 +100,16 @@ func TestEndFailsOnLeftovers(t *testing.T) {
 // TestLeftover sees a goroutine this test started while it runs, and none
 // once it ended.
 func TestLeftover(t *testing.T) {
-	done := make(chan struct{})
-	go leakedGoroutine(done)
-	if left := testexit.Leftover(0); !strings.Contains(left, "leakedGoroutine") {
+	done, started := make(chan struct{}), make(chan struct{})
+	go func() { close(started); leakedGoroutine(done) }()
+	<-started
+	if left := testexit.Leftover(0); !strings.Contains(left, "TestLeftover") {
 		t.Errorf("a running goroutine is not left over:\n%s", left)
 	}
 	close(done)
 	// Other tests' goroutines may run meanwhile: look for this one only.
 	deadline := time.Now().Add(testexit.Grace)
-	for strings.Contains(testexit.Leftover(0), "leakedGoroutine") {
+	for strings.Contains(testexit.Leftover(0), "TestLeftover") {
 		if time.Now().After(deadline) {
 			t.Fatalf("an ended goroutine is left over:\n%s", testexit.Leftover(0))
 		}
