@@ -15,6 +15,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 const testToken = "s3cret-token-value"
@@ -452,7 +453,7 @@ func TestActionInThePath(t *testing.T) {
 		{"/onebot", "/onebot", "/onebot/get_status"},
 		{"/onebot", "/onebot/", "/onebot/get_status"},
 	} {
-		fake := simulator.Start(t, simulator.WithHTTPPath(tc.configured))
+		fake := simtest.Start(t, simulator.WithHTTPPath(tc.configured))
 		c, err := New(Options{Endpoint: strings.TrimSuffix(fake.URL, "/") + tc.endpoint})
 		if err != nil {
 			t.Fatal(err)
@@ -474,7 +475,7 @@ func TestActionInThePath(t *testing.T) {
 // TestRequestBodyLimit: a call whose body would pass the limit is refused
 // with too_large before anything is sent; one exactly at it goes.
 func TestRequestBodyLimit(t *testing.T) {
-	fake := simulator.Start(t)
+	fake := simtest.Start(t)
 	c, err := New(Options{Endpoint: fake.URL})
 	if err != nil {
 		t.Fatal(err)

@@ -16,12 +16,13 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // fakeClient starts a fake SnowLuma and a client for it.
 func fakeClient(t *testing.T, edit func(*Options)) (*simulator.Server, *Client) {
 	t.Helper()
-	fake := simulator.Start(t)
+	fake := simtest.Start(t)
 	opts := Options{Endpoint: fake.URL}
 	if edit != nil {
 		edit(&opts)
@@ -366,7 +367,7 @@ func TestStreamConnectTimeoutIsNotTheCallTimeout(t *testing.T) {
 // the fake's frame generation included.
 func BenchmarkDownload(b *testing.B) {
 	const size = 64 << 20
-	fake := simulator.Start(b)
+	fake := simtest.Start(b)
 	fake.AddFile("f", simulator.File{Name: "f.bin", Size: size, Seed: 1})
 	c, err := New(Options{Endpoint: fake.URL})
 	if err != nil {

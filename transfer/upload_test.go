@@ -16,6 +16,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // uploadRoot makes an upload root holding a file of size bytes named
@@ -127,7 +128,7 @@ func TestUploadSendsTheFile(t *testing.T) {
 // data refuses the upload before anything is sent.
 func TestUploadChunksFitTheBodyLimit(t *testing.T) {
 	const limit = 16 << 10
-	fake := simulator.Start(t, simulator.WithMaxBodyBytes(limit))
+	fake := simtest.Start(t, simulator.WithMaxBodyBytes(limit))
 	c, err := New(Options{Endpoint: fake.URL, MaxBodyBytes: limit})
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +222,7 @@ func TestUploadTooLarge(t *testing.T) {
 
 func TestUploadCancelledSendsReset(t *testing.T) {
 	fake, c := fakeClient(t, nil)
-	fake.StallUploads(2)
+	simtest.StallUploads(fake, 2)
 	root, path := uploadRoot(t, "big.bin", 4*UploadChunkBytes)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -241,7 +242,7 @@ func TestUploadCancelledSendsReset(t *testing.T) {
 
 func TestUploadIdleTimeoutSendsReset(t *testing.T) {
 	fake, c := fakeClient(t, func(o *Options) { o.StreamIdleTimeout = 200 * time.Millisecond })
-	fake.StallUploads(1)
+	simtest.StallUploads(fake, 1)
 	root, path := uploadRoot(t, "big.bin", 3*UploadChunkBytes)
 	res, err := c.Upload(context.Background(), root, Upload{InputFile: path}, nil)
 	checkError(t, err, "upload_file_stream", outcome.KindTimeout)

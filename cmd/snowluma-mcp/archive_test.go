@@ -14,6 +14,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 func archiveEnv(fake *simulator.Server, path string, group int64) []string {
@@ -28,7 +29,7 @@ func archiveEnv(fake *simulator.Server, path string, group int64) []string {
 // other tools work.
 func TestArchiveKilledDuringIngest(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
 	g := fake.WorldGroups()[0].ID
 	path := filepath.Join(t.TempDir(), "archive", "a.db")
 	env := archiveEnv(fake, path, g)
@@ -114,7 +115,7 @@ func TestArchiveKilledDuringIngest(t *testing.T) {
 // one as a failure with its fix.
 func TestDoctorArchive(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.db")
 	s, err := archive.Open(context.Background(), archive.Options{Path: path, Groups: archive.Selection{All: true}})

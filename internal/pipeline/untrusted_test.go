@@ -11,6 +11,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
 	"github.com/snowluma/snowluma-mcp/untrusted"
@@ -34,7 +35,7 @@ func (c connClient) Ledger() *untrusted.Ledger                       { return c.
 func TestSendGateStep(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []untrusted.Mode{untrusted.ModeRefuse, untrusted.ModeConfirm, untrusted.ModeOff} {
-		fake := simulator.Start(t)
+		fake := simtest.Start(t)
 		fake.Handle("get_group_msg_history", func(json.RawMessage) simulator.Reply { return simulator.OK(json.RawMessage(`{"messages":[]}`)) })
 		client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 		if err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	"github.com/snowluma/snowluma-mcp/internal/stdio"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -50,7 +51,7 @@ var benchCalls = []struct{ name, method, params string }{
 }
 
 func BenchmarkCall(b *testing.B) {
-	fake := simulator.Start(b, simulator.WithoutRecording())
+	fake := simtest.Start(b, simulator.WithoutRecording())
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 	if err != nil {
 		b.Fatal(err)
@@ -70,7 +71,7 @@ func BenchmarkCall(b *testing.B) {
 }
 
 func BenchmarkOwn(b *testing.B) {
-	fake := simulator.Start(b, simulator.WithoutRecording())
+	fake := simtest.Start(b, simulator.WithoutRecording())
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 	if err != nil {
 		b.Fatal(err)

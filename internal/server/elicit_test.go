@@ -13,6 +13,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -54,7 +55,7 @@ func diagnosticsOf(t *testing.T, res *mcp.CallToolResult) outcome.Diagnostics {
 // so it runs the server in process (SnowLuma is still a real loopback fake).
 func TestContinuationExpiryAndRestart(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t)
+	fake := simtest.Start(t)
 	clock := &fakeClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	cs := writeServer(t, fake, clock)
 	args := map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001}}

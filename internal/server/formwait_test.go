@@ -10,7 +10,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/outcome"
-	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -20,7 +20,7 @@ import (
 // call ends as an expired continuation, with nothing sent to SnowLuma.
 func TestLegacyFormWaitExpires(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t)
+	fake := simtest.Start(t)
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 	if err != nil {
 		t.Fatal(err)
