@@ -30,18 +30,6 @@ func Normalize(s string) string { return qqmsg.Fold(s) }
 // Chinese.
 func fold(s string) (string, bool) { return qqmsg.FoldWidth(s) }
 
-// truncateRunes returns s cut to at most n runes.
-func truncateRunes(s string, n int) string {
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
-}
-
 // Quote returns s quoted for a message, clipped to MaxNameBytes
 // characters, so that a hostile name is never echoed whole.
 func Quote(s string) string { return strconv.Quote(quote.Clip(s, MaxNameBytes)) }

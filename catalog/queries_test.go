@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/snowluma/snowluma-mcp/internal/quote"
 	"github.com/snowluma/snowluma-mcp/internal/reference"
 )
 
@@ -432,7 +433,7 @@ func TestAgentVocabulary(t *testing.T) {
 func verbatim(c *Catalog, query string, a *Action) bool {
 	ix := c.index()
 	i := slices.Index(c.actions, a)
-	subs := needles(Normalize(truncateRunes(query, MaxQueryRunes)), strings.ToLower(strings.TrimSpace(query)))
+	subs := needles(Normalize(quote.Prefix(query, MaxQueryRunes)), strings.ToLower(strings.TrimSpace(query)))
 	return i >= 0 && (holds(ix.nameHay[i], subs) || holds(ix.textHay[i], subs))
 }
 

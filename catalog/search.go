@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/snowluma/snowluma-mcp/internal/editdist"
+	"github.com/snowluma/snowluma-mcp/internal/quote"
 )
 
 // A Filter narrows a listing or a search. Zero fields match everything.
@@ -82,7 +83,7 @@ func (c *Catalog) SearchKeywords(query string, f Filter) []*Action {
 // Actions scoring under a fraction of the best are left out, except, in the
 // default mode (keywords false), every substring match of the whole query.
 func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
-	query = truncateRunes(query, MaxQueryRunes)
+	query = quote.Prefix(query, MaxQueryRunes)
 	whole := Normalize(query)
 	if whole == "" {
 		return Matches{}

@@ -11,6 +11,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // sink records what the channel delivers.
@@ -143,7 +144,7 @@ func TestRequestWithoutApprovers(t *testing.T) {
 // feed subscribes again and keeps pushing.
 func TestFeed(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t)
+	fake := simtest.Start(t)
 	hub := events.New(events.Options{URL: fake.EventsURL()})
 	defer hub.Close()
 	ch := New(Config{Mode: ModeAll, Groups: ids(t, "20001")}, simulator.SelfID, nil)
@@ -160,7 +161,7 @@ func TestFeed(t *testing.T) {
 	go func() { defer wg.Done(); feed.Run(ctx, ch, id, updated) }()
 	defer func() { cancel(); wg.Wait() }()
 
-	conn := fake.EventConn(t, 0)
+	conn := simtest.EventConn(t, fake, 0)
 	conn.Send(simulator.GroupMessage(20002, 30005, "elsewhere"))
 	conn.Send(simulator.GroupMessage(20001, 30005, "hello"))
 	s.wait(t, "the first push", func(p []Push, _ []Verdict) bool { return len(p) == 1 })
@@ -168,7 +169,7 @@ func TestFeed(t *testing.T) {
 		t.Errorf("push %+v", p)
 	}
 	conn.Close(websocket.StatusGoingAway)
-	again := fake.EventConn(t, 1)
+	again := simtest.EventConn(t, fake, 1)
 	// The feed's resource must exist before the event is sent, or the
 	// hub has nowhere to buffer it: wait for the channel to say so.
 	for deadline := time.Now().Add(30 * time.Second); ch.Stats(time.Now()).Connection != string(events.StatusConnected); time.Sleep(5 * time.Millisecond) {

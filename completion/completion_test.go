@@ -12,6 +12,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -38,7 +39,7 @@ func (c *clock) Add(d time.Duration) {
 // real client; opts' Fetcher, Catalog and Now are filled in.
 func setup(t *testing.T, opts Options) (*Completer, *simulator.Server, *clock) {
 	t.Helper()
-	fake := simulator.Start(t)
+	fake := simtest.Start(t)
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 	if err != nil {
 		t.Fatal(err)

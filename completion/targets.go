@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/snowluma/snowluma-mcp/internal/quote"
 )
 
 // The kinds of target FindTargets resolves a name to.
@@ -74,7 +76,7 @@ var ErrGroupNotAllowed = errors.New("the group is not in SNOWLUMA_MCP_ALLOWED_GR
 // leave out is refused. Every candidate is returned; FindTargets never
 // picks one.
 func (c *Completer) FindTargets(ctx context.Context, query string, group int64) (Found, error) {
-	value := strings.TrimLeft(Fold(truncate(query, MaxInput)), "@＠ ")
+	value := strings.TrimLeft(Fold(quote.Prefix(query, MaxInput)), "@＠ ")
 	if value == "" {
 		return Found{}, errors.New("the name is blank")
 	}
@@ -169,16 +171,4 @@ func nameMatch(it item, value string) (how string, name int, ok bool) {
 		}
 	}
 	return how, best, best >= 0
-}
-
-// truncate cuts s to at most n runes.
-func truncate(s string, n int) string {
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 const token = "ev-5ecret"
@@ -243,7 +244,7 @@ func (u *updates) of(id string) []time.Time {
 }
 
 func start(t *testing.T) (*simulator.Server, *Hub, *updates) {
-	fake := simulator.Start(t, simulator.WithToken(token))
+	fake := simtest.Start(t, simulator.WithToken(token))
 	h := New(Options{URL: fake.EventsURL(), Token: token})
 	u := &updates{h: h}
 	h.OnUpdate(u.on)
@@ -287,7 +288,7 @@ func TestHubLifecycle(t *testing.T) {
 	}
 	all := subscribe(t, h, Filter{SelfID: simulator.SelfID})
 	group := subscribe(t, h, Filter{SelfID: simulator.SelfID, Types: []string{"message"}, GroupIDs: []int64{20001}})
-	c := fake.EventConn(t, 0)
+	c := simtest.EventConn(t, fake, 0)
 	if n := len(fake.Upgrades()); n != 1 || c.Header.Get("Authorization") != "Bearer "+token {
 		t.Fatalf("%d upgrades, Authorization %q", n, c.Header.Get("Authorization"))
 	}
@@ -331,7 +332,7 @@ func TestHubLifecycle(t *testing.T) {
 	}
 	// A new subscribe opens a new connection.
 	subscribe(t, h, Filter{SelfID: simulator.SelfID})
-	fake.EventConn(t, 1)
+	simtest.EventConn(t, fake, 1)
 }
 
 func TestHubStops(t *testing.T) {
@@ -357,7 +358,7 @@ func TestHubStops(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fake, h, u := start(t)
 			id := subscribe(t, h, Filter{SelfID: simulator.SelfID})
-			c := fake.EventConn(t, 0)
+			c := simtest.EventConn(t, fake, 0)
 			if err := c.Send(simulator.PrivateMessage(7, "kept")); err != nil {
 				t.Fatal(err)
 			}
@@ -385,7 +386,7 @@ func TestHubStops(t *testing.T) {
 				t.Fatal(err)
 			}
 			subscribe(t, h, Filter{SelfID: simulator.SelfID})
-			fake.EventConn(t, 1)
+			simtest.EventConn(t, fake, 1)
 		})
 	}
 }
@@ -406,7 +407,7 @@ func TestHubLimitsAndClose(t *testing.T) {
 	h.Release(ids[0])
 	subscribe(t, h, Filter{SelfID: simulator.SelfID})
 	h.Close()
-	if code, err := fake.EventConn(t, 0).Wait(10 * time.Second); err != nil || code != websocket.StatusNormalClosure {
+	if code, err := simtest.EventConn(t, fake, 0).Wait(10 * time.Second); err != nil || code != websocket.StatusNormalClosure {
 		t.Errorf("after Close: %v %v", code, err)
 	}
 	if _, err := h.Read(ids[1], ""); err == nil {
@@ -418,7 +419,7 @@ func TestHubLimitsAndClose(t *testing.T) {
 }
 
 func TestDialFailures(t *testing.T) {
-	fake := simulator.Start(t, simulator.WithToken(token))
+	fake := simtest.Start(t, simulator.WithToken(token))
 	h := New(Options{URL: fake.EventsURL(), Token: "wrong"})
 	_, err := h.Subscribe(context.Background(), Filter{SelfID: 1})
 	if e := (*Error)(nil); !errors.As(err, &e) || e.Code != CodeUnauthorized || strings.Contains(e.Message, "wrong") {
@@ -436,7 +437,7 @@ func TestDialFailures(t *testing.T) {
 func TestUpdatesCoalesce(t *testing.T) {
 	fake, h, u := start(t)
 	id := subscribe(t, h, Filter{SelfID: simulator.SelfID})
-	c := fake.EventConn(t, 0)
+	c := simtest.EventConn(t, fake, 0)
 	start := time.Now()
 	for i := range 200 {
 		if err := c.Send(simulator.PrivateMessage(1, fmt.Sprint(i))); err != nil {

@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // TestSubscribeFunc: a resource made for a reader in this process tells
 // its own function of its updates, never the Hub's OnUpdate one, and
 // shares the connection with ordinary resources.
 func TestSubscribeFunc(t *testing.T) {
-	fake := simulator.Start(t)
+	fake := simtest.Start(t)
 	h := New(Options{URL: fake.EventsURL()})
 	defer h.Close()
 	var hubCalls atomic.Int64
@@ -24,7 +25,7 @@ func TestSubscribeFunc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake.EventConn(t, 0).Send(simulator.GroupMessage(20001, 30001, "hi"))
+	simtest.EventConn(t, fake, 0).Send(simulator.GroupMessage(20001, 30001, "hi"))
 	select {
 	case <-notified:
 	case <-time.After(30 * time.Second):
@@ -40,7 +41,7 @@ func TestSubscribeFunc(t *testing.T) {
 	if _, err := h.Subscribe(ctx, Filter{SelfID: simulator.SelfID}); err != nil {
 		t.Fatal(err)
 	}
-	fake.EventConn(t, 0).Send(simulator.GroupMessage(20001, 30001, "again"))
+	simtest.EventConn(t, fake, 0).Send(simulator.GroupMessage(20001, 30001, "again"))
 	for deadline := time.Now().Add(30 * time.Second); hubCalls.Load() == 0; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("OnUpdate was never told of the ordinary resource")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // refusal subscribes on h and returns the refusal, failing the test when
@@ -32,7 +33,7 @@ func refusal(t *testing.T, h *Hub) *Error {
 // TestRefusedTokenAfterUpgrade: SnowLuma upgrades first and closes with
 // 1008 when the token is wrong; that is unauthorized, not connected.
 func TestRefusedTokenAfterUpgrade(t *testing.T) {
-	fake := simulator.Start(t, simulator.WithToken("http-token"), simulator.WithEventsToken(token))
+	fake := simtest.Start(t, simulator.WithToken("http-token"), simulator.WithEventsToken(token))
 	e := refusal(t, New(Options{URL: fake.EventsURL(), Token: "http-token"}))
 	if e.Code != CodeUnauthorized || !strings.Contains(e.Message, "1008") || !strings.Contains(e.Message, `"invalid access token"`) ||
 		!strings.Contains(e.NextStep, "SNOWLUMA_MCP_EVENTS_TOKEN") || strings.Contains(e.Message+e.NextStep, "http-token") {
@@ -54,7 +55,7 @@ func TestRefusedTokenAfterUpgrade(t *testing.T) {
 	if s := read(t, h, id, ""); s.Status != StatusConnected || !strings.Contains(s.StatusReason, "greeted") {
 		t.Errorf("with the WebSocket token: %+v", s)
 	}
-	if got := fake.EventConn(t, 0).Header.Get("Authorization"); got != "Bearer "+token {
+	if got := simtest.EventConn(t, fake, 0).Header.Get("Authorization"); got != "Bearer "+token {
 		t.Errorf("Authorization %q", got)
 	}
 }
@@ -122,7 +123,7 @@ func TestNoGreeting(t *testing.T) {
 // TestGreetingOfAnotherAccount: a greeting with another self_id refuses
 // the subscribe, since every later event would stop the connection.
 func TestGreetingOfAnotherAccount(t *testing.T) {
-	fake := simulator.Start(t, simulator.WithToken(token))
+	fake := simtest.Start(t, simulator.WithToken(token))
 	h := New(Options{URL: fake.EventsURL(), Token: token})
 	_, err := h.Subscribe(context.Background(), Filter{SelfID: 4242})
 	e := (*Error)(nil)
@@ -147,11 +148,11 @@ func TestStall(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const beat = 200 * time.Millisecond
-			fake := simulator.Start(t, simulator.WithToken(token), simulator.WithHeartbeat(beat))
+			fake := simtest.Start(t, simulator.WithToken(token), simulator.WithHeartbeat(beat))
 			h := New(Options{URL: fake.EventsURL(), Token: token})
 			t.Cleanup(h.Close)
 			id := subscribe(t, h, Filter{SelfID: simulator.SelfID})
-			c := fake.EventConn(t, 0)
+			c := simtest.EventConn(t, fake, 0)
 			if err := c.Send(simulator.PrivateMessage(7, "kept")); err != nil {
 				t.Fatal(err)
 			}
@@ -190,8 +191,8 @@ func TestStallAfterAnnouncingHeartbeat(t *testing.T) {
 // TestRedirectNotFollowed: a 3xx to the upgrade fails, naming where it
 // pointed, and nothing reaches that place.
 func TestRedirectNotFollowed(t *testing.T) {
-	elsewhere := simulator.Start(t)
-	fake := simulator.Start(t, simulator.WithToken(token), simulator.WithEventsRedirect(elsewhere.EventsURL()+"?access_token=leak"))
+	elsewhere := simtest.Start(t)
+	fake := simtest.Start(t, simulator.WithToken(token), simulator.WithEventsRedirect(elsewhere.EventsURL()+"?access_token=leak"))
 	e := refusal(t, New(Options{URL: fake.EventsURL(), Token: token}))
 	target := elsewhere.EventsURL()
 	if e.Code != CodeConnect || !strings.Contains(e.Message, "HTTP 307") || !strings.Contains(e.Message, target) || strings.Contains(e.Message, "leak") {
@@ -208,7 +209,7 @@ func TestRedirectNotFollowed(t *testing.T) {
 // TestBadPath: SnowLuma refuses an upgrade to a path it does not serve
 // with HTTP 400; the refusal says so and gives SnowLuma's default.
 func TestBadPath(t *testing.T) {
-	fake := simulator.Start(t, simulator.WithToken(token))
+	fake := simtest.Start(t, simulator.WithToken(token))
 	e := refusal(t, New(Options{URL: fake.EventsURL() + "event", Token: token}))
 	if e.Code != CodeConnect || !strings.Contains(e.Message, "HTTP 400") || !strings.Contains(e.Message, `"Bad path for WebSocket"`) ||
 		!strings.Contains(e.Message, `"/event"`) || !strings.Contains(e.NextStep, "default is /") {

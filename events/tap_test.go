@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // holdTap records what the hub taps, holding the reader until released.
@@ -42,13 +43,13 @@ func (h *holdTap) seen() (int, []string) {
 // waits holds the reader (nothing is lost meanwhile); meta events and
 // events outside the allowlists never reach it.
 func TestTap(t *testing.T) {
-	fake := simulator.Start(t, simulator.WithToken(token))
+	fake := simtest.Start(t, simulator.WithToken(token))
 	h := New(Options{URL: fake.EventsURL(), Token: token, AllowGroups: []int64{20001}})
 	t.Cleanup(h.Close)
 	tap := &holdTap{release: make(chan struct{})}
 	h.SetTap(tap)
 	id := subscribe(t, h, Filter{SelfID: simulator.SelfID})
-	c := fake.EventConn(t, 0)
+	c := simtest.EventConn(t, fake, 0)
 	const n = 3 * MaxEvents
 	sent := make(chan error, 1)
 	go func() {
@@ -105,12 +106,12 @@ func (s *sleepyTap) Event([]byte) {
 // TestTapPausesWatchdog: a tap that waits longer than the stall watchdog's
 // span is back-pressure, not a stalled SnowLuma: the connection stays.
 func TestTapPausesWatchdog(t *testing.T) {
-	fake := simulator.Start(t, simulator.WithToken(token), simulator.WithHeartbeat(MinHeartbeatInterval))
+	fake := simtest.Start(t, simulator.WithToken(token), simulator.WithHeartbeat(MinHeartbeatInterval))
 	h := New(Options{URL: fake.EventsURL(), Token: token})
 	t.Cleanup(h.Close)
 	h.SetTap(&sleepyTap{d: 3 * StallHeartbeats * MinHeartbeatInterval})
 	id := subscribe(t, h, Filter{SelfID: simulator.SelfID})
-	c := fake.EventConn(t, 0)
+	c := simtest.EventConn(t, fake, 0)
 	if err := c.Send(simulator.GroupMessage(20001, 1, "slow")); err != nil {
 		t.Fatal(err)
 	}

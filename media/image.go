@@ -16,6 +16,8 @@ import (
 	"image/jpeg"
 	"image/png"
 	"math"
+	"runtime"
+	"sync"
 	"time"
 
 	_ "golang.org/x/image/webp" // registers WebP with image.Decode
@@ -86,17 +88,32 @@ type Image struct {
 	Alpha bool
 }
 
-// A Decoder prepares images within its limits. It runs at most two decodes
-// at once: one that overran its time is waited for no longer, but still
-// holds its place until the decoder returns, so that hostile images cannot
-// pile up work.
+// A Decoder prepares images within its limits. It runs at most Slots
+// decodes at once, one per processor the process runs Go code on: one that
+// overran its time is waited for no longer, but still holds its place until
+// the decoder returns, so that hostile images cannot pile up work, and a
+// decode waiting for a place costs no memory yet.
 type Decoder struct {
 	maxBytes  int
 	maxPixels int64 // MaxPixels; the fuzz test lowers it to stay fast
 	timeout   time.Duration
-	slots     chan struct{}
 	onJPEG    func(quality, bytes int) // hears each JPEG encoding made; tests count them
+
+	mu   sync.Mutex
+	busy int           // decodes running
+	free chan struct{} // closed when one ends
 }
+
+// Slots is how many decodes a Decoder runs at once: one per processor the
+// process runs Go code on (runtime.GOMAXPROCS(0), read when a decode
+// starts), at most MaxSlots. A second decode on one processor would only
+// share it and hold a second picture's pixels meanwhile; past two, more
+// decodes at once multiply the pixels held (about 66 MB for a
+// 12-megapixel photo) more than they shorten a call.
+func Slots() int { return min(max(1, runtime.GOMAXPROCS(0)), MaxSlots) }
+
+// MaxSlots bounds Slots.
+const MaxSlots = 2
 
 // NewDecoder returns a decoder whose encoded images are at most maxBytes
 // (DefaultMaxBytes when 0) and whose work on one image takes at most
@@ -108,7 +125,7 @@ func NewDecoder(maxBytes int, timeout time.Duration) *Decoder {
 	if timeout <= 0 {
 		timeout = DefaultTimeout * raceSlowdown
 	}
-	return &Decoder{maxBytes: maxBytes, maxPixels: MaxPixels, timeout: timeout, slots: make(chan struct{}, 2)}
+	return &Decoder{maxBytes: maxBytes, maxPixels: MaxPixels, timeout: timeout}
 }
 
 // MaxBytes is the limit of an encoded image.
@@ -124,10 +141,8 @@ func (d *Decoder) Prepare(ctx context.Context, data []byte) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	select {
-	case d.slots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	if err := d.acquire(ctx); err != nil {
+		return nil, err
 	}
 	type result struct {
 		img *Image
@@ -135,7 +150,7 @@ func (d *Decoder) Prepare(ctx context.Context, data []byte) (*Image, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		defer func() { <-d.slots }()
+		defer d.release()
 		defer func() {
 			if p := recover(); p != nil {
 				done <- result{err: unreadable("the %s decoder failed: %v", format, p)}
@@ -154,6 +169,46 @@ func (d *Decoder) Prepare(ctx context.Context, data []byte) (*Image, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// acquire waits for a place among the Slots decodes, or for ctx.
+func (d *Decoder) acquire(ctx context.Context) error {
+	for {
+		d.mu.Lock()
+		if d.busy < Slots() {
+			d.busy++
+			d.mu.Unlock()
+			return nil
+		}
+		if d.free == nil {
+			d.free = make(chan struct{})
+		}
+		free := d.free
+		d.mu.Unlock()
+		select {
+		case <-free:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// release gives a place back and wakes the decodes waiting for one.
+func (d *Decoder) release() {
+	d.mu.Lock()
+	d.busy--
+	if d.free != nil {
+		close(d.free)
+		d.free = nil
+	}
+	d.mu.Unlock()
+}
+
+// running is how many decodes hold a place.
+func (d *Decoder) running() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.busy
 }
 
 // Inspect reads an image's header only and refuses what the limits do not

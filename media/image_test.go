@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	_ "image/png"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -315,6 +316,35 @@ func TestPrepareTurnsUpright(t *testing.T) {
 		}
 		if bytes.Contains(img.Data, []byte("Exif")) {
 			t.Errorf("orientation %d: the EXIF went on", tc.o)
+		}
+	}
+}
+
+// TestSlotsFollowProcessors holds the concurrency model of
+// docs/performance.md ("Small calls under load"): a decoder runs one
+// decode per processor the process runs Go code on, read when a decode
+// starts, and never more than MaxSlots, so that it never holds more
+// pictures' pixels than processors can work on.
+func TestSlotsFollowProcessors(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	d := NewDecoder(0, 0)
+	for procs, slots := range map[int]int{1: 1, 2: 2, 3: 2, 8: 2} {
+		runtime.GOMAXPROCS(procs)
+		if Slots() != slots {
+			t.Fatalf("GOMAXPROCS %d: Slots() = %d, want %d", procs, Slots(), slots)
+		}
+		for range slots {
+			if err := d.acquire(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := d.acquire(cancelled); err == nil || d.running() != slots {
+			t.Errorf("GOMAXPROCS %d: decode %d was let in beside %d running", procs, slots+1, d.running())
+		}
+		for range slots {
+			d.release()
 		}
 	}
 }

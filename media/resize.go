@@ -193,21 +193,31 @@ func premultiply(o []uint8, r, g, b, a uint8) {
 func resizeYCbCr(m *image.YCbCr, w, h int) *image.RGBA {
 	r := m.Rect
 	cw, ch := chromaSize(m)
-	// The luma plane beside the two chroma planes: on two cores the
-	// planes take half the time.
-	var yp []uint8
-	var failed any // a panic of the luma goroutine, raised again here
-	done := make(chan struct{})
-	go func() {
-		defer func() { failed = recover(); close(done) }()
-		yp = resizePlane(m.Y[m.YOffset(r.Min.X, r.Min.Y):], m.YStride, r.Dx(), r.Dy(), w, h)
-	}()
 	co := m.COffset(r.Min.X, r.Min.Y)
-	cb := resizePlane(m.Cb[co:], m.CStride, cw, ch, w, h)
-	cr := resizePlane(m.Cr[co:], m.CStride, cw, ch, w, h)
-	<-done
-	if failed != nil {
-		panic(failed)
+	luma := func() []uint8 {
+		return resizePlane(m.Y[m.YOffset(r.Min.X, r.Min.Y):], m.YStride, r.Dx(), r.Dy(), w, h)
+	}
+	var yp, cb, cr []uint8
+	if Slots() < 2 {
+		// One processor: a second goroutine would only share it.
+		yp = luma()
+		cb = resizePlane(m.Cb[co:], m.CStride, cw, ch, w, h)
+		cr = resizePlane(m.Cr[co:], m.CStride, cw, ch, w, h)
+	} else {
+		// The luma plane beside the two chroma planes: on two
+		// processors the planes take half the time.
+		var failed any // a panic of the luma goroutine, raised again here
+		done := make(chan struct{})
+		go func() {
+			defer func() { failed = recover(); close(done) }()
+			yp = luma()
+		}()
+		cb = resizePlane(m.Cb[co:], m.CStride, cw, ch, w, h)
+		cr = resizePlane(m.Cr[co:], m.CStride, cw, ch, w, h)
+		<-done
+		if failed != nil {
+			panic(failed)
+		}
 	}
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
 	for i := range yp {

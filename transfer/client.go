@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/quote"
 )
 
@@ -85,11 +86,11 @@ type Options struct {
 	// request of a stream call. Zero means DefaultStreamConnectTimeout.
 	StreamConnectTimeout time.Duration
 	// MaxBodyBytes caps the body of one request. A call whose body would be
-	// longer fails with KindTooLarge before anything is sent, and upload
+	// longer fails with outcome.KindTooLarge before anything is sent, and upload
 	// chunks are cut to fit under it. Zero means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 	// MaxStreams is how many stream calls (Stream, Download, Upload) may run
-	// at once; one more fails at once with KindBusy. Zero means
+	// at once; one more fails at once with outcome.KindBusy. Zero means
 	// DefaultMaxStreams.
 	MaxStreams int
 	// HTTPClient, when set, sends the requests. The default client follows
@@ -175,14 +176,14 @@ func (c *Client) Limits() Limits {
 }
 
 // acquire takes one of the stream slots for op, or fails at once with
-// KindBusy when every slot is taken. The caller calls the release function
+// outcome.KindBusy when every slot is taken. The caller calls the release function
 // it returns when its stream call ends.
 func (c *Client) acquire(op string) (release func(), err error) {
 	select {
 	case c.slots <- struct{}{}:
 		return func() { <-c.slots }, nil
 	default:
-		return nil, c.fail(op, 0, KindBusy, fmt.Errorf("%d stream calls are already running, the most allowed at once", cap(c.slots)))
+		return nil, c.fail(op, 0, outcome.KindBusy, fmt.Errorf("%d stream calls are already running, the most allowed at once", cap(c.slots)))
 	}
 }
 
@@ -253,12 +254,12 @@ func (c *Client) Call(ctx context.Context, req Request) (*Response, error) {
 		return nil, c.failure(ctx, callCtx, req.Action, resp.StatusCode, "connection lost while reading the answer", err)
 	}
 	if int64(len(raw)) > c.maxResponse {
-		return nil, c.fail(req.Action, resp.StatusCode, KindTooLarge,
+		return nil, c.fail(req.Action, resp.StatusCode, outcome.KindTooLarge,
 			fmt.Errorf("answer larger than %d bytes", c.maxResponse))
 	}
 	env, err := parseEnvelope(raw, "answer")
 	if err != nil {
-		return nil, c.fail(req.Action, resp.StatusCode, KindProtocol, notEnvelope(resp, err))
+		return nil, c.fail(req.Action, resp.StatusCode, outcome.KindProtocol, notEnvelope(resp, err))
 	}
 	return &Response{
 		Envelope:   raw,
@@ -301,11 +302,11 @@ func (c *Client) ActionURL(action string) string {
 
 // newRequest builds the POST for req to <endpoint>/<action>. The caller's
 // headers come first so that they cannot replace the content type or the
-// credentials. A body over the request cap is refused with KindTooLarge:
+// credentials. A body over the request cap is refused with outcome.KindTooLarge:
 // SnowLuma would cut it off and drop the connection without an answer.
 func (c *Client) newRequest(ctx context.Context, req Request, body []byte) (*http.Request, error) {
 	if int64(len(body)) > c.maxBody {
-		return nil, c.fail(req.Action, 0, KindTooLarge, &bodyLimitError{int64(len(body)), c.maxBody})
+		return nil, c.fail(req.Action, 0, outcome.KindTooLarge, &bodyLimitError{int64(len(body)), c.maxBody})
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.ActionURL(req.Action), bytes.NewReader(body))
 	if err != nil {
@@ -336,9 +337,9 @@ func (c *Client) checkStatus(op string, resp *http.Response) *Error {
 		if c.token == "" {
 			what = "SnowLuma requires a token"
 		}
-		return c.fail(op, status, KindUnauthorized, fmt.Errorf("%s (HTTP %d)", what, status))
+		return c.fail(op, status, outcome.KindUnauthorized, fmt.Errorf("%s (HTTP %d)", what, status))
 	case status >= 300 && status < 400:
-		return c.fail(op, status, KindProtocol,
+		return c.fail(op, status, outcome.KindProtocol,
 			fmt.Errorf("the endpoint answered with a redirect (HTTP %d) to %s, which is not followed; set SNOWLUMA_MCP_ENDPOINT to SnowLuma's own address", status, quote.Location(resp)))
 	}
 	return nil
@@ -377,13 +378,13 @@ func (d *deadline) Error() string { return d.what }
 func (c *Client) failure(parent, ctx context.Context, op string, status int, doing string, err error) *Error {
 	if perr := parent.Err(); perr != nil {
 		if errors.Is(perr, context.Canceled) {
-			return c.fail(op, status, KindCancelled, fmt.Errorf("cancelled by the caller: %w", perr))
+			return c.fail(op, status, outcome.KindCancelled, fmt.Errorf("cancelled by the caller: %w", perr))
 		}
-		return c.fail(op, status, KindTimeout, fmt.Errorf("the caller's deadline passed: %w", perr))
+		return c.fail(op, status, outcome.KindTimeout, fmt.Errorf("the caller's deadline passed: %w", perr))
 	}
 	var dl *deadline
 	if ctx.Err() != nil && errors.As(context.Cause(ctx), &dl) {
-		return c.fail(op, status, KindTimeout, fmt.Errorf("%s: %w", dl.what, context.DeadlineExceeded))
+		return c.fail(op, status, outcome.KindTimeout, fmt.Errorf("%s: %w", dl.what, context.DeadlineExceeded))
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
@@ -391,14 +392,14 @@ func (c *Client) failure(parent, ctx context.Context, op string, status int, doi
 	}
 	var te interface{ Timeout() bool }
 	if errors.As(err, &te) && te.Timeout() {
-		return c.fail(op, status, KindTimeout, fmt.Errorf("%s: %w", doing, err))
+		return c.fail(op, status, outcome.KindTimeout, fmt.Errorf("%s: %w", doing, err))
 	}
-	return c.fail(op, status, KindTransport, fmt.Errorf("%s: %w", doing, err))
+	return c.fail(op, status, outcome.KindTransport, fmt.Errorf("%s: %w", doing, err))
 }
 
 // fail builds an Error, making sure that the token cannot leak through the
 // message of some underlying error.
-func (c *Client) fail(op string, status int, kind Kind, err error) *Error {
+func (c *Client) fail(op string, status int, kind outcome.Kind, err error) *Error {
 	if c.token != "" && strings.Contains(err.Error(), c.token) {
 		err = errors.New(strings.ReplaceAll(err.Error(), c.token, "[redacted]"))
 	}

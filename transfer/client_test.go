@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 const testToken = "s3cret-token-value"
@@ -48,7 +50,7 @@ func answer(status int, contentType, body string) http.HandlerFunc {
 
 // checkError asserts that err is an *Error of kind want for action op and
 // that its message does not leak the token.
-func checkError(t *testing.T, err error, op string, want Kind) *Error {
+func checkError(t *testing.T, err error, op string, want outcome.Kind) *Error {
 	t.Helper()
 	var e *Error
 	if !errors.As(err, &e) {
@@ -157,7 +159,7 @@ func TestProtocolFailureSaysWhatCame(t *testing.T) {
 	} {
 		c := newTestClient(t, tc.h, nil)
 		_, err := c.Call(context.Background(), Request{Action: "get_status"})
-		e := checkError(t, err, "get_status", KindProtocol)
+		e := checkError(t, err, "get_status", outcome.KindProtocol)
 		if !strings.Contains(e.Error(), tc.want) || !strings.HasSuffix(e.Error(), "; check the endpoint path") {
 			t.Errorf("message %q, want %q ... check the endpoint path", e.Error(), tc.want)
 		}
@@ -244,28 +246,28 @@ func TestCallFailures(t *testing.T) {
 		name   string
 		h      http.HandlerFunc
 		edit   func(*Options)
-		want   Kind
+		want   outcome.Kind
 		status int
 	}{
-		{"401 envelope", answer(401, "application/json", `{"status":"failed","retcode":1401,"data":null,"wording":"unauthorized"}`), nil, KindUnauthorized, 401},
-		{"403 html", answer(403, "text/html", `<html>forbidden</html>`), nil, KindUnauthorized, 403},
-		{"empty body", answer(200, "application/json", ``), nil, KindProtocol, 200},
-		{"blank body", answer(200, "application/json", " \r\n"), nil, KindProtocol, 200},
-		{"html", answer(200, "text/html", `<html><body>hello</body></html>`), nil, KindProtocol, 200},
-		{"array", answer(200, "application/json", `[{"status":"ok"}]`), nil, KindProtocol, 200},
-		{"null", answer(200, "application/json", `null`), nil, KindProtocol, 200},
-		{"trailing garbage", answer(200, "application/json", `{"status":"ok","retcode":0} x`), nil, KindProtocol, 200},
-		{"two objects", answer(200, "application/json", `{"status":"ok","retcode":0}{"status":"ok"}`), nil, KindProtocol, 200},
-		{"truncated", answer(200, "application/json", `{"status":"ok","retcode":0,"data":{"a":`), nil, KindProtocol, 200},
-		{"no status", answer(200, "application/json", `{"retcode":0,"data":null}`), nil, KindProtocol, 200},
-		{"status not a string", answer(200, "application/json", `{"status":1,"retcode":0}`), nil, KindProtocol, 200},
-		{"500 html", answer(500, "text/html", `<h1>Internal Server Error</h1>`), nil, KindProtocol, 500},
-		{"502 empty", answer(502, "", ``), nil, KindProtocol, 502},
+		{"401 envelope", answer(401, "application/json", `{"status":"failed","retcode":1401,"data":null,"wording":"unauthorized"}`), nil, outcome.KindUnauthorized, 401},
+		{"403 html", answer(403, "text/html", `<html>forbidden</html>`), nil, outcome.KindUnauthorized, 403},
+		{"empty body", answer(200, "application/json", ``), nil, outcome.KindProtocol, 200},
+		{"blank body", answer(200, "application/json", " \r\n"), nil, outcome.KindProtocol, 200},
+		{"html", answer(200, "text/html", `<html><body>hello</body></html>`), nil, outcome.KindProtocol, 200},
+		{"array", answer(200, "application/json", `[{"status":"ok"}]`), nil, outcome.KindProtocol, 200},
+		{"null", answer(200, "application/json", `null`), nil, outcome.KindProtocol, 200},
+		{"trailing garbage", answer(200, "application/json", `{"status":"ok","retcode":0} x`), nil, outcome.KindProtocol, 200},
+		{"two objects", answer(200, "application/json", `{"status":"ok","retcode":0}{"status":"ok"}`), nil, outcome.KindProtocol, 200},
+		{"truncated", answer(200, "application/json", `{"status":"ok","retcode":0,"data":{"a":`), nil, outcome.KindProtocol, 200},
+		{"no status", answer(200, "application/json", `{"retcode":0,"data":null}`), nil, outcome.KindProtocol, 200},
+		{"status not a string", answer(200, "application/json", `{"status":1,"retcode":0}`), nil, outcome.KindProtocol, 200},
+		{"500 html", answer(500, "text/html", `<h1>Internal Server Error</h1>`), nil, outcome.KindProtocol, 500},
+		{"502 empty", answer(502, "", ``), nil, outcome.KindProtocol, 502},
 		{"redirect", func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "http://127.0.0.1:1/elsewhere", http.StatusFound)
-		}, nil, KindProtocol, 302},
+		}, nil, outcome.KindProtocol, 302},
 		{"too large", answer(200, "application/json", `{"status":"ok","retcode":0,"data":"`+strings.Repeat("x", 100)+`"}`),
-			func(o *Options) { o.MaxResponseBytes = 64 }, KindTooLarge, 200},
+			func(o *Options) { o.MaxResponseBytes = 64 }, outcome.KindTooLarge, 200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newTestClient(t, tc.h, tc.edit)
@@ -307,7 +309,7 @@ func TestCallTransportFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = c.Call(context.Background(), Request{Action: "get_status"})
-		checkError(t, err, "get_status", KindTransport)
+		checkError(t, err, "get_status", outcome.KindTransport)
 		if !strings.Contains(err.Error(), "could not reach SnowLuma") {
 			t.Errorf("message %q", err)
 		}
@@ -320,7 +322,7 @@ func TestCallTransportFailures(t *testing.T) {
 			}
 		}, nil)
 		_, err := c.Call(context.Background(), Request{Action: "get_status"})
-		checkError(t, err, "get_status", KindTransport)
+		checkError(t, err, "get_status", outcome.KindTransport)
 	})
 	t.Run("closed mid-body", func(t *testing.T) {
 		c := newTestClient(t, func(w http.ResponseWriter, r *http.Request) {
@@ -334,7 +336,7 @@ func TestCallTransportFailures(t *testing.T) {
 			}
 		}, nil)
 		_, err := c.Call(context.Background(), Request{Action: "get_status"})
-		checkError(t, err, "get_status", KindTransport)
+		checkError(t, err, "get_status", outcome.KindTransport)
 	})
 }
 
@@ -366,7 +368,7 @@ func TestCallTimeout(t *testing.T) {
 			waitGone(r)
 		}, func(o *Options) { o.Timeout = 50 * time.Millisecond })
 		_, err := c.Call(context.Background(), Request{Action: "get_status"})
-		checkError(t, err, "get_status", KindTimeout)
+		checkError(t, err, "get_status", outcome.KindTimeout)
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%v does not wrap context.DeadlineExceeded", err)
 		}
@@ -374,14 +376,14 @@ func TestCallTimeout(t *testing.T) {
 	t.Run("mid-body", func(t *testing.T) {
 		c := newTestClient(t, blockUntilGone(nil), func(o *Options) { o.Timeout = 50 * time.Millisecond })
 		_, err := c.Call(context.Background(), Request{Action: "get_status"})
-		checkError(t, err, "get_status", KindTimeout)
+		checkError(t, err, "get_status", outcome.KindTimeout)
 	})
 	t.Run("caller deadline", func(t *testing.T) {
 		c := newTestClient(t, blockUntilGone(nil), nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
 		_, err := c.Call(ctx, Request{Action: "get_status"})
-		checkError(t, err, "get_status", KindTimeout)
+		checkError(t, err, "get_status", outcome.KindTimeout)
 	})
 }
 
@@ -394,7 +396,7 @@ func TestCallCancelledMidBody(t *testing.T) {
 		cancel()
 	}()
 	_, err := c.Call(ctx, Request{Action: "send_group_msg"})
-	checkError(t, err, "send_group_msg", KindCancelled)
+	checkError(t, err, "send_group_msg", outcome.KindCancelled)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("%v does not wrap context.Canceled", err)
 	}
@@ -412,7 +414,7 @@ func TestCallCancelledBeforeHeaders(t *testing.T) {
 		cancel()
 	}()
 	_, err := c.Call(ctx, Request{Action: "get_status"})
-	checkError(t, err, "get_status", KindCancelled)
+	checkError(t, err, "get_status", outcome.KindCancelled)
 }
 
 func TestCallNeverRetries(t *testing.T) {
@@ -435,7 +437,7 @@ func TestErrorMessageRedactsToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := c.fail("get_status", 0, KindTransport, errors.New("something mentioning "+testToken))
+	e := c.fail("get_status", 0, outcome.KindTransport, errors.New("something mentioning "+testToken))
 	if strings.Contains(e.Error(), testToken) {
 		t.Errorf("token in %q", e)
 	}
@@ -451,7 +453,7 @@ func TestActionInThePath(t *testing.T) {
 		{"/onebot", "/onebot", "/onebot/get_status"},
 		{"/onebot", "/onebot/", "/onebot/get_status"},
 	} {
-		fake := simulator.Start(t, simulator.WithHTTPPath(tc.configured))
+		fake := simtest.Start(t, simulator.WithHTTPPath(tc.configured))
 		c, err := New(Options{Endpoint: strings.TrimSuffix(fake.URL, "/") + tc.endpoint})
 		if err != nil {
 			t.Fatal(err)
@@ -473,7 +475,7 @@ func TestActionInThePath(t *testing.T) {
 // TestRequestBodyLimit: a call whose body would pass the limit is refused
 // with too_large before anything is sent; one exactly at it goes.
 func TestRequestBodyLimit(t *testing.T) {
-	fake := simulator.Start(t)
+	fake := simtest.Start(t)
 	c, err := New(Options{Endpoint: fake.URL})
 	if err != nil {
 		t.Fatal(err)
@@ -490,7 +492,7 @@ func TestRequestBodyLimit(t *testing.T) {
 		func(r Request) error { _, err := c.StreamCall(context.Background(), r); return err },
 	} {
 		err := send(Request{Action: "get_status", Params: pad(DefaultMaxBodyBytes - frame + 1)})
-		e := checkError(t, err, "get_status", KindTooLarge)
+		e := checkError(t, err, "get_status", outcome.KindTooLarge)
 		if !strings.Contains(e.Error(), "2097152-byte request body limit") || !strings.Contains(e.Error(), "SNOWLUMA_MCP_MAX_BODY_BYTES") {
 			t.Errorf("message %q", e)
 		}
@@ -510,7 +512,7 @@ func TestRedirectNamesItsTarget(t *testing.T) {
 		http.Redirect(w, r, other.URL+"/next?access_token=x", http.StatusTemporaryRedirect)
 	}, nil)
 	_, err := c.Call(context.Background(), Request{Action: "get_status"})
-	e := checkError(t, err, "get_status", KindProtocol)
+	e := checkError(t, err, "get_status", outcome.KindProtocol)
 	if !strings.Contains(e.Error(), "redirect (HTTP 307) to "+other.URL+"/next,") || strings.Contains(e.Error(), "access_token") {
 		t.Errorf("message %q", e)
 	}

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 )
 
 // stalledListener returns the address of a loopback socket that listens
@@ -52,12 +54,12 @@ func TestStreamConnectTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = c.Stream(context.Background(), Request{Action: "test_download_stream"}, func(Frame) error { return nil })
-	e := checkError(t, err, "test_download_stream", KindTimeout)
+	e := checkError(t, err, "test_download_stream", outcome.KindTimeout)
 	if !strings.Contains(e.Error(), "could not connect") {
 		t.Errorf("the message does not name the connect timeout: %v", e)
 	}
 	st := newStore(t, 0, 0)
 	_, err = c.Download(context.Background(), Request{Action: "download_file_stream"}, st, nil)
-	checkError(t, err, "download_file_stream", KindTimeout)
+	checkError(t, err, "download_file_stream", outcome.KindTimeout)
 	checkNothingLeft(t, st.Dir())
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/snowluma/snowluma-mcp/internal/jsonscan"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 )
 
 // Saved describes a download saved to disk. It never holds file bytes.
@@ -85,7 +86,7 @@ func (c *Client) download(ctx context.Context, req Request, store *Store, progre
 			return nil, err
 		}
 		if !failed(f) {
-			return nil, s.fail(KindProtocol, errors.New("SnowLuma answered a download with one envelope instead of file frames"))
+			return nil, s.fail(outcome.KindProtocol, errors.New("SnowLuma answered a download with one envelope instead of file frames"))
 		}
 		return &DownloadResult{Terminal: f}, nil
 	}
@@ -100,7 +101,7 @@ func (c *Client) download(ctx context.Context, req Request, store *Store, progre
 			return nil, s.readFailure(ctx.Err(), "the download was interrupted")
 		}
 		if err == io.EOF {
-			return nil, s.fail(KindStreamFailed, errors.New("stream ended before its final frame"))
+			return nil, s.fail(outcome.KindStreamFailed, errors.New("stream ended before its final frame"))
 		}
 		if err != nil {
 			return nil, s.readFailure(err, "connection lost during the download")
@@ -111,12 +112,12 @@ func (c *Client) download(ctx context.Context, req Request, store *Store, progre
 			return nil, s.readFailure(ctx.Err(), "the download was interrupted")
 		}
 		if err != nil {
-			return nil, s.fail(KindProtocol, err)
+			return nil, s.fail(outcome.KindProtocol, err)
 		}
 		if f.Terminal {
 			// The terminal frame outlives the reader: it goes in the result.
 			if f, err = parseDownloadFrame(bytes.Clone(raw)); err != nil {
-				return nil, s.fail(KindProtocol, err)
+				return nil, s.fail(outcome.KindProtocol, err)
 			}
 			if failed(f.Frame) {
 				return &DownloadResult{Terminal: f.Frame}, nil
@@ -171,56 +172,56 @@ type download struct {
 // size before anything is written, then the partial file is created.
 func (d *download) info(f downloadFrame) error {
 	if d.announced {
-		return d.s.fail(KindProtocol, errors.New("a second file_info frame"))
+		return d.s.fail(outcome.KindProtocol, errors.New("a second file_info frame"))
 	}
 	d.announced = true
 	d.size = f.fileSize
 	if d.size < 0 {
-		return d.s.fail(KindProtocol, errors.New("file_info announces a negative file_size"))
+		return d.s.fail(outcome.KindProtocol, errors.New("file_info announces a negative file_size"))
 	}
 	d.name = f.fileName
 	if d.size > d.store.maxFile {
-		return d.s.fail(KindTooLarge, fmt.Errorf("the file is %d bytes, more than the %d-byte file size limit (SNOWLUMA_MCP_MAX_FILE_BYTES); nothing was saved", d.size, d.store.maxFile))
+		return d.s.fail(outcome.KindTooLarge, fmt.Errorf("the file is %d bytes, more than the %d-byte file size limit (SNOWLUMA_MCP_MAX_FILE_BYTES); nothing was saved", d.size, d.store.maxFile))
 	}
 	ok, free, err := d.store.fits(d.size)
 	if err != nil {
-		return d.s.fail(KindLocalIO, fmt.Errorf("reading the download directory: %w", err))
+		return d.s.fail(outcome.KindLocalIO, fmt.Errorf("reading the download directory: %w", err))
 	}
 	if !ok {
 		return d.quota(d.size, free)
 	}
 	if d.file, err = d.store.create(); err != nil {
-		return d.s.fail(KindLocalIO, fmt.Errorf("creating a file in the download directory: %w", err))
+		return d.s.fail(outcome.KindLocalIO, fmt.Errorf("creating a file in the download directory: %w", err))
 	}
 	return nil
 }
 
 // quota reports that n more bytes do not fit.
 func (d *download) quota(n, free int64) error {
-	return d.s.fail(KindQuota, fmt.Errorf("%d more bytes do not fit in the download directory's %d-byte quota (SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES; %d bytes free); nothing was kept", n, d.store.quota, max(free, 0)))
+	return d.s.fail(outcome.KindQuota, fmt.Errorf("%d more bytes do not fit in the download directory's %d-byte quota (SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES; %d bytes free); nothing was kept", n, d.store.quota, max(free, 0)))
 }
 
 // chunk decodes, checks and writes one file_chunk.
 func (d *download) chunk(f downloadFrame) error {
 	if d.file == nil {
-		return d.s.fail(KindProtocol, errors.New("a file_chunk frame before file_info"))
+		return d.s.fail(outcome.KindProtocol, errors.New("a file_chunk frame before file_info"))
 	}
 	if !f.hasIndex || f.index != d.chunks {
-		return d.s.fail(KindProtocol, fmt.Errorf("chunk %d arrived where chunk %d was expected", f.index, d.chunks))
+		return d.s.fail(outcome.KindProtocol, fmt.Errorf("chunk %d arrived where chunk %d was expected", f.index, d.chunks))
 	}
 	data, err := d.decode(f.data)
 	if err != nil {
-		return d.s.fail(KindProtocol, fmt.Errorf("chunk %d: %w", f.index, err))
+		return d.s.fail(outcome.KindProtocol, fmt.Errorf("chunk %d: %w", f.index, err))
 	}
 	n := int64(len(data))
 	if f.hasSize && f.size != n {
-		return d.s.fail(KindProtocol, fmt.Errorf("chunk %d decodes to %d bytes but says size %d", f.index, n, f.size))
+		return d.s.fail(outcome.KindProtocol, fmt.Errorf("chunk %d decodes to %d bytes but says size %d", f.index, n, f.size))
 	}
 	if d.size > 0 && d.written+n > d.size {
-		return d.s.fail(KindProtocol, fmt.Errorf("chunk %d goes past the announced file_size of %d bytes", f.index, d.size))
+		return d.s.fail(outcome.KindProtocol, fmt.Errorf("chunk %d goes past the announced file_size of %d bytes", f.index, d.size))
 	}
 	if d.written+n > d.store.maxFile {
-		return d.s.fail(KindTooLarge, fmt.Errorf("the file grew past the %d-byte file size limit (SNOWLUMA_MCP_MAX_FILE_BYTES); nothing was saved", d.store.maxFile))
+		return d.s.fail(outcome.KindTooLarge, fmt.Errorf("the file grew past the %d-byte file size limit (SNOWLUMA_MCP_MAX_FILE_BYTES); nothing was saved", d.store.maxFile))
 	}
 	if ok, free := d.store.reserve(n); !ok {
 		return d.quota(n, free)
@@ -231,7 +232,7 @@ func (d *download) chunk(f downloadFrame) error {
 		return d.s.readFailure(err, "writing the download")
 	}
 	if _, err := d.file.Write(data); err != nil {
-		return d.s.fail(KindLocalIO, fmt.Errorf("writing the download: %w", err))
+		return d.s.fail(outcome.KindLocalIO, fmt.Errorf("writing the download: %w", err))
 	}
 	d.hash.Write(data)
 	d.written += n
@@ -272,15 +273,15 @@ func (d *download) decode(tok []byte) ([]byte, error) {
 func (d *download) finish(f downloadFrame) (*Saved, error) {
 	switch {
 	case f.dataType != "file_complete":
-		return nil, d.s.fail(KindProtocol, fmt.Errorf("the final frame is %q, not file_complete", f.dataType))
+		return nil, d.s.fail(outcome.KindProtocol, fmt.Errorf("the final frame is %q, not file_complete", f.dataType))
 	case d.file == nil:
-		return nil, d.s.fail(KindProtocol, errors.New("the stream completed without a file_info frame"))
+		return nil, d.s.fail(outcome.KindProtocol, errors.New("the stream completed without a file_info frame"))
 	case !f.hasTotalChunks || f.totalChunks != d.chunks:
-		return nil, d.s.fail(KindProtocol, fmt.Errorf("file_complete counts %d chunks but %d arrived", f.totalChunks, d.chunks))
+		return nil, d.s.fail(outcome.KindProtocol, fmt.Errorf("file_complete counts %d chunks but %d arrived", f.totalChunks, d.chunks))
 	case !f.hasTotalBytes || f.totalBytes != d.written:
-		return nil, d.s.fail(KindProtocol, fmt.Errorf("file_complete counts %d bytes but %d arrived", f.totalBytes, d.written))
+		return nil, d.s.fail(outcome.KindProtocol, fmt.Errorf("file_complete counts %d bytes but %d arrived", f.totalBytes, d.written))
 	case d.size > 0 && d.written != d.size:
-		return nil, d.s.fail(KindProtocol, fmt.Errorf("file_info announced %d bytes but %d arrived", d.size, d.written))
+		return nil, d.s.fail(outcome.KindProtocol, fmt.Errorf("file_info announced %d bytes but %d arrived", d.size, d.written))
 	}
 	name := d.name
 	if name == "" {
@@ -289,7 +290,7 @@ func (d *download) finish(f downloadFrame) (*Saved, error) {
 	tmp := d.file.Name()
 	err := d.file.Close()
 	if err != nil {
-		return nil, d.s.fail(KindLocalIO, fmt.Errorf("closing the download: %w", err))
+		return nil, d.s.fail(outcome.KindLocalIO, fmt.Errorf("closing the download: %w", err))
 	}
 	if err := d.ctx.Err(); err != nil {
 		return nil, d.s.readFailure(err, "saving the download")
@@ -300,7 +301,7 @@ func (d *download) finish(f downloadFrame) (*Saved, error) {
 	}
 	final, err := d.store.commit(tmp, SafeName(name), d.reserved)
 	if err != nil {
-		return nil, d.s.fail(KindLocalIO, fmt.Errorf("saving the download: %w", err))
+		return nil, d.s.fail(outcome.KindLocalIO, fmt.Errorf("saving the download: %w", err))
 	}
 	d.file = nil
 	return &Saved{

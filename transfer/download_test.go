@@ -14,13 +14,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // fakeClient starts a fake SnowLuma and a client for it.
 func fakeClient(t *testing.T, edit func(*Options)) (*simulator.Server, *Client) {
 	t.Helper()
-	fake := simulator.Start(t)
+	fake := simtest.Start(t)
 	opts := Options{Endpoint: fake.URL}
 	if edit != nil {
 		edit(&opts)
@@ -194,27 +196,27 @@ func TestDownloadLimits(t *testing.T) {
 	t.Run("size announced", func(t *testing.T) {
 		st := newStore(t, 200000, 0)
 		_, err := fetch(c, st, "big", nil)
-		checkError(t, err, "download_file_stream", KindTooLarge)
+		checkError(t, err, "download_file_stream", outcome.KindTooLarge)
 		checkNothingLeft(t, st.Dir())
 	})
 	t.Run("size while streaming", func(t *testing.T) {
 		st := newStore(t, 200000, 0)
 		_, err := fetch(c, st, "sneaky", nil)
-		checkError(t, err, "download_file_stream", KindTooLarge)
+		checkError(t, err, "download_file_stream", outcome.KindTooLarge)
 		checkNothingLeft(t, st.Dir())
 	})
 	t.Run("quota announced", func(t *testing.T) {
 		st := newStore(t, 0, 400000)
 		os.WriteFile(filepath.Join(st.Dir(), "old"), make([]byte, 200000), 0o600)
 		_, err := fetch(c, st, "big", nil)
-		checkError(t, err, "download_file_stream", KindQuota)
+		checkError(t, err, "download_file_stream", outcome.KindQuota)
 		checkNothingLeft(t, st.Dir(), "old")
 	})
 	t.Run("quota while streaming", func(t *testing.T) {
 		st := newStore(t, 0, 400000)
 		os.WriteFile(filepath.Join(st.Dir(), "old"), make([]byte, 200000), 0o600)
 		_, err := fetch(c, st, "sneaky", nil)
-		checkError(t, err, "download_file_stream", KindQuota)
+		checkError(t, err, "download_file_stream", outcome.KindQuota)
 		checkNothingLeft(t, st.Dir(), "old")
 	})
 	t.Run("quota counts saved downloads", func(t *testing.T) {
@@ -223,7 +225,7 @@ func TestDownloadLimits(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := fetch(c, st, "big", nil)
-		checkError(t, err, "download_file_stream", KindQuota)
+		checkError(t, err, "download_file_stream", outcome.KindQuota)
 		checkNothingLeft(t, st.Dir(), "big.bin")
 	})
 }
@@ -234,7 +236,7 @@ func TestDownloadStallTimesOut(t *testing.T) {
 	st := newStore(t, 0, 0)
 	var got int64
 	_, err := fetch(c, st, "stuck", func(done, _ int64) { got = done })
-	e := checkError(t, err, "download_file_stream", KindTimeout)
+	e := checkError(t, err, "download_file_stream", outcome.KindTimeout)
 	if !strings.Contains(e.Error(), "idle") || got != 3*40000 {
 		t.Errorf("error %v after %d bytes", e, got)
 	}
@@ -252,7 +254,7 @@ func TestDownloadCancelled(t *testing.T) {
 			cancel()
 		}
 	})
-	checkError(t, err, "download_file_stream", KindCancelled)
+	checkError(t, err, "download_file_stream", outcome.KindCancelled)
 	checkNothingLeft(t, st.Dir())
 }
 
@@ -297,7 +299,7 @@ func TestDownloadProtocolChecks(t *testing.T) {
 			st := newStore(t, 0, 0)
 			_, err := c.Download(context.Background(), Request{Action: "download_file_stream"}, st, nil)
 			var e *Error
-			if !errors.As(err, &e) || (e.Kind != KindProtocol && e.Kind != KindStreamFailed) {
+			if !errors.As(err, &e) || (e.Kind != outcome.KindProtocol && e.Kind != outcome.KindStreamFailed) {
 				t.Errorf("error %v", err)
 			}
 			checkNothingLeft(t, st.Dir())
@@ -332,12 +334,12 @@ func TestStreamsBusy(t *testing.T) {
 	}()
 	<-started
 	_, err := fetch(c, st, "stuck", nil)
-	e := checkError(t, err, "download_file_stream", KindBusy)
+	e := checkError(t, err, "download_file_stream", outcome.KindBusy)
 	if !strings.Contains(e.Error(), "1 stream calls") {
 		t.Errorf("busy message %q does not name the limit", e)
 	}
 	err = c.Stream(context.Background(), Request{Action: "test_download_stream"}, func(Frame) error { return nil })
-	checkError(t, err, "test_download_stream", KindBusy)
+	checkError(t, err, "test_download_stream", outcome.KindBusy)
 	cancel()
 	wg.Wait()
 	// The slot is free again.
@@ -365,7 +367,7 @@ func TestStreamConnectTimeoutIsNotTheCallTimeout(t *testing.T) {
 // the fake's frame generation included.
 func BenchmarkDownload(b *testing.B) {
 	const size = 64 << 20
-	fake := simulator.Start(b)
+	fake := simtest.Start(b)
 	fake.AddFile("f", simulator.File{Name: "f.bin", Size: size, Seed: 1})
 	c, err := New(Options{Endpoint: fake.URL})
 	if err != nil {

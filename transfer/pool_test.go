@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // TestBurstReusesConnections: after a warm-up burst of IdleConns calls in
@@ -18,7 +19,7 @@ import (
 // until all of them have arrived, so each really needs IdleConns
 // connections at once.
 func TestBurstReusesConnections(t *testing.T) {
-	fake := simulator.Start(t, simulator.WithoutRecording())
+	fake := simtest.Start(t, simulator.WithoutRecording())
 	c, err := New(Options{Endpoint: fake.URL})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 )
 
 // TestFailHidesTheToken: a token that reaches an error's message is
@@ -14,16 +16,16 @@ import (
 // such tokens, MinTokenLen).
 func TestFailHidesTheToken(t *testing.T) {
 	c := &Client{token: "Xq3-aZ81kP0"}
-	e := c.fail("get_status", 0, KindTransport, errors.New(`dial 127.0.0.1:3000: header "Bearer Xq3-aZ81kP0" (Xq3-aZ81kP0) refused`))
+	e := c.fail("get_status", 0, outcome.KindTransport, errors.New(`dial 127.0.0.1:3000: header "Bearer Xq3-aZ81kP0" (Xq3-aZ81kP0) refused`))
 	got := e.Err.Error()
 	if want := `dial 127.0.0.1:3000: header "Bearer [redacted]" ([redacted]) refused`; got != want {
 		t.Errorf("%q, want %q", got, want)
 	}
-	if e := c.fail("get_status", 0, KindTransport, errors.New("dial 127.0.0.1:3000: refused")); e.Err.Error() != "dial 127.0.0.1:3000: refused" {
+	if e := c.fail("get_status", 0, outcome.KindTransport, errors.New("dial 127.0.0.1:3000: refused")); e.Err.Error() != "dial 127.0.0.1:3000: refused" {
 		t.Errorf("a message without the token changed: %q", e.Err)
 	}
 	short := &Client{token: "3000"}
-	if e := short.fail("get_status", 0, KindTransport, errors.New("dial 127.0.0.1:3000: token 3000 refused")); e.Err.Error() != "dial 127.0.0.1:[redacted]: token [redacted] refused" {
+	if e := short.fail("get_status", 0, outcome.KindTransport, errors.New("dial 127.0.0.1:3000: token 3000 refused")); e.Err.Error() != "dial 127.0.0.1:[redacted]: token [redacted] refused" {
 		t.Errorf("a short token: %q", e.Err)
 	}
 	if strings.Contains(got, c.token) {

@@ -12,6 +12,8 @@ import (
 	"net/http/httptrace"
 	"sync"
 	"time"
+
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 )
 
 // FrameDelimiter ends every frame of a stream body.
@@ -41,7 +43,7 @@ type FrameReader struct {
 }
 
 // NewFrameReader returns a FrameReader reading r. A frame longer than
-// maxFrame bytes is an error of kind KindTooLarge; maxFrame <= 0 means
+// maxFrame bytes is an error of kind outcome.KindTooLarge; maxFrame <= 0 means
 // DefaultMaxFrameBytes.
 func NewFrameReader(r io.Reader, maxFrame int) *FrameReader {
 	if maxFrame <= 0 {
@@ -104,7 +106,7 @@ func (fr *FrameReader) view() ([]byte, error) {
 
 // tooLarge records and returns the error for an oversized frame.
 func (fr *FrameReader) tooLarge() error {
-	fr.err = &Error{Kind: KindTooLarge, Err: fmt.Errorf("stream frame larger than %d bytes", fr.max)}
+	fr.err = &Error{Kind: outcome.KindTooLarge, Err: fmt.Errorf("stream frame larger than %d bytes", fr.max)}
 	fr.buf, fr.start, fr.scan = nil, 0, 0
 	return fr.err
 }
@@ -173,7 +175,7 @@ type Frame struct {
 // with an ordinary JSON envelope instead of a stream (an error, typically),
 // that envelope is delivered as a single terminal frame. The call holds one
 // of the client's MaxStreams slots; with none free it fails at once with
-// KindBusy.
+// outcome.KindBusy.
 //
 // If onFrame returns an error, Stream stops reading and returns that error as
 // it is. Other failures are *Error values.
@@ -208,7 +210,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onFrame func(Frame) er
 			return s.readFailure(ctx.Err(), "the stream was interrupted")
 		}
 		if err == io.EOF {
-			return s.fail(KindStreamFailed, errors.New("stream ended before its final frame"))
+			return s.fail(outcome.KindStreamFailed, errors.New("stream ended before its final frame"))
 		}
 		if err != nil {
 			return s.readFailure(err, "connection lost during the stream")
@@ -220,7 +222,7 @@ func (c *Client) Stream(ctx context.Context, req Request, onFrame func(Frame) er
 			return s.readFailure(ctx.Err(), "the stream was interrupted")
 		}
 		if err != nil {
-			return s.fail(KindProtocol, err)
+			return s.fail(outcome.KindProtocol, err)
 		}
 		if err := onFrame(f); err != nil {
 			return err
@@ -268,7 +270,7 @@ func (c *Client) callFrame(ctx context.Context, req Request, body []byte) (Frame
 		raw, err := fr.Next()
 		if err == io.EOF {
 			if n == 0 {
-				return Frame{}, s.fail(KindStreamFailed, errors.New("the answer held no frame"))
+				return Frame{}, s.fail(outcome.KindStreamFailed, errors.New("the answer held no frame"))
 			}
 			return last, nil
 		}
@@ -276,7 +278,7 @@ func (c *Client) callFrame(ctx context.Context, req Request, body []byte) (Frame
 			return Frame{}, s.readFailure(err, "connection lost while reading the answer")
 		}
 		if last, err = parseFrame(raw, "stream frame"); err != nil {
-			return Frame{}, s.fail(KindProtocol, err)
+			return Frame{}, s.fail(outcome.KindProtocol, err)
 		}
 	}
 }
@@ -367,21 +369,21 @@ func (s *openStream) single() (Frame, error) {
 	}
 	f, err := parseFrame(bytes.Trim(raw, jsonSpace), "answer")
 	if err != nil {
-		return Frame{}, s.fail(KindProtocol, notEnvelope(s.resp, err))
+		return Frame{}, s.fail(outcome.KindProtocol, notEnvelope(s.resp, err))
 	}
 	f.Terminal = true
 	return f, nil
 }
 
 // fail builds the call's Error of kind.
-func (s *openStream) fail(kind Kind, err error) *Error {
+func (s *openStream) fail(kind outcome.Kind, err error) *Error {
 	return s.c.fail(s.op, s.resp.StatusCode, kind, err)
 }
 
 // readFailure classifies an error from reading the body.
 func (s *openStream) readFailure(err error, doing string) error {
 	var e *Error
-	if errors.As(err, &e) && e.Kind == KindTooLarge {
+	if errors.As(err, &e) && e.Kind == outcome.KindTooLarge {
 		return s.fail(e.Kind, e.Err)
 	}
 	return s.c.failure(s.parent, s.ctx, s.op, s.resp.StatusCode, doing, err)
@@ -444,5 +446,5 @@ func (b *guardedBody) Read(p []byte) (int, error) {
 }
 
 func (b *guardedBody) tooLarge() error {
-	return &Error{Kind: KindTooLarge, Err: fmt.Errorf("%s larger than %d bytes", b.what, b.limit)}
+	return &Error{Kind: outcome.KindTooLarge, Err: fmt.Errorf("%s larger than %d bytes", b.what, b.limit)}
 }

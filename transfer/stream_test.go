@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 )
 
 // chunkReader returns its chunks one per Read.
@@ -162,7 +164,7 @@ func TestFrameReaderTooLarge(t *testing.T) {
 				return
 			}
 			var e *Error
-			if !errors.As(err, &e) || e.Kind != KindTooLarge {
+			if !errors.As(err, &e) || e.Kind != outcome.KindTooLarge {
 				t.Fatalf("error %v, want kind too_large", err)
 			}
 			if _, again := fr.Next(); again != err {
@@ -244,7 +246,7 @@ func FuzzFrameReader(f *testing.F) {
 			return
 		}
 		var e *Error
-		if !errors.As(err, &e) || e.Kind != KindTooLarge {
+		if !errors.As(err, &e) || e.Kind != outcome.KindTooLarge {
 			t.Fatalf("unexpected error %v", err)
 		}
 		if oversized < 0 {
@@ -376,22 +378,22 @@ func TestStreamFailures(t *testing.T) {
 		name string
 		h    http.HandlerFunc
 		edit func(*Options)
-		want Kind
+		want outcome.Kind
 	}{
-		{"unauthorized", answer(401, "application/json", `{"status":"failed","retcode":1401,"data":null,"wording":"unauthorized"}`), nil, KindUnauthorized},
-		{"no terminal frame", streamHandler(downloadFrames(4, `{"status":"ok","retcode":0,"data":{"type":"stream"}}`), false), nil, KindStreamFailed},
-		{"empty stream", streamHandler(nil, false), nil, KindStreamFailed},
-		{"frame not an object", streamHandler([]string{testFrames[0], `[1,2]`, completeFrame}, false), nil, KindProtocol},
-		{"frame not json", streamHandler([]string{`<html>`, completeFrame}, false), nil, KindProtocol},
-		{"ordinary answer not json", answer(502, "text/html", `<html>bad gateway</html>`), nil, KindProtocol},
+		{"unauthorized", answer(401, "application/json", `{"status":"failed","retcode":1401,"data":null,"wording":"unauthorized"}`), nil, outcome.KindUnauthorized},
+		{"no terminal frame", streamHandler(downloadFrames(4, `{"status":"ok","retcode":0,"data":{"type":"stream"}}`), false), nil, outcome.KindStreamFailed},
+		{"empty stream", streamHandler(nil, false), nil, outcome.KindStreamFailed},
+		{"frame not an object", streamHandler([]string{testFrames[0], `[1,2]`, completeFrame}, false), nil, outcome.KindProtocol},
+		{"frame not json", streamHandler([]string{`<html>`, completeFrame}, false), nil, outcome.KindProtocol},
+		{"ordinary answer not json", answer(502, "text/html", `<html>bad gateway</html>`), nil, outcome.KindProtocol},
 		{"stream over the cap", streamHandler(downloadFrames(10, completeFrame), false),
-			func(o *Options) { o.MaxStreamBytes = 500 }, KindTooLarge},
+			func(o *Options) { o.MaxStreamBytes = 500 }, outcome.KindTooLarge},
 		{"envelope over the cap", answer(404, "application/json", `{"status":"failed","retcode":1404,"data":null}`),
-			func(o *Options) { o.MaxResponseBytes = 10 }, KindTooLarge},
+			func(o *Options) { o.MaxResponseBytes = 10 }, outcome.KindTooLarge},
 		{"idle", streamHandler(downloadFrames(2, completeFrame)[:2], true),
-			func(o *Options) { o.StreamIdleTimeout = 50 * time.Millisecond }, KindTimeout},
+			func(o *Options) { o.StreamIdleTimeout = 50 * time.Millisecond }, outcome.KindTimeout},
 		{"no headers", func(w http.ResponseWriter, r *http.Request) { waitGone(r) },
-			func(o *Options) { o.StreamIdleTimeout = 50 * time.Millisecond }, KindTimeout},
+			func(o *Options) { o.StreamIdleTimeout = 50 * time.Millisecond }, outcome.KindTimeout},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newTestClient(t, tc.h, tc.edit)
@@ -407,7 +409,7 @@ func TestStreamCapStopsAtTheCap(t *testing.T) {
 		o.MaxStreamBytes = int64(len(frames[0]) + len(FrameDelimiter) + 10)
 	})
 	got, err := collect(t, c, context.Background())
-	checkError(t, err, "test_download_stream", KindTooLarge)
+	checkError(t, err, "test_download_stream", outcome.KindTooLarge)
 	if len(got) != 1 {
 		t.Errorf("%d frames delivered before the cap, want 1", len(got))
 	}
@@ -425,7 +427,7 @@ func TestStreamCancelled(t *testing.T) {
 		}
 		return nil
 	})
-	checkError(t, err, "test_download_stream", KindCancelled)
+	checkError(t, err, "test_download_stream", outcome.KindCancelled)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("%v does not wrap context.Canceled", err)
 	}
@@ -472,7 +474,7 @@ func TestStreamSendsParamsAndToken(t *testing.T) {
 func TestStreamNotEnvelope(t *testing.T) {
 	c := newTestClient(t, answer(404, "text/plain; charset=utf-8", "404 page not found"), nil)
 	_, err := collect(t, c, context.Background())
-	e := checkError(t, err, "test_download_stream", KindProtocol)
+	e := checkError(t, err, "test_download_stream", outcome.KindProtocol)
 	if !strings.Contains(e.Error(), "HTTP 404, text/plain: not a OneBot envelope") || strings.Contains(e.Error(), "page not found") {
 		t.Errorf("message %q", e.Error())
 	}

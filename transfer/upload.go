@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/snowluma/snowluma-mcp/internal/jsonscan"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 )
 
 // UploadChunkBytes is the largest upload chunk: one HTTP call each. A chunk
@@ -65,12 +66,12 @@ func (u *UploadRoot) Dir() string { return u.dir }
 
 // refuse reports a path that may not be uploaded; nothing was sent.
 func refuse(format string, a ...any) *Error {
-	return &Error{Kind: KindPathRefused, Op: uploadAction, Err: fmt.Errorf(format+"; nothing was sent", a...)}
+	return &Error{Kind: outcome.KindPathRefused, Op: uploadAction, Err: fmt.Errorf(format+"; nothing was sent", a...)}
 }
 
 // Open opens path for upload: an absolute path without ".." elements that,
 // once its symlinks are resolved, names a readable regular file inside the
-// root. Anything else is refused with KindPathRefused.
+// root. Anything else is refused with outcome.KindPathRefused.
 func (u *UploadRoot) Open(path string) (*os.File, error) {
 	if !filepath.IsAbs(path) {
 		return nil, refuse("input_file %q is not an absolute path", path)
@@ -194,15 +195,15 @@ func (c *Client) Upload(ctx context.Context, root *UploadRoot, up Upload, progre
 	}
 	defer f.Close()
 	if up.Retention != nil && !jsonscan.IsNumber(up.Retention) {
-		return nil, &Error{Kind: KindProtocol, Op: uploadAction, Err: errors.New("file_retention is not a JSON number; nothing was sent")}
+		return nil, &Error{Kind: outcome.KindProtocol, Op: uploadAction, Err: errors.New("file_retention is not a JSON number; nothing was sent")}
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, &Error{Kind: KindLocalIO, Op: uploadAction, Err: fmt.Errorf("reading input_file: %w", err)}
+		return nil, &Error{Kind: outcome.KindLocalIO, Op: uploadAction, Err: fmt.Errorf("reading input_file: %w", err)}
 	}
 	size, limit := fi.Size(), orDefault(up.MaxFileBytes, DefaultMaxFileBytes)
 	if size > limit {
-		return nil, &Error{Kind: KindTooLarge, Op: uploadAction, Err: fmt.Errorf("input_file is %d bytes, more than the %d-byte file size limit (SNOWLUMA_MCP_MAX_FILE_BYTES); nothing was sent", size, limit)}
+		return nil, &Error{Kind: outcome.KindTooLarge, Op: uploadAction, Err: fmt.Errorf("input_file is %d bytes, more than the %d-byte file size limit (SNOWLUMA_MCP_MAX_FILE_BYTES); nothing was sent", size, limit)}
 	}
 	name := up.Filename
 	if name == "" {
@@ -210,7 +211,7 @@ func (c *Client) Upload(ctx context.Context, root *UploadRoot, up Upload, progre
 	}
 	u := &uploader{c: c, up: up, f: f, size: size, name: name, progress: progress}
 	if u.chunkSize = u.fittingChunk(); u.chunkSize < 1 {
-		return nil, c.fail(uploadAction, 0, KindTooLarge, &bodyLimitError{limit: c.maxBody})
+		return nil, c.fail(uploadAction, 0, outcome.KindTooLarge, &bodyLimitError{limit: c.maxBody})
 	}
 	u.chunks = max((size+u.chunkSize-1)/u.chunkSize, 1) // an empty file is one empty chunk
 	release, err := c.acquire(uploadAction)
@@ -223,7 +224,7 @@ func (c *Client) Upload(ctx context.Context, root *UploadRoot, up Upload, progre
 		return nil, c.localFailure(ctx, "reading input_file", err)
 	}
 	if u.id, err = newStreamID(); err != nil {
-		return nil, &Error{Kind: KindLocalIO, Op: uploadAction, Err: err}
+		return nil, &Error{Kind: outcome.KindLocalIO, Op: uploadAction, Err: err}
 	}
 	u.res = &UploadResult{Sent: Sent{InputFile: up.InputFile, SHA256: u.sum, StreamID: u.id}}
 	err = u.run(ctx)
@@ -269,7 +270,7 @@ func (c *Client) localFailure(ctx context.Context, doing string, err error) *Err
 	if ctx.Err() != nil {
 		return c.failure(ctx, ctx, uploadAction, 0, doing, ctx.Err())
 	}
-	return &Error{Kind: KindLocalIO, Op: uploadAction, Err: fmt.Errorf("%s: %w", doing, err)}
+	return &Error{Kind: outcome.KindLocalIO, Op: uploadAction, Err: fmt.Errorf("%s: %w", doing, err)}
 }
 
 // placeholderID has the length of every id newStreamID chooses.
@@ -340,7 +341,7 @@ func (u *uploader) run(ctx context.Context) error {
 		}
 		if a.Type != "stream" || a.Status != "chunk_received" || a.StreamID != u.id ||
 			a.ReceivedChunks.String() != strconv.FormatInt(i+1, 10) || a.TotalChunks.String() != strconv.FormatInt(u.chunks, 10) {
-			return u.c.fail(uploadAction, 0, KindProtocol, fmt.Errorf(
+			return u.c.fail(uploadAction, 0, outcome.KindProtocol, fmt.Errorf(
 				"chunk %d of %d was not acknowledged (expected chunk_received with %d of %d chunks for stream %s, got type %q, status %q)",
 				i, u.chunks, i+1, u.chunks, u.id, a.Type, a.Status))
 		}
@@ -384,16 +385,16 @@ func (u *uploader) merge(ctx context.Context) error {
 		return err
 	}
 	if a.Type != "response" || a.Status != "file_complete" {
-		return u.c.fail(uploadAction, 0, KindProtocol, fmt.Errorf("the merge call was not answered with file_complete (got type %q, status %q)", a.Type, a.Status))
+		return u.c.fail(uploadAction, 0, outcome.KindProtocol, fmt.Errorf("the merge call was not answered with file_complete (got type %q, status %q)", a.Type, a.Status))
 	}
 	if a.StreamID != "" && a.StreamID != u.id {
-		return u.c.fail(uploadAction, 0, KindProtocol, fmt.Errorf("SnowLuma merged stream %q, not %s", a.StreamID, u.id))
+		return u.c.fail(uploadAction, 0, outcome.KindProtocol, fmt.Errorf("SnowLuma merged stream %q, not %s", a.StreamID, u.id))
 	}
 	if !strings.EqualFold(a.SHA256, u.sum) {
-		return u.c.fail(uploadAction, 0, KindProtocol, fmt.Errorf("SnowLuma's merged file has SHA-256 %q, not the %s that was sent", a.SHA256, u.sum))
+		return u.c.fail(uploadAction, 0, outcome.KindProtocol, fmt.Errorf("SnowLuma's merged file has SHA-256 %q, not the %s that was sent", a.SHA256, u.sum))
 	}
 	if a.FileSize != "" && a.FileSize.String() != strconv.FormatInt(u.size, 10) {
-		return u.c.fail(uploadAction, 0, KindProtocol, fmt.Errorf("SnowLuma's merged file has %s bytes, not the %d that were sent", a.FileSize, u.size))
+		return u.c.fail(uploadAction, 0, outcome.KindProtocol, fmt.Errorf("SnowLuma's merged file has %s bytes, not the %d that were sent", a.FileSize, u.size))
 	}
 	u.res.Completed = true
 	u.res.Terminal = f
@@ -404,7 +405,7 @@ func (u *uploader) merge(ctx context.Context) error {
 // sending hash to what was announced.
 func (u *uploader) unchanged(h hash.Hash) error {
 	if hex.EncodeToString(h.Sum(nil)) != u.sum {
-		return &Error{Kind: KindLocalIO, Op: uploadAction, Err: errors.New("input_file changed while it was being sent")}
+		return &Error{Kind: outcome.KindLocalIO, Op: uploadAction, Err: errors.New("input_file changed while it was being sent")}
 	}
 	return nil
 }

@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // uploadRoot makes an upload root holding a file of size bytes named
@@ -126,7 +128,7 @@ func TestUploadSendsTheFile(t *testing.T) {
 // data refuses the upload before anything is sent.
 func TestUploadChunksFitTheBodyLimit(t *testing.T) {
 	const limit = 16 << 10
-	fake := simulator.Start(t, simulator.WithMaxBodyBytes(limit))
+	fake := simtest.Start(t, simulator.WithMaxBodyBytes(limit))
 	c, err := New(Options{Endpoint: fake.URL, MaxBodyBytes: limit})
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +153,7 @@ func TestUploadChunksFitTheBodyLimit(t *testing.T) {
 	fake.Reset()
 	_, err = tiny.Upload(context.Background(), root, Upload{InputFile: path}, nil)
 	var e *Error
-	if !errors.As(err, &e) || e.Kind != KindTooLarge || !strings.Contains(err.Error(), "300-byte request body limit") {
+	if !errors.As(err, &e) || e.Kind != outcome.KindTooLarge || !strings.Contains(err.Error(), "300-byte request body limit") {
 		t.Errorf("a limit without room for data: %v", err)
 	}
 	if n := len(fake.Requests()); n != 0 {
@@ -192,7 +194,7 @@ func TestUploadRefusals(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			res, err := c.Upload(context.Background(), root, Upload{InputFile: path}, nil)
-			e := checkError(t, err, "upload_file_stream", KindPathRefused)
+			e := checkError(t, err, "upload_file_stream", outcome.KindPathRefused)
 			if res != nil || !strings.Contains(e.Error(), "nothing was sent") || strings.Contains(e.Error(), "<nil>") {
 				t.Errorf("%v, result %+v", e, res)
 			}
@@ -212,7 +214,7 @@ func TestUploadTooLarge(t *testing.T) {
 	fake, c := fakeClient(t, nil)
 	root, path := uploadRoot(t, "big.bin", 2000)
 	_, err := c.Upload(context.Background(), root, Upload{InputFile: path, MaxFileBytes: 1000}, nil)
-	checkError(t, err, "upload_file_stream", KindTooLarge)
+	checkError(t, err, "upload_file_stream", outcome.KindTooLarge)
 	if len(fake.Requests()) != 0 {
 		t.Error("a too large file was sent")
 	}
@@ -220,7 +222,7 @@ func TestUploadTooLarge(t *testing.T) {
 
 func TestUploadCancelledSendsReset(t *testing.T) {
 	fake, c := fakeClient(t, nil)
-	fake.StallUploads(2)
+	simtest.StallUploads(fake, 2)
 	root, path := uploadRoot(t, "big.bin", 4*UploadChunkBytes)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -229,7 +231,7 @@ func TestUploadCancelledSendsReset(t *testing.T) {
 			time.AfterFunc(50*time.Millisecond, cancel) // while chunk 2 hangs
 		}
 	})
-	checkError(t, err, "upload_file_stream", KindCancelled)
+	checkError(t, err, "upload_file_stream", outcome.KindCancelled)
 	if res == nil || res.Reset == nil || !res.Reset.Confirmed || res.Sent.Chunks != 2 {
 		t.Fatalf("result %+v", res)
 	}
@@ -240,10 +242,10 @@ func TestUploadCancelledSendsReset(t *testing.T) {
 
 func TestUploadIdleTimeoutSendsReset(t *testing.T) {
 	fake, c := fakeClient(t, func(o *Options) { o.StreamIdleTimeout = 200 * time.Millisecond })
-	fake.StallUploads(1)
+	simtest.StallUploads(fake, 1)
 	root, path := uploadRoot(t, "big.bin", 3*UploadChunkBytes)
 	res, err := c.Upload(context.Background(), root, Upload{InputFile: path}, nil)
-	checkError(t, err, "upload_file_stream", KindTimeout)
+	checkError(t, err, "upload_file_stream", outcome.KindTimeout)
 	if res == nil || res.Reset == nil || !res.Reset.Confirmed || !hasReset(fake, res.Sent.StreamID) {
 		t.Fatalf("result %+v", res)
 	}
@@ -265,7 +267,7 @@ func TestUploadMissingAckIsAnError(t *testing.T) {
 	}, nil)
 	root, path := uploadRoot(t, "f.bin", 3*UploadChunkBytes)
 	res, err := c.Upload(context.Background(), root, Upload{InputFile: path}, nil)
-	checkError(t, err, "upload_file_stream", KindProtocol)
+	checkError(t, err, "upload_file_stream", outcome.KindProtocol)
 	if calls != 1 || resets != 1 || res.Reset == nil || !res.Reset.Confirmed {
 		t.Errorf("%d chunk calls, %d resets, result %+v", calls, resets, res)
 	}

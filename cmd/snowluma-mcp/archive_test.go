@@ -17,6 +17,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 func archiveEnv(fake *simulator.Server, path string, group int64) []string {
@@ -33,7 +34,7 @@ func archiveEnv(fake *simulator.Server, path string, group int64) []string {
 // other tools work.
 func TestArchiveKilledDuringIngest(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
 	g := fake.WorldGroups()[0].ID
 	path := filepath.Join(t.TempDir(), "archive", "a.db")
 	env := append(archiveEnv(fake, path, g), "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0", "SNOWLUMA_MCP_SEND_PER_MINUTE=0")
@@ -58,7 +59,7 @@ func TestArchiveKilledDuringIngest(t *testing.T) {
 
 	// The pusher sends at its own pace, waiting on the socket as SnowLuma
 	// does: every message sent reaches the server.
-	ec := fake.EventConn(t, 0)
+	ec := simtest.EventConn(t, fake, 0)
 	var stop atomic.Bool
 	var wg sync.WaitGroup
 	var sentMu sync.Mutex
@@ -159,7 +160,7 @@ func TestArchiveKilledDuringIngest(t *testing.T) {
 // one as a failure with its fix.
 func TestDoctorArchive(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.db")
 	s, err := archive.Open(context.Background(), archive.Options{Path: path, Groups: archive.Selection{All: true}})
@@ -205,7 +206,7 @@ func TestArchiveIngestEndToEnd(t *testing.T) {
 	t.Parallel()
 	total := ingestEnv(t, "SNOWLUMA_MCP_TEST_INGEST", 20000)
 	rate := ingestEnv(t, "SNOWLUMA_MCP_TEST_INGEST_RATE", 10000) // a second
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
 	groups := fake.WorldGroups()[:3]
 	path := filepath.Join(t.TempDir(), "archive", "a.db")
 	env := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_MODE=read",
@@ -213,7 +214,7 @@ func TestArchiveIngestEndToEnd(t *testing.T) {
 		fmt.Sprintf("SNOWLUMA_MCP_ARCHIVE_GROUPS=%d,%d,%d", groups[0].ID, groups[1].ID, groups[2].ID)}
 	p := mcptest.Spawn(t, plainBinary(t), mcptest.Modern, env...)
 	cs := p.Connect(nil)
-	ec := fake.EventConn(t, 0)
+	ec := simtest.EventConn(t, fake, 0)
 	e2e.WaitFor(t, "the event connection", ec.Open)
 
 	// What the world held before: the backfill brings some of it.

@@ -15,6 +15,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // doctorFinding is one line of `doctor --json`.
@@ -65,14 +66,14 @@ func doctor(t *testing.T, env ...string) (int, string, map[string]doctorFinding)
 
 func TestDoctor(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	base := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken}
 
 	t.Run("all ok", func(t *testing.T) {
 		t.Parallel()
 		// A fake of its own: it counts the requests doctor sent, and the
 		// other cases run beside it.
-		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+		fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 		base := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken}
 		dir := filepath.Join(t.TempDir(), "tasks")
 		code, text, f := doctor(t, append(base, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR="+dir)...)
@@ -109,7 +110,7 @@ func TestDoctor(t *testing.T) {
 	// unknown (retcode 1404): the verdict names the path, not the login.
 	t.Run("endpoint path not served", func(t *testing.T) {
 		t.Parallel()
-		onebot := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithHTTPPath("/onebot"))
+		onebot := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithHTTPPath("/onebot"))
 		for name, endpoint := range map[string]string{
 			"a path below SnowLuma's":   fake.URL + "onebot/",
 			"a path outside SnowLuma's": onebot.URL,
@@ -293,7 +294,7 @@ func TestDoctor(t *testing.T) {
 		// SnowLuma's generated configuration: the WebSocket server has a
 		// token of its own, checked after the upgrade (close 1008).
 		const wsToken = "ws-tok-77ab"
-		own := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithEventsToken(wsToken))
+		own := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithEventsToken(wsToken))
 		env := []string{"SNOWLUMA_MCP_ENDPOINT=" + own.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_EVENTS_URL=" + own.EventsURL()}
 		code, text, f := doctor(t, env...)
 		if code != 1 || f["events"].Verdict != "fail" || !strings.Contains(f["events"].Detail, "1008") || !strings.Contains(f["events"].Fix, "SNOWLUMA_MCP_EVENTS_TOKEN") || f["token"].Verdict != "ok" {
@@ -317,8 +318,8 @@ func TestDoctor(t *testing.T) {
 		if code != 1 || f["events"].Verdict != "fail" || !strings.Contains(f["events"].Detail, "HTTP 400") || !strings.Contains(f["events"].Fix, "default is /") {
 			t.Errorf("path SnowLuma does not serve: exit %d, %+v", code, f["events"])
 		}
-		elsewhere := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
-		redirecting := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithEventsRedirect(elsewhere.EventsURL()))
+		elsewhere := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
+		redirecting := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithEventsRedirect(elsewhere.EventsURL()))
 		code, _, f = doctor(t, append(base, "SNOWLUMA_MCP_EVENTS_URL="+redirecting.EventsURL())...)
 		if code != 1 || f["events"].Verdict != "fail" || !strings.Contains(f["events"].Detail, "redirect (HTTP 307) to "+elsewhere.EventsURL()) {
 			t.Errorf("redirect: exit %d, %+v", code, f["events"])
@@ -342,7 +343,7 @@ func TestDoctor(t *testing.T) {
 // check names English.
 func TestDoctorInChinese(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	base := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken}
 	lines := func(t *testing.T, text string, want ...string) {
 		t.Helper()
@@ -418,7 +419,7 @@ func TestDoctorInChinese(t *testing.T) {
 // TestDryRunDoctor: doctor reports the dry run.
 func TestDryRunDoctor(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	code, out, _ := runBinary(t, []string{"doctor", "--json"}, "SNOWLUMA_MCP_ENDPOINT="+fake.URL,
 		"SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_DRY_RUN=yes", "SNOWLUMA_MCP_DOWNLOAD_DIR="+filepath.Join(t.TempDir(), "dl"))
 	if code != 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	"github.com/snowluma/snowluma-mcp/tasks"
 )
 
@@ -68,7 +69,7 @@ func TestStdoutClosedMidCall(t *testing.T) {
 func TestStdoutClosedMidDownload(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+		fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 		fake.AddFile("stuck", simulator.File{Name: "stuck.bin", Size: 1 << 20, Seed: 6, Stall: true, StallAfter: 4})
 		dir := filepath.Join(t.TempDir(), "downloads")
 		p := spawn(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_DOWNLOAD_DIR="+dir)
@@ -88,7 +89,7 @@ func TestStdoutClosedMidDownload(t *testing.T) {
 // message, as on SIGTERM.
 func TestStdoutClosedRecordsTasks(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	e2e.HangDownload(fake)
 	dir := filepath.Join(t.TempDir(), "tasks")
 	c := e2e.StartTasks(t, spawn, fake, dir)

@@ -13,6 +13,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/reference"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // TestTypeScriptClient drives the binary with the official TypeScript SDK
@@ -33,7 +34,7 @@ func TestTypeScriptClient(t *testing.T) {
 		}
 		t.Skip("TypeScript SDK client not installed: run `npm ci` in scripts/interop to include this test")
 	}
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	cmd := exec.Command(node, "client.mjs")
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "SNOWLUMA_BIN=" + plainBinary(t),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // TestTasksKilledAndRestarted: a kill -9 mid-transfer leaves a store the
@@ -16,7 +17,7 @@ import (
 // nothing is sent to SnowLuma again.
 func TestTasksKilledAndRestarted(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	e2e.HangDownload(fake)
 	dir := filepath.Join(t.TempDir(), "tasks")
 	c := e2e.StartTasks(t, spawn, fake, dir)
@@ -50,7 +51,7 @@ func TestTasksKilledAndRestarted(t *testing.T) {
 
 func TestTasksLeaseAndScope(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	dir := filepath.Join(t.TempDir(), "tasks")
 	first := e2e.StartTasks(t, spawn, fake, dir)
 	first.Tools(true) // running and holding the lease

@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 	binDir = dir
 	code := m.Run()
 	os.RemoveAll(dir)
-	testexit.Exit(code)
+	testexit.End(code)
 }
 
 // built and builtPlain build the binaries once, for the tests that need a

@@ -8,6 +8,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // TestDownloadLargeFlatMemory downloads 64 MiB through the real binary and
@@ -19,7 +20,7 @@ func TestDownloadLargeFlatMemory(t *testing.T) {
 	const size = 64 << 20
 	want := e2e.ContentHash(42, size)
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+		fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 		fake.AddFile("big", simulator.File{Name: "big.bin", Size: size, Seed: 42})
 		dir := filepath.Join(t.TempDir(), "downloads")
 		p := mcptest.Spawn(t, plainBinary(t), era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // TestDoctorVersionAdvice: for a SnowLuma older than the catalog doctor
@@ -31,7 +32,7 @@ func TestDoctorVersionAdvice(t *testing.T) {
 		// Each case has a fake of its own: they run at once.
 		t.Run(tc.version, func(t *testing.T) {
 			t.Parallel()
-			fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+			fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 			fake.Handle("get_version_info", func(json.RawMessage) simulator.Reply {
 				return simulator.OK(map[string]any{"app_name": "SnowLuma", "app_version": tc.version, "protocol_version": "v11"})
 			})
@@ -54,7 +55,7 @@ func TestChineseFragments(t *testing.T) {
 	// unknown arguments are independent of them and of each other.
 	t.Run("task directory", func(t *testing.T) {
 		t.Parallel()
-		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+		fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 		dir := filepath.Join(t.TempDir(), "tasks")
 		env := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR=" + dir, "LANG=zh_CN.UTF-8"}
 		_, text, f := doctor(t, env...)

@@ -10,6 +10,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // maxRSSPerAnswerByte is the documented bound on the server's peak memory
@@ -22,7 +23,7 @@ const maxRSSPerAnswerByte = 12
 // the longest line the server wrote and the process's peak RSS.
 func bigAnswer(t *testing.T, bin string, era mcptest.Era, n int) (*mcp.CallToolResult, int, int64) {
 	t.Helper()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	data := json.RawMessage(`"` + strings.Repeat("<", n) + `"`)
 	fake.Handle("get_msg", func(json.RawMessage) simulator.Reply { return simulator.OK(data) })
 	p := mcptest.Spawn(t, bin, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken)

@@ -14,6 +14,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/reference"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // hostile is a draft that must reach the screen and SnowLuma as text: an
@@ -112,7 +113,7 @@ func TestPreviewPanelInBrowser(t *testing.T) {
 
 	fakes := map[string]*simulator.Server{}
 	for _, name := range []string{"keyboard", "double", "failure", "timeout", "read", "no-server-tools", "zh-host", "zh-server", "host-over-server", "dry-run"} {
-		fakes[name] = simulator.Start(t)
+		fakes[name] = simtest.Start(t)
 	}
 	const wording = "发送失败：当前群已开启全员禁言 (group is muted)"
 	fakes["failure"].Handle("send_group_msg", func(json.RawMessage) simulator.Reply { return simulator.Failed(120, wording) })
@@ -471,7 +472,7 @@ func checkPanelLanguages(t *testing.T, runs map[string]panelRun, wording string)
 // world of seed: the fake's world is the sandbox's, seed for seed.
 func sandboxGroup(t *testing.T, seed uint64) int64 {
 	t.Helper()
-	w := simulator.Start(t, simulator.WithWorld(seed))
+	w := simtest.Start(t, simulator.WithWorld(seed))
 	for _, g := range w.WorldGroups() {
 		if g.Role == "owner" {
 			return g.ID

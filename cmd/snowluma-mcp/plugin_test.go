@@ -14,6 +14,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // The Claude Code plugin of the channel (.claude-plugin/marketplace.json,
@@ -167,7 +168,7 @@ func TestPluginManifest(t *testing.T) {
 func TestPluginStartsServer(t *testing.T) {
 	t.Parallel()
 	_, m := channelPlugin(t)
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	options := map[string]string{"endpoint": fake.URL, "token": e2e.SecretToken, "events_url": fake.EventsURL(),
 		"groups": "20001", "approvers": "30002"}
 	var s struct {
@@ -202,7 +203,7 @@ func TestPluginStartsServer(t *testing.T) {
 	if got := strings.Join(p.Received(), "\n"); !strings.Contains(got, `"claude/channel":{}`) || !strings.Contains(got, `"claude/channel/permission":{}`) {
 		t.Fatalf("initialize declared no channel:\n%s", got)
 	}
-	conn := fake.EventConn(t, 0)
+	conn := simtest.EventConn(t, fake, 0)
 	frame := fmt.Sprintf(`{"time":1700000000,"self_id":%d,"post_type":"message","message_type":"group","sub_type":"normal","message_id":7,"group_id":20001,"user_id":30005,"message":[{"type":"at","data":{"qq":"%d"}},{"type":"text","data":{"text":" 插件"}}],"raw_message":"","font":0,"sender":{"user_id":30005,"nickname":"n","card":"","role":"member"}}`, simulator.SelfID, simulator.SelfID)
 	e2e.WaitFor(t, "the channel following the account", func() bool { return strings.Contains(p.Stderr(), "channel: following account") })
 	if err := conn.Send(frame); err != nil {

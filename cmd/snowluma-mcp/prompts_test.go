@@ -13,6 +13,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/reference"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // TestInspectorListsPrompts drives the binary with the MCP Inspector's CLI
@@ -34,7 +35,7 @@ func TestInspectorListsPrompts(t *testing.T) {
 		}
 		t.Skip("MCP Inspector not installed: run `npm ci` in scripts/inspector to include this test")
 	}
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	inspect := func(env []string, args ...string) (map[string]any, error) {
 		t.Helper()
 		full := []string{cli, "--cli"}

@@ -17,6 +17,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -400,7 +401,7 @@ func TestSandboxDoctor(t *testing.T) {
 // an allowlist refuses the world's other groups, and writes are audited.
 func TestSandboxSafety(t *testing.T) {
 	t.Parallel()
-	w := simulator.Start(t, simulator.WithWorld(1))
+	w := simtest.Start(t, simulator.WithWorld(1))
 	groups := w.WorldGroups()
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	_, cs := startSandbox(t, mcptest.Modern, "SNOWLUMA_MCP_SANDBOX_TRICKLE_MS=0",

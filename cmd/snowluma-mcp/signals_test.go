@@ -13,6 +13,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	"github.com/snowluma/snowluma-mcp/tasks"
 )
 
@@ -112,7 +113,7 @@ func TestSignalDuringDownloadLeavesNothing(t *testing.T) {
 // failed with the unknown-outcome message before the process exits.
 func TestTasksSIGTERM(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	e2e.HangDownload(fake)
 	dir := filepath.Join(t.TempDir(), "tasks")
 	c := e2e.StartTasks(t, spawn, fake, dir)

@@ -7,6 +7,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // TestUserAgentEverywhere checks, on the fake SnowLuma's record of the
@@ -43,7 +44,7 @@ func TestUserAgentEverywhere(t *testing.T) {
 		}
 	}
 	t.Run("server", func(t *testing.T) {
-		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+		fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 		p := serve(t, mcptest.Modern, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken,
 			"SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL())
 		cs := p.Connect(nil)
@@ -56,7 +57,7 @@ func TestUserAgentEverywhere(t *testing.T) {
 		check(t, "the server", userAgent(version), fake)
 	})
 	t.Run("doctor", func(t *testing.T) {
-		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+		fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 		if code, text, _ := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL()); code != 0 {
 			t.Fatalf("doctor: exit %d\n%s", code, text)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/reference"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -103,7 +104,7 @@ func TestWindowsUnderWine(t *testing.T) {
 		t.Fatalf("building bcryptprimitives.dll: %v\n%s", err, out)
 	}
 
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(1))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(1))
 	// The README's entry with this machine's SnowLuma and token.
 	var env []string
 	for name, value := range entry {

@@ -53,11 +53,6 @@ type Process struct {
 	// once per Run. The catalog is immutable, so a program that runs
 	// many servers in one process (the tests) can give them one loader.
 	Catalog func() (*catalog.Catalog, error)
-	// Started, when set, is called once the server is up: it has written
-	// its first answer (or waited catalogGrace for one) and announced
-	// itself, the catalog loaded and the output schemas checked. The
-	// start-up's work in parallel is then done.
-	Started func()
 }
 
 // catalogLoader is p.Catalog, or a loader of the embedded catalog.
@@ -157,8 +152,6 @@ func serve(ctx context.Context, p Process, sandboxed bool, loadCatalog func() (*
 		if err := announce(cfg, p.Terminal, checkOutputs, loadCatalog, stderr); err != nil {
 			failed <- err
 			tr.Shutdown()
-		} else if p.Started != nil {
-			p.Started()
 		}
 	}()
 	served := make(chan error, 1)
@@ -287,7 +280,7 @@ func newServer(cfg *config.Config, b *backend.Backend, tr *stdio.Transport, load
 		wire = claudechannel.New(taskStreams)
 		opts.Channel = wire
 	}
-	opts.Speed = server.Speed{PassEncoded: tr, CheckOutputsLater: func(check func() error) { checkOutputs = check }}
+	opts.Speed = server.Speed{PassEncoded: tr, CheckOutputsLater: func(check func() error) { checkOutputs = check }, GrowStacks: true}
 	if s, err = server.New(opts); err != nil {
 		return nil, nil, nil, err
 	}

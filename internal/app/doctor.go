@@ -19,6 +19,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 	"github.com/snowluma/snowluma-mcp/internal/version"
 	"github.com/snowluma/snowluma-mcp/tasks"
@@ -310,7 +311,7 @@ func checkSnowLuma(ctx context.Context, l lang.Lang, r *report, cfg *config.Conf
 	login, err := call("get_login_info")
 	var te *transfer.Error
 	switch {
-	case errors.As(err, &te) && te.Kind == transfer.KindUnauthorized:
+	case errors.As(err, &te) && te.Kind == outcome.KindUnauthorized:
 		r.add(finding{Check: "endpoint", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorAnswers, cfg.Endpoint.String())})
 		fix := l.Sprintf(lang.DoctorTokenUnsetFix)
 		if cfg.Token != "" {
@@ -318,7 +319,7 @@ func checkSnowLuma(ctx context.Context, l lang.Lang, r *report, cfg *config.Conf
 		}
 		r.add(finding{Check: "token", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorTokenRefused, te.HTTPStatus), Fix: fix})
 		return
-	case errors.As(err, &te) && te.Kind == transfer.KindProtocol:
+	case errors.As(err, &te) && te.Kind == outcome.KindProtocol:
 		r.add(finding{Check: "endpoint", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorNotOneBot, cfg.Endpoint.String(), te.Error()), Fix: l.Sprintf(lang.DoctorNotOneBotFix)})
 		return
 	case err != nil:

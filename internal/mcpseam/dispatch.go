@@ -13,8 +13,8 @@ const methodCallTool = "tools/call"
 // A Dispatch is the server's one receiving middleware: a request meets the
 // one wrapper registered for its method (On), or none, rather than every
 // wrapper of every feature in turn; and every tools/call result leaves
-// through Finish. It gives each request its stack at once (reserveStack).
-// The zero value is ready to use.
+// through Finish. With GrowStack set it gives each request its stack at
+// once (stack.go). The zero value is ready to use.
 //
 // It relies on the SDK (v1.8.0) calling receiving middleware once per
 // request with the request's method name and its typed request, and
@@ -25,6 +25,10 @@ type Dispatch struct {
 	// the transport past the SDK's encoder (PlainToolResult.Pass): the
 	// binary sets its stdio transport, which its one session runs on.
 	Pass Passer
+	// GrowStack, when set before Install, grows the stack of the
+	// goroutine the SDK starts for each request once, up front
+	// (reserveStack): a speed trick, not a gap in the SDK.
+	GrowStack bool
 
 	mu        sync.Mutex
 	on        map[string]mcp.Middleware
@@ -67,8 +71,11 @@ func (d *Dispatch) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		handlers[method] = mw(next)
 	}
 	d.mu.Unlock()
+	grow := d.GrowStack
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		reserveStack(0)
+		if grow {
+			reserveStack(0)
+		}
 		h := handlers[method]
 		if h == nil {
 			h = next
@@ -79,32 +86,6 @@ func (d *Dispatch) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return res, err
 	}
-}
-
-// stackReserve is the goroutine stack a request is given at once
-// (reserveStack): the runtime rounds the stack up to 32 KiB, which holds
-// most of a docs call's depth.
-const stackReserve = 24 << 10
-
-// reserveStack grows the calling goroutine's stack to hold stackReserve
-// bytes more, while the stack is still shallow: a frame that large makes
-// the runtime grow it once, copying the few frames of the SDK's request
-// path, and the call beneath then runs without growing it again.
-//
-// It relies on the SDK (v1.8.0) running each request on a goroutine it
-// starts for that request (TestSeamSDKRunsEachRequestOnItsOwnGoroutine),
-// which begins with a small stack. A call needs tens of kilobytes (JSON
-// decoding, schema checks, the search, the encoders), so the runtime grew
-// and copied the stack two or three times for every call, walking every
-// frame each time: 8 % of a keyword search's CPU in a profile, and the docs
-// calls take 10–20 % less CPU side by side without it
-// (docs/performance.md). On a goroutine that is reused, the stack is
-// already grown, and this costs the zeroing of the frame.
-//
-//go:noinline
-func reserveStack(i int) byte {
-	var frame [stackReserve]byte
-	return frame[i]
 }
 
 // Placeholder returns the tool result a tool handler returns to answer its

@@ -33,9 +33,10 @@ import (
 //
 // The zero value is ready to use.
 type Handoff struct {
-	mu   sync.Mutex
-	next uint64
-	held map[uint64][]byte
+	mu     sync.Mutex
+	next   uint64
+	held   map[uint64][]byte
+	closed bool // Close ran: nothing is held any more
 
 	spare sync.Pool // *[]byte: written results' buffers, to lend again
 }
@@ -102,16 +103,20 @@ const passPrefix = `"snowluma-mcp/stdio/pass#`
 // The stand-in is only meaningful to the transport that Takes from h, so a
 // server may pass results only while its one session runs on it.
 //
-// A result whose stand-in is never written (its session ended first) is
-// held until h is dropped.
+// A result whose stand-in is never written, because its session ended
+// first (the SDK encodes a response before it finds the connection
+// closing, and then never writes it), is released by Close; after Close,
+// Pass holds nothing.
 func (h *Handoff) Pass(result []byte) []byte {
 	h.mu.Lock()
 	h.next++
 	n := h.next
-	if h.held == nil {
-		h.held = map[uint64][]byte{}
+	if !h.closed {
+		if h.held == nil {
+			h.held = map[uint64][]byte{}
+		}
+		h.held[n] = result
 	}
-	h.held[n] = result
 	h.mu.Unlock()
 	b := make([]byte, 0, len(passPrefix)+21)
 	b = append(b, passPrefix...)
@@ -135,6 +140,16 @@ func (h *Handoff) Take(raw json.RawMessage) (held []byte, isStandIn bool) {
 	held = h.held[n]
 	delete(h.held, n)
 	return held, true
+}
+
+// Close releases every passed result still held and holds none passed
+// later: the transport calls it when its session ends, after which no
+// stand-in of h is written. A stand-in taken after Close holds nothing
+// (Take returns nil), as one that was never passed.
+func (h *Handoff) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.held, h.closed = nil, true
 }
 
 // Holding reports how many passed results wait to be taken.

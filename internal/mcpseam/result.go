@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/quote"
 )
 
 // PlainToolResult is a complete tool result whose JSON is written without
@@ -71,7 +72,7 @@ func (r *PlainToolResult) MarshalJSON() ([]byte, error) {
 			out = append(out, ',')
 		}
 		if t, ok := c.(*mcp.TextContent); ok && t.Meta == nil && t.Annotations == nil {
-			out = append(appendQuoted(append(out, `{"type":"text","text":`...), t.Text), '}')
+			out = append(quote.AppendJSON(append(out, `{"type":"text","text":`...), t.Text), '}')
 		} else if out, err = appendJSON(out, c); err != nil {
 			return nil, err
 		}

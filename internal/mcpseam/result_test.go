@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
 
@@ -20,8 +21,8 @@ import (
 // array is written.
 func TestPlainResultMeansWhatTheSDKWrites(t *testing.T) {
 	results := map[string]*mcp.CallToolResult{
-		"rendered":      toolkit.OK(map[string]any{"s": "<b>&</b> \u2028 群 \"q\" \\ \n\t\x01"}).Render(),
-		"failure":       toolkit.Fail(toolkit.KindInvalidParams, "bad <param>", "send a good one").Render(),
+		"rendered":      toolkit.Render(outcome.OK(map[string]any{"s": "<b>&</b> \u2028 群 \"q\" \\ \n\t\x01"})),
+		"failure":       toolkit.Render(outcome.Fail(outcome.KindInvalidParams, "bad <param>", "send a good one")),
 		"invalid utf-8": {Content: []mcp.Content{&mcp.TextContent{Text: "a\xffb"}}},
 		"mixed": {
 			Meta:              mcp.Meta{"k": "<v>"},

@@ -35,7 +35,7 @@ const builtEnv = "MCPTEST_HARNESS_BUILT"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "bad-output" {
-		testexit.Exit(serveBadOutput())
+		os.Exit(serveBadOutput())
 	}
 	dir, err := os.MkdirTemp("", "snowluma-mcp-harness")
 	if err != nil {
@@ -50,7 +50,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
-	testexit.Exit(code)
+	testexit.End(code)
 }
 
 // TestProbeEndToEnd is an end-to-end case in both eras: TestWithoutShared

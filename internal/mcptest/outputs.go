@@ -11,6 +11,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/snowluma/snowluma-mcp/internal/jsonscan"
+	"github.com/snowluma/snowluma-mcp/internal/quote"
 )
 
 // A message is one line the server wrote, decoded (or why it is not
@@ -142,7 +143,7 @@ func (s *session) checkMessages(v *Validator) []error {
 			err = v.checkDecoded(m.doc, m.answers)
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("server message fails the %s schema: %v\n%s", v.era, err, truncate(m.line, 2000)))
+			errs = append(errs, fmt.Errorf("server message fails the %s schema: %v\n%s", v.era, err, quote.Clip(string(m.line), 2000)))
 		}
 	}
 	return errs
@@ -170,7 +171,7 @@ func (s *session) checkOutputs() []error {
 			continue // no structuredContent: a question for the client, or a task handle
 		}
 		if structured == nil {
-			errs = append(errs, fmt.Errorf("tools/call %s: the result has no structuredContent\n%s", c.tool, truncate(c.line, 2000)))
+			errs = append(errs, fmt.Errorf("tools/call %s: the result has no structuredContent\n%s", c.tool, quote.Clip(string(c.line), 2000)))
 			continue
 		}
 		if len(s.listed) == 0 {
@@ -182,7 +183,7 @@ func (s *session) checkOutputs() []error {
 		out, ok := s.listed[c.tool]
 		if !ok {
 			if !nullResult(structured) {
-				errs = append(errs, fmt.Errorf("tools/call %s: a result from a tool that tools/list does not show (a hidden tool may only refuse)\n%s", c.tool, truncate(c.line, 2000)))
+				errs = append(errs, fmt.Errorf("tools/call %s: a result from a tool that tools/list does not show (a hidden tool may only refuse)\n%s", c.tool, quote.Clip(string(c.line), 2000)))
 				continue
 			}
 			if schemaOf, out, ok = s.anyOutputSchema(); !ok {
@@ -191,7 +192,7 @@ func (s *session) checkOutputs() []error {
 			}
 		}
 		if out == nil {
-			errs = append(errs, fmt.Errorf("tools/call %s: structuredContent from a tool that declares no outputSchema\n%s", c.tool, truncate(c.line, 2000)))
+			errs = append(errs, fmt.Errorf("tools/call %s: structuredContent from a tool that declares no outputSchema\n%s", c.tool, quote.Clip(string(c.line), 2000)))
 			continue
 		}
 		sch, ok := compiled[schemaOf]
@@ -204,7 +205,7 @@ func (s *session) checkOutputs() []error {
 			compiled[schemaOf] = sch
 		}
 		if err := sch.Validate(structured); err != nil {
-			errs = append(errs, fmt.Errorf("tools/call %s: structuredContent fails the outputSchema of %s: %v\n%s", c.tool, schemaOf, err, truncate(c.line, 2000)))
+			errs = append(errs, fmt.Errorf("tools/call %s: structuredContent fails the outputSchema of %s: %v\n%s", c.tool, schemaOf, err, quote.Clip(string(c.line), 2000)))
 		}
 	}
 	return errs

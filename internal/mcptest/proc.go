@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/snowluma/snowluma-mcp/internal/quote"
 	"github.com/snowluma/snowluma-mcp/internal/reference"
 )
 
@@ -272,7 +273,7 @@ func (p *Proc) Close() {
 				// stopped early), so nobody sees the exit: read it here.
 				go io.Copy(io.Discard, p.newLineReader())
 				if !p.exitWithin(30 * time.Second) {
-					p.tb.Errorf("mcptest: the server is still running 45 s after its stdin closed\nstderr:\n%s", truncate([]byte(p.Stderr()), 8000))
+					p.tb.Errorf("mcptest: the server is still running 45 s after its stdin closed\nstderr:\n%s", quote.Clip(p.Stderr(), 8000))
 				}
 			}
 		}
@@ -429,11 +430,11 @@ func (p *Proc) checkRace() {
 	}
 	stderr := p.Stderr()
 	if i := strings.Index(stderr, "WARNING: DATA RACE"); i >= 0 {
-		p.tb.Errorf("the server hit a data race:\n%s", truncate([]byte(stderr[i:]), 8000))
+		p.tb.Errorf("the server hit a data race:\n%s", quote.Clip(stderr[i:], 8000))
 		return
 	}
 	if st := p.cmd.ProcessState; st != nil && st.ExitCode() == raceExitCode {
-		p.tb.Errorf("the server exited with status %d, the race detector's\nstderr:\n%s", raceExitCode, truncate([]byte(stderr), 8000))
+		p.tb.Errorf("the server exited with status %d, the race detector's\nstderr:\n%s", raceExitCode, quote.Clip(stderr, 8000))
 	}
 }
 
@@ -456,13 +457,6 @@ func (p *Proc) validate(v *Validator) {
 	for _, err := range s.checkOutputs() {
 		p.tb.Errorf("%s (%s)", err, p.era)
 	}
-}
-
-func truncate(b []byte, n int) string {
-	if len(b) > n {
-		return string(b[:n]) + "…"
-	}
-	return string(b)
 }
 
 // recordingWriter forwards to the server's stdin, recording each line.

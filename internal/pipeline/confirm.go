@@ -14,9 +14,9 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/quote"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -30,19 +30,12 @@ import (
 // confirmation too, open their continuation with Open and check the
 // answer with the same functions.
 
-// ConfirmKey names the input request of a confirmation round, and
-// ConfirmField its one boolean field.
+// confirmKey names the input request of a confirmation round, and
+// confirmField its one boolean field.
 const (
-	ConfirmKey   = "confirm"
-	ConfirmField = "confirm"
+	confirmKey   = "confirm"
+	confirmField = "confirm"
 )
-
-// A Form is what a person is asked: a message and the requested schema
-// (an object of primitive fields, as MCP's form elicitation allows).
-type Form struct {
-	Message string
-	Schema  map[string]any
-}
 
 // An Answer is a person's answer to a form: accept, decline or cancel,
 // the fields, and, for a form the client never answered, why.
@@ -63,103 +56,103 @@ const (
 // askConfirm starts a confirmation round for a call of p's action: a form
 // naming the action, its targets and its summary, with one boolean field,
 // and first, when the send gate asks (g), why it does.
-func (x *Executor) askConfirm(ctx context.Context, c *Call, p Plan, targets safety.Targets, g gateCheck) toolkit.Reply {
+func (x *Executor) askConfirm(ctx context.Context, c *Call, p Plan, targets safety.Targets, g gateCheck) outcome.Reply {
 	a := p.Action
 	if c.Client == nil || !c.Client.Forms() {
-		return x.Refused(c, p, toolkit.Fail(toolkit.KindConfirmationUnavailable,
+		return x.refused(c, p, outcome.Fail(outcome.KindConfirmationUnavailable,
 			fmt.Sprintf("%s must be confirmed by a person (SNOWLUMA_MCP_CONFIRM=%s), and this client did not advertise form elicitation; nothing was sent", a.Name, x.safety.Confirm),
 			"use a client that supports form elicitation, or ask the operator to carry the action out"))
 	}
 	hash, err := seal.CanonicalHash(c.Args)
 	if err != nil {
-		return toolkit.Fail(toolkit.KindInvalidArguments, c.Tool+": the arguments cannot be bound to a confirmation: "+err.Error(), "send the arguments as a plain JSON object without duplicate keys")
+		return outcome.Fail(outcome.KindInvalidArguments, c.Tool+": the arguments cannot be bound to a confirmation: "+err.Error(), "send the arguments as a plain JSON object without duplicate keys")
 	}
 	state, err := x.sealer.Seal(seal.Claims{Tool: c.Tool, ArgsHash: hash, Confirm: true})
 	if errors.Is(err, seal.ErrTooManyPending) {
-		return toolkit.Fail(toolkit.KindTooManyPending, err.Error(), "answer or abandon pending forms, then call again")
+		return outcome.Fail(outcome.KindTooManyPending, err.Error(), "answer or abandon pending forms, then call again")
 	}
 	if err != nil {
-		return toolkit.Fail(toolkit.KindContinuation, "could not seal the confirmation: "+err.Error(), "try again")
+		return outcome.Fail(outcome.KindContinuation, "could not seal the confirmation: "+err.Error(), "try again")
 	}
 	act := lang.Act{Action: a.Name, Params: p.Params, Quoted: quotedMessage(ctx, x.backend.Client, a.Name, p.Params)}
 	form := confirmForm(x.lang, a, targets, act)
 	if g.ask {
 		// The send gate asks too: the form says why first.
-		form.Message = GateText(x.lang, g.d) + form.Message
+		form.Message = gateText(x.lang, g.d) + form.Message
 	}
-	return c.Client.Ask(ConfirmKey, form, state)
+	return outcome.Ask(map[string]outcome.Form{confirmKey: form}, state)
 }
 
 // resume is the second round of a confirmation, the one path every tool
 // takes: the continuation must open for this tool and these arguments,
-// once (or have been opened by the caller, p.Round), must be a
+// once (or have been opened by the caller, p.round), must be a
 // confirmation, and the person must have accepted with confirm true. Then
 // p is confirmed; otherwise the refusal is returned, with ok false.
-func (x *Executor) resume(c *Call, p *Plan) (toolkit.Reply, bool) {
-	restart := p.Restart
+func (x *Executor) resume(c *Call, p *Plan) (outcome.Reply, bool) {
+	restart := p.restart
 	if restart == "" {
 		restart = fmt.Sprintf("call %s again without requestState to ask again", c.Tool)
 	}
-	refuse := func(r toolkit.Reply) (toolkit.Reply, bool) { return x.Refused(c, *p, r), false }
-	claims := p.Round
+	refuse := func(r outcome.Reply) (outcome.Reply, bool) { return x.refused(c, *p, r), false }
+	claims := p.round
 	if claims == nil {
 		hash, err := seal.CanonicalHash(c.Args)
 		if err != nil {
-			return toolkit.Fail(toolkit.KindInvalidArguments, c.Tool+": the arguments cannot be bound to a confirmation: "+err.Error(), "send the arguments as a plain JSON object without duplicate keys"), false
+			return outcome.Fail(outcome.KindInvalidArguments, c.Tool+": the arguments cannot be bound to a confirmation: "+err.Error(), "send the arguments as a plain JSON object without duplicate keys"), false
 		}
-		opened, r, ok := x.Open(c, hash, restart)
+		opened, r, ok := x.open(c, hash, restart)
 		if !ok {
 			return refuse(r)
 		}
 		claims = &opened
 	}
 	if !claims.Confirm || len(claims.Missing) > 0 {
-		return refuse(toolkit.Fail(toolkit.KindContinuation, "the continuation is not a confirmation; nothing was run", restart))
+		return refuse(outcome.Fail(outcome.KindContinuation, "the continuation is not a confirmation; nothing was run", restart))
 	}
 	var ans *Answer
 	if c.Client != nil {
-		ans = c.Client.Answer(ConfirmKey)
+		ans = c.Client.Answer(confirmKey)
 	}
-	if r, ok := CheckConfirm(p.Action, ans, true, restart); !ok {
+	if r, ok := checkConfirm(p.Action, ans, true, restart); !ok {
 		return refuse(r)
 	}
 	p.Confirmed = true
-	return toolkit.Reply{}, true
+	return outcome.Reply{}, true
 }
 
-// Open opens the continuation c carries: sealed for c's tool and the
+// open opens the continuation c carries: sealed for c's tool and the
 // arguments whose canonical hash is hash, and usable once. Its refusal
 // (with ok false) offers restart as the next step; the caller audits it.
-func (x *Executor) Open(c *Call, hash, restart string) (seal.Claims, toolkit.Reply, bool) {
+func (x *Executor) open(c *Call, hash, restart string) (seal.Claims, outcome.Reply, bool) {
 	state := ""
 	if c.Client != nil {
 		state = c.Client.RequestState()
 	}
 	if state == "" {
-		return seal.Claims{}, toolkit.Fail(toolkit.KindContinuation, "an answer came without its requestState; nothing was run", restart), false
+		return seal.Claims{}, outcome.Fail(outcome.KindContinuation, "an answer came without its requestState; nothing was run", restart), false
 	}
 	claims, err := x.sealer.Open(state, c.Tool, hash)
 	if err != nil {
-		return seal.Claims{}, toolkit.Fail(toolkit.KindContinuation, err.Error()+"; nothing was run", restart), false
+		return seal.Claims{}, outcome.Fail(outcome.KindContinuation, err.Error()+"; nothing was run", restart), false
 	}
-	return claims, toolkit.Reply{}, true
+	return claims, outcome.Reply{}, true
 }
 
-// CheckUnanswered reports a form the client never answered.
-func CheckUnanswered(ans *Answer, restart string) (toolkit.Reply, bool) {
+// unanswered reports a form the client never answered.
+func unanswered(ans *Answer, restart string) (outcome.Reply, bool) {
 	switch ans.Unanswered {
 	case Expired:
-		return toolkit.Fail(toolkit.KindContinuation, "the form was not answered before the continuation expired; nothing was run", restart), true
+		return outcome.Fail(outcome.KindContinuation, "the form was not answered before the continuation expired; nothing was run", restart), true
 	case Cancelled:
-		return toolkit.Fail(toolkit.KindCancelled, "the call was cancelled while its form was open; nothing was run", restart), true
+		return outcome.Fail(outcome.KindCancelled, "the call was cancelled while its form was open; nothing was run", restart), true
 	}
-	return toolkit.Reply{}, false
+	return outcome.Reply{}, false
 }
 
-// ExtraFields refuses an accepted form answer holding a field the form
+// extraFields refuses an accepted form answer holding a field the form
 // did not ask for (fields lists those it did): what the person saw and
 // answered is not what came back.
-func ExtraFields(content map[string]any, restart string, fields ...string) (toolkit.Reply, bool) {
+func extraFields(content map[string]any, restart string, fields ...string) (outcome.Reply, bool) {
 	var extra []string
 	for _, k := range slices.Sorted(maps.Keys(content)) {
 		if !slices.Contains(fields, k) {
@@ -167,49 +160,49 @@ func ExtraFields(content map[string]any, restart string, fields ...string) (tool
 		}
 	}
 	if extra == nil {
-		return toolkit.Reply{}, true
+		return outcome.Reply{}, true
 	}
 	if len(extra) > 5 {
 		extra = append(extra[:5], "…")
 	}
-	return toolkit.Fail(toolkit.KindInvalidAnswer, fmt.Sprintf("the answer has field(s) %s that the form did not ask for (it asked for %s only); nothing was run",
+	return outcome.Fail(outcome.KindInvalidAnswer, fmt.Sprintf("the answer has field(s) %s that the form did not ask for (it asked for %s only); nothing was run",
 		strings.Join(extra, ", "), strings.Join(fields, " and ")), restart), false
 }
 
-// CheckConfirm checks a person's answer to a form that asked for
+// checkConfirm checks a person's answer to a form that asked for
 // confirmation of a. withAction says whether the form's action (accept,
 // decline, cancel) and its fields are still to be judged here; a form
 // that asked for more than confirm has had them judged by its caller.
-func CheckConfirm(a *catalog.Action, ans *Answer, withAction bool, restart string) (toolkit.Reply, bool) {
+func checkConfirm(a *catalog.Action, ans *Answer, withAction bool, restart string) (outcome.Reply, bool) {
 	if ans == nil {
-		return toolkit.Fail(toolkit.KindInvalidAnswer, "the continuation came back without an answer to the confirmation; nothing was run", restart), false
+		return outcome.Fail(outcome.KindInvalidAnswer, "the continuation came back without an answer to the confirmation; nothing was run", restart), false
 	}
-	if r, ok := CheckUnanswered(ans, restart); ok {
+	if r, ok := unanswered(ans, restart); ok {
 		return r, false
 	}
 	if withAction {
 		switch ans.Action {
 		case "accept":
 		case "decline":
-			return toolkit.Fail(toolkit.KindDeclined, "the person declined to run "+a.Name+"; nothing was run", "do not repeat the action unless the person asks for it"), false
+			return outcome.Fail(outcome.KindDeclined, "the person declined to run "+a.Name+"; nothing was run", "do not repeat the action unless the person asks for it"), false
 		case "cancel":
-			return toolkit.Fail(toolkit.KindCancelled, "the person cancelled the confirmation of "+a.Name+"; nothing was run", restart), false
+			return outcome.Fail(outcome.KindCancelled, "the person cancelled the confirmation of "+a.Name+"; nothing was run", restart), false
 		default:
-			return toolkit.Fail(toolkit.KindInvalidAnswer, fmt.Sprintf("the confirmation's answer has action %q; nothing was run", ans.Action), restart), false
+			return outcome.Fail(outcome.KindInvalidAnswer, fmt.Sprintf("the confirmation's answer has action %q; nothing was run", ans.Action), restart), false
 		}
-		if r, ok := ExtraFields(ans.Content, restart, ConfirmField); !ok {
+		if r, ok := extraFields(ans.Content, restart, confirmField); !ok {
 			return r, false
 		}
 	}
-	v, present := ans.Content[ConfirmField]
+	v, present := ans.Content[confirmField]
 	yes, isBool := v.(bool)
 	switch {
 	case !present || !isBool:
-		return toolkit.Fail(toolkit.KindInvalidAnswer, "the answer has no boolean "+ConfirmField+"; nothing was run", restart), false
+		return outcome.Fail(outcome.KindInvalidAnswer, "the answer has no boolean "+confirmField+"; nothing was run", restart), false
 	case !yes:
-		return toolkit.Fail(toolkit.KindNotConfirmed, "the person answered confirm false for "+a.Name+"; nothing was run", "do not repeat the action unless the person asks for it"), false
+		return outcome.Fail(outcome.KindNotConfirmed, "the person answered confirm false for "+a.Name+"; nothing was run", "do not repeat the action unless the person asks for it"), false
 	}
-	return toolkit.Reply{}, true
+	return outcome.Reply{}, true
 }
 
 // confirmText is the question put to the person, in their language: the
@@ -254,16 +247,16 @@ func zhClause(s string) (first, rest string) {
 	return s[:i], s[i+n:]
 }
 
-// SummaryIn is the action's summary in l.
-func SummaryIn(l lang.Lang, a *catalog.Action) string {
+// summaryIn is the action's summary in l.
+func summaryIn(l lang.Lang, a *catalog.Action) string {
 	if l == lang.Zh && a.SummaryZh != "" {
 		return a.SummaryZh
 	}
 	return a.Summary
 }
 
-// ConfirmProperty is the schema of a form's boolean confirm field.
-func ConfirmProperty(l lang.Lang) map[string]any {
+// confirmProperty is the schema of a form's boolean confirm field.
+func confirmProperty(l lang.Lang) map[string]any {
 	return map[string]any{
 		"type":        "boolean",
 		"title":       l.Sprintf(lang.ConfirmRunTitle),
@@ -272,13 +265,13 @@ func ConfirmProperty(l lang.Lang) map[string]any {
 	}
 }
 
-func confirmForm(l lang.Lang, a *catalog.Action, t safety.Targets, act lang.Act) Form {
-	return Form{
+func confirmForm(l lang.Lang, a *catalog.Action, t safety.Targets, act lang.Act) outcome.Form {
+	return outcome.Form{
 		Message: confirmText(l, a, t, act),
 		Schema: map[string]any{
 			"type":       "object",
-			"properties": map[string]any{ConfirmField: ConfirmProperty(l)},
-			"required":   []string{ConfirmField},
+			"properties": map[string]any{confirmField: confirmProperty(l)},
+			"required":   []string{confirmField},
 		},
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/snowluma/snowluma-mcp/catalog"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 )
 
 // TestRateLimitedRoundsUp checks that retry_after_ms never undershoots:
@@ -21,7 +21,7 @@ func TestRateLimitedRoundsUp(t *testing.T) {
 		59*time.Second + time.Millisecond: 59001,
 	} {
 		r := rateLimited(a, d)
-		if r.Diag.Kind != toolkit.KindRateLimited || r.Diag.RetryAfterMS != want || !r.IsError {
+		if r.Diag.Kind != outcome.KindRateLimited || r.Diag.RetryAfterMS != want || !r.IsError {
 			t.Errorf("%v: %+v", d, r.Diag)
 		}
 	}
@@ -30,11 +30,11 @@ func TestRateLimitedRoundsUp(t *testing.T) {
 // TestRedactWithholds checks that an answer the redactor cannot read is
 // withheld, never shown as received.
 func TestRedactWithholds(t *testing.T) {
-	r := redact(toolkit.Reply{Result: json.RawMessage(`{"data":"k"`)})
-	if r.Result != nil || r.Diag.Kind != toolkit.KindInternal {
+	r := redact(outcome.Reply{Result: json.RawMessage(`{"data":"k"`)})
+	if r.Result != nil || r.Diag.Kind != outcome.KindInternal {
 		t.Errorf("unreadable answer: %+v", r)
 	}
-	r = redact(toolkit.Reply{Result: json.RawMessage(`{"status":"ok","retcode":0,"data":{"k":"v"}}`)})
+	r = redact(outcome.Reply{Result: json.RawMessage(`{"status":"ok","retcode":0,"data":{"k":"v"}}`)})
 	if string(r.Result.(json.RawMessage)) != `{"status":"ok","retcode":0,"data":{"k":"[redacted]"}}` {
 		t.Errorf("redacted %s", r.Result)
 	}

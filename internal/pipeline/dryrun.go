@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/snowluma/snowluma-mcp/catalog"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/safety"
 )
 
@@ -41,7 +41,7 @@ type dryRunCall struct {
 // is no envelope, no message_id. An automatic upload's file is checked as
 // the upload would check it first: readable inside the root, within the
 // size limit.
-func (x *Executor) dryRun(a *catalog.Action, t safety.Targets, p Plan) toolkit.Reply {
+func (x *Executor) dryRun(a *catalog.Action, t safety.Targets, p Plan) outcome.Reply {
 	call := dryRunCall{Action: a.Name, Groups: t.Groups, Users: t.Users}
 	if call.Groups == nil {
 		call.Groups = []int64{}
@@ -55,9 +55,9 @@ func (x *Executor) dryRun(a *catalog.Action, t safety.Targets, p Plan) toolkit.R
 		}
 		call.InputFile = p.upload.input
 	}
-	return toolkit.Reply{
+	return outcome.Reply{
 		Result: dryRunResult{call},
-		Diag: toolkit.Diagnostics{Outcome: toolkit.OutcomeSuccess, Kind: toolkit.KindDryRun,
+		Diag: outcome.Diagnostics{Outcome: outcome.OutcomeSuccess, Kind: outcome.KindDryRun,
 			Message:  "dry run: " + a.Name + " passed every check and was not sent to SnowLuma; nothing reached QQ",
 			NextStep: "treat it as a rehearsal: there is no message_id or other answer from SnowLuma; the operator sets SNOWLUMA_MCP_DRY_RUN=false to send for real"},
 	}
@@ -66,7 +66,7 @@ func (x *Executor) dryRun(a *catalog.Action, t safety.Targets, p Plan) toolkit.R
 // dryRunUpload checks the file of an automatic upload as far as can be
 // done without sending it: it opens inside the upload root and is not
 // larger than the file limit.
-func (x *Executor) dryRunUpload(input string) (toolkit.Reply, bool) {
+func (x *Executor) dryRunUpload(input string) (outcome.Reply, bool) {
 	f, err := x.backend.Uploads.Open(input)
 	if err != nil {
 		return failure(err, false, true), false
@@ -74,11 +74,11 @@ func (x *Executor) dryRunUpload(input string) (toolkit.Reply, bool) {
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return toolkit.Fail(toolkit.KindLocalIO, "dry run: the input file could not be read: "+err.Error()+"; nothing was sent", "check the MCP host's disk and call again"), false
+		return outcome.Fail(outcome.KindLocalIO, "dry run: the input file could not be read: "+err.Error()+"; nothing was sent", "check the MCP host's disk and call again"), false
 	}
 	if limit := x.backend.MaxFileBytes(); limit > 0 && fi.Size() > limit {
-		return toolkit.Fail(toolkit.KindTooLarge, fmt.Sprintf("dry run: the input file is %d bytes, over SNOWLUMA_MCP_MAX_FILE_BYTES (%d); nothing was sent", fi.Size(), limit),
+		return outcome.Fail(outcome.KindTooLarge, fmt.Sprintf("dry run: the input file is %d bytes, over SNOWLUMA_MCP_MAX_FILE_BYTES (%d); nothing was sent", fi.Size(), limit),
 			"the file is larger than SNOWLUMA_MCP_MAX_FILE_BYTES allows: raise it and restart the server, or transfer a smaller file"), false
 	}
-	return toolkit.Reply{}, true
+	return outcome.Reply{}, true
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 )
 
 // fileNames remembers, by file id, the names of the group files that
@@ -33,9 +33,9 @@ func listsFiles(action string) bool {
 }
 
 // learn keeps the file ids and names of a successful listing's answer.
-func (f *fileNames) learn(action string, r toolkit.Reply) {
+func (f *fileNames) learn(action string, r outcome.Reply) {
 	env, ok := r.Result.(json.RawMessage)
-	if !ok || !listsFiles(action) || r.Diag.Outcome != toolkit.OutcomeSuccess {
+	if !ok || !listsFiles(action) || r.Diag.Outcome != outcome.OutcomeSuccess {
 		return
 	}
 	var a struct {

@@ -5,15 +5,15 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 )
 
 // TestFileNames: a listing's names are found again from the fname of
 // SnowLuma's link; other actions, failures and unknown ids give nothing;
 // the oldest names are forgotten past maxFileNames.
 func TestFileNames(t *testing.T) {
-	ok := func(env string) toolkit.Reply {
-		return toolkit.Reply{Result: json.RawMessage(env), Diag: toolkit.Diagnostics{Outcome: toolkit.OutcomeSuccess}}
+	ok := func(env string) outcome.Reply {
+		return outcome.Reply{Result: json.RawMessage(env), Diag: outcome.Diagnostics{Outcome: outcome.OutcomeSuccess}}
 	}
 	var f fileNames
 	f.learn("get_group_root_files", ok(`{"status":"ok","retcode":0,"data":{"files":[{"file_id":"/a1","file_name":"报告 2026.pdf"}],"folders":[]}}`))

@@ -2,8 +2,10 @@
 // SnowLuma: a call is read into a Plan, and Executor.Run applies the
 // account-safety steps in order, then sends, streams or launches it, and
 // judges the answer. It knows no MCP: the tool adapters of internal/server
-// build the Call (with a Client for what only the MCP side can do: show a
-// form, carry an answer, report progress) and render the toolkit.Reply.
+// build the Call (with a Client for what only the client's side knows:
+// whether it shows forms, the answers and continuation it carries, where
+// progress goes, what its connection read) and render the outcome.Reply,
+// which asks for a form (outcome.Ask) when a person must answer.
 //
 // The steps, in the order Run applies them (a refusal sends nothing; a
 // refused write is audited too):
@@ -25,7 +27,9 @@
 //     hook, and the chats a read hands the model (noteRead)
 //  12. audit line
 //
-// A background plan runs steps 10 to 12 as a task (the Launch hook).
+// A background plan runs steps 10 to 12 as a task (the Launch hook). The
+// *_with_input tools' round of missing params (input.go, RunWithInput)
+// ends in Run too.
 package pipeline
 
 import (
@@ -40,8 +44,8 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
 	"github.com/snowluma/snowluma-mcp/internal/validate"
 	"github.com/snowluma/snowluma-mcp/safety"
@@ -69,17 +73,17 @@ type Executor struct {
 // Sent is told of a send that succeeded: the action, its params as
 // checked, and the reply (the QQ channel remembers the bot's message
 // ids; the archive keeps the message).
-type Sent func(a *catalog.Action, params json.RawMessage, r toolkit.Reply)
+type Sent func(a *catalog.Action, params json.RawMessage, r outcome.Reply)
 
 // Remote confirms a call when the client has no form (the QQ channel's
 // approvers): it returns the refusal, with ok false, unless a person
 // allowed the call. why, when the send gate asks, says in Chinese (what
 // approvers read) why the call leaves the chats the model read.
-type Remote func(ctx context.Context, c *Call, a *catalog.Action, params json.RawMessage, t safety.Targets, why string) (r toolkit.Reply, ok bool)
+type Remote func(ctx context.Context, c *Call, a *catalog.Action, params json.RawMessage, t safety.Targets, why string) (r outcome.Reply, ok bool)
 
 // Launch starts job, the checked rest of a background plan, as a durable
 // task and answers with its handle; job runs detached from the request.
-type Launch func(ctx context.Context, action string, job func(context.Context) toolkit.Reply) toolkit.Reply
+type Launch func(ctx context.Context, action string, job func(context.Context) outcome.Reply) outcome.Reply
 
 // Options configure New. Backend, Catalog and Sealer are required.
 type Options struct {
@@ -142,15 +146,13 @@ type Client interface {
 	RequestState() string
 	// Answer is the person's answer to the form named key, or nil.
 	Answer(key string) *Answer
-	// Ask is the reply that puts form, named key, to the person and
-	// carries state for the call that brings the answer back.
-	Ask(key string, form Form, state string) toolkit.Reply
 	// Progress returns the function that reports a transfer's progress,
 	// or nil when the client asked for none.
 	Progress(ctx context.Context) func(done, total int64) error
-	// Connection identifies the client connection the call came from, the
-	// key of its untrusted.Ledger (the send gate); nil when unknown.
-	Connection() any
+	// Ledger is what QQ users' text the client's connection was handed
+	// (the send gate's record); nil when the connection is unknown or
+	// the gate keeps no records.
+	Ledger() *untrusted.Ledger
 }
 
 // A Plan is one call of an action as its entry point read it.
@@ -162,18 +164,22 @@ type Plan struct {
 	// upload of that file (invoke_action's execution.input_file).
 	InputFile string
 	// Answers says the call carries a person's answer to a confirmation
-	// round, which must open for this very call before it runs as
-	// confirmed. Round is that round when the caller has opened it
-	// already (Executor.Open); nil opens it here.
+	// round (or to RunWithInput's form), which must open for this very
+	// call before it runs as confirmed.
 	Answers bool
-	Round   *seal.Claims
-	// Restart is the next step offered when a round's answer is refused;
-	// empty means calling the tool again without requestState.
-	Restart string
 	// Background sends as a task (Launch) instead of within the call.
 	Background bool
 	// Confirmed says a person has already accepted this very call.
 	Confirmed bool
+
+	// round is the confirmation round when RunWithInput has opened it
+	// already; nil opens it in the resume step. restart is the next step
+	// offered when a round's answer is refused; empty means calling the
+	// tool again without requestState. answered says the params came
+	// from a person's answer to a form: a misfit is the answer's.
+	round    *seal.Claims
+	restart  string
+	answered bool
 
 	upload *pendingUpload // set by the upload step
 	gate   gateNote       // set by the send gate, for the audit line
@@ -181,7 +187,7 @@ type Plan struct {
 
 // Run is the pipeline: it applies the steps of the package comment to p,
 // in that order, and returns the reply.
-func (x *Executor) Run(ctx context.Context, c *Call, p Plan) toolkit.Reply {
+func (x *Executor) Run(ctx context.Context, c *Call, p Plan) outcome.Reply {
 	if len(p.Params) == 0 || string(p.Params) == "null" {
 		p.Params = json.RawMessage("{}")
 	}
@@ -196,44 +202,44 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 			return r
 		}
 	}
-	if r, ok := x.Fence(a); !ok { // 3. fence
-		return x.Refused(c, p, r)
+	if r, ok := x.fence(a); !ok { // 3. fence
+		return x.refused(c, p, r)
 	}
-	errs, bad := x.CheckParams(a, p.Params) // 4. params
+	errs, bad := x.checkParams(a, p.Params) // 4. params
 	if bad != nil {
-		return x.Refused(c, p, *bad)
+		return x.refused(c, p, *bad)
 	}
 	if errs != nil {
-		return x.Refused(c, p, InvalidParams(a, errs))
+		return x.refused(c, p, invalidParams(a, errs, p.answered, p.restart))
 	}
 	targets, err := untrusted.Targets(a, p.Params) // 5. targets, as SnowLuma reads them
 	if err != nil {
-		return x.Refused(c, p, toolkit.Fail(toolkit.KindInvalidParams, a.Name+": "+err.Error()+"; nothing was sent", "pass params as a JSON object"))
+		return x.refused(c, p, outcome.Fail(outcome.KindInvalidParams, a.Name+": "+err.Error()+"; nothing was sent", "pass params as a JSON object"))
 	}
 	// The allowlists check every id the params name, read by the handler or
 	// not (refusing an id SnowLuma ignores costs nothing); pacing, the dry
 	// run and the audit line take the targets SnowLuma writes to.
 	named, _ := safety.ExtractTargets(p.Params, targetParams(a)...)
 	if out := x.safety.CheckTargets(named); out != nil {
-		return x.Refused(c, p, toolkit.Fail(toolkit.KindTargetNotAllowed,
+		return x.refused(c, p, outcome.Fail(outcome.KindTargetNotAllowed,
 			fmt.Sprintf("%s names %s, outside this server's allowed targets; nothing was sent", a.Name, strings.Join(out, ", ")),
 			"use only the groups and users in get_runtime_info's safety.allowed_groups and allowed_users; the operator sets SNOWLUMA_MCP_ALLOWED_GROUPS and SNOWLUMA_MCP_ALLOWED_USERS"))
 	}
 	keys := targets.PaceKeys()
 	if a.Send { // 6. pacing
 		if d := x.safety.Pacer.Check(keys); d > 0 {
-			return x.Refused(c, p, rateLimited(a, d))
+			return x.refused(c, p, rateLimited(a, d))
 		}
 	}
 	g, r, ok := x.judgeUntrusted(c, &p) // 7. untrusted
 	if !ok {
-		return x.Refused(c, p, r)
+		return x.refused(c, p, r)
 	}
 	if !p.Confirmed && (g.ask || x.safety.Confirm.Needs(a.Destructive, a.ReadOnly)) { // 8. confirmation
 		forms := c.Client != nil && c.Client.Forms()
 		if g.ask && !forms && x.remote == nil {
 			p.gate.decision = gateRefused
-			return x.Refused(c, p, untrustedRefusal(a.Name, g,
+			return x.refused(c, p, untrustedRefusal(a.Name, g,
 				"SNOWLUMA_MCP_UNTRUSTED_SENDS=confirm, and this client has no form and no QQ approver is configured to confirm it",
 				"reply only in the chats whose messages were read; to do more, use a client that supports form elicitation, or ask the operator to set SNOWLUMA_MCP_CHANNEL_APPROVERS"))
 		}
@@ -242,16 +248,16 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 		}
 		why := ""
 		if g.ask {
-			why = GateText(lang.Zh, g.d)
+			why = gateText(lang.Zh, g.d)
 		}
 		if r, ok := x.remote(ctx, c, a, p.Params, targets, why); !ok {
 			if g.ask {
 				p.gate.decision = gateRefused
-				if r.Diag.Kind == toolkit.KindNotConfirmed {
+				if r.Diag.Kind == outcome.KindNotConfirmed {
 					p.gate.decision = gateDeclined
 				}
 			}
-			return x.Refused(c, p, r)
+			return x.refused(c, p, r)
 		}
 		if g.ask {
 			p.gate.decision = gateConfirmed
@@ -262,13 +268,13 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 		if entry, err = x.safety.Audit.Begin(); err != nil {
 			// The detail names a path on the host: stderr, not the client.
 			x.log.Warn("audit", "action", a.Name, "problem", err.Error())
-			return toolkit.Fail(toolkit.KindAuditFailed, a.Name+" was not run because its audit record cannot be written (the server's stderr says why); nothing was sent",
+			return outcome.Fail(outcome.KindAuditFailed, a.Name+" was not run because its audit record cannot be written (the server's stderr says why); nothing was sent",
 				"ask the operator to make SNOWLUMA_MCP_AUDIT_FILE writable again (or unset it), then call again")
 		}
 	}
 	// What is left runs now, or in the task of a background call.
-	do := func(ctx context.Context, c *Call) toolkit.Reply {
-		var r toolkit.Reply
+	do := func(ctx context.Context, c *Call) outcome.Reply {
+		var r outcome.Reply
 		if d := x.pace(a, keys); d > 0 { // 10. admission
 			r = rateLimited(a, d)
 		} else if x.dryRuns(a) { // 11. dry run: checked, not sent
@@ -280,7 +286,7 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 			if a.Sensitive && x.safety.Sensitive == safety.SensitiveRedact {
 				r = redact(r)
 			}
-			if x.sent != nil && a.Send && r.Diag.Outcome == toolkit.OutcomeSuccess {
+			if x.sent != nil && a.Send && r.Diag.Outcome == outcome.OutcomeSuccess {
 				x.sent(a, p.Params, r)
 			}
 		}
@@ -303,20 +309,20 @@ func (x *Executor) Run(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 // Read runs a read-only catalog action through the pipeline for a
 // feature: r := x.Read(ctx, call, "get_msg", params). An action that is
 // not in the catalog, or not read-only, is refused as the server's defect.
-func (x *Executor) Read(ctx context.Context, c *Call, action string, params json.RawMessage) toolkit.Reply {
+func (x *Executor) Read(ctx context.Context, c *Call, action string, params json.RawMessage) outcome.Reply {
 	a, r, ok := x.lookup(action)
 	if !ok {
 		return r
 	}
 	if !a.ReadOnly {
-		return toolkit.Fail(toolkit.KindInternal, action+" is not a read-only action, so it cannot be read", "report this to the snowluma-mcp maintainers")
+		return outcome.Fail(outcome.KindInternal, action+" is not a read-only action, so it cannot be read", "report this to the snowluma-mcp maintainers")
 	}
 	return x.Run(ctx, c, Plan{Action: a, Params: params})
 }
 
 // Own runs an action the server sends on its own behalf (the channel's
 // approval prompts), as confirmed: every other step applies.
-func (x *Executor) Own(ctx context.Context, c *Call, action string, params json.RawMessage) toolkit.Reply {
+func (x *Executor) Own(ctx context.Context, c *Call, action string, params json.RawMessage) outcome.Reply {
 	a, r, ok := x.lookup(action)
 	if !ok {
 		return r
@@ -324,37 +330,37 @@ func (x *Executor) Own(ctx context.Context, c *Call, action string, params json.
 	return x.Run(ctx, c, Plan{Action: a, Params: params, Confirmed: true})
 }
 
-func (x *Executor) lookup(action string) (*catalog.Action, toolkit.Reply, bool) {
+func (x *Executor) lookup(action string) (*catalog.Action, outcome.Reply, bool) {
 	cat, err := x.catalog()
 	if err != nil {
-		return nil, toolkit.Fail(toolkit.KindInternal, "the bundled catalog could not be loaded: "+err.Error(), "reinstall snowluma-mcp; report this to its maintainers"), false
+		return nil, outcome.Fail(outcome.KindInternal, "the bundled catalog could not be loaded: "+err.Error(), "reinstall snowluma-mcp; report this to its maintainers"), false
 	}
 	a, found := cat.Lookup(action)
 	if !found {
-		return nil, toolkit.Fail(toolkit.KindInternal, action+" is not in the catalog", "report this to the snowluma-mcp maintainers"), false
+		return nil, outcome.Fail(outcome.KindInternal, action+" is not in the catalog", "report this to the snowluma-mcp maintainers"), false
 	}
-	return a, toolkit.Reply{}, true
+	return a, outcome.Reply{}, true
 }
 
-// Fence refuses a credential action under SNOWLUMA_MCP_SENSITIVE=deny.
-func (x *Executor) Fence(a *catalog.Action) (toolkit.Reply, bool) {
+// fence refuses a credential action under SNOWLUMA_MCP_SENSITIVE=deny.
+func (x *Executor) fence(a *catalog.Action) (outcome.Reply, bool) {
 	if !a.Sensitive || x.safety.Sensitive != safety.SensitiveDeny {
-		return toolkit.Reply{}, true
+		return outcome.Reply{}, true
 	}
-	return toolkit.Fail(toolkit.KindSensitive, a.Name+" answers with a credential of the account, and this server refuses such actions; nothing was sent",
+	return outcome.Fail(outcome.KindSensitive, a.Name+" answers with a credential of the account, and this server refuses such actions; nothing was sent",
 		"ask the operator: SNOWLUMA_MCP_SENSITIVE=redact shows the answer's shape without its values, allow shows it whole"), false
 }
 
-// CheckParams is the one params check of every path: params against a's
+// checkParams is the one params check of every path: params against a's
 // catalog inputSchema, unless the operator turned the check off. A schema
 // that does not compile is the server's defect, not the caller's.
-func (x *Executor) CheckParams(a *catalog.Action, params json.RawMessage) ([]validate.FieldError, *toolkit.Reply) {
+func (x *Executor) checkParams(a *catalog.Action, params json.RawMessage) ([]validate.FieldError, *outcome.Reply) {
 	if x.backend.SkipParamsCheck {
 		return nil, nil
 	}
 	errs, err := a.CheckParams(params)
 	if err != nil {
-		r := toolkit.Fail(toolkit.KindInternal, fmt.Sprintf("the catalog's inputSchema of %s does not compile; nothing was sent", a.Name),
+		r := outcome.Fail(outcome.KindInternal, fmt.Sprintf("the catalog's inputSchema of %s does not compile; nothing was sent", a.Name),
 			"set SNOWLUMA_MCP_VALIDATE_PARAMS=false to send unchecked params, and report this to the snowluma-mcp maintainers")
 		return nil, &r
 	}
@@ -387,8 +393,8 @@ func (x *Executor) audits(a *catalog.Action) bool {
 	return x.safety.Audit != nil && !a.ReadOnly
 }
 
-// Refused records a write action that did not run and returns r.
-func (x *Executor) Refused(c *Call, p Plan, r toolkit.Reply) toolkit.Reply {
+// refused records a write action that did not run and returns r.
+func (x *Executor) refused(c *Call, p Plan, r outcome.Reply) outcome.Reply {
 	if !x.audits(p.Action) {
 		return r
 	}
@@ -405,7 +411,7 @@ func (x *Executor) Refused(c *Call, p Plan, r toolkit.Reply) toolkit.Reply {
 
 // write appends the call's audit line. The action has already run or been
 // refused, so a failure is logged rather than returned.
-func (x *Executor) write(e *safety.Entry, c *Call, p Plan, t safety.Targets, r toolkit.Reply) {
+func (x *Executor) write(e *safety.Entry, c *Call, p Plan, t safety.Targets, r outcome.Reply) {
 	a := p.Action
 	err := e.Write(safety.Record{
 		Time:        time.Now().UTC(),
@@ -428,7 +434,7 @@ func (x *Executor) write(e *safety.Entry, c *Call, p Plan, t safety.Targets, r t
 
 // send sends the action to SnowLuma and judges the answer: a stream
 // action by its kind (stream.go), any other with one call.
-func (x *Executor) send(ctx context.Context, c *Call, p Plan) toolkit.Reply {
+func (x *Executor) send(ctx context.Context, c *Call, p Plan) outcome.Reply {
 	a := p.Action
 	req := transfer.Request{Action: a.Name, Params: p.Params, Header: c.Trace.Header()}
 	if a.StreamKind != catalog.StreamNone {
@@ -449,24 +455,24 @@ func (x *Executor) send(ctx context.Context, c *Call, p Plan) toolkit.Reply {
 // outlives the request: it keeps the call's tool, arguments and trace
 // context (and its plan, an automatic upload included), but not its
 // client: the request has been answered by then.
-func (x *Executor) start(ctx context.Context, c *Call, a *catalog.Action, do func(context.Context, *Call) toolkit.Reply) toolkit.Reply {
+func (x *Executor) start(ctx context.Context, c *Call, a *catalog.Action, do func(context.Context, *Call) outcome.Reply) outcome.Reply {
 	if x.launch == nil {
-		return toolkit.Fail(toolkit.KindNotConfigured, "background tasks are not configured", "set SNOWLUMA_MCP_TASK_DIR and restart the server, or use invoke_action")
+		return outcome.Fail(outcome.KindNotConfigured, "background tasks are not configured", "set SNOWLUMA_MCP_TASK_DIR and restart the server, or use invoke_action")
 	}
 	job := &Call{Tool: c.Tool, Args: c.Args, Trace: c.Trace}
-	return x.launch(ctx, a.Name, func(ctx context.Context) toolkit.Reply { return do(ctx, job) })
+	return x.launch(ctx, a.Name, func(ctx context.Context) outcome.Reply { return do(ctx, job) })
 }
 
 // redact masks the data of a credential action's envelope. An answer that
 // cannot be redacted is withheld rather than shown.
-func redact(r toolkit.Reply) toolkit.Reply {
+func redact(r outcome.Reply) outcome.Reply {
 	env, ok := r.Result.(json.RawMessage)
 	if !ok || env == nil {
 		return r
 	}
 	red, err := safety.RedactData(env)
 	if err != nil {
-		return toolkit.Fail(toolkit.KindInternal, "the credential answer could not be redacted, so it is withheld: "+err.Error(), "report this to the snowluma-mcp maintainers")
+		return outcome.Fail(outcome.KindInternal, "the credential answer could not be redacted, so it is withheld: "+err.Error(), "report this to the snowluma-mcp maintainers")
 	}
 	r.Result = json.RawMessage(red)
 	return r
@@ -476,7 +482,7 @@ func redact(r toolkit.Reply) toolkit.Reply {
 // catalog kind, as one transfer plan, and judges the outcome. It sits with
 // Run so that a stream call's path leaves this file once, for transfer
 // (the helpers it calls are in stream.go).
-func (x *Executor) stream(ctx context.Context, c *Call, p Plan, req transfer.Request) toolkit.Reply {
+func (x *Executor) stream(ctx context.Context, c *Call, p Plan, req transfer.Request) outcome.Reply {
 	a := p.Action
 	th := progress(ctx, c)
 	tp := transfer.Plan{Shape: transfer.Shape(a.StreamKind), Request: req, Progress: th.Update}
@@ -484,7 +490,7 @@ func (x *Executor) stream(ctx context.Context, c *Call, p Plan, req transfer.Req
 	switch a.StreamKind {
 	case catalog.StreamDownload:
 		if x.backend.Downloads == nil {
-			return finish(toolkit.Fail(toolkit.KindNotConfigured, "no download directory is configured", "set SNOWLUMA_MCP_DOWNLOAD_DIR and restart the server"), th)
+			return finish(outcome.Fail(outcome.KindNotConfigured, "no download directory is configured", "set SNOWLUMA_MCP_DOWNLOAD_DIR and restart the server"), th)
 		}
 		tp.Store = x.backend.Downloads
 		tp.Name = x.files.forDownload(p.Params)
@@ -513,10 +519,10 @@ func (x *Executor) stream(ctx context.Context, c *Call, p Plan, req transfer.Req
 		}
 	}
 	out, err := x.backend.Client.Transfer(ctx, tp)
-	var r toolkit.Reply
+	var r outcome.Reply
 	switch {
 	case errors.Is(err, errCollectCap):
-		r = toolkit.Fail(toolkit.KindTooLarge, fmt.Sprintf("the %s stream exceeded %d MiB of frames, the most a tool result collects", a.Name, MaxCollectedStream>>20),
+		r = outcome.Fail(outcome.KindTooLarge, fmt.Sprintf("the %s stream exceeded %d MiB of frames, the most a tool result collects", a.Name, MaxCollectedStream>>20),
 			"narrow the request: a tool result holds at most that much of a stream's frames")
 	case tp.File != nil:
 		r = uploaded(out.Upload, err, a.ReadOnly)
@@ -532,8 +538,8 @@ func (x *Executor) stream(ctx context.Context, c *Call, p Plan, req transfer.Req
 		last := out.Terminal
 		frames.Terminal = last.Raw
 		r = judge(last.Raw, last.Status, last.Retcode)
-		if r.Diag.Outcome == toolkit.OutcomeSuccess && last.Type != "response" {
-			r.Diag = toolkit.Diagnostics{Outcome: toolkit.OutcomeUnknown, Kind: toolkit.KindUnconfirmed,
+		if r.Diag.Outcome == outcome.OutcomeSuccess && last.Type != "response" {
+			r.Diag = outcome.Diagnostics{Outcome: outcome.OutcomeUnknown, Kind: outcome.KindUnconfirmed,
 				Message:  "the stream's final frame is not a response frame",
 				NextStep: "inspect result.terminal before relying on the stream's data"}
 		}

@@ -3,45 +3,37 @@ package pipeline
 import (
 	"context"
 	"encoding/json"
-	"go/parser"
-	"go/token"
-	"path/filepath"
-	"strconv"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
-	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
-// TestImports: the pipeline knows no MCP and no adapter. Its own files
-// import neither the go-sdk nor a package of internal/server but the tool
-// framework's result vocabulary (toolkit.Reply and the failure kinds).
+// TestImports: the pipeline knows no MCP and no adapter. Nothing it
+// depends on, directly or through another package, is a go-sdk package or
+// a package of internal/server: the house has no arrow back up.
 func TestImports(t *testing.T) {
-	files, err := filepath.Glob("*.go")
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("go list -deps: %v", err)
 	}
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range f.Imports {
-			path, _ := strconv.Unquote(imp.Path.Value)
-			switch {
-			case strings.HasPrefix(path, "github.com/modelcontextprotocol/"):
-				t.Errorf("%s imports the go-sdk (%s)", name, path)
-			case strings.Contains(path, "/internal/server") && path != "github.com/snowluma/snowluma-mcp/internal/server/toolkit":
-				t.Errorf("%s imports an adapter package (%s)", name, path)
-			}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/snowluma/snowluma-mcp/internal/outcome") {
+		t.Fatalf("go list -deps does not list the pipeline's own imports: %q", deps)
+	}
+	for _, path := range deps {
+		switch {
+		case strings.HasPrefix(path, "github.com/modelcontextprotocol/"):
+			t.Errorf("the pipeline depends on the go-sdk (%s)", path)
+		case strings.HasPrefix(path, "github.com/snowluma/snowluma-mcp/internal/server"):
+			t.Errorf("the pipeline depends on an adapter package (%s)", path)
 		}
 	}
 }
@@ -52,7 +44,7 @@ func TestImports(t *testing.T) {
 // as the server's defect, with nothing sent.
 func TestRead(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t)
+	fake := simtest.Start(t)
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 	if err != nil {
 		t.Fatal(err)
@@ -65,13 +57,13 @@ func TestRead(t *testing.T) {
 	c := &Call{Tool: "test"}
 
 	r := x.Read(context.Background(), c, "get_status", nil)
-	if r.Diag.Outcome != toolkit.OutcomeSuccess || !strings.Contains(string(r.Result.(json.RawMessage)), `"online":true`) {
+	if r.Diag.Outcome != outcome.OutcomeSuccess || !strings.Contains(string(r.Result.(json.RawMessage)), `"online":true`) {
 		t.Errorf("get_status: %+v", r)
 	}
-	for action, kind := range map[string]toolkit.Kind{
-		"get_cookies":    toolkit.KindSensitive, // the default policy denies credentials
-		"send_group_msg": toolkit.KindInternal,
-		"drop_database":  toolkit.KindInternal,
+	for action, kind := range map[string]outcome.Kind{
+		"get_cookies":    outcome.KindSensitive, // the default policy denies credentials
+		"send_group_msg": outcome.KindInternal,
+		"drop_database":  outcome.KindInternal,
 	} {
 		if r := x.Read(context.Background(), c, action, json.RawMessage(`{"group_id":1,"message":"hi"}`)); r.Diag.Kind != kind || !r.IsError {
 			t.Errorf("%s: %+v", action, r.Diag)

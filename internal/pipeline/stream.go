@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/snowluma/snowluma-mcp/catalog"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -40,21 +40,21 @@ type pendingUpload struct {
 // planUpload makes p an automatic upload of p.InputFile. It is refused,
 // with nothing sent, for an action that is not an upload, without an
 // upload root, or with params the server chooses itself.
-func (x *Executor) planUpload(p *Plan) (toolkit.Reply, bool) {
+func (x *Executor) planUpload(p *Plan) (outcome.Reply, bool) {
 	a := p.Action
 	if a.StreamKind != catalog.StreamUpload {
-		return toolkit.Fail(toolkit.KindInvalidArguments,
+		return outcome.Fail(outcome.KindInvalidArguments,
 			fmt.Sprintf("invoke_action: execution applies only to upload_file_stream, not %s; nothing was sent", a.Name),
 			"remove execution, or use it with action upload_file_stream"), false
 	}
 	if x.backend.Uploads == nil {
-		return toolkit.Fail(toolkit.KindInvalidArguments,
+		return outcome.Fail(outcome.KindInvalidArguments,
 			"invoke_action: execution.input_file needs an upload root, and SNOWLUMA_MCP_UPLOAD_ROOT is not set; nothing was sent",
 			"set SNOWLUMA_MCP_UPLOAD_ROOT to an absolute directory holding the files to upload and restart the server, or send chunks yourself without execution"), false
 	}
 	var given map[string]json.RawMessage
 	if err := json.Unmarshal(p.Params, &given); err != nil {
-		return toolkit.Fail(toolkit.KindInvalidArguments, "invoke_action: params must be a JSON object", "pass params as a JSON object"), false
+		return outcome.Fail(outcome.KindInvalidArguments, "invoke_action: params must be a JSON object", "pass params as a JSON object"), false
 	}
 	var chosen []string
 	for k := range given {
@@ -63,7 +63,7 @@ func (x *Executor) planUpload(p *Plan) (toolkit.Reply, bool) {
 		}
 	}
 	if len(chosen) > 0 {
-		return toolkit.Fail(toolkit.KindInvalidArguments,
+		return outcome.Fail(outcome.KindInvalidArguments,
 			fmt.Sprintf("invoke_action: with execution the server chooses the stream, chunks, sizes and hash itself; %s may not be given; nothing was sent", strings.Join(slices.Sorted(slices.Values(chosen)), ", ")),
 			"keep only params.filename and params.file_retention, or drop execution to send chunks yourself"), false
 	}
@@ -84,7 +84,7 @@ func (x *Executor) planUpload(p *Plan) (toolkit.Reply, bool) {
 	}
 	p.Params, _ = json.Marshal(probe)
 	p.upload = &pendingUpload{input: p.InputFile, given: given}
-	return toolkit.Reply{}, true
+	return outcome.Reply{}, true
 }
 
 // downloadResult is a download's payload. It never holds file bytes.
@@ -119,24 +119,24 @@ var errCollectCap = errors.New("collected frames exceed the cap")
 // automatic is the transfer of a planned automatic upload, its params
 // checked once more for SNOWLUMA_MCP_VALIDATE_PARAMS=false: they go into
 // every chunk call as they are.
-func (x *Executor) automatic(pu pendingUpload) (transfer.Upload, toolkit.Reply, bool) {
+func (x *Executor) automatic(pu pendingUpload) (transfer.Upload, outcome.Reply, bool) {
 	up := transfer.Upload{InputFile: pu.input, Retention: pu.given["file_retention"], MaxFileBytes: x.backend.MaxFileBytes()}
 	if up.Retention != nil {
 		var n json.Number
 		if json.Unmarshal(up.Retention, &n) != nil || up.Retention[0] == '"' {
-			return up, toolkit.Fail(toolkit.KindInvalidParams, "upload_file_stream: params/file_retention must be a number of milliseconds; nothing was sent", "give file_retention as a whole number, e.g. 300000, or 0 to keep the file"), false
+			return up, outcome.Fail(outcome.KindInvalidParams, "upload_file_stream: params/file_retention must be a number of milliseconds; nothing was sent", "give file_retention as a whole number, e.g. 300000, or 0 to keep the file"), false
 		}
 	}
 	if raw, ok := pu.given["filename"]; ok {
 		if err := json.Unmarshal(raw, &up.Filename); err != nil {
-			return up, toolkit.Fail(toolkit.KindInvalidParams, "upload_file_stream: params/filename must be a string; nothing was sent", "give filename as a string"), false
+			return up, outcome.Fail(outcome.KindInvalidParams, "upload_file_stream: params/filename must be a string; nothing was sent", "give filename as a string"), false
 		}
 	}
-	return up, toolkit.Reply{}, true
+	return up, outcome.Reply{}, true
 }
 
 // uploaded judges an automatic upload.
-func uploaded(res *transfer.UploadResult, err error, readOnly bool) toolkit.Reply {
+func uploaded(res *transfer.UploadResult, err error, readOnly bool) outcome.Reply {
 	if err != nil {
 		r := failure(err, readOnly, true)
 		if res != nil && res.Reset != nil {
@@ -151,7 +151,7 @@ func uploaded(res *transfer.UploadResult, err error, readOnly bool) toolkit.Repl
 		r.Result = out
 		return r
 	}
-	return toolkit.OK(out)
+	return outcome.OK(out)
 }
 
 // resetSentence says how the reset after a failed upload went.
@@ -166,18 +166,18 @@ func resetSentence(r *transfer.ResetOutcome) string {
 }
 
 // downloaded judges a download that SnowLuma finished.
-func downloaded(res *transfer.DownloadResult) toolkit.Reply {
+func downloaded(res *transfer.DownloadResult) outcome.Reply {
 	out := downloadResult{Saved: res.Saved, Terminal: res.Terminal.Raw}
 	if res.Saved == nil {
 		r := judge(res.Terminal.Raw, res.Terminal.Status, res.Terminal.Retcode)
-		if r.Diag.Outcome == toolkit.OutcomeSuccess {
-			r.Diag = toolkit.Diagnostics{Outcome: toolkit.OutcomeUnknown, Kind: toolkit.KindUnconfirmed,
+		if r.Diag.Outcome == outcome.OutcomeSuccess {
+			r.Diag = outcome.Diagnostics{Outcome: outcome.OutcomeUnknown, Kind: outcome.KindUnconfirmed,
 				Message: "the download ended without a file", NextStep: "inspect result.terminal"}
 		}
 		r.Result = out
 		return r
 	}
-	return toolkit.OK(out)
+	return outcome.OK(out)
 }
 
 // progress returns a throttle that reports to the call's client, or nil
@@ -196,8 +196,8 @@ func progress(ctx context.Context, c *Call) *transfer.Throttle {
 // finish ends a call's progress: the final pending update goes before a
 // successful result, nothing more after a failure, and a notification that
 // could not be delivered is reported in the diagnostics.
-func finish(r toolkit.Reply, p *transfer.Throttle) toolkit.Reply {
-	if r.Diag.Outcome == toolkit.OutcomeSuccess {
+func finish(r outcome.Reply, p *transfer.Throttle) outcome.Reply {
+	if r.Diag.Outcome == outcome.OutcomeSuccess {
 		p.Flush()
 	} else {
 		p.Stop()

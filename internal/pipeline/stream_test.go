@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -28,8 +28,8 @@ func TestFinishReportsLostProgress(t *testing.T) {
 	p := failing()
 	p.Update(1, 0)
 	p.Update(2, 0) // within the hour: pending
-	r := finish(toolkit.OK("x"), p)
-	if r.Diag.Outcome != toolkit.OutcomeSuccess || !strings.Contains(r.Diag.Message, "progress notifications stopped") ||
+	r := finish(outcome.OK("x"), p)
+	if r.Diag.Outcome != outcome.OutcomeSuccess || !strings.Contains(r.Diag.Message, "progress notifications stopped") ||
 		!strings.Contains(r.Diag.Message, "broken pipe") || r.Diag.NextStep == "" || r.Result != "x" {
 		t.Errorf("success with a lost notification: %+v", r)
 	}
@@ -39,13 +39,13 @@ func TestFinishReportsLostProgress(t *testing.T) {
 	p = failing()
 	p.Update(1, 0)
 	p.Update(2, 0)
-	r = finish(toolkit.Fail(toolkit.KindTimeout, "stalled", "wait"), p)
+	r = finish(outcome.Fail(outcome.KindTimeout, "stalled", "wait"), p)
 	if len(sent) != 1 || r.Diag.Message != "stalled" || !r.IsError {
 		t.Errorf("failure: sent %v, reply %+v", sent, r)
 	}
 
 	// No token: nothing to report.
-	r = finish(toolkit.OK("x"), nil)
+	r = finish(outcome.OK("x"), nil)
 	if r.Diag.Message != "" {
 		t.Errorf("without a token: %+v", r.Diag)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
@@ -43,23 +43,19 @@ type gateCheck struct {
 // seen is the ledger of c's client connection; nil for the server's own
 // calls (no connection), which the gate passes.
 func (x *Executor) seen(c *Call) *untrusted.Ledger {
-	if c.Client == nil || x.backend.Provenance == nil {
+	if c.Client == nil {
 		return nil
 	}
-	key := c.Client.Connection()
-	if key == nil {
-		return nil
-	}
-	return x.backend.Provenance.For(key)
+	return c.Client.Ledger()
 }
 
-// GateMayAsk reports whether the send gate could ask a person about a
+// gateMayAsk reports whether the send gate could ask a person about a
 // write of a on c's connection: QQ users' text was read there and
 // SNOWLUMA_MCP_UNTRUSTED_SENDS is confirm. A form that asks for a write's
 // missing params then asks for the confirmation too: the go-sdk answers a
 // legacy client's call with one round of forms only, so a second round
 // (params, then the gate) would never reach that client.
-func (x *Executor) GateMayAsk(c *Call, a *catalog.Action) bool {
+func (x *Executor) gateMayAsk(c *Call, a *catalog.Action) bool {
 	if !gated(a) || x.untrustedMode() != untrusted.ModeConfirm {
 		return false
 	}
@@ -90,7 +86,7 @@ func (x *Executor) untrustedMode() untrusted.Mode {
 // it (g.ask), or the refusal (ok false). It sets p.gate for the audit
 // line. A read, a call without a client connection (the channel's own
 // prompts) and SNOWLUMA_MCP_UNTRUSTED_SENDS=off pass untouched.
-func (x *Executor) judgeUntrusted(c *Call, p *Plan) (g gateCheck, r toolkit.Reply, ok bool) {
+func (x *Executor) judgeUntrusted(c *Call, p *Plan) (g gateCheck, r outcome.Reply, ok bool) {
 	a := p.Action
 	seen := x.seen(c)
 	if !gated(a) || x.untrustedMode() == untrusted.ModeOff || seen == nil {
@@ -98,7 +94,7 @@ func (x *Executor) judgeUntrusted(c *Call, p *Plan) (g gateCheck, r toolkit.Repl
 	}
 	var err error
 	if g.w, err = untrusted.ReadWrite(a, p.Params, p.InputFile); err != nil {
-		return g, toolkit.Fail(toolkit.KindInvalidParams, a.Name+": "+err.Error()+"; nothing was sent", "pass params as a JSON object"), false
+		return g, outcome.Fail(outcome.KindInvalidParams, a.Name+": "+err.Error()+"; nothing was sent", "pass params as a JSON object"), false
 	}
 	g.d = untrusted.Judge(seen, g.w)
 	if !g.d.Armed {
@@ -121,17 +117,17 @@ func (x *Executor) judgeUntrusted(c *Call, p *Plan) (g gateCheck, r toolkit.Repl
 
 // untrustedRefusal is the refusal of a write the gate stopped, naming the
 // chats read and the target.
-func untrustedRefusal(action string, g gateCheck, why, next string) toolkit.Reply {
-	return toolkit.Fail(toolkit.KindUntrustedContext,
+func untrustedRefusal(action string, g gateCheck, why, next string) outcome.Reply {
+	return outcome.Fail(outcome.KindUntrustedContext,
 		fmt.Sprintf("%s (to %s) was stopped: QQ users' text from %s was read on this connection, and %s (%s); nothing was sent",
 			action, g.w.Target(), untrusted.Names(g.d.Read), g.d.Because(), why), next)
 }
 
 // noteDeclined marks the audit line of a call a person declined to
 // confirm when the gate was among the reasons they were asked.
-func (x *Executor) noteDeclined(c *Call, p *Plan, r toolkit.Reply) {
+func (x *Executor) noteDeclined(c *Call, p *Plan, r outcome.Reply) {
 	switch r.Diag.Kind {
-	case toolkit.KindNotConfirmed, toolkit.KindDeclined, toolkit.KindCancelled:
+	case outcome.KindNotConfirmed, outcome.KindDeclined, outcome.KindCancelled:
 	default:
 		return
 	}
@@ -152,8 +148,8 @@ func (x *Executor) noteDeclined(c *Call, p *Plan, r toolkit.Reply) {
 // </channel> or "System:" in get_msg or a history arrives as inert as in
 // a push or an event read. The server's own reads (no client: the
 // archive's backfill) get SnowLuma's answer as it is.
-func (x *Executor) noteRead(c *Call, p Plan, r toolkit.Reply) toolkit.Reply {
-	if r.Diag.Outcome != toolkit.OutcomeSuccess {
+func (x *Executor) noteRead(c *Call, p Plan, r outcome.Reply) outcome.Reply {
+	if r.Diag.Outcome != outcome.OutcomeSuccess {
 		return r
 	}
 	if !p.Action.ReadOnly {
@@ -175,9 +171,9 @@ func (x *Executor) noteRead(c *Call, p Plan, r toolkit.Reply) toolkit.Reply {
 	return r
 }
 
-// GateText says in l why the send gate asks a person: the chats read and
+// gateText says in l why the send gate asks a person: the chats read and
 // the reasons (the form's first lines; the approvers read it in Chinese).
-func GateText(l lang.Lang, d untrusted.Decision) string {
+func gateText(l lang.Lang, d untrusted.Decision) string {
 	sep := l.Sprintf(lang.ConfirmSep)
 	chats := make([]string, len(d.Read))
 	for i, c := range d.Read {

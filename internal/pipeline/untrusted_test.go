@@ -9,23 +9,24 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
 	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
-// connClient is a client without forms on one connection.
-type connClient struct{ key string }
+// connClient is a client without forms on one connection, whose ledger
+// it holds.
+type connClient struct{ ledger *untrusted.Ledger }
 
 func (connClient) Forms() bool                                       { return false }
 func (connClient) RequestState() string                              { return "" }
 func (connClient) Answer(string) *Answer                             { return nil }
-func (connClient) Ask(string, Form, string) toolkit.Reply            { return toolkit.Reply{} }
 func (connClient) Progress(context.Context) func(int64, int64) error { return nil }
-func (c connClient) Connection() any                                 { return c.key }
+func (c connClient) Ledger() *untrusted.Ledger                       { return c.ledger }
 
 // TestSendGateStep: the gate is a step of Run. A read of group 1's history
 // arms the connection that made it, and a connection made after it (the
@@ -36,7 +37,7 @@ func (c connClient) Connection() any                                 { return c.
 func TestSendGateStep(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []untrusted.Mode{untrusted.ModeRefuse, untrusted.ModeConfirm, untrusted.ModeOff} {
-		fake := simulator.Start(t)
+		fake := simtest.Start(t)
 		fake.Handle("get_group_msg_history", func(json.RawMessage) simulator.Reply { return simulator.OK(json.RawMessage(`{"messages":[]}`)) })
 		client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 		if err != nil {
@@ -46,18 +47,18 @@ func TestSendGateStep(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := &backend.Backend{Client: client, UntrustedSends: mode, Provenance: &untrusted.Registry{},
+		b := &backend.Backend{Client: client, UntrustedSends: mode,
 			Safety: &safety.Policy{Sensitive: safety.SensitiveDeny, Confirm: safety.ConfirmNone, Pacer: safety.NewPacer(0, 0, nil)}}
 		x := New(Options{Backend: b, Catalog: catalog.Preload(), Sealer: sealer})
-		a, b2 := &Call{Tool: "t", Client: connClient{"a"}}, &Call{Tool: "t", Client: connClient{"b"}}
-		if r := x.Read(context.Background(), a, "get_group_msg_history", json.RawMessage(`{"group_id":1}`)); r.Diag.Outcome != toolkit.OutcomeSuccess {
+		a, b2 := &Call{Tool: "t", Client: connClient{&untrusted.Ledger{}}}, &Call{Tool: "t", Client: connClient{&untrusted.Ledger{}}}
+		if r := x.Read(context.Background(), a, "get_group_msg_history", json.RawMessage(`{"group_id":1}`)); r.Diag.Outcome != outcome.OutcomeSuccess {
 			t.Fatalf("read: %+v", r.Diag)
 		}
-		send := func(c *Call, group string) toolkit.Reply {
+		send := func(c *Call, group string) outcome.Reply {
 			a, _, _ := x.lookup("send_group_msg")
 			return x.Run(context.Background(), c, Plan{Action: a, Params: json.RawMessage(`{"group_id":` + group + `,"message":"hi"}`)})
 		}
-		gated := map[untrusted.Mode]toolkit.Kind{untrusted.ModeRefuse: toolkit.KindUntrustedContext, untrusted.ModeConfirm: toolkit.KindUntrustedContext}[mode]
+		gated := map[untrusted.Mode]outcome.Kind{untrusted.ModeRefuse: outcome.KindUntrustedContext, untrusted.ModeConfirm: outcome.KindUntrustedContext}[mode]
 		if r := send(a, "2"); r.Diag.Kind != gated || (gated != "" && !strings.Contains(r.Diag.Message, "from group:1")) {
 			t.Errorf("%s: send to group 2 after reading group 1: %+v", mode, r.Diag)
 		}
@@ -72,7 +73,7 @@ func TestSendGateStep(t *testing.T) {
 			if c.Client == nil {
 				group = "2" // the server's own call
 			}
-			if r := send(c, group); r.Diag.Outcome != toolkit.OutcomeSuccess {
+			if r := send(c, group); r.Diag.Outcome != outcome.OutcomeSuccess {
 				t.Errorf("%s: send to group %s by %+v: %+v", mode, group, c.Client, r.Diag)
 			}
 		}
@@ -87,7 +88,7 @@ func TestGateTextReasons(t *testing.T) {
 		{Kind: untrusted.Public},
 		{Kind: untrusted.Carries, Detail: "22", Chats: []untrusted.Chat{untrusted.GroupChat(2)}},
 	}}
-	en, zh := GateText(lang.En, d), GateText(lang.Zh, d)
+	en, zh := gateText(lang.En, d), gateText(lang.Zh, d)
 	if !strings.Contains(en, "publishes what it carries outside any chat") || !strings.Contains(en, "carries message 22 of group 2") {
 		t.Errorf("en: %s", en)
 	}

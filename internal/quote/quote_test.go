@@ -53,3 +53,24 @@ func TestLocation(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefix: the first n characters, never cut inside one, and Clip is
+// Prefix with an ellipsis when it cut.
+func TestPrefix(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 16, "short"},
+		{"禁言群成员", 2, "禁言"},
+		{"a\xffb", 2, "a\xff"},
+		{"abc", 0, ""},
+		{"", 3, ""},
+	} {
+		if got := Prefix(tc.in, tc.n); got != tc.want {
+			t.Errorf("Prefix(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
@@ -81,7 +82,7 @@ func (svc *archiveService) hooks(o *pipeline.Options) {
 		return
 	}
 	prev := o.Sent
-	o.Sent = func(a *catalog.Action, params json.RawMessage, r toolkit.Reply) {
+	o.Sent = func(a *catalog.Action, params json.RawMessage, r outcome.Reply) {
 		if prev != nil {
 			prev(a, params, r)
 		}
@@ -105,7 +106,7 @@ func archiveFeature(d *deps) (feature, error) {
 }
 
 // unavailable is the archive tools' answer when the file cannot be used.
-func (svc *archiveService) unavailable() (toolkit.Reply, bool) {
+func (svc *archiveService) unavailable() (outcome.Reply, bool) {
 	var e *archive.Error
 	err := svc.problem
 	if svc.store != nil {
@@ -114,23 +115,23 @@ func (svc *archiveService) unavailable() (toolkit.Reply, bool) {
 		}
 	}
 	if err == nil {
-		return toolkit.Reply{}, false
+		return outcome.Reply{}, false
 	}
 	if errors.As(err, &e) {
-		return toolkit.Fail(toolkit.KindArchive, fmt.Sprintf("the message archive %s cannot be used: %s", e.File, e.Detail), "ask the operator to "+e.Fix+"; every other tool still works"), true
+		return outcome.Fail(outcome.KindArchive, fmt.Sprintf("the message archive %s cannot be used: %s", e.File, e.Detail), "ask the operator to "+e.Fix+"; every other tool still works"), true
 	}
-	return toolkit.Fail(toolkit.KindArchive, "the message archive "+svc.path+" cannot be used: "+err.Error(), "ask the operator to check SNOWLUMA_MCP_ARCHIVE; every other tool still works"), true
+	return outcome.Fail(outcome.KindArchive, "the message archive "+svc.path+" cannot be used: "+err.Error(), "ask the operator to check SNOWLUMA_MCP_ARCHIVE; every other tool still works"), true
 }
 
-func (svc *archiveService) failed(err error) toolkit.Reply {
+func (svc *archiveService) failed(err error) outcome.Reply {
 	var e *archive.Error
 	if errors.As(err, &e) {
-		return toolkit.Fail(toolkit.KindArchive, fmt.Sprintf("the message archive %s failed: %s", e.File, e.Detail), "ask the operator to "+e.Fix+"; every other tool still works")
+		return outcome.Fail(outcome.KindArchive, fmt.Sprintf("the message archive %s failed: %s", e.File, e.Detail), "ask the operator to "+e.Fix+"; every other tool still works")
 	}
 	if errors.Is(err, context.Canceled) {
-		return toolkit.Fail(toolkit.KindCancelled, "the read was cancelled", "call again if still needed")
+		return outcome.Fail(outcome.KindCancelled, "the read was cancelled", "call again if still needed")
 	}
-	return toolkit.Fail(toolkit.KindArchive, "the message archive "+svc.path+" failed: "+err.Error(), "call again; if it keeps failing, ask the operator to run snowluma-mcp doctor")
+	return outcome.Fail(outcome.KindArchive, "the message archive "+svc.path+" failed: "+err.Error(), "call again; if it keeps failing, ask the operator to run snowluma-mcp doctor")
 }
 
 // ---- tools
@@ -189,9 +190,9 @@ const listChatsResult = `{"type": "object", "properties": {"chats": {"type": "ar
 const markReadResult = `{"type": "object", "properties": {"unread": {"type": "integer"}}, "required": ["chat", "unread"]}`
 
 func archiveTools(svc *archiveService) []toolkit.Spec {
-	var off *toolkit.Refusal
+	var off *outcome.Refusal
 	if svc == nil {
-		off = &toolkit.Refusal{Kind: toolkit.KindNotConfigured, Message: "the message archive is not configured on this server",
+		off = &outcome.Refusal{Kind: outcome.KindNotConfigured, Message: "the message archive is not configured on this server",
 			NextStep: "set SNOWLUMA_MCP_ARCHIVE to an absolute file path and SNOWLUMA_MCP_ARCHIVE_GROUPS / _USERS, use read or write mode, and restart the server"}
 	}
 	return []toolkit.Spec{{
@@ -245,13 +246,13 @@ type archivePage struct {
 	Trust string `json:"trust"`
 }
 
-func badArg(pointer, why string) toolkit.Reply {
-	return toolkit.Fail(toolkit.KindInvalidArguments, pointer+": "+why, "fix the argument and call again")
+func badArg(pointer, why string) outcome.Reply {
+	return outcome.Fail(outcome.KindInvalidArguments, pointer+": "+why, "fix the argument and call again")
 }
 
 // parseTime reads a time argument; one without an offset is in the
 // operator's zone.
-func (svc *archiveService) parseTime(pointer, s string) (time.Time, *toolkit.Reply) {
+func (svc *archiveService) parseTime(pointer, s string) (time.Time, *outcome.Reply) {
 	if s == "" {
 		return time.Time{}, nil
 	}
@@ -296,12 +297,12 @@ func (svc *archiveService) seen(c *toolkit.Call, msgs []archive.Message) {
 	svc.x.backend.Provenance.Note(c.Req.Session, chats...)
 }
 
-func (svc *archiveService) search(ctx context.Context, c *toolkit.Call, in searchMessagesArgs) toolkit.Reply {
+func (svc *archiveService) search(ctx context.Context, c *toolkit.Call, in searchMessagesArgs) outcome.Reply {
 	if r, bad := svc.unavailable(); bad {
 		return r
 	}
 	q := archive.Query{Text: in.Query, UserID: in.UserID, Limit: in.Limit, Cursor: in.Cursor}
-	var r *toolkit.Reply
+	var r *outcome.Reply
 	if q.Since, r = svc.parseTime("/since", in.Since); r != nil {
 		return *r
 	}
@@ -335,25 +336,25 @@ func (svc *archiveService) search(ctx context.Context, c *toolkit.Call, in searc
 			page.Note = "no message holds all the words; these hold any of them"
 		}
 	}
-	return toolkit.OK(page)
+	return outcome.OK(page)
 }
 
 // allowed refuses a read naming a chat or user outside the allowlists.
-func (svc *archiveService) allowed(chat *archive.Chat, user int64) (toolkit.Reply, bool) {
+func (svc *archiveService) allowed(chat *archive.Chat, user int64) (outcome.Reply, bool) {
 	p := svc.x.safety
 	if chat != nil && chat.Group && !p.Groups.Allows(chat.ID) || chat != nil && !chat.Group && !p.Users.Allows(chat.ID) {
-		return toolkit.Fail(toolkit.KindTargetNotAllowed, fmt.Sprintf("%v is outside this server's allowed targets", *chat),
+		return outcome.Fail(outcome.KindTargetNotAllowed, fmt.Sprintf("%v is outside this server's allowed targets", *chat),
 			"use only the groups and users in get_runtime_info's safety.allowed_groups and allowed_users"), false
 	}
 	if user != 0 && chat == nil && !p.Users.Allows(user) {
-		return toolkit.Fail(toolkit.KindTargetNotAllowed, fmt.Sprintf("user %d is outside this server's allowed targets", user),
+		return outcome.Fail(outcome.KindTargetNotAllowed, fmt.Sprintf("user %d is outside this server's allowed targets", user),
 			"use only the users in get_runtime_info's safety.allowed_users"), false
 	}
-	return toolkit.Reply{}, true
+	return outcome.Reply{}, true
 }
 
 // chatOf reads the one chat of read_messages and mark_read.
-func chatOf(group, user int64) (archive.Chat, *toolkit.Reply) {
+func chatOf(group, user int64) (archive.Chat, *outcome.Reply) {
 	switch {
 	case group != 0 && user != 0:
 		r := badArg("/group_id", "give group_id or user_id, not both")
@@ -377,7 +378,7 @@ type readArgs struct {
 }
 
 // position reads a message_id or a time.
-func (svc *archiveService) position(pointer string, raw json.RawMessage) (*archive.Position, *toolkit.Reply) {
+func (svc *archiveService) position(pointer string, raw json.RawMessage) (*archive.Position, *outcome.Reply) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
@@ -396,7 +397,7 @@ func (svc *archiveService) position(pointer string, raw json.RawMessage) (*archi
 
 // chatArg is the one chat a read_messages or mark_read call names, once
 // the archive is usable and the allowlists admit it; otherwise the refusal.
-func (svc *archiveService) chatArg(groupID, userID int64) (archive.Chat, toolkit.Reply, bool) {
+func (svc *archiveService) chatArg(groupID, userID int64) (archive.Chat, outcome.Reply, bool) {
 	if r, bad := svc.unavailable(); bad {
 		return archive.Chat{}, r, false
 	}
@@ -407,10 +408,10 @@ func (svc *archiveService) chatArg(groupID, userID int64) (archive.Chat, toolkit
 	if r, ok := svc.allowed(&chat, 0); !ok {
 		return archive.Chat{}, r, false
 	}
-	return chat, toolkit.Reply{}, true
+	return chat, outcome.Reply{}, true
 }
 
-func (svc *archiveService) read(ctx context.Context, c *toolkit.Call, in readArgs) toolkit.Reply {
+func (svc *archiveService) read(ctx context.Context, c *toolkit.Call, in readArgs) outcome.Reply {
 	chat, refusal, ok := svc.chatArg(in.GroupID, in.UserID)
 	if !ok {
 		return refusal
@@ -420,7 +421,7 @@ func (svc *archiveService) read(ctx context.Context, c *toolkit.Call, in readArg
 		name string
 		raw  json.RawMessage
 	}{{"/before", in.Before}, {"/after", in.After}, {"/around", in.Around}} {
-		var bad *toolkit.Reply
+		var bad *outcome.Reply
 		if pos[i], bad = svc.position(p.name, p.raw); bad != nil {
 			return *bad
 		}
@@ -431,21 +432,21 @@ func (svc *archiveService) read(ctx context.Context, c *toolkit.Call, in readArg
 	w, err := svc.store.Read(ctx, chat, pos[0], pos[1], pos[2], in.Limit)
 	switch {
 	case errors.Is(err, archive.ErrNoChat):
-		return toolkit.Fail(toolkit.KindInvalidArguments, fmt.Sprintf("the archive holds no %v", chat), "list_chats names the archived chats")
+		return outcome.Fail(outcome.KindInvalidArguments, fmt.Sprintf("the archive holds no %v", chat), "list_chats names the archived chats")
 	case errors.Is(err, archive.ErrNoMessage):
 		return badArg("/", err.Error())
 	case err != nil:
 		return svc.failed(err)
 	}
 	svc.seen(c, w.Messages)
-	return toolkit.OK(archivePage{Messages: forModel(w.Messages), Gaps: w.Gaps, MoreBefore: &w.MoreBefore, MoreAfter: &w.MoreAfter, Trust: channel.TrustUntrusted})
+	return outcome.OK(archivePage{Messages: forModel(w.Messages), Gaps: w.Gaps, MoreBefore: &w.MoreBefore, MoreAfter: &w.MoreAfter, Trust: channel.TrustUntrusted})
 }
 
 type listChatsArgs struct {
 	UnreadOnly bool `json:"unread_only"`
 }
 
-func (svc *archiveService) listChats(ctx context.Context, _ *toolkit.Call, in listChatsArgs) toolkit.Reply {
+func (svc *archiveService) listChats(ctx context.Context, _ *toolkit.Call, in listChatsArgs) outcome.Reply {
 	if r, bad := svc.unavailable(); bad {
 		return r
 	}
@@ -459,7 +460,7 @@ func (svc *archiveService) listChats(ctx context.Context, _ *toolkit.Call, in li
 	for i := range chats { // names are chosen by QQ users too
 		chats[i].Name = untrusted.NeutralizeAttr(chats[i].Name)
 	}
-	return toolkit.OK(map[string]any{"chats": chats, "trust": channel.TrustUntrusted})
+	return outcome.OK(map[string]any{"chats": chats, "trust": channel.TrustUntrusted})
 }
 
 type markReadArgs struct {
@@ -468,7 +469,7 @@ type markReadArgs struct {
 	MessageID int64 `json:"message_id"`
 }
 
-func (svc *archiveService) markRead(ctx context.Context, _ *toolkit.Call, in markReadArgs) toolkit.Reply {
+func (svc *archiveService) markRead(ctx context.Context, _ *toolkit.Call, in markReadArgs) outcome.Reply {
 	chat, refusal, ok := svc.chatArg(in.GroupID, in.UserID)
 	if !ok {
 		return refusal
@@ -476,13 +477,13 @@ func (svc *archiveService) markRead(ctx context.Context, _ *toolkit.Call, in mar
 	left, err := svc.store.MarkRead(ctx, chat, in.MessageID)
 	switch {
 	case errors.Is(err, archive.ErrNoChat):
-		return toolkit.Fail(toolkit.KindInvalidArguments, fmt.Sprintf("the archive holds no %v", chat), "list_chats names the archived chats")
+		return outcome.Fail(outcome.KindInvalidArguments, fmt.Sprintf("the archive holds no %v", chat), "list_chats names the archived chats")
 	case errors.Is(err, archive.ErrNoMessage):
 		return badArg("/message_id", err.Error())
 	case err != nil:
 		return svc.failed(err)
 	}
-	return toolkit.OK(map[string]any{"chat": archive.ChatKey(chat), "unread": left})
+	return outcome.OK(map[string]any{"chat": archive.ChatKey(chat), "unread": left})
 }
 
 // ---- what the keeper asks SnowLuma
@@ -507,16 +508,16 @@ type archiveSource struct{ svc *archiveService }
 var _ archive.Source = archiveSource{}
 
 // call runs one of the archive's own reads through the pipeline.
-func (a archiveSource) call(ctx context.Context, action string, params any) toolkit.Reply {
+func (a archiveSource) call(ctx context.Context, action string, params any) outcome.Reply {
 	raw, _ := json.Marshal(params)
 	tc, _ := trace.Start(nil)
 	return a.svc.x.Own(ctx, &pipeline.Call{Tool: archiveTool, Args: raw, Trace: tc}, action, raw)
 }
 
 // data decodes a successful reply's data into v.
-func data(r toolkit.Reply, v any) error {
+func data(r outcome.Reply, v any) error {
 	env, ok := r.Result.(json.RawMessage)
-	if !ok || r.Diag.Outcome != toolkit.OutcomeSuccess {
+	if !ok || r.Diag.Outcome != outcome.OutcomeSuccess {
 		msg := r.Diag.Message
 		if msg == "" {
 			msg = string(r.Diag.Kind)
@@ -587,7 +588,7 @@ func (a archiveSource) History(ctx context.Context, chat archive.Chat, anchor in
 }
 
 // recordSent stores a message the bot sent through this server.
-func (svc *archiveService) recordSent(a *catalog.Action, params json.RawMessage, r toolkit.Reply) {
+func (svc *archiveService) recordSent(a *catalog.Action, params json.RawMessage, r outcome.Reply) {
 	id := dataID(r, "message_id")
 	if id == 0 {
 		return

@@ -15,6 +15,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	_ "modernc.org/sqlite"
 )
 
@@ -62,7 +63,7 @@ type archived struct {
 }
 
 func newArchived(t *testing.T, env ...string) *archived {
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(7))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(7))
 	a := &archived{fake: fake, group: fake.WorldGroups()[0].ID, friend: fake.WorldFriends()[0]}
 	a.env = append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_MODE=write",
 		"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0", "SNOWLUMA_MCP_SEND_PER_MINUTE=0",

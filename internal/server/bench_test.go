@@ -22,6 +22,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	"github.com/snowluma/snowluma-mcp/internal/stdio"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -50,13 +51,13 @@ var benchCalls = []struct{ name, method, params string }{
 }
 
 func BenchmarkCall(b *testing.B) {
-	fake := simulator.Start(b, simulator.WithoutRecording())
+	fake := simtest.Start(b, simulator.WithoutRecording())
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 	if err != nil {
 		b.Fatal(err)
 	}
 	rs := rawConnect(b, func(pass mcpseam.Passer) (*mcp.Server, error) {
-		return New(Options{Catalog: catalog.Preload(), Mode: config.ModeWrite, Backend: &backend.Backend{Client: client}, Speed: Speed{PassEncoded: pass}})
+		return New(Options{Catalog: catalog.Preload(), Mode: config.ModeWrite, Backend: &backend.Backend{Client: client}, Speed: Speed{PassEncoded: pass, GrowStacks: true}})
 	})
 	for _, c := range benchCalls {
 		b.Run(c.name, func(b *testing.B) {
@@ -70,7 +71,7 @@ func BenchmarkCall(b *testing.B) {
 }
 
 func BenchmarkOwn(b *testing.B) {
-	fake := simulator.Start(b, simulator.WithoutRecording())
+	fake := simtest.Start(b, simulator.WithoutRecording())
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 	if err != nil {
 		b.Fatal(err)

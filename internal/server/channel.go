@@ -21,9 +21,9 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/quote"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/untrusted"
@@ -255,15 +255,15 @@ func (svc *channelService) channel() *channel.Channel {
 
 // call runs one of the channel's own actions through the pipeline,
 // confirmed (the channel's sends are its confirmation prompts).
-func (svc *channelService) call(ctx context.Context, action string, params json.RawMessage) toolkit.Reply {
+func (svc *channelService) call(ctx context.Context, action string, params json.RawMessage) outcome.Reply {
 	tc, _ := trace.Start(nil)
 	return svc.x.Own(ctx, &pipeline.Call{Tool: channelTool, Args: params, Trace: tc}, action, params)
 }
 
 // dataID reads an id from a successful reply's data.
-func dataID(r toolkit.Reply, field string) int64 {
+func dataID(r outcome.Reply, field string) int64 {
 	env, ok := r.Result.(json.RawMessage)
-	if !ok || r.Diag.Outcome != toolkit.OutcomeSuccess {
+	if !ok || r.Diag.Outcome != outcome.OutcomeSuccess {
 		return 0
 	}
 	var e struct {
@@ -279,7 +279,7 @@ func dataID(r toolkit.Reply, field string) int64 {
 
 // noteSent tells the channel of a message the bot sent, so that replies
 // to it address the bot in mentions mode.
-func (svc *channelService) noteSent(_ *catalog.Action, _ json.RawMessage, r toolkit.Reply) {
+func (svc *channelService) noteSent(_ *catalog.Action, _ json.RawMessage, r outcome.Reply) {
 	if ch := svc.channel(); ch != nil {
 		if id := dataID(r, "message_id"); id != 0 {
 			ch.NoteSent(id)
@@ -292,7 +292,7 @@ func (svc *channelService) noteSent(_ *catalog.Action, _ json.RawMessage, r tool
 // (it does not know the message), an error when it could not be asked.
 func (svc *channelService) sender(ctx context.Context, id int64) (int64, error) {
 	r := svc.call(ctx, "get_msg", fmt.Appendf(nil, `{"message_id":%d}`, id))
-	if r.Diag.Outcome == toolkit.OutcomeSuccess {
+	if r.Diag.Outcome == outcome.OutcomeSuccess {
 		return dataID(r, "user_id"), nil
 	}
 	if _, answered := r.Result.(json.RawMessage); answered {
@@ -356,10 +356,10 @@ func (svc *channelService) prompt(ctx context.Context, id, prompt string) bool {
 	for _, a := range svc.cfg.Approvers.Sorted() {
 		// A text segment: nothing in the prompt is read as a CQ code.
 		params := json.RawMessage(fmt.Sprintf(`{"user_id":%d,"message":[{"type":"text","data":{"text":%s}}]}`, a, text))
-		var r toolkit.Reply
+		var r outcome.Reply
 		for try := 0; ; try++ {
 			r = svc.call(ctx, "send_private_msg", params)
-			if r.Diag.Kind != toolkit.KindRateLimited || try == sendRetries {
+			if r.Diag.Kind != outcome.KindRateLimited || try == sendRetries {
 				break
 			}
 			select {
@@ -367,7 +367,7 @@ func (svc *channelService) prompt(ctx context.Context, id, prompt string) bool {
 			case <-time.After(time.Duration(r.Diag.RetryAfterMS) * time.Millisecond):
 			}
 		}
-		if r.Diag.Outcome == toolkit.OutcomeSuccess {
+		if r.Diag.Outcome == outcome.OutcomeSuccess {
 			sent = true
 			// A quote-reply to this message answers id.
 			if ch := svc.channel(); ch != nil {
@@ -383,10 +383,10 @@ func (svc *channelService) prompt(ctx context.Context, id, prompt string) bool {
 // confirm is the pipeline's confirmation when the client has no form:
 // the approvers answer from QQ. It returns the refusal, with ok false,
 // unless an approver allowed the call.
-func (svc *channelService) confirm(ctx context.Context, c *pipeline.Call, a *catalog.Action, params json.RawMessage, t safety.Targets, why string) (toolkit.Reply, bool) {
+func (svc *channelService) confirm(ctx context.Context, c *pipeline.Call, a *catalog.Action, params json.RawMessage, t safety.Targets, why string) (outcome.Reply, bool) {
 	ch := svc.channel()
-	unavailable := func(why string) (toolkit.Reply, bool) {
-		return toolkit.Fail(toolkit.KindConfirmationUnavailable,
+	unavailable := func(why string) (outcome.Reply, bool) {
+		return outcome.Fail(outcome.KindConfirmationUnavailable,
 			fmt.Sprintf("%s must be confirmed by a person (SNOWLUMA_MCP_CONFIRM=%s); this client has no form and %s; nothing was sent", a.Name, svc.x.safety.Confirm, why),
 			"ask an approver to watch their QQ and call again, or use a client that supports form elicitation"), false
 	}
@@ -420,17 +420,17 @@ func (svc *channelService) confirm(ctx context.Context, c *pipeline.Call, a *cat
 	})
 	switch {
 	case errors.Is(err, channel.ErrUnanswered):
-		return toolkit.Fail(toolkit.KindNotConfirmed,
+		return outcome.Fail(outcome.KindNotConfirmed,
 			fmt.Sprintf("%s was not confirmed: %v; nothing was sent", a.Name, err),
 			"call again to ask the approvers again, once one of them can answer on QQ"), false
 	case err != nil:
 		return unavailable("no approver answered from QQ: " + err.Error())
 	case v.Behavior != channel.Allow:
-		return toolkit.Fail(toolkit.KindNotConfirmed,
+		return outcome.Fail(outcome.KindNotConfirmed,
 			fmt.Sprintf("approver %d refused %s from QQ (request %s); nothing was sent", v.Approver, a.Name, v.Request.ID),
 			"do not call it again unless a person asks for it"), false
 	}
-	return toolkit.Reply{}, true
+	return outcome.Reply{}, true
 }
 
 // runtime is the channel part of get_runtime_info.

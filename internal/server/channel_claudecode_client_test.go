@@ -8,6 +8,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // Claude Code 2.1.332 on the wire, as its shipped client does it (read
@@ -164,7 +165,7 @@ func TestChannelClaudeCode(t *testing.T) {
 		return qqGroup("message", 20001, 30005, id, fmt.Sprintf(`[{"type":"at","data":{"qq":"%d"}},{"type":"text","data":{"text":" %s"}}]`, simulator.SelfID, text))
 	}
 	start := func(t *testing.T, env ...string) (*simulator.Server, []string) {
-		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+		fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 		return fake, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken,
 			"SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL()}, env...)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // The QQ channel for Claude Code, end to end: the server against the fake
@@ -43,13 +44,13 @@ type qqChannel struct {
 
 func startChannel(t *testing.T, era mcptest.Era, env ...string) *qqChannel {
 	t.Helper()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	p := serve(t, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken,
 		"SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL()}, env...)...)
 	t.Cleanup(func() { e2e.NoLeak(t, p) })
 	q := &qqChannel{fake: fake, p: p, era: era, nextID: 1}
 	// Nothing asked for events: the channel opened the connection at start.
-	q.conn = fake.EventConn(t, 0)
+	q.conn = simtest.EventConn(t, fake, 0)
 	q.raw = p.Raw()
 	if era == mcptest.Legacy {
 		init := e2e.Result(t, q.raw.Call(1000, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`))

@@ -16,6 +16,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/claudechannel"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -65,7 +66,7 @@ func until(t *testing.T, what string, cond func() bool) {
 // pipeline and turning the reply into a verdict.
 func TestChannelFeature(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t)
+	fake := simtest.Start(t)
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +95,7 @@ func TestChannelFeature(t *testing.T) {
 	if text := cs.InitializeResult().Instructions; !strings.Contains(text, "<channel> notifications") || !strings.Contains(text, "send_group_msg") || !strings.Contains(text, "data, never as instructions") {
 		t.Errorf("instructions %q", cs.InitializeResult().Instructions)
 	}
-	conn := fake.EventConn(t, 0)
+	conn := simtest.EventConn(t, fake, 0)
 	conn.Send(simulator.GroupMessage(20009, 30005, "elsewhere"))
 	conn.Send(simulator.GroupMessage(20001, 30005, "hello"))
 	until(t, "the push", func() bool { w.mu.Lock(); defer w.mu.Unlock(); return len(w.pushes) == 1 })

@@ -10,6 +10,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
 
@@ -100,7 +101,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 		Output:      pageSchema,
 		Needs:       config.ModeDocs,
 		Idempotent:  true,
-		Handler: toolkit.Handle(func(_ context.Context, _ *toolkit.Call, in listArgs) toolkit.Reply {
+		Handler: toolkit.Handle(func(_ context.Context, _ *toolkit.Call, in listArgs) outcome.Reply {
 			return matching(src, in.filterArgs, (*catalog.Catalog).List)
 		}),
 	}, {
@@ -111,9 +112,9 @@ func docsTools(src catalogSource) []toolkit.Spec {
 		Output:      pageSchema,
 		Needs:       config.ModeDocs,
 		Idempotent:  true,
-		Handler: toolkit.Handle(func(_ context.Context, _ *toolkit.Call, in searchArgs) toolkit.Reply {
+		Handler: toolkit.Handle(func(_ context.Context, _ *toolkit.Call, in searchArgs) outcome.Reply {
 			if strings.TrimSpace(in.Query) == "" {
-				return toolkit.Fail(toolkit.KindInvalidArguments, "search_actions: argument /query is blank", "pass a name, word or phrase to look for")
+				return outcome.Fail(outcome.KindInvalidArguments, "search_actions: argument /query is blank", "pass a name, word or phrase to look for")
 			}
 			var m catalog.Matches
 			r := matching(src, in.filterArgs, func(cat *catalog.Catalog, f catalog.Filter) []*catalog.Action {
@@ -142,7 +143,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 		Output:      actionSchema,
 		Needs:       config.ModeDocs,
 		Idempotent:  true,
-		Handler: toolkit.Handle(func(_ context.Context, _ *toolkit.Call, in getArgs) toolkit.Reply {
+		Handler: toolkit.Handle(func(_ context.Context, _ *toolkit.Call, in getArgs) outcome.Reply {
 			cat, r, loaded := src.get()
 			if !loaded {
 				return r
@@ -161,7 +162,7 @@ func docsTools(src catalogSource) []toolkit.Spec {
 		Output:      categoriesSchema,
 		Needs:       config.ModeDocs,
 		Idempotent:  true,
-		Handler: toolkit.Handle(func(context.Context, *toolkit.Call, struct{}) toolkit.Reply {
+		Handler: toolkit.Handle(func(context.Context, *toolkit.Call, struct{}) outcome.Reply {
 			cat, r, loaded := src.get()
 			if !loaded {
 				return r
@@ -184,17 +185,17 @@ func nothingFound(in searchArgs) (message, next string) {
 // unknownAction refuses a name that is neither an action nor an alias and
 // suggests up to three close names: what search_actions finds for it, then
 // names spelt alike.
-func unknownAction(cat *catalog.Catalog, name string) toolkit.Reply {
+func unknownAction(cat *catalog.Catalog, name string) outcome.Reply {
 	next := "use search_actions or list_actions to find the action's name"
 	if s := cat.Closest(name, 3); len(s) > 0 {
 		next = "did you mean " + strings.Join(s, ", ") + "? Otherwise " + next
 	}
-	return toolkit.Fail(toolkit.KindUnknownAction, fmt.Sprintf("no action or alias named %s in the SnowLuma %s catalog", catalog.Quote(name), cat.Version()), next)
+	return outcome.Fail(outcome.KindUnknownAction, fmt.Sprintf("no action or alias named %s in the SnowLuma %s catalog", catalog.Quote(name), cat.Version()), next)
 }
 
 // matching answers list_actions and search_actions: it resolves the
 // filters, finds the matches and pages them.
-func matching(src catalogSource, in filterArgs, find func(*catalog.Catalog, catalog.Filter) []*catalog.Action) toolkit.Reply {
+func matching(src catalogSource, in filterArgs, find func(*catalog.Catalog, catalog.Filter) []*catalog.Action) outcome.Reply {
 	cat, r, loaded := src.get()
 	if !loaded {
 		return r
@@ -207,20 +208,20 @@ func matching(src catalogSource, in filterArgs, find func(*catalog.Catalog, cata
 	if err != nil {
 		return encoded(nil, err)
 	}
-	return toolkit.OK(page)
+	return outcome.OK(page)
 }
 
 // encoded answers with the catalog's precomputed JSON.
-func encoded(js []byte, err error) toolkit.Reply {
+func encoded(js []byte, err error) outcome.Reply {
 	if err != nil {
-		return toolkit.Fail(toolkit.KindInternal, "the bundled catalog could not be encoded: "+err.Error(), "report this to the snowluma-mcp maintainers")
+		return outcome.Fail(outcome.KindInternal, "the bundled catalog could not be encoded: "+err.Error(), "report this to the snowluma-mcp maintainers")
 	}
-	return toolkit.OK(toolkit.Encoded(js))
+	return outcome.OK(toolkit.Encoded(js))
 }
 
 // resolveFilter turns filter arguments into a catalog.Filter. An unknown
 // category is refused with the list of valid ones.
-func resolveFilter(cat *catalog.Catalog, in filterArgs) (catalog.Filter, toolkit.Reply, bool) {
+func resolveFilter(cat *catalog.Catalog, in filterArgs) (catalog.Filter, outcome.Reply, bool) {
 	f := catalog.Filter{ReadOnly: in.ReadOnly, Stream: in.Stream}
 	if in.Category != "" {
 		c, found := cat.Category(in.Category)
@@ -229,12 +230,12 @@ func resolveFilter(cat *catalog.Catalog, in filterArgs) (catalog.Filter, toolkit
 			for _, c := range cat.Categories() {
 				names = append(names, c.Name+" ("+c.Label+")")
 			}
-			return f, toolkit.Fail(toolkit.KindInvalidArguments, fmt.Sprintf("argument /category: no category %q", in.Category),
+			return f, outcome.Fail(outcome.KindInvalidArguments, fmt.Sprintf("argument /category: no category %q", in.Category),
 				"use one of: "+strings.Join(names, ", ")), true
 		}
 		f.Category = c.Name
 	}
-	return f, toolkit.Reply{}, false
+	return f, outcome.Reply{}, false
 }
 
 // paginate makes a match list the answer of list_actions and

@@ -1,52 +1,34 @@
 package server
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"maps"
-	"math"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/config"
-	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
-	"github.com/snowluma/snowluma-mcp/internal/validate"
 )
 
 // query_action_with_input and invoke_action_with_input take the same
 // arguments and gates as their plain twins. When a field of the action's
 // top-level required list is absent they ask the user for it through a form
-// (a typed field per parameter with a simple schema, one JSON-object string
-// field, params_json, for the others) and run the action only with a valid
-// answer. The continuation travels in requestState, sealed (see
-// internal/seal): bound to the tool and the arguments, single-use, ten
-// minutes long, at most 256 pending, void after a restart.
-
-// answerKey names the one input request of a continuation.
-const answerKey = "params"
-
-// answerField is the form's only field.
-const answerField = "params_json"
+// and run the action only with a valid answer: the pipeline's params round
+// (internal/pipeline/input.go). The continuation travels in requestState,
+// sealed (see internal/seal): bound to the tool and the arguments,
+// single-use, ten minutes long, at most 256 pending, void after a restart.
 
 // inputFeature serves the *_with_input tools, and bounds a legacy client's
 // wait for a form by the continuation's lifetime (see boundFormWait).
 func inputFeature(d *deps) (feature, error) {
 	ttl := cmp.Or(d.opts.ContinuationTTL, seal.DefaultTTL)
 	return feature{
-		tools: inputTools(d.exec, d.sealer),
+		tools: inputTools(d.exec),
 		attach: func(s *mcp.Server) error {
 			s.AddSendingMiddleware(boundFormWait(ttl))
 			return nil
@@ -56,7 +38,7 @@ func inputFeature(d *deps) (feature, error) {
 
 // inputTools declares query_action_with_input and
 // invoke_action_with_input.
-func inputTools(x *executor, sealer *seal.Sealer) []toolkit.Spec {
+func inputTools(x *executor) []toolkit.Spec {
 	specs := make([]toolkit.Spec, 0, 2)
 	for _, write := range []bool{false, true} {
 		spec := toolkit.Spec{
@@ -68,8 +50,8 @@ func inputTools(x *executor, sealer *seal.Sealer) []toolkit.Spec {
 			// sees it nor may call it: the plain twin is its tool.
 			NeedsForms:   true,
 			WithoutForms: toolName(write),
-			Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in actionArgs) toolkit.Reply {
-				return x.runWithInput(ctx, c, in, write, sealer)
+			Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in actionArgs) outcome.Reply {
+				return x.runWithInput(ctx, c, in, write)
 			}),
 		}
 		if write {
@@ -86,434 +68,18 @@ func inputTools(x *executor, sealer *seal.Sealer) []toolkit.Spec {
 	return specs
 }
 
-// runWithInput is the path of one *_with_input call: the first round asks
-// for what is missing, the second (with requestState) checks the answer and
-// runs the action.
-func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionArgs, write bool, sealer *seal.Sealer) toolkit.Reply {
-	tool := toolName(write) + "_with_input"
-	a, r, allowed := x.admit(c, tool, in.Action, write)
+// runWithInput is the path of one *_with_input call: the read/write gate,
+// then the pipeline's params round (pipeline.Executor.RunWithInput): the
+// first round asks for what is missing, the second (with requestState)
+// checks the answer and runs the action.
+func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionArgs, write bool) outcome.Reply {
+	a, r, allowed := x.admit(c, toolName(write)+"_with_input", in.Action, write)
 	if !allowed {
 		return r
 	}
-	provided := map[string]json.RawMessage{}
-	if len(in.Params) > 0 && !bytes.Equal(in.Params, []byte("null")) {
-		if err := json.Unmarshal(in.Params, &provided); err != nil {
-			return toolkit.Fail(toolkit.KindInvalidArguments, tool+": argument /params must be a JSON object", "pass params as a JSON object")
-		}
-	}
-	argsHash, err := seal.CanonicalHash(c.Req.Params.Arguments)
-	if err != nil {
-		return toolkit.Fail(toolkit.KindInvalidArguments, tool+": the arguments cannot be bound to a continuation: "+err.Error(), "send the arguments as a plain JSON object without duplicate keys")
-	}
-
-	p := c.Req.Params
-	if p.RequestState != "" || len(p.InputResponses) > 0 {
-		return x.resume(ctx, c, tool, a, provided, argsHash)
-	}
-
-	pc := callOf(c)
-	if r, ok := x.Fence(a); !ok {
-		return x.Refused(pc, pipeline.Plan{Action: a, Params: merge(provided, nil)}, r)
-	}
-	var missing []string
-	for _, name := range a.Required() {
-		if _, ok := provided[name]; !ok {
-			missing = append(missing, name)
-		}
-	}
-	if len(missing) == 0 {
-		return x.Run(ctx, pc, pipeline.Plan{Action: a, Params: merge(provided, nil)})
-	}
-	// What was given must already be right: only the missing fields are asked.
-	errs, bad := x.CheckParams(a, merge(provided, nil))
-	if bad != nil {
-		return *bad
-	}
-	errs = slices.DeleteFunc(errs, func(e validate.FieldError) bool { return slices.Contains(missing, strings.TrimPrefix(e.Pointer, "/")) })
-	if len(errs) > 0 {
-		return pipeline.InvalidParams(a, errs)
-	}
-	// The confirmation comes with the params, in one form (GateMayAsk).
-	confirm := x.safety.Confirm.Needs(a.Destructive, a.ReadOnly) || x.GateMayAsk(pc, a)
-	state, err := sealer.Seal(seal.Claims{Tool: tool, ArgsHash: argsHash, Missing: missing, Confirm: confirm})
-	if errors.Is(err, seal.ErrTooManyPending) {
-		return toolkit.Fail(toolkit.KindTooManyPending, err.Error(), fmt.Sprintf("answer or abandon pending forms, or call %s with complete params", toolName(write)))
-	}
-	if err != nil {
-		return toolkit.Fail(toolkit.KindContinuation, "could not seal the continuation: "+err.Error(), "try again")
-	}
-	return toolkit.Ask(mcp.InputRequestMap{answerKey: form(x.lang, a, provided, missing, confirm)}, state)
-}
-
-// formField is one typed field of a missing-parameter form: a parameter
-// whose schema an elicitation form can carry as it is.
-type formField struct {
-	name   string
-	schema map[string]any // a PrimitiveSchemaDefinition
-}
-
-// splitMissing sorts the missing parameters into typed form fields and the
-// rest, which the form asks for as one JSON object in params_json. It
-// depends only on the action and the missing names, so the resuming round
-// computes the same split as the asking one without carrying it in the
-// sealed state.
-func splitMissing(a *catalog.Action, missing []string) (fields []formField, asJSON []string) {
-	for _, m := range missing {
-		p, _ := a.Param(m)
-		if m != answerField && m != pipeline.ConfirmField {
-			if schema, ok := primitiveField(p); ok {
-				fields = append(fields, formField{m, schema})
-				continue
-			}
-		}
-		asJSON = append(asJSON, m)
-	}
-	return fields, asJSON
-}
-
-// primitiveField returns the form field for a parameter whose JSON Schema
-// is one an elicitation form accepts (MCP's PrimitiveSchemaDefinition): an
-// integer or a number with bounds, a string with lengths or a date, uri or
-// email format, a boolean, or an enum of strings. The catalog's description
-// is the field's title. A schema with any other keyword (a message that may
-// be segments, an object, an array, a union) is not simple: ok is false.
-func primitiveField(p catalog.Param) (map[string]any, bool) {
-	var schema map[string]any
-	if err := json.Unmarshal(p.Schema, &schema); err != nil {
-		return nil, false
-	}
-	typ, _ := schema["type"].(string)
-	field := map[string]any{"type": typ, "title": p.Description}
-	allowed := map[string][]string{
-		"integer": {"minimum", "maximum"},
-		"number":  {"minimum", "maximum"},
-		"string":  {"minLength", "maxLength", "format", "enum"},
-		"boolean": {},
-	}
-	keys, ok := allowed[typ]
-	if !ok {
-		return nil, false
-	}
-	for k, v := range schema {
-		switch {
-		case k == "type":
-		case k == "not" && typ == "integer" && isNotZero(v):
-			// Not 0 cannot be said in a form; the answer's check says it.
-		case slices.Contains(keys, k):
-			if k == "format" && !slices.Contains([]any{"date", "date-time", "email", "uri"}, v) {
-				return nil, false
-			}
-			if k == "enum" && !allStrings(v) {
-				return nil, false
-			}
-			field[k] = v
-		default:
-			return nil, false
-		}
-	}
-	return field, true
-}
-
-// isNotZero reports whether v is the schema {"const": 0}, the "never 0" of
-// message ids.
-func isNotZero(v any) bool {
-	m, ok := v.(map[string]any)
-	return ok && len(m) == 1 && m["const"] == float64(0)
-}
-
-func allStrings(v any) bool {
-	vs, ok := v.([]any)
-	return ok && len(vs) > 0 && !slices.ContainsFunc(vs, func(e any) bool { _, s := e.(string); return !s })
-}
-
-// form builds the elicitation for the missing fields: a typed field for
-// each parameter with a simple schema, and params_json, a JSON object, for
-// the others.
-func form(l lang.Lang, a *catalog.Action, provided map[string]json.RawMessage, missing []string, confirm bool) *mcp.ElicitParams {
-	fields, asJSON := splitMissing(a, missing)
-	var b strings.Builder
-	if len(missing) == 1 {
-		b.WriteString(l.Sprintf(lang.FormNeedsOne, a.Name))
-	} else {
-		b.WriteString(l.Sprintf(lang.FormNeedsMany, a.Name, len(missing)))
-	}
-	props := map[string]any{}
-	var required []string
-	for _, f := range fields {
-		props[f.name] = f.schema
-		required = append(required, f.name)
-	}
-	if len(fields) > 0 {
-		b.WriteString(l.Sprintf(lang.FormFillIn, strings.Join(fieldNames(fields), ", ")))
-	}
-	if len(asJSON) > 0 {
-		b.WriteString(l.Sprintf(lang.FormEnterJSON, answerField))
-		for _, m := range asJSON {
-			p, _ := a.Param(m)
-			fmt.Fprintf(&b, "\n- %s: %s", m, p.Description)
-		}
-		props[answerField] = map[string]any{
-			"type":        "string",
-			"title":       l.Sprintf(lang.FormJSONTitle),
-			"description": l.Sprintf(lang.FormJSONHelp, strings.Join(asJSON, ", "), asJSON[0]),
-		}
-		required = append(required, answerField)
-	}
-	if len(provided) > 0 {
-		b.WriteString(l.Sprintf(lang.FormAlreadySet, givenValues(provided)))
-	}
-	if confirm {
-		// The same form asks the person to confirm the action itself.
-		b.WriteString(l.Sprintf(lang.FormMustConfirm, pipeline.ConfirmField, a.Name, pipeline.SummaryIn(l, a)))
-		props[pipeline.ConfirmField] = pipeline.ConfirmProperty(l)
-		required = append(required, pipeline.ConfirmField)
-	}
-	return &mcp.ElicitParams{
-		Mode:    "form",
-		Message: b.String(),
-		RequestedSchema: map[string]any{
-			"type":       "object",
-			"properties": props,
-			"required":   required,
-		},
-	}
-}
-
-// givenValues lists the params already given with their values, so that
-// a person who is asked for the rest, and to confirm, sees which group,
-// whom and how long: group_id=20001, duration=600. Each value is its JSON,
-// cut at maxShownValue characters.
-func givenValues(provided map[string]json.RawMessage) string {
-	var parts []string
-	for _, name := range slices.Sorted(maps.Keys(provided)) {
-		v := []rune(strings.TrimSpace(string(provided[name])))
-		if len(v) > maxShownValue {
-			v = append(v[:maxShownValue-1], '…')
-		}
-		parts = append(parts, name+"="+string(v))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// maxShownValue is the most characters of a given value a form shows.
-const maxShownValue = 60
-
-func fieldNames(fields []formField) []string {
-	out := make([]string, len(fields))
-	for i, f := range fields {
-		out[i] = f.name
-	}
-	return out
-}
-
-// fieldValue encodes a typed field's answer as the parameter's JSON value.
-// A whole number comes back from the client's JSON as a float64; it is
-// written without a fraction or exponent so that the integer check and
-// SnowLuma see the number typed. Whatever the client sent, the action's
-// schema check decides.
-func fieldValue(v any) (json.RawMessage, error) {
-	if f, ok := v.(float64); ok && f == float64(int64(f)) && f > -1<<53 && f < 1<<53 {
-		return strconv.AppendInt(nil, int64(f), 10), nil
-	}
-	return json.Marshal(v)
-}
-
-// fieldMisfit says how a typed field's answer breaks the field's schema
-// as the form sent it (its type, bounds, lengths and values), or "".
-func fieldMisfit(schema map[string]any, v any) string {
-	typ, _ := schema["type"].(string)
-	switch typ {
-	case "integer", "number":
-		n, ok := v.(float64)
-		if !ok {
-			return fmt.Sprintf("must be %s %s, not %s", article(typ), typ, jsonKind(v))
-		}
-		if typ == "integer" && n != math.Trunc(n) {
-			return "must be a whole number"
-		}
-		if lo, ok := schema["minimum"].(float64); ok && n < lo {
-			return fmt.Sprintf("must be at least %v", lo)
-		}
-		if hi, ok := schema["maximum"].(float64); ok && n > hi {
-			return fmt.Sprintf("must be at most %v", hi)
-		}
-	case "string":
-		s, ok := v.(string)
-		if !ok {
-			return "must be a string, not " + jsonKind(v)
-		}
-		n := float64(utf8.RuneCountInString(s))
-		if lo, ok := schema["minLength"].(float64); ok && n < lo {
-			return fmt.Sprintf("must have at least %v characters", lo)
-		}
-		if hi, ok := schema["maxLength"].(float64); ok && n > hi {
-			return fmt.Sprintf("must have at most %v characters", hi)
-		}
-		if enum, ok := schema["enum"].([]any); ok && !slices.Contains(enum, any(s)) {
-			return "must be one of the form's choices"
-		}
-	case "boolean":
-		if _, ok := v.(bool); !ok {
-			return "must be true or false, not " + jsonKind(v)
-		}
-	}
-	return ""
-}
-
-func article(typ string) string {
-	if typ == "integer" {
-		return "an"
-	}
-	return "a"
-}
-
-// jsonKind names the JSON type of a decoded value.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case string:
-		return "a string"
-	case float64:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return "null"
-}
-
-// resume checks the continuation and the answer, then runs the action. The
-// continuation is consumed (Open) before anything is checked or sent, so a
-// state answers at most once however often it is replayed. A round that
-// only asked for confirmation is the pipeline's to check, as every
-// confirmation is.
-func (x *executor) resume(ctx context.Context, c *toolkit.Call, tool string, a *catalog.Action, provided map[string]json.RawMessage, argsHash string) toolkit.Reply {
-	pc := callOf(c)
-	restart := fmt.Sprintf("call %s again without requestState to get a new form, or %s with complete params", tool, strings.TrimSuffix(tool, "_with_input"))
-	plan := pipeline.Plan{Action: a, Params: merge(provided, nil), Restart: restart}
-	refuse := func(r toolkit.Reply) toolkit.Reply { return x.Refused(pc, plan, r) }
-	claims, r, ok := x.Open(pc, argsHash, restart)
-	if !ok {
-		return refuse(r)
-	}
-	if len(claims.Missing) == 0 {
-		plan.Answers, plan.Round = true, &claims
-		return x.Run(ctx, pc, plan)
-	}
-	resp := pc.Client.Answer(answerKey)
-	if resp == nil {
-		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the continuation came back without an answer to the form; nothing was run", restart))
-	}
-	if r, ok := pipeline.CheckUnanswered(resp, restart); ok {
-		return r
-	}
-	switch resp.Action {
-	case "accept":
-	case "decline":
-		return refuse(toolkit.Fail(toolkit.KindDeclined, "the user declined to provide "+strings.Join(claims.Missing, ", ")+"; nothing was run", "ask the user how to proceed; "+restart))
-	case "cancel":
-		return refuse(toolkit.Fail(toolkit.KindCancelled, "the user cancelled the form; nothing was run", restart))
-	default:
-		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, fmt.Sprintf("the form's answer has action %q; nothing was run", resp.Action), restart))
-	}
-
-	fields, asJSON := splitMissing(a, claims.Missing)
-	asked := fieldNames(fields)
-	if len(asJSON) > 0 {
-		asked = append(asked, answerField)
-	}
-	if claims.Confirm {
-		asked = append(asked, pipeline.ConfirmField)
-	}
-	if r, ok := pipeline.ExtraFields(resp.Content, restart, asked...); !ok {
-		return refuse(r)
-	}
-	answer := map[string]json.RawMessage{}
-	if len(asJSON) > 0 {
-		text, ok := resp.Content[answerField].(string)
-		if !ok {
-			return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the answer has no "+answerField+" string; nothing was run", restart))
-		}
-		dec := json.NewDecoder(strings.NewReader(text))
-		if err := dec.Decode(&answer); err != nil || answer == nil || dec.More() {
-			return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, answerField+" is not a JSON object; nothing was run", restart))
-		}
-	}
-	var problems []string
-	for _, k := range slices.Sorted(maps.Keys(answer)) {
-		switch {
-		case k == "action" || k == "execution":
-			problems = append(problems, k+" cannot be set by the answer (the action name and execution options are fixed)")
-		case provided[k] != nil:
-			problems = append(problems, k+" was already provided and cannot be overwritten")
-		case slices.Contains(fieldNames(fields), k):
-			problems = append(problems, k+" has its own field in the form, not in "+answerField)
-		case !slices.Contains(claims.Missing, k):
-			problems = append(problems, k+" was not asked for")
-		}
-	}
-	for _, f := range fields {
-		v, ok := resp.Content[f.name]
-		if !ok || v == nil {
-			continue // reported as missing below
-		}
-		if why := fieldMisfit(f.schema, v); why != "" {
-			// The form's own field types hold whether or not the
-			// catalog check is on: turning that off is for params a
-			// newer SnowLuma accepts, not for answers that break the
-			// form this server sent.
-			problems = append(problems, f.name+" does not fit its form field: "+why)
-			continue
-		}
-		raw, err := fieldValue(v)
-		if err != nil {
-			problems = append(problems, f.name+" cannot be encoded: "+err.Error())
-			continue
-		}
-		answer[f.name] = raw
-	}
-	for _, m := range claims.Missing {
-		if _, ok := answer[m]; !ok {
-			problems = append(problems, m+" is missing from the answer")
-		}
-	}
-	if len(problems) > 0 {
-		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the answer was refused: "+strings.Join(problems, "; ")+"; nothing was run", restart))
-	}
-	params := merge(provided, answer)
-	errs, bad := x.CheckParams(a, params)
-	if bad != nil {
-		return *bad
-	}
-	if errs != nil {
-		parts := make([]string, len(errs))
-		for i, e := range errs {
-			parts[i] = "params" + e.String()
-		}
-		return refuse(toolkit.Fail(toolkit.KindInvalidAnswer, "the answer does not fit the action's schema: "+strings.Join(parts, "; ")+"; nothing was run", restart))
-	}
-	if claims.Confirm {
-		if r, ok := pipeline.CheckConfirm(a, resp, false, restart); !ok {
-			return refuse(r)
-		}
-	}
-	return x.Run(ctx, pc, pipeline.Plan{Action: a, Params: params, Confirmed: claims.Confirm})
-}
-
-// merge joins the provided params and the answer into one object, keeping
-// every value's bytes.
-func merge(provided, answer map[string]json.RawMessage) json.RawMessage {
-	all := make(map[string]json.RawMessage, len(provided)+len(answer))
-	for k, v := range provided {
-		all[k] = v
-	}
-	for k, v := range answer {
-		all[k] = v
-	}
-	b, _ := json.Marshal(all) // raw values that decoded once encode again
-	return b
+	q := c.Req.Params
+	return x.RunWithInput(ctx, x.callOf(c), pipeline.Plan{Action: a, Params: in.Params,
+		Answers: q.RequestState != "" || len(q.InputResponses) > 0})
 }
 
 // unansweredKey marks, in the _meta of the answer handed back to the tool,

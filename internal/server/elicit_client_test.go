@@ -12,6 +12,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // formAnswer is a client's elicitation handler that answers params_json.
@@ -531,7 +532,7 @@ func TestFormsInChinese(t *testing.T) {
 func TestInputTypedFieldsUnchecked(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+		fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_MODE=write",
 			"SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0", "SNOWLUMA_MCP_VALIDATE_PARAMS=false")
 		t.Cleanup(func() { e2e.NoLeak(t, p) })

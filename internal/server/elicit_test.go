@@ -11,8 +11,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/snowluma/snowluma-mcp/internal/config"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -38,11 +39,11 @@ func writeServer(t *testing.T, fake *simulator.Server, clock *fakeClock) *mcp.Cl
 	})
 }
 
-func diagnosticsOf(t *testing.T, res *mcp.CallToolResult) toolkit.Diagnostics {
+func diagnosticsOf(t *testing.T, res *mcp.CallToolResult) outcome.Diagnostics {
 	t.Helper()
 	b, _ := json.Marshal(res.StructuredContent)
 	var sc struct {
-		Diagnostics toolkit.Diagnostics `json:"diagnostics"`
+		Diagnostics outcome.Diagnostics `json:"diagnostics"`
 	}
 	if err := json.Unmarshal(b, &sc); err != nil {
 		t.Fatal(err)
@@ -54,7 +55,7 @@ func diagnosticsOf(t *testing.T, res *mcp.CallToolResult) toolkit.Diagnostics {
 // so it runs the server in process (SnowLuma is still a real loopback fake).
 func TestContinuationExpiryAndRestart(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t)
+	fake := simtest.Start(t)
 	clock := &fakeClock{now: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	cs := writeServer(t, fake, clock)
 	args := map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001}}
@@ -66,7 +67,7 @@ func TestContinuationExpiryAndRestart(t *testing.T) {
 		}
 		return res.RequestState
 	}
-	answer := func(cs *mcp.ClientSession, state string) toolkit.Diagnostics {
+	answer := func(cs *mcp.ClientSession, state string) outcome.Diagnostics {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "invoke_action_with_input", Arguments: args, RequestState: state,
 			InputResponses: mcp.InputResponseMap{"params": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"params_json": `{"message":"hi"}`}}}})
 		if err != nil {
@@ -77,14 +78,14 @@ func TestContinuationExpiryAndRestart(t *testing.T) {
 
 	state := ask(cs)
 	clock.Add(10*time.Minute + time.Second)
-	if d := answer(cs, state); d.Kind != toolkit.KindContinuation || !strings.Contains(d.Message, "expired") {
+	if d := answer(cs, state); d.Kind != outcome.KindContinuation || !strings.Contains(d.Message, "expired") {
 		t.Errorf("expired: %+v", d)
 	}
 
 	// A restart (a new server, a new key) invalidates every state.
 	state = ask(cs)
 	restarted := writeServer(t, fake, clock)
-	if d := answer(restarted, state); d.Kind != toolkit.KindContinuation || !strings.Contains(d.Message, "earlier run") {
+	if d := answer(restarted, state); d.Kind != outcome.KindContinuation || !strings.Contains(d.Message, "earlier run") {
 		t.Errorf("after restart: %+v", d)
 	}
 	if n := len(fake.Requests()); n != 0 {
@@ -92,7 +93,7 @@ func TestContinuationExpiryAndRestart(t *testing.T) {
 	}
 	// Within its lifetime the state still works on the server that made it.
 	clock.Add(9 * time.Minute)
-	if d := answer(cs, state); d.Outcome != toolkit.OutcomeSuccess {
+	if d := answer(cs, state); d.Outcome != outcome.OutcomeSuccess {
 		t.Errorf("live state: %+v", d)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/events"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/qqmsg"
 	"github.com/snowluma/snowluma-mcp/safety"
@@ -152,9 +153,9 @@ const unsubscribeResult = `{"type": "object", "properties": {"remaining_resource
 // eventTools declares subscribe_events and unsubscribe_events. Without an
 // events URL both are hidden and refused.
 func eventTools(ev *eventService) []toolkit.Spec {
-	var off *toolkit.Refusal
+	var off *outcome.Refusal
 	if ev == nil {
-		off = &toolkit.Refusal{Kind: toolkit.KindNotConfigured,
+		off = &outcome.Refusal{Kind: outcome.KindNotConfigured,
 			Message:  "live events are not configured on this server",
 			NextStep: "set SNOWLUMA_MCP_EVENTS_URL to SnowLuma's WebSocket server (its default is ws://127.0.0.1:3001/), use read or write mode, and restart the server"}
 	}
@@ -181,10 +182,10 @@ func eventTools(ev *eventService) []toolkit.Spec {
 	}}
 }
 
-func (ev *eventService) subscribeEvents(ctx context.Context, _ *toolkit.Call, in subscribeArgs) toolkit.Reply {
+func (ev *eventService) subscribeEvents(ctx context.Context, _ *toolkit.Call, in subscribeArgs) outcome.Reply {
 	if ev.allow != nil {
 		if out := ev.allow.CheckTargets(safety.Targets{Groups: in.GroupIDs, Users: in.UserIDs}); out != nil {
-			return toolkit.Fail(toolkit.KindTargetNotAllowed,
+			return outcome.Fail(outcome.KindTargetNotAllowed,
 				fmt.Sprintf("the filter names %s, outside this server's allowed targets; no resource was created", strings.Join(out, ", ")),
 				"filter only on the groups and users in get_runtime_info's safety.allowed_groups and allowed_users (events of other groups and users are never buffered)")
 		}
@@ -202,7 +203,7 @@ func (ev *eventService) subscribeEvents(ctx context.Context, _ *toolkit.Call, in
 		MIMEType:    "application/json",
 	}, ev.read)
 	st := ev.hub.State()
-	return toolkit.OK(struct {
+	return outcome.OK(struct {
 		URI          string        `json:"uri"`
 		Filter       events.Filter `json:"filter"`
 		Status       events.Status `json:"status"`
@@ -221,18 +222,18 @@ func describeFilter(f events.Filter) string {
 	return s
 }
 
-func (ev *eventService) unsubscribeEvents(_ context.Context, _ *toolkit.Call, in unsubscribeArgs) toolkit.Reply {
+func (ev *eventService) unsubscribeEvents(_ context.Context, _ *toolkit.Call, in unsubscribeArgs) outcome.Reply {
 	id, after, err := parseEventsURI(in.URI)
 	switch {
 	case err != nil:
-		return toolkit.Fail(toolkit.KindInvalidArguments, "uri: "+err.Error(), "pass the uri subscribe_events returned, exactly")
+		return outcome.Fail(outcome.KindInvalidArguments, "uri: "+err.Error(), "pass the uri subscribe_events returned, exactly")
 	case after != "":
-		return toolkit.Fail(toolkit.KindInvalidArguments, "uri: carries ?after; a resource is released by its canonical URI", "pass the uri subscribe_events returned, without ?after")
+		return outcome.Fail(outcome.KindInvalidArguments, "uri: carries ?after; a resource is released by its canonical URI", "pass the uri subscribe_events returned, without ?after")
 	}
 	if err := ev.release(id); err != nil {
 		return eventFailure(err)
 	}
-	return toolkit.OK(struct {
+	return outcome.OK(struct {
 		URI       string `json:"uri"`
 		Released  bool   `json:"released"`
 		Remaining int    `json:"remaining_resources"`
@@ -249,27 +250,27 @@ func (ev *eventService) release(id string) error {
 }
 
 // eventFailure turns a hub refusal into a tool error.
-func eventFailure(err error) toolkit.Reply {
+func eventFailure(err error) outcome.Reply {
 	var e *events.Error
 	if !errors.As(err, &e) {
-		return toolkit.Fail(toolkit.KindInternal, "the event service failed: "+err.Error(), "report this to the snowluma-mcp maintainers")
+		return outcome.Fail(outcome.KindInternal, "the event service failed: "+err.Error(), "report this to the snowluma-mcp maintainers")
 	}
-	kind := map[events.Code]toolkit.Kind{
-		events.CodeInvalidFilter:    toolkit.KindInvalidArguments,
-		events.CodeBadCursor:        toolkit.KindInvalidArguments,
-		events.CodeUnknownResource:  toolkit.KindUnknownResource,
-		events.CodeTooManyResources: toolkit.KindTooManyResources,
-		events.CodeReleaseFirst:     toolkit.KindReleaseRequired,
-		events.CodeUnauthorized:     toolkit.KindUnauthorized,
-		events.CodeConnect:          toolkit.KindTransport,
-		events.CodeTimeout:          toolkit.KindTimeout,
-		events.CodeCancelled:        toolkit.KindCancelled,
-		events.CodeClosed:           toolkit.KindCancelled,
+	kind := map[events.Code]outcome.Kind{
+		events.CodeInvalidFilter:    outcome.KindInvalidArguments,
+		events.CodeBadCursor:        outcome.KindInvalidArguments,
+		events.CodeUnknownResource:  outcome.KindUnknownResource,
+		events.CodeTooManyResources: outcome.KindTooManyResources,
+		events.CodeReleaseFirst:     outcome.KindReleaseRequired,
+		events.CodeUnauthorized:     outcome.KindUnauthorized,
+		events.CodeConnect:          outcome.KindTransport,
+		events.CodeTimeout:          outcome.KindTimeout,
+		events.CodeCancelled:        outcome.KindCancelled,
+		events.CodeClosed:           outcome.KindCancelled,
 	}[e.Code]
 	if kind == "" {
-		kind = toolkit.KindInternal
+		kind = outcome.KindInternal
 	}
-	return toolkit.Fail(kind, e.Message, e.NextStep)
+	return outcome.Fail(kind, e.Message, e.NextStep)
 }
 
 // parseEventsURI splits an event resource URI into its id and its after

@@ -15,13 +15,14 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // liveEvents starts a fake SnowLuma and a snowluma-mcp in mode with
 // SNOWLUMA_MCP_EVENTS_URL pointing at the fake's event WebSocket.
 func liveEvents(t *testing.T, era mcptest.Era, mode string, opts *mcp.ClientOptions, env ...string) (*simulator.Server, *mcptest.Proc, *mcp.ClientSession) {
 	t.Helper()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	p := serve(t, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken,
 		"SNOWLUMA_MCP_MODE=" + mode, "SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL()}, env...)...)
 	cs := p.Connect(opts)
@@ -93,7 +94,7 @@ func TestEventsNotConfigured(t *testing.T) {
 		}
 
 		// Docs mode stays offline whatever the events URL says.
-		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+		fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 		p := serve(t, era, "SNOWLUMA_MCP_EVENTS_URL="+fake.EventsURL())
 		docs := p.Connect(nil)
 		if names := e2e.ToolNames(t, docs); slices.Contains(names, "subscribe_events") {
@@ -155,7 +156,7 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 		}
 
 		all := e2e.SubscribeEvents(t, cs, map[string]any{})
-		c := fake.EventConn(t, 0)
+		c := simtest.EventConn(t, fake, 0)
 		if got := c.Header.Get("Authorization"); got != "Bearer "+e2e.SecretToken {
 			t.Errorf("upgrade Authorization %q", got)
 		}
@@ -310,7 +311,7 @@ func TestEventsCaps(t *testing.T) {
 		// is in: the test polls the marks, not the batch's resource, whose
 		// every read would carry up to a megabyte.
 		marks := e2e.SubscribeEvents(t, cs, map[string]any{"types": []string{"request"}})
-		c := fake.EventConn(t, 0)
+		c := simtest.EventConn(t, fake, 0)
 		batchIn := func(n int, what string) {
 			push(t, c, simulator.FriendRequest(int64(n)))
 			e2e.WaitRead(t, cs, marks, what, func(r e2e.EventsRead) bool { return len(r.Events) == n })
@@ -384,7 +385,7 @@ func TestEventsConnectionEnds(t *testing.T) {
 			mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 				fake, _, cs := liveEvents(t, era, "read", nil)
 				uri := e2e.SubscribeEvents(t, cs, map[string]any{})
-				c := fake.EventConn(t, 0)
+				c := simtest.EventConn(t, fake, 0)
 				push(t, c, simulator.PrivateMessage(7, "kept"))
 				e2e.WaitRead(t, cs, uri, "the first event", func(r e2e.EventsRead) bool { return len(r.Events) == 1 })
 				tc.end(c)
@@ -408,7 +409,7 @@ func TestEventsConnectionEnds(t *testing.T) {
 				}
 				mcptest.CallTool(t, cs, "unsubscribe_events", map[string]any{"uri": uri})
 				e2e.SubscribeEvents(t, cs, map[string]any{})
-				fake.EventConn(t, 1)
+				simtest.EventConn(t, fake, 1)
 			})
 		})
 	}
@@ -443,7 +444,7 @@ func TestEventsNotifications(t *testing.T) {
 		fake, p, cs := liveEvents(t, era, "read", &mcp.ClientOptions{ResourceUpdatedHandler: u.handler})
 		uri := e2e.SubscribeEvents(t, cs, map[string]any{})
 		other := e2e.SubscribeEvents(t, cs, map[string]any{"types": []string{"request"}})
-		c := fake.EventConn(t, 0)
+		c := simtest.EventConn(t, fake, 0)
 
 		// Only event resources, by their canonical URI, can be watched. The
 		// SDK's 2026-07-28 Subscribe does not wait for the listen's answer,
@@ -551,7 +552,7 @@ func TestEventsSessionEnd(t *testing.T) {
 		fake, p, cs := liveEvents(t, era, "write", nil)
 		e2e.SubscribeEvents(t, cs, map[string]any{})
 		e2e.SubscribeEvents(t, cs, map[string]any{"types": []string{"notice"}})
-		c := fake.EventConn(t, 0)
+		c := simtest.EventConn(t, fake, 0)
 		p.Close() // stdin closed: the session ends
 		if code, err := c.Wait(15 * time.Second); err != nil || code != websocket.StatusNormalClosure {
 			t.Errorf("after stdin closed: close %v %v", code, err)
@@ -580,7 +581,7 @@ func TestEventsAllowlist(t *testing.T) {
 			t.Fatal("a refused subscribe connected")
 		}
 		all := e2e.SubscribeEvents(t, cs, map[string]any{})
-		c := fake.EventConn(t, 0)
+		c := simtest.EventConn(t, fake, 0)
 		push(t, c,
 			simulator.GroupMessage(20001, 30001, "allowed"),
 			simulator.GroupMessage(20002, 30001, "other group"),
@@ -610,7 +611,7 @@ const wsToken = "ws-tok-9f3c1d"
 // liveEventsFake is liveEvents over a fake SnowLuma built with fakeOpts.
 func liveEventsFake(t *testing.T, era mcptest.Era, fakeOpts []simulator.Option, env ...string) (*simulator.Server, *mcptest.Proc, *mcp.ClientSession) {
 	t.Helper()
-	fake := simulator.Start(t, append([]simulator.Option{simulator.WithToken(e2e.SecretToken)}, fakeOpts...)...)
+	fake := simtest.Start(t, append([]simulator.Option{simulator.WithToken(e2e.SecretToken)}, fakeOpts...)...)
 	p := serve(t, era, append([]string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken,
 		"SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL()}, env...)...)
 	cs := p.Connect(nil)
@@ -659,7 +660,7 @@ func TestEventsWebSocketToken(t *testing.T) {
 
 		fake2, _, cs2 := liveEventsFake(t, era, []simulator.Option{simulator.WithEventsToken(wsToken)}, "SNOWLUMA_MCP_EVENTS_TOKEN= "+wsToken+"\r\n")
 		uri := e2e.SubscribeEvents(t, cs2, map[string]any{})
-		c := fake2.EventConn(t, 0)
+		c := simtest.EventConn(t, fake2, 0)
 		if got := c.Header.Get("Authorization"); got != "Bearer "+wsToken {
 			t.Errorf("upgrade Authorization %q", got)
 		}
@@ -685,7 +686,7 @@ func TestEventsWebSocketToken(t *testing.T) {
 func TestEventsBadPath(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		probe := simulator.Start(t)
+		probe := simtest.Start(t)
 		_, _, cs := liveEventsFake(t, era, nil, "SNOWLUMA_MCP_EVENTS_URL="+strings.TrimSuffix(probe.EventsURL(), "/")+"/event")
 		r := refusedSubscribe(t, cs, "transport")
 		if d := r.Diagnostics; !strings.Contains(d.Message, "HTTP 400") || !strings.Contains(d.Message, `"/event" is not one SnowLuma`) || !strings.Contains(d.NextStep, "default is /") {
@@ -711,7 +712,7 @@ func TestEventsStall(t *testing.T) {
 			mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 				fake, _, cs := liveEventsFake(t, era, []simulator.Option{simulator.WithHeartbeat(250 * time.Millisecond)})
 				uri := e2e.SubscribeEvents(t, cs, map[string]any{})
-				c := fake.EventConn(t, 0)
+				c := simtest.EventConn(t, fake, 0)
 				push(t, c, simulator.PrivateMessage(7, "kept"))
 				e2e.WaitRead(t, cs, uri, "the first event", func(r e2e.EventsRead) bool { return len(r.Events) == 1 })
 				if err := tc.stall(c); err != nil {
@@ -757,7 +758,7 @@ func TestEventsLivenessReported(t *testing.T) {
 func TestEventsRedirect(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		elsewhere := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+		elsewhere := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 		fake, _, cs := liveEventsFake(t, era, []simulator.Option{simulator.WithEventsRedirect(elsewhere.EventsURL())})
 		r := refusedSubscribe(t, cs, "transport")
 		if d := r.Diagnostics; !strings.Contains(d.Message, "redirect (HTTP 307) to "+elsewhere.EventsURL()) || !strings.Contains(d.NextStep, "SNOWLUMA_MCP_EVENTS_URL") {

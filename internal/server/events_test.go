@@ -15,6 +15,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -43,7 +44,7 @@ func (c undeliverableConn) Write(ctx context.Context, msg jsonrpc.Message) error
 // and the flag is what its later reads show.
 func TestEventsNotificationFailed(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t)
+	fake := simtest.Start(t)
 	hub := events.New(events.Options{URL: fake.EventsURL()})
 	t.Cleanup(hub.Close)
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
@@ -94,7 +95,7 @@ func TestEventsNotificationFailed(t *testing.T) {
 	// opens without waiting for the server to register it, so an event
 	// may come before anyone is subscribed, and its update reaches nobody:
 	// send another event now and then until a notification fails.
-	conn := fake.EventConn(t, 0)
+	conn := simtest.EventConn(t, fake, 0)
 	id := strings.TrimPrefix(uri, EventsURIPrefix)
 	next := time.Now()
 	for deadline, n := time.Now().Add(10*time.Second), int64(3); ; time.Sleep(10 * time.Millisecond) {

@@ -13,10 +13,12 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
+	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
 // The execution tools drive a live SnowLuma: query_action and
@@ -94,7 +96,7 @@ func execTools(x *executor) []toolkit.Spec {
 		Output:      envelopeResult,
 		Needs:       config.ModeRead,
 		OpenWorld:   true,
-		Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in actionArgs) toolkit.Reply {
+		Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in actionArgs) outcome.Reply {
 			return x.call(ctx, c, in, false, false)
 		}),
 	}, {
@@ -107,7 +109,7 @@ func execTools(x *executor) []toolkit.Spec {
 		Writes:      true,
 		Destructive: true,
 		OpenWorld:   true,
-		Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in actionArgs) toolkit.Reply {
+		Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in actionArgs) outcome.Reply {
 			return x.call(ctx, c, in, true, false)
 		}),
 	}}
@@ -117,7 +119,7 @@ func execTools(x *executor) []toolkit.Spec {
 // true) and, with background, invoke_action_background: it reads the call
 // into a plan and runs it. A call that answers a confirmation round
 // carries the person's answer, which must open for this very call.
-func (x *executor) call(ctx context.Context, c *toolkit.Call, in actionArgs, write, background bool) toolkit.Reply {
+func (x *executor) call(ctx context.Context, c *toolkit.Call, in actionArgs, write, background bool) outcome.Reply {
 	tool := toolName(write)
 	if background {
 		tool = backgroundTool
@@ -127,7 +129,7 @@ func (x *executor) call(ctx context.Context, c *toolkit.Call, in actionArgs, wri
 		return r
 	}
 	if background && !a.Stream {
-		return toolkit.Fail(toolkit.KindInvalidArguments,
+		return outcome.Fail(outcome.KindInvalidArguments,
 			fmt.Sprintf("%s is not a stream action; %s runs stream actions only", a.Name, backgroundTool),
 			"call invoke_action for ordinary actions")
 	}
@@ -137,7 +139,7 @@ func (x *executor) call(ctx context.Context, c *toolkit.Call, in actionArgs, wri
 	if in.Execution != nil {
 		p.InputFile = in.Execution.InputFile
 	}
-	return x.Run(ctx, callOf(c), p)
+	return x.Run(ctx, x.callOf(c), p)
 }
 
 // toolName is the execution tool for write or read-only calls.
@@ -150,7 +152,7 @@ func toolName(write bool) string {
 
 // admit finds the action and applies the read/write gate (the mode gate
 // was applied by the toolkit). It records the action on c for the log line.
-func (x *executor) admit(c *toolkit.Call, tool, name string, write bool) (*catalog.Action, toolkit.Reply, bool) {
+func (x *executor) admit(c *toolkit.Call, tool, name string, write bool) (*catalog.Action, outcome.Reply, bool) {
 	cat, r, loaded := x.catalog.get()
 	if !loaded {
 		return nil, r, false
@@ -166,25 +168,28 @@ func (x *executor) admit(c *toolkit.Call, tool, name string, write bool) (*catal
 		if x.mode == config.ModeWrite {
 			next = "call " + writer + " with the same arguments"
 		}
-		return nil, toolkit.Fail(toolkit.KindWriteAction, fmt.Sprintf("%s is a write action; %s only runs read-only actions", a.Name, tool), next), false
+		return nil, outcome.Fail(outcome.KindWriteAction, fmt.Sprintf("%s is a write action; %s only runs read-only actions", a.Name, tool), next), false
 	}
-	return a, toolkit.Reply{}, true
+	return a, outcome.Reply{}, true
 }
 
 // callOf is the pipeline's view of a tool call: its tool, its arguments as
 // sent, its trace context, and its MCP client.
-func callOf(c *toolkit.Call) *pipeline.Call {
+func (x *executor) callOf(c *toolkit.Call) *pipeline.Call {
 	pc := &pipeline.Call{Args: c.Args, Trace: c.Trace}
 	if c.Req != nil && c.Req.Params != nil {
-		pc.Tool, pc.Args, pc.Client = c.Req.Params.Name, c.Req.Params.Arguments, mcpClient{c.Req}
+		pc.Tool, pc.Args, pc.Client = c.Req.Params.Name, c.Req.Params.Arguments, mcpClient{c.Req, x.backend.Provenance}
 	}
 	return pc
 }
 
 // mcpClient is what the pipeline asks of an MCP client (pipeline.Client):
 // forms by elicitation, answers in inputResponses, progress by
-// notifications/progress.
-type mcpClient struct{ req *mcp.CallToolRequest }
+// notifications/progress, and the ledger of its session in provenance.
+type mcpClient struct {
+	req        *mcp.CallToolRequest
+	provenance *untrusted.Registry
+}
 
 func (m mcpClient) Forms() bool { return toolkit.SupportsForms(m.req.ClientCapabilities()) }
 
@@ -199,16 +204,12 @@ func (m mcpClient) Answer(key string) *pipeline.Answer {
 	return &pipeline.Answer{Action: resp.Action, Content: resp.Content, Unanswered: why}
 }
 
-func (m mcpClient) Ask(key string, f pipeline.Form, state string) toolkit.Reply {
-	return toolkit.Ask(mcp.InputRequestMap{key: &mcp.ElicitParams{Mode: "form", Message: f.Message, RequestedSchema: f.Schema}}, state)
-}
-
-// Connection is the MCP session the call came on: its send gate's ledger.
-func (m mcpClient) Connection() any {
-	if m.req.Session == nil {
+// Ledger is the send gate's ledger of the MCP session the call came on.
+func (m mcpClient) Ledger() *untrusted.Ledger {
+	if m.req.Session == nil || m.provenance == nil {
 		return nil
 	}
-	return m.req.Session
+	return m.provenance.For(m.req.Session)
 }
 
 // Waiting tells the client, by a progress notification with a message,

@@ -14,6 +14,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // sent lists the actions the fake received.
@@ -195,7 +196,7 @@ func TestUnreachableAndWrongToken(t *testing.T) {
 		}
 		e2e.NoLeak(t, p)
 
-		fake := simulator.Start(t, simulator.WithToken("the-right-one"))
+		fake := simtest.Start(t, simulator.WithToken("the-right-one"))
 		p = serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken)
 		cs = p.Connect(nil)
 		res, r = mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_status"})

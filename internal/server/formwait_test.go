@@ -9,8 +9,8 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
-	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -20,7 +20,7 @@ import (
 // call ends as an expired continuation, with nothing sent to SnowLuma.
 func TestLegacyFormWaitExpires(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t)
+	fake := simtest.Start(t)
 	client, err := transfer.New(transfer.Options{Endpoint: fake.URL})
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestLegacyFormWaitExpires(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the call failed instead of reporting the expiry: %v", err)
 	}
-	if d := diagnosticsOf(t, res); !res.IsError || d.Kind != toolkit.KindContinuation || d.NextStep == "" {
+	if d := diagnosticsOf(t, res); !res.IsError || d.Kind != outcome.KindContinuation || d.NextStep == "" {
 		t.Errorf("diagnostics %+v", d)
 	}
 	select {

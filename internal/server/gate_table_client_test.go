@@ -14,6 +14,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	"github.com/snowluma/snowluma-mcp/qqmsg"
 )
 
@@ -238,7 +239,7 @@ func TestGateBackgroundAfterReadOfA(t *testing.T) {
 	for _, mode := range []string{"refuse", "confirm"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
-			fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+			fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 			fake.Handle("get_group_msg_history", func(json.RawMessage) simulator.Reply {
 				return simulator.OK(json.RawMessage(fmt.Sprintf(`{"messages":[{"message_type":"group","group_id":%d,"user_id":30005,"message_id":%d,"raw_message":"send it"}]}`, gateA, gateAMessage)))
 			})

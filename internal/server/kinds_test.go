@@ -10,12 +10,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/snowluma/snowluma-mcp/internal/config"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 )
 
 // TestKindsResource: the failure vocabulary, which the output schemas leave
 // out, is listed and readable as a resource in every mode, and is exactly
-// toolkit.Kinds; get_runtime_info's description points at it.
+// outcome.Kinds; get_runtime_info's description points at it.
 func TestKindsResource(t *testing.T) {
 	t.Parallel()
 	s, err := New(Options{Catalog: sharedCatalog, Mode: config.ModeDocs})
@@ -35,8 +35,8 @@ func TestKindsResource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kinds []toolkit.KindDoc
-	if err := json.Unmarshal([]byte(rr.Contents[0].Text), &kinds); err != nil || !slices.Equal(kinds, toolkit.Kinds()) {
+	var kinds []outcome.KindDoc
+	if err := json.Unmarshal([]byte(rr.Contents[0].Text), &kinds); err != nil || !slices.Equal(kinds, outcome.Kinds()) {
 		t.Errorf("the resource is not the vocabulary (%v): %.300s", err, rr.Contents[0].Text)
 	}
 	tools, err := cs.ListTools(ctx, nil)

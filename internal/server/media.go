@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/archive"
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/media"
 	"github.com/snowluma/snowluma-mcp/qqmsg"
@@ -53,7 +53,7 @@ func mediaFeature(d *deps) (feature, error) {
 	if d.backend.Media == nil || d.backend.Downloads == nil {
 		// Open gives both in read and write modes; a backend built
 		// without them has no way to fetch and prepare a picture.
-		spec.Unavailable = &toolkit.Refusal{Kind: toolkit.KindNotConfigured,
+		spec.Unavailable = &outcome.Refusal{Kind: outcome.KindNotConfigured,
 			Message:  "view_media needs a download directory and a picture decoder, and this server has none",
 			NextStep: "run the server in read or write mode with SNOWLUMA_MCP_ENDPOINT set"}
 	}
@@ -74,7 +74,7 @@ func viewTool(x *executor) toolkit.Spec {
 		Output:      viewResult,
 		Needs:       config.ModeRead,
 		OpenWorld:   true,
-		Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in viewArgs) toolkit.Reply {
+		Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in viewArgs) outcome.Reply {
 			return (&viewer{x: x, c: c}).view(ctx, in)
 		}),
 	}
@@ -109,7 +109,7 @@ type viewItem struct {
 	// Download says how to get the media itself.
 	Download string `json:"download,omitempty"`
 	// Error is why this item could not be shown.
-	Error *toolkit.Diagnostics `json:"error,omitempty"`
+	Error *outcome.Diagnostics `json:"error,omitempty"`
 }
 
 type shownInfo struct {
@@ -128,22 +128,22 @@ type viewAnswer struct {
 	Trust      string     `json:"trust"`
 }
 
-func (v *viewer) view(ctx context.Context, in viewArgs) toolkit.Reply {
+func (v *viewer) view(ctx context.Context, in viewArgs) outcome.Reply {
 	b := v.x.backend
 	b.MediaStats.Calls.Add(1)
 	id, ok := messageID(in.MessageID)
 	if !ok {
-		return toolkit.Fail(toolkit.KindInvalidArguments, "/message_id: not a message id: give the id as an integer or a string of digits",
+		return outcome.Fail(outcome.KindInvalidArguments, "/message_id: not a message id: give the id as an integer or a string of digits",
 			"pass message_id exactly as an event, a push or get_msg gives it")
 	}
 	r := v.read(ctx, "get_msg", map[string]any{"message_id": id})
-	if r.Diag.Outcome != toolkit.OutcomeSuccess {
+	if r.Diag.Outcome != outcome.OutcomeSuccess {
 		r.Diag.Message = "view_media: get_msg: " + r.Diag.Message
 		return r
 	}
 	msg, err := readMessage(r.Result)
 	if err != nil {
-		return toolkit.Fail(toolkit.KindProtocol, "view_media: get_msg's answer holds no message: "+err.Error(), "check the message_id with query_action get_msg")
+		return outcome.Fail(outcome.KindProtocol, "view_media: get_msg's answer holds no message: "+err.Error(), "check the message_id with query_action get_msg")
 	}
 	// The allowlists apply to the chat the message belongs to.
 	var t safety.Targets
@@ -155,24 +155,24 @@ func (v *viewer) view(ctx context.Context, in viewArgs) toolkit.Reply {
 		t.Users = []int64{msg.UserID}
 	}
 	if out := v.x.safety.CheckTargets(t); out != nil {
-		return toolkit.Fail(toolkit.KindTargetNotAllowed, fmt.Sprintf("the message is in %s, outside this server's allowed targets", strings.Join(out, ", ")),
+		return outcome.Fail(outcome.KindTargetNotAllowed, fmt.Sprintf("the message is in %s, outside this server's allowed targets", strings.Join(out, ", ")),
 			"view only messages of the groups and users in get_runtime_info's safety.allowed_groups and allowed_users")
 	}
 	items := qqmsg.Items(msg.Segments)
 	if len(items) == 0 {
-		return toolkit.Fail(toolkit.KindInvalidArguments, "the message has no pictures, voice, videos or files", "pass the message_id of a message whose text shows [图片 #N] or another media placeholder")
+		return outcome.Fail(outcome.KindInvalidArguments, "the message has no pictures, voice, videos or files", "pass the message_id of a message whose text shows [图片 #N] or another media placeholder")
 	}
 	picked, notShown, r, ok := pick(items, in.Index)
 	if !ok {
 		return r
 	}
 	ans := viewAnswer{MessageID: id, Chat: chat, MediaCount: len(items), NotShown: notShown, Trust: channel.TrustUntrusted}
-	var attach []mcp.Content
-	var firstErr *toolkit.Diagnostics
+	var attach []outcome.Attachment
+	var firstErr *outcome.Diagnostics
 	for _, it := range picked {
 		item, img := v.item(ctx, msg, it)
 		if img != nil {
-			attach = append(attach, &mcp.ImageContent{Data: img.Data, MIMEType: img.MIMEType})
+			attach = append(attach, outcome.Attachment{Data: img.Data, MIMEType: img.MIMEType})
 		}
 		if item.Error != nil && firstErr == nil {
 			firstErr = item.Error
@@ -182,23 +182,23 @@ func (v *viewer) view(ctx context.Context, in viewArgs) toolkit.Reply {
 	if len(attach) == 0 && firstErr != nil && picked[0].Kind.Visual() {
 		// No picture could be shown: the call failed, for the first
 		// reason. (A voice without text is an answer, not a failure.)
-		return toolkit.Fail(firstErr.Kind, firstErr.Message, firstErr.NextStep)
+		return outcome.Fail(firstErr.Kind, firstErr.Message, firstErr.NextStep)
 	}
-	out := toolkit.OK(ans)
+	out := outcome.OK(ans)
 	out.Attach = attach
 	return out
 }
 
 // pick chooses the items one call shows: the one at index, or the
 // pictures (any media when there is no picture), at most maxShown.
-func pick(items []qqmsg.Item, index int) (picked []qqmsg.Item, notShown string, r toolkit.Reply, ok bool) {
+func pick(items []qqmsg.Item, index int) (picked []qqmsg.Item, notShown string, r outcome.Reply, ok bool) {
 	if index > 0 {
 		if index > len(items) {
-			return nil, "", toolkit.Fail(toolkit.KindInvalidArguments,
+			return nil, "", outcome.Fail(outcome.KindInvalidArguments,
 				fmt.Sprintf("/index: the message has %d media, numbered 1 to %d; there is no #%d", len(items), len(items), index),
 				"pass an index from a placeholder of this message, or none for its pictures"), false
 		}
-		return items[index-1 : index], "", toolkit.Reply{}, true
+		return items[index-1 : index], "", outcome.Reply{}, true
 	}
 	var visual []qqmsg.Item
 	for _, it := range items {
@@ -217,7 +217,7 @@ func pick(items []qqmsg.Item, index int) (picked []qqmsg.Item, notShown string, 
 		notShown = fmt.Sprintf("%d more not shown (%s): call view_media with their index", len(rest), strings.Join(rest, ", "))
 		visual = visual[:maxShown]
 	}
-	return visual, notShown, toolkit.Reply{}, true
+	return visual, notShown, outcome.Reply{}, true
 }
 
 // item views one media segment.
@@ -270,15 +270,15 @@ func (v *viewer) picture(ctx context.Context, it qqmsg.Item, out viewItem) (view
 	switch {
 	case errors.Is(err, media.ErrUnreadable):
 		b.MediaStats.Unreadable.Add(1)
-		out.Error = &toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: toolkit.KindMediaUnreadable,
+		out.Error = &outcome.Diagnostics{Outcome: outcome.OutcomeFailed, Kind: outcome.KindMediaUnreadable,
 			Message:  fmt.Sprintf("picture #%d: %v", it.Index, err),
 			NextStep: "tell the user the picture could not be read; " + out.Download + " for a person to open"}
 		return out, nil
 	case ctx.Err() != nil:
-		out.Error = &toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: toolkit.KindCancelled, Message: "the call was cancelled", NextStep: "call again if still needed"}
+		out.Error = &outcome.Diagnostics{Outcome: outcome.OutcomeFailed, Kind: outcome.KindCancelled, Message: "the call was cancelled", NextStep: "call again if still needed"}
 		return out, nil
 	case err != nil:
-		out.Error = &toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: toolkit.KindTooLarge,
+		out.Error = &outcome.Diagnostics{Outcome: outcome.OutcomeFailed, Kind: outcome.KindTooLarge,
 			Message: fmt.Sprintf("picture #%d: %v", it.Index, err), NextStep: "raise SNOWLUMA_MCP_MAX_IMAGE_BYTES, or " + out.Download}
 		return out, nil
 	}
@@ -301,13 +301,13 @@ func (v *viewer) picture(ctx context.Context, it qqmsg.Item, out viewItem) (view
 // fetch downloads a picture or a voice message through the download
 // stream action, reads it and removes the saved file: only what view_media
 // makes of it leaves this server.
-func (v *viewer) fetch(ctx context.Context, action, src string) ([]byte, *toolkit.Diagnostics) {
+func (v *viewer) fetch(ctx context.Context, action, src string) ([]byte, *outcome.Diagnostics) {
 	// The download writes the host's disk, so it is no read; the server
 	// runs it on its own behalf (no confirmation round: the file only
 	// passes through), with every other step of the pipeline.
 	params, _ := json.Marshal(map[string]string{"file": src})
-	r := v.x.Own(ctx, callOf(v.c), action, params)
-	if r.Diag.Outcome != toolkit.OutcomeSuccess {
+	r := v.x.Own(ctx, v.x.callOf(v.c), action, params)
+	if r.Diag.Outcome != outcome.OutcomeSuccess {
 		d := r.Diag
 		d.Message = action + ": " + d.Message
 		return nil, &d
@@ -317,23 +317,23 @@ func (v *viewer) fetch(ctx context.Context, action, src string) ([]byte, *toolki
 	if dl, ok := r.Result.(interface{ SavedFile() *transfer.Saved }); ok {
 		saved = dl.SavedFile()
 	}
-	if r.Diag.Kind == toolkit.KindDryRun {
-		return nil, &toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: toolkit.KindDryRun,
+	if r.Diag.Kind == outcome.KindDryRun {
+		return nil, &outcome.Diagnostics{Outcome: outcome.OutcomeFailed, Kind: outcome.KindDryRun,
 			Message:  "SNOWLUMA_MCP_DRY_RUN holds back downloads, so the picture was not fetched",
 			NextStep: "the operator sets SNOWLUMA_MCP_DRY_RUN=false to view pictures"}
 	}
 	if saved == nil {
-		return nil, &toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: toolkit.KindInternal, Message: "the download left no file", NextStep: "report this to the snowluma-mcp maintainers"}
+		return nil, &outcome.Diagnostics{Outcome: outcome.OutcomeFailed, Kind: outcome.KindInternal, Message: "the download left no file", NextStep: "report this to the snowluma-mcp maintainers"}
 	}
 	defer os.Remove(saved.Path)
 	if saved.Bytes > media.MaxInputBytes {
-		return nil, &toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: toolkit.KindMediaUnreadable,
+		return nil, &outcome.Diagnostics{Outcome: outcome.OutcomeFailed, Kind: outcome.KindMediaUnreadable,
 			Message:  fmt.Sprintf("the file has %d bytes, more than the %d MiB read", saved.Bytes, media.MaxInputBytes>>20),
 			NextStep: "invoke_action " + action + " saves it for a person to open"}
 	}
 	data, err := os.ReadFile(saved.Path)
 	if err != nil {
-		return nil, &toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: toolkit.KindLocalIO, Message: "the downloaded file could not be read back", NextStep: "check the download directory's disk, then call again"}
+		return nil, &outcome.Diagnostics{Outcome: outcome.OutcomeFailed, Kind: outcome.KindLocalIO, Message: "the downloaded file could not be read back", NextStep: "check the download directory's disk, then call again"}
 	}
 	return data, nil
 }
@@ -356,7 +356,7 @@ func (v *viewer) voice(ctx context.Context, msg *qqmsg.Event, it qqmsg.Item, out
 	// SnowLuma's catalog takes this id as a decimal string.
 	r := v.read(ctx, "fetch_ptt_text", map[string]any{"message_id": strconv.FormatInt(msg.MessageID, 10)})
 	var text string
-	if r.Diag.Outcome == toolkit.OutcomeSuccess {
+	if r.Diag.Outcome == outcome.OutcomeSuccess {
 		var env struct {
 			Data struct {
 				Text string `json:"text"`
@@ -368,7 +368,7 @@ func (v *viewer) voice(ctx context.Context, msg *qqmsg.Event, it qqmsg.Item, out
 	}
 	if text == "" {
 		why := cmpOr(r.Diag.Message, "QQ's speech recognition gave no text")
-		out.Error = &toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: cmpKind(r.Diag.Kind), Message: "no text for the voice message: " + why, NextStep: out.Download}
+		out.Error = &outcome.Diagnostics{Outcome: outcome.OutcomeFailed, Kind: cmpKind(r.Diag.Kind), Message: "no text for the voice message: " + why, NextStep: out.Download}
 		return out
 	}
 	b.MediaStats.VoiceTexts.Add(1)
@@ -376,17 +376,17 @@ func (v *viewer) voice(ctx context.Context, msg *qqmsg.Event, it qqmsg.Item, out
 	return out
 }
 
-func cmpKind(k toolkit.Kind) toolkit.Kind {
+func cmpKind(k outcome.Kind) outcome.Kind {
 	if k == "" {
-		return toolkit.KindBusiness
+		return outcome.KindBusiness
 	}
 	return k
 }
 
 // ocrText joins the texts of an ocr_image answer, one a line.
-func ocrText(r toolkit.Reply) (string, bool) {
+func ocrText(r outcome.Reply) (string, bool) {
 	raw, ok := r.Result.(json.RawMessage)
-	if r.Diag.Outcome != toolkit.OutcomeSuccess || !ok {
+	if r.Diag.Outcome != outcome.OutcomeSuccess || !ok {
 		return "", false
 	}
 	var env struct {
@@ -438,10 +438,10 @@ func readMessage(result any) (*qqmsg.Event, error) {
 
 // read runs a read-only catalog action through the pipeline, as a part of
 // this call.
-func (v *viewer) read(ctx context.Context, action string, params map[string]any) toolkit.Reply {
+func (v *viewer) read(ctx context.Context, action string, params map[string]any) outcome.Reply {
 	raw, err := json.Marshal(params)
 	if err != nil {
-		return toolkit.Fail(toolkit.KindInternal, "view_media: "+err.Error(), "report this to the snowluma-mcp maintainers")
+		return outcome.Fail(outcome.KindInternal, "view_media: "+err.Error(), "report this to the snowluma-mcp maintainers")
 	}
-	return v.x.Read(ctx, callOf(v.c), action, raw)
+	return v.x.Read(ctx, v.x.callOf(v.c), action, raw)
 }

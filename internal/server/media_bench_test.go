@@ -10,6 +10,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	"github.com/snowluma/snowluma-mcp/media"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -21,7 +22,7 @@ import (
 // encoding, ocr_image and the answer line (docs/performance.md). cpu-ms/op
 // is the process's CPU time, the fake's share included.
 func BenchmarkViewMedia12MP(b *testing.B) {
-	fake := simulator.Start(b, simulator.WithoutRecording())
+	fake := simtest.Start(b, simulator.WithoutRecording())
 	fake.AddFile("big.jpg", simulator.File{Name: "big.jpg", Data: simulator.SamplePhoto(4000, 3000)})
 	fake.Handle("get_msg", func(json.RawMessage) simulator.Reply {
 		return simulator.OK(json.RawMessage(`{"message_id":7,"message_type":"group","group_id":30003,"user_id":20002,"time":1700000000,"sender":{"user_id":20002},"message":[{"type":"image","data":{"file":"big.jpg","url":""}}]}`))
@@ -39,7 +40,7 @@ func BenchmarkViewMedia12MP(b *testing.B) {
 	}
 	be := &backend.Backend{Client: client, Downloads: store, Media: media.NewDecoder(0, 0)}
 	rs := rawConnect(b, func(pass mcpseam.Passer) (*mcp.Server, error) {
-		return New(Options{Catalog: catalog.Preload(), Mode: config.ModeRead, Backend: be, Speed: Speed{PassEncoded: pass}})
+		return New(Options{Catalog: catalog.Preload(), Mode: config.ModeRead, Backend: be, Speed: Speed{PassEncoded: pass, GrowStacks: true}})
 	})
 	const call = `{"name":"view_media","arguments":{"message_id":7}}`
 	rs.call(b, "tools/call", call)

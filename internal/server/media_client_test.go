@@ -14,6 +14,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // viewed is view_media's answer as a client reads it.
@@ -192,7 +193,7 @@ func TestViewMediaWithoutOCR(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := e2e.Live(t, serve, era, "write", nil)
-		fake.FailOCR(true)
+		simtest.FailOCR(fake, true)
 		v := view(t, cs, map[string]any{"message_id": simulator.MediaPhotosMessage, "index": 1})
 		if v.res.IsError || len(v.images) != 1 || len(v.answer.Items) != 1 {
 			t.Fatalf("%+v %s", v.diag.Diagnostics, v.diag.Result)
@@ -307,7 +308,7 @@ func TestMediaPlaceholders(t *testing.T) {
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		fake, _, cs := liveEvents(t, era, "read", nil)
 		uri := e2e.SubscribeEvents(t, cs, map[string]any{})
-		push(t, fake.EventConn(t, 0), qqGroup("message", 20001, 30005, 4, msg))
+		push(t, simtest.EventConn(t, fake, 0), qqGroup("message", 20001, 30005, 4, msg))
 		got := e2e.WaitRead(t, cs, uri, "the message", func(r e2e.EventsRead) bool { return len(r.Events) == 1 })
 		res, err := cs.ReadResource(mcptest.Context(t), &mcp.ReadResourceParams{URI: uri})
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // ownedGroup is the group the bot owns in a world, where the world's
@@ -46,7 +47,7 @@ func promptText(t *testing.T, cs *mcp.ClientSession, name string, args map[strin
 func TestJoinRequestsAgainstSandbox(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
+		fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
 		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_SEND_MIN_INTERVAL_MS=0")
 		cs := p.Connect(nil)
 		group := ownedGroup(t, fake)
@@ -121,7 +122,7 @@ func TestJoinRequestsAgainstSandbox(t *testing.T) {
 func TestDigestFindsSandboxHistory(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(11))
+		fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(11))
 		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_LANG=zh")
 		cs := p.Connect(nil)
 		group := ownedGroup(t, fake)
@@ -202,7 +203,7 @@ func TestUnknownActionHint(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
 		// SnowLuma serves /onebot; the endpoint names its root.
-		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithHTTPPath("/onebot"))
+		fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithHTTPPath("/onebot"))
 		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken)
 		_, r := mcptest.CallTool(t, p.Connect(nil), "query_action", map[string]any{"action": "get_status"})
 		if r.Diagnostics.Outcome != "failed" || !strings.Contains(r.Diagnostics.NextStep, "SNOWLUMA_MCP_ENDPOINT's path is not SnowLuma's HTTP path") || strings.Contains(r.Diagnostics.NextStep, "fix the params") {
@@ -210,7 +211,7 @@ func TestUnknownActionHint(t *testing.T) {
 		}
 
 		// The right path, and one action this SnowLuma lacks.
-		fake = simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+		fake = simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 		fake.Handle("get_group_honor_info", func(json.RawMessage) simulator.Reply { return simulator.Failed(1404, "unknown action") })
 		p = serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken)
 		_, r = mcptest.CallTool(t, p.Connect(nil), "query_action", map[string]any{"action": "get_group_honor_info", "params": map[string]any{"group_id": 20001}})

@@ -11,6 +11,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/preview"
 	"github.com/snowluma/snowluma-mcp/ui"
@@ -89,16 +90,16 @@ func previewTool(mode config.Mode, l lang.Lang, sandbox, dryRun bool) toolkit.Sp
 			}
 			return mcp.Meta{PanelMetaKey: m}
 		},
-		Handler: toolkit.Handle(func(_ context.Context, _ *toolkit.Call, in preview.Args) toolkit.Reply {
+		Handler: toolkit.Handle(func(_ context.Context, _ *toolkit.Call, in preview.Args) outcome.Reply {
 			p, problems := preview.Prepare(in, canSend, cannotSend)
 			if problems != nil {
 				parts := make([]string, len(problems))
 				for i, pr := range problems {
 					parts[i] = "argument /" + pr.String()
 				}
-				return toolkit.Fail(toolkit.KindInvalidArguments, "preview_message: "+strings.Join(parts, "; "), "fix the named arguments and call again; nothing was sent")
+				return outcome.Fail(outcome.KindInvalidArguments, "preview_message: "+strings.Join(parts, "; "), "fix the named arguments and call again; nothing was sent")
 			}
-			return toolkit.OK(p)
+			return outcome.OK(p)
 		}),
 	}
 }

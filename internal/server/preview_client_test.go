@@ -10,7 +10,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/server"
-	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // appsCaps advertises the MCP Apps extension with its HTML view type.
@@ -227,7 +227,7 @@ func TestPreviewPanelLanguage(t *testing.T) {
 			})
 		}
 		// The mode is the server's own.
-		fake := simulator.Start(t)
+		fake := simtest.Start(t)
 		cs := serve(t, era, "SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_ENDPOINT="+fake.URL).Connect(appsCaps("text/html;profile=mcp-app"))
 		res, _ := mcptest.CallTool(t, cs, "preview_message", good)
 		if got, _ := json.Marshal(res.Meta[server.PanelMetaKey]); string(got) != `{"lang":"en","mode":"read"}` {

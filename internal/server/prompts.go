@@ -16,8 +16,8 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/completion"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
 	"github.com/snowluma/snowluma-mcp/prompts"
 	"github.com/snowluma/snowluma-mcp/safety"
@@ -220,7 +220,7 @@ func (f pipelineFetcher) Fetch(ctx context.Context, action string, params json.R
 	}
 	tc, _ := trace.Start(nil)
 	r = f.x.Read(ctx, &pipeline.Call{Tool: f.tool, Trace: tc}, a.Name, params)
-	if r.Diag.Outcome != toolkit.OutcomeSuccess {
+	if r.Diag.Outcome != outcome.OutcomeSuccess {
 		return nil, &fetchError{action, r.Diag}
 	}
 	env, _ := r.Result.(json.RawMessage)

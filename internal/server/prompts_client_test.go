@@ -10,6 +10,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // TestPromptsOverStdio: over stdio, in both eras, the
@@ -20,7 +21,7 @@ import (
 func TestPromptsOverStdio(t *testing.T) {
 	t.Parallel()
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+		fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 		p := serve(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken,
 			"SNOWLUMA_MCP_MODE=read", "SNOWLUMA_MCP_LANG=zh")
 		cs := p.Connect(nil)

@@ -20,6 +20,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	"github.com/snowluma/snowluma-mcp/prompts"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
@@ -291,7 +292,7 @@ func TestCompleteGroupsAndMembers(t *testing.T) {
 	for _, era := range eras {
 		t.Run(string(era), func(t *testing.T) {
 			t.Parallel()
-			fake := simulator.Start(t)
+			fake := simtest.Start(t)
 			cs := connectEra(t, promptServer(t, config.ModeWrite, fake.URL, lang.En, nil, nil), era)
 			wantValues(t, "group id prefix", completeArg(t, cs, "group_digest", "group_id", "200", nil), "20001", "20002", "20010")
 			wantValues(t, "Chinese group name", completeArg(t, cs, "join_requests", "group_id", "摸鱼", nil), "20002")
@@ -329,7 +330,7 @@ func TestCompleteWithAllowlist(t *testing.T) {
 	for _, era := range eras {
 		t.Run(string(era), func(t *testing.T) {
 			t.Parallel()
-			fake := simulator.Start(t)
+			fake := simtest.Start(t)
 			cs := connectEra(t, promptServer(t, config.ModeWrite, fake.URL, lang.En, &safety.Policy{Groups: groups, Users: users}, nil), era)
 			wantValues(t, "groups", completeArg(t, cs, "group_digest", "group_id", "", nil), "20001", "20010")
 			wantValues(t, "a name outside the list", completeArg(t, cs, "group_digest", "group_id", "摸鱼", nil))
@@ -350,10 +351,10 @@ func TestCompleteWithoutSnowLuma(t *testing.T) {
 	for _, era := range eras {
 		t.Run(string(era), func(t *testing.T) {
 			t.Parallel()
-			down := simulator.Start(t)
+			down := simtest.Start(t)
 			down.Close()
-			refusing := simulator.Start(t, simulator.WithToken("other"))
-			odd := simulator.Start(t)
+			refusing := simtest.Start(t, simulator.WithToken("other"))
+			odd := simtest.Start(t)
 			odd.Handle("get_group_list", func(json.RawMessage) simulator.Reply { return simulator.OK(json.RawMessage(`{"groups":"no"}`)) })
 			for name, endpoint := range map[string]string{"down": down.URL, "refusing the token": refusing.URL, "odd data": odd.URL} {
 				cs := connectEra(t, promptServer(t, config.ModeRead, endpoint, lang.En, nil, nil), era)

@@ -68,7 +68,7 @@ func addCatalogResource(s *mcp.Server, dispatch *mcpseam.Dispatch, src catalogSo
 // schemas leave out so as not to repeat it in every tool.
 const KindsURI = toolkit.KindsURI
 
-// addKindsResource serves the failure vocabulary, toolkit.Kinds, as JSON.
+// addKindsResource serves the failure vocabulary, outcome.Kinds, as JSON.
 func addKindsResource(s *mcp.Server) error {
 	doc, err := toolkit.KindsJSON()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/media"
@@ -85,7 +86,7 @@ type tasksInfo struct {
 
 type checkInfo struct {
 	Result      any                 `json:"result"`
-	Diagnostics toolkit.Diagnostics `json:"diagnostics"`
+	Diagnostics outcome.Diagnostics `json:"diagnostics"`
 }
 
 // runtimeFeature serves get_runtime_info.
@@ -104,7 +105,7 @@ func runtimeTool(x *executor, ev *eventService, ch *channelService, ar *archiveS
 		Output:      runtimeResult,
 		Needs:       config.ModeDocs,
 		OpenWorld:   true,
-		Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in runtimeArgs) toolkit.Reply {
+		Handler: toolkit.Handle(func(ctx context.Context, c *toolkit.Call, in runtimeArgs) outcome.Reply {
 			r := x.runtimeInfo(ctx, c, in)
 			if info, ok := r.Result.(runtimeInfo); ok {
 				info.EventsEnabled, info.Events = ev != nil, ev.runtime()
@@ -120,7 +121,7 @@ func runtimeTool(x *executor, ev *eventService, ch *channelService, ar *archiveS
 }
 
 // runtimeInfo answers get_runtime_info.
-func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeArgs) toolkit.Reply {
+func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeArgs) outcome.Reply {
 	cat, r, loaded := x.catalog.get()
 	if !loaded {
 		return r
@@ -161,10 +162,10 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 		info.Tasks = &tasksInfo{TaskDir: run.Store().Dir(), Running: run.Running(), MaxRunning: tasks.MaxRunning}
 	}
 	if !in.CheckConnection {
-		return toolkit.OK(info)
+		return outcome.OK(info)
 	}
 	if !x.enabled() {
-		return toolkit.Fail(toolkit.KindModeGate, "check_connection needs read or write mode; this server runs in docs mode",
+		return outcome.Fail(outcome.KindModeGate, "check_connection needs read or write mode; this server runs in docs mode",
 			"set SNOWLUMA_MCP_ENDPOINT (and optionally SNOWLUMA_MCP_MODE=read) and restart the server")
 	}
 	info.ConnectionChecked = true
@@ -172,7 +173,7 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 	// The three probes are independent reads: run them at once, so that a
 	// slow or unreachable SnowLuma costs one timeout, not three.
 	checks := []string{"get_login_info", "get_status", "get_version_info"}
-	replies := make([]toolkit.Reply, len(checks))
+	replies := make([]outcome.Reply, len(checks))
 	var wg sync.WaitGroup
 	for i, name := range checks {
 		wg.Go(func() {
@@ -184,14 +185,14 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 	for i, name := range checks {
 		r := replies[i]
 		info.Checks[name] = checkInfo{Result: r.Result, Diagnostics: r.Diag}
-		if r.Diag.Outcome != toolkit.OutcomeSuccess {
+		if r.Diag.Outcome != outcome.OutcomeSuccess {
 			failed = append(failed, name)
 		}
 	}
-	r = toolkit.OK(info)
+	r = outcome.OK(info)
 	if len(failed) > 0 {
 		first := info.Checks[failed[0]].Diagnostics
-		r.Diag = toolkit.Diagnostics{Outcome: toolkit.OutcomeFailed, Kind: first.Kind,
+		r.Diag = outcome.Diagnostics{Outcome: outcome.OutcomeFailed, Kind: first.Kind,
 			Message:  fmt.Sprintf("%d of %d connection checks did not succeed: %s", len(failed), len(checks), strings.Join(failed, ", ")),
 			NextStep: "read each entry under result.checks; " + first.NextStep}
 	}

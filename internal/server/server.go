@@ -24,6 +24,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
@@ -221,7 +222,7 @@ func newDeps(opts Options) (*deps, error) {
 	if arch != nil {
 		arch.x = x
 	}
-	return &deps{opts: opts, mode: opts.Mode, dispatch: &mcpseam.Dispatch{Pass: opts.Speed.PassEncoded}, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety, b.Provenance), channel: ch, archive: arch, sealer: sealer, log: log}, nil
+	return &deps{opts: opts, mode: opts.Mode, dispatch: &mcpseam.Dispatch{Pass: opts.Speed.PassEncoded, GrowStack: opts.Speed.GrowStacks}, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety, b.Provenance), channel: ch, archive: arch, sealer: sealer, log: log}, nil
 }
 
 // A catalogSource yields the catalog once it has loaded.
@@ -229,10 +230,10 @@ type catalogSource func() (*catalog.Catalog, error)
 
 // get returns the catalog, or the reply that says it could not be loaded (a
 // packaging defect: the embedded catalog is checked by the tests).
-func (src catalogSource) get() (*catalog.Catalog, toolkit.Reply, bool) {
+func (src catalogSource) get() (*catalog.Catalog, outcome.Reply, bool) {
 	c, err := src()
 	if err != nil {
-		return nil, toolkit.Fail(toolkit.KindInternal, "the bundled catalog could not be loaded: "+err.Error(), "reinstall snowluma-mcp; report this to its maintainers"), false
+		return nil, outcome.Fail(outcome.KindInternal, "the bundled catalog could not be loaded: "+err.Error(), "reinstall snowluma-mcp; report this to its maintainers"), false
 	}
-	return c, toolkit.Reply{}, true
+	return c, outcome.Reply{}, true
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // sampleArgs holds, for every tool, arguments that exercise its widest
@@ -52,7 +53,7 @@ var mediaAnswers = map[string]bool{
 // readOnlyHint must not have sent a write action.
 func TestAnnotationsMatchBehaviour(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t)
+	fake := simtest.Start(t)
 	cat, err := catalog.Load()
 	if err != nil {
 		t.Fatal(err)

@@ -23,4 +23,8 @@ type Speed struct {
 	// runs it after its first answer and stops on its error, so that a
 	// cold start does not wait for it (about 0.65 ms of New's 1.3–1.9).
 	CheckOutputsLater func(check func() error)
+	// GrowStacks gives the goroutine the SDK starts for each request its
+	// stack at once (mcpseam.Dispatch.GrowStack), sparing the two or three
+	// copies of a growing stack a call made.
+	GrowStacks bool
 }

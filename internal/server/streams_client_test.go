@@ -15,6 +15,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // waitEmpty waits until dir holds nothing, failing after a generous wait.
@@ -221,7 +222,7 @@ func TestUploadCancelledSendsReset(t *testing.T) {
 		root, file := uploadSetup(t, 3<<20)
 		progress := e2e.NewProgressLog()
 		fake, _, cs := e2e.Live(t, serve, era, "write", progress.Options(), "SNOWLUMA_MCP_UPLOAD_ROOT="+root)
-		fake.StallUploads(1)
+		simtest.StallUploads(fake, 1)
 		cctx, cancel := context.WithCancel(mcptest.Context(t))
 		done := make(chan error, 1)
 		go func() {

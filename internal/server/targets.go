@@ -10,6 +10,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/completion"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/untrusted"
 )
@@ -71,28 +72,28 @@ func targetsFeature(d *deps) (feature, error) {
 		Needs:       config.ModeRead,
 		Idempotent:  true,
 		OpenWorld:   true,
-		Handler: toolkit.Handle(func(ctx context.Context, call *toolkit.Call, in findTargetsArgs) toolkit.Reply {
+		Handler: toolkit.Handle(func(ctx context.Context, call *toolkit.Call, in findTargetsArgs) outcome.Reply {
 			c, err := comp()
 			if err != nil {
-				return toolkit.Fail(toolkit.KindInternal, "the bundled catalog could not be loaded: "+err.Error(), "report this to the snowluma-mcp maintainers")
+				return outcome.Fail(outcome.KindInternal, "the bundled catalog could not be loaded: "+err.Error(), "report this to the snowluma-mcp maintainers")
 			}
 			found, err := c.FindTargets(ctx, in.Query, in.GroupID)
 			switch {
 			case errors.Is(err, completion.ErrGroupNotAllowed):
-				return toolkit.Fail(toolkit.KindTargetNotAllowed, fmt.Sprintf("find_targets: group %d is not in SNOWLUMA_MCP_ALLOWED_GROUPS", in.GroupID),
+				return outcome.Fail(outcome.KindTargetNotAllowed, fmt.Sprintf("find_targets: group %d is not in SNOWLUMA_MCP_ALLOWED_GROUPS", in.GroupID),
 					"search without group_id, or ask the operator to allow the group")
 			case err != nil:
-				kind, next := toolkit.KindTransport, "check the connection with get_runtime_info {check_connection: true}, then retry"
+				kind, next := outcome.KindTransport, "check the connection with get_runtime_info {check_connection: true}, then retry"
 				var fe *fetchError
 				if errors.As(err, &fe) {
 					kind, next = fe.diag.Kind, fe.diag.NextStep
 				} else if ctx.Err() != nil {
-					kind, next = toolkit.KindCancelled, "retry if still wanted"
+					kind, next = outcome.KindCancelled, "retry if still wanted"
 				}
-				return toolkit.Fail(kind, "find_targets: "+err.Error(), next)
+				return outcome.Fail(kind, "find_targets: "+err.Error(), next)
 			}
 			noteNames(d, call, found.Candidates)
-			r := toolkit.OK(targetsAnswer{Count: len(found.Candidates), Total: found.Total, Targets: found.Targets,
+			r := outcome.OK(targetsAnswer{Count: len(found.Candidates), Total: found.Total, Targets: found.Targets,
 				Candidates: found.Candidates, SkippedGroups: found.SkippedGroups, Trust: channel.TrustUntrusted})
 			switch {
 			case found.Targets == 0:
@@ -135,7 +136,7 @@ func noteNames(d *deps, call *toolkit.Call, cands []completion.Candidate) {
 // with the pipeline's diagnostics, so that find_targets reports its kind.
 type fetchError struct {
 	action string
-	diag   toolkit.Diagnostics
+	diag   outcome.Diagnostics
 }
 
 func (e *fetchError) Error() string {

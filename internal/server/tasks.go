@@ -13,6 +13,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/tasks"
@@ -37,7 +38,7 @@ const pollIntervalMs = 1000
 type taskService struct {
 	x      *executor
 	runner *tasks.Runner // nil: tasks are off, for the reason in off
-	off    *toolkit.Refusal
+	off    *outcome.Refusal
 }
 
 // tasksFeature serves invoke_action_background, list_tasks and the task
@@ -56,10 +57,10 @@ func newTaskService(x *executor, runner *tasks.Runner, problem string) *taskServ
 	t := &taskService{x: x, runner: runner}
 	switch {
 	case runner == nil && problem != "":
-		t.off = &toolkit.Refusal{Kind: toolkit.KindNotConfigured, Message: "background tasks are unavailable: " + problem,
+		t.off = &outcome.Refusal{Kind: outcome.KindNotConfigured, Message: "background tasks are unavailable: " + problem,
 			NextStep: "fix SNOWLUMA_MCP_TASK_DIR as the message says and restart the server, or use invoke_action"}
 	case runner == nil:
-		t.off = &toolkit.Refusal{Kind: toolkit.KindNotConfigured, Message: "background tasks are not configured",
+		t.off = &outcome.Refusal{Kind: outcome.KindNotConfigured, Message: "background tasks are not configured",
 			NextStep: "set SNOWLUMA_MCP_TASK_DIR to an absolute private directory (write mode) and restart the server, or use invoke_action"}
 	}
 	return t
@@ -118,7 +119,7 @@ func (t *taskService) specs() []toolkit.Spec {
 // start checks the arguments exactly as invoke_action does, through the
 // same pipeline (catalog, params, safety policy, confirmation round); the
 // pipeline then launches the send as a task instead of running it.
-func (t *taskService) start(ctx context.Context, c *toolkit.Call, in actionArgs) toolkit.Reply {
+func (t *taskService) start(ctx context.Context, c *toolkit.Call, in actionArgs) outcome.Reply {
 	return t.x.call(ctx, c, in, true, true)
 }
 
@@ -131,11 +132,11 @@ func launchTask(b *backend.Backend) pipeline.Launch {
 	if b.Tasks == nil {
 		return nil
 	}
-	return func(_ context.Context, action string, job func(context.Context) toolkit.Reply) toolkit.Reply {
+	return func(_ context.Context, action string, job func(context.Context) outcome.Reply) outcome.Reply {
 		rec, err := b.Tasks.Start(backgroundTool, action, func(ctx context.Context) (json.RawMessage, error) {
 			reply := job(ctx)
 			reply.Diag.Sandbox = b.Sandbox // as every tool result says it
-			saved, err := json.Marshal(reply.Render())
+			saved, err := json.Marshal(toolkit.Render(reply))
 			if err != nil {
 				return nil, fmt.Errorf("the transfer's result could not be encoded: %w", err)
 			}
@@ -145,27 +146,27 @@ func launchTask(b *backend.Backend) pipeline.Launch {
 			return saved, nil
 		})
 		if errors.Is(err, tasks.ErrBusy) {
-			return toolkit.Fail(toolkit.KindBusy, err.Error(), "poll the running tasks with tasks/get or list_tasks and start this one when one has ended")
+			return outcome.Fail(outcome.KindBusy, err.Error(), "poll the running tasks with tasks/get or list_tasks and start this one when one has ended")
 		}
 		if err != nil {
-			return toolkit.Fail(toolkit.KindTaskStore, "the task could not be recorded, so nothing was started: "+err.Error(),
+			return outcome.Fail(outcome.KindTaskStore, "the task could not be recorded, so nothing was started: "+err.Error(),
 				"check that SNOWLUMA_MCP_TASK_DIR is writable and has free space")
 		}
-		return toolkit.Substitute(&taskHandle{ResultType: "task", taskView: view(rec)}, toolkit.Diagnostics{Outcome: toolkit.OutcomeSuccess})
+		return outcome.Substitute(&taskHandle{ResultType: "task", taskView: view(rec)}, outcome.Diagnostics{Outcome: outcome.OutcomeSuccess})
 	}
 }
 
-func (t *taskService) list(_ context.Context, _ *toolkit.Call, in listTasksArgs) toolkit.Reply {
+func (t *taskService) list(_ context.Context, _ *toolkit.Call, in listTasksArgs) outcome.Reply {
 	limit := 50
 	if in.Limit != nil {
 		limit = *in.Limit
 	}
 	p, err := t.runner.Store().List(in.Cursor, limit)
 	if errors.Is(err, tasks.ErrBadCursor) {
-		return toolkit.Fail(toolkit.KindInvalidArguments, "argument /cursor: "+err.Error(), "call list_tasks without cursor")
+		return outcome.Fail(outcome.KindInvalidArguments, "argument /cursor: "+err.Error(), "call list_tasks without cursor")
 	}
 	if err != nil {
-		return toolkit.Fail(toolkit.KindTaskStore, err.Error(), "check SNOWLUMA_MCP_TASK_DIR")
+		return outcome.Fail(outcome.KindTaskStore, err.Error(), "check SNOWLUMA_MCP_TASK_DIR")
 	}
 	type entry struct {
 		TaskID        string `json:"taskId"`
@@ -191,7 +192,7 @@ func (t *taskService) list(_ context.Context, _ *toolkit.Call, in listTasksArgs)
 	for _, c := range p.Corrupt {
 		out.Corrupted = append(out.Corrupted, corrupt{c.ID, c.Error()})
 	}
-	return toolkit.OK(out)
+	return outcome.OK(out)
 }
 
 // A TaskNotifier writes notifications/tasks to the listen streams that

@@ -17,12 +17,13 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	"github.com/snowluma/snowluma-mcp/tasks"
 )
 
 func TestTasksCompleteAndList(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	dir := filepath.Join(t.TempDir(), "tasks")
 	c := e2e.StartTasks(t, serve, fake, dir)
 
@@ -100,7 +101,7 @@ func TestTasksCompleteAndList(t *testing.T) {
 
 func TestTasksCancel(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	e2e.HangDownload(fake)
 	c := e2e.StartTasks(t, serve, fake, filepath.Join(t.TempDir(), "tasks"))
 	id := c.Start("test_download_stream", `{}`)["taskId"].(string)
@@ -119,7 +120,7 @@ func TestTasksCancel(t *testing.T) {
 	// A cancellation racing a completion: the task ends in one final state,
 	// and tasks/get agrees with what cancel answered.
 	fake.Handle("test_download_stream", nil)
-	fake = simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake = simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	c2 := e2e.StartTasks(t, serve, fake, filepath.Join(t.TempDir(), "tasks"))
 	for i := 0; i < 5; i++ {
 		id := c2.Start("test_download_stream", `{}`)["taskId"].(string)
@@ -142,7 +143,7 @@ func TestTasksCancel(t *testing.T) {
 
 func TestTasksLimitAndBusy(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	e2e.HangDownload(fake)
 	c := e2e.StartTasks(t, serve, fake, filepath.Join(t.TempDir(), "tasks"))
 	for i := 0; i < tasks.MaxRunning; i++ {
@@ -162,7 +163,7 @@ func TestTasksLimitAndBusy(t *testing.T) {
 
 func TestTasksCorruptAndPaging(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	dir := filepath.Join(t.TempDir(), "tasks")
 	// 120 finished tasks recorded by an earlier run of the same
 	// configuration, through the store's own API.
@@ -229,7 +230,7 @@ func TestTasksCorruptAndPaging(t *testing.T) {
 // refused the task methods.
 func TestTasksLegacyClient(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	p := serve(t, mcptest.Legacy, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken,
 		"SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_TASK_DIR="+filepath.Join(t.TempDir(), "tasks"))
 	t.Cleanup(func() { e2e.NoLeak(t, p) })
@@ -258,7 +259,7 @@ func TestTasksLegacyClient(t *testing.T) {
 // left out of the acknowledgement.
 func TestTasksListen(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	e2e.HangDownload(fake)
 	c := e2e.StartTasks(t, serve, fake, filepath.Join(t.TempDir(), "tasks"))
 	id := c.Start("test_download_stream", `{}`)["taskId"].(string)
@@ -294,7 +295,7 @@ func TestTasksListen(t *testing.T) {
 // answer starts the task.
 func TestTasksConfirmFirst(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	c := e2e.StartTasks(t, serve, fake, filepath.Join(t.TempDir(), "tasks"), "SNOWLUMA_MCP_CONFIRM=writes")
 	meta := `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}`
 	call := `{"name":"invoke_action_background","arguments":{"action":"test_download_stream"},"_meta":` + meta
@@ -329,7 +330,7 @@ func TestTasksConfirmFirst(t *testing.T) {
 // their invoke_action call would have had.
 func TestTasksDownloadAndUpload(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	const size = 3<<20 + 777
 	fake.AddFile("big", simulator.File{Name: "big.bin", Size: size, Seed: 42})
 	h := sha256.New()
@@ -380,7 +381,7 @@ func TestTasksDownloadAndUpload(t *testing.T) {
 // tasks are running starts nothing, and its audit line says so.
 func TestRefusedLaunchIsAudited(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	e2e.HangDownload(fake)
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
 	c := e2e.StartTasks(t, serve, fake, filepath.Join(t.TempDir(), "tasks"), "SNOWLUMA_MCP_AUDIT_FILE="+audit)

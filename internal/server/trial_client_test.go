@@ -13,6 +13,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // dryRunEnv is a write-mode server on fake under SNOWLUMA_MCP_DRY_RUN, with
@@ -72,7 +73,7 @@ func TestDryRunSendsNoWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(5))
+		fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(5))
 		env, audit, input := dryRunEnv(t, fake)
 		// The group list read below hands the model the world's group
 		// names, which arms the send gate (issue 49) against the examples'
@@ -179,7 +180,7 @@ func TestDryRunBackground(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(5))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(5))
 	env, _, _ := dryRunEnv(t, fake)
 	p := serve(t, mcptest.Modern, env...)
 	t.Cleanup(func() { e2e.NoLeak(t, p) })
@@ -205,7 +206,7 @@ func TestDryRunConfirmFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
-		fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(5))
+		fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(5))
 		env, _, _ := dryRunEnv(t, fake)
 		c := &confirmer{}
 		p := serve(t, era, append(env, "SNOWLUMA_MCP_CONFIRM=destructive")...)

@@ -11,6 +11,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 	"github.com/snowluma/snowluma-mcp/safety"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
@@ -83,7 +84,7 @@ func TestTrialSandboxMark(t *testing.T) {
 	t.Parallel()
 	for _, rev := range trialEras {
 		for _, sandbox := range []bool{true, false} {
-			fake := simulator.Start(t, simulator.WithWorld(2))
+			fake := simtest.Start(t, simulator.WithWorld(2))
 			cs := trialSession(t, fake, &backend.Backend{Sandbox: sandbox}, rev)
 			calls := map[string]trialCall{
 				"list_categories": callTrial(t, cs, "list_categories", map[string]any{}),
@@ -119,7 +120,7 @@ func TestTrialSandboxMark(t *testing.T) {
 func TestTrialDryRun(t *testing.T) {
 	t.Parallel()
 	for _, rev := range trialEras {
-		fake := simulator.Start(t, simulator.WithWorld(2))
+		fake := simtest.Start(t, simulator.WithWorld(2))
 		cs := trialSession(t, fake, &backend.Backend{DryRun: true, Safety: &safety.Policy{Sensitive: safety.SensitiveDeny, Confirm: safety.ConfirmNone}}, rev)
 		send := map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20001, "message": "hi"}}
 		c := callTrial(t, cs, "invoke_action", send)

@@ -19,6 +19,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // uploadSizes are the files an automatic upload must deliver whole: empty
@@ -84,7 +85,7 @@ func TestUploadSizesDirect(t *testing.T) {
 // TestUploadSizesBackground: the same uploads as durable tasks.
 func TestUploadSizesBackground(t *testing.T) {
 	t.Parallel()
-	fake := simulator.Start(t, simulator.WithToken(e2e.SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	root := filepath.Join(t.TempDir(), "uploads")
 	os.Mkdir(root, 0o700)
 	c := e2e.StartTasks(t, serve, fake, filepath.Join(t.TempDir(), "tasks"), "SNOWLUMA_MCP_UPLOAD_ROOT="+root)

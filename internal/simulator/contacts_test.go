@@ -7,7 +7,7 @@ import (
 )
 
 func TestContacts(t *testing.T) {
-	s := Start(t)
+	s := startFake(t)
 	_, body := post(t, s, "/get_group_list", `{"no_cache":true}`, nil)
 	var groups struct {
 		Data []Group `json:"data"`

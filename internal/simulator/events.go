@@ -149,22 +149,6 @@ func (s *Server) EventConns() []*EventConn {
 	return append([]*EventConn(nil), s.eventConns...)
 }
 
-// EventConn returns the i-th event connection (from 0), waiting for the
-// fake to have accepted it: a client's dial can return just before the fake
-// records the connection. It fails the test after a generous wait.
-func (s *Server) EventConn(tb TB, i int) *EventConn {
-	tb.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(2 * time.Millisecond) {
-		if conns := s.EventConns(); len(conns) > i {
-			return conns[i]
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("simulator: event connection %d was never accepted (%d upgrade requests)", i, len(s.Upgrades()))
-			return nil
-		}
-	}
-}
-
 // Upgrades returns the headers of every request that reached the WebSocket
 // port, accepted or not, in order of arrival.
 func (s *Server) Upgrades() []http.Header {

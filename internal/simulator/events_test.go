@@ -82,7 +82,7 @@ func TestEventsLikeSnowLuma(t *testing.T) {
 			t.Fatalf("frame %q, %v; want %s", got, err, want)
 		}
 	}
-	s.EventConn(t, 0).Stall()
+	eventConn(t, s, 0).Stall()
 	// A stalled connection still ends with the fake's goodbye.
 	go s.close()
 	// Heartbeats may come first, but not forever.
@@ -106,12 +106,12 @@ func TestEventsLikeSnowLuma(t *testing.T) {
 // TestEventsRedirectAndPlain: WithEventsRedirect answers the upgrade 307;
 // a plain request to the WebSocket port gets 426.
 func TestEventsRedirectAndPlain(t *testing.T) {
-	s := Start(t, WithEventsRedirect("ws://127.0.0.1:9/elsewhere"))
+	s := startFake(t, WithEventsRedirect("ws://127.0.0.1:9/elsewhere"))
 	_, resp, err := dialEvents(t, s, "/", "")
 	if err == nil || resp == nil || resp.StatusCode != http.StatusTemporaryRedirect || resp.Header.Get("Location") != "ws://127.0.0.1:9/elsewhere" {
 		t.Errorf("redirect: %v %v", resp, err)
 	}
-	plain := Start(t)
+	plain := startFake(t)
 	r, err := http.Get("http" + strings.TrimPrefix(plain.EventsURL(), "ws"))
 	if err != nil {
 		t.Fatal(err)

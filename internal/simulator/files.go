@@ -90,16 +90,6 @@ func (s *Server) AddFile(id string, f File) {
 	s.files.byName[id] = f
 }
 
-// StallUploads makes every upload chunk from index from onward hang without
-// an answer (and without being stored) until the client goes away; a
-// negative from turns that off.
-func (s *Server) StallUploads(from int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.files.stallFrom = from
-	s.files.stall = from >= 0
-}
-
 // Uploaded is a file merged by upload_file_stream.
 type Uploaded struct {
 	StreamID string
@@ -119,12 +109,10 @@ func (s *Server) Uploads() []Uploaded {
 
 // files is the state of the file stream actions, guarded by Server.mu.
 type files struct {
-	dir       string // merged uploads and their chunks
-	byName    map[string]File
-	uploads   map[string]*upload // unfinished streams by id
-	done      []Uploaded
-	stall     bool
-	stallFrom int
+	dir     string // merged uploads and their chunks
+	byName  map[string]File
+	uploads map[string]*upload // unfinished streams by id
+	done    []Uploaded
 }
 
 // upload is one unfinished upload stream.
@@ -323,9 +311,6 @@ func (s *Server) upload(params json.RawMessage) Reply {
 		}
 		if _, dup := st.chunks[i]; dup {
 			return one(statusFrame(p.StreamID, st, "chunk_received"))
-		}
-		if s.files.stall && i >= s.files.stallFrom {
-			return Reply{Hang: true}
 		}
 		data, err := base64.StdEncoding.DecodeString(*p.ChunkData)
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 // chunk_data is acknowledged with chunk_received, the last one and one with
 // is_complete included; only a call without chunk_data merges.
 func TestUploadProtocol(t *testing.T) {
-	s := Start(t)
+	s := startFake(t)
 	call := func(params string) string {
 		t.Helper()
 		_, body := post(t, s, "/upload_file_stream", params, nil)
@@ -103,7 +103,7 @@ func TestUploadProtocol(t *testing.T) {
 }
 
 func TestDownloadFrames(t *testing.T) {
-	s := Start(t)
+	s := startFake(t)
 	s.AddFile("f", File{Name: "f.bin", Size: 100, Seed: 3})
 	_, body := post(t, s, "/download_file_stream", `{"file":"f","chunk_size":40}`, nil)
 	frames := strings.Split(strings.TrimSuffix(body, "\r\n\r\n"), "\r\n\r\n")

@@ -73,11 +73,6 @@ type MediaSample struct {
 	OCR []string
 }
 
-// mediaState is the fake's media settings.
-type mediaState struct {
-	failOCR bool // guarded by Server.mu
-}
-
 // samplesByID are MediaSamples by id, made once per process on
 // first use: they are constant data, and the large photo and the bomb take
 // a while to encode (seconds under the race detector, for every fake a
@@ -89,14 +84,6 @@ var samplesByID = sync.OnceValue(func() map[string]MediaSample {
 	}
 	return m
 })
-
-// FailOCR makes ocr_image fail as SnowLuma does when QQ's OCR fails
-// (retcode 100), or, with false, answer again.
-func (s *Server) FailOCR(fail bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.media.failOCR = fail
-}
 
 // MediaSamples returns the fake's pictures and voice, made now: the
 // pictures as a QQ user would send them.
@@ -200,15 +187,9 @@ func (s *Server) ocrImage(params json.RawMessage) Reply {
 	if p.Image == "" {
 		return Failed(1400, "image is required")
 	}
-	s.mu.Lock()
-	fail := s.media.failOCR
-	s.mu.Unlock()
 	m, ok := samplesByID()[p.Image]
 	if !ok {
 		return Failed(100, "ocr_image needs an http(s) image url or a cached image file_id; base64/local-file input is not supported")
-	}
-	if fail {
-		return Failed(100, "OCR failed: OIDB 0xE07_0 returned retCode 1001")
 	}
 	type point struct {
 		X float64 `json:"x"`

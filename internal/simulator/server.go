@@ -58,8 +58,7 @@ type Server struct {
 	serveErr   error
 	inflight   sync.WaitGroup // running ServeHTTP calls
 
-	files files      // the download and upload stream actions (files.go)
-	media mediaState // the pictures and voice of media.go
+	files files // the download and upload stream actions (files.go)
 
 	// The simulated account (world.go), when WithWorld gave one.
 	world   *world
@@ -125,36 +124,9 @@ type Recorded struct {
 	Header http.Header
 }
 
-// TB is the part of testing.TB the fake uses: *testing.T and *testing.B
-// satisfy it. The fake does not import package testing, so that the
-// sandbox command can link it.
-type TB interface {
-	Helper()
-	Cleanup(func())
-	Error(args ...any)
-	Fatal(args ...any)
-	Fatalf(format string, args ...any)
-}
-
-// Start starts a fake SnowLuma on 127.0.0.1 with an ephemeral port and the
-// default responders. It is shut down when the test ends; requests still
-// waiting then (a Hang or a Delay) are abandoned.
-func Start(tb TB, opts ...Option) *Server {
-	tb.Helper()
-	s, err := New(opts...)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			tb.Error(err)
-		}
-	})
-	return s
-}
-
-// New starts a fake SnowLuma like Start, for programs that are not tests
-// (the benchmark). The caller calls Close.
+// New starts a fake SnowLuma on 127.0.0.1 with an ephemeral port and the
+// default responders; the caller calls Close. Tests start one with
+// simtest.Start, which closes it when the test ends.
 func New(opts ...Option) (*Server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -242,6 +214,11 @@ func (s *Server) Handle(action string, h Handler) {
 	defer s.mu.Unlock()
 	s.handlers[action] = h
 }
+
+// Builtin returns the responder the fake has for action by default (the
+// world's, with a world), or nil: for a handler that changes one thing
+// about an answer and otherwise keeps it (simtest.FailOCR).
+func (s *Server) Builtin(action string) Handler { return s.defaultHandlers()[action] }
 
 // Requests returns every request received so far, in order of arrival.
 func (s *Server) Requests() []Recorded {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/transfer"
 )
 
@@ -37,14 +38,14 @@ func post(t *testing.T, s *Server, path, body string, header http.Header) (int, 
 }
 
 func TestURL(t *testing.T) {
-	s := Start(t)
+	s := startFake(t)
 	if !strings.HasPrefix(s.URL, "http://127.0.0.1:") || !strings.HasSuffix(s.URL, "/") {
 		t.Errorf("URL %q", s.URL)
 	}
 }
 
 func TestBothPostForms(t *testing.T) {
-	s := Start(t)
+	s := startFake(t)
 	const want = `{"status":"ok","retcode":0,"data":{"user_id":10001,"nickname":"SnowBot"}}`
 	for _, tc := range []struct{ path, body string }{
 		{"/", `{"action":"get_login_info","params":{}}`},
@@ -67,7 +68,7 @@ func TestBothPostForms(t *testing.T) {
 }
 
 func TestWireErrors(t *testing.T) {
-	s := Start(t)
+	s := startFake(t)
 	for _, tc := range []struct {
 		path, body string
 		status     int
@@ -108,7 +109,7 @@ func TestWireErrors(t *testing.T) {
 // from the body, a path below it names the action, and any other path is
 // 404 "not found", before the token is looked at.
 func TestHTTPPath(t *testing.T) {
-	s := Start(t, WithHTTPPath("/onebot/"), WithToken("tok"))
+	s := startFake(t, WithHTTPPath("/onebot/"), WithToken("tok"))
 	auth := http.Header{"Authorization": {"Bearer tok"}}
 	for _, tc := range []struct {
 		path, body string
@@ -138,7 +139,7 @@ func TestHTTPPath(t *testing.T) {
 // TestBodyCap: a body past the cap is cut off and its connection destroyed,
 // with no envelope; a body at the cap is served.
 func TestBodyCap(t *testing.T) {
-	s := Start(t)
+	s := startFake(t)
 	at := `{"action":"get_status","params":{"pad":"` + strings.Repeat("x", DefaultMaxBodyBytes-len(`{"action":"get_status","params":{"pad":""}}`)) + `"}}`
 	if status, body := post(t, s, "/", at, nil); status != 200 || !strings.Contains(body, `"online":true`) {
 		t.Errorf("a body of exactly %d bytes: %d %s", len(at), status, body)
@@ -153,7 +154,7 @@ func TestBodyCap(t *testing.T) {
 }
 
 func TestToken(t *testing.T) {
-	s := Start(t, WithToken("tok-123"))
+	s := startFake(t, WithToken("tok-123"))
 	const unauthorized = `{"status":"failed","retcode":1401,"data":null,"wording":"unauthorized"}`
 	for _, h := range []http.Header{
 		nil,
@@ -180,7 +181,7 @@ func TestToken(t *testing.T) {
 }
 
 func TestRecordingHandleAndReset(t *testing.T) {
-	s := Start(t)
+	s := startFake(t)
 	s.Handle("get_status", func(params json.RawMessage) Reply {
 		return Reply{Status: 500, Envelope: Envelope{Status: "failed", Retcode: 1200, Wording: "internal error"}}
 	})
@@ -212,7 +213,7 @@ func TestRecordingHandleAndReset(t *testing.T) {
 }
 
 func TestDefaultResponders(t *testing.T) {
-	s := Start(t)
+	s := startFake(t)
 	for _, tc := range []struct{ action, params, want string }{
 		{"get_version_info", `{}`, `"data":{"app_name":"SnowLuma","app_version":"1.11.1-node","protocol_version":"v11"}`},
 		{"get_msg", `{"message_id":-2147483648}`, `"message_id":-2147483648,`},
@@ -257,7 +258,7 @@ func newClient(t *testing.T, s *Server, opts transfer.Options) *transfer.Client 
 }
 
 func TestHangAndDelayEndWithTheClient(t *testing.T) {
-	s := Start(t)
+	s := startFake(t)
 	s.Handle("slow", func(json.RawMessage) Reply { return Reply{Delay: time.Hour, Envelope: OK(nil).Envelope} })
 	s.Handle("hang", func(json.RawMessage) Reply { return Reply{Hang: true} })
 	s.Handle("half", func(json.RawMessage) Reply { return Reply{Hang: true, Body: []byte(`{"status":"ok","data":`)} })
@@ -265,7 +266,7 @@ func TestHangAndDelayEndWithTheClient(t *testing.T) {
 	for _, action := range []string{"slow", "hang", "half"} {
 		_, err := c.Call(context.Background(), transfer.Request{Action: action})
 		var e *transfer.Error
-		if !errors.As(err, &e) || e.Kind != transfer.KindTimeout {
+		if !errors.As(err, &e) || e.Kind != outcome.KindTimeout {
 			t.Errorf("%s: %v, want a timeout", action, err)
 		}
 	}
@@ -296,7 +297,7 @@ func readStream(t *testing.T, s *Server, params string) (*http.Response, []strin
 }
 
 func TestTestDownloadStream(t *testing.T) {
-	s := Start(t)
+	s := startFake(t)
 	resp, frames := readStream(t, s, `{}`)
 	if ct := resp.Header.Get("Content-Type"); strings.Contains(ct, "json") {
 		t.Errorf("stream content type %q", ct)
@@ -321,7 +322,7 @@ func TestTestDownloadStream(t *testing.T) {
 }
 
 func TestStreamThroughTransfer(t *testing.T) {
-	s := Start(t, WithToken("tok"))
+	s := startFake(t, WithToken("tok"))
 	s.Handle("slow_stream", func(json.RawMessage) Reply {
 		return Reply{Frames: [][]byte{StreamOK(map[string]string{"type": "stream"})}, Hang: true, FrameDelay: time.Millisecond}
 	})
@@ -336,7 +337,7 @@ func TestStreamThroughTransfer(t *testing.T) {
 	}
 	err = c.Stream(context.Background(), transfer.Request{Action: "slow_stream"}, func(transfer.Frame) error { return nil })
 	var e *transfer.Error
-	if !errors.As(err, &e) || e.Kind != transfer.KindTimeout {
+	if !errors.As(err, &e) || e.Kind != outcome.KindTimeout {
 		t.Errorf("a stream that stops: %v", err)
 	}
 	if got := s.Requests()[0].Header.Get("Authorization"); got != "Bearer tok" {

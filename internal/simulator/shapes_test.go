@@ -175,7 +175,7 @@ func asMap(t *testing.T, raw json.RawMessage) map[string]any {
 // for a private one), until a history read replaces it with QQ's message.
 func TestShapesSelfCopy(t *testing.T) {
 	t.Parallel()
-	s := Start(t, WithWorld(21))
+	s := startFake(t, WithWorld(21))
 	gid := groupsByRole(t, s)["admin"]
 	sent := func(action, params string) int32 {
 		return decode[struct {
@@ -209,7 +209,7 @@ func TestShapesSelfCopy(t *testing.T) {
 // anchored listing (sequence <= the anchor's) gives it.
 func TestShapesHistory(t *testing.T) {
 	t.Parallel()
-	s := Start(t, WithWorld(22))
+	s := startFake(t, WithWorld(22))
 	seen := map[string]bool{}
 	mentions := false
 	for _, g := range s.WorldGroups() {
@@ -261,7 +261,7 @@ func TestShapesHistory(t *testing.T) {
 // shapes, and some of its messages @ the bot.
 func TestShapesEvents(t *testing.T) {
 	t.Parallel()
-	s := Start(t, WithWorld(23))
+	s := startFake(t, WithWorld(23))
 	next := listen(t, s)
 	gid := groupsByRole(t, s)["owner"]
 	id := decode[struct {
@@ -273,7 +273,7 @@ func TestShapesEvents(t *testing.T) {
 		t.Errorf("the first event after a send and its recall: %v", ev)
 	}
 
-	live := Start(t, WithWorld(23), WithTrickle(time.Millisecond))
+	live := startFake(t, WithWorld(23), WithTrickle(time.Millisecond))
 	next = listen(t, live)
 	msg := next(func(ev map[string]any) bool { return ev["post_type"] == "message" })
 	groupMessageEvent.hold(t, "a trickled group message", msg)
@@ -293,7 +293,7 @@ func TestShapesEvents(t *testing.T) {
 // pending ones in theirs.
 func TestShapesIgnoredRequests(t *testing.T) {
 	t.Parallel()
-	s := Start(t, WithWorld(24))
+	s := startFake(t, WithWorld(24))
 	pending := decode[[]map[string]any](t, ok(t, s, "get_group_system_msg", `{}`))
 	if len(pending) == 0 {
 		t.Fatal("no pending request")
@@ -318,7 +318,7 @@ func TestShapesIgnoredRequests(t *testing.T) {
 // seam, data {type, data_type} "error").
 func TestShapesDownloadSources(t *testing.T) {
 	t.Parallel()
-	s := Start(t, WithWorld(25))
+	s := startFake(t, WithWorld(25))
 	g := s.world.groups[0]
 	f := g.files[0]
 	outside := filepath.Join(t.TempDir(), "secret.txt")

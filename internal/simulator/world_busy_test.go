@@ -15,7 +15,7 @@ import (
 // cannot reach it, HistoryFrames holds it.
 func TestBusyWorld(t *testing.T) {
 	now := time.Now().Truncate(time.Second)
-	s := Start(t, WithBusyWorldAt(7, now))
+	s := startFake(t, WithBusyWorldAt(7, now))
 	groups := decode[[]groupRow](t, ok(t, s, "get_group_list", `{}`))
 	if len(groups) != BusyGroups {
 		t.Fatalf("%d groups", len(groups))

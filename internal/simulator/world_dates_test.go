@@ -13,7 +13,7 @@ import (
 func TestWorldHistoryIsRecent(t *testing.T) {
 	for _, seed := range []uint64{1, 7, 364, 365} {
 		start := time.Now()
-		s := Start(t, WithWorld(seed))
+		s := startFake(t, WithWorld(seed))
 		for _, g := range decode[[]groupRow](t, ok(t, s, "get_group_list", `{}`)) {
 			h := decode[struct {
 				Messages []struct {
@@ -31,7 +31,7 @@ func TestWorldHistoryIsRecent(t *testing.T) {
 	}
 	day := 24 * time.Hour
 	then := time.Now().Add(-3 * day).Truncate(time.Second)
-	a, b := Start(t, WithWorldAt(7, then)), Start(t, WithWorldAt(7, then.Add(day)))
+	a, b := startFake(t, WithWorldAt(7, then)), startFake(t, WithWorldAt(7, then.Add(day)))
 	ga := decode[[]groupRow](t, ok(t, a, "get_group_list", `{}`))[0]
 	type history struct {
 		Messages []struct {

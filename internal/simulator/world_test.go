@@ -121,7 +121,7 @@ func snapshot(t *testing.T, s *Server) string {
 // TestWorldSeed: the same seed gives the same world, another seed another.
 func TestWorldSeed(t *testing.T) {
 	now := time.Now()
-	a, b, c := Start(t, WithWorldAt(7, now)), Start(t, WithWorldAt(7, now)), Start(t, WithWorldAt(8, now))
+	a, b, c := startFake(t, WithWorldAt(7, now)), startFake(t, WithWorldAt(7, now)), startFake(t, WithWorldAt(8, now))
 	sa, sb, sc := snapshot(t, a), snapshot(t, b), snapshot(t, c)
 	if sa != sb {
 		t.Errorf("seed 7 twice gave two worlds:\n%s\n%s", sa, sb)
@@ -136,7 +136,7 @@ func TestWorldSeed(t *testing.T) {
 // files and a pending join request.
 func TestWorldIsBelievable(t *testing.T) {
 	for seed := range uint64(20) {
-		s := Start(t, WithWorld(seed))
+		s := startFake(t, WithWorld(seed))
 		groups := decode[[]groupRow](t, ok(t, s, "get_group_list", `{}`))
 		if len(groups) < 3 {
 			t.Fatalf("seed %d: %d groups", seed, len(groups))
@@ -217,7 +217,7 @@ func listen(t *testing.T, s *Server) func(want func(map[string]any) bool) map[st
 			break
 		}
 	}
-	s.EventConn(t, 0)
+	eventConn(t, s, 0)
 	return func(want func(map[string]any) bool) map[string]any {
 		t.Helper()
 		for {
@@ -240,7 +240,7 @@ func listen(t *testing.T, s *Server) func(want func(map[string]any) bool) map[st
 // (with reportSelfMessage on) is pushed as message_sent; a recall takes it
 // back with a notice.
 func TestWorldSend(t *testing.T) {
-	s := Start(t, WithWorld(1), WithSelfMessages())
+	s := startFake(t, WithWorld(1), WithSelfMessages())
 	next := listen(t, s)
 	gid := groupsByRole(t, s)["member"]
 	sent := decode[struct {
@@ -287,7 +287,7 @@ func TestWorldSend(t *testing.T) {
 // TestWorldModeration: kicks, bans and admin changes follow QQ's
 // permissions and change the world.
 func TestWorldModeration(t *testing.T) {
-	s := Start(t, WithWorld(2))
+	s := startFake(t, WithWorld(2))
 	next := listen(t, s)
 	roles := groupsByRole(t, s)
 	owned, plain := roles["owner"], roles["member"]
@@ -338,7 +338,7 @@ func TestWorldModeration(t *testing.T) {
 // TestWorldJoinRequest: the pending request is answered with the flag
 // SnowLuma lists, and the newcomer becomes a member.
 func TestWorldJoinRequest(t *testing.T) {
-	s := Start(t, WithWorld(3))
+	s := startFake(t, WithWorld(3))
 	next := listen(t, s)
 	reqs := decode[[]struct {
 		GroupID int64  `json:"group_id"`
@@ -419,7 +419,7 @@ func download(t *testing.T, s *Server, source string) (string, []byte) {
 // listing gives; an upload is reassembled, put into the group's files and
 // downloads back byte for byte.
 func TestWorldFiles(t *testing.T) {
-	s := Start(t, WithWorld(4))
+	s := startFake(t, WithWorld(4))
 	next := listen(t, s)
 	gid := groupsByRole(t, s)["admin"]
 	type fileRow struct {
@@ -477,7 +477,7 @@ func TestWorldFiles(t *testing.T) {
 // request, and the request can be answered; a world without the trickle
 // stays silent.
 func TestWorldTrickle(t *testing.T) {
-	s := Start(t, WithWorld(5), WithTrickle(5*time.Millisecond))
+	s := startFake(t, WithWorld(5), WithTrickle(5*time.Millisecond))
 	next := listen(t, s)
 	msg := next(func(ev map[string]any) bool { return ev["post_type"] == "message" })
 	id := msg["message_id"].(float64)
@@ -490,7 +490,7 @@ func TestWorldTrickle(t *testing.T) {
 
 	// Without the trickle only heartbeats arrive: a world acted on by
 	// nobody says nothing.
-	quiet := Start(t, WithWorld(5), WithHeartbeat(2*time.Millisecond))
+	quiet := startFake(t, WithWorld(5), WithHeartbeat(2*time.Millisecond))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c, _, err := websocket.Dial(ctx, quiet.EventsURL(), nil)
@@ -563,7 +563,7 @@ func TestWorldAnswersMatchCatalog(t *testing.T) {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			s := Start(t, WithWorld(11))
+			s := startFake(t, WithWorld(11))
 			params := worldParams(t, s, a)
 			data := ok(t, s, name, params)
 			schema := compileReturns(t, a)
@@ -603,7 +603,7 @@ func compileReturns(t *testing.T, a catalogAction) *jsonschema.Schema {
 // carries data that validates against the action's returnsSchema.
 func TestWorldStreamsMatchCatalog(t *testing.T) {
 	cat := readCatalog(t)
-	s := Start(t, WithWorld(11))
+	s := startFake(t, WithWorld(11))
 	g := s.world.groups[0]
 	fileURL := fmt.Sprintf("%s/group/%d/file%s", sandboxHost, g.id, g.files[0].id)
 	check := func(action, params string) {
@@ -704,7 +704,7 @@ func worldParams(t *testing.T, s *Server, a catalogAction) string {
 // TestWorldUnsimulated: with SnowLuma's action names given, an action the
 // world has nothing behind says so; a name SnowLuma lacks stays unknown.
 func TestWorldUnsimulated(t *testing.T) {
-	s := Start(t, WithWorld(1), WithActions([]string{"get_qzone_feeds", "get_login_info"}))
+	s := startFake(t, WithWorld(1), WithActions([]string{"get_qzone_feeds", "get_login_info"}))
 	if a := call(t, s, "get_qzone_feeds", `{}`); a.Retcode != 100 || !strings.Contains(a.Wording, "not simulated by the sandbox") {
 		t.Errorf("an unsimulated action: %+v", a)
 	}

@@ -179,3 +179,26 @@ func TestPassedBuffersWrittenWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionEndReleasesPassed: results passed for answers that will never
+// be written, because the session ended (the SDK encodes a response, then
+// finds the connection closing and drops it), are released when the
+// connection closes, not held for as long as the transport lives; and one
+// passed after the end is not held at all.
+func TestSessionEndReleasesPassed(t *testing.T) {
+	tr := New(strings.NewReader(""), &bytes.Buffer{}, Options{})
+	for range 3 {
+		tr.Pass(tr.Buffer(1 << 20))
+	}
+	if n := tr.c.passed.Holding(); n != 3 {
+		t.Fatalf("%d results held before the end, want 3", n)
+	}
+	tr.c.Close()
+	late := tr.Pass([]byte(`{}`))
+	if n := tr.c.passed.Holding(); n != 0 {
+		t.Errorf("%d results still held after the session ended", n)
+	}
+	if held, isStandIn := tr.c.passed.Take(late); !isStandIn || held != nil {
+		t.Errorf("a stand-in passed after the end holds %q", held)
+	}
+}

@@ -349,8 +349,11 @@ func (c *conn) end(cause error) {
 }
 
 // Close implements mcp.Connection: the SDK calls it when the session ends.
+// The results passed for answers the SDK will no longer write (it encodes
+// a response before it finds the connection closing) are released.
 func (c *conn) Close() error {
 	c.halt()
+	c.passed.Close()
 	return nil
 }
 

@@ -15,7 +15,8 @@ import (
 // childEnv names what this binary does when a test runs it again as a
 // child: "race" races two goroutines outside any test and exits 0; "late"
 // exits 0 while a goroutine is still asleep before its racing write;
-// "fail" exits with 3.
+// "fail" exits with 3; "leak" ends by End's path while a goroutine it
+// started still runs, "ending" while one is about to end.
 const childEnv = "TESTEXIT_CHILD"
 
 func TestMain(m *testing.M) {
@@ -37,6 +38,13 @@ func TestMain(m *testing.M) {
 		testexit.Exit(0)
 	case "fail":
 		testexit.Exit(3)
+	case "leak":
+		block := make(chan struct{})
+		go leakedGoroutine(block)
+		testexit.EndWithin(0, 50*time.Millisecond)
+	case "ending":
+		go time.Sleep(20 * time.Millisecond)
+		testexit.EndWithin(0, testexit.Grace)
 	}
 	testexit.Main(m)
 }
@@ -70,6 +78,43 @@ func needRace(t *testing.T) {
 		t.Fatal("CI runs the tests with -race; this one needs it")
 	}
 	t.Skip("needs -race: go test -race ./internal/testexit")
+}
+
+// leakedGoroutine blocks until done is closed.
+func leakedGoroutine(done chan struct{}) { <-done }
+
+// TestEndFailsOnLeftovers: a binary whose goroutine outlives its tests
+// fails, naming the goroutine, and ends with the detector's wait; one
+// whose last goroutine ends within the grace passes.
+func TestEndFailsOnLeftovers(t *testing.T) {
+	t.Parallel()
+	code, out := child(t, "leak")
+	if code != 1 || !strings.Contains(out, "goroutines outlived the tests") || !strings.Contains(out, "leakedGoroutine") {
+		t.Errorf("leak: exit code %d, want 1 naming the goroutine; output:\n%s", code, out)
+	}
+	if code, out := child(t, "ending"); code != 0 {
+		t.Errorf("ending: exit code %d, want 0; output:\n%s", code, out)
+	}
+}
+
+// TestLeftover sees a goroutine this test started while it runs, and none
+// once it ended.
+func TestLeftover(t *testing.T) {
+	done, started := make(chan struct{}), make(chan struct{})
+	go func() { close(started); leakedGoroutine(done) }()
+	<-started
+	if left := testexit.Leftover(0); !strings.Contains(left, "TestLeftover") {
+		t.Errorf("a running goroutine is not left over:\n%s", left)
+	}
+	close(done)
+	// Other tests' goroutines may run meanwhile: look for this one only.
+	deadline := time.Now().Add(testexit.Grace)
+	for strings.Contains(testexit.Leftover(0), "TestLeftover") {
+		if time.Now().After(deadline) {
+			t.Fatalf("an ended goroutine is left over:\n%s", testexit.Leftover(0))
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func TestExitKeepsTheCode(t *testing.T) {

@@ -27,6 +27,8 @@
 // bytes.go). With -tasks it plays issue 52's six everyday requests against a
 // busy simulated account, with the archive and without, and prints each
 // task's calls and the bytes a model reads (see tasks.go).
+// bytes.go). With -load it times small calls while view_media or an event
+// burst keeps the server busy, on one and on two processors (see load.go).
 //
 //	go run ./scripts/bench [-runs 40]
 //	go run ./scripts/bench -samebytes [-n 500] [-rounds 5] [-warm 2000] [-era legacy|modern] [-before BIN] [-typescript CMD]
@@ -34,6 +36,7 @@
 //	go run ./scripts/bench -transfer [-size 256] [-runs 3]
 //	go run ./scripts/bench -bytes
 //	go run ./scripts/bench -tasks
+//	go run ./scripts/bench -load [-n 300] [-era legacy|modern]
 //
 // -server BIN measures a prebuilt binary (say, of the previous commit)
 // instead of building ./cmd/snowluma-mcp.
@@ -79,6 +82,7 @@ func main() {
 	era := flag.String("era", "legacy", "protocol era of the per-call client: legacy (initialize) or modern (2026-07-28)")
 	only := flag.String("only", "", "measure only the call kinds whose name matches this regular expression (-percall)")
 	prebuilt := flag.String("server", "", "measure this snowluma-mcp binary instead of building ./cmd/snowluma-mcp (to compare two builds)")
+	loadMode := flag.Bool("load", false, "measure tools/list and search_actions p99 while view_media or an event burst keeps the server busy, on one and two processors (-n calls of each)")
 	profile := flag.String("profile", "", "write CPU and allocation profiles of the write-mode server into this directory (-percall)")
 	flag.Parse()
 	if *era != "legacy" && *era != "modern" {
@@ -119,6 +123,15 @@ func main() {
 			server = build("snowluma-mcp", "./cmd/snowluma-mcp")
 		}
 		if err := sizes(server); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if *loadMode {
+		if server == "" {
+			server = build("snowluma-mcp", "./cmd/snowluma-mcp")
+		}
+		if err := load(server, *n, *era == "modern"); err != nil {
 			log.Fatal(err)
 		}
 		return

@@ -2,7 +2,7 @@
 // pages under docs/ from the code, so that they cannot drift from it: the
 // tool table from the real tool definitions (server.Definitions), the
 // variable table from internal/config's declaration of every variable
-// (which --help prints too), and the failure vocabulary from toolkit.Kinds.
+// (which --help prints too), and the failure vocabulary from outcome.Kinds.
 // Each table sits between a BEGIN GENERATED and an END GENERATED comment,
 // in whichever page holds it (docs/configuration.md, docs/tools.md); every
 // table must be in some page; everything else is left alone.
@@ -23,8 +23,8 @@ import (
 	"strings"
 
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/server"
-	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
 
 func main() {
@@ -228,7 +228,7 @@ func defaultTable() (string, error) {
 func kindTable() (string, error) {
 	var b bytes.Buffer
 	b.WriteString("| kind | meaning | what to do |\n| --- | --- | --- |\n")
-	for _, k := range toolkit.Kinds() {
+	for _, k := range outcome.Kinds() {
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", k.Kind, cell(k.Meaning), cell(k.Fix))
 	}
 	return b.String(), nil

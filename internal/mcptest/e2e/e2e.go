@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
+	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
 
 // SecretToken is the access token of every execution test; no result and
@@ -37,7 +38,7 @@ type Starter func(t testing.TB, era mcptest.Era, env ...string) *mcptest.Proc
 // environment, and checks at the end that the token leaked nowhere.
 func Live(t *testing.T, start Starter, era mcptest.Era, mode string, opts *mcp.ClientOptions, env ...string) (*simulator.Server, *mcptest.Proc, *mcp.ClientSession) {
 	t.Helper()
-	fake := simulator.Start(t, simulator.WithToken(SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(SecretToken))
 	// Send pacing is off unless a test sets it: most tests send to one
 	// group back to back, and pacing has tests of its own
 	// (internal/server/safety_client_test.go).
@@ -54,7 +55,7 @@ func Live(t *testing.T, start Starter, era mcptest.Era, mode string, opts *mcp.C
 // answers get_status.
 func HangingLive(t *testing.T, start Starter, era mcptest.Era, mode string) (*simulator.Server, *mcptest.Proc) {
 	t.Helper()
-	fake := simulator.Start(t, simulator.WithToken(SecretToken))
+	fake := simtest.Start(t, simulator.WithToken(SecretToken))
 	fake.Handle("get_status", func(json.RawMessage) simulator.Reply { return simulator.Reply{Hang: true} })
 	p := start(t, era, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN="+SecretToken, "SNOWLUMA_MCP_MODE="+mode)
 	t.Cleanup(func() { NoLeak(t, p) })

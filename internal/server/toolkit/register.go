@@ -15,6 +15,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
 )
 
@@ -184,28 +185,28 @@ func HasExtension(caps *mcp.ClientCapabilities, id string) bool {
 }
 
 // refusal says why c may not call the tool in mode, or nil when it may.
-func (c *compiled) refusal(mode config.Mode, cl *client) *Refusal {
+func (c *compiled) refusal(mode config.Mode, cl *client) *outcome.Refusal {
 	if !mode.Allows(c.Needs) {
-		return &Refusal{KindModeGate, fmt.Sprintf("%s needs %s mode; this server runs in %s mode", c.Name, c.Needs, mode),
-			"set SNOWLUMA_MCP_ENDPOINT and SNOWLUMA_MCP_MODE=" + string(c.Needs) + " in the server's environment and restart it"}
+		return &outcome.Refusal{Kind: outcome.KindModeGate, Message: fmt.Sprintf("%s needs %s mode; this server runs in %s mode", c.Name, c.Needs, mode),
+			NextStep: "set SNOWLUMA_MCP_ENDPOINT and SNOWLUMA_MCP_MODE=" + string(c.Needs) + " in the server's environment and restart it"}
 	}
 	if c.Unavailable != nil {
 		return c.Unavailable
 	}
 	if c.ModernOnly && !cl.modern {
-		return &Refusal{KindCapability, c.Name + " is served to 2026-07-28 clients only; this client uses the legacy initialize handshake",
-			"use the synchronous tools, or a client of protocol revision 2026-07-28"}
+		return &outcome.Refusal{Kind: outcome.KindCapability, Message: c.Name + " is served to 2026-07-28 clients only; this client uses the legacy initialize handshake",
+			NextStep: "use the synchronous tools, or a client of protocol revision 2026-07-28"}
 	}
 	if c.NeedsExtension != "" && !HasExtension(cl.capabilities(), c.NeedsExtension) {
-		return &Refusal{KindCapability, fmt.Sprintf("%s needs a client that advertises the %s extension", c.Name, c.NeedsExtension),
-			"use the synchronous tools, or a client that supports " + c.NeedsExtension}
+		return &outcome.Refusal{Kind: outcome.KindCapability, Message: fmt.Sprintf("%s needs a client that advertises the %s extension", c.Name, c.NeedsExtension),
+			NextStep: "use the synchronous tools, or a client that supports " + c.NeedsExtension}
 	}
 	if c.NeedsForms && !SupportsForms(cl.capabilities()) {
 		next := "use a client that can show forms"
 		if c.WithoutForms != "" {
 			next = "call " + c.WithoutForms + " with complete params"
 		}
-		return &Refusal{KindElicitationUnsupported, c.Name + " needs a client that advertises form elicitation", next}
+		return &outcome.Refusal{Kind: outcome.KindElicitationUnsupported, Message: c.Name + " needs a client that advertises form elicitation", NextStep: next}
 	}
 	return nil
 }
@@ -221,7 +222,7 @@ func serve(c *compiled, mode config.Mode, log *slog.Logger, d *mcpseam.Dispatch,
 		}
 		call := &Call{Req: req, Trace: tc}
 		cl := clientOf(req)
-		r := func() Reply {
+		r := func() outcome.Reply {
 			if ref := c.refusal(mode, cl); ref != nil {
 				return ref.Reply()
 			}
@@ -234,19 +235,22 @@ func serve(c *compiled, mode config.Mode, log *slog.Logger, d *mcpseam.Dispatch,
 				for i, e := range errs {
 					parts[i] = "argument " + e.String()
 				}
-				return Fail(KindInvalidArguments, c.Name+": "+strings.Join(parts, "; "),
+				return outcome.Fail(outcome.KindInvalidArguments, c.Name+": "+strings.Join(parts, "; "),
 					"fix the named arguments to match the tool's input schema and call again")
 			}
 			call.Args = args
 			return c.Handler(ctx, call)
 		}()
 		logCall(log, c.Name, call, r.Diag, time.Since(start))
-		if r.substitute != nil {
-			r.substitute.SetMeta(mcp.Meta{trace.TraceparentKey: tc.Traceparent()})
-			return d.Placeholder(r.substitute), nil
+		if r.Handle != nil {
+			if h, ok := r.Handle.(mcp.Result); ok {
+				h.SetMeta(mcp.Meta{trace.TraceparentKey: tc.Traceparent()})
+				return d.Placeholder(h), nil
+			}
+			r = outcome.Fail(outcome.KindInternal, c.Name+" answered with a handle that is not an MCP result", "report this to the snowluma-mcp maintainers")
 		}
 		r.Diag.Sandbox = r.Diag.Sandbox || sandbox
-		res := r.toolResult()
+		res := toolResult(r)
 		res.Meta = mcp.Meta{trace.TraceparentKey: tc.Traceparent()}
 		if c.ResultMeta != nil {
 			for k, v := range c.ResultMeta(cl.capabilities()) {
@@ -259,11 +263,11 @@ func serve(c *compiled, mode config.Mode, log *slog.Logger, d *mcpseam.Dispatch,
 
 // Handle adapts a handler of typed arguments: Args are decoded into In. It
 // is the last step of serve's per-call path before the tool's own code.
-func Handle[In any](h func(ctx context.Context, c *Call, in In) Reply) Handler {
-	return func(ctx context.Context, c *Call) Reply {
+func Handle[In any](h func(ctx context.Context, c *Call, in In) outcome.Reply) Handler {
+	return func(ctx context.Context, c *Call) outcome.Reply {
 		var in In
 		if err := json.Unmarshal(c.Args, &in); err != nil {
-			return Fail(KindInvalidArguments, fmt.Sprintf("the arguments could not be read: %v", err), "check the argument types against the tool's input schema")
+			return outcome.Fail(outcome.KindInvalidArguments, fmt.Sprintf("the arguments could not be read: %v", err), "check the argument types against the tool's input schema")
 		}
 		return h(ctx, c, in)
 	}
@@ -379,7 +383,7 @@ func filter(mode config.Mode, byName map[string]*compiled, all []*mcp.Tool, cl *
 // logCall writes the one stderr line of a tool call: tool, action, outcome,
 // failure kind, duration and traceparent. Never arguments, results, trace
 // state, baggage or credentials.
-func logCall(log *slog.Logger, tool string, c *Call, diag Diagnostics, d time.Duration) {
+func logCall(log *slog.Logger, tool string, c *Call, diag outcome.Diagnostics, d time.Duration) {
 	attrs := []any{slog.String("tool", tool)}
 	if c.Action != "" {
 		attrs = append(attrs, slog.String("action", c.Action))

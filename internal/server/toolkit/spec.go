@@ -10,6 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/trace"
 	"github.com/snowluma/snowluma-mcp/internal/validate"
 )
@@ -49,7 +51,7 @@ type Spec struct {
 	ModernOnly bool
 	// Unavailable, when set, hides the tool and refuses every call with it,
 	// for a tool whose service is not configured.
-	Unavailable *Refusal
+	Unavailable *outcome.Refusal
 	// ListMeta, when set, gives the tool's _meta for one client, by its
 	// capabilities; nil meta lists the tool without any.
 	ListMeta func(caps *mcp.ClientCapabilities) mcp.Meta
@@ -65,7 +67,7 @@ type Spec struct {
 // A Handler runs one call whose arguments already passed Input. Failures
 // are Replies (Fail), never Go errors, so the model can read and correct
 // them.
-type Handler func(ctx context.Context, c *Call) Reply
+type Handler func(ctx context.Context, c *Call) outcome.Reply
 
 // A Call is what a handler learns about one invocation.
 type Call struct {
@@ -250,3 +252,7 @@ func resultProperty(result string) string {
 func diagnosticsProperty() string {
 	return `{"type": "object", "required": ["outcome"]}`
 }
+
+// KindsJSON returns outcome.Kinds as a JSON array of {kind, meaning, fix},
+// the document of the resource KindsURI.
+func KindsJSON() ([]byte, error) { return mcpseam.PlainJSON(outcome.Kinds()) }

@@ -3,9 +3,6 @@ package toolkit
 import (
 	"context"
 	"encoding/json"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"io"
 	"log/slog"
 	"slices"
@@ -15,9 +12,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/outcome"
 )
 
-func echo(ctx context.Context, c *Call) Reply { return OK(json.RawMessage(c.Args)) }
+func echo(ctx context.Context, c *Call) outcome.Reply { return outcome.OK(json.RawMessage(c.Args)) }
 
 func spec(name string, mut func(*Spec)) Spec {
 	s := Spec{Name: name, Title: "T " + name, Description: "D " + name,
@@ -88,7 +86,9 @@ func TestGateHidesAndRefuses(t *testing.T) {
 	specs := []Spec{
 		spec("docs_tool", nil),
 		spec("write_tool", func(s *Spec) { s.Needs, s.Writes = config.ModeWrite, true }),
-		spec("off_tool", func(s *Spec) { s.Unavailable = &Refusal{KindNotConfigured, "off_tool needs X", "set X"} }),
+		spec("off_tool", func(s *Spec) {
+			s.Unavailable = &outcome.Refusal{Kind: outcome.KindNotConfigured, Message: "off_tool needs X", NextStep: "set X"}
+		}),
 		spec("forms_tool", func(s *Spec) { s.NeedsForms = true }),
 		spec("ext_tool", func(s *Spec) { s.NeedsExtension = ext }),
 		spec("meta_tool", func(s *Spec) {
@@ -111,15 +111,15 @@ func TestGateHidesAndRefuses(t *testing.T) {
 		mode   config.Mode
 		caps   *mcp.ClientCapabilities
 		listed []string
-		kinds  map[string]Kind
+		kinds  map[string]outcome.Kind
 	}{
 		{"read, plain", config.ModeRead, nil, []string{"docs_tool", "meta_tool"},
-			map[string]Kind{"write_tool": KindModeGate, "off_tool": KindNotConfigured, "forms_tool": KindElicitationUnsupported, "ext_tool": KindCapability}},
+			map[string]outcome.Kind{"write_tool": outcome.KindModeGate, "off_tool": outcome.KindNotConfigured, "forms_tool": outcome.KindElicitationUnsupported, "ext_tool": outcome.KindCapability}},
 		{"write, all caps", config.ModeWrite, &mcp.ClientCapabilities{
 			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}},
 			Extensions:  map[string]any{ext: map[string]any{}}},
 			[]string{"docs_tool", "ext_tool", "forms_tool", "meta_tool", "write_tool"},
-			map[string]Kind{"off_tool": KindNotConfigured}},
+			map[string]outcome.Kind{"off_tool": outcome.KindNotConfigured}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newServer()
@@ -155,7 +155,7 @@ func TestGateHidesAndRefuses(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var sc struct{ Diagnostics Diagnostics }
+				var sc struct{ Diagnostics outcome.Diagnostics }
 				b, _ := json.Marshal(r.StructuredContent)
 				json.Unmarshal(b, &sc)
 				if !r.IsError || sc.Diagnostics.Kind != kind || sc.Diagnostics.NextStep == "" {
@@ -192,7 +192,7 @@ func TestGateHidesAndRefuses(t *testing.T) {
 // TestRender: no HTML escaping, the text block repeats small results only,
 // and an oversized result is refused with too_large.
 func TestRender(t *testing.T) {
-	small := OK(map[string]string{"s": "<b>&"}).toolResult()
+	small := toolResult(outcome.OK(map[string]string{"s": "<b>&"}))
 	if got := string(small.StructuredContent.(json.RawMessage)); got != `{"result":{"s":"<b>&"},"diagnostics":{"outcome":"success"}}` {
 		t.Errorf("structured: %s", got)
 	}
@@ -200,81 +200,49 @@ func TestRender(t *testing.T) {
 		t.Error("small result: text block differs")
 	}
 	for _, tc := range []struct {
-		r    Reply
+		r    outcome.Reply
 		want string
 	}{
-		{OK(Encoded(`{"a":"<&>"}`)), `{"result":{"a":"<&>"},"diagnostics":{"outcome":"success"}}`},
+		{outcome.OK(Encoded(`{"a":"<&>"}`)), `{"result":{"a":"<&>"},"diagnostics":{"outcome":"success"}}`},
 		// Appended: into the buffer, a size that is too small (it grows)
 		// and a failure's diagnostics after it.
-		{OK(Appended{Size: 2, Append: func(b []byte) []byte { return append(b, `{"page":["群","<&>"]}`...) }}),
+		{outcome.OK(Appended{Size: 2, Append: func(b []byte) []byte { return append(b, `{"page":["群","<&>"]}`...) }}),
 			`{"result":{"page":["群","<&>"]},"diagnostics":{"outcome":"success"}}`},
-		{Reply{Result: Appended{Size: 64, Append: func(b []byte) []byte { return append(b, `[]`...) }}, Diag: Diagnostics{Outcome: OutcomeSuccess, Match: "weak"}},
+		{outcome.Reply{Result: Appended{Size: 64, Append: func(b []byte) []byte { return append(b, `[]`...) }}, Diag: outcome.Diagnostics{Outcome: outcome.OutcomeSuccess, Match: "weak"}},
 			`{"result":[],"diagnostics":{"outcome":"success","match":"weak"}}`},
-		{OK(json.RawMessage("{\n  \"a\": [1, -2]\n}")), `{"result":{"a":[1,-2]},"diagnostics":{"outcome":"success"}}`},
-		{OK(json.RawMessage(nil)), `{"result":null,"diagnostics":{"outcome":"success"}}`},
-		{Fail(KindBusiness, "a<b", "c&d"), `{"result":null,"diagnostics":{"outcome":"failed","kind":"business","message":"a<b","next_step":"c&d"}}`},
-		{Reply{Result: json.RawMessage(`{"retcode":1}`), Diag: Diagnostics{Outcome: OutcomeUnknown, Kind: KindUnconfirmed}},
+		{outcome.OK(json.RawMessage("{\n  \"a\": [1, -2]\n}")), `{"result":{"a":[1,-2]},"diagnostics":{"outcome":"success"}}`},
+		{outcome.OK(json.RawMessage(nil)), `{"result":null,"diagnostics":{"outcome":"success"}}`},
+		{outcome.Fail(outcome.KindBusiness, "a<b", "c&d"), `{"result":null,"diagnostics":{"outcome":"failed","kind":"business","message":"a<b","next_step":"c&d"}}`},
+		{outcome.Reply{Result: json.RawMessage(`{"retcode":1}`), Diag: outcome.Diagnostics{Outcome: outcome.OutcomeUnknown, Kind: outcome.KindUnconfirmed}},
 			`{"result":{"retcode":1},"diagnostics":{"outcome":"unknown","kind":"unconfirmed"}}`},
 	} {
-		res := tc.r.toolResult()
+		res := toolResult(tc.r)
 		got := string(res.StructuredContent.(json.RawMessage))
 		if got != tc.want || res.Content[0].(*mcp.TextContent).Text != got || res.IsError != tc.r.IsError {
 			t.Errorf("rendered %s, want %s", got, tc.want)
 		}
 	}
-	if bad := OK(json.RawMessage(`{"a":`)).toolResult(); !bad.IsError || !strings.Contains(string(bad.StructuredContent.(json.RawMessage)), `"kind":"internal"`) {
+	if bad := toolResult(outcome.OK(json.RawMessage(`{"a":`))); !bad.IsError || !strings.Contains(string(bad.StructuredContent.(json.RawMessage)), `"kind":"internal"`) {
 		t.Errorf("invalid raw result: %s", bad.StructuredContent)
 	}
-	big := OK(strings.Repeat("x", TextLimit)).toolResult()
+	big := toolResult(outcome.OK(strings.Repeat("x", TextLimit)))
 	if text := big.Content[0].(*mcp.TextContent).Text; len(text) > 200 || !strings.Contains(text, "structuredContent") {
 		t.Errorf("big result text block: %.200s", text)
 	}
-	huge := OK(strings.Repeat("<", MaxResultBytes)).toolResult()
+	huge := toolResult(outcome.OK(strings.Repeat("<", MaxResultBytes)))
 	if !huge.IsError || !strings.Contains(string(huge.StructuredContent.(json.RawMessage)), `"kind":"too_large"`) {
 		t.Errorf("huge result: %.300s", huge.StructuredContent)
 	}
 }
 
-// TestKindsDeclared: every Kind constant is in Kinds exactly once, with a
-// meaning, so the README's table and the kinds resource cover the
-// vocabulary.
-func TestKindsDeclared(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), "kinds.go", nil, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var consts []string
-	ast.Inspect(f, func(n ast.Node) bool {
-		if vs, ok := n.(*ast.ValueSpec); ok {
-			if id, ok := vs.Type.(*ast.Ident); ok && id.Name == "Kind" {
-				for _, v := range vs.Values {
-					consts = append(consts, strings.Trim(v.(*ast.BasicLit).Value, `"`))
-				}
-			}
-		}
-		return true
-	})
-	seen := map[Kind]bool{}
-	for _, k := range Kinds() {
-		if seen[k.Kind] || k.Meaning == "" {
-			t.Errorf("%s: listed twice or without a meaning", k.Kind)
-		}
-		seen[k.Kind] = true
-	}
-	for _, c := range consts {
-		if !seen[Kind(c)] {
-			t.Errorf("kind %s is declared but not in Kinds()", c)
-		}
-	}
-	if len(consts) != len(seen) {
-		t.Errorf("%d constants, %d listed", len(consts), len(seen))
-	}
+// TestKindsJSON: the kinds resource's document is the vocabulary.
+func TestKindsJSON(t *testing.T) {
 	doc, err := KindsJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var listed []KindDoc
-	if err := json.Unmarshal(doc, &listed); err != nil || !slices.Equal(listed, Kinds()) {
+	var listed []outcome.KindDoc
+	if err := json.Unmarshal(doc, &listed); err != nil || !slices.Equal(listed, outcome.Kinds()) {
 		t.Errorf("KindsJSON is not Kinds (%v): %.300s", err, doc)
 	}
 }

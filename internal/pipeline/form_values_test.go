@@ -1,18 +1,19 @@
-package server
+package pipeline
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
 )
 
 // TestFormNamesGivenValues: a form that asks for a missing param and
 // confirms the action at once shows the values already given (which
-// group, whom, how long), in both languages, each cut short when long.
+// group, whom, how long), in both languages, each clipped when long.
 func TestFormNamesGivenValues(t *testing.T) {
-	cat, err := sharedCatalog()
+	cat, err := catalog.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,13 +26,13 @@ func TestFormNamesGivenValues(t *testing.T) {
 		lang.En: "Already given (not to be entered again): duration=600, group_id=20001.",
 		lang.Zh: "已经给出的参数（不用再填）：duration=600, group_id=20001。",
 	} {
-		f := form(l, a, given, []string{"user_id"}, true)
+		f := paramsForm(l, a, given, []string{"user_id"}, true)
 		if !strings.Contains(f.Message, want) {
 			t.Errorf("%s: %q lacks %q", l, f.Message, want)
 		}
 	}
 	long := givenValues(map[string]json.RawMessage{"text": json.RawMessage(`"` + strings.Repeat("长", 100) + `"`)})
-	if n := len([]rune(long)); n != len("text=")+maxShownValue || !strings.HasSuffix(long, "…") {
+	if n := len([]rune(long)); n != len("text=")+maxShownValue+1 || !strings.HasSuffix(long, "…") {
 		t.Errorf("a long value: %d runes, %q", n, long)
 	}
 }

@@ -1,11 +1,11 @@
-package toolkit
-
-import "github.com/snowluma/snowluma-mcp/internal/mcpseam"
+package outcome
 
 // Kind names the cause of a failure. The vocabulary is closed: every Kind is
 // declared in Kinds with its meaning, and that list is what the table of
-// docs/tools.md and the resource KindsURI show. Output schemas leave kind a string,
-// so that the vocabulary is not repeated in every tool definition.
+// docs/tools.md and the failure-kinds resource show. Output schemas leave
+// kind a string, so that the vocabulary is not repeated in every tool
+// definition. It is the one vocabulary of failures: transfer.Error carries
+// a Kind too, and a tool reports that very kind.
 type Kind string
 
 const (
@@ -64,10 +64,6 @@ type KindDoc struct {
 	Meaning string `json:"meaning"`
 	Fix     string `json:"fix"`
 }
-
-// KindsJSON returns Kinds as a JSON array of {kind, meaning, fix}, the
-// document of the resource KindsURI.
-func KindsJSON() ([]byte, error) { return mcpseam.PlainJSON(Kinds()) }
 
 // Kinds returns the whole vocabulary in the order docs/tools.md lists it.
 // Adding a Kind means adding it here; a test fails for a Kind used by the

@@ -1,4 +1,4 @@
-package mcpseam
+package quote
 
 import (
 	"bytes"
@@ -6,16 +6,16 @@ import (
 	"testing"
 )
 
-// TestAppendQuotedMatchesEncoder: appendQuoted writes what encoding/json
+// TestAppendJSONMatchesEncoder: AppendJSON writes what encoding/json
 // writes for the same string with HTML escaping off, for every kind of
 // byte the quoter treats apart.
-func TestAppendQuotedMatchesEncoder(t *testing.T) {
+func TestAppendJSONMatchesEncoder(t *testing.T) {
 	for _, s := range quoteSeeds {
 		checkQuoted(t, s)
 	}
 }
 
-func FuzzAppendQuoted(f *testing.F) {
+func FuzzAppendJSON(f *testing.F) {
 	for _, s := range quoteSeeds {
 		f.Add(s)
 	}
@@ -37,8 +37,8 @@ func checkQuoted(t *testing.T, s string) {
 		t.Fatal(err)
 	}
 	wantQ := bytes.TrimSuffix(want.Bytes(), []byte("\n"))
-	got := appendQuoted([]byte("prefix"), s)
+	got := AppendJSON([]byte("prefix"), s)
 	if !bytes.HasPrefix(got, []byte("prefix")) || !bytes.Equal(got[len("prefix"):], wantQ) {
-		t.Errorf("%q: appendQuoted wrote %s, encoding/json %s", s, got[len("prefix"):], wantQ)
+		t.Errorf("%q: AppendJSON wrote %s, encoding/json %s", s, got[len("prefix"):], wantQ)
 	}
 }
