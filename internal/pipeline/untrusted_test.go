@@ -47,13 +47,16 @@ func TestSendGateStep(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := &backend.Backend{Client: client, UntrustedSends: mode,
+		b := &backend.Backend{Client: client, UntrustedSends: mode, Provenance: &untrusted.Registry{},
 			Safety: &safety.Policy{Sensitive: safety.SensitiveDeny, Confirm: safety.ConfirmNone, Pacer: safety.NewPacer(0, 0, nil)}}
 		x := New(Options{Backend: b, Catalog: catalog.Preload(), Sealer: sealer})
-		a, b2 := &Call{Tool: "t", Client: connClient{&untrusted.Ledger{}}}, &Call{Tool: "t", Client: connClient{&untrusted.Ledger{}}}
+		a := &Call{Tool: "t", Client: connClient{b.Provenance.For("a")}}
 		if r := x.Read(context.Background(), a, "get_group_msg_history", json.RawMessage(`{"group_id":1}`)); r.Diag.Outcome != outcome.OutcomeSuccess {
 			t.Fatalf("read: %+v", r.Diag)
 		}
+		// The later connection's ledger is made after the read, from the
+		// registry's record, as the server makes one for a new session.
+		b2 := &Call{Tool: "t", Client: connClient{b.Provenance.For("b")}}
 		send := func(c *Call, group string) outcome.Reply {
 			a, _, _ := x.lookup("send_group_msg")
 			return x.Run(context.Background(), c, Plan{Action: a, Params: json.RawMessage(`{"group_id":` + group + `,"message":"hi"}`)})
