@@ -63,7 +63,9 @@ type Server struct {
 	// The simulated account (world.go), when WithWorld gave one.
 	world   *world
 	trickle time.Duration   // the world's pace of life; 0 is silence
-	pushes  chan []byte     // events waiting for the event connections
+	pushes  chan struct{}   // wakes the deliverer when events are queued
+	pushMu  sync.Mutex      // guards queued
+	queued  [][]byte        // events waiting for the event connections, oldest first
 	bg      sync.WaitGroup  // the world's background goroutines
 	known   map[string]bool // WithActions: SnowLuma's actions, simulated or not
 

@@ -6,10 +6,13 @@ import (
 	"time"
 )
 
-// pushQueue is how many events may wait for the event connections; a
-// connection that falls that far behind loses the newest, as a client that
-// does not read loses them from SnowLuma.
-const pushQueue = 1024
+// pushQueue is how many queued events wake the deliverer at once; the
+// queue itself has no bound. SnowLuma hands every event to each event
+// socket with a send that is never refused for a slow reader (the
+// WebSocket library buffers what the peer has not read:
+// packages/onebot/src/network/ws-server-adapter.ts onEvent and utils.ts),
+// so the fake drops nothing either.
+const pushQueue = 1
 
 // WithWorld gives the fake a simulated QQ account built from seed (see
 // world.go): its actions answer from the world and change it, and what
@@ -73,7 +76,7 @@ func (s *Server) startWorld(ctx context.Context) {
 		}
 	}
 	w.mu.Unlock()
-	s.pushes = make(chan []byte, pushQueue)
+	s.pushes = make(chan struct{}, pushQueue)
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
@@ -93,9 +96,12 @@ func (s *Server) push(event []byte) {
 	if s.pushes == nil {
 		return
 	}
+	s.pushMu.Lock()
+	s.queued = append(s.queued, event)
+	s.pushMu.Unlock()
 	select {
-	case s.pushes <- event:
-	default:
+	case s.pushes <- struct{}{}:
+	default: // the deliverer is already woken
 	}
 }
 
@@ -106,10 +112,16 @@ func (s *Server) deliver(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case ev := <-s.pushes:
-			for _, c := range s.EventConns() {
-				if c.Open() {
-					c.Send(string(ev))
+		case <-s.pushes:
+			s.pushMu.Lock()
+			evs := s.queued
+			s.queued = nil
+			s.pushMu.Unlock()
+			for _, ev := range evs {
+				for _, c := range s.EventConns() {
+					if c.Open() {
+						c.Send(string(ev))
+					}
 				}
 			}
 		}
