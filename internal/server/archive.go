@@ -282,10 +282,11 @@ func forModel(msgs []archive.Message) []archive.Message {
 // that chat (see untrusted). The id a message replies to is not noted:
 // its sender wrote it, and it may name a message of any chat.
 func (svc *archiveService) seen(c *toolkit.Call, msgs []archive.Message) {
-	if c == nil || c.Req == nil || c.Req.Session == nil || len(msgs) == 0 {
+	reg := svc.x.backend.Provenance
+	if reg == nil || c == nil || c.Req == nil || c.Req.Session == nil || len(msgs) == 0 {
 		return
 	}
-	l := svc.x.backend.Provenance.For(c.Req.Session)
+	l := reg.For(c.Req.Session)
 	for _, m := range msgs {
 		chat := untrusted.UnknownChat
 		if m.GroupID != 0 {
