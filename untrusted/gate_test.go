@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -140,6 +142,42 @@ func TestRecordSurvivesRestart(t *testing.T) {
 	bad := &Registry{Path: path, Now: clock}
 	if l := bad.For("e"); !l.Armed() || bad.Problem() == "" {
 		t.Errorf("an unreadable record: armed %v, problem %q", l.Armed(), bad.Problem())
+	}
+}
+
+// TestRecordDirectory: the record's directory is made private when
+// missing (the default one, in the user's cache directory, usually is);
+// one other users can write to is neither read nor written, and Problem
+// says why every connection starts armed. Recent is what doctor reads.
+func TestRecordDirectory(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "cache", "snowluma-mcp")
+	path := filepath.Join(dir, "untrusted-record-0123456789ab.json")
+	r := &Registry{Path: path}
+	r.Note("a", GroupChat(7))
+	if r.Problem() != "" {
+		t.Fatalf("problem: %s", r.Problem())
+	}
+	fi, err := os.Stat(dir)
+	if err != nil || runtime.GOOS != "windows" && fi.Mode().Perm() != 0o700 {
+		t.Fatalf("record directory: %v %v", fi, err)
+	}
+	if got := (&Registry{Path: path}).Recent(); !slices.Equal(got, []Chat{GroupChat(7)}) {
+		t.Errorf("Recent after a restart: %v", got)
+	}
+	if runtime.GOOS == "windows" {
+		return // no permission bits to share a directory by
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	shared := &Registry{Path: path}
+	if got := shared.Recent(); !slices.Equal(got, []Chat{UnknownChat}) || !strings.Contains(shared.Problem(), "chmod 700") {
+		t.Errorf("a shared directory: recent %v, problem %q", got, shared.Problem())
+	}
+	shared.Note("b", GroupChat(8))
+	if b, _ := os.ReadFile(path); strings.Contains(string(b), "group:8") || !strings.Contains(shared.Problem(), "not written") {
+		t.Errorf("written into a shared directory: %s, problem %q", b, shared.Problem())
 	}
 }
 

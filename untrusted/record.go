@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/snowluma/snowluma-mcp/internal/dirperm"
 )
 
 // The record outlives the connection. A model that read group A still
@@ -18,8 +21,9 @@ import (
 // each of those used to hand it an empty, unarmed ledger. A Registry
 // keeps every chat noted on any connection, with when it was last read,
 // for Window; a new ledger starts from the chats read within it. With a
-// Path (the task directory's record, when one is configured) the record
-// is also on disk, so that a restart starts from it too.
+// Path the record is also on disk, so that a restart starts from it too:
+// by default a file in the user's cache directory, or beside the task
+// store when there is one (internal/backend's RecordPath).
 
 // DefaultWindow is how long a chat read stays in the record a new
 // connection starts from: a working day, about as long as a host keeps a
@@ -45,7 +49,8 @@ const MaxConnections = 64
 // memory for DefaultWindow.
 type Registry struct {
 	// Path, when set, is the file the record is kept in (0600, written
-	// whole and renamed into place).
+	// whole and renamed into place), in a directory made 0700 when
+	// missing; a directory other users can write to is not used.
 	Path string
 	// Window is how long a chat read stays in the record; DefaultWindow
 	// when 0.
@@ -59,7 +64,10 @@ type Registry struct {
 	loaded     bool
 	recent     []stamp // oldest first, at most MaxChats
 	overflowAt time.Time
-	problem    string
+	// readProblem is why the file could not be read (it stays: every
+	// connection of this process started armed because of it), and
+	// writeProblem why it could not be written the last time.
+	readProblem, writeProblem string
 }
 
 // A stamp is a chat and when it was last read.
@@ -127,7 +135,20 @@ func (r *Registry) NoteEvent(key any, raw []byte) {
 func (r *Registry) Problem() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.problem
+	if r.readProblem != "" && r.writeProblem != "" {
+		return r.readProblem + "; " + r.writeProblem
+	}
+	return r.readProblem + r.writeProblem
+}
+
+// Recent lists the chats read within the window that a new connection
+// starts from, reading the file first if it was not yet read; with the
+// unknown chat when the record overflowed, or could not be read, within
+// it. For doctor, which reports the record without serving.
+func (r *Registry) Recent() []Chat {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.current()
 }
 
 func (r *Registry) window() time.Duration {
@@ -217,10 +238,13 @@ func (r *Registry) load() {
 	}
 	var f recordFile
 	if err == nil {
+		err = sharedDir(r.Path)
+	}
+	if err == nil {
 		err = json.Unmarshal(b, &f)
 	}
 	if err != nil {
-		r.problem = fmt.Sprintf("untrusted record %s: %v; every connection starts armed", r.Path, err)
+		r.readProblem = fmt.Sprintf("untrusted record %s: %v; every connection starts armed", r.Path, err)
 		r.overflowAt = r.now()
 		return
 	}
@@ -258,15 +282,35 @@ func (r *Registry) save() {
 	}
 	b, _ := json.Marshal(f)
 	tmp := r.Path + ".tmp"
-	err := os.WriteFile(tmp, b, 0o600)
+	err := os.MkdirAll(filepath.Dir(r.Path), 0o700)
+	if err == nil {
+		err = sharedDir(r.Path)
+	}
+	if err == nil {
+		err = os.WriteFile(tmp, b, 0o600)
+	}
 	if err == nil {
 		err = os.Rename(tmp, r.Path)
 	}
 	if err != nil {
-		r.problem = fmt.Sprintf("untrusted record %s: %v", filepath.Base(r.Path), err)
+		r.writeProblem = fmt.Sprintf("untrusted record %s not written: %v; a restart starts from what it last held", r.Path, err)
 		return
 	}
-	r.problem = ""
+	r.writeProblem = ""
+}
+
+// sharedDir refuses the directory of the record file path when other
+// users can write to it: they could remove the record and so disarm the
+// gate after a restart.
+func sharedDir(path string) error {
+	fi, err := os.Stat(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	if perm := fi.Mode().Perm(); dirperm.WritableByOthers(runtime.GOOS, perm) {
+		return fmt.Errorf("its directory can be written by other users (mode %#o); run chmod 700 on it", perm)
+	}
+	return nil
 }
 
 // parseChat reads a Chat's String.

@@ -37,7 +37,9 @@ func TestTypeScriptClient(t *testing.T) {
 	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
 	cmd := exec.Command(node, "client.mjs")
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "SNOWLUMA_BIN=" + plainBinary(t),
+	// The server it starts inherits HOME: one of its own, as mcptest
+	// gives every server (PrivateHome), for its per-user state.
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "SNOWLUMA_BIN=" + plainBinary(t),
 		"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_MODE=write"}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -152,7 +152,9 @@ func TestPreviewPanelInBrowser(t *testing.T) {
 	}
 	cmd := exec.Command(node, filepath.Join("browsertest", "run.mjs"))
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "CHROMIUM=" + chromium, "PANEL_TEST=" + string(input)}
+	// The server it starts inherits HOME: one of its own, as mcptest
+	// gives every server (PrivateHome), for its per-user state.
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "CHROMIUM=" + chromium, "PANEL_TEST=" + string(input)}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	stdout, err := cmd.Output()

@@ -250,6 +250,11 @@ func TestWindowsUnderWine(t *testing.T) {
 		if !strings.Contains(p.Stderr(), ", mode write, ") || strings.Contains(p.Stderr(), "snowluma_mcp_mode") {
 			t.Errorf("the lower-case variable was not read:\n%s", p.Stderr())
 		}
+		// The group names read armed the send gate, whose record a
+		// restart starts from: on Windows in %LOCALAPPDATA%\snowluma-mcp.
+		if records, _ := filepath.Glob(filepath.Join(tmp, "prefix", "drive_c", "users", "*", "AppData", "Local", "snowluma-mcp", "untrusted-record-*.json")); len(records) != 1 {
+			t.Errorf("the send gate's record in %%LOCALAPPDATA%%\\snowluma-mcp: %v", records)
+		}
 	})
 }
 

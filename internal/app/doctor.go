@@ -158,6 +158,7 @@ func checkName(l lang.Lang, check string) string {
 		"upload root":        lang.DoctorCheckUpload,
 		"audit file":         lang.DoctorCheckAudit,
 		"task directory":     lang.DoctorCheckTasks,
+		"untrusted record":   lang.DoctorCheckRecord,
 		"sandbox":            lang.DoctorCheckSandbox,
 		"dry run":            lang.DoctorCheckDryRun,
 	}[check]
@@ -240,6 +241,9 @@ func diagnose(ctx context.Context, environ []string, l lang.Lang, sandboxed bool
 	}
 	if cfg.Archive != nil {
 		r.add(checkArchive(ctx, l, cfg))
+	}
+	if f, ok := checkRecord(l, cfg); ok {
+		r.add(f)
 	}
 	if cfg.TaskDir != "" {
 		exists, err := tasks.Probe(cfg.TaskDir, backend.TaskScope(cfg))

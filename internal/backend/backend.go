@@ -11,6 +11,8 @@ package backend
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -129,13 +131,7 @@ func Open(cfg *config.Config, userAgent string) (*Backend, error) {
 	policy := cfg.Safety
 	policy.Pacer = safety.NewPacer(cfg.SendInterval, cfg.SendPerMinute, nil)
 	b := &Backend{Safety: &policy, SkipParamsCheck: !cfg.ValidateParams, DryRun: cfg.DryRun, Sandbox: cfg.Sandbox,
-		UntrustedSends: cfg.UntrustedSends, Provenance: &untrusted.Registry{}}
-	if cfg.TaskDir != "" {
-		// The send gate's record is kept beside the task store, so that a
-		// restart does not hand the model, which still holds the text it
-		// read, an unarmed gate (untrusted/record.go).
-		b.Provenance.Path = filepath.Join(cfg.TaskDir, untrusted.RecordFile)
-	}
+		UntrustedSends: cfg.UntrustedSends, Provenance: &untrusted.Registry{Path: RecordPath(cfg)}}
 	if cfg.Mode != config.ModeDocs {
 		st := cfg.Streams
 		var err error
@@ -184,6 +180,24 @@ func Open(cfg *config.Config, userAgent string) (*Backend, error) {
 		}
 	}
 	return b, nil
+}
+
+// RecordPath is the file the send gate's record is kept in, so that a
+// restart does not hand the model, which still holds the text it read, an
+// unarmed gate (untrusted/record.go): beside the task store when there is
+// one, else in the user's cache directory, one file per bot
+// (<cache>/snowluma-mcp/untrusted-record-<hash of the endpoint>.json; the
+// token is in neither the name nor the file). "" keeps the record in
+// memory only: docs mode, or an environment with no cache directory.
+func RecordPath(cfg *config.Config) string {
+	switch {
+	case cfg.TaskDir != "":
+		return filepath.Join(cfg.TaskDir, untrusted.RecordFile)
+	case cfg.CacheDir == "" || cfg.Endpoint == nil:
+		return ""
+	}
+	sum := sha256.Sum256([]byte(TaskScope(cfg).Endpoint))
+	return filepath.Join(cfg.CacheDir, "snowluma-mcp", "untrusted-record-"+hex.EncodeToString(sum[:6])+".json")
 }
 
 // TaskScope is the configuration a task directory is bound to: the mode,

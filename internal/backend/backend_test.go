@@ -120,3 +120,35 @@ func TestOpenSandbox(t *testing.T) {
 		t.Error("another seed was given the task directory")
 	}
 }
+
+// TestRecordPath: the send gate's record is on disk in the default
+// configuration: in the user's cache directory, one file per endpoint,
+// whose name holds neither the token nor anything made from it; beside
+// the task store when there is one; nowhere in docs mode.
+func TestRecordPath(t *testing.T) {
+	home := t.TempDir()
+	get := func(endpoint, token string, extra ...string) string {
+		cfg, err := config.Load(append([]string{"HOME=" + home, config.Prefix + "_ENDPOINT=" + endpoint, config.Prefix + "_TOKEN=" + token}, extra...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return RecordPath(cfg)
+	}
+	a := get("http://127.0.0.1:3000/", "token-one-long")
+	if dir := filepath.Join(home, ".cache", "snowluma-mcp"); filepath.Dir(a) != dir || !strings.HasPrefix(filepath.Base(a), "untrusted-record-") {
+		t.Errorf("default record %q, want one in %s", a, dir)
+	}
+	if b := get("http://127.0.0.1:3000/", "token-two-longer"); b != a {
+		t.Errorf("another token moved the record: %q, %q", a, b)
+	}
+	if b := get("http://127.0.0.1:3001/", "token-one-long"); b == a || filepath.Dir(b) != filepath.Dir(a) {
+		t.Errorf("another bot shares the record: %q, %q", a, b)
+	}
+	tasks := filepath.Join(t.TempDir(), "tasks")
+	if p := get("http://127.0.0.1:3000/", "token-one-long", config.Prefix+"_MODE=write", config.Prefix+"_TASK_DIR="+tasks); p != filepath.Join(tasks, "untrusted-record.json") {
+		t.Errorf("with a task directory: %q", p)
+	}
+	if cfg, err := config.Load([]string{"HOME=" + home}); err != nil || RecordPath(cfg) != "" {
+		t.Errorf("docs mode: %q %v", RecordPath(cfg), err)
+	}
+}

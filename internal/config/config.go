@@ -98,7 +98,7 @@ type variables struct {
 	// Account safety (docs/safety.md).
 	Sensitive     string `env:"SENSITIVE" default:"deny" shown:"deny" desc:"Actions whose answer is a credential of the account (get_cookies, get_clientkey, ...): deny refuses them, redact runs them and masks every string and number of the answer's data, allow returns them unchanged."`
 	Confirm       string `env:"CONFIRM" default:"none" shown:"none" desc:"none, destructive or writes: which actions a person must confirm through a form before they run (destructive: kicks, leaving a group, recalls, deletions...; writes: every write action)."`
-	Untrusted     string `env:"UNTRUSTED_SENDS" default:"confirm" shown:"confirm" desc:"confirm, refuse or off: once QQ users' text has reached the model on a connection (an event read, a channel push, a history or message read), a write that could carry it elsewhere (to a chat whose messages were not read, a stranger, a URL in the params, a local file, a post naming no chat) must be confirmed by a person (confirm: a form, or an approver from QQ) or is refused with kind untrusted_context (refuse); off lets it run. Replying in a chat that was read stays free."`
+	Untrusted     string `env:"UNTRUSTED_SENDS" default:"confirm" shown:"confirm" desc:"confirm, refuse or off: once QQ users' text has reached the model (an event read, a channel push, a read of others' messages or names), a write is judged by what SnowLuma will do with it: where it lands, what it loads, fetches or carries (another chat's message), whether it posts outside any chat. One that could carry the text elsewhere must be confirmed by a person (confirm: a form, or an approver from QQ) or is refused with kind untrusted_context (refuse); off lets it run. Replying in a chat that was read stays free. The chats read are kept 24 h, across restarts, in the user's cache directory (beside the task store with SNOWLUMA_MCP_TASK_DIR); doctor names the file."`
 	SendInterval  string `env:"SEND_MIN_INTERVAL_MS" default:"1000" shown:"1000" desc:"Least milliseconds between two message sends to the same group or user (0 to 86400000; 0 turns it off). A faster send is refused with kind rate_limited."`
 	SendPerMinute string `env:"SEND_PER_MINUTE" default:"20" shown:"20" desc:"Most message sends in any minute across all targets (0 to 100000; 0 turns it off). A send over it is refused with kind rate_limited."`
 	Groups        string `env:"ALLOWED_GROUPS" shown:"unset (any group)" desc:"Comma-separated group numbers the actions may name in group_id (or a param whose catalog role is group_id); any other is refused with kind target_not_allowed, reads included."`
@@ -188,6 +188,12 @@ type Config struct {
 	// Location is the operator's time zone (SNOWLUMA_MCP_TZ, else the
 	// system's): times shown and read without an offset use it.
 	Location *time.Location
+	// CacheDir is the user's cache directory as os.UserCacheDir finds it
+	// in the configuration's environment (LOCALAPPDATA on Windows,
+	// XDG_CACHE_HOME or ~/.cache on Linux): per-user state the server
+	// keeps by default, such as the send gate's record. "" in docs mode
+	// or when the environment names none.
+	CacheDir string
 	// Notes are start-up remarks for stderr, e.g. an ignored mode.
 	Notes []string
 	// goos is the system whose rules the configuration was read by.
@@ -701,6 +707,9 @@ func parse(e variables, goos string, getenv func(string) string) (*Config, error
 			return nil, &Error{"DOWNLOAD_DIR", lang.T(lang.ConfigNoCacheDir), lang.T(lang.ConfigDirPath)}
 		}
 		c.Streams.DownloadDir = dir
+	}
+	if c.Mode != ModeDocs {
+		c.CacheDir, _ = userCacheDir(goos, getenv) // none: nothing is kept there
 	}
 	if c.TaskDir != "" && c.Mode != ModeWrite {
 		c.note(c.Lang.Sprintf(lang.NoteTaskDirIgnored, Prefix+"_TASK_DIR"), c.Lang.Sprintf(lang.NoteTaskDirIgnoredFix))

@@ -139,6 +139,17 @@ func TestUserCacheDir(t *testing.T) {
 	if err != nil || c.Streams.DownloadDir != filepath.Join("/home/op", ".cache", "snowluma-mcp", "downloads") {
 		t.Errorf("default download directory: %v %v", c, err)
 	}
+	// The cache directory the server keeps its own state in by default
+	// (the send gate's record), from the same environment.
+	if c.CacheDir != filepath.Join("/home/op", ".cache") {
+		t.Errorf("cache directory: %q", c.CacheDir)
+	}
+	if w, err := load("windows", []string{"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", `LOCALAPPDATA=C:\Users\op\AppData\Local`, `USERPROFILE=C:\Users\op`}); err != nil || w.CacheDir != `C:\Users\op\AppData\Local` {
+		t.Errorf("cache directory on Windows: %v %v", w, err)
+	}
+	if d, err := Load([]string{"HOME=/home/op"}); err != nil || d.CacheDir != "" {
+		t.Errorf("docs mode keeps nothing: %q %v", d.CacheDir, err)
+	}
 }
 
 // han reports whether s holds a Chinese character.

@@ -42,6 +42,17 @@ const (
 	GateUnknown   Message = "gate.unknown"
 )
 
+// doctor's texts about the send gate's record (untrusted/record.go).
+const (
+	DoctorCheckRecord   Message = "doctor.check.untrusted_record"
+	DoctorRecordOK      Message = "doctor.record_ok"      // path, chats, hours
+	DoctorRecordNew     Message = "doctor.record_new"     // path, hours
+	DoctorRecordProblem Message = "doctor.record_problem" // the problem
+	DoctorRecordFix     Message = "doctor.record_fix"
+	DoctorRecordMemory  Message = "doctor.record_memory"
+	DoctorRecordMemFix  Message = "doctor.record_memory_fix"
+)
+
 // The configuration's texts (internal/config and internal/app:
 // start-up errors, notes).
 // Variable names, values and examples are arguments or stay as they are.
@@ -330,6 +341,15 @@ var texts = map[Message]text{
 	GateGroup:     {"group %d", "群 %d"},
 	GatePrivate:   {"private chat %d", "与 %d 的私聊"},
 	GateUnknown:   {"a chat that cannot be told (a merged forward, a contact list)", "无法确定来源的会话（合并转发、联系人列表等）"},
+
+	// doctor: the send gate's record.
+	DoctorCheckRecord:   {"untrusted record", "外发检查记录"},
+	DoctorRecordOK:      {"%s: %d chats read within the last %d h; a new connection, or the server after a restart, starts from them (a send elsewhere is checked)", "%s：最近 %[3]d 小时内读过 %[2]d 个会话；新连接或重启后的服务器都从这些会话开始（发往别处要检查）"},
+	DoctorRecordNew:     {"%s does not exist yet; the first read of QQ users' text creates it (private), and it keeps the chats read for %d h so that a restart does not forget them", "%s 尚不存在；第一次读取 QQ 用户写的内容时创建（私有），读过的会话保留 %d 小时，重启也不会忘记"},
+	DoctorRecordProblem: {"%s: until it is fixed, every connection starts as if QQ users' text had been read", "%s：修好之前，每个连接一开始都当作已读过 QQ 用户写的内容"},
+	DoctorRecordFix:     {"move the file aside (a new one is written), or run chmod 700 on its folder", "把这个文件移走（会重新写一个），或对它所在的文件夹执行 chmod 700"},
+	DoctorRecordMemory:  {"the environment names no user cache directory (HOME; LOCALAPPDATA on Windows): the chats read are kept in memory only, and a restart forgets them", "环境里没有用户缓存目录（HOME；Windows 上是 LOCALAPPDATA）：读过的会话只保存在内存里，重启后就忘了"},
+	DoctorRecordMemFix:  {"give the server HOME (LOCALAPPDATA on Windows) in the host's configuration, or set SNOWLUMA_MCP_TASK_DIR", "在宿主配置里给服务器设置 HOME（Windows 上是 LOCALAPPDATA），或设置 SNOWLUMA_MCP_TASK_DIR"},
 
 	// Configuration.
 	ConfigLine:             {"%s: %s; accepted: %s", "%s：%s；可接受：%s"},

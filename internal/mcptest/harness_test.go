@@ -460,3 +460,18 @@ func TestRaceEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestPrivateHome: a server gets a HOME of its own, never the tester's,
+// unless the test gives it one.
+func TestPrivateHome(t *testing.T) {
+	t.Parallel()
+	got := mcptest.PrivateHome(t, []string{"SNOWLUMA_MCP_MODE=write"})
+	if len(got) == 0 || !strings.HasPrefix(got[0], "HOME=") || got[0] == "HOME="+os.Getenv("HOME") {
+		t.Errorf("without a HOME: %q", got)
+	}
+	if runtime.GOOS != "windows" {
+		if got := mcptest.PrivateHome(t, []string{"HOME=/given"}); len(got) != 0 {
+			t.Errorf("the test's HOME was replaced: %q", got)
+		}
+	}
+}

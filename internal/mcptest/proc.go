@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -126,8 +127,8 @@ func RaceEnv() string {
 	return "GORACE=" + opts
 }
 
-// Spawn starts bin with exactly env (plus PATH, HOME and RaceEnv)
-// and, when the test ends, stops it and checks what it did: every line it
+// Spawn starts bin with exactly env (plus PATH, RaceEnv and a HOME of
+// its own, see PrivateHome) and, when the test ends, stops it and checks what it did: every line it
 // wrote against era's official schema, every tool result against its
 // tool's outputSchema, and its stderr and exit status for a data race.
 func Spawn(tb testing.TB, bin string, era Era, env ...string) *Proc {
@@ -142,7 +143,7 @@ func SpawnArgs(tb testing.TB, bin string, era Era, args []string, env ...string)
 	// after its cleanup is registered, so no test leaves a server running.
 	v := NewValidator(tb, era)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), RaceEnv()}, env...)
+	cmd.Env = append(append([]string{"PATH=" + os.Getenv("PATH"), RaceEnv()}, PrivateHome(tb, env)...), env...)
 	p := newProc(tb, era)
 	p.cmd = cmd
 	cmd.Stderr = lockedWriter{&p.mu, &p.stderr}
@@ -164,6 +165,35 @@ func SpawnArgs(tb testing.TB, bin string, era Era, args []string, env ...string)
 	return p
 }
 
+// PrivateHome is the environment that gives a server process a home of
+// its own under tb.TempDir(), where env sets none: HOME, and LOCALAPPDATA
+// on Windows. The server keeps per-user state in the user's cache
+// directory by default (the send gate's record, the downloads): with the
+// real home, one test's record would arm another's server, and a port
+// reused by a later run would find an earlier run's.
+func PrivateHome(tb testing.TB, env []string) []string {
+	tb.Helper()
+	set := func(name string) bool {
+		return slices.ContainsFunc(env, func(kv string) bool {
+			k, _, _ := strings.Cut(kv, "=")
+			return k == name || runtime.GOOS == "windows" && strings.EqualFold(k, name)
+		})
+	}
+	var out []string
+	home := ""
+	if !set("HOME") {
+		home = tb.TempDir()
+		out = append(out, "HOME="+home)
+	}
+	if runtime.GOOS == "windows" && !set("LOCALAPPDATA") {
+		if home == "" {
+			home = tb.TempDir()
+		}
+		out = append(out, "LOCALAPPDATA="+filepath.Join(home, "AppData", "Local"))
+	}
+	return out
+}
+
 func newProc(tb testing.TB, era Era) *Proc {
 	return &Proc{tb: tb, era: era, closing: make(chan struct{}), done: make(chan struct{})}
 }
@@ -175,9 +205,9 @@ type Main func(ctx context.Context, args, environ []string, stdin io.Reader, std
 
 // Start runs the server in the test process, on in-memory pipes, with
 // exactly env as its environment (plus PATH, and a HOME of its own so that
-// servers running in parallel share no default download directory; env
-// may set another), and checks what it
-// did as Spawn does: every line it wrote against era's official schema and
+// servers running in parallel share no default download directory and no
+// send gate record; see PrivateHome), and checks what it did as Spawn
+// does: every line it wrote against era's official schema and
 // every tool result against its tool's outputSchema. A data race in the
 // server is the test binary's own, which the race detector reports.
 // Start is for behaviour; Spawn is for what needs a process (signals, the
@@ -186,7 +216,7 @@ func Start(tb testing.TB, run Main, era Era, env ...string) *Proc {
 	tb.Helper()
 	v := NewValidator(tb, era)
 	p := newProc(tb, era)
-	environ := append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + tb.TempDir()}, env...)
+	environ := append(append([]string{"PATH=" + os.Getenv("PATH")}, PrivateHome(tb, env)...), env...)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	p.stdin, p.stdout = inW, outR

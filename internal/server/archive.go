@@ -276,25 +276,27 @@ func forModel(msgs []archive.Message) []archive.Message {
 }
 
 // seen records that the model on c's connection was handed the text of
-// msgs' chats: they arm its send gate (see untrusted).
+// msgs' chats, and the chat of each message's id, as get_msg and history
+// reads do: they arm its send gate, a reply to one of them in its chat
+// stays free, and one carried into another chat is judged as carrying
+// that chat (see untrusted). The id a message replies to is not noted:
+// its sender wrote it, and it may name a message of any chat.
 func (svc *archiveService) seen(c *toolkit.Call, msgs []archive.Message) {
-	if c == nil || c.Req == nil || c.Req.Session == nil || len(msgs) == 0 {
+	reg := svc.x.backend.Provenance
+	if reg == nil || c == nil || c.Req == nil || c.Req.Session == nil || len(msgs) == 0 {
 		return
 	}
-	var chats []untrusted.Chat
-	done := map[string]bool{}
+	l := reg.For(c.Req.Session)
 	for _, m := range msgs {
-		if done[m.Chat] {
-			continue
-		}
-		done[m.Chat] = true
+		chat := untrusted.UnknownChat
 		if m.GroupID != 0 {
-			chats = append(chats, untrusted.GroupChat(m.GroupID))
+			chat = untrusted.GroupChat(m.GroupID)
 		} else if id, err := strconv.ParseInt(strings.TrimPrefix(m.Chat, "private:"), 10, 64); err == nil {
-			chats = append(chats, untrusted.PrivateChat(id))
+			chat = untrusted.PrivateChat(id)
 		}
+		l.Note(chat)
+		l.NoteMessage(m.MessageID, chat)
 	}
-	svc.x.backend.Provenance.Note(c.Req.Session, chats...)
 }
 
 func (svc *archiveService) search(ctx context.Context, c *toolkit.Call, in searchMessagesArgs) outcome.Reply {

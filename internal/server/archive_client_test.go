@@ -698,3 +698,59 @@ func checkOnceInOrder(t *testing.T, how string, msgs []archiveMsg, sent []int64)
 		t.Fatalf("%s: %d of the %d messages sent, or out of order", how, len(ours), len(sent))
 	}
 }
+
+// TestArchiveReadsNoteMessageIDs: the message ids read_messages and
+// search_messages hand the model are noted with their chats, as get_msg
+// and history reads note theirs: a reply in group A to A's archived
+// message is free (refuse mode), while one in A to a private message
+// found by a search carries that chat and is refused, though both chats
+// were read.
+func TestArchiveReadsNoteMessageIDs(t *testing.T) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		a := newArchived(t, "SNOWLUMA_MCP_UNTRUSTED_SENDS=refuse")
+		_, cs := a.start(t, era)
+		inGroup := a.fake.WorldSay(a.group, a.friend, "明天下午开会", 0, true)
+		private := a.fake.WorldSay(0, a.friend, "密码写在便签上", 0, true)
+		// list_chats hands the model no message id: waiting on it notes
+		// nothing.
+		e2e.WaitFor(t, "both messages archived", func() bool {
+			chats, _ := call[struct{ Chats []archiveChat }](t, cs, "list_chats", map[string]any{})
+			n := 0
+			for _, c := range chats.Chats {
+				if c.Chat == fmt.Sprintf("group:%d", a.group) || c.Chat == fmt.Sprintf("private:%d", a.friend) {
+					n++
+				}
+			}
+			return n == 2
+		})
+		reply := func(id int64) mcptest.ToolResult {
+			t.Helper()
+			_, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg",
+				"params": map[string]any{"group_id": a.group, "message": fmt.Sprintf("[CQ:reply,id=%d]收到", id)}})
+			return r
+		}
+
+		w := a.read(t, cs, map[string]any{})
+		if !slices.ContainsFunc(w.Messages, func(m archiveMsg) bool { return m.MessageID == inGroup.ID }) {
+			t.Fatalf("read_messages lacks %d: %+v", inGroup.ID, w.Messages)
+		}
+		if r := reply(inGroup.ID); r.Diagnostics.Outcome != "success" {
+			t.Errorf("a reply in the group to its archived message: %+v", r.Diagnostics)
+		}
+
+		p, r := call[archivePage](t, cs, "search_messages", map[string]any{"query": "便签"})
+		if r.Diagnostics.Outcome != "success" || !slices.ContainsFunc(p.Messages, func(m archiveMsg) bool { return m.MessageID == private.ID }) {
+			t.Fatalf("search_messages: %+v %+v", r.Diagnostics, p)
+		}
+		a.fake.Reset()
+		r = reply(private.ID)
+		if r.Diagnostics.Kind != "untrusted_context" || !strings.Contains(r.Diagnostics.Message, fmt.Sprintf("private:%d", a.friend)) {
+			t.Errorf("a reply in the group to the private message found: %+v", r.Diagnostics)
+		}
+		for _, req := range a.fake.Requests() {
+			if req.Action == "send_group_msg" {
+				t.Errorf("SnowLuma was asked to send %s", req.Params)
+			}
+		}
+	})
+}

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/internal/backend"
+	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
@@ -115,6 +118,45 @@ func TestGateRecordSurvivesRestart(t *testing.T) {
 		}
 		if out, forms := send(cs, 20002); out == "success" || forms != 1 {
 			t.Errorf("after a restart, a send to a group not read: %s, %d forms", out, forms)
+		}
+	})
+}
+
+// TestGateRecordProblemShown: a record file that cannot be read (here
+// the default one, in the user's cache directory) starts every
+// connection armed, and get_runtime_info says why, so that an operator
+// knows why a first send elsewhere is stopped.
+func TestGateRecordProblemShown(t *testing.T) {
+	t.Parallel()
+	fake := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
+	env := []string{"HOME=" + t.TempDir(), "SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_MODE=write",
+		"SNOWLUMA_MCP_UNTRUSTED_SENDS=refuse"}
+	cfg, err := config.Load(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := backend.RecordPath(cfg)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("{broken"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		cs := serve(t, era, env...).Connect(nil)
+		_, r := mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+		var info struct {
+			Safety struct {
+				Read    []string `json:"untrusted_read"`
+				Problem string   `json:"untrusted_record_problem"`
+			} `json:"safety"`
+		}
+		if err := json.Unmarshal(r.Result, &info); err != nil || !slices.Equal(info.Safety.Read, []string{"unknown"}) ||
+			!strings.Contains(info.Safety.Problem, path) || !strings.Contains(info.Safety.Problem, "every connection starts armed") {
+			t.Errorf("get_runtime_info: %s %v", r.Result, err)
+		}
+		if _, r := mcptest.CallTool(t, cs, "invoke_action", map[string]any{"action": "send_group_msg", "params": map[string]any{"group_id": 20002, "message": "hi"}}); r.Diagnostics.Kind != "untrusted_context" {
+			t.Errorf("a first send: %+v", r.Diagnostics)
 		}
 	})
 }

@@ -141,6 +141,9 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 	if c.Req != nil && c.Req.Session != nil && x.backend.Provenance != nil {
 		info.Safety.UntrustedRead = untrusted.Strings(x.backend.Provenance.For(c.Req.Session).Chats())
 	}
+	if x.backend.Provenance != nil {
+		info.Safety.UntrustedRecordProblem = x.backend.Provenance.Problem()
+	}
 	if x.enabled() {
 		l := x.backend.Client.Limits()
 		info.Transport = &transportInfo{
@@ -210,9 +213,12 @@ type safetyInfo struct {
 	Audit             bool             `json:"audit"`
 	// UntrustedSends is the send gate's mode; UntrustedRead the chats
 	// whose QQ users' text this connection was handed, where a reply
-	// needs no confirmation.
-	UntrustedSends untrusted.Mode `json:"untrusted_sends"`
-	UntrustedRead  []string       `json:"untrusted_read,omitempty"`
+	// needs no confirmation. UntrustedRecordProblem says why the record
+	// of chats read could not be read (every connection then starts
+	// armed) or written (a restart forgets what was read since).
+	UntrustedSends         untrusted.Mode `json:"untrusted_sends"`
+	UntrustedRead          []string       `json:"untrusted_read,omitempty"`
+	UntrustedRecordProblem string         `json:"untrusted_record_problem,omitempty"`
 }
 
 func (x *executor) safetyInfo() *safetyInfo {
