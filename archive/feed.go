@@ -182,7 +182,7 @@ func (f *Feed) store(ctx context.Context, frames [][]byte) {
 	}
 	keys, err := f.s.ingest(ctx, recs, recalls)
 	if err != nil {
-		if e := f.s.classify(err); e != nil && e.Problem == ProblemFull {
+		if e := f.s.st.classify(err); e != nil && e.Problem == ProblemFull {
 			f.s.Prune(ctx)
 			keys, err = f.s.ingest(ctx, recs, recalls)
 		}
