@@ -533,6 +533,18 @@ func (s *pgStore) readable(ctx context.Context) ([]int64, bool, error) {
 	return ids, false, nil
 }
 
+// probeRows is how many of the newest candidate messages (those the
+// filters other than the words keep) search reads first, in key order.
+const probeRows = 5000
+
+// search runs in two steps, because one plan cannot serve both kinds of
+// words. The probe reads the newest probeRows candidates backwards by key
+// and keeps those the words match: a common word (明天, 会) fills a page
+// from a few hundred rows, where the GIN index would fetch and sort every
+// one of its tens of thousands of hits. When the probe does not fill the
+// page, the words are rare among the newest, and the GIN index finds them
+// (the index walk by key is turned off for that query: it would read the
+// whole table for a word that is not there).
 func (s *pgStore) search(ctx context.Context, q Query) ([]Message, string, error) {
 	if e := s.Err(); e != nil {
 		return nil, "", e
@@ -546,48 +558,73 @@ func (s *pgStore) search(ctx context.Context, q Query) ([]Message, string, error
 		limit = DefaultSearch
 	}
 	limit = min(limit, MaxSearch)
-	sqlText := `SELECT ` + pgMessageColumns + ` FROM messages m JOIN chats c ON c.id = m.chat WHERE m.grams @@ $1::tsquery`
 	args := []any{match}
 	arg := func(v any) string { args = append(args, v); return "$" + strconv.Itoa(len(args)) }
+	var where []string // on the messages alone
 	if q.Cursor != "" {
 		k, err := strconv.ParseInt(q.Cursor, 36, 64)
 		if err != nil || k <= 0 {
 			return nil, "", ErrCursor
 		}
-		sqlText += ` AND m.id < ` + arg(k)
+		where = append(where, `id < `+arg(k))
 	}
 	if !q.Since.IsZero() {
-		sqlText += ` AND m.id >= ` + arg(keyOf(q.Since.Unix()))
+		where = append(where, `id >= `+arg(keyOf(q.Since.Unix())))
 	}
 	if !q.Until.IsZero() {
-		sqlText += ` AND m.id < ` + arg(keyOf(q.Until.Unix()+1))
+		where = append(where, `id < `+arg(keyOf(q.Until.Unix()+1)))
 	}
 	if q.Chat != nil {
 		id, ok := s.lookup(*q.Chat)
 		if !ok || !s.Readable(*q.Chat) {
 			return nil, "", nil
 		}
-		sqlText += ` AND m.chat = ` + arg(id)
-	}
-	if q.UserID != 0 {
-		u := arg(q.UserID)
-		sqlText += ` AND (m.uid = ` + u + ` OR (NOT c.grp AND c.peer = ` + u + `))`
+		where = append(where, `chat = `+arg(id))
 	}
 	ids, all, err := s.readable(ctx)
 	if err != nil {
 		return nil, "", s.fail(err)
 	}
 	if !all {
-		sqlText += ` AND m.chat = ANY(` + arg(ids) + `)`
+		where = append(where, `chat = ANY(`+arg(ids)+`)`)
 	}
-	sqlText += ` ORDER BY m.id DESC LIMIT ` + arg(limit+1)
-	rows, err := s.pool.Query(ctx, sqlText, args...)
+	outer := ` WHERE m.grams @@ $1::tsquery`
+	if q.UserID != 0 {
+		u := arg(q.UserID)
+		outer += ` AND (m.uid = ` + u + ` OR (NOT c.grp AND c.peer = ` + u + `))`
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = ` WHERE ` + strings.Join(where, ` AND `)
+	}
+	tail := ` ORDER BY m.id DESC LIMIT ` + arg(limit+1)
+	probe := `SELECT ` + pgMessageColumns + ` FROM (SELECT * FROM messages` + cond + ` ORDER BY id DESC LIMIT ` + strconv.Itoa(probeRows) +
+		`) m JOIN chats c ON c.id = m.chat` + outer + tail
+	rows, err := s.pool.Query(ctx, probe, args...)
 	if err != nil {
 		return nil, "", s.fail(err)
 	}
 	msgs, err := s.scanMessages(rows)
 	if err != nil {
 		return nil, "", s.fail(err)
+	}
+	if len(msgs) <= limit {
+		cond = strings.ReplaceAll(strings.ReplaceAll(cond, "id ", "m.id "), "chat ", "m.chat ")
+		full := `SELECT ` + pgMessageColumns + ` FROM messages m JOIN chats c ON c.id = m.chat` + outer + strings.Replace(cond, " WHERE ", " AND ", 1) + tail
+		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SET LOCAL enable_indexscan = off`); err != nil {
+				return err
+			}
+			rows, err := tx.Query(ctx, full, args...)
+			if err != nil {
+				return err
+			}
+			msgs, err = s.scanMessages(rows)
+			return err
+		})
+		if err != nil {
+			return nil, "", s.fail(err)
+		}
 	}
 	next := ""
 	if len(msgs) > limit {
