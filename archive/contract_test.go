@@ -70,6 +70,21 @@ func openFile(t testing.TB, mod func(*Options)) *Store {
 // URL that opens an archive in it; the schema is dropped after t.
 func newSchema(t testing.TB) string {
 	t.Helper()
+	name := newSchemaName(t)
+	u, err := url.Parse(testPostgres(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", name)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// newSchemaName creates an empty schema in the test database, dropped
+// after t, and returns its name.
+func newSchemaName(t testing.TB) string {
+	t.Helper()
 	base := testPostgres(t)
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, base)
@@ -88,14 +103,7 @@ func newSchema(t testing.TB) string {
 			c.Close(ctx)
 		}
 	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", name)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return name
 }
 
 // openPostgresTest opens a new archive in a schema of its own.

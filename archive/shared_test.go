@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/snowluma/snowluma-mcp/internal/reference"
 )
 
 // openShared opens an archive of the PostgreSQL database url as bot.
@@ -249,4 +251,43 @@ func TestSharedSecret(t *testing.T) {
 	if r := Redact("postgres://h/db?password=" + secret); strings.Contains(r, secret) {
 		t.Fatalf("redacted %q", r)
 	}
+}
+
+// TestSharedTLS: the URL's sslmode reaches the driver: against a server
+// without TLS (the test cluster), require and verify-full are refused
+// with the reason, prefer falls back to a plain connection.
+func TestSharedTLS(t *testing.T) {
+	t.Parallel()
+	base := testPostgres(t)
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Hostname() == "" || strings.HasPrefix(u.Query().Get("host"), "/") {
+		msg := "the TLS test needs " + EnvTestPostgres + " to name a TCP host (TLS is never used on a unix socket)"
+		if reference.UnderCI() {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	with := func(mode string) string {
+		q := u.Query()
+		q.Set("sslmode", mode)
+		v := *u
+		v.RawQuery = q.Encode()
+		return v.String()
+	}
+	ctx := context.Background()
+	for _, mode := range []string{"require", "verify-full"} {
+		_, err := Open(ctx, Options{Path: with(mode)})
+		var ae *Error
+		if !errors.As(err, &ae) || ae.Problem != ProblemUnreachable || !strings.Contains(strings.ToLower(err.Error()), "ssl") {
+			t.Errorf("sslmode=%s against a server without TLS: %v", mode, err)
+		}
+	}
+	s, err := Open(ctx, Options{Path: with("prefer") + "&search_path=" + url.QueryEscape(newSchemaName(t))})
+	if err != nil {
+		t.Fatalf("sslmode=prefer: %v", err)
+	}
+	s.Close()
 }
