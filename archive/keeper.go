@@ -55,9 +55,11 @@ type Keeper struct {
 
 	filling sync.Mutex // one backfill pass at a time
 
-	mu    sync.Mutex
-	state string
-	noted string
+	mu       sync.Mutex
+	state    string
+	noted    string
+	lostFill time.Time       // when a lost batch last asked for a backfill
+	ctx      context.Context // Run's, once it runs
 }
 
 // NewKeeper returns the keeper of s, and taps hub at once so that the
@@ -69,8 +71,24 @@ func NewKeeper(s *Store, hub *events.Hub, src Source, log io.Writer) *Keeper {
 	}
 	k := &Keeper{store: s, hub: hub, src: src, log: log, feed: s.NewFeed(), state: "starting"}
 	k.feed.Lost = func(n int) {
+		if k.store.Err() != nil {
+			// A broken file: backfilling cannot store anything either.
+			k.note(fmt.Errorf("%d messages of the event connection could not be stored (counted in lost)", n))
+			return
+		}
 		k.note(fmt.Errorf("%d messages of the event connection could not be stored (counted in lost); a backfill is asked for", n))
-		go k.backfill(context.Background())
+		k.mu.Lock()
+		due := time.Since(k.lostFill) >= k.retryFirst()
+		if due {
+			k.lostFill = time.Now()
+		}
+		k.mu.Unlock()
+		k.mu.Lock()
+		ctx := k.ctx
+		k.mu.Unlock()
+		if due && ctx != nil { // at most one a retry period, not one a failed batch
+			go k.backfill(ctx)
+		}
 	}
 	if hub != nil {
 		hub.SetTap(k)
@@ -116,6 +134,9 @@ func (k *Keeper) note(err error) {
 func (k *Keeper) Run(ctx context.Context) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	k.mu.Lock()
+	k.ctx = ctx
+	k.mu.Unlock()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Add(1)

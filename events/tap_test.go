@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
 )
@@ -86,5 +87,38 @@ func TestTap(t *testing.T) {
 	eventually(t, "the buffer full", func() bool { return read(t, h, id, "").DroppedEvents == n-MaxEvents })
 	if s := read(t, h, id, ""); len(s.Events) != MaxEvents {
 		t.Errorf("the buffer holds %d events, want %d", len(s.Events), MaxEvents)
+	}
+}
+
+// sleepyTap takes a while over the first message, as a feed waiting on a
+// slow disk.
+type sleepyTap struct {
+	once sync.Once
+	d    time.Duration
+}
+
+func (s *sleepyTap) Connected() {}
+func (s *sleepyTap) Event([]byte) {
+	s.once.Do(func() { time.Sleep(s.d) })
+}
+
+// TestTapPausesWatchdog: a tap that waits longer than the stall watchdog's
+// span is back-pressure, not a stalled SnowLuma: the connection stays.
+func TestTapPausesWatchdog(t *testing.T) {
+	fake := simulator.Start(t, simulator.WithToken(token), simulator.WithHeartbeat(MinHeartbeatInterval))
+	h := New(Options{URL: fake.EventsURL(), Token: token})
+	t.Cleanup(h.Close)
+	h.SetTap(&sleepyTap{d: 3 * StallHeartbeats * MinHeartbeatInterval})
+	id := subscribe(t, h, Filter{SelfID: simulator.SelfID})
+	c := fake.EventConn(t, 0)
+	if err := c.Send(simulator.GroupMessage(20001, 1, "slow")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send(simulator.GroupMessage(20001, 1, "after")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "both messages buffered", func() bool { return len(read(t, h, id, "").Events) == 2 })
+	if s := read(t, h, id, ""); s.Status != StatusConnected {
+		t.Fatalf("the connection was dropped while the tap waited: %s (%s)", s.Status, s.StatusReason)
 	}
 }

@@ -168,7 +168,8 @@ func TestDoctorArchive(t *testing.T) {
 	}
 	s.Ingest(context.Background(), [][]byte{[]byte(`{"post_type":"message","message_type":"group","message_id":1,"group_id":5,"user_id":6,"time":1764547200,"message":"hi"}`)})
 	s.Close()
-	base := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_ARCHIVE_GROUPS=*", "SNOWLUMA_MCP_LANG=en"}
+	// Times in UTC, whatever the machine's zone (SNOWLUMA_MCP_TZ).
+	base := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_TOKEN=" + e2e.SecretToken, "SNOWLUMA_MCP_ARCHIVE_GROUPS=*", "SNOWLUMA_MCP_LANG=en", "SNOWLUMA_MCP_TZ=UTC"}
 	_, _, f := doctor(t, append(base, "SNOWLUMA_MCP_ARCHIVE="+path)...)
 	if a := f["archive"]; a.Verdict != "ok" || !strings.Contains(a.Detail, "1 messages in 1 chats") || !strings.Contains(a.Detail, "group:5 2025-12-01T00:00:00Z") {
 		t.Errorf("doctor on an archive: %+v", a)
