@@ -124,7 +124,9 @@ func openPostgres(ctx context.Context, opts Options) (*Store, error) {
 	if cfg.ConnConfig.RuntimeParams == nil {
 		cfg.ConnConfig.RuntimeParams = map[string]string{}
 	}
-	cfg.ConnConfig.RuntimeParams["application_name"] = "snowluma-mcp"
+	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
+		cfg.ConnConfig.RuntimeParams["application_name"] = "snowluma-mcp"
+	}
 	if cfg.MaxConns < 4 {
 		cfg.MaxConns = 4
 	}

@@ -291,3 +291,44 @@ func TestSharedTLS(t *testing.T) {
 	}
 	s.Close()
 }
+
+// TestSharedReconnect: when the database drops the archive's connections
+// (a restart, a failover), the feed's batch waits and is stored on a new
+// connection: nothing is counted lost.
+func TestSharedReconnect(t *testing.T) {
+	t.Parallel()
+	app := fmt.Sprintf("snowluma-test-%d", time.Now().UnixNano())
+	s := openShared(t, newSchema(t)+"&application_name="+app, 1, nil)
+	ctx := context.Background()
+	f := s.NewFeed()
+	done := make(chan struct{})
+	go func() { defer close(done); f.Run(ctx) }()
+	base := time.Now().Add(-time.Hour).Unix()
+	for i := range int64(100) {
+		f.Take(groupMsg(1, 2, i+1, base+i, "断线前"))
+	}
+	if err := f.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, testPostgres(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var killed int
+	if err := conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1`, app).Scan(&killed); err != nil || killed == 0 {
+		t.Fatalf("terminated %d connections: %v", killed, err)
+	}
+	for i := range int64(100) {
+		f.Take(groupMsg(1, 2, 1000+i, base+100+i, "断线后"))
+	}
+	if err := f.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	<-done
+	sum, err := s.Summary(ctx)
+	if err != nil || sum.Messages != 200 || sum.Lost != 0 || s.Err() != nil {
+		t.Fatalf("after the connections dropped: %+v %v %v", sum, err, s.Err())
+	}
+}
