@@ -332,3 +332,80 @@ func TestSharedReconnect(t *testing.T) {
 		t.Fatalf("after the connections dropped: %+v %v %v", sum, err, s.Err())
 	}
 }
+
+// TestSharedPrivileges: doctor's check names each privilege the role
+// lacks (here DELETE, which retention needs), and a role that cannot
+// write at all is refused at open as a privilege problem.
+func TestSharedPrivileges(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	schema := newSchemaName(t)
+	base := testPostgres(t)
+	owner, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := owner.Query()
+	q.Set("search_path", schema)
+	owner.RawQuery = q.Encode()
+	s, err := Open(ctx, Options{Path: owner.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	roles := map[string]string{"nodelete": "SELECT, INSERT, UPDATE", "readonly": "SELECT"}
+	for role, grants := range roles {
+		role = schema + "_" + role
+		for _, stmt := range []string{
+			"CREATE ROLE " + role + " LOGIN",
+			"GRANT USAGE ON SCHEMA " + schema + " TO " + role,
+			"GRANT " + grants + " ON ALL TABLES IN SCHEMA " + schema + " TO " + role,
+			"GRANT USAGE ON ALL SEQUENCES IN SCHEMA " + schema + " TO " + role,
+		} {
+			if _, err := conn.Exec(ctx, stmt); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Cleanup(func() {
+			c, err := pgx.Connect(ctx, base)
+			if err == nil {
+				c.Exec(ctx, "DROP OWNED BY "+role)
+				c.Exec(ctx, "DROP ROLE "+role)
+				c.Close(ctx)
+			}
+		})
+	}
+	as := func(role string) string {
+		u := *owner
+		u.User = url.User(schema + "_" + role)
+		return u.String()
+	}
+	s, err = Open(ctx, Options{Path: as("nodelete")})
+	if err != nil {
+		t.Fatalf("a role without DELETE opens: %v", err)
+	}
+	defer s.Close()
+	err = s.Check(ctx)
+	var ae *Error
+	if !errors.As(err, &ae) || ae.Problem != ProblemPrivilege || !strings.Contains(err.Error(), "DELETE on messages") || strings.Contains(err.Error(), "INSERT") {
+		t.Fatalf("check of a role without DELETE: %v", err)
+	}
+	_, err = Open(ctx, Options{Path: as("readonly")})
+	if !errors.As(err, &ae) || ae.Problem != ProblemPrivilege {
+		t.Fatalf("a read-only role: %v", err)
+	}
+	// The owner holds them all.
+	s2, err := Open(ctx, Options{Path: owner.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	if err := s2.Check(ctx); err != nil {
+		t.Fatalf("check of the owner: %v", err)
+	}
+}

@@ -214,10 +214,10 @@ func TestSharedArchiveEndToEnd(t *testing.T) {
 	if !strings.Contains(info, "search_path") {
 		t.Errorf("get_runtime_info does not name the archive: %s", info)
 	}
-	_, docText, _ := runBinary(t, []string{"doctor"}, envC...)
+	_, docText, findings := doctor(t, append(envC, "SNOWLUMA_MCP_LANG=en")...)
 	_, docJSON, _ := runBinary(t, []string{"doctor", "--json"}, envC...)
-	if !strings.Contains(docText, "archive") {
-		t.Errorf("doctor shows no archive check:\n%s", docText)
+	if a := findings["archive"]; a.Verdict != "ok" || !strings.Contains(a.Detail, "xxxxx@") {
+		t.Errorf("doctor on the shared archive (reachable, this schema, every privilege): %+v", a)
 	}
 	auditText, err := os.ReadFile(audit)
 	if err != nil || len(auditText) == 0 {
