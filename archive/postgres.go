@@ -562,33 +562,33 @@ func (s *pgStore) search(ctx context.Context, q Query) ([]Message, string, error
 	limit = min(limit, MaxSearch)
 	args := []any{match}
 	arg := func(v any) string { args = append(args, v); return "$" + strconv.Itoa(len(args)) }
-	var where []string // on the messages alone
+	var where []string // on the messages alone, %[1]s their table's prefix
 	if q.Cursor != "" {
 		k, err := strconv.ParseInt(q.Cursor, 36, 64)
 		if err != nil || k <= 0 {
 			return nil, "", ErrCursor
 		}
-		where = append(where, `id < `+arg(k))
+		where = append(where, `%[1]sid < `+arg(k))
 	}
 	if !q.Since.IsZero() {
-		where = append(where, `id >= `+arg(keyOf(q.Since.Unix())))
+		where = append(where, `%[1]sid >= `+arg(keyOf(q.Since.Unix())))
 	}
 	if !q.Until.IsZero() {
-		where = append(where, `id < `+arg(keyOf(q.Until.Unix()+1)))
+		where = append(where, `%[1]sid < `+arg(keyOf(q.Until.Unix()+1)))
 	}
 	if q.Chat != nil {
 		id, ok := s.lookup(*q.Chat)
 		if !ok || !s.Readable(*q.Chat) {
 			return nil, "", nil
 		}
-		where = append(where, `chat = `+arg(id))
+		where = append(where, `%[1]schat = `+arg(id))
 	}
 	ids, all, err := s.readable(ctx)
 	if err != nil {
 		return nil, "", s.fail(err)
 	}
 	if !all {
-		where = append(where, `chat = ANY(`+arg(ids)+`)`)
+		where = append(where, `%[1]schat = ANY(`+arg(ids)+`)`)
 	}
 	outer := ` WHERE m.grams @@ $1::tsquery`
 	if q.UserID != 0 {
@@ -597,7 +597,7 @@ func (s *pgStore) search(ctx context.Context, q Query) ([]Message, string, error
 	}
 	cond := ""
 	if len(where) > 0 {
-		cond = ` WHERE ` + strings.Join(where, ` AND `)
+		cond = fmt.Sprintf(` WHERE `+strings.Join(where, ` AND `), "")
 	}
 	tail := ` ORDER BY m.id DESC LIMIT ` + arg(limit+1)
 	probe := `SELECT ` + pgMessageColumns + ` FROM (SELECT * FROM messages` + cond + ` ORDER BY id DESC LIMIT ` + strconv.Itoa(probeRows) +
@@ -611,8 +611,11 @@ func (s *pgStore) search(ctx context.Context, q Query) ([]Message, string, error
 		return nil, "", s.fail(err)
 	}
 	if len(msgs) <= limit {
-		cond = strings.ReplaceAll(strings.ReplaceAll(cond, "id ", "m.id "), "chat ", "m.chat ")
-		full := `SELECT ` + pgMessageColumns + ` FROM messages m JOIN chats c ON c.id = m.chat` + outer + strings.Replace(cond, " WHERE ", " AND ", 1) + tail
+		and := ""
+		for _, w := range where {
+			and += fmt.Sprintf(` AND `+w, "m.")
+		}
+		full := `SELECT ` + pgMessageColumns + ` FROM messages m JOIN chats c ON c.id = m.chat` + outer + and + tail
 		err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, `SET LOCAL enable_indexscan = off`); err != nil {
 				return err
