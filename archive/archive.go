@@ -13,7 +13,6 @@
 package archive
 
 import (
-	"database/sql"
 	"fmt"
 	"sync"
 	"time"
@@ -48,8 +47,13 @@ func (s Selection) Empty() bool { return !s.All && len(s.IDs) == 0 }
 
 // Options configure Open.
 type Options struct {
-	// Path is the database file, an absolute path.
+	// Path is the database file, an absolute path, or a PostgreSQL URL
+	// (postgres://, postgresql://) of a database several servers share.
 	Path string
+	// Reader names whoever reads, on a shared (PostgreSQL) archive: read
+	// marks and the channel's delivery record are the reader's own. Empty
+	// means "operator". The SQLite file has one reader.
+	Reader string
 	// Groups and Users are the archived chats. Allowed, when set, is the
 	// server's allowlists: a chat it refuses is never archived.
 	Groups, Users Selection
@@ -78,7 +82,7 @@ type Options struct {
 // through one connection, which holds the file's lock.
 type Store struct {
 	opts Options
-	db   *sql.DB
+	st   storage
 	now  func() time.Time
 
 	mu     sync.Mutex
@@ -127,6 +131,11 @@ const (
 	ProblemNewer   Problem = "newer"   // written by a newer snowluma-mcp
 	ProblemFull    Problem = "full"    // the disk or the size limit is full
 	ProblemIO      Problem = "io"      // the file or its directory cannot be used
+	// A PostgreSQL archive's: the server cannot be reached or refused the
+	// login (retried: not the archive's final state), and a privilege the
+	// role lacks.
+	ProblemUnreachable Problem = "unreachable"
+	ProblemPrivilege   Problem = "privilege"
 )
 
 // Error is a failure of the archive file: what happened to which file, and
@@ -148,8 +157,9 @@ const idShift = 22
 func keyOf(unix int64) int64 { return unix << idShift }
 func timeOf(key int64) int64 { return key >> idShift }
 
-// Path is the file's path.
-func (s *Store) Path() string { return s.opts.Path }
+// Path names the store: the file's path, or the database's URL without
+// its password.
+func (s *Store) Path() string { return Redact(s.opts.Path) }
 
 // Archived reports whether c is one of the archived chats.
 func (s *Store) Archived(c Chat) bool {
@@ -207,13 +217,13 @@ func (s *Store) fail(err error) error {
 	if err == nil {
 		return nil
 	}
-	e := s.classify(err)
+	e := s.st.classify(err)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.Failures++
 	if e != nil {
 		s.stats.LastError = e.Error()
-		if e.Problem != ProblemFull {
+		if e.Problem != ProblemFull && e.Problem != ProblemUnreachable {
 			s.broken = e
 		}
 		return e

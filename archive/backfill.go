@@ -63,7 +63,7 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 			return res, err
 		}
 	}
-	held, target, err := s.reach(ctx, chat, first)
+	held, target, err := s.st.reach(ctx, chat, first)
 	if err != nil {
 		return res, err
 	}
@@ -87,8 +87,8 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 		page, err := f.History(ctx, chat, anchor, PageSize)
 		if err != nil {
 			if res.Pages > 0 && held != 0 && oldest != 0 && uncertain(oldest) > held {
-				s.closeGaps(ctx, chat, oldest, newest)
-				s.addGap(ctx, chat, held, uncertain(oldest))
+				s.st.closeGaps(ctx, chat, oldest, newest)
+				s.st.addGap(ctx, chat, held, uncertain(oldest))
 				res.Gap = true
 			}
 			return res, fmt.Errorf("backfill of %s: %w", chat, err)
@@ -116,7 +116,7 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 		}
 		recs := all
 		if first != 0 && !passed {
-			firstMsg, err := s.messageAt(ctx, first)
+			firstMsg, err := s.st.messageAt(ctx, first)
 			if err != nil {
 				return res, err
 			}
@@ -131,11 +131,11 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 			res.Exhausted = true
 			break
 		}
-		met, err := s.heldAmong(ctx, chat, all, target)
+		met, err := s.st.heldAmong(ctx, chat, all, target)
 		if err != nil {
 			return res, err
 		}
-		keys, err := s.storeBatch(ctx, recs, nil)
+		keys, err := s.st.storeBatch(ctx, recs, nil)
 		if err != nil {
 			return res, err
 		}
@@ -146,13 +146,13 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 		}
 		if newest == 0 {
 			for i := len(all) - 1; i >= 0 && newest == 0; i-- {
-				if k, err := s.keyOfMessage(ctx, chat, all[i].MessageID); err == nil {
+				if k, err := s.st.keyOfMessage(ctx, chat, all[i].MessageID); err == nil {
 					newest = k
 				}
 			}
 		}
 		anchor = all[0].MessageID
-		if k, err := s.keyOfMessage(ctx, chat, anchor); err == nil {
+		if k, err := s.st.keyOfMessage(ctx, chat, anchor); err == nil {
 			oldest = k
 		}
 		if met {
@@ -170,12 +170,12 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 		lo = target
 	}
 	if newest != 0 && lo != 0 {
-		if err := s.closeGaps(ctx, chat, lo, newest); err != nil {
+		if err := s.st.closeGaps(ctx, chat, lo, newest); err != nil {
 			return res, err
 		}
 	}
 	if !res.Met && held != 0 && oldest != 0 && uncertain(oldest) > held {
-		if err := s.addGap(ctx, chat, held, uncertain(oldest)); err != nil {
+		if err := s.st.addGap(ctx, chat, held, uncertain(oldest)); err != nil {
 			return res, err
 		}
 		res.Gap = true
@@ -189,7 +189,7 @@ func (s *Store) Gaps(ctx context.Context, chat Chat) ([]Gap, error) {
 	if !ok {
 		return nil, nil
 	}
-	g, err := s.gaps(ctx, id, 0, 1<<62)
+	g, err := s.st.gaps(ctx, id, 0, 1<<62)
 	return g, s.fail(err)
 }
 

@@ -30,7 +30,7 @@ func benchFrames(r *rand.Rand, n int, first int64, base int64) [][]byte {
 // BenchmarkIngest stores event frames in batches of 256 (the event
 // buffer's size), as the archive's feed does.
 func BenchmarkIngest(b *testing.B) {
-	s := open(b, nil)
+	s := openFile(b, nil)
 	r := rand.New(rand.NewPCG(1, 2))
 	base := time.Now().Add(-30 * 24 * time.Hour).Unix()
 	frames := benchFrames(r, 256*64, 1, base)
@@ -120,7 +120,7 @@ func BenchmarkSearchMillion(b *testing.B) {
 // what the archive adds to a server's start (the schema check and the
 // chats' ids; no scan of the messages).
 func BenchmarkOpen(b *testing.B) {
-	s := open(b, nil)
+	s := openFile(b, nil)
 	path := s.Path()
 	s.Ingest(context.Background(), benchFrames(rand.New(rand.NewPCG(5, 6)), 10000, 1, time.Now().Add(-time.Hour).Unix()))
 	s.Close()

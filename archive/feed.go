@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // Bounds of the queue between the event connection and the file. A full
@@ -182,10 +183,25 @@ func (f *Feed) store(ctx context.Context, frames [][]byte) {
 	}
 	keys, err := f.s.ingest(ctx, recs, recalls)
 	if err != nil {
-		if e := f.s.classify(err); e != nil && e.Problem == ProblemFull {
+		if e := f.s.st.classify(err); e != nil && e.Problem == ProblemFull {
 			f.s.Prune(ctx)
 			keys, err = f.s.ingest(ctx, recs, recalls)
 		}
+	}
+	// A shared database that cannot be reached for a moment (a restart,
+	// a failover): the batch waits and is tried again, holding the
+	// connection's reader meanwhile, before it is counted lost.
+	for wait := 250 * time.Millisecond; err != nil && wait <= 8*time.Second; wait *= 2 {
+		if e := f.s.st.classify(err); e == nil || e.Problem != ProblemUnreachable {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+			keys, err = f.s.ingest(ctx, recs, recalls)
+			continue
+		}
+		break
 	}
 	if err != nil {
 		f.s.mu.Lock()

@@ -14,6 +14,9 @@ import (
 
 // A Record is one message as the archive keeps it.
 type Record struct {
+	// Bot is the account that received or sent the message (0 when not
+	// known): a shared archive keys messages by bot, chat and id.
+	Bot       int64
 	Chat      Chat
 	MessageID int64
 	UserID    int64
@@ -62,7 +65,7 @@ func parseMessage(raw []byte, chat Chat, self int64) (Record, bool) {
 	}
 	r := qqmsg.Render(e.Segments, self)
 	return Record{
-		Chat: chat, MessageID: e.MessageID, UserID: e.UserID, Sender: e.Sender, Time: e.Time,
+		Bot: self, Chat: chat, MessageID: e.MessageID, UserID: e.UserID, Sender: e.Sender, Time: e.Time,
 		Text: r.Text, ReplyTo: r.ReplyTo, Own: e.PostType == "message_sent" || (self != 0 && e.UserID == self),
 	}, true
 }
@@ -153,7 +156,7 @@ func (s *Store) ingest(ctx context.Context, recs []Record, recalls []recallOf) (
 	if len(recs) == 0 && len(recalls) == 0 {
 		return nil, nil
 	}
-	keys, err := s.storeBatch(ctx, recs, recalls)
+	keys, err := s.st.storeBatch(ctx, recs, recalls)
 	if err != nil {
 		return nil, err
 	}
@@ -184,12 +187,5 @@ func (s *Store) ingest(ctx context.Context, recs []Record, recalls []recallOf) (
 // errNoChat is the refusal of a read naming a chat the archive does not
 // hold.
 var errNoChat = errors.New("archive: no such chat")
-
-func (s *Store) lookup(c Chat) (int64, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	id, ok := s.chats[c]
-	return id, ok
-}
 
 func describe(c Chat) string { return fmt.Sprint(c) }

@@ -116,11 +116,11 @@ func (s *Store) Find(ctx context.Context, q Query) (Found, error) {
 		q.Cursor, asked = c, true
 	}
 	q.Any = q.Any || asked
-	msgs, next, err := s.search(ctx, q)
+	msgs, next, err := s.st.search(ctx, q)
 	widened := false
 	if err == nil && len(msgs) == 0 && !q.Any && q.Cursor == "" && len(matchParts(q.Text)) > 1 {
 		q.Any, widened = true, true
-		msgs, next, err = s.search(ctx, q)
+		msgs, next, err = s.st.search(ctx, q)
 	}
 	f := Found{Messages: msgs, Next: next, Any: q.Any && len(matchParts(q.Text)) > 1, Widened: widened}
 	if q.Any && next != "" {
@@ -139,7 +139,7 @@ var ErrEmptyQuery = errors.New("the query has no letters, digits or Chinese char
 // them with q.Any), newest first; next is the cursor of the following
 // page, "" after the last.
 func (s *Store) Search(ctx context.Context, q Query) (msgs []Message, next string, err error) {
-	return s.search(ctx, q)
+	return s.st.search(ctx, q)
 }
 
 // A Position anchors a read: a message id of the chat, or a time.
@@ -196,7 +196,7 @@ type Undelivered struct {
 // the push can come first) is remembered and recorded when Ingest stores
 // the message, so that no catch-up repeats it.
 func (s *Store) Pushed(ctx context.Context, chat Chat, first, msg int64) (behind bool, err error) {
-	held, behind, err := s.pushed(ctx, chat, first, msg)
+	held, behind, err := s.st.pushed(ctx, chat, first, msg)
 	if err == nil && !held {
 		s.mu.Lock()
 		if s.early == nil || len(s.early) >= maxEarly {
@@ -235,7 +235,7 @@ func (s *Store) pushedEarly(ctx context.Context, recs []Record) error {
 	}
 	s.mu.Unlock()
 	for _, p := range due {
-		if _, _, err := s.pushed(ctx, p.chat, p.first, p.msg); err != nil {
+		if _, _, err := s.st.pushed(ctx, p.chat, p.first, p.msg); err != nil {
 			return err
 		}
 	}

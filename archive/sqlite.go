@@ -1,42 +1,26 @@
 package archive
 
-// This file is the archive's storage: every SQL statement, the schema and
-// its migrations, the driver's errors, transactions. The rest of the
-// package (the feed, backfill's paging, parsing, search's words, times)
-// speaks to it only through the Store methods defined here, which are the
-// contract a second store (PostgreSQL, issue 56) implements:
-//
-//	Open, Close, Check, Summary                  the file and its state
-//	storeBatch, RecordSent, SetName              writes: messages and recalls, own sends, names
-//	search, Read, Chats                          reads (search's words come from tokens.go)
-//	MarkRead, Undelivered, Delivered, pushed     read and delivery marks
-//	reach, heldAmong, keyOfMessage, messageAt    what a backfill needs to know
-//	addGap, closeGaps, gaps                      gap markers
-//	Prune                                        retention
-//
-// Keys are sortable message keys (keyOf: the time in seconds shifted left
-// by idShift, plus an arrival counter); the full-text index holds
-// indexTokens' tokens of each message.
+// This file is the archive in one SQLite file, held by one process: the
+// storage contract (store.go) on SQLite, with every SQL statement of the
+// file. The full-text index (grams, FTS5) holds indexTokens' tokens of
+// each message under the message's key.
 
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/snowluma/snowluma-mcp/qqmsg"
 	"modernc.org/sqlite" // the pure-Go driver: the binary stays static
 )
 
 // storeBatch stores recs and recalls in one transaction; keys[i] is the key
 // recs[i] was stored under, 0 when it was held already.
-func (s *Store) storeBatch(ctx context.Context, recs []Record, recalls []recallOf) ([]int64, error) {
+func (s *sqliteStore) storeBatch(ctx context.Context, recs []Record, recalls []recallOf) ([]int64, error) {
 	var keys []int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -57,7 +41,7 @@ func (s *Store) storeBatch(ctx context.Context, recs []Record, recalls []recallO
 // held before first (the event connection's first message of the chat; 0
 // when none came yet: the newest key held), and target, held or the
 // oldest open gap marker's start when that is older.
-func (s *Store) reach(ctx context.Context, chat Chat, first int64) (held, target int64, err error) {
+func (s *sqliteStore) reach(ctx context.Context, chat Chat, first int64) (held, target int64, err error) {
 	id, ok := s.lookup(chat)
 	if !ok {
 		return 0, 0, nil
@@ -99,7 +83,7 @@ const (
 
 // classify turns a driver error into an Error naming the file, or returns
 // nil for an error that says nothing about the file.
-func (s *Store) classify(err error) *Error {
+func (s *sqliteStore) classify(err error) *Error {
 	return classify(s.opts.Path, err)
 }
 
@@ -129,23 +113,13 @@ func classify(path string, err error) *Error {
 	return nil
 }
 
-// Open opens the archive at opts.Path, creating it (and its directory,
-// 0700) when missing, and takes the file's lock. Every failure is an
-// *Error naming the file.
-func Open(ctx context.Context, opts Options) (*Store, error) {
+// openSQLite opens the archive file at opts.Path, creating it (and its
+// directory, 0700) when missing, and takes the file's lock. Every failure
+// is an *Error naming the file.
+func openSQLite(ctx context.Context, opts Options) (*Store, error) {
 	path := opts.Path
 	if !filepath.IsAbs(path) {
 		return nil, &Error{path, ProblemIO, "the path is not absolute", "set SNOWLUMA_MCP_ARCHIVE to an absolute path"}
-	}
-	if opts.Days <= 0 {
-		opts.Days = DefaultDays
-	}
-	if opts.MaxBytes <= 0 {
-		opts.MaxBytes = DefaultMaxBytes
-	}
-	now := opts.Now
-	if now == nil {
-		now = time.Now
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, &Error{path, ProblemIO, "its directory cannot be created: " + err.Error(), "create the directory, or choose another path"}
@@ -169,7 +143,8 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	db.SetMaxOpenConns(1)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
-	s := &Store{opts: opts, db: db, now: now, chats: map[Chat]int64{}}
+	s := &sqliteStore{Store: newStore(opts), db: db}
+	s.st = s
 	if err := s.init(ctx); err != nil {
 		db.Close()
 		if e := classify(path, err); e != nil {
@@ -177,12 +152,18 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		}
 		return nil, &Error{path, ProblemIO, err.Error(), "check the file, or move it aside and restart"}
 	}
-	return s, nil
+	return s.Store, nil
+}
+
+// sqliteStore is the archive in one SQLite file, held by one process.
+type sqliteStore struct {
+	*Store
+	db *sql.DB
 }
 
 // init sets the connection up, takes the lock and creates or migrates the
 // schema.
-func (s *Store) init(ctx context.Context) error {
+func (s *sqliteStore) init(ctx context.Context) error {
 	for _, p := range []string{
 		"PRAGMA busy_timeout = 200",
 		// Exclusive before WAL: the WAL index then lives in this process's
@@ -296,7 +277,7 @@ var migrations = [][]string{
 	},
 }
 
-func (s *Store) loadChats(ctx context.Context) error {
+func (s *sqliteStore) loadChats(ctx context.Context) error {
 	rows, err := s.db.QueryContext(ctx, "SELECT id, grp, peer FROM chats")
 	if err != nil {
 		return err
@@ -317,21 +298,10 @@ func (s *Store) loadChats(ctx context.Context) error {
 
 // Close stores what the feed still holds, then releases the file and its
 // lock.
-func (s *Store) Close() error {
-	if s == nil {
-		return nil
-	}
-	s.mu.Lock()
-	feed := s.feed
-	s.mu.Unlock()
-	if feed != nil {
-		feed.drain() // what the connection brought is stored first
-	}
-	return s.db.Close()
-}
+func (s *sqliteStore) close() error { return s.db.Close() }
 
 // Summary counts what the file holds.
-func (s *Store) Summary(ctx context.Context) (Summary, error) {
+func (s *sqliteStore) summary(ctx context.Context) (Summary, error) {
 	sum := Summary{Path: s.opts.Path, SchemaVersion: SchemaVersion, Stats: s.Stats()}
 	err := s.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM messages), (SELECT count(*) FROM chats), (SELECT count(*) FROM gaps)`).
 		Scan(&sum.Messages, &sum.Chats, &sum.Gaps)
@@ -343,7 +313,7 @@ func (s *Store) Summary(ctx context.Context) (Summary, error) {
 }
 
 // size is the bytes the database uses (pages in use times the page size).
-func (s *Store) size(ctx context.Context) (int64, error) {
+func (s *sqliteStore) size(ctx context.Context) (int64, error) {
 	var pages, free, pageSize int64
 	if err := s.db.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
 		return 0, err
@@ -358,7 +328,7 @@ func (s *Store) size(ctx context.Context) (int64, error) {
 }
 
 // Check runs SQLite's quick integrity check, for doctor.
-func (s *Store) Check(ctx context.Context) error {
+func (s *sqliteStore) check(ctx context.Context) error {
 	var res string
 	if err := s.db.QueryRowContext(ctx, "PRAGMA quick_check").Scan(&res); err != nil {
 		return s.fail(err)
@@ -370,29 +340,8 @@ func (s *Store) Check(ctx context.Context) error {
 	return nil
 }
 
-// RecordSent stores a message the bot sent through this server: chat, the
-// id SnowLuma answered, and the message param as sent (segments or a CQ
-// string).
-func (s *Store) RecordSent(ctx context.Context, chat Chat, messageID int64, message json.RawMessage) error {
-	if !s.Archived(chat) || messageID == 0 {
-		return nil
-	}
-	self := s.self()
-	ev, _ := json.Marshal(map[string]any{"post_type": "message_sent", "message_id": messageID, "user_id": self,
-		"time": s.now().Unix(), "message": message})
-	r, ok := parseMessage(ev, chat, self)
-	if !ok {
-		return nil
-	}
-	r.Own, r.Sender = true, "bot"
-	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := s.insert(ctx, tx, []Record{r})
-		return err
-	})
-}
-
 // write runs f in a transaction, recording a failure.
-func (s *Store) write(ctx context.Context, f func(*sql.Tx) error) error {
+func (s *sqliteStore) write(ctx context.Context, f func(*sql.Tx) error) error {
 	if e := s.Err(); e != nil {
 		return e
 	}
@@ -419,7 +368,7 @@ func (s *Store) write(ctx context.Context, f func(*sql.Tx) error) error {
 // chatID returns c's row, creating it. New chats start with nothing
 // undelivered before the current second (the channel had no chance at
 // those).
-func (s *Store) chatID(ctx context.Context, tx *sql.Tx, c Chat) (int64, error) {
+func (s *sqliteStore) chatID(ctx context.Context, tx *sql.Tx, c Chat) (int64, error) {
 	s.mu.Lock()
 	id, ok := s.chats[c]
 	s.mu.Unlock()
@@ -439,7 +388,7 @@ func (s *Store) chatID(ctx context.Context, tx *sql.Tx, c Chat) (int64, error) {
 
 // insert stores recs, skipping those already held; keys[i] is the key
 // recs[i] was stored under, 0 when it was held already.
-func (s *Store) insert(ctx context.Context, tx *sql.Tx, recs []Record) ([]int64, error) {
+func (s *sqliteStore) insert(ctx context.Context, tx *sql.Tx, recs []Record) ([]int64, error) {
 	if len(recs) == 0 {
 		return nil, nil
 	}
@@ -501,7 +450,7 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, recs []Record) ([]int64,
 
 // recall marks a held message recalled and, unless KeepRecalled, removes
 // its text from the file and the index.
-func (s *Store) recall(ctx context.Context, tx *sql.Tx, c Chat, msg int64) error {
+func (s *sqliteStore) recall(ctx context.Context, tx *sql.Tx, c Chat, msg int64) error {
 	chat, err := s.chatID(ctx, tx, c)
 	if err != nil {
 		return err
@@ -525,13 +474,8 @@ func (s *Store) recall(ctx context.Context, tx *sql.Tx, c Chat, msg int64) error
 	return err
 }
 
-// SetName records a chat's name (a group's name, a friend's remark or
-// nickname).
-func (s *Store) SetName(ctx context.Context, c Chat, name string) error {
-	if !s.Archived(c) {
-		return nil
-	}
-	name = qqmsg.Clean(name, false)
+// setName records a chat's name.
+func (s *sqliteStore) setName(ctx context.Context, c Chat, name string) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		id, err := s.chatID(ctx, tx, c)
 		if err != nil {
@@ -544,7 +488,7 @@ func (s *Store) SetName(ctx context.Context, c Chat, name string) error {
 
 const messageColumns = `m.id, m.msg, c.grp, c.peer, m.user, m.sender, m.text, m.reply, m.recalled, m.own`
 
-func (s *Store) scanMessages(rows *sql.Rows) ([]Message, error) {
+func (s *sqliteStore) scanMessages(rows *sql.Rows) ([]Message, error) {
 	defer rows.Close()
 	var out []Message
 	for rows.Next() {
@@ -566,7 +510,7 @@ func (s *Store) scanMessages(rows *sql.Rows) ([]Message, error) {
 
 // readableChats returns the SQL condition that keeps reads inside the
 // allowlists ("" when every chat is readable) and its arguments.
-func (s *Store) readableChats() (string, []any) {
+func (s *sqliteStore) readableChats() (string, []any) {
 	if s.opts.Allowed == nil {
 		return "", nil
 	}
@@ -587,7 +531,7 @@ func (s *Store) readableChats() (string, []any) {
 	return " AND m.chat IN (" + strings.Join(append(ids, "-1"), ",") + ")", nil
 }
 
-func (s *Store) search(ctx context.Context, q Query) (msgs []Message, next string, err error) {
+func (s *sqliteStore) search(ctx context.Context, q Query) (msgs []Message, next string, err error) {
 	if e := s.Err(); e != nil {
 		return nil, "", e
 	}
@@ -651,7 +595,7 @@ func (s *Store) search(ctx context.Context, q Query) (msgs []Message, next strin
 // Read returns up to limit messages of chat: the newest without a position,
 // those after after, those before before, or those around around (half
 // before, the rest from it on).
-func (s *Store) Read(ctx context.Context, chat Chat, before, after, around *Position, limit int) (Window, error) {
+func (s *sqliteStore) read(ctx context.Context, chat Chat, before, after, around *Position, limit int) (Window, error) {
 	if e := s.Err(); e != nil {
 		return Window{}, e
 	}
@@ -760,7 +704,7 @@ func (s *Store) Read(ctx context.Context, chat Chat, before, after, around *Posi
 	return w, nil
 }
 
-func (s *Store) readErr(err error) error {
+func (s *sqliteStore) readErr(err error) error {
 	if errors.Is(err, ErrNoMessage) {
 		return err
 	}
@@ -768,7 +712,7 @@ func (s *Store) readErr(err error) error {
 }
 
 // gaps lists the gap markers of chat that overlap the keys [lo, hi].
-func (s *Store) gaps(ctx context.Context, chat, lo, hi int64) ([]Gap, error) {
+func (s *sqliteStore) gaps(ctx context.Context, chat, lo, hi int64) ([]Gap, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT after_key, before_key FROM gaps WHERE chat = ? AND before_key >= ? AND after_key <= ? ORDER BY after_key`, chat, lo, hi)
 	if err != nil {
 		return nil, err
@@ -789,7 +733,7 @@ func (s *Store) gaps(ctx context.Context, chat, lo, hi int64) ([]Gap, error) {
 
 // Chats lists the archived chats the allowlists let a reader see, the
 // most recently active first; unreadOnly keeps those with unread messages.
-func (s *Store) Chats(ctx context.Context, unreadOnly bool) ([]ChatInfo, error) {
+func (s *sqliteStore) listChats(ctx context.Context, unreadOnly bool) ([]ChatInfo, error) {
 	if e := s.Err(); e != nil {
 		return nil, e
 	}
@@ -853,7 +797,7 @@ func sortByDesc(idx []int, by []int64) {
 
 // MarkRead marks chat read up to message msg (the newest when 0). It
 // returns the unread count left.
-func (s *Store) MarkRead(ctx context.Context, chat Chat, msg int64) (int64, error) {
+func (s *sqliteStore) markRead(ctx context.Context, chat Chat, msg int64) (int64, error) {
 	id, ok := s.lookup(chat)
 	if !ok || !s.Readable(chat) {
 		return 0, ErrNoChat
@@ -886,7 +830,7 @@ func (s *Store) MarkRead(ctx context.Context, chat Chat, msg int64) (int64, erro
 
 // Undelivered lists, for each chat that keep selects, the messages others
 // wrote that the channel has not pushed.
-func (s *Store) Undelivered(ctx context.Context, keep func(Chat) bool) ([]Undelivered, error) {
+func (s *sqliteStore) undelivered(ctx context.Context, keep func(Chat) bool) ([]Undelivered, error) {
 	if e := s.Err(); e != nil {
 		return nil, e
 	}
@@ -945,7 +889,7 @@ func (s *Store) Undelivered(ctx context.Context, keep func(Chat) bool) ([]Undeli
 }
 
 // Delivered records that the channel pushed u (a catch-up push).
-func (s *Store) Delivered(ctx context.Context, u Undelivered) error {
+func (s *sqliteStore) delivered(ctx context.Context, u Undelivered) error {
 	id, ok := s.lookup(u.Chat)
 	if !ok {
 		return nil
@@ -958,7 +902,7 @@ func (s *Store) Delivered(ctx context.Context, u Undelivered) error {
 
 // pushed is Pushed for a message the archive holds; held is false, and
 // nothing is recorded, when it does not hold msg.
-func (s *Store) pushed(ctx context.Context, chat Chat, first, msg int64) (held, behind bool, err error) {
+func (s *sqliteStore) pushed(ctx context.Context, chat Chat, first, msg int64) (held, behind bool, err error) {
 	id, ok := s.lookup(chat)
 	if !ok {
 		return false, false, nil
@@ -992,7 +936,7 @@ func (s *Store) pushed(ctx context.Context, chat Chat, first, msg int64) (held, 
 // closeGaps removes the gap markers of chat that the keys [lo, hi], a
 // stretch now held without a hole, cover, and shortens those it covers in
 // part.
-func (s *Store) closeGaps(ctx context.Context, chat Chat, lo, hi int64) error {
+func (s *sqliteStore) closeGaps(ctx context.Context, chat Chat, lo, hi int64) error {
 	id, ok := s.lookup(chat)
 	if !ok || lo > hi {
 		return nil
@@ -1013,7 +957,7 @@ func (s *Store) closeGaps(ctx context.Context, chat Chat, lo, hi int64) error {
 
 // heldAmong reports whether the archive held one of recs at or before key
 // held.
-func (s *Store) heldAmong(ctx context.Context, chat Chat, recs []Record, held int64) (bool, error) {
+func (s *sqliteStore) heldAmong(ctx context.Context, chat Chat, recs []Record, held int64) (bool, error) {
 	if held == 0 {
 		return false, nil
 	}
@@ -1034,7 +978,7 @@ func (s *Store) heldAmong(ctx context.Context, chat Chat, recs []Record, held in
 }
 
 // messageAt is the message id stored under key.
-func (s *Store) messageAt(ctx context.Context, key int64) (int64, error) {
+func (s *sqliteStore) messageAt(ctx context.Context, key int64) (int64, error) {
 	var msg int64
 	if err := s.db.QueryRowContext(ctx, `SELECT msg FROM messages WHERE id = ?`, key).Scan(&msg); err != nil {
 		return 0, s.fail(err)
@@ -1042,7 +986,7 @@ func (s *Store) messageAt(ctx context.Context, key int64) (int64, error) {
 	return msg, nil
 }
 
-func (s *Store) keyOfMessage(ctx context.Context, chat Chat, msg int64) (int64, error) {
+func (s *sqliteStore) keyOfMessage(ctx context.Context, chat Chat, msg int64) (int64, error) {
 	id, ok := s.lookup(chat)
 	if !ok {
 		return 0, errNoChat
@@ -1054,7 +998,7 @@ func (s *Store) keyOfMessage(ctx context.Context, chat Chat, msg int64) (int64, 
 
 // addGap records that chat's messages between the keys after and before
 // may be missing.
-func (s *Store) addGap(ctx context.Context, chat Chat, after, before int64) error {
+func (s *sqliteStore) addGap(ctx context.Context, chat Chat, after, before int64) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		id, err := s.chatID(ctx, tx, chat)
 		if err != nil {
@@ -1067,7 +1011,7 @@ func (s *Store) addGap(ctx context.Context, chat Chat, after, before int64) erro
 
 // Prune applies the retention: messages older than Days, then the oldest
 // until the file uses at most MaxBytes. It returns how many were removed.
-func (s *Store) Prune(ctx context.Context) (int64, error) {
+func (s *sqliteStore) prune(ctx context.Context) (int64, error) {
 	if e := s.Err(); e != nil {
 		return 0, e
 	}
@@ -1116,9 +1060,6 @@ func (s *Store) Prune(ctx context.Context) (int64, error) {
 			break
 		}
 	}
-	s.mu.Lock()
-	s.stats.Pruned += removed
-	s.mu.Unlock()
 	return removed, nil
 }
 
@@ -1135,3 +1076,5 @@ func deleteBelow(ctx context.Context, tx *sql.Tx, key int64) (int64, error) {
 	}
 	return res.RowsAffected()
 }
+
+func (s *sqliteStore) lookup(c Chat) (int64, bool) { return s.cached(c) }

@@ -225,7 +225,11 @@ func ArchiveOptions(a *config.ArchiveConfig, policy *safety.Policy) archive.Opti
 		}
 		return s
 	}
-	return archive.Options{Path: a.Path, Groups: sel(a.AllGroups, a.Groups), Users: sel(a.AllUsers, a.Users),
+	path := a.Path
+	if a.URL != "" {
+		path = a.URL
+	}
+	return archive.Options{Path: path, Reader: a.Reader, Groups: sel(a.AllGroups, a.Groups), Users: sel(a.AllUsers, a.Users),
 		Days: a.Days, MaxBytes: a.MaxBytes, KeepRecalled: a.KeepRecalled, Location: a.Location,
 		Allowed: func(group bool, id int64) bool {
 			if group {

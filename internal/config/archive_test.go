@@ -81,3 +81,28 @@ func TestZone(t *testing.T) {
 		t.Errorf("a bad zone: %v", err)
 	}
 }
+
+// TestArchivePostgres: a postgres:// URL is accepted as the archive; what
+// may be shown of it (Path) has no password, the URL to connect with keeps
+// it; the reader defaults to the operator's user name and is bounded.
+func TestArchivePostgres(t *testing.T) {
+	const secret = "s3cr%3Ft-pw"
+	c, err := Load(base(t, events, "SNOWLUMA_MCP_ARCHIVE=postgresql://bot:"+secret+"@db.example:5432/archive?sslmode=verify-full",
+		"SNOWLUMA_MCP_ARCHIVE_GROUPS=*", "SNOWLUMA_MCP_ARCHIVE_READER=alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Archive
+	if a == nil || strings.Contains(a.Path, "s3cr") || !strings.Contains(a.Path, "db.example:5432/archive") || !strings.Contains(a.URL, secret) || a.Reader != "alice" {
+		t.Fatalf("archive %+v", a)
+	}
+	c, err = Load(base(t, events, "SNOWLUMA_MCP_ARCHIVE=postgres://bot@db.example/archive", "SNOWLUMA_MCP_ARCHIVE_GROUPS=*"))
+	if err != nil || c.Archive.Reader == "" {
+		t.Fatalf("default reader: %+v %v", c.Archive, err)
+	}
+	_, err = Load(base(t, events, "SNOWLUMA_MCP_ARCHIVE=postgres://db.example/archive", "SNOWLUMA_MCP_ARCHIVE_READER="+strings.Repeat("x", 65)))
+	var ce *Error
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "ARCHIVE_READER") {
+		t.Fatalf("long reader: %v", err)
+	}
+}

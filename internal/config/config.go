@@ -16,6 +16,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"os/user"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -25,7 +26,9 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
+	"github.com/snowluma/snowluma-mcp/archive"
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/internal/editdist"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
@@ -112,7 +115,8 @@ type variables struct {
 	ChannelApprovers string `env:"CHANNEL_APPROVERS" shown:"unset (no remote approval)" desc:"Write mode: comma-separated QQ numbers who approve from their private chat with the bot (yes <id> / no <id>): Claude Code's permission prompts, and this server's confirmations when the client has no form. Each must pass SNOWLUMA_MCP_ALLOWED_USERS."`
 
 	// The local message archive (docs/archive.md).
-	Archive             string `env:"ARCHIVE" shown:"unset (no archive)" desc:"Read and write modes: the absolute path of an SQLite file (created 0600, its directory 0700) that keeps the archived chats' messages from the event connection, SnowLuma's history and the bot's own sends; enables search_messages, read_messages, list_chats and mark_read, and the channel's catch-up. One server at a time per file; the token is never stored."`
+	Archive             string `env:"ARCHIVE" shown:"unset (no archive)" desc:"Read and write modes: the absolute path of an SQLite file (created 0600, its directory 0700), or a postgres:// URL of a PostgreSQL database several servers share (docs/archive.md), that keeps the archived chats' messages from the event connection, SnowLuma's history and the bot's own sends; enables search_messages, read_messages, list_chats and mark_read, and the channel's catch-up. One server at a time per file; the token is never stored, and a URL's password is never shown."`
+	ArchiveReader       string `env:"ARCHIVE_READER" shown:"the operator's user name" desc:"Who reads a shared (PostgreSQL) archive: read marks and the channel's delivery record are the reader's own, so two operators' unread counts do not disturb each other. Up to 64 characters."`
 	ArchiveGroups       string `env:"ARCHIVE_GROUPS" shown:"unset (no group)" desc:"Comma-separated group numbers to archive, or * for every group SNOWLUMA_MCP_ALLOWED_GROUPS permits."`
 	ArchiveUsers        string `env:"ARCHIVE_USERS" shown:"unset (no one)" desc:"Comma-separated QQ numbers whose private chats to archive, or * for every person SNOWLUMA_MCP_ALLOWED_USERS permits."`
 	ArchiveDays         string `env:"ARCHIVE_DAYS" default:"90" shown:"90" desc:"Days a message is kept (1 to 36500); older ones are removed, oldest first."`
@@ -218,7 +222,14 @@ func (c *Config) note(text, fix string) {
 
 // ArchiveConfig is the validated configuration of the message archive.
 type ArchiveConfig struct {
-	Path string // absolute
+	// Path is what may be shown of the archive: the file's absolute path,
+	// or the database's URL without its password.
+	Path string
+	// URL is the PostgreSQL URL as given, password included: only for
+	// connecting, never shown. Empty for a file.
+	URL string
+	// Reader names who reads a shared archive (ARCHIVE_READER).
+	Reader string
 	// AllGroups and AllUsers: * was given, every chat the allowlists
 	// permit; else Groups and Users list the chats.
 	AllGroups, AllUsers bool
@@ -794,10 +805,22 @@ func parseArchive(e variables, c *Config) error {
 	if path == "" {
 		return nil
 	}
-	if !filepath.IsAbs(path) {
+	var a *ArchiveConfig
+	switch {
+	case archive.IsURL(path):
+		a = &ArchiveConfig{Path: archive.Redact(path), URL: path}
+	case !filepath.IsAbs(path):
 		return notAbsolute(c.goos, "ARCHIVE", path, lang.T(lang.ConfigPathNotAbsolute), lang.ConfigArchivePath, lang.ConfigArchivePathWindows)
+	default:
+		a = &ArchiveConfig{Path: filepath.Clean(path)}
 	}
-	a := &ArchiveConfig{Path: filepath.Clean(path)}
+	a.Reader = strings.TrimSpace(e.ArchiveReader)
+	if a.Reader == "" {
+		a.Reader = osUser()
+	}
+	if utf8.RuneCountInString(a.Reader) > 64 || strings.IndexFunc(a.Reader, unicode.IsControl) >= 0 {
+		return &Error{"ARCHIVE_READER", lang.T(lang.ConfigBadReader), lang.T(lang.ConfigReader)}
+	}
 	for _, l := range []struct {
 		name, value string
 		all         *bool
@@ -1131,4 +1154,23 @@ func userCacheDir(goos string, getenv func(string) string) (string, error) {
 		return "", errors.New("no user cache directory")
 	}
 	return dir, nil
+}
+
+// osUser is the operator's user name, the default reader of a shared
+// archive: the account's name, else USER or USERNAME, else "operator".
+func osUser() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		// A Windows account is DOMAIN\name: the name is the person.
+		name := u.Username
+		if i := strings.LastIndexByte(name, '\\'); i >= 0 {
+			name = name[i+1:]
+		}
+		return name
+	}
+	for _, v := range []string{"USER", "USERNAME"} {
+		if n := os.Getenv(v); n != "" {
+			return n
+		}
+	}
+	return "operator"
 }

@@ -150,6 +150,8 @@ const (
 	ConfigArchivePath    Message = "config.archive_path"
 	ConfigArchiveList    Message = "config.archive_list"
 	ConfigArchiveDays    Message = "config.archive_days"
+	ConfigBadReader      Message = "config.bad_reader"
+	ConfigReader         Message = "config.reader"
 	ConfigNotZone        Message = "config.not_zone" // value
 	ConfigZone           Message = "config.zone"
 	NoteArchiveIgnored   Message = "note.archive_ignored"   // ARCHIVE variable
@@ -434,9 +436,11 @@ var texts = map[Message]text{
 	ConfigApproversWrite:   {"approval prompts are sent as private QQ messages, which needs write mode", "审批请求以 QQ 私聊消息发出，需要 write 模式"},
 	ConfigApproversFix:     {"set SNOWLUMA_MCP_MODE=write, or unset SNOWLUMA_MCP_CHANNEL_APPROVERS", "设 SNOWLUMA_MCP_MODE=write，或取消 SNOWLUMA_MCP_CHANNEL_APPROVERS"},
 	NoteChannelEmpty:       {"the channel is on but %s and %s are both unset, so it pushes no message; list the groups and people to follow", "推送通道已开启，但 %s 和 %s 都未设置，因此不会推送任何消息；请列出要关注的群和人"},
-	ConfigArchivePath:      {"an absolute path of the archive's SQLite file, e.g. /home/me/.local/state/snowluma-mcp/archive.db (created 0600 in a 0700 directory)", "归档 SQLite 文件的绝对路径，例如 /home/me/.local/state/snowluma-mcp/archive.db（以 0600 创建，所在目录 0700）"},
+	ConfigArchivePath:      {"an absolute path of the archive's SQLite file, e.g. /home/me/.local/state/snowluma-mcp/archive.db (created 0600 in a 0700 directory), or a postgres:// URL", "归档 SQLite 文件的绝对路径，例如 /home/me/.local/state/snowluma-mcp/archive.db（以 0600 创建，所在目录 0700），或 postgres:// URL"},
 	ConfigArchiveList:      {"* for every chat the allowlists permit, or comma-separated positive numbers, e.g. 20001,20002", "* 表示允许名单内的所有会话，或用逗号分隔的正整数号码，例如 20001,20002"},
 	ConfigArchiveDays:      {"a whole number of days from 1 to 36500", "1 到 36500 之间的整数天数"},
+	ConfigBadReader:        {"longer than 64 characters, or holds control characters", "超过 64 个字符，或含控制字符"},
+	ConfigReader:           {"a name of up to 64 characters, e.g. alice", "不超过 64 个字符的名字，例如 alice"},
 	ConfigNotZone:          {"%q is not a time zone this system knows", "%q 不是本系统认识的时区"},
 	ConfigZone:             {"an IANA zone name such as Asia/Shanghai, or an offset from UTC such as +08:00 (works without a zone database)", "IANA 时区名（例如 Asia/Shanghai），或相对 UTC 的时差（例如 +08:00，无需时区数据库）"},
 	NoteArchiveIgnored:     {"%s ignored: the archive needs read or write mode", "已忽略 %s：消息归档需要 read 或 write 模式"},
@@ -587,7 +591,7 @@ var texts = map[Message]text{
 	// Windows paths.
 	ConfigPathUnexpanded:     {"%s is not expanded here: an MCP host passes the value as written, so it is not an absolute path", "%s 在这里不会被展开：MCP 宿主按原样传入这个值，所以它不是绝对路径"},
 	ConfigTaskDirWindows:     {`an absolute path to a private directory, written out in full, e.g. C:\Users\you\AppData\Local\snowluma-mcp\tasks`, `私有目录的完整绝对路径，例如 C:\Users\you\AppData\Local\snowluma-mcp\tasks`},
-	ConfigArchivePathWindows: {`an absolute path of the archive's SQLite file, written out in full, e.g. C:\Users\you\AppData\Local\snowluma-mcp\archive.db (its folder is created when missing)`, `归档 SQLite 文件的完整绝对路径，例如 C:\Users\you\AppData\Local\snowluma-mcp\archive.db（文件夹不存在时会自动创建）`},
+	ConfigArchivePathWindows: {`an absolute path of the archive's SQLite file, written out in full, e.g. C:\Users\you\AppData\Local\snowluma-mcp\archive.db (its folder is created when missing), or a postgres:// URL`, `归档 SQLite 文件的完整绝对路径，例如 C:\Users\you\AppData\Local\snowluma-mcp\archive.db（文件夹不存在时会自动创建），或 postgres:// URL`},
 	ConfigAuditFileWindows:   {`an absolute path of a file this process may create and append to, written out in full, e.g. C:\Users\you\AppData\Local\snowluma-mcp\audit.jsonl (its folder is created when missing)`, `本进程可以创建并追加写入的文件的完整绝对路径，例如 C:\Users\you\AppData\Local\snowluma-mcp\audit.jsonl（文件夹不存在时会自动创建）`},
 	ConfigDownloadDirWindows: {`an absolute folder path on the MCP host, written out in full, e.g. C:\Users\you\Downloads\snowluma-mcp; it is created when missing`, `MCP 主机上文件夹的完整绝对路径，例如 C:\Users\you\Downloads\snowluma-mcp；不存在时会自动创建`},
 
