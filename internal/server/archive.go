@@ -192,7 +192,9 @@ const markReadInput = `{
   "additionalProperties": false
 }`
 
-const archiveMessagesResult = `{"type": "object", "properties": {"count": {"type": "integer"}, "lines": {"type": "string"}, "messages": {"type": "array", "items": {"type": "object"}}, "trust": {"type": "string"}}, "required": ["count", "trust"]}`
+// archiveMessagesResult names what a client may rely on: the count and
+// trust always, the lines or the messages by format.
+const archiveMessagesResult = `{"type": "object", "properties": {"lines": {"type": "string"}, "messages": {"type": "array"}}, "required": ["count", "trust"]}`
 const listChatsResult = `{"type": "object", "properties": {"chats": {"type": "array", "items": {"type": "object"}}}, "required": ["chats"]}`
 const markReadResult = `{"type": "object", "properties": {"unread": {"type": "integer"}}, "required": ["chat", "unread"]}`
 
