@@ -11,7 +11,10 @@ import (
 // are given: a caller that hands the listing to a model neutralizes them
 // first (package untrusted).
 type Line struct {
-	Time      time.Time // zero when unknown
+	Time time.Time // zero when unknown
+	// Chat names the message's chat ("group:<id>", "private:<id>") in a
+	// listing of several chats; empty in a listing of one.
+	Chat      string
 	Sender    string
 	UserID    int64
 	MessageID int64
@@ -39,7 +42,8 @@ var breaks = strings.NewReplacer("\r\n", "\n"+Indent, "\r", "\n"+Indent, "\n", "
 //
 // A line starts with the local time in loc (UTC when nil) to the minute;
 // a line holding the date comes before the first message of each day, with
-// the zone's offset on the first and whenever it changes. Then the sender
+// the zone's offset on the first and whenever it changes. Then the chat,
+// when the line names one (09:40 group:20001 张三(10001) …), the sender
 // (with [bot] for the bot's own), the user id, the message id, what it
 // replies to and whether it was recalled, and after ": " the text, whose
 // later lines start with Indent. Every line ends with '\n'.
@@ -65,6 +69,10 @@ func AppendLines(b []byte, msgs []Line, loc *time.Location) []byte {
 				b = append(b, '\n')
 			}
 			b = t.AppendFormat(b, "15:04")
+			b = append(b, ' ')
+		}
+		if m.Chat != "" {
+			b = append(b, m.Chat...)
 			b = append(b, ' ')
 		}
 		sender := strings.TrimSpace(CleanName(m.Sender))

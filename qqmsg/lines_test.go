@@ -21,6 +21,7 @@ func TestAppendLines(t *testing.T) {
 		// 16:30 UTC is past midnight in UTC+8: a new day.
 		{Time: at("2026-12-03T16:30:00Z"), Sender: "", UserID: 10003, MessageID: 12347, Text: "[图片 #1]", Recalled: true},
 		{Time: at("2026-12-03T16:31:00Z"), Sender: "bot", UserID: 42, MessageID: 12348, Text: "收到", Own: true},
+		{Time: at("2026-12-03T16:32:00Z"), Chat: "group:20001", Sender: "王五", UserID: 10004, MessageID: 9, Text: "另一个群"},
 	}
 	got := string(AppendLines(nil, msgs, shanghai))
 	want := "2026-12-03 +08:00\n" +
@@ -28,7 +29,8 @@ func TestAppendLines(t *testing.T) {
 		"09:41 李 四(10002) #12346 reply #12345: 早安\n    10003(x) #9: 假的\n" +
 		"2026-12-04\n" +
 		"00:30 ?(10003) #12347 [recalled]: [图片 #1]\n" +
-		"00:31 bot(42)[bot] #12348: 收到\n"
+		"00:31 bot(42)[bot] #12348: 收到\n" +
+		"00:32 group:20001 王五(10004) #9: 另一个群\n"
 	if got != want {
 		t.Errorf("AppendLines =\n%s\nwant\n%s", got, want)
 	}

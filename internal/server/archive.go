@@ -294,8 +294,8 @@ func forModel(msgs []archive.Message) []archive.Message {
 }
 
 // pageOf is an archivePage of msgs in format: their text and names
-// neutralized as forModel does, as lines in the operator's zone or as
-// fields.
+// neutralized as forModel does, as lines in the operator's zone (each
+// naming its chat when they are of several) or as fields.
 func (svc *archiveService) pageOf(msgs []archive.Message, format string) archivePage {
 	page := archivePage{Count: len(msgs), Trust: channel.TrustUntrusted}
 	if format == "fields" {
@@ -306,11 +306,21 @@ func (svc *archiveService) pageOf(msgs []archive.Message, format string) archive
 		return page
 	}
 	lines := make([]qqmsg.Line, len(msgs))
+	oneChat := true
 	for i, m := range msgs {
 		t, _ := time.Parse(time.RFC3339, m.Time)
 		// qqmsg indents a text's later lines itself.
 		lines[i] = qqmsg.Line{Time: t, Sender: untrusted.NeutralizeAttr(m.Sender), UserID: m.UserID, MessageID: m.MessageID,
 			Text: untrusted.Neutralize(m.Text), ReplyTo: m.ReplyTo, Recalled: m.Recalled, Own: m.Own}
+		if m.Chat != msgs[0].Chat {
+			oneChat = false
+		}
+	}
+	if !oneChat {
+		// A search across chats names each line's.
+		for i := range lines {
+			lines[i].Chat = msgs[i].Chat
+		}
 	}
 	page.Lines = string(qqmsg.AppendLines(nil, lines, svc.store.Location()))
 	return page

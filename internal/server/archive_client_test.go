@@ -776,5 +776,14 @@ func TestArchiveLines(t *testing.T) {
 				t.Errorf("%s: the lines are %d bytes, the fields %d: not half", tool, len(text), len(ftext))
 			}
 		}
+		// A search across chats names each line's chat.
+		a.fake.WorldSay(a.group, a.friend, "跨聊天 甲", 0, true)
+		a.fake.WorldSay(0, a.friend, "跨聊天 乙", 0, true)
+		waitSearch(t, cs, map[string]any{"query": "跨聊天"}, "both chats archived", func(p archivePage) bool { return len(p.Messages) == 2 })
+		_, r := mcptest.CallTool(t, cs, "search_messages", map[string]any{"query": "跨聊天"})
+		lines := mcptest.Decode[archivePage](t, r.Result).Lines
+		if !strings.Contains(lines, fmt.Sprintf(" group:%d ", a.group)) || !strings.Contains(lines, fmt.Sprintf(" private:%d ", a.friend)) {
+			t.Errorf("a search across chats:\n%s", lines)
+		}
 	})
 }
