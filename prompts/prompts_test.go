@@ -151,7 +151,7 @@ func TestMessagesNameOnlyOfferedTools(t *testing.T) {
 
 func TestGroupDigest(t *testing.T) {
 	text := render(t, "group_digest", map[string]string{"group_id": " 20001 "}, readEnv)
-	for _, want := range []string{"QQ group 20001", `query_action with {"action":"get_group_msg_history","params":{"count":50,"group_id":20001}}`, "message_id set to the oldest"} {
+	for _, want := range []string{"QQ group 20001", `query_action with {"action":"get_group_msg_history","params":{"count":50,"group_id":20001}}`, "message_id set to the first line's id", "reach says"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q:\n%s", want, text)
 		}
@@ -160,7 +160,7 @@ func TestGroupDigest(t *testing.T) {
 		t.Errorf("event resources named without events:\n%s", text)
 	}
 	text = render(t, "group_digest", map[string]string{"group_id": "20001", "since": "2h"}, eventsEnv)
-	for _, want := range []string{"since 2h ago (2026-12-01 07:00 UTC, Unix time 1796108400)", "before 1796108400", `subscribe_events {"self_id":"<get_login_info's user_id>","group_ids":[20001],"types":["message","notice"]}`} {
+	for _, want := range []string{"since 2h ago (2026-12-01 07:00 UTC, Unix time 1796108400)", "reach before 2026-12-01 07:00 +00:00", `subscribe_events {"self_id":"<get_login_info's user_id>","group_ids":[20001],"types":["message","notice"]}`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q:\n%s", want, text)
 		}

@@ -29,7 +29,7 @@ var (
 
 // historyStep is the step that reads a group's recent messages.
 func historyStep(w *writer, group int64, until string) {
-	w.step("Read the history: query_action with %s; for older messages call it again with message_id set to the oldest message's id (that page ends with that message again: skip the repeat), %s. Each message has message_id, time (Unix seconds), sender (user_id, nickname, card) and message.",
+	w.step("Read the history: query_action with %s; its lines read \"HH:MM sender(user_id) #message_id: text\" in time order, local time under a line with the date. For older messages call it again with message_id set to the first line's id (that page ends with that message again: skip the repeat), %s; stop when the answer's reach says SnowLuma's history goes no further back.",
 		call("get_group_msg_history", "group_id", group, "count", 50), until)
 }
 
@@ -64,7 +64,7 @@ func groupDigest() *Prompt {
 					historyStep(w, group, "up to about 200 messages")
 				} else {
 					w.lead("Summarise what happened in QQ group %d since %s.", group, when(s, env))
-					historyStep(w, group, fmt.Sprintf("until a message's time is before %d (or about 500 messages)", s.at.Unix()))
+					historyStep(w, group, fmt.Sprintf("until the lines reach before %s (or about 500 messages)", s.at.In(env.Location).Format("2006-01-02 15:04 -07:00")))
 				}
 				if env.Events {
 					w.step("For what arrives from now on: an event resource made by subscribe_events %s is read with ?after=<next_cursor>; read one that already covers this group rather than making another.", object("self_id", "<get_login_info's user_id>", "group_ids", []int64{group}, "types", []string{"message", "notice"}))

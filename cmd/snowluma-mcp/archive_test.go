@@ -84,7 +84,7 @@ func TestArchiveKilledDuringIngest(t *testing.T) {
 	}
 	var seen []int64
 	e2e.WaitFor(t, "200 messages archived", func() bool {
-		_, r := mcptest.CallTool(t, cs, "read_messages", map[string]any{"group_id": g, "limit": 200})
+		_, r := mcptest.CallTool(t, cs, "read_messages", map[string]any{"group_id": g, "limit": 200, "format": "fields"})
 		if r.Diagnostics.Outcome != "success" {
 			return false
 		}
@@ -109,7 +109,7 @@ func TestArchiveKilledDuringIngest(t *testing.T) {
 	// What search shows last: everything sent before it must survive.
 	var newest int64
 	e2e.WaitFor(t, "search to show a message", func() bool {
-		_, r := mcptest.CallTool(t, cs, "search_messages", map[string]any{"query": "压力测试消息", "group_id": g, "limit": 1})
+		_, r := mcptest.CallTool(t, cs, "search_messages", map[string]any{"query": "压力测试消息", "group_id": g, "limit": 1, "format": "fields"})
 		pg := mcptest.Decode[page](t, r.Result)
 		if len(pg.Messages) == 1 {
 			newest = pg.Messages[0].MessageID

@@ -169,7 +169,7 @@ func TestSandboxServesEveryTool(t *testing.T) {
 		// Anchored at the send: the world trickles a message every 20 ms,
 		// which would soon push it out of the newest five.
 		history := c.data("query_action_with_input", "get_group_msg_history", map[string]any{"group_id": owned, "message_id": sent.MessageID, "count": 5})
-		if !strings.Contains(string(history), fmt.Sprintf(`"message_id":%d`, sent.MessageID)) {
+		if !strings.Contains(string(history), fmt.Sprintf(`#%d: `, sent.MessageID)) {
 			t.Errorf("the history lacks the sent message %d: %s", sent.MessageID, history)
 		}
 		e2e.WaitRead(t, cs, uri, "the message_sent event and a trickled message", func(r e2e.EventsRead) bool {
@@ -222,15 +222,11 @@ func TestSandboxServesEveryTool(t *testing.T) {
 		// view_media shows the pictures the owned group's history holds:
 		// images after the text block.
 		var photos int64
-		for _, m := range mcptest.Decode[struct {
-			Messages []struct {
-				MessageID  int64  `json:"message_id"`
-				RawMessage string `json:"raw_message"`
-			} `json:"messages"`
-		}](t, c.data("query_action", "get_group_msg_history", map[string]any{"group_id": owned, "count": 200})).Messages {
-			if strings.Contains(m.RawMessage, "[CQ:image") {
-				photos = m.MessageID
-			}
+		lines := mcptest.Decode[struct {
+			Lines string `json:"lines"`
+		}](t, c.data("query_action", "get_group_msg_history", map[string]any{"group_id": owned, "count": 200})).Lines
+		for _, m := range regexp.MustCompile(`#(-?\d+)[^:\n]*: [^\n]*\[图片`).FindAllStringSubmatch(lines, -1) {
+			photos, _ = strconv.ParseInt(m[1], 10, 64)
 		}
 		res, err := cs.CallTool(mcptest.Context(t), &mcp.CallToolParams{Name: "view_media", Arguments: map[string]any{"message_id": photos}})
 		if err != nil || res.IsError || len(res.Content) != 5 || !marked(t, res) {
@@ -323,15 +319,28 @@ func sandboxWorld(t *testing.T, seed string) string {
 // worldTimes are the world's Unix times in what a client reads of it.
 var worldTimes = regexp.MustCompile(`"(time|join_time|last_sent_time|modify_time|upload_time|create_time)":(\d+)`)
 
+// historyDay and historyClock are the dates and times a history's lines
+// show (to the minute): dropped from a world's reading, whose times are
+// relative.
+var (
+	historyDay   = regexp.MustCompile(`\d{4}-\d\d-\d\d( [+-]\d\d:\d\d)?\\n`)
+	historyClock = regexp.MustCompile(`(\\n|"lines":")\d\d:\d\d `)
+)
+
 // relativeTimes writes every time of a world's reading as seconds from its
-// first message's: the history is dated back from when the sandbox
-// started, so two sandboxes of one seed differ only by when they started.
+// first one that is not zero (a member's, in the order read), and drops
+// the clock of the histories' lines: the world is dated back from when the
+// sandbox started, so two sandboxes of one seed differ only by when they
+// started.
 func relativeTimes(s string) string {
-	i := strings.Index(s, `"messages"`)
-	if i < 0 {
-		return s
+	s = historyDay.ReplaceAllString(historyClock.ReplaceAllString(s, "$1"), "")
+	var first []string
+	for _, m := range worldTimes.FindAllStringSubmatch(s, -1) {
+		if m[2] != "0" {
+			first = m
+			break
+		}
 	}
-	first := worldTimes.FindStringSubmatch(s[i:])
 	if first == nil {
 		return s
 	}

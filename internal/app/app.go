@@ -262,7 +262,7 @@ func tasksInUse(l lang.Lang, e *tasks.InUseError) string {
 // those are on. checkOutputs, when not nil, checks the output schemas once
 // the catalog may be decoded (catalogload.go).
 func newServer(cfg *config.Config, b *backend.Backend, tr *stdio.Transport, loadCatalog func() (*catalog.Catalog, error), stderr, calls io.Writer) (s *mcp.Server, transport mcp.Transport, checkOutputs func() error, err error) {
-	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, Backend: b, Log: stderr, CallLog: calls, Lang: cfg.Lang}
+	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, Backend: b, Log: stderr, CallLog: calls, Lang: cfg.Lang, Location: cfg.Location}
 	var taskStreams *listen.Streams
 	if b.Tasks != nil {
 		store := b.Tasks.Store()

@@ -148,11 +148,17 @@ const searchMessagesInput = `{
     "since": {"type": "string", "description": "RFC 3339, or 2026-12-03 09:40 in the operator's zone."},
     "until": {"type": "string", "description": "As since."},
     "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
-    "cursor": {"type": "string"}
+    "cursor": {"type": "string"},
+    ` + archiveFormat + `
   },
   "required": ["query"],
   "additionalProperties": false
 }`
+
+// archiveFormat chooses between the compact lines a model reads
+// (qqmsg.AppendLines) and one object a message for a client that wants
+// the fields. Lines are the default.
+const archiveFormat = `"format": {"enum": ["lines", "fields"]}`
 
 const archivePosition = `{"type": ["integer", "string"], "description": "message_id, or a time as search_messages' since."}`
 
@@ -163,7 +169,8 @@ const readMessagesInput = `{
     "before": ` + archivePosition + `,
     "after": ` + archivePosition + `,
     "around": ` + archivePosition + `,
-    "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}
+    "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},
+    ` + archiveFormat + `
   },
   "additionalProperties": false
 }`
@@ -185,7 +192,9 @@ const markReadInput = `{
   "additionalProperties": false
 }`
 
-const archiveMessagesResult = `{"type": "object", "properties": {"messages": {"type": "array", "items": {"type": "object"}}, "trust": {"type": "string"}}, "required": ["messages", "trust"]}`
+// archiveMessagesResult names what a client may rely on: the count and
+// trust always, the lines or the messages by format.
+const archiveMessagesResult = `{"type": "object", "properties": {"lines": {"type": "string"}, "messages": {"type": "array"}}, "required": ["count", "trust"]}`
 const listChatsResult = `{"type": "object", "properties": {"chats": {"type": "array", "items": {"type": "object"}}}, "required": ["chats"]}`
 const markReadResult = `{"type": "object", "properties": {"unread": {"type": "integer"}}, "required": ["chat", "unread"]}`
 
@@ -230,15 +239,24 @@ type searchMessagesArgs struct {
 	Until   string `json:"until"`
 	Limit   int    `json:"limit"`
 	Cursor  string `json:"cursor"`
+	Format  string `json:"format"`
 }
 
-// archivePage is the answer of search_messages and read_messages.
+// archivePage is the answer of search_messages and read_messages: the
+// messages as compact lines (format "lines", the default), or as one object
+// each (format "fields").
 type archivePage struct {
-	Messages   []archive.Message `json:"messages"`
-	Gaps       []archive.Gap     `json:"gaps,omitempty"`
-	MoreBefore *bool             `json:"more_before,omitempty"`
-	MoreAfter  *bool             `json:"more_after,omitempty"`
-	NextCursor string            `json:"next_cursor,omitempty"`
+	Count int `json:"count"`
+	// Lines holds the messages in the order listed, one line each
+	// (qqmsg.AppendLines), when the format is "lines".
+	Lines string `json:"lines,omitempty"`
+	// Messages is a []archive.Message when the format is "fields": an
+	// empty list is then still given.
+	Messages   any           `json:"messages,omitempty"`
+	Gaps       []archive.Gap `json:"gaps,omitempty"`
+	MoreBefore *bool         `json:"more_before,omitempty"`
+	MoreAfter  *bool         `json:"more_after,omitempty"`
+	NextCursor string        `json:"next_cursor,omitempty"`
 	// Match is "any" when the messages hold any of the query's words,
 	// not all; Note says why when the model did not ask for it.
 	Match string `json:"match,omitempty"`
@@ -273,6 +291,39 @@ func forModel(msgs []archive.Message) []archive.Message {
 		msgs[i].Sender = untrusted.NeutralizeAttr(channel.Indent(msgs[i].Sender))
 	}
 	return msgs
+}
+
+// pageOf is an archivePage of msgs in format: their text and names
+// neutralized as forModel does, as lines in the operator's zone (each
+// naming its chat when they are of several) or as fields.
+func (svc *archiveService) pageOf(msgs []archive.Message, format string) archivePage {
+	page := archivePage{Count: len(msgs), Trust: channel.TrustUntrusted}
+	if format == "fields" {
+		if msgs == nil {
+			msgs = []archive.Message{}
+		}
+		page.Messages = forModel(msgs)
+		return page
+	}
+	lines := make([]qqmsg.Line, len(msgs))
+	oneChat := true
+	for i, m := range msgs {
+		t, _ := time.Parse(time.RFC3339, m.Time)
+		// qqmsg indents a text's later lines itself.
+		lines[i] = qqmsg.Line{Time: t, Sender: untrusted.NeutralizeAttr(m.Sender), UserID: m.UserID, MessageID: m.MessageID,
+			Text: untrusted.Neutralize(m.Text), ReplyTo: m.ReplyTo, Recalled: m.Recalled, Own: m.Own}
+		if m.Chat != msgs[0].Chat {
+			oneChat = false
+		}
+	}
+	if !oneChat {
+		// A search across chats names each line's.
+		for i := range lines {
+			lines[i].Chat = msgs[i].Chat
+		}
+	}
+	page.Lines = string(qqmsg.AppendLines(nil, lines, svc.store.Location()))
+	return page
 }
 
 // seen records that the model on c's connection was handed the text of
@@ -327,11 +378,9 @@ func (svc *archiveService) search(ctx context.Context, c *toolkit.Call, in searc
 	case err != nil:
 		return svc.failed(err)
 	}
-	if msgs == nil {
-		msgs = []archive.Message{}
-	}
 	svc.seen(c, msgs)
-	page := archivePage{Messages: forModel(msgs), NextCursor: next, Trust: channel.TrustUntrusted}
+	page := svc.pageOf(msgs, in.Format)
+	page.NextCursor = next
 	if found.Any {
 		page.Match = "any"
 		if found.Widened {
@@ -377,6 +426,7 @@ type readArgs struct {
 	After   json.RawMessage `json:"after"`
 	Around  json.RawMessage `json:"around"`
 	Limit   int             `json:"limit"`
+	Format  string          `json:"format"`
 }
 
 // position reads a message_id or a time.
@@ -441,7 +491,9 @@ func (svc *archiveService) read(ctx context.Context, c *toolkit.Call, in readArg
 		return svc.failed(err)
 	}
 	svc.seen(c, w.Messages)
-	return outcome.OK(archivePage{Messages: forModel(w.Messages), Gaps: w.Gaps, MoreBefore: &w.MoreBefore, MoreAfter: &w.MoreAfter, Trust: channel.TrustUntrusted})
+	page := svc.pageOf(w.Messages, in.Format)
+	page.Gaps, page.MoreBefore, page.MoreAfter = w.Gaps, &w.MoreBefore, &w.MoreAfter
+	return outcome.OK(page)
 }
 
 type listChatsArgs struct {

@@ -3,6 +3,7 @@ package server_test
 import (
 	"database/sql"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +17,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
+	"github.com/snowluma/snowluma-mcp/qqmsg"
 	_ "modernc.org/sqlite"
 )
 
@@ -37,6 +39,8 @@ type archiveMsg struct {
 }
 
 type archivePage struct {
+	Count    int          `json:"count"`
+	Lines    string       `json:"lines"`
 	Messages []archiveMsg `json:"messages"`
 	Gaps     []struct {
 		Note string `json:"note"`
@@ -87,8 +91,16 @@ func (a *archived) start(t *testing.T, era mcptest.Era) (*mcptest.Proc, *mcp.Cli
 	return p, cs
 }
 
+// call calls tool and decodes its result. These tests read the messages'
+// fields: a read or a search that names no
+// format asks for "fields" (TestArchiveLines reads the default lines).
 func call[T any](t *testing.T, cs *mcp.ClientSession, tool string, args any) (T, mcptest.ToolResult) {
 	t.Helper()
+	if m, ok := args.(map[string]any); ok && (tool == "read_messages" || tool == "search_messages") && m["format"] == nil {
+		m = maps.Clone(m)
+		m["format"] = "fields"
+		args = m
+	}
 	_, r := mcptest.CallTool(t, cs, tool, args)
 	var v T
 	if r.Diagnostics.Outcome == "success" {
@@ -478,10 +490,11 @@ func TestArchiveReadNeutralized(t *testing.T) {
 		waitSearch(t, cs, map[string]any{"query": "approved"}, "the forged message archived", func(p archivePage) bool {
 			return len(p.Messages) == 1 && p.Messages[0].MessageID == m.ID
 		})
-		for _, tool := range []string{"search_messages", "read_messages"} {
-			args := map[string]any{"query": "approved"}
+		for _, call := range []struct{ tool, format string }{{"search_messages", "fields"}, {"read_messages", "fields"}, {"search_messages", "lines"}, {"read_messages", "lines"}} {
+			tool := call.tool
+			args := map[string]any{"query": "approved", "format": call.format}
 			if tool == "read_messages" {
-				args = map[string]any{"group_id": a.group, "around": m.ID, "limit": 3}
+				args = map[string]any{"group_id": a.group, "around": m.ID, "limit": 3, "format": call.format}
 			}
 			res, r := mcptest.CallTool(t, cs, tool, args)
 			if r.Diagnostics.Outcome != "success" {
@@ -492,6 +505,17 @@ func TestArchiveReadNeutralized(t *testing.T) {
 				t.Errorf("%s hands the model markup: %s", tool, text)
 			}
 			p := mcptest.Decode[archivePage](t, r.Result)
+			if !strings.Contains(p.Trust, "untrusted") {
+				t.Errorf("%s (%s) has no trust marker: %+v", tool, call.format, p)
+			}
+			if call.format == "lines" {
+				// The forged line stays under its message, indented.
+				if !strings.Contains(p.Lines, "approved") || strings.Contains(p.Lines, "<") || strings.Contains(p.Lines, "\n管理员") ||
+					!strings.Contains(p.Lines, "\n"+qqmsg.Indent+"管理员 (30009) #77") {
+					t.Errorf("%s: the forged message reads %q", tool, p.Lines)
+				}
+				continue
+			}
 			var got string
 			for _, msg := range p.Messages {
 				if msg.MessageID == m.ID {
@@ -751,6 +775,71 @@ func TestArchiveReadsNoteMessageIDs(t *testing.T) {
 			if req.Action == "send_group_msg" {
 				t.Errorf("SnowLuma was asked to send %s", req.Params)
 			}
+		}
+	})
+}
+
+// TestArchiveLines: read_messages and search_messages answer, unless asked
+// for fields, one line a message in the operator's zone (SNOWLUMA_MCP_TZ)
+// with the date once a day, the sender, user id, message id and text,
+// and the trust marker beside them; the lines say what the fields say in
+// fewer bytes.
+func TestArchiveLines(t *testing.T) {
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		a := newArchived(t, "SNOWLUMA_MCP_TZ=+08:00")
+		_, cs := a.start(t, era)
+		var last int64
+		for i := range 5 {
+			last = a.fake.WorldSay(a.group, a.friend, fmt.Sprint("线条消息 ", i), 0, true).ID
+		}
+		fields := waitSearch(t, cs, map[string]any{"query": "线条消息"}, "the messages archived", func(p archivePage) bool { return len(p.Messages) == 5 })
+		for _, tool := range []string{"read_messages", "search_messages"} {
+			args := map[string]any{"group_id": a.group, "around": last, "limit": 9}
+			if tool == "search_messages" {
+				args = map[string]any{"query": "线条消息"}
+			}
+			fields, _ = call[archivePage](t, cs, tool, args)
+			res, r := mcptest.CallTool(t, cs, tool, args)
+			if r.Diagnostics.Outcome != "success" {
+				t.Fatalf("%s: %+v", tool, r.Diagnostics)
+			}
+			p := mcptest.Decode[archivePage](t, r.Result)
+			if p.Messages != nil || p.Count != len(fields.Messages) || !strings.Contains(p.Trust, "untrusted") {
+				t.Fatalf("%s: count %d, %d messages, trust %q; the fields have %d", tool, p.Count, len(p.Messages), p.Trust, len(fields.Messages))
+			}
+			var want []string
+			day := ""
+			for _, m := range fields.Messages {
+				tm, err := time.Parse(time.RFC3339, m.Time)
+				if err != nil || !strings.HasSuffix(m.Time, "+08:00") {
+					t.Fatalf("%s: time %q (%v)", tool, m.Time, err)
+				}
+				if d := tm.Format(time.DateOnly); d != day {
+					if day == "" {
+						d += " +08:00"
+					}
+					day = tm.Format(time.DateOnly)
+					want = append(want, d)
+				}
+				want = append(want, fmt.Sprintf("%s %s(%d) #%d: %s", tm.Format("15:04"), m.Sender, m.UserID, m.MessageID, m.Text))
+			}
+			if got := strings.Split(strings.TrimSuffix(p.Lines, "\n"), "\n"); !slices.Equal(got, want) {
+				t.Errorf("%s lines:\n%s\nwant\n%s", tool, p.Lines, strings.Join(want, "\n"))
+			}
+			fres, _ := mcptest.CallTool(t, cs, tool, func() map[string]any { m := maps.Clone(args); m["format"] = "fields"; return m }())
+			text, ftext := res.Content[0].(*mcp.TextContent).Text, fres.Content[0].(*mcp.TextContent).Text
+			if len(text)*2 > len(ftext) {
+				t.Errorf("%s: the lines are %d bytes, the fields %d: not half", tool, len(text), len(ftext))
+			}
+		}
+		// A search across chats names each line's chat.
+		a.fake.WorldSay(a.group, a.friend, "跨聊天 甲", 0, true)
+		a.fake.WorldSay(0, a.friend, "跨聊天 乙", 0, true)
+		waitSearch(t, cs, map[string]any{"query": "跨聊天"}, "both chats archived", func(p archivePage) bool { return len(p.Messages) == 2 })
+		_, r := mcptest.CallTool(t, cs, "search_messages", map[string]any{"query": "跨聊天"})
+		lines := mcptest.Decode[archivePage](t, r.Result).Lines
+		if !strings.Contains(lines, fmt.Sprintf(" group:%d ", a.group)) || !strings.Contains(lines, fmt.Sprintf(" private:%d ", a.friend)) {
+			t.Errorf("a search across chats:\n%s", lines)
 		}
 	})
 }

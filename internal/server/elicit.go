@@ -78,8 +78,12 @@ func (x *executor) runWithInput(ctx context.Context, c *toolkit.Call, in actionA
 		return r
 	}
 	q := c.Req.Params
-	return x.RunWithInput(ctx, x.callOf(c), pipeline.Plan{Action: a, Params: in.Params,
+	r = x.RunWithInput(ctx, x.callOf(c), pipeline.Plan{Action: a, Params: in.Params,
 		Answers: q.RequestState != "" || len(q.InputResponses) > 0})
+	if !write && historyActions[a.Name] {
+		r = historyLines(r, in.Params, x.location, x.archive)
+	}
+	return r
 }
 
 // unansweredKey marks, in the _meta of the answer handed back to the tool,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -35,6 +36,10 @@ type executor struct {
 	safety  *safety.Policy // the pipeline's policy
 	mode    config.Mode
 	lang    lang.Lang // of the forms a person reads
+	// location is the operator's zone, of the history's lines; archive
+	// says whether the local archive is on (the history's note names it).
+	location *time.Location
+	archive  bool
 }
 
 // newExecutor returns the executor of b, with the pipeline's hooks (Sent,
@@ -139,7 +144,11 @@ func (x *executor) call(ctx context.Context, c *toolkit.Call, in actionArgs, wri
 	if in.Execution != nil {
 		p.InputFile = in.Execution.InputFile
 	}
-	return x.Run(ctx, x.callOf(c), p)
+	r = x.Run(ctx, x.callOf(c), p)
+	if !write && historyActions[a.Name] {
+		r = historyLines(r, in.Params, x.location, x.archive)
+	}
+	return r
 }
 
 // toolName is the execution tool for write or read-only calls.

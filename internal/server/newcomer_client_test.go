@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
@@ -128,30 +129,29 @@ func TestDigestFindsSandboxHistory(t *testing.T) {
 		group := ownedGroup(t, fake)
 		for _, since := range []string{"2小时", "2 hours", "今天"} {
 			text := promptText(t, cs, "group_digest", map[string]string{"group_id": fmt.Sprint(group), "since": since})
-			m := regexp.MustCompile(`until a message's time is before (\d+)`).FindStringSubmatch(text)
+			m := regexp.MustCompile(`until the lines reach before (\d{4}-\d\d-\d\d \d\d:\d\d [+-]\d\d:\d\d)`).FindStringSubmatch(text)
 			if m == nil {
 				t.Fatalf("since %s: no time bound in:\n%s", since, text)
 			}
-			var from int64
-			fmt.Sscan(m[1], &from)
+			from, err := time.Parse("2006-01-02 15:04 -07:00", m[1])
+			if err != nil {
+				t.Fatal(err)
+			}
 			_, r := mcptest.CallTool(t, cs, "query_action", map[string]any{"action": "get_group_msg_history", "params": map[string]any{"group_id": group, "count": 50}})
 			h := mcptest.Decode[struct {
 				Data struct {
-					Messages []struct {
-						Time int64 `json:"time"`
-					} `json:"messages"`
+					Lines string `json:"lines"`
 				} `json:"data"`
 			}](t, r.Result)
 			in := 0
-			for _, msg := range h.Data.Messages {
-				if msg.Time >= from {
+			for _, at := range lineTimes(t, h.Data.Lines) {
+				if !at.Before(from) {
 					in++
 				}
 			}
 			// Today's window is empty only in the first minutes after midnight.
 			if in == 0 && since != "今天" {
-				raw, _ := json.Marshal(h.Data.Messages)
-				t.Errorf("since %s (from %d): no message of the history in the window: %s", since, from, raw)
+				t.Errorf("since %s (from %v): no message of the history in the window:\n%s", since, from, h.Data.Lines)
 			}
 		}
 	})
@@ -219,4 +219,32 @@ func TestUnknownActionHint(t *testing.T) {
 			t.Errorf("missing action: %+v", r.Diagnostics)
 		}
 	})
+}
+
+// lineTimes reads the time of each message of a listing in lines
+// (qqmsg.AppendLines): a date line with the zone's offset, then lines
+// that start with the time.
+func lineTimes(t *testing.T, lines string) []time.Time {
+	t.Helper()
+	var out []time.Time
+	var day, zone string
+	for _, l := range strings.Split(strings.TrimSuffix(lines, "\n"), "\n") {
+		if d, z, ok := strings.Cut(l, " "); ok && len(d) == 10 && d[4] == '-' && (z[0] == '+' || z[0] == '-') {
+			day, zone = d, z
+			continue
+		} else if len(l) == 10 && l[4] == '-' {
+			day = l
+			continue
+		}
+		if strings.HasPrefix(l, " ") {
+			continue // a message's later line
+		}
+		clock, _, _ := strings.Cut(l, " ")
+		at, err := time.Parse("2006-01-02 15:04 -07:00", day+" "+clock+" "+zone)
+		if err != nil {
+			t.Fatalf("line %q of\n%s: %v", l, lines, err)
+		}
+		out = append(out, at)
+	}
+	return out
 }

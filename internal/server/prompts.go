@@ -98,7 +98,7 @@ func promptEnv(d *deps) prompts.Env {
 		Lang:     d.exec.lang,
 		Groups:   policy.Groups,
 		Users:    policy.Users,
-		Location: time.Local,
+		Location: d.exec.location,
 	}
 }
 

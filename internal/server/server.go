@@ -80,6 +80,9 @@ type Options struct {
 	// Speed holds the speed tricks the binary turns on (see Speed); leave
 	// it zero for any other transport.
 	Speed Speed
+	// Location is the operator's time zone (config.Location): message
+	// listings show their times in it. Nil means the machine's zone.
+	Location *time.Location
 	// Channel is the wire of the QQ channel (claudechannel.Wire over the
 	// transport the server runs on); required when the backend's channel
 	// is on.
@@ -222,6 +225,7 @@ func newDeps(opts Options) (*deps, error) {
 	if arch != nil {
 		arch.x = x
 	}
+	x.location, x.archive = cmp.Or(opts.Location, time.Local), arch != nil
 	return &deps{opts: opts, mode: opts.Mode, dispatch: &mcpseam.Dispatch{Pass: opts.Speed.PassEncoded, GrowStack: opts.Speed.GrowStacks}, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety, b.Provenance), channel: ch, archive: arch, sealer: sealer, log: log}, nil
 }
 

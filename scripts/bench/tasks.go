@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -208,17 +209,17 @@ var busyTasks = []task{
 		if err != nil {
 			return false, err
 		}
-		// Done when the read reaches back to yesterday's start.
-		var page struct {
-			Messages []struct {
-				Time json.RawMessage `json:"time"`
-			} `json:"messages"`
+		// Done when the read reaches back to yesterday's start: the
+		// archive's read starts there; SnowLuma's history must reach it.
+		if arch {
+			var page struct {
+				Count int `json:"count"`
+			}
+			json.Unmarshal(r, &page)
+			return page.Count > 0, nil
 		}
-		json.Unmarshal(r, &page)
-		if len(page.Messages) == 0 {
-			return false, nil
-		}
-		return arch || firstTime(page.Messages[0].Time).Before(since), nil
+		first, ok := historyStart(r)
+		return ok && first.Before(since), nil
 	}},
 	{"who mentioned a word across groups in the last week", func(s *session, w *world, arch bool) (bool, error) {
 		if arch {
@@ -276,37 +277,39 @@ func everyGroupHistory(s *session, w *world, text string, want int) (bool, error
 			return false, err
 		}
 		var page struct {
-			Messages []struct {
-				MessageID int64  `json:"message_id"`
-				Raw       string `json:"raw_message"`
-			} `json:"messages"`
+			Count int    `json:"count"`
+			Lines string `json:"lines"`
+			Reach string `json:"reach"`
 		}
 		json.Unmarshal(r, &page)
-		for _, m := range page.Messages {
-			if strings.Contains(m.Raw, text) {
-				found++
-			}
-		}
-		if len(page.Messages) == 0 {
+		found += strings.Count(page.Lines, text)
+		// A model that is told the history reaches no further stops here.
+		if page.Count == 0 || page.Reach != "" {
 			continue
 		}
-		if _, err := s.query("get_group_msg_history", map[string]any{"group_id": g.ID, "message_id": page.Messages[0].MessageID, "count": 200}); err != nil {
+		oldest := regexp.MustCompile(`#(-?\d+)`).FindStringSubmatch(page.Lines)
+		if oldest == nil {
+			return false, fmt.Errorf("a history page without a message id: %.200s", page.Lines)
+		}
+		if _, err := s.query("get_group_msg_history", map[string]any{"group_id": g.ID, "message_id": json.Number(oldest[1]), "count": 200}); err != nil {
 			return false, err
 		}
 	}
 	return found >= want, nil
 }
 
-// firstTime reads a message time: Unix seconds or RFC 3339.
-func firstTime(raw json.RawMessage) time.Time {
-	var n int64
-	if json.Unmarshal(raw, &n) == nil {
-		return time.Unix(n, 0)
+// historyStart reads the time of the first message of a history answer's
+// lines: its first line is the date with the zone's offset, its second
+// starts with the time.
+func historyStart(data json.RawMessage) (time.Time, bool) {
+	var d struct {
+		Lines string `json:"lines"`
 	}
-	var s string
-	json.Unmarshal(raw, &s)
-	t, _ := time.Parse(time.RFC3339, s)
-	return t
+	json.Unmarshal(data, &d)
+	day, rest, _ := strings.Cut(d.Lines, "\n")
+	clock, _, _ := strings.Cut(rest, " ")
+	t, err := time.Parse("2006-01-02 -07:00 15:04", day+" "+clock)
+	return t, err == nil
 }
 
 // benchTasks runs the six tasks against server, with and without the
@@ -370,7 +373,7 @@ func runTask(t task, arch bool, now time.Time, dir string, server string) (*task
 		return nil, err
 	}
 	env := []string{"SNOWLUMA_MCP_ENDPOINT=" + fake.URL, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_DOWNLOAD_DIR=" + filepath.Join(dir, "downloads"),
-		"SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL(), "SNOWLUMA_MCP_LANG=en", "HOME=" + dir}
+		"SNOWLUMA_MCP_EVENTS_URL=" + fake.EventsURL(), "SNOWLUMA_MCP_LANG=en", "SNOWLUMA_MCP_TZ=+08:00", "HOME=" + dir}
 	if arch {
 		path := filepath.Join(dir, "archive.db")
 		if err := fillArchive(path, fake, now); err != nil {
