@@ -75,17 +75,22 @@ type index struct {
 	probe   []bool
 	// deeds are the acts and objects of each action that changes
 	// something, and described the index terms of each such action's
-	// names and summaries (see namesDeed); nil for an action that only reads.
+	// names and summaries (see namesDeed); nil for an action that only
+	// reads. acted are the terms of its names and of the first clause of
+	// each summary, where a summary says what the action does ("Remove
+	// (kick) a member from a group"), not what else it touches
+	// (", optionally refusing their future join requests").
 	deeds       []deed
 	destructive []bool
 	described   []map[string]bool
+	acted       []map[string]bool
 	// scratch holds *scratch: the working memory of searches, reused.
 	scratch sync.Pool
 }
 
 func (c *Catalog) buildIndex() *index {
 	n := len(c.actions)
-	ix := &index{scratch: sync.Pool{New: func() any { return new(scratch) }}, postings: map[string][]posting{}, inName: map[string][]int32{}, named: map[string]int32{}, length: make([]float64, n), nameLen: make([]int, n), standard: make([]bool, n), names: make([][]string, n), objects: make([][]string, n), probe: make([]bool, n), deeds: make([]deed, n), destructive: make([]bool, n), described: make([]map[string]bool, n), nameHay: make([]string, n), textHay: make([]string, n), underscores: make([]int, n)}
+	ix := &index{scratch: sync.Pool{New: func() any { return new(scratch) }}, postings: map[string][]posting{}, inName: map[string][]int32{}, named: map[string]int32{}, length: make([]float64, n), nameLen: make([]int, n), standard: make([]bool, n), names: make([][]string, n), objects: make([][]string, n), probe: make([]bool, n), deeds: make([]deed, n), destructive: make([]bool, n), described: make([]map[string]bool, n), acted: make([]map[string]bool, n), nameHay: make([]string, n), textHay: make([]string, n), underscores: make([]int, n)}
 	seenWord := map[string]bool{}
 	for i, a := range c.actions {
 		ix.standard[i] = onebot11[a.Name]
@@ -128,6 +133,20 @@ func (c *Catalog) buildIndex() *index {
 			add0, addName0 := add, addName
 			add = func(term string, w float64) { desc[term] = true; add0(term, w) }
 			addName = func(term string, w float64) { desc[term] = true; addName0(term, w) }
+			acted := map[string]bool{}
+			ix.acted[i] = acted
+			mark := func(term string, _ float64) { acted[term] = true }
+			for _, name := range append([]string{strings.ToLower(a.Name)}, lowerAll(a.Aliases)...) {
+				if g, ok := synonymIndex[name]; ok {
+					acted[groupTerm(g)] = true
+				}
+				for _, w := range words(name) {
+					addEnglish(mark, w, 0)
+				}
+			}
+			zh, _ := fold(a.SummaryZh)
+			addText(mark, firstClause(strings.ToLower(a.Summary)), 0)
+			addText(mark, firstClause(zh), 0)
 		}
 		for _, name := range names {
 			ix.named[name] = int32(i)
@@ -177,6 +196,15 @@ func (c *Catalog) buildIndex() *index {
 	}
 	ix.avgLen /= float64(max(1, n))
 	return ix
+}
+
+// firstClause returns a summary up to its first comma, semicolon, colon
+// or full stop, in either script: the clause that says what an action does.
+func firstClause(s string) string {
+	if i := strings.IndexAny(s, ",;:，；：。"); i >= 0 {
+		return s[:i]
+	}
+	return strings.TrimSuffix(s, ".")
 }
 
 // hay joins fields for holds, dropping any NUL a field holds.

@@ -455,13 +455,19 @@ func TestRewrites(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"set chat title":   "set group name",
-		"edit_chat_photo":  "edit group avatar",
-		"unpin message":    "remove essence message",
-		"pin message":      "pin message",
-		"mute all members": "mute everyone members",
-		"chatty title":     "chatty title",
-		"禁言":               "禁言",
+		"set chat title":                     "set group name",
+		"edit_chat_photo":                    "edit group avatar",
+		"unpin message":                      "remove essence message",
+		"pin message":                        "pin message",
+		"mute all members":                   "mute everyone members",
+		"chatty title":                       "chatty title",
+		"禁言":                                 "禁言",
+		"a member's nickname":                "member nickname",
+		"send a reaction":                    "add reaction",
+		"check in":                           "signin",
+		"the title of a group":               "group name",
+		"number of members":                  "members number",
+		"a list of the members of the group": "members group list",
 	} {
 		if got := rephrase(in); got != want {
 			t.Errorf("rephrase(%q) = %q, want %q", in, got, want)

@@ -255,10 +255,46 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	if len(kept) == 0 {
 		return m
 	}
-	top := kept[0]
-	m.Weak = !top.exact && !top.nameSub && (weak(top.cov, top.covered) || readAnsweredByWrite(units, top.a) ||
-		!top.a.ReadOnly && (top.a.Destructive && namedN[top.index] == 0 || guessedAct(ix, units, asked, top.index) ||
-			!namesDeed(ix, top.index, units, firmTerms(units, rephrased))))
+	var firm map[string]bool
+	unsure := func(h *hit) bool {
+		if h.exact || h.nameSub {
+			return false
+		}
+		if weak(h.cov, h.covered) || readAnsweredByWrite(units, h.a) {
+			return true
+		}
+		if h.a.ReadOnly {
+			return false
+		}
+		if firm == nil {
+			firm = firmTerms(units, rephrased)
+		}
+		return h.a.Destructive && namedN[h.index] == 0 || guessedAct(ix, units, asked, h.index) ||
+			!namesDeed(ix, h.index, units, firm)
+	}
+	m.Weak = unsure(kept[0])
+	if m.Weak {
+		// Of the actions that match nearly as well, one the query names
+		// with confidence is the answer a guess at the first is not: the
+		// message a query asks to delete, not the essence entry it
+		// happens to share words with. It is of the first's kind (a
+		// change for a change, a read for a read) unless the query asks
+		// to read and the first changes something.
+		top := kept[0]
+		reads := top.a.ReadOnly || readAnsweredByWrite(units, top.a)
+		for i := 1; i < min(promoteDepth, len(kept)); i++ {
+			if h := kept[i]; h.supported && h.a.ReadOnly == reads && h.score >= promoteShare*top.score && !unsure(h) {
+				copy(kept[1:i+1], kept[:i])
+				kept[0] = h
+				m.Actions[0] = h.a
+				for j, h := range kept {
+					m.Actions[j] = h.a
+				}
+				m.Weak = false
+				break
+			}
+		}
+	}
 	if m.Weak && !m.Actions[0].ReadOnly {
 		// A guess must not change anything: the first action that only
 		// reads goes first, and when there is none, a guess is not worth
@@ -332,6 +368,14 @@ const precisionFloor = 0.25
 // objectPenalty scales the score of an action for each object of its name
 // the query does not name (see objectWords).
 const objectPenalty = 0.8
+
+// promoteDepth and promoteShare bound the actions a guess at the first
+// may yield to: among the first promoteDepth, scoring at least
+// promoteShare of the first's score.
+const (
+	promoteDepth = 5
+	promoteShare = 0.5
+)
 
 // probePenalty scales the score of a can_ probe for a query that does not
 // ask whether something can be done: "send voice" is not can_send_record.
@@ -600,6 +644,17 @@ func rephrase(q string) string {
 		return r
 	}, q) + " "
 	changed := false
+	// A possessive says whose, which the words around it say too: a
+	// member's nickname is a member nickname.
+	for _, s := range []string{"'s ", "’s "} {
+		if strings.Contains(padded, s) {
+			padded = strings.ReplaceAll(padded, s, " ")
+			changed = true
+		}
+	}
+	if ordered, ok := ofOrder(padded); ok {
+		padded, changed = ordered, true
+	}
 	for _, p := range phrases {
 		if from := " " + p[0] + " "; strings.Contains(padded, from) {
 			padded = strings.ReplaceAll(padded, from, " "+p[1]+" ")
@@ -610,4 +665,46 @@ func rephrase(q string) string {
 		return q
 	}
 	return strings.TrimSpace(padded)
+}
+
+// ofOrder rewrites "the title of a group" as "group title", the order the
+// phrases (and other platforms' method names) use, and drops articles
+// ("send a reaction" is the phrase "send reaction"); padded is a query
+// with a space at each end. It reports whether anything changed.
+func ofOrder(padded string) (string, bool) {
+	if !strings.Contains(padded, " of ") && !strings.Contains(padded, " a ") &&
+		!strings.Contains(padded, " an ") && !strings.Contains(padded, " the ") {
+		return padded, false
+	}
+	fields := strings.Fields(padded)
+	out := make([]string, 0, len(fields))
+	changed := false
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		switch {
+		case f == "a" || f == "an" || f == "the":
+			changed = true
+			continue
+		case f == "of" && len(out) > 0 && isWord(out[len(out)-1]):
+			j := i + 1
+			for j < len(fields) && (fields[j] == "a" || fields[j] == "an" || fields[j] == "the") {
+				j++
+			}
+			if j < len(fields) && isWord(fields[j]) {
+				last := len(out) - 1
+				out = append(out, out[last])
+				out[last] = fields[j]
+				i = j
+				changed = true
+				continue
+			}
+		}
+		out = append(out, f)
+	}
+	return " " + strings.Join(out, " ") + " ", changed
+}
+
+// isWord reports whether s is an English word: ASCII letters only.
+func isWord(s string) bool {
+	return s != "" && !strings.ContainsFunc(s, func(r rune) bool { return !isLower(byte(r)) || r >= utf8.RuneSelf })
 }

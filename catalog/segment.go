@@ -72,7 +72,7 @@ func (c *Catalog) parse(q string, ix *index) []unit {
 	flushWord := func() {
 		w := word.String()
 		word.Reset()
-		if w == "" || englishFiller[w] || strings.Trim(w, "0123456789") == "" {
+		if len(w) < 2 || englishFiller[w] || strings.Trim(w, "0123456789") == "" {
 			return
 		}
 		guessed := false

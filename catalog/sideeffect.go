@@ -140,9 +140,10 @@ func namesDeed(ix *index, d int, units []unit, firm map[string]bool) bool {
 		}
 	}
 	// The act: one of the action's own, or a change the query asks for in
-	// words the action's name or summary holds (remove for a kick, change
-	// for a rename), or none asked at all (a query of nouns).
-	if len(dd.acts) > 0 && !slices.ContainsFunc(dd.acts, func(t string) bool { return firm[t] }) {
+	// words the action's name or the first clause of its summary holds
+	// (remove for a kick, change for a rename), or none asked at all (a
+	// query of nouns).
+	if len(dd.acts)+len(dd.generic) > 0 && !slices.ContainsFunc(dd.acts, func(t string) bool { return firm[t] }) {
 		asked, held := false, false
 		for _, u := range units {
 			g, ok := synonymIndex[u.word]
@@ -153,8 +154,12 @@ func namesDeed(ix *index, d int, units []unit, firm map[string]bool) bool {
 			if slices.ContainsFunc(dd.actHeads, func(a string) bool { return slices.Contains(actNamedBy[a], synonyms[g][0]) }) {
 				held = true
 			}
-			if head := synonyms[g][0]; genericActs[head] && slices.ContainsFunc(dd.generic, func(h string) bool { return sameGeneric(h, head) }) ||
-				!genericActs[head] && ix.described[d][groupTerm(g)] {
+			// A generic act (set, send) names the change of an action
+			// whose name says no more, or a state it switches (开全体禁言
+			// sets a mute); "set" is no kick.
+			if head := synonyms[g][0]; genericActs[head] && !slices.ContainsFunc(dd.actHeads, func(a string) bool { return !switchActs[a] }) &&
+				slices.ContainsFunc(dd.generic, func(h string) bool { return sameGeneric(h, head) }) ||
+				!genericActs[head] && ix.acted[d][groupTerm(g)] {
 				held = true
 			}
 		}
@@ -241,6 +246,10 @@ var foreignTerms = func() []string {
 	}
 	return out
 }()
+
+// switchActs are the acts that are a state set switches on or off: a
+// mute. Setting names them; it names no kick, deletion or upload.
+var switchActs = map[string]bool{"mute": true, "unmute": true}
 
 // sameGeneric reports whether two generic acts are one: setting and adding
 // are both a change (add a reaction is set_msg_emoji_like), sending is not.

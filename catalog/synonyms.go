@@ -11,14 +11,14 @@ import (
 // thing. A keyword search term that equals any word of a group matches text
 // containing any word of that group. Every word is lower case.
 var synonyms = [][]string{
-	{"group", "群", "群聊", "群里", "qun", "chat", "channel", "guild", "conversation", "supergroup"},
+	{"group", "群", "群聊", "群里", "qun", "chat", "channel", "guild", "conversation", "supergroup", "server"},
 	{"mute", "ban", "禁言", "silence", "restrict", "restriction", "timeout"},
 	{"unmute", "unban", "解禁", "解除禁言", "untimeout", "unrestrict"},
 	{"message", "msg", "消息"},
 	{"send", "发送", "发", "发布", "发表", "发出", "post"},
 	{"recall", "delete_msg", "撤回", "撤", "withdraw", "unsend", "retract", "purge"},
 	{"delete", "del", "remove", "删除", "移除", "删", "删掉"},
-	{"friend", "好友", "buddy"},
+	{"friend", "好友", "buddy", "contact"},
 	{"private", "私聊", "私发", "dm"},
 	{"file", "文件", "document", "attachment"},
 	{"folder", "directory", "文件夹", "目录"},
@@ -44,10 +44,10 @@ var synonyms = [][]string{
 	{"nickname", "昵称", "profile"},
 	{"avatar", "头像", "portrait", "icon", "pfp"},
 	{"status", "状态", "online", "在线"},
-	{"login", "logged", "登录", "登陆", "account", "账号"},
+	{"login", "logged", "登录", "登陆", "account", "账号", "identity", "whoami"},
 	{"version", "版本"},
 	{"list", "列表", "列出", "哪些", "有哪些", "谁"},
-	{"info", "详情", "资料", "信息"},
+	{"info", "详情", "资料", "信息", "information", "details", "detail", "metadata"},
 	{"history", "历史", "历史消息", "聊天记录", "消息记录", "记录", "recent"},
 	{"forward", "合并转发", "转发"},
 	{"reaction", "emoji", "表情", "回应", "react"},
@@ -67,7 +67,7 @@ var synonyms = [][]string{
 	{"collection", "收藏"},
 	{"set", "设置", "修改", "改", "设", "设为", "设成", "开启", "打开", "关闭", "关掉", "开", "关",
 		"edit", "change", "update", "modify"},
-	{"get", "获取", "查询", "查看", "查", "看", "读取", "fetch", "retrieve", "show", "view", "see"},
+	{"get", "获取", "查询", "查看", "查", "看", "读取", "fetch", "retrieve", "show", "view", "see", "check", "inspect"},
 	{"leave", "退群", "退出", "quit"},
 	{"approve", "handle", "accept", "reject", "同意", "处理", "批准", "审批", "拒绝", "decline", "deny"},
 	{"cancel", "取消", "撤下"},
@@ -117,6 +117,10 @@ var phrases = [][2]string{
 	{"administrators", "admin member list"}, {"admins", "admin member list"},
 	{"chat action", "input status"}, {"users", "member list"},
 	{"rename", "rename name"},
+	{"send reaction", "add reaction"},
+	{"get me", "get login info"}, {"bot info", "login info"}, {"current bot", "login account"},
+	{"bot itself", "login account"}, {"bot user", "login account"},
+	{"check in", "signin"}, {"checked in", "signin"},
 	{"read messages", "message history"}, {"read message", "message history"},
 	{"user info", "stranger info"},
 	// What QQ has no action for, joined into the one word of foreignWords.
@@ -214,6 +218,9 @@ var englishFiller = map[string]bool{
 	"would": true, "could": true, "should": true, "will": true, "let": true,
 	"just": true, "now": true, "again": true, "also": true, "any": true, "anyone": true,
 	"someone's": true, "one": true, "other": true, "another": true, "way": true,
+	// The platform an agent's other tools are named for (telegram_send_message,
+	// slack_post_message, discord.post_message): the act and object follow.
+	"telegram": true, "discord": true, "slack": true, "whatsapp": true,
 }
 
 // hanDictionary maps each Chinese word the segmenter knows to the search
