@@ -113,6 +113,9 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	for _, u := range units {
 		clear(marks)
 		for _, t := range u.terms {
+			if t.hint {
+				continue
+			}
 			for _, d := range ix.inName[t.term] {
 				if !inName[d] {
 					inName[d] = true
@@ -129,7 +132,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 				tf := float64(p.tf)
 				norm := 1 - bm25B + bm25B*ix.length[d]/ix.avgLen
 				score[d] += w * tf * (bm25K1 + 1) / (tf + bm25K1*norm)
-				if !seen[d] {
+				if !seen[d] && !t.hint {
 					seen[d] = true
 					covered[d] += u.coverage()
 					matched[d]++
@@ -154,7 +157,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	clear(asked)
 	for _, u := range units {
 		for _, t := range u.terms {
-			asked[t.term] = true
+			asked[t.term] = asked[t.term] || !t.hint
 		}
 	}
 	probing := asksAbility(raw)
@@ -426,7 +429,7 @@ func guessedAct(ix *index, units []unit, asked map[string]bool, d int) bool {
 			continue
 		}
 		acts++
-		if slices.ContainsFunc(u.terms, func(t queryTerm) bool { return holdsTerm(ix.postings[t.term], d) }) {
+		if slices.ContainsFunc(u.terms, func(t queryTerm) bool { return !t.hint && holdsTerm(ix.postings[t.term], d) }) {
 			held++
 		}
 	}

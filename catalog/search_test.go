@@ -254,6 +254,13 @@ func TestRanking(t *testing.T) {
 	if got := names(c.SearchKeywords("好友 列表", Filter{})); len(got) == 0 || got[0] != "get_friend_list" {
 		t.Errorf("好友 列表: %v, want get_friend_list first", got)
 	}
+	// Things asked for in the plural are a list of them; a verb of the
+	// get group is the group, whatever word a summary happens to use.
+	for q, want := range map[string]string{"get groups": "get_group_list", "show friends": "get_friend_list"} {
+		if got := names(c.Search(q, Filter{})); len(got) == 0 || got[0] != want {
+			t.Errorf("%s: %v, want %s first", q, got, want)
+		}
+	}
 	// An exact name comes first even when it is a stub.
 	if got := names(c.SearchKeywords("set_group_anonymous_ban", Filter{})); len(got) == 0 || got[0] != "set_group_anonymous_ban" {
 		t.Errorf("exact stub name not first: %v", got)

@@ -24,12 +24,26 @@ type unit struct {
 }
 
 // A queryTerm is an index term and its share of its unit. across marks a
-// character pair that spans the boundary to the next word.
+// character pair that spans the boundary to the next word; hint a term
+// that only ranks: it neither covers its unit nor names anything (see
+// pluralWeight).
 type queryTerm struct {
-	term   string
-	weight float64
-	across bool
+	term         string
+	weight       float64
+	across, hint bool
 }
+
+// pluralWeight is the share of an English plural ("groups", "members")
+// that the list synonym holds: asking for things in the plural is asking
+// for a list of them, so of two actions that name the things, the one
+// that lists them ranks first.
+const pluralWeight = 0.5
+
+// literalShare is the share of an English word in a synonym group that the
+// word as spelt holds: the group speaks for it, so a summary that happens
+// to say "Fetch" is no better an answer to "fetch" than one that says
+// "Get" or "List".
+const literalShare = 0.5
 
 // acrossWeight is the share of its word that the character pairs spanning
 // a word's boundary hold: they find a phrase written as such (群消息), but
@@ -59,7 +73,7 @@ func (c *Catalog) parse(q string, ix *index) []unit {
 		seen[u.word] = true
 		u.weight = 0
 		for _, t := range u.terms {
-			if df := len(ix.postings[t.term]); df > 0 {
+			if df := len(ix.postings[t.term]); df > 0 && !t.hint {
 				u.weight = max(u.weight, idf(df, n))
 			}
 		}
@@ -115,14 +129,18 @@ func (c *Catalog) parse(q string, ix *index) []unit {
 // englishUnit is the unit of an English word: the word (singular) and its
 // synonym group.
 func englishUnit(w string) unit {
-	u := unit{word: w, alts: []string{w}, terms: []queryTerm{{stem(w), 1, false}}}
+	u := unit{word: w, alts: []string{w}, terms: []queryTerm{{term: stem(w), weight: 1}}}
 	g, ok := synonymIndex[w]
 	if !ok {
 		g, ok = synonymIndex[stem(w)]
 	}
 	if ok {
+		u.terms[0].weight = literalShare
 		u.terms = append(u.terms, groupTerms(g)...)
 		u.alts = synonyms[g]
+		if stem(w) != w && synonyms[g][0] != "list" {
+			u.terms = append(u.terms, queryTerm{term: groupTerm(synonymIndex["list"]), weight: pluralWeight, hint: true})
+		}
 	}
 	return u
 }
@@ -131,10 +149,10 @@ func englishUnit(w string) unit {
 // undoing of an act (unmute, unban) half the act's, since one action
 // usually does both (set_group_ban with a duration of 0 unmutes).
 func groupTerms(g int) []queryTerm {
-	ts := []queryTerm{{groupTerm(g), 1, false}}
+	ts := []queryTerm{{term: groupTerm(g), weight: 1}}
 	if head := synonyms[g][0]; strings.HasPrefix(head, "un") {
 		if base, ok := synonymIndex[head[2:]]; ok {
-			ts = append(ts, queryTerm{groupTerm(base), undoWeight, false})
+			ts = append(ts, queryTerm{term: groupTerm(base), weight: undoWeight})
 		}
 	}
 	return ts
@@ -198,7 +216,7 @@ func hanUnits(run string, ix *index) []unit {
 					}
 					if ti == 0 {
 						for _, pr := range pairs {
-							u.terms = append(u.terms, queryTerm{pr, acrossWeight / float64(len(pairs)), true})
+							u.terms = append(u.terms, queryTerm{term: pr, weight: acrossWeight / float64(len(pairs)), across: true})
 						}
 					}
 					units = append(units, u)
@@ -210,7 +228,7 @@ func hanUnits(run string, ix *index) []unit {
 			}
 			u := unit{word: p.text}
 			for _, pr := range pairs {
-				u.terms = append(u.terms, queryTerm{pr, 1 / float64(len(pairs)), false})
+				u.terms = append(u.terms, queryTerm{term: pr, weight: 1 / float64(len(pairs))})
 			}
 			units = append(units, u)
 		}
@@ -224,7 +242,7 @@ func pairTerms(s string, w float64) []queryTerm {
 	rs := []rune(strings.TrimPrefix(s, "@"))
 	var out []queryTerm
 	for i := 0; i+1 < len(rs); i++ {
-		out = append(out, queryTerm{string(rs[i : i+2]), w / float64(len(rs)-1), false})
+		out = append(out, queryTerm{term: string(rs[i : i+2]), weight: w / float64(len(rs)-1)})
 	}
 	return out
 }

@@ -208,7 +208,7 @@ func firmTerms(units []unit, query string) map[string]bool {
 			continue
 		}
 		for _, t := range u.terms {
-			if !t.across {
+			if !t.across && !t.hint {
 				firm[t.term] = true
 			}
 		}
