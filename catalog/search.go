@@ -425,7 +425,7 @@ func guessedAct(ix *index, units []unit, asked map[string]bool, d int) bool {
 	acts, held := 0, 0
 	for _, u := range units {
 		g, ok := synonymIndex[u.word]
-		if !ok || !writeWords[synonyms[g][0]] || genericActs[synonyms[g][0]] {
+		if !ok || u.state || !writeWords[synonyms[g][0]] || genericActs[synonyms[g][0]] {
 			continue
 		}
 		acts++
@@ -448,7 +448,7 @@ func weak(cov, coveredWeight float64) bool {
 }
 
 // readAnsweredByWrite reports whether the query asks to read (获取, 查看,
-// get) and says nothing of changing anything, while a is an action that
+// get, or a state such as banned) and says nothing of changing anything, while a is an action that
 // changes something: 获取某人的QQ头像 is not set_qq_avatar.
 func readAnsweredByWrite(units []unit, a *Action) bool {
 	if a.ReadOnly {
@@ -464,8 +464,8 @@ func readAnsweredByWrite(units []unit, a *Action) bool {
 		if !ok {
 			continue
 		}
-		if synonyms[g][0] == "get" || synonyms[g][0] == "list" {
-			read = true
+		if synonyms[g][0] == "get" || synonyms[g][0] == "list" || u.state {
+			read = true // banned users are a list to read
 		} else if writeWords[synonyms[g][0]] {
 			return false
 		}

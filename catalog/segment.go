@@ -21,6 +21,9 @@ type unit struct {
 	// guessed marks a word taken for the dictionary word or name word it
 	// is one edit from: covering it counts for half.
 	guessed bool
+	// state marks an English past participle (banned users, pinned
+	// messages): it names a state to read, not an act asked for.
+	state bool
 }
 
 // A queryTerm is an index term and its share of its unit. across marks a
@@ -90,12 +93,24 @@ func (c *Catalog) parse(q string, ix *index) []unit {
 			return
 		}
 		guessed := false
-		if _, syn := synonymIndex[w]; !syn && len(ix.postings[stem(w)]) == 0 {
-			near := nearestWord(w, ix.nameWords)
-			guessed, w = near != w, near
+		known := func(w string) bool {
+			_, syn := synonymIndex[w]
+			return syn || len(ix.postings[stem(w)]) > 0
+		}
+		state := false
+		synonym := func(w string) bool { _, ok := synonymIndex[w]; return ok }
+		if b, participle := baseForm(w, synonym); !synonym(w) && b != "" {
+			w, state = b, participle // pinned is pin, whatever a summary says
+		} else if !known(w) {
+			if b, participle := baseForm(w, known); b != "" {
+				w, state = b, participle
+			} else {
+				near := nearestWord(w, ix.nameWords)
+				guessed, w = near != w, near
+			}
 		}
 		u := englishUnit(w)
-		u.guessed = guessed
+		u.guessed, u.state = guessed, state
 		finish(u)
 	}
 	flushHan := func() {
@@ -124,6 +139,28 @@ func (c *Catalog) parse(q string, ix *index) []unit {
 	flushWord()
 	flushHan()
 	return units
+}
+
+// baseForm returns the word an English past or -ing form is made from
+// (banned, muted, pinned, uploading), when known holds it, or "", and
+// whether w is the past form.
+func baseForm(w string, known func(string) bool) (string, bool) {
+	for _, suffix := range []string{"ed", "ing"} {
+		b, ok := strings.CutSuffix(w, suffix)
+		if !ok || len(b) < 2 {
+			continue
+		}
+		cands := []string{b, b + "e"}
+		if n := len(b); b[n-1] == b[n-2] {
+			cands = append(cands, b[:n-1]) // banned, pinning
+		}
+		for _, c := range cands {
+			if known(c) {
+				return c, suffix == "ed"
+			}
+		}
+	}
+	return "", false
 }
 
 // englishUnit is the unit of an English word: the word (singular) and its

@@ -147,7 +147,7 @@ func namesDeed(ix *index, d int, units []unit, firm map[string]bool) bool {
 		asked, held := false, false
 		for _, u := range units {
 			g, ok := synonymIndex[u.word]
-			if !ok || u.guessed || !writeWords[synonyms[g][0]] || objectActs[synonyms[g][0]] {
+			if !ok || u.guessed || u.state || !writeWords[synonyms[g][0]] || objectActs[synonyms[g][0]] {
 				continue
 			}
 			asked = true
@@ -172,7 +172,7 @@ func namesDeed(ix *index, d int, units []unit, firm map[string]bool) bool {
 	if ix.destructive[d] && !slices.ContainsFunc(dd.acts, func(t string) bool { return firm[t] }) &&
 		!slices.ContainsFunc(units, func(u unit) bool {
 			g, ok := synonymIndex[u.word]
-			return ok && !u.guessed && writeWords[synonyms[g][0]] && !objectActs[synonyms[g][0]]
+			return ok && !u.guessed && !u.state && writeWords[synonyms[g][0]] && !objectActs[synonyms[g][0]]
 		}) {
 		return false
 	}
@@ -199,13 +199,16 @@ func namesDeed(ix *index, d int, units []unit, firm map[string]bool) bool {
 }
 
 // firmTerms are the terms a query names in words it holds, not through a
-// spelling guess (slow is not show), and the foreign words among the words
-// as typed.
+// spelling guess (slow is not show) nor as a state (banned is no ban),
+// and the foreign words among the words as typed.
 func firmTerms(units []unit, query string) map[string]bool {
 	firm := map[string]bool{}
 	for _, u := range units {
 		if u.guessed {
 			continue
+		}
+		if g, ok := synonymIndex[u.word]; ok && u.state && writeWords[synonyms[g][0]] && !objectActs[synonyms[g][0]] {
+			continue // banned names no ban
 		}
 		for _, t := range u.terms {
 			if !t.across && !t.hint {

@@ -69,6 +69,9 @@ func TestActAndObject(t *testing.T) {
 		"delete a chat message":          {"delete_msg"},
 		"remove a message from the chat": {"delete_msg"},
 		"show the bans":                  {"get_group_shut_list"}, // a read asked: the read that names it
+		// A participle is a state to read, an -ing form the act.
+		"list banned users":             {"get_group_shut_list"},
+		"uploading a file to the group": {"upload_group_file"},
 	} {
 		m := c.Match(q, Filter{}, false)
 		if m.Weak || len(m.Actions) == 0 || !slices.Contains(want, m.Actions[0].Name) {

@@ -29,7 +29,7 @@ var synonyms = [][]string{
 	{"owner", "群主"},
 	{"kick", "踢", "踢出", "移出", "踢人", "expel", "prune"},
 	{"notice", "公告", "announcement"},
-	{"essence", "精华", "精华消息", "pin", "pinned"},
+	{"essence", "精华", "精华消息", "pin"},
 	{"poke", "戳", "戳一戳", "拍一拍", "nudge"},
 	{"like", "赞", "点赞", "thumbs"},
 	{"album", "相册"},
