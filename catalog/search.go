@@ -664,6 +664,12 @@ func rephrase(q string) string {
 			changed = true
 		}
 	}
+	// To read is to get, unless what is read is marked so (mark as read,
+	// unread): "read a message by id" is get_msg.
+	if strings.Contains(padded, " read ") && !strings.Contains(padded, " mark") &&
+		!strings.Contains(padded, " as read ") && !strings.Contains(padded, " unread ") {
+		padded, changed = strings.ReplaceAll(padded, " read ", " get "), true
+	}
 	if !changed {
 		return q
 	}

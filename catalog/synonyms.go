@@ -122,7 +122,8 @@ var phrases = [][2]string{
 	{"bot itself", "login account"}, {"bot user", "login account"},
 	{"check in", "signin"}, {"checked in", "signin"},
 	{"read messages", "message history"}, {"read message", "message history"},
-	{"user info", "stranger info"},
+	{"user info", "stranger info"}, {"user information", "stranger info"}, {"user details", "stranger info"},
+	{"dm", "private message"},
 	// What QQ has no action for, joined into the one word of foreignWords.
 	{"slow mode", "slowmode"}, {"rate limit", "slowmode"},
 	{"red packet", "redpacket"}, {"red envelope", "redpacket"}, {"red packets", "redpacket"},
@@ -218,6 +219,11 @@ var englishFiller = map[string]bool{
 	"would": true, "could": true, "should": true, "will": true, "let": true,
 	"just": true, "now": true, "again": true, "also": true, "any": true, "anyone": true,
 	"someone's": true, "one": true, "other": true, "another": true, "way": true,
+	// Words of tool descriptions that pick which one, not what is done to
+	// it: "a specific member", "an existing message", "a previously banned
+	// user", "post a new message" (testdata/agent-vocabulary.tsv).
+	"specific": true, "particular": true, "certain": true, "given": true,
+	"existing": true, "previously": true, "detailed": true, "new": true,
 	// The platform an agent's other tools are named for (telegram_send_message,
 	// slack_post_message, discord.post_message): the act and object follow.
 	"telegram": true, "discord": true, "slack": true, "whatsapp": true,
