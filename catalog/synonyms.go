@@ -121,7 +121,7 @@ var phrases = [][2]string{
 	{"get me", "get login info"}, {"bot info", "login info"}, {"current bot", "login account"},
 	{"bot itself", "login account"}, {"bot user", "login account"},
 	{"check in", "signin"}, {"checked in", "signin"},
-	{"read messages", "message history"}, {"read message", "message history"},
+	{"read messages", "message history"},
 	{"user info", "stranger info"}, {"user information", "stranger info"}, {"user details", "stranger info"},
 	{"dm", "private message"},
 	// What QQ has no action for, joined into the one word of foreignWords.
