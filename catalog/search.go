@@ -283,10 +283,13 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 		// happens to share words with. It is of the first's kind (a
 		// change for a change, a read for a read) unless the query asks
 		// to read and the first changes something.
+		// A change must be asked for by a particular act (delete, remove),
+		// not only by a generic one (set) or its object (pin).
 		top := kept[0]
 		reads := top.a.ReadOnly || readAnsweredByWrite(units, top.a)
 		for i := 1; i < min(promoteDepth, len(kept)); i++ {
-			if h := kept[i]; h.supported && h.a.ReadOnly == reads && h.score >= promoteShare*top.score && !unsure(h) {
+			if h := kept[i]; h.supported && h.a.ReadOnly == reads && (reads || saysAct(units)) &&
+				h.score >= promoteShare*top.score && !unsure(h) {
 				copy(kept[1:i+1], kept[:i])
 				kept[0] = h
 				m.Actions[0] = h.a

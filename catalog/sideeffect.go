@@ -155,9 +155,11 @@ func namesDeed(ix *index, d int, units []unit, firm map[string]bool) bool {
 				held = true
 			}
 			// A generic act (set, send) names the change of an action
-			// whose name says no more, or a state it switches (开全体禁言
-			// sets a mute); "set" is no kick.
-			if head := synonyms[g][0]; genericActs[head] && !slices.ContainsFunc(dd.actHeads, func(a string) bool { return !switchActs[a] }) &&
+			// whose name says no more, or a state it switches on a thing
+			// it names (开全体禁言 sets the whole group's mute); "set" is
+			// no kick, and "set the group" no mute.
+			if head := synonyms[g][0]; genericActs[head] &&
+				(len(dd.acts) == 0 || len(dd.objects) > 0 && !slices.ContainsFunc(dd.actHeads, func(a string) bool { return !switchActs[a] })) &&
 				slices.ContainsFunc(dd.generic, func(h string) bool { return sameGeneric(h, head) }) ||
 				!genericActs[head] && ix.acted[d][groupTerm(g)] {
 				held = true
@@ -258,4 +260,19 @@ var switchActs = map[string]bool{"mute": true, "unmute": true}
 // are both a change (add a reaction is set_msg_emoji_like), sending is not.
 func sameGeneric(a, b string) bool {
 	return a == b || a != "send" && b != "send"
+}
+
+// saysAct reports whether a query asks for a particular change in words
+// it holds: an act that is neither generic (set, send, add), nor the
+// object of the action holding it (pin is the essence), nor a state
+// (banned).
+func saysAct(units []unit) bool {
+	return slices.ContainsFunc(units, func(u unit) bool {
+		g, ok := synonymIndex[u.word]
+		if !ok || u.guessed || u.state {
+			return false
+		}
+		head := synonyms[g][0]
+		return writeWords[head] && !genericActs[head] && !objectActs[head]
+	})
 }

@@ -48,6 +48,9 @@ func TestActAndObject(t *testing.T) {
 		"give a member a role",
 		"join the group",          // kicking refuses joins in a later clause; it is no join
 		"update the announcement", // a change, not a send
+		"set the group",           // set names no mute of its own
+		"chat.update",
+		"pin a chat to the top", // a guess yields only to an act said
 	} {
 		m := c.Match(q, Filter{}, false)
 		if !m.Weak && len(m.Actions) > 0 && !m.Actions[0].ReadOnly {
