@@ -427,7 +427,7 @@ func guessedAct(ix *index, units []unit, asked map[string]bool, d int) bool {
 	}
 	acts, held := 0, 0
 	for _, u := range units {
-		g, ok := synonymIndex[u.word]
+		g, ok := u.group()
 		if !ok || u.state || !writeWords[synonyms[g][0]] || genericActs[synonyms[g][0]] {
 			continue
 		}
@@ -463,7 +463,7 @@ func readAnsweredByWrite(units []unit, a *Action) bool {
 			read = true
 			continue
 		}
-		g, ok := synonymIndex[u.word]
+		g, ok := u.group()
 		if !ok {
 			continue
 		}

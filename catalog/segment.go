@@ -36,8 +36,8 @@ type queryTerm struct {
 	across, hint bool
 }
 
-// pluralWeight is the share of an English plural ("groups", "members")
-// that the list synonym holds: asking for things in the plural is asking
+// pluralWeight is the share of an English plural of a thing ("groups",
+// "members"; not an act such as "removes") that the list synonym holds: asking for things in the plural is asking
 // for a list of them, so of two actions that name the things, the one
 // that lists them ranks first.
 const pluralWeight = 0.5
@@ -110,6 +110,11 @@ func (c *Catalog) parse(q string, ix *index) []unit {
 			}
 		}
 		u := englishUnit(w)
+		if g, ok := u.group(); ok && w != stem(w) && len(units) > 0 && writeWords[synonyms[g][0]] {
+			// An act in the plural after other words is a thing: "show the
+			// bans". First, it is a description's verb: "Removes a user".
+			state = true
+		}
 		u.guessed, u.state = guessed, state
 		finish(u)
 	}
@@ -175,7 +180,7 @@ func englishUnit(w string) unit {
 		u.terms[0].weight = literalShare
 		u.terms = append(u.terms, groupTerms(g)...)
 		u.alts = synonyms[g]
-		if stem(w) != w && synonyms[g][0] != "list" {
+		if head := synonyms[g][0]; stem(w) != w && !writeWords[head] && head != "get" && head != "list" {
 			u.terms = append(u.terms, queryTerm{term: groupTerm(synonymIndex["list"]), weight: pluralWeight, hint: true})
 		}
 	}
@@ -400,6 +405,16 @@ func nearestHanWord(t string) string {
 		}
 	}
 	return t
+}
+
+// group returns the synonym group of u's word, as spelt or in the
+// singular (removes is remove, messages is message).
+func (u unit) group() (int, bool) {
+	if g, ok := synonymIndex[u.word]; ok {
+		return g, true
+	}
+	g, ok := synonymIndex[stem(u.word)]
+	return g, ok
 }
 
 // coverage is what covering u is worth: its weight, half of it for a

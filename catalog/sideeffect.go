@@ -146,7 +146,7 @@ func namesDeed(ix *index, d int, units []unit, firm map[string]bool) bool {
 	if len(dd.acts)+len(dd.generic) > 0 && !slices.ContainsFunc(dd.acts, func(t string) bool { return firm[t] }) {
 		asked, held := false, false
 		for _, u := range units {
-			g, ok := synonymIndex[u.word]
+			g, ok := u.group()
 			if !ok || u.guessed || u.state || !writeWords[synonyms[g][0]] || objectActs[synonyms[g][0]] {
 				continue
 			}
@@ -173,7 +173,7 @@ func namesDeed(ix *index, d int, units []unit, firm map[string]bool) bool {
 	// nouns ("bots info") does not ask to shut anything down.
 	if ix.destructive[d] && !slices.ContainsFunc(dd.acts, func(t string) bool { return firm[t] }) &&
 		!slices.ContainsFunc(units, func(u unit) bool {
-			g, ok := synonymIndex[u.word]
+			g, ok := u.group()
 			return ok && !u.guessed && !u.state && writeWords[synonyms[g][0]] && !objectActs[synonyms[g][0]]
 		}) {
 		return false
@@ -184,7 +184,7 @@ func namesDeed(ix *index, d int, units []unit, firm map[string]bool) bool {
 	// a member or a friend.
 	nameOf := func(k int) bool {
 		return firm[dd.objects[k]] || slices.ContainsFunc(units, func(u unit) bool {
-			g, ok := synonymIndex[u.word]
+			g, ok := u.group()
 			return ok && !u.guessed && slices.Contains(impliedBy[dd.heads[k]], synonyms[g][0])
 		})
 	}
@@ -209,7 +209,7 @@ func firmTerms(units []unit, query string) map[string]bool {
 		if u.guessed {
 			continue
 		}
-		if g, ok := synonymIndex[u.word]; ok && u.state && writeWords[synonyms[g][0]] && !objectActs[synonyms[g][0]] {
+		if g, ok := u.group(); ok && u.state && writeWords[synonyms[g][0]] && !objectActs[synonyms[g][0]] {
 			continue // banned names no ban
 		}
 		for _, t := range u.terms {
@@ -268,7 +268,7 @@ func sameGeneric(a, b string) bool {
 // (banned).
 func saysAct(units []unit) bool {
 	return slices.ContainsFunc(units, func(u unit) bool {
-		g, ok := synonymIndex[u.word]
+		g, ok := u.group()
 		if !ok || u.guessed || u.state {
 			return false
 		}
