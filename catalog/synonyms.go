@@ -43,7 +43,7 @@ var synonyms = [][]string{
 	{"name", "名称", "名字"},
 	{"nickname", "昵称", "profile"},
 	{"avatar", "头像", "portrait", "icon", "pfp"},
-	{"status", "状态", "online", "在线"},
+	{"status", "状态", "online", "在线", "presence"},
 	{"login", "logged", "登录", "登陆", "account", "账号", "identity", "whoami"},
 	{"version", "版本"},
 	{"list", "列表", "列出", "哪些", "有哪些", "谁"},
@@ -115,7 +115,7 @@ var phrases = [][2]string{
 	{"custom title", "special title"},
 	{"voice note", "record"}, {"voice message", "record"},
 	{"administrators", "admin member list"}, {"admins", "admin member list"},
-	{"chat action", "input status"}, {"users", "member list"},
+	{"chat action", "input status"}, {"get users", "get member list"},
 	{"rename", "rename name"},
 	{"send reaction", "add reaction"},
 	{"get me", "get login info"}, {"bot info", "login info"}, {"current bot", "login account"},
@@ -123,7 +123,10 @@ var phrases = [][2]string{
 	{"check in", "signin"}, {"checked in", "signin"},
 	{"read messages", "message history"},
 	{"user info", "stranger info"}, {"user information", "stranger info"}, {"user details", "stranger info"},
-	{"dm", "private message"},
+	{"create dm", "send private message"}, {"dm", "private message"},
+	// Creating a message or a reaction is sending or adding one (Discord's
+	// Create Message, Create Reaction; Satori's createReaction).
+	{"create message", "send message"}, {"create reaction", "add reaction"},
 	// What QQ has no action for, joined into the one word of foreignWords.
 	{"slow mode", "slowmode"}, {"rate limit", "slowmode"},
 	{"red packet", "redpacket"}, {"red envelope", "redpacket"}, {"red packets", "redpacket"},
@@ -206,14 +209,14 @@ var englishFiller = map[string]bool{
 	"do": true, "please": true, "someone": true, "some": true, "with": true,
 	"from": true, "is": true, "are": true, "this": true, "that": true, "it": true,
 	"can": true, "you": true, "want": true, "need": true, "as": true, "bot": true,
-	"somebody": true, "user": true, "xxx": true,
+	"somebody": true, "xxx": true,
 	"api": true, "bug": true, "support": true, "fix": true, "feature": true,
 	// The rest of a sentence an agent writes ("I want to kick someone out
 	// of the group", "which groups is the bot in"): pronouns, auxiliaries,
 	// particles and question words.
 	"out": true, "into": true, "at": true, "by": true, "about": true, "so": true,
 	"be": true, "was": true, "were": true, "been": true, "have": true, "has": true,
-	"they": true, "them": true, "their": true, "its": true, "we": true, "us": true,
+	"they": true, "them": true, "him": true, "their": true, "its": true, "we": true, "us": true,
 	"our": true, "your": true, "he": true, "she": true, "his": true, "her": true,
 	"who": true, "which": true, "what": true, "there": true, "these": true, "those": true,
 	"would": true, "could": true, "should": true, "will": true, "let": true,
