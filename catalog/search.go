@@ -258,12 +258,24 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	if len(kept) == 0 {
 		return m
 	}
+	// A read that holds every word of a query of known words ("get
+	// groups": synonyms, or English words the catalog holds; not Chinese
+	// it knows only by character pairs) is an answer, however common the
+	// words.
+	plain := !slices.ContainsFunc(units, func(u unit) bool {
+		_, syn := u.group()
+		return u.guessed || !syn && (hasHan(u.word) || len(ix.postings[stem(u.word)]) == 0)
+	}) && slices.ContainsFunc(units, func(u unit) bool {
+		// and names a thing, not only a verb (查询 alone)
+		g, ok := u.group()
+		return !ok || !writeWords[synonyms[g][0]] && synonyms[g][0] != "get" && synonyms[g][0] != "list"
+	})
 	var firm map[string]bool
 	unsure := func(h *hit) bool {
 		if h.exact || h.nameSub {
 			return false
 		}
-		if weak(h.cov, h.covered) || readAnsweredByWrite(units, h.a) {
+		if (weak(h.cov, h.covered) && !(h.a.ReadOnly && h.cov == 1 && plain)) || readAnsweredByWrite(units, h.a) {
 			return true
 		}
 		if h.a.ReadOnly {

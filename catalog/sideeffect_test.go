@@ -73,7 +73,9 @@ func TestActAndObject(t *testing.T) {
 		"remove a message from the chat": {"delete_msg"},
 		"show the bans":                  {"get_group_shut_list"}, // a read asked: the read that names it
 		// A participle is a state to read, an -ing form the act.
-		"list banned users":             {"get_group_shut_list"},
+		"list banned users": {"get_group_shut_list"},
+		// A read holding every word of a query of known words answers it.
+		"get groups":                    {"get_group_list"},
 		"uploading a file to the group": {"upload_group_file"},
 	} {
 		m := c.Match(q, Filter{}, false)
