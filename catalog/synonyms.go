@@ -227,6 +227,9 @@ var englishFiller = map[string]bool{
 	// user", "post a new message" (testdata/agent-vocabulary.tsv).
 	"specific": true, "particular": true, "certain": true, "given": true,
 	"existing": true, "previously": true, "detailed": true, "new": true,
+	// The frame of a method's description: "Use this method to send
+	// text messages" (the Telegram Bot API's descriptions).
+	"use": true, "method": true, "tool": true, "endpoint": true,
 	// The platform an agent's other tools are named for (telegram_send_message,
 	// slack_post_message, discord.post_message): the act and object follow.
 	"telegram": true, "discord": true, "slack": true, "whatsapp": true,
