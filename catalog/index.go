@@ -62,6 +62,9 @@ type index struct {
 	nameHay, textHay []string
 	// underscores counts the underscores of each action's name.
 	underscores []int
+	// plurals are, for each action, the singulars of the plural words of
+	// its name (member for set_group_kick_members).
+	plurals [][]string
 	// named maps each name and alias, lower-cased and also with its
 	// underscores and dots taken out (GetStrangerInfo), to its action.
 	named map[string]int32
@@ -90,7 +93,7 @@ type index struct {
 
 func (c *Catalog) buildIndex() *index {
 	n := len(c.actions)
-	ix := &index{scratch: sync.Pool{New: func() any { return new(scratch) }}, postings: map[string][]posting{}, inName: map[string][]int32{}, named: map[string]int32{}, length: make([]float64, n), nameLen: make([]int, n), standard: make([]bool, n), names: make([][]string, n), objects: make([][]string, n), probe: make([]bool, n), deeds: make([]deed, n), destructive: make([]bool, n), described: make([]map[string]bool, n), acted: make([]map[string]bool, n), nameHay: make([]string, n), textHay: make([]string, n), underscores: make([]int, n)}
+	ix := &index{scratch: sync.Pool{New: func() any { return new(scratch) }}, postings: map[string][]posting{}, inName: map[string][]int32{}, named: map[string]int32{}, length: make([]float64, n), nameLen: make([]int, n), standard: make([]bool, n), names: make([][]string, n), objects: make([][]string, n), probe: make([]bool, n), deeds: make([]deed, n), destructive: make([]bool, n), described: make([]map[string]bool, n), acted: make([]map[string]bool, n), nameHay: make([]string, n), textHay: make([]string, n), underscores: make([]int, n), plurals: make([][]string, n)}
 	seenWord := map[string]bool{}
 	for i, a := range c.actions {
 		ix.standard[i] = onebot11[a.Name]
@@ -108,6 +111,11 @@ func (c *Catalog) buildIndex() *index {
 		ix.names[i] = names
 		ix.nameHay[i] = hay(names...)
 		ix.underscores[i] = strings.Count(a.Name, "_")
+		for _, w := range words(names[0]) {
+			if s := stem(w); s != w {
+				ix.plurals[i] = append(ix.plurals[i], s)
+			}
+		}
 		ix.nameLen[i] = len(words(names[0]))
 		ix.probe[i] = strings.HasPrefix(names[0], "can_")
 		for _, w := range words(names[0]) {

@@ -161,6 +161,12 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 		}
 	}
 	probing := asksAbility(raw)
+	singular := map[string]bool{}
+	for _, u := range units {
+		if !hasHan(u.word) && stem(u.word) == u.word {
+			singular[u.word] = true
+		}
+	}
 	var exactAlts []string
 	if len(units) == 1 {
 		exactAlts = units[0].alts
@@ -219,6 +225,14 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 		// Of two names that match alike, the one with fewer words left over
 		// is the more precise.
 		h.score -= 0.01 * float64(ix.underscores[i])
+		// A name that holds in the plural what the query asks for in the
+		// singular ("kick member", set_group_kick_members) is the less
+		// precise of two.
+		for _, p := range ix.plurals[i] {
+			if singular[p] {
+				h.score *= numberPenalty
+			}
+		}
 		best = max(best, h.score)
 		found = append(found, h)
 	}
@@ -394,6 +408,10 @@ const (
 	promoteDepth = 5
 	promoteShare = 0.5
 )
+
+// numberPenalty scales the score of an action whose name holds in the
+// plural a word the query says in the singular.
+const numberPenalty = 0.7
 
 // probePenalty scales the score of a can_ probe for a query that does not
 // ask whether something can be done: "send voice" is not can_send_record.

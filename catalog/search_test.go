@@ -256,7 +256,8 @@ func TestRanking(t *testing.T) {
 	}
 	// Things asked for in the plural are a list of them; a verb of the
 	// get group is the group, whatever word a summary happens to use.
-	for q, want := range map[string]string{"get groups": "get_group_list", "show friends": "get_friend_list"} {
+	// One member is not several.
+	for q, want := range map[string]string{"get groups": "get_group_list", "show friends": "get_friend_list", "kick a member": "set_group_kick"} {
 		if got := names(c.Search(q, Filter{})); len(got) == 0 || got[0] != want {
 			t.Errorf("%s: %v, want %s first", q, got, want)
 		}
