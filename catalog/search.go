@@ -161,10 +161,10 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 		}
 	}
 	probing := asksAbility(raw)
-	singular := map[string]bool{}
+	var singular []string
 	for _, u := range units {
-		if !hasHan(u.word) && stem(u.word) == u.word {
-			singular[u.word] = true
+		if u.word[0] < utf8.RuneSelf && stem(u.word) == u.word {
+			singular = append(singular, u.word)
 		}
 	}
 	var exactAlts []string
@@ -229,7 +229,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 		// singular ("kick member", set_group_kick_members) is the less
 		// precise of two.
 		for _, p := range ix.plurals[i] {
-			if singular[p] {
+			if slices.Contains(singular, p) {
 				h.score *= numberPenalty
 			}
 		}
@@ -276,20 +276,22 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	// groups": synonyms, or English words the catalog holds; not Chinese
 	// it knows only by character pairs) is an answer, however common the
 	// words.
-	plain := !slices.ContainsFunc(units, func(u unit) bool {
-		_, syn := u.group()
-		return u.guessed || !syn && (hasHan(u.word) || len(ix.postings[stem(u.word)]) == 0)
-	}) && slices.ContainsFunc(units, func(u unit) bool {
-		// and names a thing, not only a verb (查询 alone)
-		g, ok := u.group()
-		return !ok || !writeWords[synonyms[g][0]] && synonyms[g][0] != "get" && synonyms[g][0] != "list"
-	})
+	plain := func() bool {
+		return !slices.ContainsFunc(units, func(u unit) bool {
+			_, syn := u.group()
+			return u.guessed || !syn && (hasHan(u.word) || len(ix.postings[stem(u.word)]) == 0)
+		}) && slices.ContainsFunc(units, func(u unit) bool {
+			// and names a thing, not only a verb (查询 alone)
+			g, ok := u.group()
+			return !ok || !writeWords[synonyms[g][0]] && synonyms[g][0] != "get" && synonyms[g][0] != "list"
+		})
+	}
 	var firm map[string]bool
 	unsure := func(h *hit) bool {
 		if h.exact || h.nameSub {
 			return false
 		}
-		if (weak(h.cov, h.covered) && !(h.a.ReadOnly && h.cov == 1 && plain)) || readAnsweredByWrite(units, h.a) {
+		if (weak(h.cov, h.covered) && !(h.a.ReadOnly && h.cov == 1 && plain())) || readAnsweredByWrite(units, h.a) {
 			return true
 		}
 		if h.a.ReadOnly {

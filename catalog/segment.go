@@ -99,7 +99,9 @@ func (c *Catalog) parse(q string, ix *index) []unit {
 		}
 		state := false
 		synonym := func(w string) bool { _, ok := synonymIndex[w]; return ok }
-		if b, participle := baseForm(w, synonym); !synonym(w) && b != "" {
+		if synonym(w) {
+			// as it is
+		} else if b, participle := baseForm(w, synonym); b != "" {
 			w, state = b, participle // pinned is pin, whatever a summary says
 		} else if !known(w) {
 			if b, participle := baseForm(w, known); b != "" {
@@ -155,12 +157,12 @@ func baseForm(w string, known func(string) bool) (string, bool) {
 		if !ok || len(b) < 2 {
 			continue
 		}
-		cands := []string{b, b + "e"}
+		cands := [3]string{b, b + "e"}
 		if n := len(b); b[n-1] == b[n-2] {
-			cands = append(cands, b[:n-1]) // banned, pinning
+			cands[2] = b[:n-1] // banned, pinning
 		}
 		for _, c := range cands {
-			if known(c) {
+			if c != "" && known(c) {
 				return c, suffix == "ed"
 			}
 		}
