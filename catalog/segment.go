@@ -112,7 +112,7 @@ func (c *Catalog) parse(q string, ix *index) []unit {
 			}
 		}
 		u := englishUnit(w)
-		if g, ok := u.group(); ok && w != stem(w) && len(units) > 0 && writeWords[synonyms[g][0]] {
+		if g, ok := u.group(); ok && plural(w) && len(units) > 0 && writeWords[synonyms[g][0]] {
 			// An act in the plural after other words is a thing: "show the
 			// bans". First, it is a description's verb: "Removes a user".
 			state = true
@@ -146,6 +146,15 @@ func (c *Catalog) parse(q string, ix *index) []unit {
 	flushWord()
 	flushHan()
 	return units
+}
+
+// plural reports whether w is an English plural (or third person) of a
+// synonym: its singular is one and it is not one itself (status, thumbs
+// and details are synonyms as they are spelt).
+func plural(w string) bool {
+	_, listed := synonymIndex[w]
+	_, single := synonymIndex[stem(w)]
+	return !listed && single && stem(w) != w
 }
 
 // baseForm returns the word an English past or -ing form is made from
@@ -182,7 +191,7 @@ func englishUnit(w string) unit {
 		u.terms[0].weight = literalShare
 		u.terms = append(u.terms, groupTerms(g)...)
 		u.alts = synonyms[g]
-		if head := synonyms[g][0]; stem(w) != w && !writeWords[head] && head != "get" && head != "list" {
+		if head := synonyms[g][0]; plural(w) && !writeWords[head] && head != "get" && head != "list" {
 			u.terms = append(u.terms, queryTerm{term: groupTerm(synonymIndex["list"]), weight: pluralWeight, hint: true})
 		}
 	}
