@@ -454,6 +454,12 @@ func TestRewrites(t *testing.T) {
 			t.Errorf("splitCamel(%q) = %q, want %q", in, got, want)
 		}
 	}
+	// A word a synonym is spelt with is no plural, whatever its last letter.
+	for w, want := range map[string]bool{"groups": true, "removes": true, "status": false, "details": false, "thumbs": false, "group": false} {
+		if got := plural(w); got != want {
+			t.Errorf("plural(%q) = %v, want %v", w, got, want)
+		}
+	}
 	for in, want := range map[string]string{
 		"set chat title":                     "set group name",
 		"edit_chat_photo":                    "edit group avatar",
