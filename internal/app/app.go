@@ -20,7 +20,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/archive"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/claudechannel"
@@ -236,12 +235,8 @@ func openBackend(cfg *config.Config, stderr io.Writer) (*backend.Backend, int) {
 		}
 		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigTasksOff, why))
 	}
-	var locked *archive.Error
-	if errors.As(b.ArchiveProblem, &locked) && locked.Problem == archive.ProblemLocked && cfg.Lang != lang.En {
-		// The archive tools answer in English, for the model; the
-		// operator reads why in their language.
-		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ArchiveInUse, locked.File))
-	}
+	// An archive that cannot be used is told once, in the operator's
+	// language, by the server as it declares the archive tools.
 	return b, ExitOK
 }
 

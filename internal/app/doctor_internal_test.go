@@ -1,6 +1,7 @@
 package app
 
 import (
+	"io"
 	"io/fs"
 	"path/filepath"
 	"regexp"
@@ -8,9 +9,11 @@ import (
 	"testing"
 
 	"github.com/snowluma/snowluma-mcp/archive"
+	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/stdio"
 	"github.com/snowluma/snowluma-mcp/tasks"
 )
 
@@ -192,9 +195,10 @@ func TestSecondServerInChinese(t *testing.T) {
 	}
 }
 
-// TestArchiveHeldInChinese: a second server on the same archive file
-// tells a Chinese operator why its archive tools are off, in Chinese.
-func TestArchiveHeldInChinese(t *testing.T) {
+// TestArchiveHeldSaidOnce: a second server on the same archive file tells
+// its operator once, in the operator's language, why its archive tools are
+// off: as the process starts, the backend opened and the server built.
+func TestArchiveHeldSaidOnce(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "归档", "archive.db")
@@ -203,18 +207,28 @@ func TestArchiveHeldInChinese(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer held.Close()
-	cfg, err := config.Load([]string{"HOME=" + dir, "SNOWLUMA_MCP_DOWNLOAD_DIR=" + dir, "SNOWLUMA_MCP_LANG=zh",
-		"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_ARCHIVE=" + path, "SNOWLUMA_MCP_ARCHIVE_GROUPS=*"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	b, _ := openBackend(cfg, &stderr)
-	if b == nil {
-		t.Fatalf("no backend: %s", stderr.String())
-	}
-	defer b.Close()
-	if want := "snowluma-mcp: 消息归档 " + path + " 正被另一个 snowluma-mcp 进程使用"; !strings.Contains(stderr.String(), want) {
-		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	for _, tc := range []struct{ lang, want string }{
+		{"zh", "snowluma-mcp: 消息归档 " + path + " 正被另一个 snowluma-mcp 进程使用"},
+		{"en", "snowluma-mcp: the archive " + path + " is in use by another snowluma-mcp process"},
+	} {
+		cfg, err := config.Load([]string{"HOME=" + dir, "SNOWLUMA_MCP_DOWNLOAD_DIR=" + dir, "SNOWLUMA_MCP_LANG=" + tc.lang,
+			"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_ARCHIVE=" + path, "SNOWLUMA_MCP_ARCHIVE_GROUPS=*"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr strings.Builder
+		b, _ := openBackend(cfg, &stderr)
+		if b == nil {
+			t.Fatalf("no backend: %s", stderr.String())
+		}
+		tr := stdio.New(strings.NewReader(""), io.Discard, stdio.Options{})
+		_, _, _, err = newServer(cfg, b, tr, catalog.Load, &stderr, io.Discard)
+		b.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stderr.String(); !strings.Contains(got, tc.want) || strings.Count(got, path) != 1 {
+			t.Errorf("%s: stderr %q, want %q said once", tc.lang, got, tc.want)
+		}
 	}
 }
