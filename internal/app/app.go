@@ -393,9 +393,8 @@ const helpWidth = 96
 
 // printHelp writes --help in l: what the server is, its usage, and each
 // variable on lines of its own (name, default, meaning wrapped to
-// helpWidth). The variables' meanings are declared once, in English
-// (internal/config); the Chinese help says so and where to read them in
-// Chinese.
+// helpWidth), all in l: the variables' defaults and meanings are
+// declared in internal/config, their Chinese in internal/lang.
 func printHelp(w io.Writer, l lang.Lang) {
 	intro := l.Sprintf(lang.HelpIntro, server.Name, version.Current(), catalog.Version, server.Name)
 	for _, para := range strings.Split(intro, "\n\n") {
@@ -403,6 +402,7 @@ func printHelp(w io.Writer, l lang.Lang) {
 		fmt.Fprintln(w)
 	}
 	for _, v := range config.Variables() {
+		v = v.In(l)
 		fmt.Fprintln(w, v.Name)
 		fmt.Fprintln(w, wrap(l.Sprintf(lang.HelpDefault, v.Shown), helpWidth, "    "))
 		fmt.Fprintln(w, wrap(v.Meaning, helpWidth, "    "))

@@ -134,6 +134,16 @@ func TestHelp(t *testing.T) {
 		if !strings.Contains(out, want) || !strings.Contains(out, "SNOWLUMA_MCP_DOWNLOAD_DIR\n") {
 			t.Errorf("%s: lacks %q:\n%.600s", l, want, out)
 		}
+		// Every variable's default and meaning are in l, wrapped.
+		joined := strings.Join(strings.Fields(out), " ")
+		for _, v := range config.Variables() {
+			v = v.In(l)
+			for _, s := range []string{v.Name, l.Sprintf(lang.HelpDefault, v.Shown), v.Meaning} {
+				if !strings.Contains(strings.ReplaceAll(joined, " ", ""), strings.ReplaceAll(s, " ", "")) {
+					t.Errorf("%s: --help lacks %q", l, s)
+				}
+			}
+		}
 		for _, line := range strings.Split(out, "\n") {
 			if columns(line) > helpWidth {
 				t.Errorf("%s: %d columns: %q", l, columns(line), line)

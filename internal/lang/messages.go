@@ -556,7 +556,7 @@ var texts = map[Message]text{
 			"用法：%s [--help | --version | doctor [--json] | sandbox [doctor [--json]]]\n\n" +
 			"doctor 按下面的环境变量检查正在运行的 SnowLuma（只执行只读动作），列出哪里有问题、怎么改。\n\n" +
 			"sandbox 在本进程里启动模拟的 SnowLuma 和 QQ 账号，以 write 模式提供同样的工具（SNOWLUMA_MCP_SANDBOX_SEED 决定模拟哪个账号）：不会有任何内容发到 QQ。sandbox doctor 对它运行 doctor。\n\n" +
-			"环境变量（Windows 上变量名不区分大小写；各变量的说明是英文，中文说明见 README.zh-CN.md 和 docs/configuration.md）："},
+			"环境变量（Windows 上变量名不区分大小写）："},
 	HelpDefault: {"default: %s", "默认：%s"},
 
 	// doctor on Windows.
