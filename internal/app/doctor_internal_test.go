@@ -48,7 +48,7 @@ func TestDownloadDirPrivacyInChinese(t *testing.T) {
 	if v != verdictWarn || detail != "/d 可被其他用户读取（权限 0755）；下载的文件可能含有私密内容" || fix != "对它执行 chmod 700" {
 		t.Errorf("0755: %s %q fix %q", v, detail, fix)
 	}
-	if v, detail, _ := privacy(lang.Zh, "linux", "/d", fs.ModeDir|0o700); v != verdictOK || !strings.HasPrefix(detail, "私有：") {
+	if v, detail, _ := privacy(lang.Zh, "linux", "/d", fs.ModeDir|0o700); v != verdictOK || !strings.HasPrefix(detail, "私有（") {
 		t.Errorf("0700: %s %q", v, detail)
 	}
 }
