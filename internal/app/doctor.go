@@ -160,6 +160,8 @@ func checkName(l lang.Lang, check string) string {
 		"task directory":     lang.DoctorCheckTasks,
 		"sandbox":            lang.DoctorCheckSandbox,
 		"dry run":            lang.DoctorCheckDryRun,
+		"archive":            lang.DoctorCheckArchive,
+		"channel":            lang.DoctorCheckChannel,
 	}[check]
 	if m == "" {
 		return check

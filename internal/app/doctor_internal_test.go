@@ -3,6 +3,7 @@ package app
 import (
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -240,5 +241,35 @@ func TestArchiveHeldSaidOnce(t *testing.T) {
 		if got := stderr.String(); !strings.Contains(got, tc.want) || strings.Count(got, path) != 1 {
 			t.Errorf("%s: stderr %q, want %q said once", tc.lang, got, tc.want)
 		}
+	}
+}
+
+// TestCheckNamesInChinese: every check doctor reports (each Check: "…" in
+// this package's sources) has its name in Chinese.
+func TestCheckNamesInChinese(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	check := regexp.MustCompile(`Check: "([a-z ]+)"`)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range check.FindAllStringSubmatch(string(b), -1) {
+			seen++
+			if name := checkName(lang.Zh, m[1]); name == m[1] {
+				t.Errorf("%s: the check %q has no Chinese name (checkName in doctor.go)", f, m[1])
+			}
+		}
+	}
+	if seen < 10 {
+		t.Fatalf("found %d checks in the sources: the pattern no longer matches them", seen)
 	}
 }

@@ -175,6 +175,8 @@ const (
 	DoctorCheckTasks          Message = "doctor.check.task_directory"
 	DoctorCheckDryRun         Message = "doctor.check.dry_run"
 	DoctorCheckSandbox        Message = "doctor.check.sandbox"
+	DoctorCheckArchive        Message = "doctor.check.archive"
+	DoctorCheckChannel        Message = "doctor.check.channel"
 	DoctorDryRunOn            Message = "doctor.dry_run_on"
 	DoctorSandboxOn           Message = "doctor.sandbox_on"  // seed
 	DoctorVarProblem          Message = "doctor.var_problem" // variable, problem
@@ -457,6 +459,8 @@ var texts = map[Message]text{
 	DoctorCheckTasks:          {"task directory", "任务目录"},
 	DoctorCheckDryRun:         {"dry run", "演练"},
 	DoctorCheckSandbox:        {"sandbox", "沙箱"},
+	DoctorCheckArchive:        {"archive", "消息归档"},
+	DoctorCheckChannel:        {"channel", "推送通道"},
 	DoctorDryRunOn:            {"on (SNOWLUMA_MCP_DRY_RUN): write actions and uploads are checked and not sent; read-only actions go to SnowLuma", "已开启（SNOWLUMA_MCP_DRY_RUN）：写操作和上传只做检查、不发送；只读操作照常发往 SnowLuma"},
 	DoctorSandboxOn:           {"the endpoint is the simulated SnowLuma of snowluma-mcp sandbox (seed %d), started by this process: nothing reaches QQ", "地址是 snowluma-mcp sandbox 在本进程内启动的模拟 SnowLuma（种子 %d）：不会有任何内容到达 QQ"},
 	DoctorVarProblem:          {"%s: %s", "%s：%s"},
