@@ -273,3 +273,26 @@ func TestCheckNamesInChinese(t *testing.T) {
 		t.Fatalf("found %d checks in the sources: the pattern no longer matches them", seen)
 	}
 }
+
+// TestEventsFixInChinese: when the event connection cannot be opened, a
+// Chinese operator's fix is in Chinese (the connection's own next step is
+// written for a model, in English); the English report keeps that step.
+func TestEventsFixInChinese(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, l := range []lang.Lang{lang.Zh, lang.En} {
+		cfg, err := config.Load([]string{"HOME=" + dir, "SNOWLUMA_MCP_DOWNLOAD_DIR=" + dir, "SNOWLUMA_MCP_LANG=" + string(l),
+			"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_EVENTS_URL=ws://127.0.0.1:9/"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := checkEvents(t.Context(), l, cfg)
+		if f.Verdict != verdictFail {
+			t.Fatalf("%s: %+v", l, f)
+		}
+		english := strings.Contains(f.Fix, "check that SnowLuma is running")
+		if l == lang.Zh && (english || !strings.Contains(f.Fix, "“WS 服务端”")) || l == lang.En && !english {
+			t.Errorf("%s: fix %q", l, f.Fix)
+		}
+	}
+}

@@ -473,7 +473,7 @@ var texts = map[Message]text{
 	DoctorNoteFix:             {"remove the ignored variable or change the mode", "删去被忽略的变量，或改换模式"},
 	DoctorMisspeltFix:         {"rename %s to %s, or remove it if it was not meant for this server", "把 %s 改名为 %s；若它不是给本服务器的，就删去"},
 	DoctorNoEndpoint:          {"no endpoint: docs mode serves the catalog and executes nothing", "未设置地址：docs 模式只提供动作目录，不执行任何动作"},
-	DoctorNoEndpointFix:       {"set SNOWLUMA_MCP_ENDPOINT to SnowLuma's OneBot HTTP endpoint, e.g. http://127.0.0.1:3000/, to run actions", "要执行操作，把 SNOWLUMA_MCP_ENDPOINT 设为 SnowLuma 的 OneBot HTTP 地址，例如 http://127.0.0.1:3000/"},
+	DoctorNoEndpointFix:       {"set SNOWLUMA_MCP_ENDPOINT to SnowLuma's OneBot HTTP endpoint, e.g. http://127.0.0.1:3000/, to run actions", "要执行动作，请把 SNOWLUMA_MCP_ENDPOINT 设为 SnowLuma 的 OneBot HTTP 地址，例如 http://127.0.0.1:3000/"},
 	DoctorAuditOK:             {"%s can be appended to (mode 0600)", "%s 可以追加写入（权限 0600）"},
 	DoctorTasksFix:            {"fix SNOWLUMA_MCP_TASK_DIR as the message says, or point it at a new private directory", "按提示修正 SNOWLUMA_MCP_TASK_DIR，或让它指向一个新的私有目录"},
 	DoctorCheckEndpointVar:    {"check SNOWLUMA_MCP_ENDPOINT", "检查 SNOWLUMA_MCP_ENDPOINT"},
