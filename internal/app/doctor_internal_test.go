@@ -296,3 +296,31 @@ func TestEventsFixInChinese(t *testing.T) {
 		}
 	}
 }
+
+// TestArchiveFailureInChinese: doctor on a file that is no archive tells a
+// Chinese operator the problem and the fix in Chinese, SQLite's words
+// quoted; the English report is the archive's own.
+func TestArchiveFailureInChinese(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "归档.db")
+	if err := os.WriteFile(path, []byte("not a database, just text that is long enough to be read as a header"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []lang.Lang{lang.Zh, lang.En} {
+		cfg, err := config.Load([]string{"HOME=" + dir, "SNOWLUMA_MCP_DOWNLOAD_DIR=" + dir, "SNOWLUMA_MCP_LANG=" + string(l),
+			"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_ARCHIVE=" + path, "SNOWLUMA_MCP_ARCHIVE_GROUPS=*"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := checkArchive(t.Context(), l, cfg)
+		switch {
+		case f.Verdict != verdictFail:
+			t.Errorf("%s: %+v", l, f)
+		case l == lang.Zh && (!strings.HasPrefix(f.Detail, path+"：不是可读的 SQLite 数据库") || f.Fix != lang.Zh.Sprintf(lang.ArchiveCorruptFix)):
+			t.Errorf("zh: %+v", f)
+		case l == lang.En && (!strings.Contains(f.Detail, "not a readable SQLite database") || !strings.HasPrefix(f.Fix, "move the file aside")):
+			t.Errorf("en: %+v", f)
+		}
+	}
+}

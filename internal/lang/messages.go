@@ -150,6 +150,18 @@ const (
 	DoctorArchiveShared  Message = "doctor.archive_shared"  // path, mode
 	DoctorArchiveFix     Message = "doctor.archive_fix"
 	DoctorArchiveHeldFix Message = "doctor.archive_held_fix"
+	DoctorArchiveFailed  Message = "doctor.archive_failed" // path, the problem in words, the archive's own detail
+	DoctorArchiveBadFix  Message = "doctor.archive_bad_fix"
+	ArchiveCorrupt       Message = "archive.corrupt"
+	ArchiveCorruptFix    Message = "archive.corrupt_fix"
+	ArchiveForeign       Message = "archive.foreign"
+	ArchiveForeignFix    Message = "archive.foreign_fix"
+	ArchiveNewer         Message = "archive.newer"
+	ArchiveNewerFix      Message = "archive.newer_fix"
+	ArchiveFull          Message = "archive.full"
+	ArchiveFullFix       Message = "archive.full_fix"
+	ArchiveIO            Message = "archive.io"
+	ArchiveIOFix         Message = "archive.io_fix"
 )
 
 // doctor's texts (internal/app). Its check names and verdicts in
@@ -430,6 +442,18 @@ var texts = map[Message]text{
 	DoctorArchiveShared:    {"%s is readable by other users (mode %#o)", "%s 可被其他用户读取（权限 %#o）"},
 	DoctorArchiveHeldFix:   {"nothing to do while that server runs; stop it to have doctor check the file", "该服务器运行期间无需处理；如需 doctor 检查文件，请先停止它"},
 	DoctorArchiveFix:       {"run chmod 600 on it", "对它执行 chmod 600"},
+	DoctorArchiveFailed:    {"%[1]s: %[3]s", "%[1]s：%[2]s（%[3]s）"},
+	DoctorArchiveBadFix:    {"check the file SNOWLUMA_MCP_ARCHIVE names, or move it aside and restart", "检查 SNOWLUMA_MCP_ARCHIVE 指向的文件，或把它移到别处再重启"},
+	ArchiveCorrupt:         {"not a readable SQLite database, or damaged", "不是可读的 SQLite 数据库，或者已损坏"},
+	ArchiveCorruptFix:      {"move the file aside (keep it if you want to try to recover it) and restart; a new archive is created", "把这个文件移到别处（想尝试恢复就留着它）再重启，会新建一个归档"},
+	ArchiveForeign:         {"another program's SQLite database", "是别的程序的 SQLite 数据库，不是 snowluma-mcp 的归档"},
+	ArchiveForeignFix:      {"set SNOWLUMA_MCP_ARCHIVE to a new file; this one is left untouched", "把 SNOWLUMA_MCP_ARCHIVE 设为一个新文件；这个文件不会被改动"},
+	ArchiveNewer:           {"written by a newer snowluma-mcp", "由更新版本的 snowluma-mcp 写入"},
+	ArchiveNewerFix:        {"upgrade snowluma-mcp, or give this build its own SNOWLUMA_MCP_ARCHIVE file", "升级 snowluma-mcp，或给这个版本另设一个 SNOWLUMA_MCP_ARCHIVE 文件"},
+	ArchiveFull:            {"the disk or the archive's size limit is full", "磁盘或归档的大小上限已满"},
+	ArchiveFullFix:         {"free disk space, or lower SNOWLUMA_MCP_ARCHIVE_MAX_BYTES or SNOWLUMA_MCP_ARCHIVE_DAYS, and restart", "腾出磁盘空间，或调低 SNOWLUMA_MCP_ARCHIVE_MAX_BYTES 或 SNOWLUMA_MCP_ARCHIVE_DAYS，然后重启"},
+	ArchiveIO:              {"the file cannot be read or written", "文件无法读写"},
+	ArchiveIOFix:           {"check the path: its folder must be on a local disk and writable by this user, or choose another path", "检查路径：所在文件夹要在本机磁盘上、且此用户可写；或者换一个路径"},
 	NoteChannelIgnored:     {"%s ignored: %s is off", "已忽略 %s：%s 为 off"},
 	NoteUnknownVariable:    {"warning: %s is not a variable this server reads and is ignored; did you mean %s? (see --help)", "警告：%s 不是此服务器读取的变量，已忽略；是不是想写 %s？（见 --help）"},
 	NoteSandboxIgnored:     {"%s ignored: the sandbox sets it to its simulated SnowLuma", "已忽略 %s：沙箱会把它设为自己模拟的 SnowLuma"},
