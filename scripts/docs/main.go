@@ -151,9 +151,11 @@ func GenerateAll(pages map[string]string) (map[string]string, error) {
 	return out, nil
 }
 
-// cell makes text safe inside a Markdown table cell.
+// cell makes text safe inside a Markdown table cell: a pipe would end the
+// cell, and a placeholder such as <token> would be taken for an HTML tag
+// and vanish.
 func cell(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ")
+	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;").Replace(s)
 }
 
 // toolTable lists every tool with the modes it is offered in and the first
