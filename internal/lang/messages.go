@@ -314,7 +314,7 @@ const (
 
 // texts holds every message in both languages.
 var texts = map[Message]text{
-	FormNeedsOne:    {"%s needs one more parameter.", "%s 还缺 1 个参数。"},
+	FormNeedsOne:    {"%s needs one more parameter.", "%s 还缺一个参数。"},
 	FormNeedsMany:   {"%s needs %d more parameters.", "%s 还缺 %d 个参数。"},
 	FormFillIn:      {" Fill in %s.", "请填写 %s。"},
 	FormEnterJSON:   {" Enter a JSON object with exactly these fields in %s:", "请在 %s 中填一个 JSON 对象，只含下列字段："},
