@@ -76,17 +76,7 @@ func archiveFailed(l lang.Lang, path string, err error) finding {
 		f.Detail, f.Fix = ae.File+": "+ae.Detail, ae.Fix
 		return f
 	}
-	problem, fix := lang.ArchiveIO, lang.ArchiveIOFix
-	switch ae.Problem {
-	case archive.ProblemCorrupt:
-		problem, fix = lang.ArchiveCorrupt, lang.ArchiveCorruptFix
-	case archive.ProblemForeign:
-		problem, fix = lang.ArchiveForeign, lang.ArchiveForeignFix
-	case archive.ProblemNewer:
-		problem, fix = lang.ArchiveNewer, lang.ArchiveNewerFix
-	case archive.ProblemFull:
-		problem, fix = lang.ArchiveFull, lang.ArchiveFullFix
-	}
+	problem, fix := lang.ArchiveProblem(string(ae.Problem))
 	f.Detail, f.Fix = l.Sprintf(lang.DoctorArchiveFailed, ae.File, l.Sprintf(problem), ae.Detail), l.Sprintf(fix)
 	return f
 }

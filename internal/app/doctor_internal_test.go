@@ -324,3 +324,35 @@ func TestArchiveFailureInChinese(t *testing.T) {
 		}
 	}
 }
+
+// TestArchiveBrokenSaidInChinese: a server whose archive file is no
+// database tells a Chinese operator once, in Chinese, what is wrong and
+// what to do, SQLite's own words quoted; the English fix is not repeated.
+func TestArchiveBrokenSaidInChinese(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "我的 归档.db")
+	if err := os.WriteFile(path, []byte("not a database, just text that is long enough to be read as a header"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load([]string{"HOME=" + dir, "SNOWLUMA_MCP_DOWNLOAD_DIR=" + dir, "SNOWLUMA_MCP_LANG=zh",
+		"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_ARCHIVE=" + path, "SNOWLUMA_MCP_ARCHIVE_GROUPS=*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	b, _ := openBackend(cfg, &stderr)
+	if b == nil {
+		t.Fatalf("no backend: %s", stderr.String())
+	}
+	defer b.Close()
+	tr := stdio.New(strings.NewReader(""), io.Discard, stdio.Options{})
+	if _, _, _, err := newServer(cfg, b, tr, catalog.Load, &stderr, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	got := stderr.String()
+	want := "snowluma-mcp: 消息归档 " + path + " 无法使用：不是可读的 SQLite 数据库，或者已损坏（"
+	if !strings.Contains(got, want) || !strings.Contains(got, lang.Zh.Sprintf(lang.ArchiveCorruptFix)) || strings.Count(got, path) != 1 || strings.Contains(got, "move the file aside") {
+		t.Errorf("stderr %q, want %q once, with its fix in Chinese", got, want)
+	}
+}

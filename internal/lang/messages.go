@@ -162,6 +162,7 @@ const (
 	ArchiveFullFix       Message = "archive.full_fix"
 	ArchiveIO            Message = "archive.io"
 	ArchiveIOFix         Message = "archive.io_fix"
+	ArchiveUnusable      Message = "archive.unusable" // path, the problem in words, the archive's own detail, the fix
 )
 
 // doctor's texts (internal/app). Its check names and verdicts in
@@ -454,6 +455,7 @@ var texts = map[Message]text{
 	ArchiveFullFix:         {"free disk space, or lower SNOWLUMA_MCP_ARCHIVE_MAX_BYTES or SNOWLUMA_MCP_ARCHIVE_DAYS, and restart", "腾出磁盘空间，或调低 SNOWLUMA_MCP_ARCHIVE_MAX_BYTES 或 SNOWLUMA_MCP_ARCHIVE_DAYS，然后重启"},
 	ArchiveIO:              {"the file cannot be read or written", "文件无法读写"},
 	ArchiveIOFix:           {"check the path: its folder must be on a local disk and writable by this user, or choose another path", "检查路径：所在文件夹要在本机磁盘上、且此用户可写；或者换一个路径"},
+	ArchiveUnusable:        {"the archive %[1]s cannot be used: %[3]s; %[4]s", "消息归档 %[1]s 无法使用：%[2]s（%[3]s）。%[4]s；在此之前，归档工具会说明无法使用"},
 	NoteChannelIgnored:     {"%s ignored: %s is off", "已忽略 %s：%s 为 off"},
 	NoteUnknownVariable:    {"warning: %s is not a variable this server reads and is ignored; did you mean %s? (see --help)", "警告：%s 不是此服务器读取的变量，已忽略；是不是想写 %s？（见 --help）"},
 	NoteSandboxIgnored:     {"%s ignored: the sandbox sets it to its simulated SnowLuma", "已忽略 %s：沙箱会把它设为自己模拟的 SnowLuma"},
@@ -604,4 +606,22 @@ var texts = map[Message]text{
 	TasksInUse:    {"the task folder %s is in use by %s: stop that server, or give this one its own SNOWLUMA_MCP_TASK_DIR", "任务文件夹 %s 正被%s使用：请停掉那个服务器，或给这个服务器另设一个 SNOWLUMA_MCP_TASK_DIR"},
 	HolderProcess: {"snowluma-mcp process %s (since %s)", " snowluma-mcp 进程 %s（%s 起）"},
 	HolderUnknown: {"another process", "另一个进程"},
+}
+
+// ArchiveProblem is the problem and the fix, as a person reads them, of an
+// archive file that cannot be used for the reason p (the archive
+// package's Problem: corrupt, foreign, newer, full; anything else is a
+// file that cannot be read or written).
+func ArchiveProblem(p string) (problem, fix Message) {
+	switch p {
+	case "corrupt":
+		return ArchiveCorrupt, ArchiveCorruptFix
+	case "foreign":
+		return ArchiveForeign, ArchiveForeignFix
+	case "newer":
+		return ArchiveNewer, ArchiveNewerFix
+	case "full":
+		return ArchiveFull, ArchiveFullFix
+	}
+	return ArchiveIO, ArchiveIOFix
 }

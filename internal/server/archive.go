@@ -110,11 +110,17 @@ func archiveFeature(d *deps) (feature, error) {
 // problemLine is the one line that tells the operator, in l, why the
 // archive tools are off. A file another server holds is the usual case (a
 // second host started on the same configuration) and has its words in both
-// languages; any other problem is the archive's own error, in English.
+// languages; any other problem of the file is the archive's own error in
+// English, and in another language its problem and fix in that language
+// with the archive's detail quoted.
 func problemLine(err error, l lang.Lang) string {
 	var e *archive.Error
-	if errors.As(err, &e) && e.Problem == archive.ProblemLocked {
+	switch {
+	case errors.As(err, &e) && e.Problem == archive.ProblemLocked:
 		return Name + ": " + l.Sprintf(lang.ArchiveInUse, e.File)
+	case errors.As(err, &e) && l != lang.En:
+		problem, fix := lang.ArchiveProblem(string(e.Problem))
+		return Name + ": " + l.Sprintf(lang.ArchiveUnusable, e.File, l.Sprintf(problem), e.Detail, l.Sprintf(fix))
 	}
 	return "archive: " + err.Error()
 }
