@@ -20,7 +20,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/archive"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/claudechannel"
@@ -236,12 +235,8 @@ func openBackend(cfg *config.Config, stderr io.Writer) (*backend.Backend, int) {
 		}
 		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigTasksOff, why))
 	}
-	var locked *archive.Error
-	if errors.As(b.ArchiveProblem, &locked) && locked.Problem == archive.ProblemLocked && cfg.Lang != lang.En {
-		// The archive tools answer in English, for the model; the
-		// operator reads why in their language.
-		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ArchiveInUse, locked.File))
-	}
+	// An archive that cannot be used is told once, in the operator's
+	// language, by the server as it declares the archive tools.
 	return b, ExitOK
 }
 
@@ -398,9 +393,8 @@ const helpWidth = 96
 
 // printHelp writes --help in l: what the server is, its usage, and each
 // variable on lines of its own (name, default, meaning wrapped to
-// helpWidth). The variables' meanings are declared once, in English
-// (internal/config); the Chinese help says so and where to read them in
-// Chinese.
+// helpWidth), all in l: the variables' defaults and meanings are
+// declared in internal/config, their Chinese in internal/lang.
 func printHelp(w io.Writer, l lang.Lang) {
 	intro := l.Sprintf(lang.HelpIntro, server.Name, version.Current(), catalog.Version, server.Name)
 	for _, para := range strings.Split(intro, "\n\n") {
@@ -408,6 +402,7 @@ func printHelp(w io.Writer, l lang.Lang) {
 		fmt.Fprintln(w)
 	}
 	for _, v := range config.Variables() {
+		v = v.In(l)
 		fmt.Fprintln(w, v.Name)
 		fmt.Fprintln(w, wrap(l.Sprintf(lang.HelpDefault, v.Shown), helpWidth, "    "))
 		fmt.Fprintln(w, wrap(v.Meaning, helpWidth, "    "))

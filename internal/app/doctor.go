@@ -161,6 +161,8 @@ func checkName(l lang.Lang, check string) string {
 		"untrusted record":   lang.DoctorCheckRecord,
 		"sandbox":            lang.DoctorCheckSandbox,
 		"dry run":            lang.DoctorCheckDryRun,
+		"archive":            lang.DoctorCheckArchive,
+		"channel":            lang.DoctorCheckChannel,
 	}[check]
 	if m == "" {
 		return check
@@ -468,8 +470,14 @@ func checkEvents(ctx context.Context, l lang.Lang, cfg *config.Config) finding {
 			fix = l.Sprintf(lang.DoctorEventsTokenWrongFix)
 		}
 		return finding{Check: "events", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorEventsRefused, where, e.Message), Fix: fix}
-	case errors.As(err, &e):
+	case errors.As(err, &e) && l == lang.En:
 		return finding{Check: "events", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorNoEvents, where, e.Message), Fix: l.Sprintf(lang.DoctorNoEventsStep, e.NextStep)}
+	case errors.As(err, &e):
+		// The event connection's next step is written for a model, in
+		// English; another language gets doctor's own fix, which says
+		// where SnowLuma's WebSocket server is switched on and its default
+		// address. The connection's error is quoted as it came.
+		return finding{Check: "events", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorNoEvents, where, e.Message), Fix: l.Sprintf(lang.DoctorNoEventsFix)}
 	case err != nil:
 		return finding{Check: "events", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorNoEvents, where, err.Error()), Fix: l.Sprintf(lang.DoctorNoEventsFix)}
 	case g.First == "":

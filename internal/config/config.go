@@ -80,7 +80,8 @@ const (
 // a string so that a bad value is reported in our words. Its tags are the
 // one declaration of each variable: env is the name after the prefix,
 // default the value used when it is unset or empty, shown the default as a
-// person reads it, desc its meaning (--help and docs/configuration.md print both).
+// person reads it, desc its meaning (--help and docs/configuration.md print both;
+// their Chinese forms are in internal/lang/variables.go).
 type variables struct {
 	Endpoint   string `env:"ENDPOINT" shown:"unset (docs mode)" desc:"SnowLuma OneBot HTTP endpoint: an absolute http(s) URL such as http://127.0.0.1:3000/, without credentials, query or fragment. Unset: docs mode, nothing is executed."`
 	Token      string `env:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Give the bare token, ASCII: one under 8 characters is served with a warning; surrounding white space is trimmed; a control character, an invisible one anywhere (zero-width space U+200B, byte-order mark U+FEFF, bidirectional controls such as U+202E), a non-ASCII one, a 'Bearer ' prefix, a pasted 'Authorization:' header, quotes or an example's placeholder (<your access token>) stops the server at start. Never logged, returned or written to disk."`
@@ -329,6 +330,13 @@ type Variable struct {
 	Default string // the value used when it is unset or empty; "" if none
 	Shown   string // the default as a person reads it
 	Meaning string
+}
+
+// In is v as a person reading l sees it: its default and meaning in l
+// (internal/lang holds the Chinese ones), its name as it is.
+func (v Variable) In(l lang.Lang) Variable {
+	v.Shown, v.Meaning = lang.Variable(l, strings.TrimPrefix(v.Name, Prefix+"_"), v.Shown, v.Meaning)
+	return v
 }
 
 // Variables lists every variable the server reads, in declaration order.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
@@ -99,10 +101,28 @@ func archiveFeature(d *deps) (feature, error) {
 		if svc.store != nil {
 			f.attach = func(*mcp.Server) error { go svc.keeper.Run(context.Background()); return nil }
 		} else {
-			fmt.Fprintf(svc.log, "archive: %v\n", svc.problem)
+			fmt.Fprintln(svc.log, problemLine(svc.problem, cmp.Or(d.opts.Lang, lang.En)))
 		}
 	}
 	return f, nil
+}
+
+// problemLine is the one line that tells the operator, in l, why the
+// archive tools are off. A file another server holds is the usual case (a
+// second host started on the same configuration) and has its words in both
+// languages; any other problem of the file is the archive's own error in
+// English, and in another language its problem and fix in that language
+// with the archive's detail quoted.
+func problemLine(err error, l lang.Lang) string {
+	var e *archive.Error
+	switch {
+	case errors.As(err, &e) && e.Problem == archive.ProblemLocked:
+		return Name + ": " + l.Sprintf(lang.ArchiveInUse, e.File)
+	case errors.As(err, &e) && l != lang.En:
+		problem, fix := lang.ArchiveProblem(string(e.Problem))
+		return Name + ": " + l.Sprintf(lang.ArchiveUnusable, e.File, l.Sprintf(problem), e.Detail, l.Sprintf(fix))
+	}
+	return "archive: " + err.Error()
 }
 
 // unavailable is the archive tools' answer when the file cannot be used.

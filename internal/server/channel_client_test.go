@@ -381,7 +381,7 @@ func TestChannelConfirmFromQQ(t *testing.T) {
 			t.Fatalf("prompt %q has no id", text)
 		}
 		// The approver reads what will happen, with its values, in Chinese.
-		if !strings.Contains(text, "把 30005 踢出 群 20001") {
+		if !strings.Contains(text, "把 30005 踢出群 20001") {
 			t.Errorf("prompt %q does not say what will happen", text)
 		}
 		q.fake.Reset() // the next round's prompt is told apart

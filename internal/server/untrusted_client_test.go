@@ -435,7 +435,7 @@ func TestUntrustedGateAfterChannelPush(t *testing.T) {
 						continue
 					}
 					text := newPrompt(tc.action)
-					if !strings.Contains(text, "本会话已读取 QQ 用户写的消息（群 20001）") {
+					if !strings.Contains(text, "本会话读过 QQ 用户发的消息（群 20001）") {
 						t.Errorf("%s: the approver is not told why: %q", tc.name, text)
 					}
 					rid := requestIDRe.FindStringSubmatch(text)[1]

@@ -91,7 +91,7 @@ func settings() map[string]setting {
 			descZh:  "整个下载目录最多容纳的字节数；会超出的下载以 quota 失败。"},
 		"SNOWLUMA_MCP_ARCHIVE": {key: "archive", typ: "string", title: "Message archive file (absolute path)",
 			titleZh: "消息归档文件（绝对路径）",
-			descZh:  "可选，read 和 write 模式：一个 SQLite 文件的绝对路径（以 0600 创建，目录 0700），保存所选会话的消息（实时事件、SnowLuma 历史补齐、机器人自己发出的消息），提供 search_messages、read_messages、list_chats 和 mark_read，并让频道补推错过的消息。一个文件同时只能由一个服务器使用；不保存令牌。留空：不归档。"},
+			descZh:  "可选，read 和 write 模式：一个 SQLite 文件的绝对路径（以 0600 创建，目录 0700），保存所选会话的消息（实时事件、SnowLuma 历史补齐、机器人自己发出的消息），提供 search_messages、read_messages、list_chats 和 mark_read，推送通道也靠它补上错过的消息。一个文件同时只能由一个服务器使用；不保存令牌。留空：不归档。"},
 		"SNOWLUMA_MCP_ARCHIVE_GROUPS": {key: "archive_groups", typ: "string", title: "Archived groups",
 			titleZh: "归档的群",
 			descZh:  "用逗号分隔的群号，或 * 表示允许名单内的所有群。"},
