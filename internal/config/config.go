@@ -85,6 +85,7 @@ type variables struct {
 	Mode       string `env:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
 	Events     string `env:"EVENTS_URL" shown:"unset (no event tools)" desc:"SnowLuma's WebSocket server, which carries events: a ws:// or wss:// URL such as ws://127.0.0.1:3001/ (SnowLuma's default: port 3001, path /), without credentials, query or fragment (the token goes in the Authorization header). Set: read and write modes offer subscribe_events and unsubscribe_events. Never guessed from the endpoint; redirects are never followed."`
 	EventsTok  string `env:"EVENTS_TOKEN" shown:"SNOWLUMA_MCP_TOKEN" desc:"Access token of SnowLuma's WebSocket server, which SnowLuma's generated configuration sets apart from the HTTP server's. Unset or empty: SNOWLUMA_MCP_TOKEN is sent. Same rules and secrecy as SNOWLUMA_MCP_TOKEN: trimmed, a control character or a 'Bearer ' prefix stops the server at start, never logged, returned or written to disk."`
+	Bots       string `env:"BOTS" shown:"unset (one bot)" desc:"Several QQ accounts from one server: comma-separated short labels (a lowercase letter, then up to 15 lowercase letters or digits), e.g. main,alt,backup. The first bot is configured by SNOWLUMA_MCP_ENDPOINT, SNOWLUMA_MCP_TOKEN, SNOWLUMA_MCP_EVENTS_URL and SNOWLUMA_MCP_EVENTS_TOKEN; each other one by the same four names with _<LABEL> added (SNOWLUMA_MCP_ENDPOINT_ALT, SNOWLUMA_MCP_TOKEN_ALT, ...; its endpoint is required, its token is never taken from another bot's). Every other variable is shared. With several bots the tools that reach SnowLuma take an optional bot (a label or the account's QQ number). Unset: one bot, configured exactly as without it."`
 	TaskDir    string `env:"TASK_DIR" shown:"unset (no background tasks)" desc:"Write mode: an absolute private directory (created 0700) where background transfer tasks are recorded; enables invoke_action_background and list_tasks for 2026-07-28 clients with the Tasks extension. Bound to this mode, endpoint and token."`
 	MaxRequest string `env:"MAX_REQUEST_BYTES" default:"4194304" shown:"4194304 (4 MiB)" desc:"Longest request line read from stdin, in bytes (65536 to 268435456); a longer line is discarded and answered with an error."`
 	MaxBody    string `env:"MAX_BODY_BYTES" default:"2097152" shown:"2097152 (2 MiB)" desc:"Largest request body sent to SnowLuma, in bytes (16384 to 1073741824): SnowLuma cuts off a longer body and drops the connection, so a call over it is refused with kind too_large before sending, and upload chunks are cut to fit. Raise it only for a OneBot server that accepts more."`
@@ -178,6 +179,11 @@ type Config struct {
 	// EventsTokenFrom says where EventsToken came from, for doctor: "set",
 	// "inherited" (from SNOWLUMA_MCP_TOKEN) or "unset" (no token at all).
 	EventsTokenFrom string
+	// Bots lists the configured bots, the first being the one the
+	// unsuffixed variables configure (Endpoint, Token, EventsURL and
+	// EventsToken above are its). It has one entry unless
+	// SNOWLUMA_MCP_BOTS names several.
+	Bots []Bot
 	// Streams configures stream transfers.
 	Streams StreamConfig
 	// Channel configures the QQ channel; its Mode is channel.ModeOff when
@@ -199,6 +205,145 @@ type Config struct {
 	// read, each with the one it most resembles; each has its note in
 	// Notes too.
 	Misspelt []Misspelling
+}
+
+// A Bot is one QQ account the server drives: its label and how to reach
+// its SnowLuma. The tokens are secrets, as Config's are.
+type Bot struct {
+	// Label names the bot in tools' bot argument and in every answer,
+	// log line and doctor verdict about it: "main" when SNOWLUMA_MCP_BOTS
+	// is unset.
+	Label     string
+	Endpoint  *url.URL // nil in docs mode
+	Token     string
+	EventsURL *url.URL // nil when its events are off
+	// EventsToken and EventsTokenFrom are as Config's.
+	EventsToken, EventsTokenFrom string
+	// Suffix is what its variables' names end with: "" for the first
+	// bot, _ALT for a bot labelled alt.
+	Suffix string
+}
+
+// DefaultBot is the label of the one bot of a configuration without
+// SNOWLUMA_MCP_BOTS.
+const DefaultBot = "main"
+
+// maxBots bounds SNOWLUMA_MCP_BOTS: every bot costs a client, an event
+// connection and a task runner.
+const maxBots = 16
+
+// perBotVars are the variables each bot has its own of; every other
+// variable is shared.
+var perBotVars = []string{"ENDPOINT", "TOKEN", "EVENTS_URL", "EVENTS_TOKEN"}
+
+// botLabel is what a label must look like: short, lowercase, and never a
+// number, so that a tool's bot argument is a label or a QQ number and
+// never both.
+var botLabel = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}$`)
+
+// ForBot is c as bot i sees it: the same shared settings with the bot's
+// own endpoint, tokens and events URL. A further bot's task directory is
+// a subdirectory named for its label, since a task directory is bound to
+// one endpoint and token; its archive and channel are the first bot's
+// alone (docs/configuration.md, Several bots).
+func (c *Config) ForBot(i int) *Config {
+	b := c.Bots[i]
+	d := *c
+	d.Endpoint, d.Token, d.EventsURL, d.EventsToken, d.EventsTokenFrom = b.Endpoint, b.Token, b.EventsURL, b.EventsToken, b.EventsTokenFrom
+	d.Bots = []Bot{b}
+	if i > 0 {
+		if d.TaskDir != "" {
+			d.TaskDir = filepath.Join(d.TaskDir, b.Label)
+		}
+		d.Archive = nil
+		d.Channel = channel.Config{Mode: channel.ModeOff}
+	}
+	return &d
+}
+
+// parseBots reads SNOWLUMA_MCP_BOTS and the further bots' variables, once
+// the first bot's and the mode are known.
+func parseBots(e variables, c *Config, getenv func(string) string) error {
+	first := Bot{Label: DefaultBot, Endpoint: c.Endpoint, Token: c.Token, EventsURL: c.EventsURL, EventsToken: c.EventsToken, EventsTokenFrom: c.EventsTokenFrom}
+	c.Bots = []Bot{first}
+	list := strings.TrimSpace(halfWidth(e.Bots))
+	if list == "" {
+		return nil
+	}
+	accepted := lang.T(lang.ConfigBots)
+	var labels []string
+	for _, f := range strings.Split(list, ",") {
+		l := strings.ToLower(strings.TrimSpace(f))
+		switch {
+		case !botLabel.MatchString(l):
+			return &Error{"BOTS", lang.T(lang.ConfigBadBots, fmt.Sprintf("%q is not a label", strings.TrimSpace(f))), accepted}
+		case slices.Contains(labels, l):
+			return &Error{"BOTS", lang.T(lang.ConfigBadBots, fmt.Sprintf("%s is named twice", l)), accepted}
+		}
+		labels = append(labels, l)
+	}
+	if len(labels) > maxBots {
+		return &Error{"BOTS", lang.T(lang.ConfigBadBots, fmt.Sprintf("%d bots, more than %d", len(labels), maxBots)), accepted}
+	}
+	c.Bots[0].Label = labels[0]
+	for _, l := range labels[1:] {
+		b := Bot{Label: l, Suffix: "_" + strings.ToUpper(l)}
+		ep := strings.TrimSpace(getenv(Prefix + "_ENDPOINT" + b.Suffix))
+		if ep == "" {
+			if c.Mode == ModeDocs {
+				c.Bots = append(c.Bots, b)
+				continue
+			}
+			return &Error{"ENDPOINT" + b.Suffix, lang.T(lang.ConfigBotNoEndpoint, l, Prefix+"_ENDPOINT"+b.Suffix), lang.T(lang.ConfigBotEndpoint, Prefix+"_ENDPOINT"+b.Suffix, l)}
+		}
+		var err error
+		if b.Endpoint, err = parseURL("ENDPOINT"+b.Suffix, ep, [2]string{"http", "https"}, lang.T(lang.ConfigEndpointURL)); err != nil {
+			return err
+		}
+		if b.Token, err = parseToken("TOKEN"+b.Suffix, getenv(Prefix+"_TOKEN"+b.Suffix)); err != nil {
+			return err
+		}
+		evTok := getenv(Prefix + "_EVENTS_TOKEN" + b.Suffix)
+		if b.EventsToken, err = parseToken("EVENTS_TOKEN"+b.Suffix, evTok); err != nil {
+			return err
+		}
+		for _, t := range []struct{ name, tok string }{{"TOKEN" + b.Suffix, b.Token}, {"EVENTS_TOKEN" + b.Suffix, b.EventsToken}} {
+			if n := len(t.tok); n > 0 && n < MinTokenLen {
+				c.note(c.Lang.Sprintf(lang.NoteTokenShort, Prefix+"_"+t.name, n, MinTokenLen), c.Lang.Sprintf(lang.NoteTokenShortFix))
+			}
+		}
+		switch {
+		case b.EventsToken != "":
+			b.EventsTokenFrom = "set"
+		case b.Token != "":
+			b.EventsToken, b.EventsTokenFrom = b.Token, "inherited"
+		default:
+			b.EventsTokenFrom = "unset"
+		}
+		if ev := strings.TrimSpace(getenv(Prefix + "_EVENTS_URL" + b.Suffix)); ev != "" && c.Mode != ModeDocs {
+			if b.EventsURL, err = parseURL("EVENTS_URL"+b.Suffix, ev, [2]string{"ws", "wss"}, lang.T(lang.ConfigEventsURL)); err != nil {
+				return err
+			}
+		}
+		c.Bots = append(c.Bots, b)
+	}
+	return nil
+}
+
+// botVariables lists the further bots' variables that environ's
+// SNOWLUMA_MCP_BOTS declares: SNOWLUMA_MCP_ENDPOINT_ALT and so on.
+func botVariables(getenv func(string) string) []string {
+	var out []string
+	for i, f := range strings.Split(halfWidth(getenv(Prefix+"_BOTS")), ",") {
+		l := strings.ToLower(strings.TrimSpace(f))
+		if i == 0 || !botLabel.MatchString(l) {
+			continue
+		}
+		for _, v := range perBotVars {
+			out = append(out, Prefix+"_"+v+"_"+strings.ToUpper(l))
+		}
+	}
+	return out
 }
 
 // note adds a start-up remark in c's language and what to do about it.
@@ -396,7 +541,8 @@ func Misspelt(l lang.Lang, environ []string) []Misspelling {
 // misspelt is Misspelt with names read as goos reads them: on Windows
 // snowluma_mcp_mode is SNOWLUMA_MCP_MODE, and snowluma_mcp_mdoe a typo.
 func misspelt(goos string, l lang.Lang, environ []string) []Misspelling {
-	known := knownVariables()
+	perBot := botVariables(LookupOn(goos, environ))
+	known := append(knownVariables(), perBot...)
 	var out []Misspelling
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
@@ -410,6 +556,14 @@ func misspelt(goos string, l lang.Lang, environ []string) []Misspelling {
 		closest := slices.MinFunc(known, func(a, b string) int {
 			return cmp.Compare(nameDistance(upper, a), nameDistance(upper, b))
 		})
+		// A misspelt label (SNOWLUMA_MCP_TOKEN_BAKCUP) starts with a
+		// shared variable's name, but means a further bot's.
+		for _, v := range perBot {
+			if editdist.Distance(upper, v) <= 2 {
+				closest = v
+				break
+			}
+		}
 		out = append(out, Misspelling{Name: name, Closest: closest, Note: l.Sprintf(lang.NoteUnknownVariable, name, closest)})
 	}
 	return out
@@ -705,6 +859,9 @@ func parse(e variables, goos string, getenv func(string) string) (*Config, error
 	if c.TaskDir != "" && c.Mode != ModeWrite {
 		c.note(c.Lang.Sprintf(lang.NoteTaskDirIgnored, Prefix+"_TASK_DIR"), c.Lang.Sprintf(lang.NoteTaskDirIgnoredFix))
 		c.TaskDir = ""
+	}
+	if err := parseBots(e, c, getenv); err != nil {
+		return nil, err
 	}
 	if err := parseChannel(e, c); err != nil {
 		return nil, err
