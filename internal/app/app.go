@@ -119,11 +119,18 @@ func serve(ctx context.Context, p Process, sandboxed bool, loadCatalog func() (*
 	if cfg == nil {
 		return code
 	}
-	b, code := openBackend(cfg, stderr)
+	b, code := openBackend(cfg.ForBot(0), stderr)
 	if b == nil {
 		return code
 	}
 	defer b.Close()
+	bots, code := openFurtherBots(cfg, b, stderr)
+	if bots == nil && len(cfg.Bots) > 1 {
+		return code
+	}
+	for _, fb := range bots[min(1, len(bots)):] {
+		defer fb.Backend.Close()
+	}
 
 	out := newAnswerWatch(p.Stdout)
 	tr := stdio.New(p.Stdin, out, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name, EndGrace: endGrace})
@@ -131,7 +138,7 @@ func serve(ctx context.Context, p Process, sandboxed bool, loadCatalog func() (*
 	// abandoned at shutdown writes its own at once.
 	calls := newCallLog(stderr)
 	defer calls.Close()
-	s, transport, checkOutputs, err := newServer(cfg, b, tr, loadCatalog, stderr, calls)
+	s, transport, checkOutputs, err := newServer(cfg, b, bots, tr, loadCatalog, stderr, calls)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
 		return ExitFailed
@@ -245,6 +252,34 @@ func openBackend(cfg *config.Config, stderr io.Writer) (*backend.Backend, int) {
 	return b, ExitOK
 }
 
+// openFurtherBots opens the backend of every bot after the first, whose
+// backend is first, and returns them all labelled; nil with one bot. The
+// live events of a further bot are not served yet: its events URL is
+// noted and left unused. On failure it says why, closes what it opened
+// and returns nil with the exit status.
+func openFurtherBots(cfg *config.Config, first *backend.Backend, stderr io.Writer) ([]server.Bot, int) {
+	if len(cfg.Bots) < 2 {
+		return nil, ExitOK
+	}
+	bots := []server.Bot{{Label: cfg.Bots[0].Label, Backend: first}}
+	for i := 1; i < len(cfg.Bots); i++ {
+		bc := cfg.ForBot(i)
+		if bc.EventsURL != nil {
+			bc.EventsURL = nil
+			fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.NoteBotEvents, cfg.Bots[i].Label, config.Prefix+"_EVENTS_URL"+cfg.Bots[i].Suffix))
+		}
+		b, code := openBackend(bc, stderr)
+		if b == nil {
+			for _, o := range bots[1:] {
+				o.Backend.Close()
+			}
+			return nil, code
+		}
+		bots = append(bots, server.Bot{Label: cfg.Bots[i].Label, Backend: b})
+	}
+	return bots, ExitOK
+}
+
 // tasksInUse says, in l, that another server holds the task directory.
 func tasksInUse(l lang.Lang, e *tasks.InUseError) string {
 	holder := l.Sprintf(lang.HolderUnknown)
@@ -261,8 +296,8 @@ func tasksInUse(l lang.Lang, e *tasks.InUseError) string {
 // wrapped for the listen streams of task status and of the QQ channel when
 // those are on. checkOutputs, when not nil, checks the output schemas once
 // the catalog may be decoded (catalogload.go).
-func newServer(cfg *config.Config, b *backend.Backend, tr *stdio.Transport, loadCatalog func() (*catalog.Catalog, error), stderr, calls io.Writer) (s *mcp.Server, transport mcp.Transport, checkOutputs func() error, err error) {
-	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, Backend: b, Log: stderr, CallLog: calls, Lang: cfg.Lang}
+func newServer(cfg *config.Config, b *backend.Backend, bots []server.Bot, tr *stdio.Transport, loadCatalog func() (*catalog.Catalog, error), stderr, calls io.Writer) (s *mcp.Server, transport mcp.Transport, checkOutputs func() error, err error) {
+	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, Backend: b, Bots: bots, Log: stderr, CallLog: calls, Lang: cfg.Lang}
 	var taskStreams *listen.Streams
 	if b.Tasks != nil {
 		store := b.Tasks.Store()

@@ -242,19 +242,16 @@ var perBotVars = []string{"ENDPOINT", "TOKEN", "EVENTS_URL", "EVENTS_TOKEN"}
 var botLabel = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}$`)
 
 // ForBot is c as bot i sees it: the same shared settings with the bot's
-// own endpoint, tokens and events URL. A further bot's task directory is
-// a subdirectory named for its label, since a task directory is bound to
-// one endpoint and token; its archive and channel are the first bot's
-// alone (docs/configuration.md, Several bots).
+// own endpoint, tokens and events URL. Background tasks, the archive and
+// the channel are the first bot's alone (docs/configuration.md, Several
+// bots): a further bot has none of them.
 func (c *Config) ForBot(i int) *Config {
 	b := c.Bots[i]
 	d := *c
 	d.Endpoint, d.Token, d.EventsURL, d.EventsToken, d.EventsTokenFrom = b.Endpoint, b.Token, b.EventsURL, b.EventsToken, b.EventsTokenFrom
 	d.Bots = []Bot{b}
 	if i > 0 {
-		if d.TaskDir != "" {
-			d.TaskDir = filepath.Join(d.TaskDir, b.Label)
-		}
+		d.TaskDir = ""
 		d.Archive = nil
 		d.Channel = channel.Config{Mode: channel.ModeOff}
 	}

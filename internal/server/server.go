@@ -57,6 +57,10 @@ type Options struct {
 	// client is required in read and write modes. Nil is a backend with
 	// nothing configured, enough for docs mode.
 	Backend *backend.Backend
+	// Bots, when it holds more than one, are the QQ accounts the server
+	// drives (bots.go); Backend is then ignored for Bots[0].Backend. With
+	// one bot or none, Backend alone is the bot and nothing changes.
+	Bots []Bot
 	// Log receives the server's log lines; nil discards.
 	Log io.Writer
 	// CallLog receives the line of each tool call, and the warnings about
@@ -90,6 +94,9 @@ type Options struct {
 // feature (see feature) in turn. It contacts nothing: SnowLuma is only
 // reached when an execution tool is called.
 func New(opts Options) (*mcp.Server, error) {
+	if len(opts.Bots) > 1 {
+		opts.Backend = opts.Bots[0].Backend
+	}
 	d, err := newDeps(opts)
 	if err != nil {
 		return nil, err
@@ -117,6 +124,11 @@ func New(opts Options) (*mcp.Server, error) {
 		}
 		specs = append(specs, f.tools...)
 	}
+	if len(opts.Bots) > 1 {
+		if specs, err = botSpecs(opts, specs, d.catalog); err != nil {
+			return nil, err
+		}
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "SnowLuma OneBot", Version: version.Current()}, sopts)
 	d.dispatch.On("initialize", proposeOnInitialize(cmp.Or[io.Writer](opts.Log, io.Discard)))
 	callLog := d.log
@@ -139,6 +151,35 @@ func New(opts Options) (*mcp.Server, error) {
 	// method, if any, and nothing else.
 	d.dispatch.Install(s)
 	return s, nil
+}
+
+// botSpecs builds every further bot's features, for their tools alone
+// (resources, methods and hooks are the first bot's), and merges them
+// with first, the first bot's tools, into the one list (routeBots).
+func botSpecs(opts Options, first []toolkit.Spec, cat catalogSource) ([]toolkit.Spec, error) {
+	per := [][]toolkit.Spec{first}
+	for _, b := range opts.Bots[1:] {
+		o := opts
+		o.Backend, o.Channel, o.TaskStreams = b.Backend, nil, nil
+		d, err := newDeps(o)
+		if err != nil {
+			return nil, fmt.Errorf("bot %s: %w", b.Label, err)
+		}
+		fs, err := features(d)
+		if err != nil {
+			return nil, fmt.Errorf("bot %s: %w", b.Label, err)
+		}
+		var specs []toolkit.Spec
+		for _, f := range fs {
+			specs = append(specs, f.tools...)
+		}
+		per = append(per, specs)
+	}
+	specs, err := routeBots(newBotSet(opts.Bots), per, cat)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	return specs, nil
 }
 
 // features builds every feature of d, in the order New attaches them.
