@@ -2,10 +2,12 @@ package config
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/safety"
 )
 
 // TestOneBotAsToday: without SNOWLUMA_MCP_BOTS there is one bot, named
@@ -96,5 +98,41 @@ func TestBotErrors(t *testing.T) {
 		if zh := ce.In(lang.Zh); !han(lang.Zh.Text(ce.Accepted)) || strings.Contains(zh, "s3cret") {
 			t.Errorf("%q: Chinese %q", tc.env, zh)
 		}
+	}
+}
+
+// TestBotAllowlistsAndAudit: each bot may have its own allowlists, the
+// unsuffixed ones being every bot's default; with several bots every
+// bot's audit lines name it, in the one file.
+func TestBotAllowlistsAndAudit(t *testing.T) {
+	audit := t.TempDir() + "/audit.jsonl"
+	c, err := Load(base(t, "SNOWLUMA_MCP_BOTS=main,alt,backup", "SNOWLUMA_MCP_ENDPOINT_ALT=http://127.0.0.1:3010/", "SNOWLUMA_MCP_ENDPOINT_BACKUP=http://127.0.0.1:3020/",
+		"SNOWLUMA_MCP_ALLOWED_GROUPS=20001,20002", "SNOWLUMA_MCP_ALLOWED_GROUPS_ALT=20003", "SNOWLUMA_MCP_ALLOWED_USERS_MAIN=30001",
+		"SNOWLUMA_MCP_AUDIT_FILE="+audit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Misspelt) != 0 {
+		t.Errorf("misspelt %+v", c.Misspelt)
+	}
+	main, alt, backup := c.ForBot(0), c.ForBot(1), c.ForBot(2)
+	if got := main.Safety.Groups.Sorted(); len(got) != 2 || main.Safety.Users.Sorted()[0] != 30001 {
+		t.Errorf("main: groups %v users %v", got, main.Safety.Users.Sorted())
+	}
+	if got := alt.Safety.Groups.Sorted(); len(got) != 1 || got[0] != 20003 || alt.Safety.Users != nil {
+		t.Errorf("alt: groups %v users %v", got, alt.Safety.Users.Sorted())
+	}
+	if got := backup.Safety.Groups.Sorted(); len(got) != 2 {
+		t.Errorf("backup takes the shared groups: %v", got)
+	}
+	if err := alt.Safety.Audit.Append(safety.Record{Tool: "invoke_action", Action: "send_group_msg"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(audit)
+	if err != nil || !strings.Contains(string(b), `"bot":"alt"`) {
+		t.Errorf("audit line %s (%v), want it to name alt", b, err)
+	}
+	if _, err := Load(base(t, "SNOWLUMA_MCP_BOTS=main,alt", "SNOWLUMA_MCP_ENDPOINT_ALT=http://h/", "SNOWLUMA_MCP_ALLOWED_USERS_ALT=x")); err == nil || !strings.Contains(err.Error(), "SNOWLUMA_MCP_ALLOWED_USERS_ALT") {
+		t.Errorf("a bad bot allowlist: %v", err)
 	}
 }

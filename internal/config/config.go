@@ -85,7 +85,7 @@ type variables struct {
 	Mode       string `env:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
 	Events     string `env:"EVENTS_URL" shown:"unset (no event tools)" desc:"SnowLuma's WebSocket server, which carries events: a ws:// or wss:// URL such as ws://127.0.0.1:3001/ (SnowLuma's default: port 3001, path /), without credentials, query or fragment (the token goes in the Authorization header). Set: read and write modes offer subscribe_events and unsubscribe_events. Never guessed from the endpoint; redirects are never followed."`
 	EventsTok  string `env:"EVENTS_TOKEN" shown:"SNOWLUMA_MCP_TOKEN" desc:"Access token of SnowLuma's WebSocket server, which SnowLuma's generated configuration sets apart from the HTTP server's. Unset or empty: SNOWLUMA_MCP_TOKEN is sent. Same rules and secrecy as SNOWLUMA_MCP_TOKEN: trimmed, a control character or a 'Bearer ' prefix stops the server at start, never logged, returned or written to disk."`
-	Bots       string `env:"BOTS" shown:"unset (one bot)" desc:"Several QQ accounts from one server: comma-separated short labels (a lowercase letter, then up to 15 lowercase letters or digits), e.g. main,alt,backup. The first bot is configured by SNOWLUMA_MCP_ENDPOINT, SNOWLUMA_MCP_TOKEN, SNOWLUMA_MCP_EVENTS_URL and SNOWLUMA_MCP_EVENTS_TOKEN; each other one by the same four names with _<LABEL> added (SNOWLUMA_MCP_ENDPOINT_ALT, SNOWLUMA_MCP_TOKEN_ALT, ...; its endpoint is required, its token is never taken from another bot's). Every other variable is shared. With several bots the tools that reach SnowLuma take an optional bot (a label or the account's QQ number). Unset: one bot, configured exactly as without it."`
+	Bots       string `env:"BOTS" shown:"unset (one bot)" desc:"Several QQ accounts from one server: comma-separated short labels (a lowercase letter, then up to 15 lowercase letters or digits), e.g. main,alt,backup. The first bot is configured by SNOWLUMA_MCP_ENDPOINT, SNOWLUMA_MCP_TOKEN, SNOWLUMA_MCP_EVENTS_URL and SNOWLUMA_MCP_EVENTS_TOKEN; each other one by the same four names with _<LABEL> added (SNOWLUMA_MCP_ENDPOINT_ALT, SNOWLUMA_MCP_TOKEN_ALT, ...; its endpoint is required, its token is never taken from another bot's). Any bot may have its own SNOWLUMA_MCP_ALLOWED_GROUPS_<LABEL> and SNOWLUMA_MCP_ALLOWED_USERS_<LABEL> in place of the shared allowlists; every other variable is shared, and each audit line names its bot. With several bots the tools that reach SnowLuma take an optional bot (a label or the account's QQ number). Unset: one bot, configured exactly as without it."`
 	TaskDir    string `env:"TASK_DIR" shown:"unset (no background tasks)" desc:"Write mode: an absolute private directory (created 0700) where background transfer tasks are recorded; enables invoke_action_background and list_tasks for 2026-07-28 clients with the Tasks extension. Bound to this mode, endpoint and token."`
 	MaxRequest string `env:"MAX_REQUEST_BYTES" default:"4194304" shown:"4194304 (4 MiB)" desc:"Longest request line read from stdin, in bytes (65536 to 268435456); a longer line is discarded and answered with an error."`
 	MaxBody    string `env:"MAX_BODY_BYTES" default:"2097152" shown:"2097152 (2 MiB)" desc:"Largest request body sent to SnowLuma, in bytes (16384 to 1073741824): SnowLuma cuts off a longer body and drops the connection, so a call over it is refused with kind too_large before sending, and upload chunks are cut to fit. Raise it only for a OneBot server that accepts more."`
@@ -222,6 +222,11 @@ type Bot struct {
 	// Suffix is what its variables' names end with: "" for the first
 	// bot, _ALT for a bot labelled alt.
 	Suffix string
+	// Groups and Users, when set (SNOWLUMA_MCP_ALLOWED_GROUPS_<LABEL>,
+	// ..._USERS_<LABEL>), are its allowlists instead of the shared ones.
+	Groups, Users safety.IDSet
+	// OwnGroups and OwnUsers say that they were set.
+	OwnGroups, OwnUsers bool
 }
 
 // DefaultBot is the label of the one bot of a configuration without
@@ -232,9 +237,13 @@ const DefaultBot = "main"
 // connection and a task runner.
 const maxBots = 16
 
-// perBotVars are the variables each bot has its own of; every other
-// variable is shared.
-var perBotVars = []string{"ENDPOINT", "TOKEN", "EVENTS_URL", "EVENTS_TOKEN"}
+// perBotVars are the variables each further bot has its own of, and
+// botAllowVars the allowlists any bot may have its own of (the unsuffixed
+// ones being every bot's default); every other variable is shared.
+var (
+	perBotVars   = []string{"ENDPOINT", "TOKEN", "EVENTS_URL", "EVENTS_TOKEN"}
+	botAllowVars = []string{"ALLOWED_GROUPS", "ALLOWED_USERS"}
+)
 
 // botLabel is what a label must look like: short, lowercase, and never a
 // number, so that a tool's bot argument is a label or a QQ number and
@@ -250,6 +259,15 @@ func (c *Config) ForBot(i int) *Config {
 	d := *c
 	d.Endpoint, d.Token, d.EventsURL, d.EventsToken, d.EventsTokenFrom = b.Endpoint, b.Token, b.EventsURL, b.EventsToken, b.EventsTokenFrom
 	d.Bots = []Bot{b}
+	if b.OwnGroups {
+		d.Safety.Groups = b.Groups
+	}
+	if b.OwnUsers {
+		d.Safety.Users = b.Users
+	}
+	if len(c.Bots) > 1 && c.Safety.Audit != nil {
+		d.Safety.Audit = c.Safety.Audit.ForBot(b.Label)
+	}
 	if i > 0 {
 		d.TaskDir = ""
 		d.Archive = nil
@@ -285,6 +303,9 @@ func parseBots(e variables, c *Config, getenv func(string) string) error {
 	c.Bots[0].Label = labels[0]
 	for _, l := range labels[1:] {
 		b := Bot{Label: l, Suffix: "_" + strings.ToUpper(l)}
+		if err := parseBotAllow(&b, getenv); err != nil {
+			return err
+		}
 		ep := strings.TrimSpace(getenv(Prefix + "_ENDPOINT" + b.Suffix))
 		if ep == "" {
 			if c.Mode == ModeDocs {
@@ -324,6 +345,31 @@ func parseBots(e variables, c *Config, getenv func(string) string) error {
 		}
 		c.Bots = append(c.Bots, b)
 	}
+	return parseBotAllow(&c.Bots[0], getenv)
+}
+
+// parseBotAllow reads bot b's own allowlists, when set.
+func parseBotAllow(b *Bot, getenv func(string) string) error {
+	suffix := "_" + strings.ToUpper(b.Label)
+	for _, l := range []struct {
+		name     string
+		set      *safety.IDSet
+		own      *bool
+		accepted lang.Message
+	}{
+		{"ALLOWED_GROUPS" + suffix, &b.Groups, &b.OwnGroups, lang.ConfigGroups},
+		{"ALLOWED_USERS" + suffix, &b.Users, &b.OwnUsers, lang.ConfigUsers},
+	} {
+		v := halfWidth(getenv(Prefix + "_" + l.name))
+		if strings.TrimSpace(v) == "" {
+			continue
+		}
+		var err error
+		if *l.set, err = safety.ParseIDs(v); err != nil {
+			return &Error{l.name, lang.T(lang.ConfigBadList, err.Error()), lang.T(l.accepted)}
+		}
+		*l.own = true
+	}
 	return nil
 }
 
@@ -333,7 +379,13 @@ func botVariables(getenv func(string) string) []string {
 	var out []string
 	for i, f := range strings.Split(halfWidth(getenv(Prefix+"_BOTS")), ",") {
 		l := strings.ToLower(strings.TrimSpace(f))
-		if i == 0 || !botLabel.MatchString(l) {
+		if !botLabel.MatchString(l) {
+			continue
+		}
+		for _, v := range botAllowVars {
+			out = append(out, Prefix+"_"+v+"_"+strings.ToUpper(l))
+		}
+		if i == 0 {
 			continue
 		}
 		for _, v := range perBotVars {
