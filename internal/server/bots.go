@@ -296,7 +296,7 @@ func withBotProp(input string, set *botSet) (string, error) {
 	for i, b := range set.bots {
 		labels[i] = b.Label
 	}
-	desc, _ := json.Marshal("Which account: " + strings.Join(labels, ", ") + ", or its QQ number. Required for writes.")
+	desc, _ := json.Marshal(strings.Join(labels, ", ") + " or a bot's QQ number; required to write.")
 	props[botProp] = json.RawMessage(`{"type": ["string", "integer"], "description": ` + string(desc) + `}`)
 	p, err := json.Marshal(props)
 	if err != nil {
