@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/archive"
 	"github.com/snowluma/snowluma-mcp/catalog"
+	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/claudechannel"
 	"github.com/snowluma/snowluma-mcp/internal/config"
@@ -254,21 +255,19 @@ func openBackend(cfg *config.Config, stderr io.Writer) (*backend.Backend, int) {
 
 // openFurtherBots opens the backend of every bot after the first, whose
 // backend is first, and returns them all labelled; nil with one bot. The
-// live events of a further bot are not served yet: its events URL is
-// noted and left unused. On failure it says why, closes what it opened
-// and returns nil with the exit status.
+// channel, the archive and background tasks serve the first bot only, as
+// a start-up note says when any is configured. On failure it says why,
+// closes what it opened and returns nil with the exit status.
 func openFurtherBots(cfg *config.Config, first *backend.Backend, stderr io.Writer) ([]server.Bot, int) {
 	if len(cfg.Bots) < 2 {
 		return nil, ExitOK
 	}
+	if cfg.Channel.Mode != channel.ModeOff || cfg.Archive != nil || cfg.TaskDir != "" {
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.NoteBotsFirstOnly, cfg.Bots[0].Label))
+	}
 	bots := []server.Bot{{Label: cfg.Bots[0].Label, Backend: first}}
 	for i := 1; i < len(cfg.Bots); i++ {
-		bc := cfg.ForBot(i)
-		if bc.EventsURL != nil {
-			bc.EventsURL = nil
-			fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.NoteBotEvents, cfg.Bots[i].Label, config.Prefix+"_EVENTS_URL"+cfg.Bots[i].Suffix))
-		}
-		b, code := openBackend(bc, stderr)
+		b, code := openBackend(cfg.ForBot(i), stderr)
 		if b == nil {
 			for _, o := range bots[1:] {
 				o.Backend.Close()

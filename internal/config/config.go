@@ -251,9 +251,9 @@ var (
 var botLabel = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}$`)
 
 // ForBot is c as bot i sees it: the same shared settings with the bot's
-// own endpoint, tokens and events URL. Background tasks, the archive and
-// the channel are the first bot's alone (docs/configuration.md, Several
-// bots): a further bot has none of them.
+// own endpoint, tokens, events URL and allowlists. Background tasks, the
+// archive and the channel are the first bot's alone (docs/configuration.md,
+// Several bots): a further bot has none of them.
 func (c *Config) ForBot(i int) *Config {
 	b := c.Bots[i]
 	d := *c

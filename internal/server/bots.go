@@ -132,12 +132,29 @@ func (s *botSet) find(ctx context.Context, v string) (int, bool) {
 	return 0, false
 }
 
+// bySelfID finds the bot whose QQ number args' self_id is.
+func (s *botSet) bySelfID(ctx context.Context, args json.RawMessage) (int, bool) {
+	var in struct {
+		SelfID int64 `json:"self_id"`
+	}
+	if json.Unmarshal(args, &in) != nil || in.SelfID <= 0 {
+		return 0, false
+	}
+	for i, id := range s.selfIDs(ctx) {
+		if id == in.SelfID {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
 // routeBots merges the bots' tool lists, per[i] being bot i's, into one:
 // a tool that never reaches SnowLuma is the first bot's; every other one
 // takes an optional bot and runs as that bot's. Without bot, a write is
 // refused naming the bots, get_runtime_info and query_action of a list or
-// info read ask every bot and label each answer, and any other tool is
-// refused naming the bots.
+// info read ask every bot and label each answer, subscribe_events goes to
+// the bot its self_id names, unsubscribe_events to the bot holding its
+// uri, and any other tool is refused naming the bots.
 func routeBots(set *botSet, per [][]toolkit.Spec, cat catalogSource) ([]toolkit.Spec, error) {
 	out := make([]toolkit.Spec, 0, len(per[0]))
 	for j, s := range per[0] {
@@ -176,6 +193,17 @@ func routeBots(set *botSet, per [][]toolkit.Spec, cat catalogSource) ([]toolkit.
 			}
 			if fans && (s.Name == "get_runtime_info" || listOrInfoRead(cat, args)) {
 				return fanOut(ctx, c, set, specs, args)
+			}
+			switch s.Name {
+			case "subscribe_events":
+				// Its self_id names the account already.
+				if i, ok := set.bySelfID(ctx, args); ok {
+					return runAs(ctx, c, specs[i], args)
+				}
+			case "unsubscribe_events":
+				// The uri names the resource, which the first bot's event
+				// service finds in whichever bot's hub holds it.
+				return runAs(ctx, c, specs[0], args)
 			}
 			return outcome.Fail(outcome.KindInvalidArguments, "'bot' is required: "+set.names(ctx),
 				"call again with bot set to the label or QQ number of the account that should act")

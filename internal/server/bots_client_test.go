@@ -5,9 +5,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
+	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
@@ -169,4 +171,53 @@ func TestOneBotLabelledAsToday(t *testing.T) {
 	if lists[0] != lists[1] {
 		t.Errorf("tools/list differs with SNOWLUMA_MCP_BOTS=main:\n%s\n%s", lists[0], lists[1])
 	}
+}
+
+// TestSeveralBotsEvents: each bot's live events come over its own
+// SnowLuma's WebSocket with its own token; subscribe_events goes to the
+// bot its self_id names, each resource holds only its bot's events, and
+// unsubscribe_events finds the bot holding the uri.
+func TestSeveralBotsEvents(t *testing.T) {
+	t.Parallel()
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		const mainTok, altTok = "main-events-token-01", "alt-events-token-002"
+		main := simtest.Start(t, simulator.WithToken(mainTok), simulator.WithEventsToken(mainTok))
+		alt := simtest.Start(t, simulator.WithToken(altTok), simulator.WithEventsToken(altTok), simulator.WithSelfID(20002, "AltBot"))
+		p := serve(t, era, "SNOWLUMA_MCP_BOTS=main,alt",
+			"SNOWLUMA_MCP_ENDPOINT="+main.URL, "SNOWLUMA_MCP_TOKEN="+mainTok, "SNOWLUMA_MCP_EVENTS_URL="+main.EventsURL(),
+			"SNOWLUMA_MCP_ENDPOINT_ALT="+alt.URL, "SNOWLUMA_MCP_TOKEN_ALT="+altTok, "SNOWLUMA_MCP_EVENTS_URL_ALT="+alt.EventsURL())
+		cs := p.Connect(nil)
+
+		altURI := e2e.SubscribeEvents(t, cs, map[string]any{"self_id": 20002})
+		ac := simtest.EventConn(t, alt, 0)
+		if len(main.Upgrades()) != 0 || ac.Header.Get("Authorization") != "Bearer "+altTok {
+			t.Fatalf("alt's subscription: %d upgrades at main, alt's carried %q", len(main.Upgrades()), ac.Header.Get("Authorization"))
+		}
+		if _, r := mcptest.CallTool(t, cs, "subscribe_events", map[string]any{"self_id": 30001}); r.Diagnostics.Kind != "invalid_arguments" || !strings.Contains(r.Diagnostics.Message, "main (10001), alt (20002)") {
+			t.Errorf("an account no bot is: %+v", r.Diagnostics)
+		}
+		mainURI := e2e.SubscribeEvents(t, cs, map[string]any{"self_id": simulator.SelfID, "bot": "main"})
+		mc := simtest.EventConn(t, main, 0)
+		push(t, mc, simulator.GroupMessage(20001, 30001, "to main"))
+		push(t, ac, strings.Replace(simulator.GroupMessage(20001, 30001, "to alt"), `"self_id":10001`, `"self_id":20002`, 1))
+
+		for uri, want := range map[string]string{mainURI: "to main", altURI: "to alt"} {
+			var got e2e.EventsRead
+			for deadline := time.Now().Add(10 * time.Second); len(got.Events) == 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+				var err error
+				if got, err = e2e.ReadEvents(t, cs, uri); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(got.Events) != 1 || !strings.Contains(string(got.Events[0].Event), want) {
+				t.Errorf("%s: %d events %s, want the one %q", uri, len(got.Events), got.Events, want)
+			}
+		}
+		if _, r := mcptest.CallTool(t, cs, "unsubscribe_events", map[string]any{"uri": altURI}); r.Diagnostics.Outcome != "success" {
+			t.Errorf("releasing alt's resource without bot: %+v", r.Diagnostics)
+		}
+		if uris := resourceURIs(t, cs); slices.Contains(uris, altURI) || !slices.Contains(uris, mainURI) {
+			t.Errorf("resources after releasing alt's: %v", uris)
+		}
+	})
 }

@@ -124,8 +124,9 @@ func New(opts Options) (*mcp.Server, error) {
 		}
 		specs = append(specs, f.tools...)
 	}
+	var further []*deps
 	if len(opts.Bots) > 1 {
-		if specs, err = botSpecs(opts, specs, d.catalog); err != nil {
+		if specs, further, err = botSpecs(opts, specs, d.catalog); err != nil {
 			return nil, err
 		}
 	}
@@ -147,6 +148,20 @@ func New(opts Options) (*mcp.Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 	}
+	if further != nil {
+		// Every bot's event resources are served through the first bot's
+		// template and subscription handlers, each found in its own hub.
+		peers := []*eventService{d.events}
+		for _, fd := range further {
+			fd.events.attachPeer(s)
+			peers = append(peers, fd.events)
+		}
+		for _, ev := range peers {
+			if ev != nil {
+				ev.peers = peers
+			}
+		}
+	}
 	// One receiving middleware: each request meets the wrapper of its
 	// method, if any, and nothing else.
 	d.dispatch.Install(s)
@@ -154,21 +169,25 @@ func New(opts Options) (*mcp.Server, error) {
 }
 
 // botSpecs builds every further bot's features, for their tools alone
-// (resources, methods and hooks are the first bot's), and merges them
-// with first, the first bot's tools, into the one list (routeBots).
-func botSpecs(opts Options, first []toolkit.Spec, cat catalogSource) ([]toolkit.Spec, error) {
+// (resources, methods and hooks are the first bot's, but for the event
+// services New joins to them), and merges them with first, the first
+// bot's tools, into the one list (routeBots). It returns the further
+// bots' deps.
+func botSpecs(opts Options, first []toolkit.Spec, cat catalogSource) ([]toolkit.Spec, []*deps, error) {
 	per := [][]toolkit.Spec{first}
+	var further []*deps
 	for _, b := range opts.Bots[1:] {
 		o := opts
 		o.Backend, o.Channel, o.TaskStreams = b.Backend, nil, nil
 		d, err := newDeps(o)
 		if err != nil {
-			return nil, fmt.Errorf("bot %s: %w", b.Label, err)
+			return nil, nil, fmt.Errorf("bot %s: %w", b.Label, err)
 		}
 		fs, err := features(d)
 		if err != nil {
-			return nil, fmt.Errorf("bot %s: %w", b.Label, err)
+			return nil, nil, fmt.Errorf("bot %s: %w", b.Label, err)
 		}
+		further = append(further, d)
 		var specs []toolkit.Spec
 		for _, f := range fs {
 			specs = append(specs, f.tools...)
@@ -177,9 +196,9 @@ func botSpecs(opts Options, first []toolkit.Spec, cat catalogSource) ([]toolkit.
 	}
 	specs, err := routeBots(newBotSet(opts.Bots), per, cat)
 	if err != nil {
-		return nil, fmt.Errorf("server: %w", err)
+		return nil, nil, fmt.Errorf("server: %w", err)
 	}
-	return specs, nil
+	return specs, further, nil
 }
 
 // features builds every feature of d, in the order New attaches them.
