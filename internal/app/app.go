@@ -22,7 +22,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/snowluma/snowluma-mcp/archive"
 	"github.com/snowluma/snowluma-mcp/catalog"
-	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/claudechannel"
 	"github.com/snowluma/snowluma-mcp/internal/config"
@@ -255,14 +254,14 @@ func openBackend(cfg *config.Config, stderr io.Writer) (*backend.Backend, int) {
 
 // openFurtherBots opens the backend of every bot after the first, whose
 // backend is first, and returns them all labelled; nil with one bot. The
-// channel, the archive and background tasks serve the first bot only, as
-// a start-up note says when any is configured. On failure it says why,
+// archive and background tasks serve the first bot only, as a start-up
+// note says when either is configured. On failure it says why,
 // closes what it opened and returns nil with the exit status.
 func openFurtherBots(cfg *config.Config, first *backend.Backend, stderr io.Writer) ([]server.Bot, int) {
 	if len(cfg.Bots) < 2 {
 		return nil, ExitOK
 	}
-	if cfg.Channel.Mode != channel.ModeOff || cfg.Archive != nil || cfg.TaskDir != "" {
+	if cfg.Archive != nil || cfg.TaskDir != "" {
 		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.NoteBotsFirstOnly, cfg.Bots[0].Label))
 	}
 	bots := []server.Bot{{Label: cfg.Bots[0].Label, Backend: first}}

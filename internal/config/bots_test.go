@@ -136,3 +136,30 @@ func TestBotAllowlistsAndAudit(t *testing.T) {
 		t.Errorf("a bad bot allowlist: %v", err)
 	}
 }
+
+// TestBotApprovers: a bot's own approvers replace the shared ones for it
+// and must be within its allowed users; a bot without an events URL has
+// no channel.
+func TestBotApprovers(t *testing.T) {
+	env := base(t, "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_BOTS=main,alt,backup", "SNOWLUMA_MCP_EVENTS_URL=ws://127.0.0.1:9/",
+		"SNOWLUMA_MCP_ENDPOINT_ALT=http://127.0.0.1:3010/", "SNOWLUMA_MCP_EVENTS_URL_ALT=ws://127.0.0.1:3011/", "SNOWLUMA_MCP_ENDPOINT_BACKUP=http://127.0.0.1:3020/",
+		"SNOWLUMA_MCP_CHANNEL=all", "SNOWLUMA_MCP_CHANNEL_GROUPS=20001", "SNOWLUMA_MCP_CHANNEL_APPROVERS=30002", "SNOWLUMA_MCP_CHANNEL_APPROVERS_ALT=30003")
+	c, err := Load(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c.ForBot(0).Channel.Approvers.Sorted(); len(a) != 1 || a[0] != 30002 {
+		t.Errorf("main's approvers %v", a)
+	}
+	if a := c.ForBot(1).Channel.Approvers.Sorted(); len(a) != 1 || a[0] != 30003 {
+		t.Errorf("alt's approvers %v", a)
+	}
+	if m := c.ForBot(2).Channel.Mode; m != "off" {
+		t.Errorf("backup, without events, has a channel in mode %s", m)
+	}
+	_, err = Load(append(env, "SNOWLUMA_MCP_ALLOWED_USERS_ALT=30009"))
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Var != "CHANNEL_APPROVERS_ALT" || !strings.Contains(err.Error(), "SNOWLUMA_MCP_ALLOWED_USERS_ALT") {
+		t.Errorf("alt's approver outside alt's users: %v", err)
+	}
+}

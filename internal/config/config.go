@@ -85,7 +85,7 @@ type variables struct {
 	Mode       string `env:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
 	Events     string `env:"EVENTS_URL" shown:"unset (no event tools)" desc:"SnowLuma's WebSocket server, which carries events: a ws:// or wss:// URL such as ws://127.0.0.1:3001/ (SnowLuma's default: port 3001, path /), without credentials, query or fragment (the token goes in the Authorization header). Set: read and write modes offer subscribe_events and unsubscribe_events. Never guessed from the endpoint; redirects are never followed."`
 	EventsTok  string `env:"EVENTS_TOKEN" shown:"SNOWLUMA_MCP_TOKEN" desc:"Access token of SnowLuma's WebSocket server, which SnowLuma's generated configuration sets apart from the HTTP server's. Unset or empty: SNOWLUMA_MCP_TOKEN is sent. Same rules and secrecy as SNOWLUMA_MCP_TOKEN: trimmed, a control character or a 'Bearer ' prefix stops the server at start, never logged, returned or written to disk."`
-	Bots       string `env:"BOTS" shown:"unset (one bot)" desc:"Several QQ accounts from one server: comma-separated short labels (a lowercase letter, then up to 15 lowercase letters or digits), e.g. main,alt,backup. The first bot is configured by SNOWLUMA_MCP_ENDPOINT, SNOWLUMA_MCP_TOKEN, SNOWLUMA_MCP_EVENTS_URL and SNOWLUMA_MCP_EVENTS_TOKEN; each other one by the same four names with _<LABEL> added (SNOWLUMA_MCP_ENDPOINT_ALT, SNOWLUMA_MCP_TOKEN_ALT, ...; its endpoint is required, its token is never taken from another bot's). Any bot may have its own SNOWLUMA_MCP_ALLOWED_GROUPS_<LABEL> and SNOWLUMA_MCP_ALLOWED_USERS_<LABEL> in place of the shared allowlists; every other variable is shared, and each audit line names its bot. With several bots the tools that reach SnowLuma take an optional bot (a label or the account's QQ number). Unset: one bot, configured exactly as without it."`
+	Bots       string `env:"BOTS" shown:"unset (one bot)" desc:"Several QQ accounts from one server: comma-separated short labels (a lowercase letter, then up to 15 lowercase letters or digits), e.g. main,alt,backup. The first bot is configured by SNOWLUMA_MCP_ENDPOINT, SNOWLUMA_MCP_TOKEN, SNOWLUMA_MCP_EVENTS_URL and SNOWLUMA_MCP_EVENTS_TOKEN; each other one by the same four names with _<LABEL> added (SNOWLUMA_MCP_ENDPOINT_ALT, SNOWLUMA_MCP_TOKEN_ALT, ...; its endpoint is required, its token is never taken from another bot's). Any bot may have its own SNOWLUMA_MCP_ALLOWED_GROUPS_<LABEL>, SNOWLUMA_MCP_ALLOWED_USERS_<LABEL> and SNOWLUMA_MCP_CHANNEL_APPROVERS_<LABEL> in place of the shared ones; every other variable is shared, and each audit line names its bot. With several bots the tools that reach SnowLuma take an optional bot (a label or the account's QQ number). Unset: one bot, configured exactly as without it."`
 	TaskDir    string `env:"TASK_DIR" shown:"unset (no background tasks)" desc:"Write mode: an absolute private directory (created 0700) where background transfer tasks are recorded; enables invoke_action_background and list_tasks for 2026-07-28 clients with the Tasks extension. Bound to this mode, endpoint and token."`
 	MaxRequest string `env:"MAX_REQUEST_BYTES" default:"4194304" shown:"4194304 (4 MiB)" desc:"Longest request line read from stdin, in bytes (65536 to 268435456); a longer line is discarded and answered with an error."`
 	MaxBody    string `env:"MAX_BODY_BYTES" default:"2097152" shown:"2097152 (2 MiB)" desc:"Largest request body sent to SnowLuma, in bytes (16384 to 1073741824): SnowLuma cuts off a longer body and drops the connection, so a call over it is refused with kind too_large before sending, and upload chunks are cut to fit. Raise it only for a OneBot server that accepts more."`
@@ -227,6 +227,11 @@ type Bot struct {
 	Groups, Users safety.IDSet
 	// OwnGroups and OwnUsers say that they were set.
 	OwnGroups, OwnUsers bool
+	// Approvers, when OwnApprovers (SNOWLUMA_MCP_CHANNEL_APPROVERS_<LABEL>),
+	// approve from their private chat with this bot instead of the shared
+	// SNOWLUMA_MCP_CHANNEL_APPROVERS.
+	Approvers    safety.IDSet
+	OwnApprovers bool
 }
 
 // DefaultBot is the label of the one bot of a configuration without
@@ -242,7 +247,7 @@ const maxBots = 16
 // ones being every bot's default); every other variable is shared.
 var (
 	perBotVars   = []string{"ENDPOINT", "TOKEN", "EVENTS_URL", "EVENTS_TOKEN"}
-	botAllowVars = []string{"ALLOWED_GROUPS", "ALLOWED_USERS"}
+	botAllowVars = []string{"ALLOWED_GROUPS", "ALLOWED_USERS", "CHANNEL_APPROVERS"}
 )
 
 // botLabel is what a label must look like: short, lowercase, and never a
@@ -251,9 +256,9 @@ var (
 var botLabel = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}$`)
 
 // ForBot is c as bot i sees it: the same shared settings with the bot's
-// own endpoint, tokens, events URL and allowlists. Background tasks, the
-// archive and the channel are the first bot's alone (docs/configuration.md,
-// Several bots): a further bot has none of them.
+// own endpoint, tokens, events URL, allowlists and approvers. The channel
+// follows every bot with an events URL; background tasks and the archive
+// are the first bot's alone (docs/configuration.md, Several bots).
 func (c *Config) ForBot(i int) *Config {
 	b := c.Bots[i]
 	d := *c
@@ -268,10 +273,18 @@ func (c *Config) ForBot(i int) *Config {
 	if len(c.Bots) > 1 && c.Safety.Audit != nil {
 		d.Safety.Audit = c.Safety.Audit.ForBot(b.Label)
 	}
+	if d.Channel.Mode != channel.ModeOff {
+		d.Channel.AllowGroups, d.Channel.AllowUsers = d.Safety.Groups, d.Safety.Users
+		if b.OwnApprovers {
+			d.Channel.Approvers = b.Approvers
+		}
+		if b.EventsURL == nil {
+			d.Channel = channel.Config{Mode: channel.ModeOff}
+		}
+	}
 	if i > 0 {
 		d.TaskDir = ""
 		d.Archive = nil
-		d.Channel = channel.Config{Mode: channel.ModeOff}
 	}
 	return &d
 }
@@ -348,6 +361,33 @@ func parseBots(e variables, c *Config, getenv func(string) string) error {
 	return parseBotAllow(&c.Bots[0], getenv)
 }
 
+// checkBotChannels checks, with several bots, each bot's channel against
+// its own allowlists, as parseChannel checks the shared ones.
+func checkBotChannels(c *Config) error {
+	if len(c.Bots) < 2 || c.Channel.Mode == channel.ModeOff {
+		return nil
+	}
+	for i, b := range c.Bots {
+		ch := c.ForBot(i).Channel
+		if len(ch.Approvers) > 0 && c.Mode != ModeWrite {
+			return &Error{"CHANNEL_APPROVERS" + b.Suffix, lang.T(lang.ConfigApproversWrite), lang.T(lang.ConfigApproversFix)}
+		}
+		if out := ch.Outside(); out != nil {
+			p := out[0]
+			own := map[bool]string{true: "_" + strings.ToUpper(b.Label)}
+			v, allow := p.Var, p.Allow
+			if p.Var == "CHANNEL_APPROVERS" {
+				v += own[b.OwnApprovers]
+			}
+			if (p.Allow == "ALLOWED_GROUPS" && b.OwnGroups) || (p.Allow == "ALLOWED_USERS" && b.OwnUsers) {
+				allow += own[true]
+			}
+			return &Error{v, lang.T(lang.ConfigChannelOutside, p.ID, Prefix+"_"+allow), lang.T(lang.ConfigChannelInside, Prefix+"_"+allow)}
+		}
+	}
+	return nil
+}
+
 // parseBotAllow reads bot b's own allowlists, when set.
 func parseBotAllow(b *Bot, getenv func(string) string) error {
 	suffix := "_" + strings.ToUpper(b.Label)
@@ -359,6 +399,7 @@ func parseBotAllow(b *Bot, getenv func(string) string) error {
 	}{
 		{"ALLOWED_GROUPS" + suffix, &b.Groups, &b.OwnGroups, lang.ConfigGroups},
 		{"ALLOWED_USERS" + suffix, &b.Users, &b.OwnUsers, lang.ConfigUsers},
+		{"CHANNEL_APPROVERS" + suffix, &b.Approvers, &b.OwnApprovers, lang.ConfigChannelUsers},
 	} {
 		v := halfWidth(getenv(Prefix + "_" + l.name))
 		if strings.TrimSpace(v) == "" {
@@ -913,6 +954,9 @@ func parse(e variables, goos string, getenv func(string) string) (*Config, error
 		return nil, err
 	}
 	if err := parseChannel(e, c); err != nil {
+		return nil, err
+	}
+	if err := checkBotChannels(c); err != nil {
 		return nil, err
 	}
 	if err := parseArchive(e, c); err != nil {

@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -220,4 +222,104 @@ func TestSeveralBotsEvents(t *testing.T) {
 			t.Errorf("resources after releasing alt's: %v", uris)
 		}
 	})
+}
+
+// TestSeveralBotsChannel: the channel follows every bot, each over its own
+// event connection, and each push names the bot that received it.
+func TestSeveralBotsChannel(t *testing.T) {
+	t.Parallel()
+	bothEras(t, func(t *testing.T, era mcptest.Era) {
+		const altTok = "alt-channel-token-002"
+		main := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
+		alt := simtest.Start(t, simulator.WithToken(altTok), simulator.WithSelfID(20002, "AltBot"))
+		p := serve(t, era, "SNOWLUMA_MCP_BOTS=main,alt", "SNOWLUMA_MCP_MODE=write",
+			"SNOWLUMA_MCP_ENDPOINT="+main.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_EVENTS_URL="+main.EventsURL(),
+			"SNOWLUMA_MCP_ENDPOINT_ALT="+alt.URL, "SNOWLUMA_MCP_TOKEN_ALT="+altTok, "SNOWLUMA_MCP_EVENTS_URL_ALT="+alt.EventsURL(),
+			"SNOWLUMA_MCP_CHANNEL=all", "SNOWLUMA_MCP_CHANNEL_GROUPS=20001")
+		t.Cleanup(func() { e2e.NoLeak(t, p) })
+		q := &qqChannel{fake: main, p: p, era: era, nextID: 1}
+		q.conn = simtest.EventConn(t, main, 0)
+		ac := simtest.EventConn(t, alt, 0)
+		if got := ac.Header.Get("Authorization"); got != "Bearer "+altTok {
+			t.Errorf("alt's event connection carried %q", got)
+		}
+		q.listen(t)
+
+		q.send(t, qqGroup("message", 20001, 30005, 1, textSeg("seen by main")))
+		content, meta := q.push(t)
+		if content != "seen by main" || meta["bot"] != "main" {
+			t.Errorf("main's push %q %v", content, meta)
+		}
+		fromAlt := strings.Replace(qqGroup("message", 20001, 30006, 2, textSeg("seen by alt")), fmt.Sprintf(`"self_id":%d`, simulator.SelfID), `"self_id":20002`, 1)
+		if err := ac.Send(fromAlt); err != nil {
+			t.Fatal(err)
+		}
+		content, meta = q.push(t)
+		if content != "seen by alt" || meta["bot"] != "alt" || meta["user_id"] != "30006" {
+			t.Errorf("alt's push %q %v", content, meta)
+		}
+	})
+}
+
+// TestSeveralBotsApproval: a confirmation asked through one bot goes to
+// the approver through that bot, and counts only when the answer comes
+// through it: the same words sent to the other bot do nothing. Each bot
+// may have its own approvers.
+func TestSeveralBotsApproval(t *testing.T) {
+	t.Parallel()
+	const altTok = "alt-approval-token-02"
+	main := simtest.Start(t, simulator.WithToken(e2e.SecretToken))
+	alt := simtest.Start(t, simulator.WithToken(altTok), simulator.WithSelfID(20002, "AltBot"))
+	p := serve(t, mcptest.Legacy, "SNOWLUMA_MCP_BOTS=main,alt", "SNOWLUMA_MCP_MODE=write", "SNOWLUMA_MCP_CONFIRM=destructive",
+		"SNOWLUMA_MCP_ENDPOINT="+main.URL, "SNOWLUMA_MCP_TOKEN="+e2e.SecretToken, "SNOWLUMA_MCP_EVENTS_URL="+main.EventsURL(),
+		"SNOWLUMA_MCP_ENDPOINT_ALT="+alt.URL, "SNOWLUMA_MCP_TOKEN_ALT="+altTok, "SNOWLUMA_MCP_EVENTS_URL_ALT="+alt.EventsURL(),
+		"SNOWLUMA_MCP_CHANNEL=mentions", "SNOWLUMA_MCP_CHANNEL_GROUPS=20001",
+		"SNOWLUMA_MCP_CHANNEL_APPROVERS=30002", "SNOWLUMA_MCP_CHANNEL_APPROVERS_ALT=30003")
+	t.Cleanup(func() { e2e.NoLeak(t, p) })
+	q := &qqChannel{fake: main, p: p, era: mcptest.Legacy, nextID: 1}
+	q.conn = simtest.EventConn(t, main, 0)
+	ac := simtest.EventConn(t, alt, 0)
+	q.listen(t)
+	alt.Handle("set_group_kick", func(json.RawMessage) simulator.Reply { return simulator.OK(nil) })
+
+	q.raw.Send(`{"jsonrpc":"2.0","id":50,"method":"tools/call","params":{"name":"invoke_action","arguments":{"bot":"alt","action":"set_group_kick","params":{"group_id":20001,"user_id":30005}}}}`)
+	text := promptTo(t, alt, 30003, "set_group_kick")
+	rid := regexp.MustCompile(`yes ([a-km-z]{5})`).FindStringSubmatch(text)
+	if rid == nil {
+		t.Fatalf("prompt %q has no id", text)
+	}
+	if slices.Contains(sent(main), "send_private_msg") {
+		t.Errorf("main sent a prompt too: %v", sent(main))
+	}
+	// The approver answers yes to main: main's channel reads it (its event
+	// count moves) and it counts for nothing; then no to alt, which does.
+	mainEvents := func() float64 {
+		r, _ := q.call(t, "get_runtime_info", `{"bot":"main"}`)["result"].(map[string]any)
+		st, _ := r["channel"].(map[string]any)
+		n, _ := st["events"].(float64)
+		return n
+	}
+	before := mainEvents()
+	q.send(t, qqPrivate(30003, 61, "yes "+rid[1]))
+	for deadline := time.Now().Add(30 * time.Second); mainEvents() == before; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("main's channel never read the answer sent to main")
+		}
+	}
+	if err := ac.Send(strings.Replace(qqPrivate(30003, 62, "no "+rid[1]), fmt.Sprintf(`"self_id":%d`, simulator.SelfID), `"self_id":20002`, 1)); err != nil {
+		t.Fatal(err)
+	}
+	var res map[string]any
+	for res == nil {
+		if m := q.raw.Next(); m["id"] == float64(50) {
+			res = e2e.Result(t, m)
+		}
+	}
+	d, _ := res["structuredContent"].(map[string]any)["diagnostics"].(map[string]any)
+	if d["outcome"] != "failed" || d["kind"] != "not_confirmed" {
+		t.Errorf("alt's no after main's yes: %v; only the answer through alt counts", d)
+	}
+	if slices.Contains(sent(alt), "set_group_kick") || slices.Contains(sent(main), "set_group_kick") {
+		t.Errorf("a kick was sent: main %v, alt %v", sent(main), sent(alt))
+	}
 }

@@ -129,6 +129,10 @@ func New(opts Options) (*mcp.Server, error) {
 		if specs, further, err = botSpecs(opts, specs, d.catalog); err != nil {
 			return nil, err
 		}
+		if d.channel != nil {
+			// Set before attach starts the channel: its pushes name the bot.
+			d.channel.label = opts.Bots[0].Label
+		}
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "SnowLuma OneBot", Version: version.Current()}, sopts)
 	d.dispatch.On("initialize", proposeOnInitialize(cmp.Or[io.Writer](opts.Log, io.Discard)))
@@ -155,6 +159,7 @@ func New(opts Options) (*mcp.Server, error) {
 		for _, fd := range further {
 			fd.events.attachPeer(s)
 			peers = append(peers, fd.events)
+			fd.channel.attachPeer(s)
 		}
 		for _, ev := range peers {
 			if ev != nil {
@@ -178,7 +183,9 @@ func botSpecs(opts Options, first []toolkit.Spec, cat catalogSource) ([]toolkit.
 	var further []*deps
 	for _, b := range opts.Bots[1:] {
 		o := opts
-		o.Backend, o.Channel, o.TaskStreams = b.Backend, nil, nil
+		// The channel's wire is the server's one; task streams are the
+		// first bot's.
+		o.Backend, o.TaskStreams = b.Backend, nil
 		d, err := newDeps(o)
 		if err != nil {
 			return nil, nil, fmt.Errorf("bot %s: %w", b.Label, err)
@@ -186,6 +193,9 @@ func botSpecs(opts Options, first []toolkit.Spec, cat catalogSource) ([]toolkit.
 		fs, err := features(d)
 		if err != nil {
 			return nil, nil, fmt.Errorf("bot %s: %w", b.Label, err)
+		}
+		if d.channel != nil {
+			d.channel.label = b.Label
 		}
 		further = append(further, d)
 		var specs []toolkit.Spec
