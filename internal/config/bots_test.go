@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -69,7 +70,10 @@ func TestThreeBots(t *testing.T) {
 	if a.Endpoint != alt.Endpoint || a.Token != alt.Token || a.EventsURL != alt.EventsURL || a.TaskDir != "" || a.Mode != ModeWrite {
 		t.Errorf("ForBot(1): endpoint %v token %q task dir %q mode %s", a.Endpoint, a.Token, a.TaskDir, a.Mode)
 	}
-	if m := c.ForBot(0); m.TaskDir != dir || m.Token != "tok-main-123" {
+	if a.Streams.DownloadDir != filepath.Join(c.Streams.DownloadDir, "alt") {
+		t.Errorf("alt's downloads go to %q, want a subdirectory alt of %q", a.Streams.DownloadDir, c.Streams.DownloadDir)
+	}
+	if m := c.ForBot(0); m.TaskDir != dir || m.Token != "tok-main-123" || m.Streams.DownloadDir != c.Streams.DownloadDir {
 		t.Errorf("ForBot(0): task dir %q", m.TaskDir)
 	}
 }

@@ -256,7 +256,8 @@ var (
 var botLabel = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}$`)
 
 // ForBot is c as bot i sees it: the same shared settings with the bot's
-// own endpoint, tokens, events URL, allowlists and approvers. The channel
+// own endpoint, tokens, events URL, allowlists and approvers; a further
+// bot's downloads go to a subdirectory named for its label. The channel
 // follows every bot with an events URL; background tasks and the archive
 // are the first bot's alone (docs/configuration.md, Several bots).
 func (c *Config) ForBot(i int) *Config {
@@ -285,6 +286,11 @@ func (c *Config) ForBot(i int) *Config {
 	if i > 0 {
 		d.TaskDir = ""
 		d.Archive = nil
+		if d.Streams.DownloadDir != "" {
+			// Its own downloads, apart: two accounts' files of one name
+			// never meet, and each has the quota.
+			d.Streams.DownloadDir = filepath.Join(d.Streams.DownloadDir, b.Label)
+		}
 	}
 	return &d
 }

@@ -151,8 +151,8 @@ func (s *botSet) bySelfID(ctx context.Context, args json.RawMessage) (int, bool)
 // routeBots merges the bots' tool lists, per[i] being bot i's, into one:
 // a tool that never reaches SnowLuma is the first bot's; every other one
 // takes an optional bot and runs as that bot's. Without bot, a write is
-// refused naming the bots, get_runtime_info and query_action of a list or
-// info read ask every bot and label each answer, subscribe_events goes to
+// refused naming the bots, get_runtime_info, find_targets and query_action
+// of a list or info read ask every bot and label each answer, subscribe_events goes to
 // the bot its self_id names, unsubscribe_events to the bot holding its
 // uri, and any other tool is refused naming the bots.
 func routeBots(set *botSet, per [][]toolkit.Spec, cat catalogSource) ([]toolkit.Spec, error) {
@@ -175,7 +175,7 @@ func routeBots(set *botSet, per [][]toolkit.Spec, cat catalogSource) ([]toolkit.
 		}
 		r := s
 		r.Input = in
-		fans := s.Name == "query_action" || s.Name == "get_runtime_info"
+		fans := s.Name == "query_action" || s.Name == "get_runtime_info" || s.Name == "find_targets"
 		if fans {
 			r.Output = `{"type": "object", "description": "As with one bot; asked of every bot (no bot given): {bots: [{bot, self_id, result, diagnostics}]}."}`
 		}
@@ -189,15 +189,17 @@ func routeBots(set *botSet, per [][]toolkit.Spec, cat catalogSource) ([]toolkit.
 				if !ok {
 					return outcome.Fail(outcome.KindInvalidArguments, fmt.Sprintf("no bot %q on this server: %s", bot, set.names(ctx)), "call again with bot set to one of them (a label or its QQ number)")
 				}
+				c.Bot = set.bots[i].Label
 				return runAs(ctx, c, specs[i], args)
 			}
-			if fans && (s.Name == "get_runtime_info" || listOrInfoRead(cat, args)) {
+			if fans && (s.Name != "query_action" || listOrInfoRead(cat, args)) {
 				return fanOut(ctx, c, set, specs, args)
 			}
 			switch s.Name {
 			case "subscribe_events":
 				// Its self_id names the account already.
 				if i, ok := set.bySelfID(ctx, args); ok {
+					c.Bot = set.bots[i].Label
 					return runAs(ctx, c, specs[i], args)
 				}
 			case "unsubscribe_events":
@@ -237,6 +239,11 @@ type botAnswer struct {
 // bots can answer with, so such a bot's answer says to name it.
 func fanOut(ctx context.Context, c *toolkit.Call, set *botSet, specs []toolkit.Spec, args json.RawMessage) outcome.Reply {
 	ids := set.selfIDs(ctx)
+	labels := make([]string, len(specs))
+	for i, b := range set.bots {
+		labels[i] = b.Label
+	}
+	c.Bot = strings.Join(labels, ",")
 	answers := make([]botAnswer, len(specs))
 	failed := 0
 	for i, spec := range specs {

@@ -145,6 +145,22 @@ func TestSeveralBots(t *testing.T) {
 			t.Errorf("a history read without bot: %+v", r.Diagnostics)
 		}
 
+		// find_targets without bot asks both, labelled.
+		_, r = mcptest.CallTool(t, cs, "find_targets", map[string]any{"query": "group"})
+		if err := json.Unmarshal(r.Result, &fan); err != nil || len(fan.Bots) != 2 || fan.Bots[0].Bot != "main" || fan.Bots[1].Bot != "alt" {
+			t.Errorf("find_targets without bot: %v %+v (%s)", err, r.Diagnostics, r.Result)
+		}
+		// Each call's stderr line names the bot it ran as (the lines are
+		// queued: waited for).
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			e := p.Stderr()
+			if strings.Contains(e, "tool=invoke_action bot=alt action=send_group_msg") && strings.Contains(e, "bot=main,alt action=get_group_list") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("call lines without their bots:\n%s", e)
+			}
+		}
 		// The catalog is shared: no bot argument, one answer.
 		if _, r := mcptest.CallTool(t, cs, "get_action", map[string]any{"name": "send_group_msg"}); r.Diagnostics.Outcome != "success" {
 			t.Errorf("get_action: %+v", r.Diagnostics)
