@@ -347,6 +347,17 @@ func announce(cfg *config.Config, terminal bool, checkOutputs func() error, load
 	if cfg.Endpoint != nil {
 		endpoint = cfg.Endpoint.String()
 	}
+	if len(cfg.Bots) > 1 {
+		// Each bot by its label, never a token.
+		parts := make([]string, len(cfg.Bots))
+		for i, b := range cfg.Bots {
+			parts[i] = b.Label + " none"
+			if b.Endpoint != nil {
+				parts[i] = b.Label + " " + b.Endpoint.String()
+			}
+		}
+		endpoint = strings.Join(parts, ", ")
+	}
 	fmt.Fprintf(stderr, "%s %s: SnowLuma catalog %s, %d actions in %d categories, mode %s, endpoint %s\n",
 		server.Name, version.Current(), cat.Version(), cat.Len(), len(cat.Categories()), cfg.Mode, endpoint)
 	if terminal {

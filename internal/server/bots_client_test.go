@@ -150,11 +150,12 @@ func TestSeveralBots(t *testing.T) {
 		if err := json.Unmarshal(r.Result, &fan); err != nil || len(fan.Bots) != 2 || fan.Bots[0].Bot != "main" || fan.Bots[1].Bot != "alt" {
 			t.Errorf("find_targets without bot: %v %+v (%s)", err, r.Diagnostics, r.Result)
 		}
-		// Each call's stderr line names the bot it ran as (the lines are
-		// queued: waited for).
+		// The start-up line names each bot's endpoint, and each call's line
+		// the bot it ran as (the lines are queued: waited for).
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 			e := p.Stderr()
-			if strings.Contains(e, "tool=invoke_action bot=alt action=send_group_msg") && strings.Contains(e, "bot=main,alt action=get_group_list") {
+			if strings.Contains(e, "endpoint main "+main.URL+", alt "+alt.URL+"\n") &&
+				strings.Contains(e, "tool=invoke_action bot=alt action=send_group_msg") && strings.Contains(e, "bot=main,alt action=get_group_list") {
 				break
 			}
 			if time.Now().After(deadline) {
