@@ -118,11 +118,18 @@ func serve(ctx context.Context, p Process, sandboxed bool, loadCatalog func() (*
 	if cfg == nil {
 		return code
 	}
-	b, code := openBackend(cfg, stderr)
+	b, code := openBackend(cfg.ForBot(0), stderr)
 	if b == nil {
 		return code
 	}
 	defer b.Close()
+	bots, code := openFurtherBots(cfg, b, stderr)
+	if bots == nil && len(cfg.Bots) > 1 {
+		return code
+	}
+	for _, fb := range bots[min(1, len(bots)):] {
+		defer fb.Backend.Close()
+	}
 
 	out := newAnswerWatch(p.Stdout)
 	tr := stdio.New(p.Stdin, out, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name, EndGrace: endGrace})
@@ -130,7 +137,7 @@ func serve(ctx context.Context, p Process, sandboxed bool, loadCatalog func() (*
 	// abandoned at shutdown writes its own at once.
 	calls := newCallLog(stderr)
 	defer calls.Close()
-	s, transport, checkOutputs, err := newServer(cfg, b, tr, loadCatalog, stderr, calls)
+	s, transport, checkOutputs, err := newServer(cfg, b, bots, tr, loadCatalog, stderr, calls)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
 		return ExitFailed
@@ -240,6 +247,32 @@ func openBackend(cfg *config.Config, stderr io.Writer) (*backend.Backend, int) {
 	return b, ExitOK
 }
 
+// openFurtherBots opens the backend of every bot after the first, whose
+// backend is first, and returns them all labelled; nil with one bot. The
+// archive and background tasks serve the first bot only, as a start-up
+// note says when either is configured. On failure it says why,
+// closes what it opened and returns nil with the exit status.
+func openFurtherBots(cfg *config.Config, first *backend.Backend, stderr io.Writer) ([]server.Bot, int) {
+	if len(cfg.Bots) < 2 {
+		return nil, ExitOK
+	}
+	if cfg.Archive != nil || cfg.TaskDir != "" {
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.NoteBotsFirstOnly, cfg.Bots[0].Label))
+	}
+	bots := []server.Bot{{Label: cfg.Bots[0].Label, Backend: first}}
+	for i := 1; i < len(cfg.Bots); i++ {
+		b, code := openBackend(cfg.ForBot(i), stderr)
+		if b == nil {
+			for _, o := range bots[1:] {
+				o.Backend.Close()
+			}
+			return nil, code
+		}
+		bots = append(bots, server.Bot{Label: cfg.Bots[i].Label, Backend: b})
+	}
+	return bots, ExitOK
+}
+
 // tasksInUse says, in l, that another server holds the task directory.
 func tasksInUse(l lang.Lang, e *tasks.InUseError) string {
 	holder := l.Sprintf(lang.HolderUnknown)
@@ -256,8 +289,8 @@ func tasksInUse(l lang.Lang, e *tasks.InUseError) string {
 // wrapped for the listen streams of task status and of the QQ channel when
 // those are on. checkOutputs, when not nil, checks the output schemas once
 // the catalog may be decoded (catalogload.go).
-func newServer(cfg *config.Config, b *backend.Backend, tr *stdio.Transport, loadCatalog func() (*catalog.Catalog, error), stderr, calls io.Writer) (s *mcp.Server, transport mcp.Transport, checkOutputs func() error, err error) {
-	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, Backend: b, Log: stderr, CallLog: calls, Lang: cfg.Lang, Location: cfg.Location}
+func newServer(cfg *config.Config, b *backend.Backend, bots []server.Bot, tr *stdio.Transport, loadCatalog func() (*catalog.Catalog, error), stderr, calls io.Writer) (s *mcp.Server, transport mcp.Transport, checkOutputs func() error, err error) {
+	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, Backend: b, Bots: bots, Log: stderr, CallLog: calls, Lang: cfg.Lang, Location: cfg.Location}
 	var taskStreams *listen.Streams
 	if b.Tasks != nil {
 		store := b.Tasks.Store()
@@ -308,6 +341,17 @@ func announce(cfg *config.Config, terminal bool, checkOutputs func() error, load
 	endpoint := "none"
 	if cfg.Endpoint != nil {
 		endpoint = cfg.Endpoint.String()
+	}
+	if len(cfg.Bots) > 1 {
+		// Each bot by its label, never a token.
+		parts := make([]string, len(cfg.Bots))
+		for i, b := range cfg.Bots {
+			parts[i] = b.Label + " none"
+			if b.Endpoint != nil {
+				parts[i] = b.Label + " " + b.Endpoint.String()
+			}
+		}
+		endpoint = strings.Join(parts, ", ")
 	}
 	fmt.Fprintf(stderr, "%s %s: SnowLuma catalog %s, %d actions in %d categories, mode %s, endpoint %s\n",
 		server.Name, version.Current(), cat.Version(), cat.Len(), len(cat.Categories()), cfg.Mode, endpoint)

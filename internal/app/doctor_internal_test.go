@@ -233,7 +233,7 @@ func TestArchiveHeldSaidOnce(t *testing.T) {
 			t.Fatalf("no backend: %s", stderr.String())
 		}
 		tr := stdio.New(strings.NewReader(""), io.Discard, stdio.Options{})
-		_, _, _, err = newServer(cfg, b, tr, catalog.Load, &stderr, io.Discard)
+		_, _, _, err = newServer(cfg, b, nil, tr, catalog.Load, &stderr, io.Discard)
 		b.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -347,7 +347,7 @@ func TestArchiveBrokenSaidInChinese(t *testing.T) {
 	}
 	defer b.Close()
 	tr := stdio.New(strings.NewReader(""), io.Discard, stdio.Options{})
-	if _, _, _, err := newServer(cfg, b, tr, catalog.Load, &stderr, io.Discard); err != nil {
+	if _, _, _, err := newServer(cfg, b, nil, tr, catalog.Load, &stderr, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	got := stderr.String()

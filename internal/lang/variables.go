@@ -22,6 +22,12 @@ type variableText struct {
 // internal/config's TestVariablesInChinese names each one missing.
 // Variable names, values, paths and kinds stay as they are.
 var zhVariables = map[string]variableText{
+	"BOTS": {"未设置（一个机器人）",
+		"一个服务器带多个 QQ 号：用逗号分隔的简短标签（小写字母开头，之后最多 15 个小写字母或数字），例如 main,alt,backup。" +
+			"第一个机器人用 SNOWLUMA_MCP_ENDPOINT、SNOWLUMA_MCP_TOKEN、SNOWLUMA_MCP_EVENTS_URL 和 SNOWLUMA_MCP_EVENTS_TOKEN 配置；" +
+			"其余每个用同样四个名字再加 _<标签>（SNOWLUMA_MCP_ENDPOINT_ALT、SNOWLUMA_MCP_TOKEN_ALT……；地址必填，令牌绝不借用别的机器人的）。" +
+			"每个机器人都可以有自己的 SNOWLUMA_MCP_ALLOWED_GROUPS_<LABEL>、SNOWLUMA_MCP_ALLOWED_USERS_<LABEL> 和 SNOWLUMA_MCP_CHANNEL_APPROVERS_<LABEL>，" +
+			"代替共用的那一份；其他变量都共用，审计日志的每一行写明是哪个机器人。多个机器人时，会访问 SnowLuma 的工具多一个可选参数 bot（标签或该账号的 QQ 号）。不设：只有一个机器人，配置和原来完全一样。"},
 	"ENDPOINT": {"未设置（docs 模式）",
 		"SnowLuma 的 OneBot HTTP 地址：完整的 http(s) URL，例如 http://127.0.0.1:3000/，不能带账号密码、查询参数或 # 片段。不设就是 docs 模式，什么也不执行。"},
 	"TOKEN": {"未设置",

@@ -40,6 +40,36 @@ type eventService struct {
 	allow *safety.Policy
 	// seen records which chats' text each connection read.
 	seen *untrusted.Registry
+	// peers, with several bots, are every bot's event services, this one
+	// included: a resource is read, subscribed to and released through
+	// the one whose hub holds it (owner). nil with one bot.
+	peers []*eventService
+}
+
+// owner is the service whose hub holds resource id: ev itself with one
+// bot, or when no bot's hub holds it (the hub then says so).
+func (ev *eventService) owner(id string) *eventService {
+	for _, p := range ev.peers {
+		if p != nil && p.hub.Exists(id) {
+			return p
+		}
+	}
+	return ev
+}
+
+// attachPeer attaches a further bot's service to s, whose resource
+// template, subscription handlers and read are the first bot's (which
+// find this one through peers): its resources' updates and failed
+// notices.
+func (ev *eventService) attachPeer(s *mcp.Server) {
+	if ev == nil {
+		return
+	}
+	ev.s = s
+	s.AddSendingMiddleware(ev.noticeFailures)
+	ev.hub.OnUpdate(func(id string) {
+		s.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: EventsURIPrefix + id})
+	})
 }
 
 // newEventService returns the service over hub, whose filters stay within
@@ -230,6 +260,7 @@ func (ev *eventService) unsubscribeEvents(_ context.Context, _ *toolkit.Call, in
 	case after != "":
 		return outcome.Fail(outcome.KindInvalidArguments, "uri: carries ?after; a resource is released by its canonical URI", "pass the uri subscribe_events returned, without ?after")
 	}
+	ev = ev.owner(id)
 	if err := ev.release(id); err != nil {
 		return eventFailure(err)
 	}
@@ -309,6 +340,7 @@ func (ev *eventService) read(_ context.Context, req *mcp.ReadResourceRequest) (*
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
+	ev = ev.owner(id)
 	snap, err := ev.hub.Read(id, after)
 	var e *events.Error
 	switch {
@@ -389,7 +421,7 @@ func (ev *eventService) subscribe(_ context.Context, req *mcp.SubscribeRequest) 
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "only event resources can be subscribed to: " + err.Error()}
 	case after != "":
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "subscribe to the canonical URI, without ?after"}
-	case !ev.hub.Exists(id):
+	case !ev.owner(id).hub.Exists(id):
 		return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "no live event resource has that URI; call subscribe_events and use the uri it returns",
 			Data: json.RawMessage(fmt.Sprintf(`{"uri":%q}`, req.Params.URI))}
 	}
@@ -407,7 +439,7 @@ func (ev *eventService) unsubscribe(_ context.Context, req *mcp.UnsubscribeReque
 	if err != nil || after != "" {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unsubscribe from the canonical event resource URI subscribe_events returned"}
 	}
-	if err := ev.release(id); err != nil {
+	if err := ev.owner(id).release(id); err != nil {
 		return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: err.Error(),
 			Data: json.RawMessage(fmt.Sprintf(`{"uri":%q}`, req.Params.URI))}
 	}

@@ -57,6 +57,10 @@ type Options struct {
 	// client is required in read and write modes. Nil is a backend with
 	// nothing configured, enough for docs mode.
 	Backend *backend.Backend
+	// Bots, when it holds more than one, are the QQ accounts the server
+	// drives (bots.go); Backend is then ignored for Bots[0].Backend. With
+	// one bot or none, Backend alone is the bot and nothing changes.
+	Bots []Bot
 	// Log receives the server's log lines; nil discards.
 	Log io.Writer
 	// CallLog receives the line of each tool call, and the warnings about
@@ -93,6 +97,9 @@ type Options struct {
 // feature (see feature) in turn. It contacts nothing: SnowLuma is only
 // reached when an execution tool is called.
 func New(opts Options) (*mcp.Server, error) {
+	if len(opts.Bots) > 1 {
+		opts.Backend = opts.Bots[0].Backend
+	}
 	d, err := newDeps(opts)
 	if err != nil {
 		return nil, err
@@ -120,6 +127,16 @@ func New(opts Options) (*mcp.Server, error) {
 		}
 		specs = append(specs, f.tools...)
 	}
+	var further []*deps
+	if len(opts.Bots) > 1 {
+		if specs, further, err = botSpecs(opts, specs, d.catalog); err != nil {
+			return nil, err
+		}
+		if d.channel != nil {
+			// Set before attach starts the channel: its pushes name the bot.
+			d.channel.label = opts.Bots[0].Label
+		}
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "SnowLuma OneBot", Version: version.Current()}, sopts)
 	d.dispatch.On("initialize", proposeOnInitialize(cmp.Or[io.Writer](opts.Log, io.Discard)))
 	callLog := d.log
@@ -138,10 +155,63 @@ func New(opts Options) (*mcp.Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 	}
+	if further != nil {
+		// Every bot's event resources are served through the first bot's
+		// template and subscription handlers, each found in its own hub.
+		peers := []*eventService{d.events}
+		for _, fd := range further {
+			fd.events.attachPeer(s)
+			peers = append(peers, fd.events)
+			fd.channel.attachPeer(s)
+		}
+		for _, ev := range peers {
+			if ev != nil {
+				ev.peers = peers
+			}
+		}
+	}
 	// One receiving middleware: each request meets the wrapper of its
 	// method, if any, and nothing else.
 	d.dispatch.Install(s)
 	return s, nil
+}
+
+// botSpecs builds every further bot's features, for their tools alone
+// (resources, methods and hooks are the first bot's, but for the event
+// services New joins to them), and merges them with first, the first
+// bot's tools, into the one list (routeBots). It returns the further
+// bots' deps.
+func botSpecs(opts Options, first []toolkit.Spec, cat catalogSource) ([]toolkit.Spec, []*deps, error) {
+	per := [][]toolkit.Spec{first}
+	var further []*deps
+	for _, b := range opts.Bots[1:] {
+		o := opts
+		// The channel's wire is the server's one; task streams are the
+		// first bot's.
+		o.Backend, o.TaskStreams = b.Backend, nil
+		d, err := newDeps(o)
+		if err != nil {
+			return nil, nil, fmt.Errorf("bot %s: %w", b.Label, err)
+		}
+		fs, err := features(d)
+		if err != nil {
+			return nil, nil, fmt.Errorf("bot %s: %w", b.Label, err)
+		}
+		if d.channel != nil {
+			d.channel.label = b.Label
+		}
+		further = append(further, d)
+		var specs []toolkit.Spec
+		for _, f := range fs {
+			specs = append(specs, f.tools...)
+		}
+		per = append(per, specs)
+	}
+	specs, err := routeBots(newBotSet(opts.Bots), per, cat)
+	if err != nil {
+		return nil, nil, fmt.Errorf("server: %w", err)
+	}
+	return specs, further, nil
 }
 
 // features builds every feature of d, in the order New attaches them.

@@ -138,6 +138,7 @@ func leftOut() map[string]string {
 		"SNOWLUMA_MCP_MAX_STREAMS":               "transfer tuning with a safe default (SnowLuma's own stream limit bounds it)",
 		"SNOWLUMA_MCP_STREAM_CONNECT_TIMEOUT_MS": "transfer tuning with a safe default",
 		"SNOWLUMA_MCP_STREAM_IDLE_TIMEOUT_MS":    "transfer tuning with a safe default; a stream that keeps moving never times out",
+		"SNOWLUMA_MCP_BOTS":                      "several bots are configured in the host's JSON: each further bot's variables are named after a label the operator chooses (SNOWLUMA_MCP_ENDPOINT_ALT), which a fixed form cannot hold",
 		"SNOWLUMA_MCP_SANDBOX_SEED":              sandboxOnly,
 		"SNOWLUMA_MCP_SANDBOX_TRICKLE_MS":        sandboxOnly,
 		"SNOWLUMA_MCP_SANDBOX_REPORT_SELF":       sandboxOnly,

@@ -82,6 +82,9 @@ type Call struct {
 	Trace trace.Context
 	// Action is the catalog action the call drove, for the log line.
 	Action string
+	// Bot is the label of the bot the call ran as, or of every bot it
+	// asked, when the server drives several; for the log line.
+	Bot string
 }
 
 // Annotations derives the tool's annotations from the spec.
