@@ -309,8 +309,11 @@ func TestMediaPlaceholders(t *testing.T) {
 		fake, _, cs := liveEvents(t, era, "read", nil)
 		uri := e2e.SubscribeEvents(t, cs, map[string]any{})
 		push(t, simtest.EventConn(t, fake, 0), qqGroup("message", 20001, 30005, 4, msg))
-		got := e2e.WaitRead(t, cs, uri, "the message", func(r e2e.EventsRead) bool { return len(r.Events) == 1 })
-		res, err := cs.ReadResource(mcptest.Context(t), &mcp.ReadResourceParams{URI: uri})
+		got := e2e.WaitRead(t, cs, e2e.Raw(uri), "the message", func(r e2e.EventsRead) bool { return len(r.Events) == 1 })
+		if lines := e2e.MustRead(t, cs, uri).Lines; !strings.HasSuffix(lines, ": "+want+"\n") {
+			t.Errorf("the read as lines: %q, want the text %q", lines, want)
+		}
+		res, err := cs.ReadResource(mcptest.Context(t), &mcp.ReadResourceParams{URI: e2e.Raw(uri)})
 		if err != nil {
 			t.Fatal(err)
 		}
