@@ -508,13 +508,27 @@ func (svc *archiveService) listChats(ctx context.Context, _ *toolkit.Call, in li
 	if err != nil {
 		return svc.failed(err)
 	}
-	if chats == nil {
-		chats = []archive.ChatInfo{}
+	out := make([]listedChat, len(chats))
+	for i, c := range chats {
+		// names are chosen by QQ users too
+		out[i] = listedChat{Chat: c.Chat, Name: untrusted.NeutralizeAttr(c.Name), Unread: c.Unread, Messages: c.Messages}
+		if t, err := time.Parse(time.RFC3339, c.Newest); err == nil {
+			out[i].Newest = t.In(svc.store.Location()).Format("2006-01-02 15:04")
+		}
 	}
-	for i := range chats { // names are chosen by QQ users too
-		chats[i].Name = untrusted.NeutralizeAttr(chats[i].Name)
-	}
-	return outcome.OK(map[string]any{"chats": chats, "trust": channel.TrustUntrusted})
+	return outcome.OK(map[string]any{"chats": out, "trust": channel.TrustUntrusted})
+}
+
+// listedChat is one chat of list_chats' answer: the chat's one spelling
+// (which holds its id: a group_id or user_id beside it would say it
+// twice), its name, its newest message's time in the operator's zone to
+// the minute (as read_messages' before and after take it) and its counts.
+type listedChat struct {
+	Chat     string `json:"chat"`
+	Name     string `json:"name,omitempty"`
+	Newest   string `json:"newest,omitempty"`
+	Unread   int64  `json:"unread"`
+	Messages int64  `json:"messages"`
 }
 
 type markReadArgs struct {

@@ -52,7 +52,7 @@ type archivePage struct {
 
 type archiveChat struct {
 	Chat     string `json:"chat"`
-	GroupID  int64  `json:"group_id"`
+	Newest   string `json:"newest"`
 	Name     string `json:"name"`
 	Unread   int64  `json:"unread"`
 	Messages int64  `json:"messages"`
@@ -180,11 +180,11 @@ func TestArchiveLive(t *testing.T) {
 		chats, _ := call[struct{ Chats []archiveChat }](t, cs, "list_chats", map[string]any{"unread_only": true})
 		var mine *archiveChat
 		for i, c := range chats.Chats {
-			if c.GroupID == g {
+			if c.Chat == fmt.Sprint("group:", g) {
 				mine = &chats.Chats[i]
 			}
 		}
-		if mine == nil || mine.Unread < 122 || mine.Name == "" {
+		if mine == nil || mine.Unread < 122 || mine.Name == "" || len(mine.Newest) != len("2006-01-02 15:04") {
 			t.Fatalf("list_chats %+v", chats)
 		}
 		left, r := call[struct{ Unread int64 }](t, cs, "mark_read", map[string]any{"group_id": g, "message_id": m1.ID})
@@ -194,7 +194,7 @@ func TestArchiveLive(t *testing.T) {
 		call[struct{}](t, cs, "mark_read", map[string]any{"group_id": g})
 		chats, _ = call[struct{ Chats []archiveChat }](t, cs, "list_chats", map[string]any{"unread_only": true})
 		for _, c := range chats.Chats {
-			if c.GroupID == g {
+			if c.Chat == fmt.Sprint("group:", g) {
 				t.Fatalf("still unread after mark_read: %+v", c)
 			}
 		}
@@ -322,7 +322,7 @@ func TestArchiveChannelCatchUp(t *testing.T) {
 		// messages.
 		e2e.WaitFor(t, "the group archived", func() bool {
 			chats, _ := call[struct{ Chats []archiveChat }](t, cs, "list_chats", map[string]any{})
-			return slices.ContainsFunc(chats.Chats, func(c archiveChat) bool { return c.GroupID == g && c.Messages > 0 })
+			return slices.ContainsFunc(chats.Chats, func(c archiveChat) bool { return c.Chat == fmt.Sprint("group:", g) && c.Messages > 0 })
 		})
 		p.Close()
 		var missed []simulator.WorldMessage
