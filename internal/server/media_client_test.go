@@ -44,6 +44,7 @@ type viewed struct {
 			Seconds  int     `json:"seconds"`
 			Name     string  `json:"name"`
 			Size     int64   `json:"size"`
+			File     string  `json:"file"`
 			Download string  `json:"download"`
 			Error    *struct {
 				Kind    string `json:"kind"`
@@ -51,6 +52,7 @@ type viewed struct {
 			} `json:"error"`
 		} `json:"items"`
 		NotShown string `json:"not_shown"`
+		Download string `json:"download"`
 		Trust    string `json:"trust"`
 	}
 	images []*mcp.ImageContent
@@ -131,14 +133,14 @@ func TestViewMediaPictures(t *testing.T) {
 		v := view(t, cs, map[string]any{"message_id": simulator.MediaPhotosMessage})
 		a := v.answer
 		if v.res.IsError || len(v.images) != 4 || len(a.Items) != 4 || a.MediaCount != 5 || a.Chat != "group:30003" ||
-			!strings.Contains(a.NotShown, "#5") || !strings.HasPrefix(a.Trust, "untrusted") {
+			!strings.Contains(a.NotShown, "#5") || !strings.HasPrefix(a.Trust, "untrusted") || !strings.Contains(a.Download, "download_file_image_stream") {
 			t.Fatalf("%+v: %d images, answer %s", v.diag.Diagnostics, len(v.images), v.diag.Result)
 		}
 		wantFormat := []string{"jpeg", "png", "gif", "webp"}
 		for i, it := range a.Items {
 			m := decoded(t, v.images[i], 1<<20)
 			if it.Index != i+1 || it.Kind != "image" || it.Format != wantFormat[i] || it.Shown == nil ||
-				it.Shown.MIMEType != v.images[i].MIMEType || it.Shown.Width != m.Bounds().Dx() || it.Shown.Bytes != len(v.images[i].Data) || it.Bytes == 0 {
+				it.Shown.MIMEType != v.images[i].MIMEType || it.Shown.Width != m.Bounds().Dx() || it.Shown.Bytes != len(v.images[i].Data) || it.Bytes == 0 || it.File == "" || it.Download != "" {
 				t.Errorf("item %d: %+v", i+1, it)
 			}
 		}
