@@ -115,10 +115,12 @@ type viewItem struct {
 	Error *outcome.Diagnostics `json:"error,omitempty"`
 }
 
+// shownInfo is the image a picture is shown as; its width and height are
+// given only when they are not the picture's own (a picture scaled down).
 type shownInfo struct {
 	MIMEType string `json:"mime_type"`
-	Width    int    `json:"width"`
-	Height   int    `json:"height"`
+	Width    int    `json:"width,omitempty"`
+	Height   int    `json:"height,omitempty"`
 	Bytes    int    `json:"bytes"`
 }
 
@@ -298,7 +300,10 @@ func (v *viewer) picture(ctx context.Context, it qqmsg.Item, out viewItem) (view
 	}
 	b.MediaStats.Images.Add(1)
 	out.Format, out.Width, out.Height = img.Format, img.Width, img.Height
-	out.Shown = &shownInfo{MIMEType: img.MIMEType, Width: img.OutWidth, Height: img.OutHeight, Bytes: len(img.Data)}
+	out.Shown = &shownInfo{MIMEType: img.MIMEType, Bytes: len(img.Data)}
+	if img.OutWidth != img.Width || img.OutHeight != img.Height {
+		out.Shown.Width, out.Shown.Height = img.OutWidth, img.OutHeight
+	}
 	// QQ's OCR, when it answers: some hosts do not show a tool's image to
 	// the model at once, and the text keeps it from guessing.
 	r := v.read(ctx, "ocr_image", map[string]any{"image": src})

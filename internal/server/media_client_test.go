@@ -139,8 +139,10 @@ func TestViewMediaPictures(t *testing.T) {
 		wantFormat := []string{"jpeg", "png", "gif", "webp"}
 		for i, it := range a.Items {
 			m := decoded(t, v.images[i], 1<<20)
-			if it.Index != i+1 || it.Kind != "image" || it.Format != wantFormat[i] || it.Shown == nil ||
-				it.Shown.MIMEType != v.images[i].MIMEType || it.Shown.Width != m.Bounds().Dx() || it.Shown.Bytes != len(v.images[i].Data) || it.Bytes == 0 || it.File == "" || it.Download != "" {
+			// These four are shown at their own size, which shown does
+			// not repeat.
+			if it.Index != i+1 || it.Kind != "image" || it.Format != wantFormat[i] || it.Shown == nil || it.Shown.Width != 0 || it.Shown.Height != 0 ||
+				it.Shown.MIMEType != v.images[i].MIMEType || it.Width != m.Bounds().Dx() || it.Height != m.Bounds().Dy() || it.Shown.Bytes != len(v.images[i].Data) || it.Bytes == 0 || it.File == "" || it.Download != "" {
 				t.Errorf("item %d: %+v", i+1, it)
 			}
 		}
