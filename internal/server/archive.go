@@ -167,8 +167,8 @@ const readMessagesInput = `{
   "properties": {
     ` + archiveChatProps + `,
     "before": ` + archivePosition + `,
-    "after": ` + archivePosition + `,
-    "around": ` + archivePosition + `,
+    "after": {"type": ["integer", "string"], "description": "As before."},
+    "around": {"type": ["integer", "string"], "description": "As before."},
     "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},
     ` + archiveFormat + `
   },
@@ -195,7 +195,7 @@ const markReadInput = `{
 // archiveMessagesResult names what a client may rely on: the count and
 // trust always, the lines or the messages by format.
 const archiveMessagesResult = `{"type": "object", "properties": {"lines": {"type": "string"}, "messages": {"type": "array"}}, "required": ["count", "trust"]}`
-const listChatsResult = `{"type": "object", "properties": {"chats": {"type": "array", "items": {"type": "object"}}}, "required": ["chats"]}`
+const listChatsResult = `{"type": "object", "properties": {"chats": {"type": "array"}}, "required": ["chats", "trust"]}`
 const markReadResult = `{"type": "object", "properties": {"unread": {"type": "integer"}}, "required": ["chat", "unread"]}`
 
 func archiveTools(svc *archiveService) []toolkit.Spec {
