@@ -475,7 +475,10 @@ func eventLine(raw json.RawMessage) (l qqmsg.Line, chat string, ok bool) {
 		chat = untrusted.GroupChat(e.GroupID).String()
 	case own:
 		// The bot's own private message names the bot as user_id; the
-		// person it went to is target_id, when SnowLuma gives one.
+		// person it went to is target_id when SnowLuma gives one (its
+		// stored copy does, packages/onebot/src/modules/message-actions.ts;
+		// the pushed echo does not, event-converter/to-message.ts), and
+		// the chat is unknown otherwise.
 		var p struct {
 			TargetID json.Number `json:"target_id"`
 		}
