@@ -377,9 +377,10 @@ func encodeSnapshot(s events.Snapshot) (string, error) {
 }
 
 // encodeLines writes a read as a model reads it by default: count, the
-// number of events read; lines, the message events one line each
-// (qqmsg.AppendLines in loc, each naming its chat when the read holds
-// several chats' messages), with their text and senders neutralized; and
+// number of events read; chat, when the messages are all of one chat;
+// lines, the message events one line each (qqmsg.AppendLines in loc, each
+// naming its chat when the read holds several chats' messages), with
+// their text and senders neutralized; and
 // events, the other events (notices, requests) with their cursors exactly
 // as encodeSnapshot writes them. The paging fields are the raw form's.
 func encodeLines(s events.Snapshot, loc *time.Location) (string, error) {
@@ -401,6 +402,10 @@ func encodeLines(s events.Snapshot, loc *time.Location) (string, error) {
 	}
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, `{"count":%d,`, len(s.Events))
+	if len(lines) > 0 && lines[0].Chat == "" {
+		// The messages' one chat, which their lines leave out.
+		fmt.Fprintf(&buf, `"chat":%q,`, chats[0])
+	}
 	if len(lines) > 0 {
 		text, err := marshalText(string(qqmsg.AppendLines(nil, lines, loc)))
 		if err != nil {

@@ -171,6 +171,7 @@ func TestEncodeLines(t *testing.T) {
 	}
 	var got struct {
 		Count  int    `json:"count"`
+		Chat   string `json:"chat"`
 		Lines  string `json:"lines"`
 		Events []struct {
 			Cursor string          `json:"cursor"`
@@ -191,13 +192,13 @@ func TestEncodeLines(t *testing.T) {
 	if got.Lines != want {
 		t.Errorf("lines\n%s\nwant\n%s", got.Lines, want)
 	}
-	if got.Count != 4 || len(got.Events) != 1 || got.Events[0].Cursor != "c2" || !mcptest.SameJSON(got.Events[0].Event, json.RawMessage(notice)) ||
+	if got.Count != 4 || got.Chat != "" || len(got.Events) != 1 || got.Events[0].Cursor != "c2" || !mcptest.SameJSON(got.Events[0].Event, json.RawMessage(notice)) ||
 		got.Trust == "" || got.NextCursor != "c4" || got.Oldest != "c1" || !got.Gap {
 		t.Errorf("read %s", text)
 	}
-	// One chat's messages name none.
+	// One chat's messages name it once, not on each line.
 	one, err := encodeLines(events.Snapshot{Events: snap.Events[2:3], NextCursor: "c3"}, time.UTC)
-	if err != nil || !strings.HasPrefix(one, `{"count":1,"lines":"2025-12-04 +00:00\n01:40 李四(30006) #42: hi\n","trust":`) || strings.Contains(one, `"events"`) {
+	if err != nil || !strings.HasPrefix(one, `{"count":1,"chat":"private:30006","lines":"2025-12-04 +00:00\n01:40 李四(30006) #42: hi\n","trust":`) || strings.Contains(one, `"events"`) {
 		t.Errorf("one chat: %v %s", err, one)
 	}
 }

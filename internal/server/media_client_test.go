@@ -314,8 +314,8 @@ func TestMediaPlaceholders(t *testing.T) {
 		uri := e2e.SubscribeEvents(t, cs, map[string]any{})
 		push(t, simtest.EventConn(t, fake, 0), qqGroup("message", 20001, 30005, 4, msg))
 		got := e2e.WaitRead(t, cs, e2e.Raw(uri), "the message", func(r e2e.EventsRead) bool { return len(r.Events) == 1 })
-		if lines := e2e.MustRead(t, cs, uri).Lines; !strings.HasSuffix(lines, ": "+want+"\n") {
-			t.Errorf("the read as lines: %q, want the text %q", lines, want)
+		if r := e2e.MustRead(t, cs, uri); !strings.HasSuffix(r.Lines, ": "+want+"\n") || r.Chat != "group:20001" {
+			t.Errorf("the read as lines: %q of %q, want the text %q of group:20001", r.Lines, r.Chat, want)
 		}
 		res, err := cs.ReadResource(mcptest.Context(t), &mcp.ReadResourceParams{URI: e2e.Raw(uri)})
 		if err != nil {

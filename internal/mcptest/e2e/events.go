@@ -15,10 +15,11 @@ import (
 const EventsPrefix = "snowluma://onebot/events/"
 
 // EventsRead is an event resource read, in either of its forms: by
-// default Count events, the message events as Lines and the others in
-// Events; with format=raw (see Raw) every event in Events and no Count.
+// default Count events, the message events as Lines (of Chat when they
+// are of one) and the others in Events; with format=raw (see Raw) every event in Events and no Count.
 type EventsRead struct {
 	Count  *int   `json:"count"`
+	Chat   string `json:"chat"`
 	Lines  string `json:"lines"`
 	Events []struct {
 		Cursor string          `json:"cursor"`
