@@ -247,6 +247,9 @@ type searchMessagesArgs struct {
 // each (format "fields").
 type archivePage struct {
 	Count int `json:"count"`
+	// Chat names the messages' one chat when the call named none (a
+	// search of every chat) and the lines therefore do not.
+	Chat string `json:"chat,omitempty"`
 	// Lines holds the messages in the order listed, one line each
 	// (qqmsg.AppendLines), when the format is "lines".
 	Lines string `json:"lines,omitempty"`
@@ -295,8 +298,9 @@ func forModel(msgs []archive.Message) []archive.Message {
 
 // pageOf is an archivePage of msgs in format: their text and names
 // neutralized as forModel does, as lines in the operator's zone (each
-// naming its chat when they are of several) or as fields.
-func (svc *archiveService) pageOf(msgs []archive.Message, format string) archivePage {
+// naming its chat when they are of several; chat naming their one chat
+// when the call did not, named being false) or as fields.
+func (svc *archiveService) pageOf(msgs []archive.Message, format string, named bool) archivePage {
 	page := archivePage{Count: len(msgs), Trust: channel.TrustUntrusted}
 	if format == "fields" {
 		if msgs == nil {
@@ -316,11 +320,15 @@ func (svc *archiveService) pageOf(msgs []archive.Message, format string) archive
 			oneChat = false
 		}
 	}
-	if !oneChat {
+	switch {
+	case !oneChat:
 		// A search across chats names each line's.
 		for i := range lines {
 			lines[i].Chat = msgs[i].Chat
 		}
+	case !named && len(msgs) > 0:
+		// A search of all chats whose hits are of one says which.
+		page.Chat = msgs[0].Chat
 	}
 	page.Lines = string(qqmsg.AppendLines(nil, lines, svc.store.Location()))
 	return page
@@ -379,7 +387,7 @@ func (svc *archiveService) search(ctx context.Context, c *toolkit.Call, in searc
 		return svc.failed(err)
 	}
 	svc.seen(c, msgs)
-	page := svc.pageOf(msgs, in.Format)
+	page := svc.pageOf(msgs, in.Format, q.Chat != nil)
 	page.NextCursor = next
 	if found.Any {
 		page.Match = "any"
@@ -491,7 +499,7 @@ func (svc *archiveService) read(ctx context.Context, c *toolkit.Call, in readArg
 		return svc.failed(err)
 	}
 	svc.seen(c, w.Messages)
-	page := svc.pageOf(w.Messages, in.Format)
+	page := svc.pageOf(w.Messages, in.Format, true)
 	page.Gaps, page.MoreBefore, page.MoreAfter = w.Gaps, &w.MoreBefore, &w.MoreAfter
 	return outcome.OK(page)
 }

@@ -40,6 +40,7 @@ type archiveMsg struct {
 
 type archivePage struct {
 	Count    int          `json:"count"`
+	Chat     string       `json:"chat"`
 	Lines    string       `json:"lines"`
 	Messages []archiveMsg `json:"messages"`
 	Gaps     []struct {
@@ -807,6 +808,11 @@ func TestArchiveLines(t *testing.T) {
 			if p.Messages != nil || p.Count != len(fields.Messages) || !strings.Contains(p.Trust, "untrusted") {
 				t.Fatalf("%s: count %d, %d messages, trust %q; the fields have %d", tool, p.Count, len(p.Messages), p.Trust, len(fields.Messages))
 			}
+			// A read names its chat; a search of every chat whose hits
+			// are all of one says which, once.
+			if wantChat := map[string]string{"read_messages": "", "search_messages": fmt.Sprint("group:", a.group)}[tool]; p.Chat != wantChat {
+				t.Errorf("%s: chat %q, want %q", tool, p.Chat, wantChat)
+			}
 			var want []string
 			day := ""
 			for _, m := range fields.Messages {
@@ -837,9 +843,9 @@ func TestArchiveLines(t *testing.T) {
 		a.fake.WorldSay(0, a.friend, "跨聊天 乙", 0, true)
 		waitSearch(t, cs, map[string]any{"query": "跨聊天"}, "both chats archived", func(p archivePage) bool { return len(p.Messages) == 2 })
 		_, r := mcptest.CallTool(t, cs, "search_messages", map[string]any{"query": "跨聊天"})
-		lines := mcptest.Decode[archivePage](t, r.Result).Lines
-		if !strings.Contains(lines, fmt.Sprintf(" group:%d ", a.group)) || !strings.Contains(lines, fmt.Sprintf(" private:%d ", a.friend)) {
-			t.Errorf("a search across chats:\n%s", lines)
+		cross := mcptest.Decode[archivePage](t, r.Result)
+		if lines := cross.Lines; !strings.Contains(lines, fmt.Sprintf(" group:%d ", a.group)) || !strings.Contains(lines, fmt.Sprintf(" private:%d ", a.friend)) || cross.Chat != "" {
+			t.Errorf("a search across chats (chat %q):\n%s", cross.Chat, lines)
 		}
 	})
 }
