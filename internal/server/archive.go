@@ -187,8 +187,8 @@ const readMessagesInput = `{
   "properties": {
     ` + archiveChatProps + `,
     "before": ` + archivePosition + `,
-    "after": ` + archivePosition + `,
-    "around": ` + archivePosition + `,
+    "after": {"type": ["integer", "string"], "description": "As before."},
+    "around": {"type": ["integer", "string"], "description": "As before."},
     "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},
     ` + archiveFormat + `
   },
@@ -215,7 +215,7 @@ const markReadInput = `{
 // archiveMessagesResult names what a client may rely on: the count and
 // trust always, the lines or the messages by format.
 const archiveMessagesResult = `{"type": "object", "properties": {"lines": {"type": "string"}, "messages": {"type": "array"}}, "required": ["count", "trust"]}`
-const listChatsResult = `{"type": "object", "properties": {"chats": {"type": "array", "items": {"type": "object"}}}, "required": ["chats"]}`
+const listChatsResult = `{"type": "object", "properties": {"chats": {"type": "array"}}, "required": ["chats", "trust"]}`
 const markReadResult = `{"type": "object", "properties": {"unread": {"type": "integer"}}, "required": ["chat", "unread"]}`
 
 func archiveTools(svc *archiveService) []toolkit.Spec {
@@ -267,6 +267,9 @@ type searchMessagesArgs struct {
 // each (format "fields").
 type archivePage struct {
 	Count int `json:"count"`
+	// Chat names the messages' one chat when the call named none (a
+	// search of every chat) and the lines therefore do not.
+	Chat string `json:"chat,omitempty"`
 	// Lines holds the messages in the order listed, one line each
 	// (qqmsg.AppendLines), when the format is "lines".
 	Lines string `json:"lines,omitempty"`
@@ -315,8 +318,9 @@ func forModel(msgs []archive.Message) []archive.Message {
 
 // pageOf is an archivePage of msgs in format: their text and names
 // neutralized as forModel does, as lines in the operator's zone (each
-// naming its chat when they are of several) or as fields.
-func (svc *archiveService) pageOf(msgs []archive.Message, format string) archivePage {
+// naming its chat when they are of several; chat naming their one chat
+// when the call did not, named being false) or as fields.
+func (svc *archiveService) pageOf(msgs []archive.Message, format string, named bool) archivePage {
 	page := archivePage{Count: len(msgs), Trust: channel.TrustUntrusted}
 	if format == "fields" {
 		if msgs == nil {
@@ -336,11 +340,15 @@ func (svc *archiveService) pageOf(msgs []archive.Message, format string) archive
 			oneChat = false
 		}
 	}
-	if !oneChat {
+	switch {
+	case !oneChat:
 		// A search across chats names each line's.
 		for i := range lines {
 			lines[i].Chat = msgs[i].Chat
 		}
+	case !named && len(msgs) > 0:
+		// A search of all chats whose hits are of one says which.
+		page.Chat = msgs[0].Chat
 	}
 	page.Lines = string(qqmsg.AppendLines(nil, lines, svc.store.Location()))
 	return page
@@ -399,7 +407,7 @@ func (svc *archiveService) search(ctx context.Context, c *toolkit.Call, in searc
 		return svc.failed(err)
 	}
 	svc.seen(c, msgs)
-	page := svc.pageOf(msgs, in.Format)
+	page := svc.pageOf(msgs, in.Format, q.Chat != nil)
 	page.NextCursor = next
 	if found.Any {
 		page.Match = "any"
@@ -511,7 +519,7 @@ func (svc *archiveService) read(ctx context.Context, c *toolkit.Call, in readArg
 		return svc.failed(err)
 	}
 	svc.seen(c, w.Messages)
-	page := svc.pageOf(w.Messages, in.Format)
+	page := svc.pageOf(w.Messages, in.Format, true)
 	page.Gaps, page.MoreBefore, page.MoreAfter = w.Gaps, &w.MoreBefore, &w.MoreAfter
 	return outcome.OK(page)
 }
@@ -528,13 +536,27 @@ func (svc *archiveService) listChats(ctx context.Context, _ *toolkit.Call, in li
 	if err != nil {
 		return svc.failed(err)
 	}
-	if chats == nil {
-		chats = []archive.ChatInfo{}
+	out := make([]listedChat, len(chats))
+	for i, c := range chats {
+		// names are chosen by QQ users too
+		out[i] = listedChat{Chat: c.Chat, Name: untrusted.NeutralizeAttr(c.Name), Unread: c.Unread, Messages: c.Messages}
+		if t, err := time.Parse(time.RFC3339, c.Newest); err == nil {
+			out[i].Newest = t.In(svc.store.Location()).Format("2006-01-02 15:04")
+		}
 	}
-	for i := range chats { // names are chosen by QQ users too
-		chats[i].Name = untrusted.NeutralizeAttr(chats[i].Name)
-	}
-	return outcome.OK(map[string]any{"chats": chats, "trust": channel.TrustUntrusted})
+	return outcome.OK(map[string]any{"chats": out, "trust": channel.TrustUntrusted})
+}
+
+// listedChat is one chat of list_chats' answer: the chat's one spelling
+// (which holds its id: a group_id or user_id beside it would say it
+// twice), its name, its newest message's time in the operator's zone to
+// the minute (as read_messages' before and after take it) and its counts.
+type listedChat struct {
+	Chat     string `json:"chat"`
+	Name     string `json:"name,omitempty"`
+	Newest   string `json:"newest,omitempty"`
+	Unread   int64  `json:"unread"`
+	Messages int64  `json:"messages"`
 }
 
 type markReadArgs struct {

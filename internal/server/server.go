@@ -296,7 +296,7 @@ func newDeps(opts Options) (*deps, error) {
 		arch.x = x
 	}
 	x.location, x.archive = cmp.Or(opts.Location, time.Local), arch != nil
-	return &deps{opts: opts, mode: opts.Mode, dispatch: &mcpseam.Dispatch{Pass: opts.Speed.PassEncoded, GrowStack: opts.Speed.GrowStacks}, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety, b.Provenance), channel: ch, archive: arch, sealer: sealer, log: log}, nil
+	return &deps{opts: opts, mode: opts.Mode, dispatch: &mcpseam.Dispatch{Pass: opts.Speed.PassEncoded, GrowStack: opts.Speed.GrowStacks}, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety, b.Provenance, x.location), channel: ch, archive: arch, sealer: sealer, log: log}, nil
 }
 
 // A catalogSource yields the catalog once it has loaded.
