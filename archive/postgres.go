@@ -227,7 +227,7 @@ func (s *pgStore) loadChats(ctx context.Context) error {
 			return err
 		}
 		s.mu.Lock()
-		s.chats[Chat{grp, peer}] = id
+		s.chats[Chat{Group: grp, ID: peer}] = id
 		s.mu.Unlock()
 	}
 	return rows.Err()
@@ -277,6 +277,7 @@ func (s *pgStore) classify(err error) *Error {
 // lookup returns c's chat id, asking the database for a chat another
 // server created.
 func (s *pgStore) lookup(c Chat) (int64, bool) {
+	c.Bot = 0 // a chat row is every bot's; its messages carry their bot
 	if id, ok := s.cached(c); ok {
 		return id, true
 	}
@@ -295,6 +296,7 @@ func (s *pgStore) lookup(c Chat) (int64, bool) {
 // chatID returns c's row, creating it (in its own statement: a chat's row
 // never vanishes with a rolled-back batch, so the cache stays true).
 func (s *pgStore) chatID(ctx context.Context, c Chat) (int64, error) {
+	c.Bot = 0 // a chat row is every bot's; its messages carry their bot
 	if id, ok := s.cached(c); ok {
 		return id, nil
 	}
@@ -487,7 +489,7 @@ func (s *pgStore) setName(ctx context.Context, c Chat, name string) error {
 	return s.fail(err)
 }
 
-const pgMessageColumns = `m.id, m.msg, c.grp, c.peer, m.uid, m.sender, m.text, m.reply, m.recalled, m.own`
+const pgMessageColumns = `m.id, m.msg, c.grp, c.peer, m.bot, m.uid, m.sender, m.text, m.reply, m.recalled, m.own`
 
 func (s *pgStore) scanMessages(rows pgx.Rows) ([]Message, error) {
 	defer rows.Close()
@@ -495,11 +497,15 @@ func (s *pgStore) scanMessages(rows pgx.Rows) ([]Message, error) {
 	for rows.Next() {
 		var m Message
 		var grp bool
-		var peer int64
-		if err := rows.Scan(&m.key, &m.MessageID, &grp, &peer, &m.UserID, &m.Sender, &m.Text, &m.ReplyTo, &m.Recalled, &m.Own); err != nil {
+		var peer, bot int64
+		if err := rows.Scan(&m.key, &m.MessageID, &grp, &peer, &bot, &m.UserID, &m.Sender, &m.Text, &m.ReplyTo, &m.Recalled, &m.Own); err != nil {
 			return nil, err
 		}
-		m.Chat = ChatKey(Chat{grp, peer})
+		m.Chat = ChatKey(Chat{Group: grp, ID: peer})
+		if bot == s.self() {
+			bot = 0 // the first bot's chats are keyed 0
+		}
+		m.Bot = s.label(bot)
 		if grp {
 			m.GroupID = peer
 		}
@@ -591,6 +597,9 @@ func (s *pgStore) search(ctx context.Context, q Query) ([]Message, string, error
 		where = append(where, `%[1]schat = ANY(`+arg(ids)+`)`)
 	}
 	outer := ` WHERE m.grams @@ $1::tsquery`
+	if q.Bot != nil {
+		outer += ` AND m.bot = ` + arg(s.selfOf(*q.Bot))
+	}
 	if q.UserID != 0 {
 		u := arg(q.UserID)
 		outer += ` AND (m.uid = ` + u + ` OR (NOT c.grp AND c.peer = ` + u + `))`
