@@ -201,6 +201,14 @@ func (s *Store) Readable(c Chat) bool {
 	return s.opts.Allowed == nil || s.opts.Allowed(c.Group, c.ID)
 }
 
+// SetBotLabel sets Options.BotLabel: from then on every message and chat a
+// reader gets names its bot.
+func (s *Store) SetBotLabel(label func(bot int64) string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.BotLabel = label
+}
+
 // SetSelf sets the bot's account, once it is known.
 func (s *Store) SetSelf(id int64) {
 	s.mu.Lock()
@@ -225,10 +233,13 @@ func (s *Store) selfOf(bot int64) int64 {
 
 // label names the bot of chats keyed bot for readers; "" with one bot.
 func (s *Store) label(bot int64) string {
-	if s.opts.BotLabel == nil {
+	s.mu.Lock()
+	label := s.opts.BotLabel
+	s.mu.Unlock()
+	if label == nil {
 		return ""
 	}
-	return s.opts.BotLabel(bot)
+	return label(bot)
 }
 
 // Err returns the failure that stopped the archive, or nil.
