@@ -391,28 +391,57 @@ func TestSeveralBotsArchive(t *testing.T) {
 			Lines    string `json:"lines"`
 			Messages []hit  `json:"messages"`
 		}
-		var got page
+		type chatList struct {
+			Chats []struct {
+				Chat     string `json:"chat"`
+				Bot      string `json:"bot"`
+				Messages int64  `json:"messages"`
+			} `json:"chats"`
+		}
 		e2e.WaitFor(t, "both bots' copies archived", func() bool {
-			_, r := mcptest.CallTool(t, cs, "search_messages", map[string]any{"query": "例会", "format": "fields"})
-			if r.Diagnostics.Outcome != "success" {
-				t.Fatalf("search: %+v", r.Diagnostics)
+			_, r := mcptest.CallTool(t, cs, "list_chats", map[string]any{})
+			held := 0
+			for _, c := range mcptest.Decode[chatList](t, r.Result).Chats {
+				held += int(c.Messages)
 			}
-			got = mcptest.Decode[page](t, r.Result)
-			return got.Count == 2
+			return held == 2
 		})
+		// Reading alt's copy arms alt's send gate, not main's.
+		_, r := mcptest.CallTool(t, cs, "search_messages", map[string]any{"query": "例会", "format": "fields", "bot": "alt"})
+		if one := mcptest.Decode[page](t, r.Result); one.Count != 1 || one.Messages[0].Bot != "alt" {
+			t.Errorf("alt's hits: %+v %+v", one, r.Diagnostics)
+		}
+		_, r = mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+		armed := map[string][]string{}
+		for _, b := range mcptest.Decode[struct {
+			Bots []struct {
+				Bot    string `json:"bot"`
+				Result struct {
+					Safety struct {
+						UntrustedRead []string `json:"untrusted_read"`
+					} `json:"safety"`
+				} `json:"result"`
+			} `json:"bots"`
+		}](t, r.Result).Bots {
+			armed[b.Bot] = b.Result.Safety.UntrustedRead
+		}
+		if !slices.Contains(armed["alt"], "group:20001") || len(armed["main"]) != 0 {
+			t.Errorf("send gates after reading alt's copy: %v", armed)
+		}
+		_, r = mcptest.CallTool(t, cs, "search_messages", map[string]any{"query": "例会", "format": "fields"})
+		got := mcptest.Decode[page](t, r.Result)
+		if got.Count != 2 {
+			t.Fatalf("every bot's hits: %+v %+v", got, r.Diagnostics)
+		}
 		bots := []string{got.Messages[0].Bot, got.Messages[1].Bot}
 		slices.Sort(bots)
 		if !slices.Equal(bots, []string{"alt", "main"}) {
 			t.Errorf("hits %+v, want one labelled by each bot", got.Messages)
 		}
-		_, r := mcptest.CallTool(t, cs, "search_messages", map[string]any{"query": "例会"})
+		_, r = mcptest.CallTool(t, cs, "search_messages", map[string]any{"query": "例会"})
 		lines := mcptest.Decode[page](t, r.Result).Lines
 		if !strings.Contains(lines, "main group:20001") || !strings.Contains(lines, "alt group:20001") {
 			t.Errorf("lines name no bot:\n%s", lines)
-		}
-		_, r = mcptest.CallTool(t, cs, "search_messages", map[string]any{"query": "例会", "format": "fields", "bot": "alt"})
-		if one := mcptest.Decode[page](t, r.Result); one.Count != 1 || one.Messages[0].Bot != "alt" {
-			t.Errorf("alt's hits: %+v %+v", one, r.Diagnostics)
 		}
 		_, r = mcptest.CallTool(t, cs, "search_messages", map[string]any{"query": "例会", "format": "fields", "bot": 20002})
 		if one := mcptest.Decode[page](t, r.Result); one.Count != 1 || one.Messages[0].Bot != "alt" {
@@ -420,12 +449,7 @@ func TestSeveralBotsArchive(t *testing.T) {
 		}
 
 		_, r = mcptest.CallTool(t, cs, "list_chats", map[string]any{})
-		chats := mcptest.Decode[struct {
-			Chats []struct {
-				Chat string `json:"chat"`
-				Bot  string `json:"bot"`
-			} `json:"chats"`
-		}](t, r.Result).Chats
+		chats := mcptest.Decode[chatList](t, r.Result).Chats
 		var labels []string
 		for _, c := range chats {
 			labels = append(labels, c.Bot+" "+c.Chat)
