@@ -364,7 +364,13 @@ func TestSeveralBotsArchive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var archiveBytes int
 		for _, tool := range list.Tools {
+			switch tool.Name {
+			case "search_messages", "read_messages", "list_chats", "mark_read":
+				raw, _ := json.Marshal(tool)
+				archiveBytes += len(raw)
+			}
 			if tool.Name == "search_messages" || tool.Name == "list_chats" {
 				if _, ok := tool.InputSchema.(map[string]any)["properties"].(map[string]any)["bot"]; !ok {
 					t.Errorf("%s takes no bot with two bots", tool.Name)
@@ -372,6 +378,7 @@ func TestSeveralBotsArchive(t *testing.T) {
 			}
 		}
 
+		t.Logf("%s: the four archive tools' definitions: %d bytes with two bots", era, archiveBytes)
 		mc, ac := simtest.EventConn(t, main, 0), simtest.EventConn(t, alt, 0)
 		if got := ac.Header.Get("Authorization"); got != "Bearer "+altTok {
 			t.Errorf("alt's archive connection carried %q", got)
