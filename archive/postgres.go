@@ -462,8 +462,8 @@ func (s *pgStore) storeBatch(ctx context.Context, recs []Record, recalls []recal
 				}
 			}
 		}
-		bot := s.self()
 		for i, r := range recalls {
+			bot := s.selfOf(r.chat.Bot)
 			q := `UPDATE messages SET recalled = true, text = '', grams = NULL WHERE chat = $1 AND msg = $2 AND ($3 = 0 OR bot = $3)`
 			if s.opts.KeepRecalled {
 				q = `UPDATE messages SET recalled = true WHERE chat = $1 AND msg = $2 AND ($3 = 0 OR bot = $3)`
@@ -849,7 +849,7 @@ func (s *pgStore) markRead(ctx context.Context, chat Chat, msg int64) (int64, er
 		var k *int64
 		var err error
 		if msg != 0 {
-			err = tx.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $2 ORDER BY (bot = $3) DESC, id LIMIT 1`, id, msg, s.self()).Scan(&k)
+			err = tx.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $2 ORDER BY (bot = $3) DESC, id LIMIT 1`, id, msg, s.selfOf(chat.Bot)).Scan(&k)
 			if errors.Is(err, pgx.ErrNoRows) {
 				return ErrNoMessage
 			}
@@ -953,7 +953,7 @@ func (s *pgStore) pushed(ctx context.Context, chat Chat, first, msg int64) (held
 	}
 	err = s.write(ctx, func(tx pgx.Tx) error {
 		var k, kf int64
-		bot := s.self()
+		bot := s.selfOf(chat.Bot)
 		if err := tx.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $2 ORDER BY (bot = $3) DESC LIMIT 1`, id, msg, bot).Scan(&k); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
 				return nil
@@ -992,7 +992,7 @@ func (s *pgStore) reach(ctx context.Context, chat Chat, first int64) (held, targ
 		return 0, 0, nil
 	}
 	var k *int64
-	q, args := `SELECT max(id) FROM messages WHERE chat = $1`+botFilter(2), []any{id, s.self()}
+	q, args := `SELECT max(id) FROM messages WHERE chat = $1`+botFilter(2), []any{id, s.selfOf(chat.Bot)}
 	if first != 0 {
 		q, args = q+` AND id < $3`, append(args, first)
 	}
@@ -1027,7 +1027,7 @@ func (s *pgStore) heldAmong(ctx context.Context, chat Chat, recs []Record, held 
 	}
 	var found bool
 	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE chat = $1 AND id <= $3 AND msg = ANY($4)`+botFilter(2)+`)`,
-		id, s.self(), held, ids).Scan(&found)
+		id, s.selfOf(chat.Bot), held, ids).Scan(&found)
 	if err != nil {
 		return false, s.fail(err)
 	}
@@ -1048,7 +1048,7 @@ func (s *pgStore) keyOfMessage(ctx context.Context, chat Chat, msg int64) (int64
 		return 0, errNoChat
 	}
 	var k int64
-	err := s.pool.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $3`+botFilter(2)+` ORDER BY id LIMIT 1`, id, s.self(), msg).Scan(&k)
+	err := s.pool.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $3`+botFilter(2)+` ORDER BY id LIMIT 1`, id, s.selfOf(chat.Bot), msg).Scan(&k)
 	return k, err
 }
 
