@@ -248,9 +248,10 @@ func openBackend(cfg *config.Config, stderr io.Writer) (*backend.Backend, int) {
 }
 
 // openFurtherBots opens the backend of every bot after the first, whose
-// backend is first, and returns them all labelled; nil with one bot. The
-// archive and background tasks serve the first bot only, as a start-up
-// note says when either is configured. On failure it says why,
+// backend is first, and returns them all labelled; nil with one bot.
+// Background tasks serve the first bot only, as a start-up note says when
+// they are configured (the archive is every bot's: the server feeds the
+// first bot's store from each). On failure it says why,
 // closes what it opened and returns nil with the exit status.
 func openFurtherBots(cfg *config.Config, first *backend.Backend, stderr io.Writer) ([]server.Bot, int) {
 	if len(cfg.Bots) < 2 {

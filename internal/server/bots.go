@@ -98,6 +98,33 @@ func loginID(ctx context.Context, c *transfer.Client) int64 {
 	return id
 }
 
+// labelOf names the bot whose archive chats are keyed bot (archive.Chat's
+// Bot): the first bot for 0, else the bot of that QQ number as far as it
+// is known (the number itself otherwise). It asks nothing.
+func (s *botSet) labelOf(bot int64) string {
+	if bot == 0 {
+		return s.bots[0].Label
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, id := range s.ids {
+		if id == bot {
+			return s.bots[i].Label
+		}
+	}
+	return strconv.FormatInt(bot, 10)
+}
+
+// keyOf is the archive's Chat.Bot of bot i: 0 for the first, else its QQ
+// number (0 and false while it cannot be learnt).
+func (s *botSet) keyOf(ctx context.Context, i int) (int64, bool) {
+	if i == 0 {
+		return 0, true
+	}
+	id := s.selfIDs(ctx)[i]
+	return id, id != 0
+}
+
 // names lists the bots as the model reads them: main (10001), alt (20002).
 func (s *botSet) names(ctx context.Context) string {
 	ids := s.selfIDs(ctx)

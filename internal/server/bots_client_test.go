@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -340,4 +341,151 @@ func TestSeveralBotsApproval(t *testing.T) {
 	if slices.Contains(sent(alt), "set_group_kick") || slices.Contains(sent(main), "set_group_kick") {
 		t.Errorf("a kick was sent: main %v, alt %v", sent(main), sent(alt))
 	}
+}
+
+// TestSeveralBotsArchive: one archive file ingests from both bots, each
+// over its own event connection; a search labels each hit with its bot
+// (in lines and in fields), the bot argument keeps one bot's, each bot's
+// view of a shared group is a chat of its own, and reading a chat both
+// keep asks which bot.
+func TestSeveralBotsArchive(t *testing.T) {
+	t.Parallel()
+	mcptest.ForEachEra(t, func(t *testing.T, era mcptest.Era) {
+		const mainTok, altTok = "main-archive-token-1", "alt-archive-token-02"
+		main := simtest.Start(t, simulator.WithToken(mainTok))
+		alt := simtest.Start(t, simulator.WithToken(altTok), simulator.WithSelfID(20002, "AltBot"))
+		p := serve(t, era, "SNOWLUMA_MCP_BOTS=main,alt", "SNOWLUMA_MCP_MODE=read",
+			"SNOWLUMA_MCP_ENDPOINT="+main.URL, "SNOWLUMA_MCP_TOKEN="+mainTok, "SNOWLUMA_MCP_EVENTS_URL="+main.EventsURL(),
+			"SNOWLUMA_MCP_ENDPOINT_ALT="+alt.URL, "SNOWLUMA_MCP_TOKEN_ALT="+altTok, "SNOWLUMA_MCP_EVENTS_URL_ALT="+alt.EventsURL(),
+			"SNOWLUMA_MCP_ARCHIVE="+filepath.Join(t.TempDir(), "archive.db"), "SNOWLUMA_MCP_ARCHIVE_GROUPS=20001")
+		cs := p.Connect(nil)
+		t.Cleanup(func() { e2e.NoLeak(t, p) })
+
+		list, err := cs.ListTools(mcptest.Context(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var archiveBytes int
+		for _, tool := range list.Tools {
+			switch tool.Name {
+			case "search_messages", "read_messages", "list_chats", "mark_read":
+				raw, _ := json.Marshal(tool)
+				archiveBytes += len(raw)
+			}
+			if tool.Name == "search_messages" || tool.Name == "list_chats" {
+				if _, ok := tool.InputSchema.(map[string]any)["properties"].(map[string]any)["bot"]; !ok {
+					t.Errorf("%s takes no bot with two bots", tool.Name)
+				}
+			}
+		}
+
+		t.Logf("%s: the four archive tools' definitions: %d bytes with two bots", era, archiveBytes)
+		mc, ac := simtest.EventConn(t, main, 0), simtest.EventConn(t, alt, 0)
+		if got := ac.Header.Get("Authorization"); got != "Bearer "+altTok {
+			t.Errorf("alt's archive connection carried %q", got)
+		}
+		// Sent now: the fake's fixed time is past the archive's retention.
+		msg := regexp.MustCompile(`"time":\d+`).ReplaceAllString(simulator.GroupMessage(20001, 30001, "周五例会改到三楼"), fmt.Sprintf(`"time":%d`, time.Now().Unix()))
+		push(t, mc, msg)
+		push(t, ac, strings.Replace(msg, fmt.Sprintf(`"self_id":%d`, simulator.SelfID), `"self_id":20002`, 1))
+
+		type hit struct {
+			Bot  string `json:"bot"`
+			Chat string `json:"chat"`
+			Text string `json:"text"`
+		}
+		type page struct {
+			Count    int    `json:"count"`
+			Lines    string `json:"lines"`
+			Messages []hit  `json:"messages"`
+		}
+		type chatList struct {
+			Chats []struct {
+				Chat     string `json:"chat"`
+				Bot      string `json:"bot"`
+				Messages int64  `json:"messages"`
+			} `json:"chats"`
+		}
+		e2e.WaitFor(t, "both bots' copies archived", func() bool {
+			_, r := mcptest.CallTool(t, cs, "list_chats", map[string]any{})
+			held := 0
+			for _, c := range mcptest.Decode[chatList](t, r.Result).Chats {
+				held += int(c.Messages)
+			}
+			return held == 2
+		})
+		// Reading alt's copy arms alt's send gate, not main's.
+		_, r := mcptest.CallTool(t, cs, "search_messages", map[string]any{"query": "例会", "format": "fields", "bot": "alt"})
+		if one := mcptest.Decode[page](t, r.Result); one.Count != 1 || one.Messages[0].Bot != "alt" {
+			t.Errorf("alt's hits: %+v %+v", one, r.Diagnostics)
+		}
+		_, r = mcptest.CallTool(t, cs, "get_runtime_info", map[string]any{})
+		armed := map[string][]string{}
+		for _, b := range mcptest.Decode[struct {
+			Bots []struct {
+				Bot    string `json:"bot"`
+				Result struct {
+					Safety struct {
+						UntrustedRead []string `json:"untrusted_read"`
+					} `json:"safety"`
+				} `json:"result"`
+			} `json:"bots"`
+		}](t, r.Result).Bots {
+			armed[b.Bot] = b.Result.Safety.UntrustedRead
+		}
+		if !slices.Contains(armed["alt"], "group:20001") || len(armed["main"]) != 0 {
+			t.Errorf("send gates after reading alt's copy: %v", armed)
+		}
+		_, r = mcptest.CallTool(t, cs, "search_messages", map[string]any{"query": "例会", "format": "fields"})
+		got := mcptest.Decode[page](t, r.Result)
+		if got.Count != 2 {
+			t.Fatalf("every bot's hits: %+v %+v", got, r.Diagnostics)
+		}
+		bots := []string{got.Messages[0].Bot, got.Messages[1].Bot}
+		slices.Sort(bots)
+		if !slices.Equal(bots, []string{"alt", "main"}) {
+			t.Errorf("hits %+v, want one labelled by each bot", got.Messages)
+		}
+		_, r = mcptest.CallTool(t, cs, "search_messages", map[string]any{"query": "例会"})
+		lines := mcptest.Decode[page](t, r.Result).Lines
+		if !strings.Contains(lines, "main group:20001") || !strings.Contains(lines, "alt group:20001") {
+			t.Errorf("lines name no bot:\n%s", lines)
+		}
+		_, r = mcptest.CallTool(t, cs, "search_messages", map[string]any{"query": "例会", "format": "fields", "bot": 20002})
+		if one := mcptest.Decode[page](t, r.Result); one.Count != 1 || one.Messages[0].Bot != "alt" {
+			t.Errorf("hits of bot 20002: %+v %+v", one, r.Diagnostics)
+		}
+
+		_, r = mcptest.CallTool(t, cs, "list_chats", map[string]any{})
+		chats := mcptest.Decode[chatList](t, r.Result).Chats
+		var labels []string
+		for _, c := range chats {
+			labels = append(labels, c.Bot+" "+c.Chat)
+		}
+		slices.Sort(labels)
+		if !slices.Equal(labels, []string{"alt group:20001", "main group:20001"}) {
+			t.Errorf("list_chats: %v", labels)
+		}
+
+		if _, r := mcptest.CallTool(t, cs, "read_messages", map[string]any{"group_id": 20001}); r.Diagnostics.Kind != "invalid_arguments" || !strings.Contains(r.Diagnostics.Message, "main (10001), alt (20002)") {
+			t.Errorf("reading a chat both bots keep without bot: %+v", r.Diagnostics)
+		}
+		_, r = mcptest.CallTool(t, cs, "read_messages", map[string]any{"group_id": 20001, "bot": "alt", "format": "fields"})
+		if w := mcptest.Decode[page](t, r.Result); w.Count != 1 || w.Messages[0].Bot != "alt" {
+			t.Errorf("alt's view of the group: %+v %+v", w, r.Diagnostics)
+		}
+		_, r = mcptest.CallTool(t, cs, "mark_read", map[string]any{"group_id": 20001, "bot": "alt"})
+		if r.Diagnostics.Outcome != "success" {
+			t.Fatalf("mark_read: %+v", r.Diagnostics)
+		}
+		_, r = mcptest.CallTool(t, cs, "list_chats", map[string]any{"unread_only": true})
+		unread := mcptest.Decode[struct {
+			Chats []struct {
+				Bot string `json:"bot"`
+			} `json:"chats"`
+		}](t, r.Result).Chats
+		if len(unread) != 1 || unread[0].Bot != "main" {
+			t.Errorf("after marking alt's view read, unread: %+v", unread)
+		}
+	})
 }

@@ -91,6 +91,13 @@ type Options struct {
 	// transport the server runs on); required when the backend's channel
 	// is on.
 	Channel ChannelWire
+
+	// Set by New for several bots: the set, which bot a deps is built
+	// for, and the first bot's archive, which every further bot's keeper
+	// feeds (archive.go).
+	bots      *botSet
+	botIndex  int
+	archiveOf *archiveService
 }
 
 // New builds the MCP server for opts: the shared pieces once, then each
@@ -99,6 +106,7 @@ type Options struct {
 func New(opts Options) (*mcp.Server, error) {
 	if len(opts.Bots) > 1 {
 		opts.Backend = opts.Bots[0].Backend
+		opts.bots = newBotSet(opts.Bots)
 	}
 	d, err := newDeps(opts)
 	if err != nil {
@@ -129,7 +137,7 @@ func New(opts Options) (*mcp.Server, error) {
 	}
 	var further []*deps
 	if len(opts.Bots) > 1 {
-		if specs, further, err = botSpecs(opts, specs, d.catalog); err != nil {
+		if specs, further, err = botSpecs(opts, specs, d.catalog, d.archive); err != nil {
 			return nil, err
 		}
 		if d.channel != nil {
@@ -160,6 +168,7 @@ func New(opts Options) (*mcp.Server, error) {
 		// template and subscription handlers, each found in its own hub.
 		peers := []*eventService{d.events}
 		for _, fd := range further {
+			fd.archive.startFurther()
 			fd.events.attachPeer(s)
 			peers = append(peers, fd.events)
 			fd.channel.attachPeer(s)
@@ -181,14 +190,15 @@ func New(opts Options) (*mcp.Server, error) {
 // services New joins to them), and merges them with first, the first
 // bot's tools, into the one list (routeBots). It returns the further
 // bots' deps.
-func botSpecs(opts Options, first []toolkit.Spec, cat catalogSource) ([]toolkit.Spec, []*deps, error) {
+func botSpecs(opts Options, first []toolkit.Spec, cat catalogSource, arch *archiveService) ([]toolkit.Spec, []*deps, error) {
 	per := [][]toolkit.Spec{first}
 	var further []*deps
-	for _, b := range opts.Bots[1:] {
+	for i, b := range opts.Bots[1:] {
 		o := opts
 		// The channel's wire is the server's one; task streams are the
-		// first bot's.
+		// first bot's; the archive is the first bot's, fed by each.
 		o.Backend, o.TaskStreams = b.Backend, nil
+		o.botIndex, o.archiveOf = i+1, arch
 		d, err := newDeps(o)
 		if err != nil {
 			return nil, nil, fmt.Errorf("bot %s: %w", b.Label, err)
@@ -207,7 +217,7 @@ func botSpecs(opts Options, first []toolkit.Spec, cat catalogSource) ([]toolkit.
 		}
 		per = append(per, specs)
 	}
-	specs, err := routeBots(newBotSet(opts.Bots), per, cat)
+	specs, err := routeBots(opts.bots, per, cat)
 	if err != nil {
 		return nil, nil, fmt.Errorf("server: %w", err)
 	}
@@ -285,7 +295,7 @@ func newDeps(opts Options) (*deps, error) {
 	// the task runner's launch of background plans.
 	hooks := pipeline.Options{Launch: launchTask(b)}
 	ch.hooks(&hooks)
-	arch := newArchiveService(b, opts.Mode, logw)
+	arch := newArchiveService(b, opts, logw)
 	arch.hooks(&hooks)
 	x := newExecutor(cat, b, opts.Mode, sealer, cmp.Or(opts.Lang, lang.En), log, hooks)
 	if ch != nil {
