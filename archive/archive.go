@@ -20,7 +20,7 @@ import (
 
 // SchemaVersion is the version of the file's layout this build writes.
 // Older files are migrated on open; a newer file is refused.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // applicationID marks a file as a snowluma-mcp archive (SQLite's
 // application_id header field): "SLMA".
@@ -68,6 +68,10 @@ type Options struct {
 	// SelfID is the bot's account, when known: a mention of it renders as
 	// the channel renders it.
 	SelfID int64
+	// BotLabel, when set, names the bot of a chat key's Bot (0 for the
+	// first bot) in every message and chat a reader gets: set when several
+	// bots share the archive, nil with one (nothing is added then).
+	BotLabel func(bot int64) string
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Location is the operator's time zone: the times readers get carry
@@ -85,12 +89,13 @@ type Store struct {
 	st   storage
 	now  func() time.Time
 
-	mu     sync.Mutex
-	chats  map[Chat]int64 // chat row ids
-	stats  Stats
-	broken *Error                // set once the file failed in a way that stops the archive
-	early  map[chatMessage]int64 // pushes that came before their message (Pushed)
-	feed   *Feed                 // the event connection's feed, once NewFeed made it
+	mu      sync.Mutex
+	chats   map[Chat]int64 // chat row ids
+	stats   Stats
+	broken  *Error                // set once the file failed in a way that stops the archive
+	early   map[chatMessage]int64 // pushes that came before their message (Pushed)
+	feeds   map[int64]*Feed       // each bot's event connection feed by its chats' Bot key
+	further []*Feed               // every further bot's feed (NewFurtherFeed)
 }
 
 // Stats are the archive's counters for the runtime overview.
@@ -112,10 +117,16 @@ type Stats struct {
 	LagMS int64 `json:"ingest_lag_ms,omitempty"`
 }
 
-// Chat names one conversation: a group, or one person's private messages.
+// Chat names one conversation: a group, or one person's private messages,
+// as one bot sees it. Bot is 0 for the first configured bot (the only one
+// when one is configured: every chat of a file written before several
+// bots is the first bot's) and the QQ number of any further bot, so that
+// two bots in one group keep two chats, each with its own read mark,
+// gaps and channel record.
 type Chat struct {
 	Group bool
 	ID    int64
+	Bot   int64
 }
 
 // String names c as Message.Chat does (ChatKey).
@@ -190,6 +201,14 @@ func (s *Store) Readable(c Chat) bool {
 	return s.opts.Allowed == nil || s.opts.Allowed(c.Group, c.ID)
 }
 
+// SetBotLabel sets Options.BotLabel: from then on every message and chat a
+// reader gets names its bot.
+func (s *Store) SetBotLabel(label func(bot int64) string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opts.BotLabel = label
+}
+
 // SetSelf sets the bot's account, once it is known.
 func (s *Store) SetSelf(id int64) {
 	s.mu.Lock()
@@ -201,6 +220,26 @@ func (s *Store) self() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.opts.SelfID
+}
+
+// selfOf is the account of the bot whose chats are keyed bot: the first
+// bot's (SelfID) for 0, else bot itself.
+func (s *Store) selfOf(bot int64) int64 {
+	if bot != 0 {
+		return bot
+	}
+	return s.self()
+}
+
+// label names the bot of chats keyed bot for readers; "" with one bot.
+func (s *Store) label(bot int64) string {
+	s.mu.Lock()
+	label := s.opts.BotLabel
+	s.mu.Unlock()
+	if label == nil {
+		return ""
+	}
+	return label(bot)
 }
 
 // Err returns the failure that stopped the archive, or nil.

@@ -89,7 +89,7 @@ func TestIngestSearchChinese(t *testing.T) {
 			}
 		}
 		// Filters: chat, sender, time.
-		g1 := Chat{true, 1}
+		g1 := Chat{Group: true, ID: 1}
 		got, _, _ := s.Search(ctx, Query{Text: "会", Chat: &g1})
 		if len(got) != 2 || got[0].GroupID != 1 || got[0].Chat != "group:1" {
 			t.Errorf("group filter: %+v", got)
@@ -126,10 +126,10 @@ func TestOwnPrivateSentEventIsPlacedOnlyBySend(t *testing.T) {
 		if n := ingest(t, s, sent); n != 0 {
 			t.Fatalf("a private message_sent was placed in a chat: %d", n)
 		}
-		if err := s.RecordSent(ctx, Chat{false, 7}, 9, json.RawMessage(`[{"type":"text","data":{"text":"你好，明天开会"}}]`)); err != nil {
+		if err := s.RecordSent(ctx, Chat{ID: 7}, 9, json.RawMessage(`[{"type":"text","data":{"text":"你好，明天开会"}}]`)); err != nil {
 			t.Fatal(err)
 		}
-		w, err := s.Read(ctx, Chat{false, 7}, nil, nil, nil, 0)
+		w, err := s.Read(ctx, Chat{ID: 7}, nil, nil, nil, 0)
 		if err != nil || len(w.Messages) != 1 || !w.Messages[0].Own || w.Messages[0].UserID != self || w.Messages[0].Text != "你好，明天开会" {
 			t.Fatalf("own send: %+v %v", w, err)
 		}
@@ -166,7 +166,7 @@ func TestReadWindowsAndUnread(t *testing.T) {
 			frames = append(frames, groupMsg(1, 2, 1000+i, base+i, fmt.Sprint("第", i, "条")))
 		}
 		ingest(t, s, frames...)
-		c := Chat{true, 1}
+		c := Chat{Group: true, ID: 1}
 		w, err := s.Read(ctx, c, nil, nil, nil, 0)
 		if err != nil || len(w.Messages) != DefaultRead || w.Messages[DefaultRead-1].MessageID != 1249 || !w.MoreBefore || w.MoreAfter {
 			t.Fatalf("newest: %d %+v %v", len(w.Messages), w.Messages[len(w.Messages)-1], err)
@@ -190,7 +190,7 @@ func TestReadWindowsAndUnread(t *testing.T) {
 		if _, err := s.Read(ctx, c, &Position{MessageID: 5}, nil, nil, 1); !errors.Is(err, ErrNoMessage) {
 			t.Fatalf("unknown anchor: %v", err)
 		}
-		if _, err := s.Read(ctx, Chat{true, 99}, nil, nil, nil, 1); !errors.Is(err, ErrNoChat) {
+		if _, err := s.Read(ctx, Chat{Group: true, ID: 99}, nil, nil, nil, 1); !errors.Is(err, ErrNoChat) {
 			t.Fatalf("unknown chat: %v", err)
 		}
 		chats, _ := s.Chats(ctx, true)
@@ -230,13 +230,13 @@ func TestRecall(t *testing.T) {
 			now := time.Now().Unix()
 			ingest(t, s, groupMsg(1, 2, 10, now, "秘密口令是芝麻开门"), privateMsg(7, 11, now, "私聊秘密"))
 			ingest(t, s, recallFrame(1, 2, 10), recallFrame(0, 7, 11), recallFrame(1, 2, 999))
-			w, _ := s.Read(ctx, Chat{true, 1}, nil, nil, nil, 0)
+			w, _ := s.Read(ctx, Chat{Group: true, ID: 1}, nil, nil, nil, 0)
 			m := w.Messages[0]
 			got, _, _ := s.Search(ctx, Query{Text: "芝麻"})
 			if !m.Recalled || (m.Text == "") == keep || (len(got) == 1) != keep {
 				t.Errorf("keep=%v: %+v, search %d", keep, m, len(got))
 			}
-			w, _ = s.Read(ctx, Chat{false, 7}, nil, nil, nil, 0)
+			w, _ = s.Read(ctx, Chat{ID: 7}, nil, nil, nil, 0)
 			if !w.Messages[0].Recalled {
 				t.Errorf("friend recall not marked: %+v", w.Messages[0])
 			}
@@ -280,11 +280,11 @@ func TestRetention(t *testing.T) {
 		if sum.Bytes > 600<<10 || sum.Messages == 0 {
 			t.Fatalf("after size prune: %+v", sum)
 		}
-		w, _ := s.Read(ctx, Chat{true, 1}, nil, nil, nil, 1)
+		w, _ := s.Read(ctx, Chat{Group: true, ID: 1}, nil, nil, nil, 1)
 		if w.Messages[0].MessageID != count || !w.MoreBefore {
 			t.Fatalf("the newest went: %+v", w.Messages)
 		}
-		old, _ := s.Read(ctx, Chat{true, 1}, nil, &Position{Time: time.Unix(1, 0)}, nil, 1)
+		old, _ := s.Read(ctx, Chat{Group: true, ID: 1}, nil, &Position{Time: time.Unix(1, 0)}, nil, 1)
 		if old.Messages[0].MessageID == 1 {
 			t.Fatalf("the oldest stayed")
 		}
@@ -346,7 +346,7 @@ func TestBackfill(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
 		ctx := context.Background()
-		c := Chat{true, 1}
+		c := Chat{Group: true, ID: 1}
 		base := time.Now().Add(-time.Hour).Unix()
 		h := &history{msgs: map[Chat][][]byte{}, ids: map[Chat][]int64{}, window: 99}
 		s := open(t, nil)
@@ -380,7 +380,7 @@ func TestBackfill(t *testing.T) {
 			t.Fatalf("the window across the hole shows no gap: %+v", w)
 		}
 		// A new chat backfills without a gap.
-		d := Chat{false, 7}
+		d := Chat{ID: 7}
 		for i := range int64(30) {
 			h.add(d, 5000+i, base+i, "friend")
 		}
@@ -530,7 +530,7 @@ func TestGapsTrue(t *testing.T) {
 	t.Parallel()
 	eachStore(t, func(t *testing.T, open opener) {
 		ctx := context.Background()
-		c := Chat{true, 1}
+		c := Chat{Group: true, ID: 1}
 		base := time.Now().Add(-time.Hour).Unix()
 		h := &history{msgs: map[Chat][][]byte{}, ids: map[Chat][]int64{}, window: 99}
 		s := open(t, nil)
@@ -613,7 +613,7 @@ func TestFeedBounded(t *testing.T) {
 		if peak := f.PeakBytes(); peak > f.maxBytes {
 			t.Errorf("the queue held %d bytes, over its bound %d", peak, f.maxBytes)
 		}
-		w, err := s.Read(context.Background(), Chat{true, 1}, nil, nil, nil, MaxRead)
+		w, err := s.Read(context.Background(), Chat{Group: true, ID: 1}, nil, nil, nil, MaxRead)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -54,9 +54,7 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 	// it: only those can close the gap (what the connection delivered is
 	// complete, the feed loses nothing).
 	var first int64
-	s.mu.Lock()
-	feed := s.feed
-	s.mu.Unlock()
+	feed := s.feedOf(chat.Bot)
 	if feed != nil {
 		var err error
 		if first, err = feed.FirstOf(ctx, chat); err != nil {
@@ -78,7 +76,7 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 		}
 		return oldest
 	}
-	self := s.self()
+	self := s.selfOf(chat.Bot)
 	var anchor, oldest int64
 	// passed: a page has reached the connection's first message of the
 	// chat; the pages before held only what the feed stores itself.

@@ -91,7 +91,7 @@ func BenchmarkSearchMillion(b *testing.B) {
 	}
 	s := million.s
 	queries := []string{"开会", "链接", "明天", "websocket", "麻辣烫", "周五前交报名表", "充电宝 多余", "会"}
-	group := Chat{true, 7}
+	group := Chat{Group: true, ID: 7}
 	var lat []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -22,6 +22,10 @@ const (
 // never dropped silently.
 type Feed struct {
 	s *Store
+	// bot is the key of the bot whose connection this is: 0 for the first
+	// bot; a further bot's feed (further) keys chats by each event's
+	// self_id.
+	further bool
 	// Lost, when set, is told how many messages a failed batch held, on
 	// the writer's goroutine.
 	Lost func(n int)
@@ -51,15 +55,49 @@ type item struct {
 	mark bool
 }
 
-// NewFeed returns a Feed storing into s; Run writes what it queues. The
-// store's backfill reads the feed's connection marks from then on.
-func (s *Store) NewFeed() *Feed {
-	f := &Feed{s: s, first: map[Chat]int64{}, maxBytes: FeedMaxBytes, maxFrames: FeedMaxFrames, stopped: make(chan struct{})}
+// NewFeed returns the first bot's Feed storing into s; Run writes what it
+// queues. The store's backfill reads the feed's connection marks from then
+// on.
+func (s *Store) NewFeed() *Feed { return s.newFeed(false) }
+
+// NewFurtherFeed returns the Feed of a further bot's event connection: its
+// chats are keyed by the account each event names (self_id), and the
+// backfill of those chats reads its connection marks.
+func (s *Store) NewFurtherFeed() *Feed { return s.newFeed(true) }
+
+func (s *Store) newFeed(further bool) *Feed {
+	f := &Feed{s: s, further: further, first: map[Chat]int64{}, maxBytes: FeedMaxBytes, maxFrames: FeedMaxFrames, stopped: make(chan struct{})}
 	f.cond = sync.NewCond(&f.mu)
 	s.mu.Lock()
-	s.feed = f
+	if s.feeds == nil {
+		s.feeds = map[int64]*Feed{}
+	}
+	if !further {
+		s.feeds[0] = f
+	} else {
+		s.further = append(s.further, f)
+	}
 	s.mu.Unlock()
 	return f
+}
+
+// feedOf returns the feed of the bot whose chats are keyed bot, nil when
+// none runs.
+func (s *Store) feedOf(bot int64) *Feed {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.feeds[bot]
+}
+
+// SetBot tells f's store the account of f's further bot, once known, so
+// that backfill of its chats waits for its connection's marks.
+func (f *Feed) SetBot(self int64) {
+	if !f.further || self == 0 {
+		return
+	}
+	f.s.mu.Lock()
+	defer f.s.mu.Unlock()
+	f.s.feeds[self] = f
 }
 
 // Connected marks, in the order of the frames, that a new connection
@@ -177,7 +215,7 @@ func (f *Feed) store(ctx context.Context, frames [][]byte) {
 	if len(frames) == 0 {
 		return
 	}
-	recs, recalls := f.s.parse(frames)
+	recs, recalls := f.s.parse(frames, f.further)
 	if len(recs) == 0 && len(recalls) == 0 {
 		return
 	}

@@ -48,14 +48,14 @@ func parseMessage(raw []byte, chat Chat, self int64) (Record, bool) {
 	if chat.ID == 0 {
 		switch e.MessageType {
 		case "group":
-			chat = Chat{true, e.GroupID}
+			chat = Chat{Group: true, ID: e.GroupID}
 		case "private":
 			// The bot's own private message names itself, not the person
 			// it went to: only a send through this server places it.
 			if e.UserID == self || e.PostType == "message_sent" {
 				return Record{}, false
 			}
-			chat = Chat{false, e.UserID}
+			chat = Chat{ID: e.UserID}
 		default:
 			return Record{}, false
 		}
@@ -77,9 +77,11 @@ type recallNotice struct {
 	GroupID    json.RawMessage `json:"group_id"`
 	UserID     json.RawMessage `json:"user_id"`
 	MessageID  json.RawMessage `json:"message_id"`
+	SelfID     json.RawMessage `json:"self_id"`
 }
 
-// parseRecall reads a group_recall or friend_recall notice.
+// parseRecall reads a group_recall or friend_recall notice; the chat's Bot
+// is the notice's self_id (0 when it has none).
 func parseRecall(raw []byte) (Chat, int64, bool) {
 	if !bytes.Contains(raw, []byte("_recall")) {
 		return Chat{}, 0, false
@@ -92,13 +94,14 @@ func parseRecall(raw []byte) (Chat, int64, bool) {
 	if !ok || id == 0 {
 		return Chat{}, 0, false
 	}
+	bot, _ := num(n.SelfID)
 	switch n.NoticeType {
 	case "group_recall":
 		g, ok := num(n.GroupID)
-		return Chat{true, g}, id, ok && g > 0
+		return Chat{Group: true, ID: g, Bot: bot}, id, ok && g > 0
 	case "friend_recall":
 		u, ok := num(n.UserID)
-		return Chat{false, u}, id, ok && u > 0
+		return Chat{ID: u, Bot: bot}, id, ok && u > 0
 	}
 	return Chat{}, 0, false
 }
@@ -115,19 +118,35 @@ type recallOf struct {
 	id   int64
 }
 
-// parse reads the messages and recalls of archived chats among frames.
-func (s *Store) parse(frames [][]byte) ([]Record, []recallOf) {
+// parse reads the messages and recalls of archived chats among frames,
+// the first bot's (further false: chats keyed 0) or a further bot's
+// (chats keyed by each event's self_id, the account that received it).
+func (s *Store) parse(frames [][]byte, further bool) ([]Record, []recallOf) {
 	self := s.self()
+	if further {
+		self = 0 // each event's own self_id
+	}
 	var recs []Record
 	var recalls []recallOf
 	for _, raw := range frames {
 		if r, ok := parseMessage(raw, Chat{}, self); ok {
+			if further {
+				if r.Bot == 0 {
+					continue // a further bot's chat is keyed by its account
+				}
+				r.Chat.Bot = r.Bot
+			}
 			if s.Archived(r.Chat) {
 				recs = append(recs, r)
 			}
 			continue
 		}
 		if c, id, ok := parseRecall(raw); ok && s.Archived(c) {
+			if !further {
+				c.Bot = 0
+			} else if c.Bot == 0 {
+				continue
+			}
 			recalls = append(recalls, recallOf{c, id})
 		}
 	}
@@ -139,7 +158,7 @@ func (s *Store) parse(frames [][]byte) ([]Record, []recallOf) {
 // chat that is not archived) is skipped. It returns how many new messages
 // were stored.
 func (s *Store) Ingest(ctx context.Context, frames [][]byte) (int, error) {
-	recs, recalls := s.parse(frames)
+	recs, recalls := s.parse(frames, false)
 	keys, err := s.ingest(ctx, recs, recalls)
 	n := 0
 	for _, k := range keys {

@@ -48,6 +48,10 @@ type Keeper struct {
 	src   Source
 	log   io.Writer
 	feed  *Feed
+	// further: the keeper of a bot after the first, whose chats are
+	// keyed by its account (bot, once get_login_info told it).
+	further bool
+	bot     int64
 	// Backfilled, when set, is called after each backfill pass.
 	Backfilled func()
 	// Retry is the first wait before asking again; zero means RetryFirst.
@@ -66,10 +70,21 @@ type Keeper struct {
 // archive sees the first event of the first connection, whoever opens
 // it. Run starts the work.
 func NewKeeper(s *Store, hub *events.Hub, src Source, log io.Writer) *Keeper {
+	return newKeeper(s, hub, src, log, false)
+}
+
+// NewFurtherKeeper returns the keeper of a further bot sharing s with the
+// first: hub is its own event connection and src its own SnowLuma, and
+// the chats it keeps are keyed by its account (Chat.Bot).
+func NewFurtherKeeper(s *Store, hub *events.Hub, src Source, log io.Writer) *Keeper {
+	return newKeeper(s, hub, src, log, true)
+}
+
+func newKeeper(s *Store, hub *events.Hub, src Source, log io.Writer, further bool) *Keeper {
 	if log == nil {
 		log = io.Discard
 	}
-	k := &Keeper{store: s, hub: hub, src: src, log: log, feed: s.NewFeed(), state: "starting"}
+	k := &Keeper{store: s, hub: hub, src: src, log: log, feed: s.newFeed(further), further: further, state: "starting"}
 	k.feed.Lost = func(n int) {
 		if k.store.Err() != nil {
 			// A broken file: backfilling cannot store anything either.
@@ -166,7 +181,14 @@ func (k *Keeper) Run(ctx context.Context) {
 		}
 		wait = min(2*wait, RetryMax)
 	}
-	k.store.SetSelf(self)
+	if k.further {
+		k.feed.SetBot(self)
+		k.mu.Lock()
+		k.bot = self
+		k.mu.Unlock()
+	} else {
+		k.store.SetSelf(self)
+	}
 	if k.hub == nil {
 		// No session end to wait for: backfill (which prunes) once.
 		k.backfill(ctx)
@@ -204,8 +226,12 @@ func (k *Keeper) backfill(ctx context.Context) {
 	}
 	defer k.filling.Unlock()
 	var chats []Chat
+	k.mu.Lock()
+	bot := k.bot
+	k.mu.Unlock()
 	for _, n := range k.src.Chats(ctx) {
 		c := n.Chat
+		c.Bot = bot
 		// With every friend archived, only the chats that have spoken
 		// are backfilled: not one history call per friend.
 		if !k.store.Archived(c) || (!c.Group && k.store.EveryUser() && !k.store.Holds(c)) {

@@ -227,7 +227,7 @@ func (s *pgStore) loadChats(ctx context.Context) error {
 			return err
 		}
 		s.mu.Lock()
-		s.chats[Chat{grp, peer}] = id
+		s.chats[Chat{Group: grp, ID: peer}] = id
 		s.mu.Unlock()
 	}
 	return rows.Err()
@@ -277,6 +277,7 @@ func (s *pgStore) classify(err error) *Error {
 // lookup returns c's chat id, asking the database for a chat another
 // server created.
 func (s *pgStore) lookup(c Chat) (int64, bool) {
+	c.Bot = 0 // a chat row is every bot's; its messages carry their bot
 	if id, ok := s.cached(c); ok {
 		return id, true
 	}
@@ -295,6 +296,7 @@ func (s *pgStore) lookup(c Chat) (int64, bool) {
 // chatID returns c's row, creating it (in its own statement: a chat's row
 // never vanishes with a rolled-back batch, so the cache stays true).
 func (s *pgStore) chatID(ctx context.Context, c Chat) (int64, error) {
+	c.Bot = 0 // a chat row is every bot's; its messages carry their bot
 	if id, ok := s.cached(c); ok {
 		return id, nil
 	}
@@ -460,8 +462,8 @@ func (s *pgStore) storeBatch(ctx context.Context, recs []Record, recalls []recal
 				}
 			}
 		}
-		bot := s.self()
 		for i, r := range recalls {
+			bot := s.selfOf(r.chat.Bot)
 			q := `UPDATE messages SET recalled = true, text = '', grams = NULL WHERE chat = $1 AND msg = $2 AND ($3 = 0 OR bot = $3)`
 			if s.opts.KeepRecalled {
 				q = `UPDATE messages SET recalled = true WHERE chat = $1 AND msg = $2 AND ($3 = 0 OR bot = $3)`
@@ -487,7 +489,7 @@ func (s *pgStore) setName(ctx context.Context, c Chat, name string) error {
 	return s.fail(err)
 }
 
-const pgMessageColumns = `m.id, m.msg, c.grp, c.peer, m.uid, m.sender, m.text, m.reply, m.recalled, m.own`
+const pgMessageColumns = `m.id, m.msg, c.grp, c.peer, m.bot, m.uid, m.sender, m.text, m.reply, m.recalled, m.own`
 
 func (s *pgStore) scanMessages(rows pgx.Rows) ([]Message, error) {
 	defer rows.Close()
@@ -495,11 +497,15 @@ func (s *pgStore) scanMessages(rows pgx.Rows) ([]Message, error) {
 	for rows.Next() {
 		var m Message
 		var grp bool
-		var peer int64
-		if err := rows.Scan(&m.key, &m.MessageID, &grp, &peer, &m.UserID, &m.Sender, &m.Text, &m.ReplyTo, &m.Recalled, &m.Own); err != nil {
+		var peer, bot int64
+		if err := rows.Scan(&m.key, &m.MessageID, &grp, &peer, &bot, &m.UserID, &m.Sender, &m.Text, &m.ReplyTo, &m.Recalled, &m.Own); err != nil {
 			return nil, err
 		}
-		m.Chat = ChatKey(Chat{grp, peer})
+		m.Chat = ChatKey(Chat{Group: grp, ID: peer})
+		if bot == s.self() {
+			bot = 0 // the first bot's chats are keyed 0
+		}
+		m.Bot = s.label(bot)
 		if grp {
 			m.GroupID = peer
 		}
@@ -591,6 +597,9 @@ func (s *pgStore) search(ctx context.Context, q Query) ([]Message, string, error
 		where = append(where, `%[1]schat = ANY(`+arg(ids)+`)`)
 	}
 	outer := ` WHERE m.grams @@ $1::tsquery`
+	if q.Bot != nil {
+		outer += ` AND m.bot = ` + arg(s.selfOf(*q.Bot))
+	}
 	if q.UserID != 0 {
 		u := arg(q.UserID)
 		outer += ` AND (m.uid = ` + u + ` OR (NOT c.grp AND c.peer = ` + u + `))`
@@ -840,7 +849,7 @@ func (s *pgStore) markRead(ctx context.Context, chat Chat, msg int64) (int64, er
 		var k *int64
 		var err error
 		if msg != 0 {
-			err = tx.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $2 ORDER BY (bot = $3) DESC, id LIMIT 1`, id, msg, s.self()).Scan(&k)
+			err = tx.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $2 ORDER BY (bot = $3) DESC, id LIMIT 1`, id, msg, s.selfOf(chat.Bot)).Scan(&k)
 			if errors.Is(err, pgx.ErrNoRows) {
 				return ErrNoMessage
 			}
@@ -944,7 +953,7 @@ func (s *pgStore) pushed(ctx context.Context, chat Chat, first, msg int64) (held
 	}
 	err = s.write(ctx, func(tx pgx.Tx) error {
 		var k, kf int64
-		bot := s.self()
+		bot := s.selfOf(chat.Bot)
 		if err := tx.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $2 ORDER BY (bot = $3) DESC LIMIT 1`, id, msg, bot).Scan(&k); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
 				return nil
@@ -983,7 +992,7 @@ func (s *pgStore) reach(ctx context.Context, chat Chat, first int64) (held, targ
 		return 0, 0, nil
 	}
 	var k *int64
-	q, args := `SELECT max(id) FROM messages WHERE chat = $1`+botFilter(2), []any{id, s.self()}
+	q, args := `SELECT max(id) FROM messages WHERE chat = $1`+botFilter(2), []any{id, s.selfOf(chat.Bot)}
 	if first != 0 {
 		q, args = q+` AND id < $3`, append(args, first)
 	}
@@ -1018,7 +1027,7 @@ func (s *pgStore) heldAmong(ctx context.Context, chat Chat, recs []Record, held 
 	}
 	var found bool
 	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE chat = $1 AND id <= $3 AND msg = ANY($4)`+botFilter(2)+`)`,
-		id, s.self(), held, ids).Scan(&found)
+		id, s.selfOf(chat.Bot), held, ids).Scan(&found)
 	if err != nil {
 		return false, s.fail(err)
 	}
@@ -1039,7 +1048,7 @@ func (s *pgStore) keyOfMessage(ctx context.Context, chat Chat, msg int64) (int64
 		return 0, errNoChat
 	}
 	var k int64
-	err := s.pool.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $3`+botFilter(2)+` ORDER BY id LIMIT 1`, id, s.self(), msg).Scan(&k)
+	err := s.pool.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $3`+botFilter(2)+` ORDER BY id LIMIT 1`, id, s.selfOf(chat.Bot), msg).Scan(&k)
 	return k, err
 }
 

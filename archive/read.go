@@ -32,6 +32,9 @@ type Message struct {
 	ReplyTo  int64  `json:"reply_to,omitempty"`
 	Recalled bool   `json:"recalled,omitempty"`
 	Own      bool   `json:"own,omitempty"`
+	// Bot names the bot that received or sent it, when several share the
+	// archive (Options.BotLabel).
+	Bot string `json:"bot,omitempty"`
 
 	key int64
 }
@@ -65,8 +68,11 @@ func (s *Store) stamp(unix int64) string {
 // Query is a search.
 type Query struct {
 	Text string
-	// Chat, when set, limits the search to one chat.
+	// Chat, when set, limits the search to one chat (of its bot).
 	Chat *Chat
+	// Bot, when set, limits the search to the chats of one bot (a
+	// Chat.Bot key).
+	Bot *int64
 	// UserID, when set, keeps messages sent by that user and those of
 	// the private chat with them.
 	UserID       int64
@@ -177,6 +183,10 @@ type ChatInfo struct {
 	Unread  int64  `json:"unread"`
 	// Messages counts what the archive holds of the chat.
 	Messages int64 `json:"messages"`
+	// Bot names the bot the chat is kept for, when several share the
+	// archive (Options.BotLabel); BotKey is its Chat.Bot.
+	Bot    string `json:"bot,omitempty"`
+	BotKey int64  `json:"-"`
 }
 
 // Undelivered is what the channel has not pushed of one chat.

@@ -62,7 +62,7 @@ func TestSharedWriters(t *testing.T) {
 			}
 			// A backfill of the same chat finds them all held.
 			h := &history{msgs: map[Chat][][]byte{}, ids: map[Chat][]int64{}, window: 1000}
-			c := Chat{true, 100 + bot%2}
+			c := Chat{Group: true, ID: 100 + bot%2}
 			for i := range int64(perBot) {
 				h.add(c, bot*100000+i, base+i, fmt.Sprintf("共享归档 bot%d 第%d条", bot, i))
 			}
@@ -201,7 +201,7 @@ func TestSharedReaders(t *testing.T) {
 	ctx := context.Background()
 	alice := openShared(t, url, 1, func(o *Options) { o.Reader = "alice" })
 	bob := openShared(t, url, 1, func(o *Options) { o.Reader = "bob" })
-	c := Chat{true, 1}
+	c := Chat{Group: true, ID: 1}
 	now := time.Now().Unix()
 	ingest(t, alice, groupMsg(1, 2, 1, now+1, "一"), groupMsg(1, 2, 2, now+1, "二"), groupMsg(1, 2, 3, now+1, "三"))
 	if left, err := alice.MarkRead(ctx, c, 0); err != nil || left != 0 {

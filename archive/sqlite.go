@@ -275,22 +275,42 @@ var migrations = [][]string{
 			before_key INTEGER NOT NULL)`,
 		`CREATE INDEX gaps_chat ON gaps (chat, before_key)`,
 	},
+	// Several bots, one archive: a chat is one bot's view of a group or a
+	// friend, keyed (bot, grp, peer). bot is 0 for the first configured
+	// bot, the only one a file of version 1 knew (its rows become the
+	// first bot's), and a further bot's QQ number. SQLite cannot change a
+	// table's UNIQUE constraint, so the table is rebuilt with its ids
+	// (the messages' and gaps' chat column) kept.
+	1: {
+		`CREATE TABLE chats_v2 (
+			id INTEGER PRIMARY KEY,
+			bot INTEGER NOT NULL DEFAULT 0,
+			grp INTEGER NOT NULL,
+			peer INTEGER NOT NULL,
+			name TEXT NOT NULL DEFAULT '',
+			read_key INTEGER NOT NULL DEFAULT 0,
+			pushed_key INTEGER NOT NULL DEFAULT 0,
+			UNIQUE (bot, grp, peer))`,
+		`INSERT INTO chats_v2 (id, bot, grp, peer, name, read_key, pushed_key) SELECT id, 0, grp, peer, name, read_key, pushed_key FROM chats`,
+		`DROP TABLE chats`,
+		`ALTER TABLE chats_v2 RENAME TO chats`,
+	},
 }
 
 func (s *sqliteStore) loadChats(ctx context.Context) error {
-	rows, err := s.db.QueryContext(ctx, "SELECT id, grp, peer FROM chats")
+	rows, err := s.db.QueryContext(ctx, "SELECT id, grp, peer, bot FROM chats")
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id, peer int64
+		var id, peer, bot int64
 		var grp bool
-		if err := rows.Scan(&id, &grp, &peer); err != nil {
+		if err := rows.Scan(&id, &grp, &peer, &bot); err != nil {
 			return err
 		}
 		s.mu.Lock()
-		s.chats[Chat{grp, peer}] = id
+		s.chats[Chat{Group: grp, ID: peer, Bot: bot}] = id
 		s.mu.Unlock()
 	}
 	return rows.Err()
@@ -375,8 +395,8 @@ func (s *sqliteStore) chatID(ctx context.Context, tx *sql.Tx, c Chat) (int64, er
 	if ok {
 		return id, nil
 	}
-	err := tx.QueryRowContext(ctx, `INSERT INTO chats (grp, peer, pushed_key) VALUES (?, ?, ?)
-		ON CONFLICT (grp, peer) DO UPDATE SET grp = grp RETURNING id`, c.Group, c.ID, keyOf(s.now().Unix())-1).Scan(&id)
+	err := tx.QueryRowContext(ctx, `INSERT INTO chats (bot, grp, peer, pushed_key) VALUES (?, ?, ?, ?)
+		ON CONFLICT (bot, grp, peer) DO UPDATE SET grp = grp RETURNING id`, c.Bot, c.Group, c.ID, keyOf(s.now().Unix())-1).Scan(&id)
 	if err != nil {
 		return 0, err
 	}
@@ -486,7 +506,7 @@ func (s *sqliteStore) setName(ctx context.Context, c Chat, name string) error {
 	})
 }
 
-const messageColumns = `m.id, m.msg, c.grp, c.peer, m.user, m.sender, m.text, m.reply, m.recalled, m.own`
+const messageColumns = `m.id, m.msg, c.grp, c.peer, c.bot, m.user, m.sender, m.text, m.reply, m.recalled, m.own`
 
 func (s *sqliteStore) scanMessages(rows *sql.Rows) ([]Message, error) {
 	defer rows.Close()
@@ -494,11 +514,12 @@ func (s *sqliteStore) scanMessages(rows *sql.Rows) ([]Message, error) {
 	for rows.Next() {
 		var m Message
 		var grp bool
-		var peer int64
-		if err := rows.Scan(&m.key, &m.MessageID, &grp, &peer, &m.UserID, &m.Sender, &m.Text, &m.ReplyTo, &m.Recalled, &m.Own); err != nil {
+		var peer, bot int64
+		if err := rows.Scan(&m.key, &m.MessageID, &grp, &peer, &bot, &m.UserID, &m.Sender, &m.Text, &m.ReplyTo, &m.Recalled, &m.Own); err != nil {
 			return nil, err
 		}
-		m.Chat = ChatKey(Chat{grp, peer})
+		m.Chat = ChatKey(Chat{Group: grp, ID: peer})
+		m.Bot = s.label(bot)
 		if grp {
 			m.GroupID = peer
 		}
@@ -569,6 +590,10 @@ func (s *sqliteStore) search(ctx context.Context, q Query) (msgs []Message, next
 		}
 		sqlText += ` AND m.chat = ?`
 		args = append(args, id)
+	}
+	if q.Bot != nil {
+		sqlText += ` AND c.bot = ?`
+		args = append(args, *q.Bot)
 	}
 	if q.UserID != 0 {
 		sqlText += ` AND (m.user = ? OR (c.grp = 0 AND c.peer = ?))`
@@ -737,7 +762,7 @@ func (s *sqliteStore) listChats(ctx context.Context, unreadOnly bool) ([]ChatInf
 	if e := s.Err(); e != nil {
 		return nil, e
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT c.grp, c.peer, c.name,
+	rows, err := s.db.QueryContext(ctx, `SELECT c.grp, c.peer, c.bot, c.name,
 		(SELECT max(id) FROM messages WHERE chat = c.id),
 		(SELECT count(*) FROM (SELECT 1 FROM messages WHERE chat = c.id AND id > c.read_key AND own = 0 LIMIT ?)),
 		(SELECT count(*) FROM messages WHERE chat = c.id)
@@ -753,13 +778,14 @@ func (s *sqliteStore) listChats(ctx context.Context, unreadOnly bool) ([]ChatInf
 		var name string
 		var top sql.NullInt64
 		var info ChatInfo
-		if err := rows.Scan(&c.Group, &c.ID, &name, &top, &info.Unread, &info.Messages); err != nil {
+		if err := rows.Scan(&c.Group, &c.ID, &c.Bot, &name, &top, &info.Unread, &info.Messages); err != nil {
 			return nil, s.fail(err)
 		}
 		if !s.Readable(c) || (unreadOnly && info.Unread == 0) {
 			continue
 		}
 		info.Chat, info.Name = ChatKey(c), name
+		info.Bot, info.BotKey = s.label(c.Bot), c.Bot
 		if c.Group {
 			info.GroupID = c.ID
 		} else {
@@ -834,7 +860,7 @@ func (s *sqliteStore) undelivered(ctx context.Context, keep func(Chat) bool) ([]
 	if e := s.Err(); e != nil {
 		return nil, e
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, grp, peer, pushed_key FROM chats`)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, grp, peer, bot, pushed_key FROM chats`)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -845,7 +871,7 @@ func (s *sqliteStore) undelivered(ctx context.Context, keep func(Chat) bool) ([]
 	var chats []row
 	for rows.Next() {
 		var r row
-		if err := rows.Scan(&r.id, &r.c.Group, &r.c.ID, &r.pushed); err != nil {
+		if err := rows.Scan(&r.id, &r.c.Group, &r.c.ID, &r.c.Bot, &r.pushed); err != nil {
 			rows.Close()
 			return nil, s.fail(err)
 		}

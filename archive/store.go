@@ -96,10 +96,14 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.mu.Lock()
-	feed := s.feed
+	var feeds []*Feed
+	if f := s.feeds[0]; f != nil {
+		feeds = append(feeds, f)
+	}
+	feeds = append(feeds, s.further...)
 	s.mu.Unlock()
-	if feed != nil {
-		feed.drain() // what the connection brought is stored first
+	for _, feed := range feeds {
+		feed.drain() // what the connections brought is stored first
 	}
 	return s.st.close()
 }
@@ -181,13 +185,14 @@ func (s *Store) RecordSent(ctx context.Context, chat Chat, messageID int64, mess
 	if !s.Archived(chat) || messageID == 0 {
 		return nil
 	}
-	self := s.self()
+	self := s.selfOf(chat.Bot)
 	ev, _ := json.Marshal(map[string]any{"post_type": "message_sent", "message_id": messageID, "user_id": self,
 		"time": s.now().Unix(), "message": message})
 	r, ok := parseMessage(ev, chat, self)
 	if !ok {
 		return nil
 	}
+	r.Chat = chat
 	r.Own, r.Sender = true, "bot"
 	_, err := s.st.storeBatch(ctx, []Record{r}, nil)
 	return err

@@ -46,7 +46,9 @@ var breaks = strings.NewReplacer("\r\n", "\n"+Indent, "\r", "\n"+Indent, "\n", "
 // when the line names one (09:40 group:20001 张三(10001) …), the sender
 // (with [bot] for the bot's own), the user id, the message id, what it
 // replies to and whether it was recalled, and after ": " the text, whose
-// later lines start with Indent. Every line ends with '\n'.
+// later lines start with Indent; the [回复 #id] that Render starts a reply's
+// text with is left out, since the line names what it replies to. Every
+// line ends with '\n'.
 //
 // It costs a model about a third of the same messages as JSON objects:
 // the chat, the field names and the full timestamps are not repeated.
@@ -96,7 +98,11 @@ func AppendLines(b []byte, msgs []Line, loc *time.Location) []byte {
 			b = append(b, " [recalled]"...)
 		}
 		b = append(b, ": "...)
-		b = append(b, breaks.Replace(m.Text)...)
+		text := m.Text
+		if m.ReplyTo != 0 {
+			text = strings.TrimPrefix(text, "[回复 #"+strconv.FormatInt(m.ReplyTo, 10)+"]")
+		}
+		b = append(b, breaks.Replace(text)...)
 		b = append(b, '\n')
 	}
 	return b

@@ -22,6 +22,9 @@ func TestAppendLines(t *testing.T) {
 		{Time: at("2026-12-03T16:30:00Z"), Sender: "", UserID: 10003, MessageID: 12347, Text: "[图片 #1]", Recalled: true},
 		{Time: at("2026-12-03T16:31:00Z"), Sender: "bot", UserID: 42, MessageID: 12348, Text: "收到", Own: true},
 		{Time: at("2026-12-03T16:32:00Z"), Chat: "group:20001", Sender: "王五", UserID: 10004, MessageID: 9, Text: "另一个群"},
+		// Render's reply marker is not said twice; another is kept.
+		{Time: at("2026-12-03T16:33:00Z"), Sender: "王五", UserID: 10004, MessageID: 10, Text: "[回复 #9]对[回复 #8]", ReplyTo: 9},
+		{Time: at("2026-12-03T16:34:00Z"), Sender: "王五", UserID: 10004, MessageID: 11, Text: "[回复 #7]不", ReplyTo: 9},
 	}
 	got := string(AppendLines(nil, msgs, shanghai))
 	want := "2026-12-03 +08:00\n" +
@@ -30,7 +33,9 @@ func TestAppendLines(t *testing.T) {
 		"2026-12-04\n" +
 		"00:30 ?(10003) #12347 [recalled]: [图片 #1]\n" +
 		"00:31 bot(42)[bot] #12348: 收到\n" +
-		"00:32 group:20001 王五(10004) #9: 另一个群\n"
+		"00:32 group:20001 王五(10004) #9: 另一个群\n" +
+		"00:33 王五(10004) #10 reply #9: 对[回复 #8]\n" +
+		"00:34 王五(10004) #11 reply #9: [回复 #7]不\n"
 	if got != want {
 		t.Errorf("AppendLines =\n%s\nwant\n%s", got, want)
 	}

@@ -25,6 +25,9 @@ type Record struct {
 	Outcome     string    `json:"outcome"`
 	Kind        string    `json:"kind,omitempty"`
 	Traceparent string    `json:"traceparent"`
+	// Bot is the label of the bot that acted, when the server drives
+	// several (SNOWLUMA_MCP_BOTS); absent with one.
+	Bot string `json:"bot,omitempty"`
 	// DryRun marks a line written under SNOWLUMA_MCP_DRY_RUN: whatever
 	// its outcome, nothing was sent to SnowLuma.
 	DryRun bool `json:"dry_run,omitempty"`
@@ -42,7 +45,8 @@ type Record struct {
 // is synced to disk before the call goes on. It is safe for concurrent use.
 type AuditLog struct {
 	path string
-	mu   sync.Mutex
+	mu   *sync.Mutex // shared by every bot's view of the file
+	bot  string      // set on the records of a bot's view (ForBot)
 }
 
 // OpenAudit checks that path is absolute and that the file can be created
@@ -53,7 +57,7 @@ func OpenAudit(path string) (*AuditLog, error) {
 	if !filepath.IsAbs(path) {
 		return nil, errors.New("the path is not absolute")
 	}
-	l := &AuditLog{path: filepath.Clean(path)}
+	l := &AuditLog{path: filepath.Clean(path), mu: &sync.Mutex{}}
 	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
 		return nil, fmt.Errorf("audit file: its directory cannot be created: %w", err)
 	}
@@ -62,6 +66,12 @@ func OpenAudit(path string) (*AuditLog, error) {
 		return nil, err
 	}
 	return l, f.Close()
+}
+
+// ForBot is l as the bot labelled bot writes it: the same file, each of
+// its records naming the bot.
+func (l *AuditLog) ForBot(bot string) *AuditLog {
+	return &AuditLog{path: l.path, mu: l.mu, bot: bot}
 }
 
 // Path is the file written.
@@ -105,6 +115,9 @@ func (e *Entry) Write(r Record) error {
 	}
 	if r.Users == nil {
 		r.Users = []int64{}
+	}
+	if r.Bot == "" {
+		r.Bot = e.log.bot
 	}
 	b, err := json.Marshal(r)
 	if err != nil {

@@ -364,13 +364,13 @@ func TestDoctorInChinese(t *testing.T) {
 		}
 		t.Logf("report:\n%s", text)
 		lines(t, text,
-			`^snowluma-mcp doctor \S+（SnowLuma 目录 1\.11\.1）$`,
+			`^snowluma-mcp doctor \S+（SnowLuma 动作目录 1\.11\.1）$`,
 			`^ok +配置 +模式 write，地址 `+regexp.QuoteMeta(fake.URL)+`，令牌已设置，事件令牌沿用 SNOWLUMA_MCP_TOKEN，超时 30000 毫秒，参数检查 true$`,
 			`^ok +地址 +`+regexp.QuoteMeta(fake.URL)+` 有应答，是 OneBot 服务$`,
 			`^ok +令牌 +已接受；登录的是 SnowBot（10001）$`,
 			`^ok +账号 +在线$`,
-			`^ok +版本 +SnowLuma 1\.11\.1-node 与内置目录相符$`,
-			`^ok +事件 +\S+ 接受了令牌（事件令牌沿用 SNOWLUMA_MCP_TOKEN），并以 meta_event lifecycle connect 问候$`,
+			`^ok +版本 +SnowLuma 1\.11\.1-node 与内置动作目录相符$`,
+			`^ok +事件 +\S+ 接受了令牌（事件令牌沿用 SNOWLUMA_MCP_TOKEN），并发来了 meta_event lifecycle connect$`,
 			`^ok +下载目录 +\S+ 还不存在；启动时会创建（0700）$`,
 			`^0 项失败，0 项警告$`)
 		for _, c := range []string{"configuration", "endpoint", "token", "account", "version", "events", "download directory"} {
@@ -385,7 +385,7 @@ func TestDoctorInChinese(t *testing.T) {
 		t.Parallel()
 		code, text, f := doctor(t, "SNOWLUMA_MCP_ENDPOINT="+fake.URL, "SNOWLUMA_MCP_TOKEN=wrong-one", "SNOWLUMA_MCP_LANG=zh", "LC_ALL=en_US.UTF-8")
 		lines(t, text, `^fail +令牌 +SnowLuma 拒绝了令牌（HTTP 401）$`,
-			`^ +解决：SNOWLUMA_MCP_TOKEN 与 SnowLuma 的访问令牌不符：在 SnowLuma 的 WebUI 面板“节点配置” → “HTTP API” → 编辑 → “授权 Token”中重新复制`, `^1 项失败，0 项警告$`)
+			`^ +解决办法：SNOWLUMA_MCP_TOKEN 与 SnowLuma 的访问令牌不符：在 SnowLuma 的 WebUI 面板“节点配置” → “HTTP API” → 编辑 → “授权 Token”中重新复制`, `^1 项失败，0 项警告$`)
 		if code != 1 || f["token"].Verdict != "fail" {
 			t.Errorf("wrong token: exit %d, %+v", code, f["token"])
 		}
@@ -395,7 +395,7 @@ func TestDoctorInChinese(t *testing.T) {
 	// language.
 	for env, want := range map[string][2]string{
 		"SNOWLUMA_MCP_MODE=admin": {`SNOWLUMA_MCP_MODE："admin" 不是模式`, "把 SNOWLUMA_MCP_MODE 设为：docs、read 或 write"},
-		"SNOWLUMA_MCP_LANG=fr":    {`SNOWLUMA_MCP_LANG："fr" 不是此服务器会用的语言`, "把 SNOWLUMA_MCP_LANG 设为：zh 或 en"},
+		"SNOWLUMA_MCP_LANG=fr":    {`SNOWLUMA_MCP_LANG："fr" 不是本服务器支持的语言`, "把 SNOWLUMA_MCP_LANG 设为：zh 或 en"},
 	} {
 		t.Run(env, func(t *testing.T) {
 			t.Parallel()

@@ -37,7 +37,7 @@ func TestStartupInChinese(t *testing.T) {
 		{[]string{"SNOWLUMA_MCP_LANG=zh", "LC_ALL=en_US.UTF-8", "SNOWLUMA_MCP_TOKEN=Bearer tok-5ecret"},
 			"snowluma-mcp: 配置错误：SNOWLUMA_MCP_TOKEN：令牌以 'Bearer ' 前缀开头；可接受：单独一行的访问令牌本身，不带控制字符、看不见的字符或 'Bearer ' 前缀（服务器自己会发送 'Authorization: Bearer <token>'）\n"},
 		{[]string{"SNOWLUMA_MCP_LANG=fr", "LANG=zh_CN.UTF-8"},
-			"snowluma-mcp: 配置错误：SNOWLUMA_MCP_LANG：\"fr\" 不是此服务器会用的语言；可接受：zh 或 en，常见写法都可以（zh-CN、zh_CN.UTF-8、zh-Hans、zh-TW、en-US 等）；不设时取自 LC_ALL、LC_MESSAGES 或 LANG，再不然取系统的显示语言\n"},
+			"snowluma-mcp: 配置错误：SNOWLUMA_MCP_LANG：\"fr\" 不是本服务器支持的语言；可接受：zh 或 en，常见写法都可以（zh-CN、zh_CN.UTF-8、zh-Hans、zh-TW、en-US 等）；不设时取自 LC_ALL、LC_MESSAGES 或 LANG，再不然取系统的显示语言\n"},
 		{[]string{"SNOWLUMA_MCP_LANG=en", "LC_ALL=zh_CN.UTF-8", "SNOWLUMA_MCP_MODE=admin"},
 			"snowluma-mcp: configuration error: SNOWLUMA_MCP_MODE: \"admin\" is not a mode; accepted: docs, read or write\n"},
 	} {

@@ -26,7 +26,7 @@ func TestDoctorVersionAdvice(t *testing.T) {
 		summary string
 	}{
 		{"1.9.0-node", []string{"SNOWLUMA_MCP_LANG=en"}, "upgrade SnowLuma to 1.11.1; until then, expect actions and params the catalog lists that this SnowLuma lacks to fail", "0 failed, 1 warning"},
-		{"v1.10", []string{"LANG=zh_CN.UTF-8"}, "解决：把 SnowLuma 升级到 1.11.1；在此之前，目录里有而这个 SnowLuma 没有的操作和参数会失败", "0 项失败，1 项警告"},
+		{"v1.10", []string{"LANG=zh_CN.UTF-8"}, "解决办法：把 SnowLuma 升级到 1.11.1；在此之前，动作目录里有、而这个 SnowLuma 没有的动作和参数会失败", "0 项失败，1 项警告"},
 		{"1.12.0", []string{"SNOWLUMA_MCP_LANG=en"}, "upgrade snowluma-mcp to a release for this SnowLuma", "0 failed, 1 warning"},
 	} {
 		// Each case has a fake of its own: they run at once.
@@ -67,7 +67,7 @@ func TestChineseFragments(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, text, f = doctor(t, env...)
-		if d := f["task directory"].Detail; d != dir+" 是私有的（同组用户和其他用户都无权访问（权限 0700）），属于当前配置，目前没有别的服务器在用" {
+		if d := f["task directory"].Detail; d != dir+"：私有（同组用户和其他用户都无权访问，权限 0700）；属于当前配置，目前没有别的服务器在用" {
 			t.Errorf("task directory: %q\n%s", d, text)
 		}
 	})

@@ -172,7 +172,7 @@ func TestSandboxServesEveryTool(t *testing.T) {
 		if !strings.Contains(string(history), fmt.Sprintf(`#%d: `, sent.MessageID)) {
 			t.Errorf("the history lacks the sent message %d: %s", sent.MessageID, history)
 		}
-		e2e.WaitRead(t, cs, uri, "the message_sent event and a trickled message", func(r e2e.EventsRead) bool {
+		e2e.WaitRead(t, cs, e2e.Raw(uri), "the message_sent event and a trickled message", func(r e2e.EventsRead) bool {
 			own, other := false, false
 			for _, e := range r.Events {
 				ev := mcptest.Decode[map[string]any](t, e.Event)

@@ -78,7 +78,9 @@ func TestSharedArchiveEndToEnd(t *testing.T) {
 	t.Parallel()
 	dbURL := sharedArchiveURL(t)
 	fakeA := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
-	fakeB := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
+	// B is another account: its login and its events name it.
+	const botB = 20002
+	fakeB := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3), simulator.WithSelfID(botB, "BotB"))
 	fakeC := simtest.Start(t, simulator.WithToken(e2e.SecretToken), simulator.WithWorld(3))
 	gA, gB := fakeA.WorldGroups()[0].ID, fakeB.WorldGroups()[1].ID
 	audit := filepath.Join(t.TempDir(), "audit.jsonl")
@@ -104,7 +106,11 @@ func TestSharedArchiveEndToEnd(t *testing.T) {
 		ec := simtest.EventConn(t, fake, 0)
 		for i := 0; (i < each || endless) && !stop.Load() && i < 20000; i++ {
 			m, ev := fake.WorldSayEvent(g, 424242, fmt.Sprint("共享归档测试 ", g, " ", i))
-			if ec.Send(string(ev)) != nil {
+			frame := string(ev)
+			if fake == fakeB {
+				frame = strings.Replace(frame, fmt.Sprintf(`"self_id":%d`, simulator.SelfID), fmt.Sprintf(`"self_id":%d`, botB), 1)
+			}
+			if ec.Send(frame) != nil {
 				return
 			}
 			mu.Lock()
@@ -137,7 +143,7 @@ func TestSharedArchiveEndToEnd(t *testing.T) {
 	}
 	search := func(group int64) map[int64]int {
 		found := map[int64]int{}
-		args := map[string]any{"query": "共享归档测试", "limit": 100}
+		args := map[string]any{"query": "共享归档测试", "limit": 100, "format": "fields"}
 		if group != 0 {
 			args["group_id"] = group
 		}
@@ -180,7 +186,7 @@ func TestSharedArchiveEndToEnd(t *testing.T) {
 	// survives a kill -9 of A.
 	var newest int64
 	e2e.WaitFor(t, "search to show A's newest", func() bool {
-		_, r := mcptest.CallTool(t, csC, "search_messages", map[string]any{"query": "共享归档测试", "group_id": gA, "limit": 1})
+		_, r := mcptest.CallTool(t, csC, "search_messages", map[string]any{"query": "共享归档测试", "group_id": gA, "limit": 1, "format": "fields"})
 		if pg := mcptest.Decode[page](t, r.Result); len(pg.Messages) == 1 {
 			newest = pg.Messages[0].MessageID
 		}
@@ -208,6 +214,28 @@ func TestSharedArchiveEndToEnd(t *testing.T) {
 		}
 	}
 	t.Logf("kill -9 of writer A after search showed its %dth message: all held; B's %d found once each", before+1, len(bSent))
+
+	// Two bots wrote: B's messages are stored under B's account, A's under A's.
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var bots []int64
+	rows, err := conn.Query(ctx, `SELECT DISTINCT bot FROM messages ORDER BY bot`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var b int64
+		if err := rows.Scan(&b); err != nil {
+			t.Fatal(err)
+		}
+		bots = append(bots, b)
+	}
+	if rows.Err() != nil || !slices.Equal(bots, []int64{simulator.SelfID, botB}) {
+		t.Errorf("the bots the messages are stored under: %v (%v), want A's %d and B's %d", bots, rows.Err(), simulator.SelfID, botB)
+	}
 
 	// The password is in nothing shown.
 	_, r = mcptest.CallTool(t, csC, "get_runtime_info", map[string]any{})

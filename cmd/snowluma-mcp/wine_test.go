@@ -135,10 +135,11 @@ func TestWindowsUnderWine(t *testing.T) {
 		if code != 0 || !strings.HasPrefix(out, "snowluma-mcp ") {
 			t.Errorf("--version: exit %d, %q\n%s", code, out, stderr)
 		}
-		// --help follows the README's SNOWLUMA_MCP_LANG=zh, as UTF-8
-		// through a pipe under code page 936.
+		// --help follows the README's SNOWLUMA_MCP_LANG=zh, the
+		// variables' defaults and meanings included, as UTF-8 through a
+		// pipe under code page 936.
 		code, out, _ = run(t, []string{"--help"})
-		if code != 0 || !utf8.ValidString(out) || !strings.Contains(out, "环境变量") {
+		if code != 0 || !utf8.ValidString(out) || !strings.Contains(out, "环境变量") || !strings.Contains(out, "默认：未设置（docs 模式）") {
 			t.Errorf("--help: exit %d, not Chinese UTF-8:\n%.400s", code, out)
 		}
 	})

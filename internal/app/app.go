@@ -20,7 +20,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/snowluma/snowluma-mcp/archive"
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/claudechannel"
@@ -119,11 +118,18 @@ func serve(ctx context.Context, p Process, sandboxed bool, loadCatalog func() (*
 	if cfg == nil {
 		return code
 	}
-	b, code := openBackend(cfg, stderr)
+	b, code := openBackend(cfg.ForBot(0), stderr)
 	if b == nil {
 		return code
 	}
 	defer b.Close()
+	bots, code := openFurtherBots(cfg, b, stderr)
+	if bots == nil && len(cfg.Bots) > 1 {
+		return code
+	}
+	for _, fb := range bots[min(1, len(bots)):] {
+		defer fb.Backend.Close()
+	}
 
 	out := newAnswerWatch(p.Stdout)
 	tr := stdio.New(p.Stdin, out, stdio.Options{MaxLineBytes: cfg.MaxRequestBytes, Log: stderr, Name: server.Name, EndGrace: endGrace})
@@ -131,7 +137,7 @@ func serve(ctx context.Context, p Process, sandboxed bool, loadCatalog func() (*
 	// abandoned at shutdown writes its own at once.
 	calls := newCallLog(stderr)
 	defer calls.Close()
-	s, transport, checkOutputs, err := newServer(cfg, b, tr, loadCatalog, stderr, calls)
+	s, transport, checkOutputs, err := newServer(cfg, b, bots, tr, loadCatalog, stderr, calls)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
 		return ExitFailed
@@ -236,13 +242,36 @@ func openBackend(cfg *config.Config, stderr io.Writer) (*backend.Backend, int) {
 		}
 		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ConfigTasksOff, why))
 	}
-	var locked *archive.Error
-	if errors.As(b.ArchiveProblem, &locked) && locked.Problem == archive.ProblemLocked && cfg.Lang != lang.En {
-		// The archive tools answer in English, for the model; the
-		// operator reads why in their language.
-		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.ArchiveInUse, locked.File))
-	}
+	// An archive that cannot be used is told once, in the operator's
+	// language, by the server as it declares the archive tools.
 	return b, ExitOK
+}
+
+// openFurtherBots opens the backend of every bot after the first, whose
+// backend is first, and returns them all labelled; nil with one bot.
+// Background tasks serve the first bot only, as a start-up note says when
+// they are configured (the archive is every bot's: the server feeds the
+// first bot's store from each). On failure it says why,
+// closes what it opened and returns nil with the exit status.
+func openFurtherBots(cfg *config.Config, first *backend.Backend, stderr io.Writer) ([]server.Bot, int) {
+	if len(cfg.Bots) < 2 {
+		return nil, ExitOK
+	}
+	if cfg.Archive != nil || cfg.TaskDir != "" {
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.NoteBotsFirstOnly, cfg.Bots[0].Label))
+	}
+	bots := []server.Bot{{Label: cfg.Bots[0].Label, Backend: first}}
+	for i := 1; i < len(cfg.Bots); i++ {
+		b, code := openBackend(cfg.ForBot(i), stderr)
+		if b == nil {
+			for _, o := range bots[1:] {
+				o.Backend.Close()
+			}
+			return nil, code
+		}
+		bots = append(bots, server.Bot{Label: cfg.Bots[i].Label, Backend: b})
+	}
+	return bots, ExitOK
 }
 
 // tasksInUse says, in l, that another server holds the task directory.
@@ -261,8 +290,8 @@ func tasksInUse(l lang.Lang, e *tasks.InUseError) string {
 // wrapped for the listen streams of task status and of the QQ channel when
 // those are on. checkOutputs, when not nil, checks the output schemas once
 // the catalog may be decoded (catalogload.go).
-func newServer(cfg *config.Config, b *backend.Backend, tr *stdio.Transport, loadCatalog func() (*catalog.Catalog, error), stderr, calls io.Writer) (s *mcp.Server, transport mcp.Transport, checkOutputs func() error, err error) {
-	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, Backend: b, Log: stderr, CallLog: calls, Lang: cfg.Lang, Location: cfg.Location}
+func newServer(cfg *config.Config, b *backend.Backend, bots []server.Bot, tr *stdio.Transport, loadCatalog func() (*catalog.Catalog, error), stderr, calls io.Writer) (s *mcp.Server, transport mcp.Transport, checkOutputs func() error, err error) {
+	opts := server.Options{Catalog: loadCatalog, Mode: cfg.Mode, Backend: b, Bots: bots, Log: stderr, CallLog: calls, Lang: cfg.Lang, Location: cfg.Location}
 	var taskStreams *listen.Streams
 	if b.Tasks != nil {
 		store := b.Tasks.Store()
@@ -313,6 +342,17 @@ func announce(cfg *config.Config, terminal bool, checkOutputs func() error, load
 	endpoint := "none"
 	if cfg.Endpoint != nil {
 		endpoint = cfg.Endpoint.String()
+	}
+	if len(cfg.Bots) > 1 {
+		// Each bot by its label, never a token.
+		parts := make([]string, len(cfg.Bots))
+		for i, b := range cfg.Bots {
+			parts[i] = b.Label + " none"
+			if b.Endpoint != nil {
+				parts[i] = b.Label + " " + b.Endpoint.String()
+			}
+		}
+		endpoint = strings.Join(parts, ", ")
 	}
 	fmt.Fprintf(stderr, "%s %s: SnowLuma catalog %s, %d actions in %d categories, mode %s, endpoint %s\n",
 		server.Name, version.Current(), cat.Version(), cat.Len(), len(cat.Categories()), cfg.Mode, endpoint)
@@ -398,9 +438,8 @@ const helpWidth = 96
 
 // printHelp writes --help in l: what the server is, its usage, and each
 // variable on lines of its own (name, default, meaning wrapped to
-// helpWidth). The variables' meanings are declared once, in English
-// (internal/config); the Chinese help says so and where to read them in
-// Chinese.
+// helpWidth), all in l: the variables' defaults and meanings are
+// declared in internal/config, their Chinese in internal/lang.
 func printHelp(w io.Writer, l lang.Lang) {
 	intro := l.Sprintf(lang.HelpIntro, server.Name, version.Current(), catalog.Version, server.Name)
 	for _, para := range strings.Split(intro, "\n\n") {
@@ -408,6 +447,7 @@ func printHelp(w io.Writer, l lang.Lang) {
 		fmt.Fprintln(w)
 	}
 	for _, v := range config.Variables() {
+		v = v.In(l)
 		fmt.Fprintln(w, v.Name)
 		fmt.Fprintln(w, wrap(l.Sprintf(lang.HelpDefault, v.Shown), helpWidth, "    "))
 		fmt.Fprintln(w, wrap(v.Meaning, helpWidth, "    "))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -52,6 +53,9 @@ type finding struct {
 	Verdict string `json:"verdict"`
 	Detail  string `json:"detail"`
 	Fix     string `json:"fix,omitempty"`
+	// Bot is the label of the bot the check is about, when several are
+	// configured; the detail starts with it too.
+	Bot string `json:"bot,omitempty"`
 }
 
 // report is the whole --json answer.
@@ -161,6 +165,8 @@ func checkName(l lang.Lang, check string) string {
 		"untrusted record":   lang.DoctorCheckRecord,
 		"sandbox":            lang.DoctorCheckSandbox,
 		"dry run":            lang.DoctorCheckDryRun,
+		"archive":            lang.DoctorCheckArchive,
+		"channel":            lang.DoctorCheckChannel,
 	}[check]
 	if m == "" {
 		return check
@@ -218,13 +224,21 @@ func diagnose(ctx context.Context, environ []string, l lang.Lang, sandboxed bool
 	if cfg.DryRun {
 		r.add(finding{Check: "dry run", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorDryRunOn)})
 	}
-	if cfg.Endpoint == nil {
-		r.add(finding{Check: "endpoint", Verdict: verdictWarn, Detail: l.Sprintf(lang.DoctorNoEndpoint), Fix: l.Sprintf(lang.DoctorNoEndpointFix)})
-	} else {
-		checkSnowLuma(ctx, l, r, cfg)
-	}
-	if cfg.EventsURL != nil {
-		r.add(checkEvents(ctx, l, cfg))
+	for i, b := range cfg.Bots {
+		if len(cfg.Bots) == 1 {
+			checkBot(ctx, l, r, cfg)
+			break
+		}
+		// Each bot's verdicts, labelled, and their fixes naming its own
+		// variables.
+		sub := &report{}
+		checkBot(ctx, l, sub, cfg.ForBot(i))
+		for _, f := range sub.Findings {
+			f.Bot = b.Label
+			f.Detail = "[" + b.Label + "] " + f.Detail
+			f.Fix = botVars.ReplaceAllString(f.Fix, "${0}"+b.Suffix)
+			r.add(f)
+		}
 	}
 	if f, ok := checkChannel(l, cfg); ok {
 		r.add(f)
@@ -245,6 +259,24 @@ func diagnose(ctx context.Context, environ []string, l lang.Lang, sandboxed bool
 	if f, ok := checkRecord(l, cfg); ok {
 		r.add(f)
 	}
+	return r
+}
+
+// botVars finds the names of the variables each bot has its own of, so
+// that a further bot's fix names its suffixed ones.
+var botVars = regexp.MustCompile(`\bSNOWLUMA_MCP_(ENDPOINT|TOKEN|EVENTS_URL|EVENTS_TOKEN)\b`)
+
+// checkBot checks one bot, as cfg (config.Config.ForBot) sees it: its
+// endpoint, token and account, its events and its task directory.
+func checkBot(ctx context.Context, l lang.Lang, r *report, cfg *config.Config) {
+	if cfg.Endpoint == nil {
+		r.add(finding{Check: "endpoint", Verdict: verdictWarn, Detail: l.Sprintf(lang.DoctorNoEndpoint), Fix: l.Sprintf(lang.DoctorNoEndpointFix)})
+	} else {
+		checkSnowLuma(ctx, l, r, cfg)
+	}
+	if cfg.EventsURL != nil {
+		r.add(checkEvents(ctx, l, cfg))
+	}
 	if cfg.TaskDir != "" {
 		exists, err := tasks.Probe(cfg.TaskDir, backend.TaskScope(cfg))
 		switch {
@@ -261,7 +293,6 @@ func diagnose(ctx context.Context, environ []string, l lang.Lang, sandboxed bool
 			r.add(finding{Check: "task directory", Verdict: verdictOK, Detail: l.Sprintf(lang.DoctorTasksOK, cfg.TaskDir, privateMeans(l, runtime.GOOS))})
 		}
 	}
-	return r
 }
 
 // posixOr is the message that names a POSIX permission (0600, 0700) on
@@ -468,8 +499,14 @@ func checkEvents(ctx context.Context, l lang.Lang, cfg *config.Config) finding {
 			fix = l.Sprintf(lang.DoctorEventsTokenWrongFix)
 		}
 		return finding{Check: "events", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorEventsRefused, where, e.Message), Fix: fix}
-	case errors.As(err, &e):
+	case errors.As(err, &e) && l == lang.En:
 		return finding{Check: "events", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorNoEvents, where, e.Message), Fix: l.Sprintf(lang.DoctorNoEventsStep, e.NextStep)}
+	case errors.As(err, &e):
+		// The event connection's next step is written for a model, in
+		// English; another language gets doctor's own fix, which says
+		// where SnowLuma's WebSocket server is switched on and its default
+		// address. The connection's error is quoted as it came.
+		return finding{Check: "events", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorNoEvents, where, e.Message), Fix: l.Sprintf(lang.DoctorNoEventsFix)}
 	case err != nil:
 		return finding{Check: "events", Verdict: verdictFail, Detail: l.Sprintf(lang.DoctorNoEvents, where, err.Error()), Fix: l.Sprintf(lang.DoctorNoEventsFix)}
 	case g.First == "":

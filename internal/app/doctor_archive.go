@@ -40,25 +40,16 @@ func checkArchive(ctx context.Context, l lang.Lang, cfg *config.Config) finding 
 	case errors.As(err, &ae) && ae.Problem == archive.ProblemLocked:
 		f.Verdict, f.Detail, f.Fix = verdictWarn, l.Sprintf(lang.DoctorArchiveHeld, a.Path), l.Sprintf(lang.DoctorArchiveHeldFix)
 		return f
-	case errors.As(err, &ae):
-		f.Verdict, f.Detail, f.Fix = verdictFail, ae.File+": "+ae.Detail, ae.Fix
-		return f
 	case err != nil:
-		f.Verdict, f.Detail, f.Fix = verdictFail, err.Error(), l.Sprintf(lang.DoctorNoteFix)
-		return f
+		return archiveFailed(l, a.Path, err)
 	}
 	defer s.Close()
 	if err := s.Check(ctx); err != nil {
-		f.Verdict, f.Detail, f.Fix = verdictFail, err.Error(), "move the file aside and restart; a new archive is created"
-		if errors.As(err, &ae) {
-			f.Detail, f.Fix = ae.File+": "+ae.Detail, ae.Fix
-		}
-		return f
+		return archiveFailed(l, a.Path, err)
 	}
 	sum, err := s.Summary(ctx)
 	if err != nil {
-		f.Verdict, f.Detail, f.Fix = verdictFail, err.Error(), l.Sprintf(lang.DoctorNoteFix)
-		return f
+		return archiveFailed(l, a.Path, err)
 	}
 	chats, _ := s.Chats(ctx, false)
 	var newest []string
@@ -77,5 +68,25 @@ func checkArchive(ctx context.Context, l lang.Lang, cfg *config.Config) finding 
 	if perm := fi.Mode().Perm(); runtime.GOOS != "windows" && perm&0o077 != 0 {
 		f.Verdict, f.Detail, f.Fix = verdictWarn, l.Sprintf(lang.DoctorArchiveShared, a.Path, perm), l.Sprintf(lang.DoctorArchiveFix)
 	}
+	return f
+}
+
+// archiveFailed is the failed archive check for err, in l. In English the
+// archive's own detail and fix are the report; another language gets the
+// problem and its fix in its words, the archive's detail (with SQLite's
+// error) quoted as it came.
+func archiveFailed(l lang.Lang, path string, err error) finding {
+	f := finding{Check: "archive", Verdict: verdictFail}
+	var ae *archive.Error
+	if !errors.As(err, &ae) {
+		f.Detail, f.Fix = path+": "+err.Error(), l.Sprintf(lang.DoctorArchiveBadFix)
+		return f
+	}
+	if l == lang.En {
+		f.Detail, f.Fix = ae.File+": "+ae.Detail, ae.Fix
+		return f
+	}
+	problem, fix := lang.ArchiveProblem(string(ae.Problem))
+	f.Detail, f.Fix = l.Sprintf(lang.DoctorArchiveFailed, ae.File, l.Sprintf(problem), ae.Detail), l.Sprintf(fix)
 	return f
 }

@@ -33,7 +33,7 @@ func TestDoctorChannel(t *testing.T) {
 		}
 	}
 	cfg = load("SNOWLUMA_MCP_LANG=zh", "SNOWLUMA_MCP_CHANNEL=all", "SNOWLUMA_MCP_CHANNEL_USERS=30001")
-	if f, _ := checkChannel(cfg.Lang, cfg); !strings.Contains(f.Detail, "claude -p 没有频道") || !strings.Contains(f.Detail, "allowedChannelPlugins") || strings.Contains(f.Detail, "--permission-mode") {
+	if f, _ := checkChannel(cfg.Lang, cfg); !strings.Contains(f.Detail, "claude -p 不行") || !strings.Contains(f.Detail, "allowedChannelPlugins") || strings.Contains(f.Detail, "--permission-mode") {
 		t.Errorf("in Chinese, without approvers: %q", f.Detail)
 	}
 }

@@ -1,16 +1,20 @@
 package app
 
 import (
+	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/snowluma/snowluma-mcp/archive"
+	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/lang"
+	"github.com/snowluma/snowluma-mcp/internal/stdio"
 	"github.com/snowluma/snowluma-mcp/tasks"
 )
 
@@ -45,7 +49,7 @@ func TestDownloadDirPrivacyInChinese(t *testing.T) {
 	if v != verdictWarn || detail != "/d 可被其他用户读取（权限 0755）；下载的文件可能含有私密内容" || fix != "对它执行 chmod 700" {
 		t.Errorf("0755: %s %q fix %q", v, detail, fix)
 	}
-	if v, detail, _ := privacy(lang.Zh, "linux", "/d", fs.ModeDir|0o700); v != verdictOK || !strings.HasPrefix(detail, "私有：") {
+	if v, detail, _ := privacy(lang.Zh, "linux", "/d", fs.ModeDir|0o700); v != verdictOK || !strings.HasPrefix(detail, "私有（") {
 		t.Errorf("0700: %s %q", v, detail)
 	}
 }
@@ -131,6 +135,16 @@ func TestHelp(t *testing.T) {
 		if !strings.Contains(out, want) || !strings.Contains(out, "SNOWLUMA_MCP_DOWNLOAD_DIR\n") {
 			t.Errorf("%s: lacks %q:\n%.600s", l, want, out)
 		}
+		// Every variable's default and meaning are in l, wrapped.
+		joined := strings.Join(strings.Fields(out), " ")
+		for _, v := range config.Variables() {
+			v = v.In(l)
+			for _, s := range []string{v.Name, l.Sprintf(lang.HelpDefault, v.Shown), v.Meaning} {
+				if !strings.Contains(strings.ReplaceAll(joined, " ", ""), strings.ReplaceAll(s, " ", "")) {
+					t.Errorf("%s: --help lacks %q", l, s)
+				}
+			}
+		}
 		for _, line := range strings.Split(out, "\n") {
 			if columns(line) > helpWidth {
 				t.Errorf("%s: %d columns: %q", l, columns(line), line)
@@ -192,9 +206,10 @@ func TestSecondServerInChinese(t *testing.T) {
 	}
 }
 
-// TestArchiveHeldInChinese: a second server on the same archive file
-// tells a Chinese operator why its archive tools are off, in Chinese.
-func TestArchiveHeldInChinese(t *testing.T) {
+// TestArchiveHeldSaidOnce: a second server on the same archive file tells
+// its operator once, in the operator's language, why its archive tools are
+// off: as the process starts, the backend opened and the server built.
+func TestArchiveHeldSaidOnce(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "归档", "archive.db")
@@ -203,6 +218,123 @@ func TestArchiveHeldInChinese(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer held.Close()
+	for _, tc := range []struct{ lang, want string }{
+		{"zh", "snowluma-mcp: 消息归档 " + path + " 正被另一个 snowluma-mcp 进程使用"},
+		{"en", "snowluma-mcp: the archive " + path + " is in use by another snowluma-mcp process"},
+	} {
+		cfg, err := config.Load([]string{"HOME=" + dir, "SNOWLUMA_MCP_DOWNLOAD_DIR=" + dir, "SNOWLUMA_MCP_LANG=" + tc.lang,
+			"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_ARCHIVE=" + path, "SNOWLUMA_MCP_ARCHIVE_GROUPS=*"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr strings.Builder
+		b, _ := openBackend(cfg, &stderr)
+		if b == nil {
+			t.Fatalf("no backend: %s", stderr.String())
+		}
+		tr := stdio.New(strings.NewReader(""), io.Discard, stdio.Options{})
+		_, _, _, err = newServer(cfg, b, nil, tr, catalog.Load, &stderr, io.Discard)
+		b.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stderr.String(); !strings.Contains(got, tc.want) || strings.Count(got, path) != 1 {
+			t.Errorf("%s: stderr %q, want %q said once", tc.lang, got, tc.want)
+		}
+	}
+}
+
+// TestCheckNamesInChinese: every check doctor reports (each Check: "…" in
+// this package's sources) has its name in Chinese.
+func TestCheckNamesInChinese(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	check := regexp.MustCompile(`Check: "([a-z ]+)"`)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range check.FindAllStringSubmatch(string(b), -1) {
+			seen++
+			if name := checkName(lang.Zh, m[1]); name == m[1] {
+				t.Errorf("%s: the check %q has no Chinese name (checkName in doctor.go)", f, m[1])
+			}
+		}
+	}
+	if seen < 10 {
+		t.Fatalf("found %d checks in the sources: the pattern no longer matches them", seen)
+	}
+}
+
+// TestEventsFixInChinese: when the event connection cannot be opened, a
+// Chinese operator's fix is in Chinese (the connection's own next step is
+// written for a model, in English); the English report keeps that step.
+func TestEventsFixInChinese(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, l := range []lang.Lang{lang.Zh, lang.En} {
+		cfg, err := config.Load([]string{"HOME=" + dir, "SNOWLUMA_MCP_DOWNLOAD_DIR=" + dir, "SNOWLUMA_MCP_LANG=" + string(l),
+			"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_EVENTS_URL=ws://127.0.0.1:9/"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := checkEvents(t.Context(), l, cfg)
+		if f.Verdict != verdictFail {
+			t.Fatalf("%s: %+v", l, f)
+		}
+		english := strings.Contains(f.Fix, "check that SnowLuma is running")
+		if l == lang.Zh && (english || !strings.Contains(f.Fix, "“WS 服务端”")) || l == lang.En && !english {
+			t.Errorf("%s: fix %q", l, f.Fix)
+		}
+	}
+}
+
+// TestArchiveFailureInChinese: doctor on a file that is no archive tells a
+// Chinese operator the problem and the fix in Chinese, SQLite's words
+// quoted; the English report is the archive's own.
+func TestArchiveFailureInChinese(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "归档.db")
+	if err := os.WriteFile(path, []byte("not a database, just text that is long enough to be read as a header"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []lang.Lang{lang.Zh, lang.En} {
+		cfg, err := config.Load([]string{"HOME=" + dir, "SNOWLUMA_MCP_DOWNLOAD_DIR=" + dir, "SNOWLUMA_MCP_LANG=" + string(l),
+			"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_ARCHIVE=" + path, "SNOWLUMA_MCP_ARCHIVE_GROUPS=*"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := checkArchive(t.Context(), l, cfg)
+		switch {
+		case f.Verdict != verdictFail:
+			t.Errorf("%s: %+v", l, f)
+		case l == lang.Zh && (!strings.HasPrefix(f.Detail, path+"：不是可读的 SQLite 数据库") || f.Fix != lang.Zh.Sprintf(lang.ArchiveCorruptFix)):
+			t.Errorf("zh: %+v", f)
+		case l == lang.En && (!strings.Contains(f.Detail, "not a readable SQLite database") || !strings.HasPrefix(f.Fix, "move the file aside")):
+			t.Errorf("en: %+v", f)
+		}
+	}
+}
+
+// TestArchiveBrokenSaidInChinese: a server whose archive file is no
+// database tells a Chinese operator once, in Chinese, what is wrong and
+// what to do, SQLite's own words quoted; the English fix is not repeated.
+func TestArchiveBrokenSaidInChinese(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "我的 归档.db")
+	if err := os.WriteFile(path, []byte("not a database, just text that is long enough to be read as a header"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cfg, err := config.Load([]string{"HOME=" + dir, "SNOWLUMA_MCP_DOWNLOAD_DIR=" + dir, "SNOWLUMA_MCP_LANG=zh",
 		"SNOWLUMA_MCP_ENDPOINT=http://127.0.0.1:9/", "SNOWLUMA_MCP_ARCHIVE=" + path, "SNOWLUMA_MCP_ARCHIVE_GROUPS=*"})
 	if err != nil {
@@ -214,7 +346,13 @@ func TestArchiveHeldInChinese(t *testing.T) {
 		t.Fatalf("no backend: %s", stderr.String())
 	}
 	defer b.Close()
-	if want := "snowluma-mcp: 消息归档 " + path + " 正被另一个 snowluma-mcp 进程使用"; !strings.Contains(stderr.String(), want) {
-		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	tr := stdio.New(strings.NewReader(""), io.Discard, stdio.Options{})
+	if _, _, _, err := newServer(cfg, b, nil, tr, catalog.Load, &stderr, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	got := stderr.String()
+	want := "snowluma-mcp: 消息归档 " + path + " 无法使用：不是可读的 SQLite 数据库，或者已损坏（"
+	if !strings.Contains(got, want) || !strings.Contains(got, lang.Zh.Sprintf(lang.ArchiveCorruptFix)) || strings.Count(got, path) != 1 || strings.Contains(got, "move the file aside") {
+		t.Errorf("stderr %q, want %q once, with its fix in Chinese", got, want)
 	}
 }

@@ -18,7 +18,7 @@ import (
 // that an automatic upload can be tried at once.
 const (
 	sampleUploadName = "示例-sample.txt"
-	sampleUpload     = "这是 snowluma-mcp 沙盒里的示例文件。\nThis is the sample file of the snowluma-mcp sandbox.\n"
+	sampleUpload     = "这是 snowluma-mcp 沙箱里的示例文件。\nThis is the sample file of the snowluma-mcp sandbox.\n"
 )
 
 // sandboxCheckToken stands for the sandbox's tokens while the

@@ -80,7 +80,8 @@ const (
 // a string so that a bad value is reported in our words. Its tags are the
 // one declaration of each variable: env is the name after the prefix,
 // default the value used when it is unset or empty, shown the default as a
-// person reads it, desc its meaning (--help and docs/configuration.md print both).
+// person reads it, desc its meaning (--help and docs/configuration.md print both;
+// their Chinese forms are in internal/lang/variables.go).
 type variables struct {
 	Endpoint   string `env:"ENDPOINT" shown:"unset (docs mode)" desc:"SnowLuma OneBot HTTP endpoint: an absolute http(s) URL such as http://127.0.0.1:3000/, without credentials, query or fragment. Unset: docs mode, nothing is executed."`
 	Token      string `env:"TOKEN" shown:"unset" desc:"Access token, sent only as 'Authorization: Bearer <token>'. Give the bare token, ASCII: one under 8 characters is served with a warning; surrounding white space is trimmed; a control character, an invisible one anywhere (zero-width space U+200B, byte-order mark U+FEFF, bidirectional controls such as U+202E), a non-ASCII one, a 'Bearer ' prefix, a pasted 'Authorization:' header, quotes or an example's placeholder (<your access token>) stops the server at start. Never logged, returned or written to disk."`
@@ -88,6 +89,7 @@ type variables struct {
 	Mode       string `env:"MODE" shown:"read with an endpoint, else docs" desc:"docs, read or write. Without an endpoint the mode is docs whatever this says."`
 	Events     string `env:"EVENTS_URL" shown:"unset (no event tools)" desc:"SnowLuma's WebSocket server, which carries events: a ws:// or wss:// URL such as ws://127.0.0.1:3001/ (SnowLuma's default: port 3001, path /), without credentials, query or fragment (the token goes in the Authorization header). Set: read and write modes offer subscribe_events and unsubscribe_events. Never guessed from the endpoint; redirects are never followed."`
 	EventsTok  string `env:"EVENTS_TOKEN" shown:"SNOWLUMA_MCP_TOKEN" desc:"Access token of SnowLuma's WebSocket server, which SnowLuma's generated configuration sets apart from the HTTP server's. Unset or empty: SNOWLUMA_MCP_TOKEN is sent. Same rules and secrecy as SNOWLUMA_MCP_TOKEN: trimmed, a control character or a 'Bearer ' prefix stops the server at start, never logged, returned or written to disk."`
+	Bots       string `env:"BOTS" shown:"unset (one bot)" desc:"Several QQ accounts from one server: comma-separated short labels (a lowercase letter, then up to 15 lowercase letters or digits), e.g. main,alt,backup. The first bot is configured by SNOWLUMA_MCP_ENDPOINT, SNOWLUMA_MCP_TOKEN, SNOWLUMA_MCP_EVENTS_URL and SNOWLUMA_MCP_EVENTS_TOKEN; each other one by the same four names with _<LABEL> added (SNOWLUMA_MCP_ENDPOINT_ALT, SNOWLUMA_MCP_TOKEN_ALT, ...; its endpoint is required, its token is never taken from another bot's). Any bot may have its own SNOWLUMA_MCP_ALLOWED_GROUPS_<LABEL>, SNOWLUMA_MCP_ALLOWED_USERS_<LABEL> and SNOWLUMA_MCP_CHANNEL_APPROVERS_<LABEL> in place of the shared ones; every other variable is shared, and each audit line names its bot. With several bots the tools that reach SnowLuma take an optional bot (a label or the account's QQ number). Unset: one bot, configured exactly as without it."`
 	TaskDir    string `env:"TASK_DIR" shown:"unset (no background tasks)" desc:"Write mode: an absolute private directory (created 0700) where background transfer tasks are recorded; enables invoke_action_background and list_tasks for 2026-07-28 clients with the Tasks extension. Bound to this mode, endpoint and token."`
 	MaxRequest string `env:"MAX_REQUEST_BYTES" default:"4194304" shown:"4194304 (4 MiB)" desc:"Longest request line read from stdin, in bytes (65536 to 268435456); a longer line is discarded and answered with an error."`
 	MaxBody    string `env:"MAX_BODY_BYTES" default:"2097152" shown:"2097152 (2 MiB)" desc:"Largest request body sent to SnowLuma, in bytes (16384 to 1073741824): SnowLuma cuts off a longer body and drops the connection, so a call over it is refused with kind too_large before sending, and upload chunks are cut to fit. Raise it only for a OneBot server that accepts more."`
@@ -182,6 +184,11 @@ type Config struct {
 	// EventsTokenFrom says where EventsToken came from, for doctor: "set",
 	// "inherited" (from SNOWLUMA_MCP_TOKEN) or "unset" (no token at all).
 	EventsTokenFrom string
+	// Bots lists the configured bots, the first being the one the
+	// unsuffixed variables configure (Endpoint, Token, EventsURL and
+	// EventsToken above are its). It has one entry unless
+	// SNOWLUMA_MCP_BOTS names several.
+	Bots []Bot
 	// Streams configures stream transfers.
 	Streams StreamConfig
 	// Channel configures the QQ channel; its Mode is channel.ModeOff when
@@ -209,6 +216,241 @@ type Config struct {
 	// read, each with the one it most resembles; each has its note in
 	// Notes too.
 	Misspelt []Misspelling
+}
+
+// A Bot is one QQ account the server drives: its label and how to reach
+// its SnowLuma. The tokens are secrets, as Config's are.
+type Bot struct {
+	// Label names the bot in tools' bot argument and in every answer,
+	// log line and doctor verdict about it: "main" when SNOWLUMA_MCP_BOTS
+	// is unset.
+	Label     string
+	Endpoint  *url.URL // nil in docs mode
+	Token     string
+	EventsURL *url.URL // nil when its events are off
+	// EventsToken and EventsTokenFrom are as Config's.
+	EventsToken, EventsTokenFrom string
+	// Suffix is what its variables' names end with: "" for the first
+	// bot, _ALT for a bot labelled alt.
+	Suffix string
+	// Groups and Users, when set (SNOWLUMA_MCP_ALLOWED_GROUPS_<LABEL>,
+	// ..._USERS_<LABEL>), are its allowlists instead of the shared ones.
+	Groups, Users safety.IDSet
+	// OwnGroups and OwnUsers say that they were set.
+	OwnGroups, OwnUsers bool
+	// Approvers, when OwnApprovers (SNOWLUMA_MCP_CHANNEL_APPROVERS_<LABEL>),
+	// approve from their private chat with this bot instead of the shared
+	// SNOWLUMA_MCP_CHANNEL_APPROVERS.
+	Approvers    safety.IDSet
+	OwnApprovers bool
+}
+
+// DefaultBot is the label of the one bot of a configuration without
+// SNOWLUMA_MCP_BOTS.
+const DefaultBot = "main"
+
+// maxBots bounds SNOWLUMA_MCP_BOTS: every bot costs a client, an event
+// connection and a task runner.
+const maxBots = 16
+
+// perBotVars are the variables each further bot has its own of, and
+// botAllowVars the allowlists any bot may have its own of (the unsuffixed
+// ones being every bot's default); every other variable is shared.
+var (
+	perBotVars   = []string{"ENDPOINT", "TOKEN", "EVENTS_URL", "EVENTS_TOKEN"}
+	botAllowVars = []string{"ALLOWED_GROUPS", "ALLOWED_USERS", "CHANNEL_APPROVERS"}
+)
+
+// botLabel is what a label must look like: short, lowercase, and never a
+// number, so that a tool's bot argument is a label or a QQ number and
+// never both.
+var botLabel = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}$`)
+
+// ForBot is c as bot i sees it: the same shared settings with the bot's
+// own endpoint, tokens, events URL, allowlists and approvers; a further
+// bot's downloads go to a subdirectory named for its label. The channel
+// follows every bot with an events URL; background tasks and the archive
+// are the first bot's alone (docs/configuration.md, Several bots).
+func (c *Config) ForBot(i int) *Config {
+	b := c.Bots[i]
+	d := *c
+	d.Endpoint, d.Token, d.EventsURL, d.EventsToken, d.EventsTokenFrom = b.Endpoint, b.Token, b.EventsURL, b.EventsToken, b.EventsTokenFrom
+	d.Bots = []Bot{b}
+	if b.OwnGroups {
+		d.Safety.Groups = b.Groups
+	}
+	if b.OwnUsers {
+		d.Safety.Users = b.Users
+	}
+	if len(c.Bots) > 1 && c.Safety.Audit != nil {
+		d.Safety.Audit = c.Safety.Audit.ForBot(b.Label)
+	}
+	if d.Channel.Mode != channel.ModeOff {
+		d.Channel.AllowGroups, d.Channel.AllowUsers = d.Safety.Groups, d.Safety.Users
+		if b.OwnApprovers {
+			d.Channel.Approvers = b.Approvers
+		}
+		if b.EventsURL == nil {
+			d.Channel = channel.Config{Mode: channel.ModeOff}
+		}
+	}
+	if i > 0 {
+		d.TaskDir = ""
+		d.Archive = nil
+		if d.Streams.DownloadDir != "" {
+			// Its own downloads, apart: two accounts' files of one name
+			// never meet, and each has the quota.
+			d.Streams.DownloadDir = filepath.Join(d.Streams.DownloadDir, b.Label)
+		}
+	}
+	return &d
+}
+
+// parseBots reads SNOWLUMA_MCP_BOTS and the further bots' variables, once
+// the first bot's and the mode are known.
+func parseBots(e variables, c *Config, getenv func(string) string) error {
+	first := Bot{Label: DefaultBot, Endpoint: c.Endpoint, Token: c.Token, EventsURL: c.EventsURL, EventsToken: c.EventsToken, EventsTokenFrom: c.EventsTokenFrom}
+	c.Bots = []Bot{first}
+	list := strings.TrimSpace(halfWidth(e.Bots))
+	if list == "" {
+		return nil
+	}
+	accepted := lang.T(lang.ConfigBots)
+	var labels []string
+	for _, f := range strings.Split(list, ",") {
+		l := strings.ToLower(strings.TrimSpace(f))
+		switch {
+		case !botLabel.MatchString(l):
+			return &Error{"BOTS", lang.T(lang.ConfigBadBots, fmt.Sprintf("%q is not a label", strings.TrimSpace(f))), accepted}
+		case slices.Contains(labels, l):
+			return &Error{"BOTS", lang.T(lang.ConfigBadBots, fmt.Sprintf("%s is named twice", l)), accepted}
+		}
+		labels = append(labels, l)
+	}
+	if len(labels) > maxBots {
+		return &Error{"BOTS", lang.T(lang.ConfigBadBots, fmt.Sprintf("%d bots, more than %d", len(labels), maxBots)), accepted}
+	}
+	c.Bots[0].Label = labels[0]
+	for _, l := range labels[1:] {
+		b := Bot{Label: l, Suffix: "_" + strings.ToUpper(l)}
+		if err := parseBotAllow(&b, getenv); err != nil {
+			return err
+		}
+		ep := strings.TrimSpace(getenv(Prefix + "_ENDPOINT" + b.Suffix))
+		if ep == "" {
+			if c.Mode == ModeDocs {
+				c.Bots = append(c.Bots, b)
+				continue
+			}
+			return &Error{"ENDPOINT" + b.Suffix, lang.T(lang.ConfigBotNoEndpoint, l, Prefix+"_ENDPOINT"+b.Suffix), lang.T(lang.ConfigBotEndpoint, Prefix+"_ENDPOINT"+b.Suffix, l)}
+		}
+		var err error
+		if b.Endpoint, err = parseURL("ENDPOINT"+b.Suffix, ep, [2]string{"http", "https"}, lang.T(lang.ConfigEndpointURL)); err != nil {
+			return err
+		}
+		if b.Token, err = parseToken("TOKEN"+b.Suffix, getenv(Prefix+"_TOKEN"+b.Suffix)); err != nil {
+			return err
+		}
+		evTok := getenv(Prefix + "_EVENTS_TOKEN" + b.Suffix)
+		if b.EventsToken, err = parseToken("EVENTS_TOKEN"+b.Suffix, evTok); err != nil {
+			return err
+		}
+		for _, t := range []struct{ name, tok string }{{"TOKEN" + b.Suffix, b.Token}, {"EVENTS_TOKEN" + b.Suffix, b.EventsToken}} {
+			if n := len(t.tok); n > 0 && n < MinTokenLen {
+				c.note(c.Lang.Sprintf(lang.NoteTokenShort, Prefix+"_"+t.name, n, MinTokenLen), c.Lang.Sprintf(lang.NoteTokenShortFix))
+			}
+		}
+		switch {
+		case b.EventsToken != "":
+			b.EventsTokenFrom = "set"
+		case b.Token != "":
+			b.EventsToken, b.EventsTokenFrom = b.Token, "inherited"
+		default:
+			b.EventsTokenFrom = "unset"
+		}
+		if ev := strings.TrimSpace(getenv(Prefix + "_EVENTS_URL" + b.Suffix)); ev != "" && c.Mode != ModeDocs {
+			if b.EventsURL, err = parseURL("EVENTS_URL"+b.Suffix, ev, [2]string{"ws", "wss"}, lang.T(lang.ConfigEventsURL)); err != nil {
+				return err
+			}
+		}
+		c.Bots = append(c.Bots, b)
+	}
+	return parseBotAllow(&c.Bots[0], getenv)
+}
+
+// checkBotChannels checks, with several bots, each bot's channel against
+// its own allowlists, as parseChannel checks the shared ones.
+func checkBotChannels(c *Config) error {
+	if len(c.Bots) < 2 || c.Channel.Mode == channel.ModeOff {
+		return nil
+	}
+	for i, b := range c.Bots {
+		ch := c.ForBot(i).Channel
+		if len(ch.Approvers) > 0 && c.Mode != ModeWrite {
+			return &Error{"CHANNEL_APPROVERS" + b.Suffix, lang.T(lang.ConfigApproversWrite), lang.T(lang.ConfigApproversFix)}
+		}
+		if out := ch.Outside(); out != nil {
+			p := out[0]
+			own := map[bool]string{true: "_" + strings.ToUpper(b.Label)}
+			v, allow := p.Var, p.Allow
+			if p.Var == "CHANNEL_APPROVERS" {
+				v += own[b.OwnApprovers]
+			}
+			if (p.Allow == "ALLOWED_GROUPS" && b.OwnGroups) || (p.Allow == "ALLOWED_USERS" && b.OwnUsers) {
+				allow += own[true]
+			}
+			return &Error{v, lang.T(lang.ConfigChannelOutside, p.ID, Prefix+"_"+allow), lang.T(lang.ConfigChannelInside, Prefix+"_"+allow)}
+		}
+	}
+	return nil
+}
+
+// parseBotAllow reads bot b's own allowlists, when set.
+func parseBotAllow(b *Bot, getenv func(string) string) error {
+	suffix := "_" + strings.ToUpper(b.Label)
+	for _, l := range []struct {
+		name     string
+		set      *safety.IDSet
+		own      *bool
+		accepted lang.Message
+	}{
+		{"ALLOWED_GROUPS" + suffix, &b.Groups, &b.OwnGroups, lang.ConfigGroups},
+		{"ALLOWED_USERS" + suffix, &b.Users, &b.OwnUsers, lang.ConfigUsers},
+		{"CHANNEL_APPROVERS" + suffix, &b.Approvers, &b.OwnApprovers, lang.ConfigChannelUsers},
+	} {
+		v := halfWidth(getenv(Prefix + "_" + l.name))
+		if strings.TrimSpace(v) == "" {
+			continue
+		}
+		var err error
+		if *l.set, err = safety.ParseIDs(v); err != nil {
+			return &Error{l.name, lang.T(lang.ConfigBadList, err.Error()), lang.T(l.accepted)}
+		}
+		*l.own = true
+	}
+	return nil
+}
+
+// botVariables lists the further bots' variables that environ's
+// SNOWLUMA_MCP_BOTS declares: SNOWLUMA_MCP_ENDPOINT_ALT and so on.
+func botVariables(getenv func(string) string) []string {
+	var out []string
+	for i, f := range strings.Split(halfWidth(getenv(Prefix+"_BOTS")), ",") {
+		l := strings.ToLower(strings.TrimSpace(f))
+		if !botLabel.MatchString(l) {
+			continue
+		}
+		for _, v := range botAllowVars {
+			out = append(out, Prefix+"_"+v+"_"+strings.ToUpper(l))
+		}
+		if i == 0 {
+			continue
+		}
+		for _, v := range perBotVars {
+			out = append(out, Prefix+"_"+v+"_"+strings.ToUpper(l))
+		}
+	}
+	return out
 }
 
 // note adds a start-up remark in c's language and what to do about it.
@@ -331,6 +573,13 @@ type Variable struct {
 	Meaning string
 }
 
+// In is v as a person reading l sees it: its default and meaning in l
+// (internal/lang holds the Chinese ones), its name as it is.
+func (v Variable) In(l lang.Lang) Variable {
+	v.Shown, v.Meaning = lang.Variable(l, strings.TrimPrefix(v.Name, Prefix+"_"), v.Shown, v.Meaning)
+	return v
+}
+
 // Variables lists every variable the server reads, in declaration order.
 func Variables() []Variable {
 	t := reflect.TypeFor[variables]()
@@ -413,7 +662,8 @@ func Misspelt(l lang.Lang, environ []string) []Misspelling {
 // misspelt is Misspelt with names read as goos reads them: on Windows
 // snowluma_mcp_mode is SNOWLUMA_MCP_MODE, and snowluma_mcp_mdoe a typo.
 func misspelt(goos string, l lang.Lang, environ []string) []Misspelling {
-	known := knownVariables()
+	perBot := botVariables(LookupOn(goos, environ))
+	known := append(knownVariables(), perBot...)
 	var out []Misspelling
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
@@ -427,6 +677,14 @@ func misspelt(goos string, l lang.Lang, environ []string) []Misspelling {
 		closest := slices.MinFunc(known, func(a, b string) int {
 			return cmp.Compare(nameDistance(upper, a), nameDistance(upper, b))
 		})
+		// A misspelt label (SNOWLUMA_MCP_TOKEN_BAKCUP) starts with a
+		// shared variable's name, but means a further bot's.
+		for _, v := range perBot {
+			if editdist.Distance(upper, v) <= 2 {
+				closest = v
+				break
+			}
+		}
 		out = append(out, Misspelling{Name: name, Closest: closest, Note: l.Sprintf(lang.NoteUnknownVariable, name, closest)})
 	}
 	return out
@@ -726,7 +984,13 @@ func parse(e variables, goos string, getenv func(string) string) (*Config, error
 		c.note(c.Lang.Sprintf(lang.NoteTaskDirIgnored, Prefix+"_TASK_DIR"), c.Lang.Sprintf(lang.NoteTaskDirIgnoredFix))
 		c.TaskDir = ""
 	}
+	if err := parseBots(e, c, getenv); err != nil {
+		return nil, err
+	}
 	if err := parseChannel(e, c); err != nil {
+		return nil, err
+	}
+	if err := checkBotChannels(c); err != nil {
 		return nil, err
 	}
 	if err := parseArchive(e, c); err != nil {

@@ -170,8 +170,8 @@ func TestErrorsInBothLanguages(t *testing.T) {
 		name, variable, value string
 		zh                    string // a part of the Chinese line
 	}{
-		{"lang", "LANG", "fr", `"fr" 不是此服务器会用的语言；可接受：zh 或 en`},
-		{"timeout", "TIMEOUT_MS", "-1", `"-1" 不是不大于 86400000 的正整数；可接受：1 到 86400000（一天）之间的整数毫秒数，例如 30000`},
+		{"lang", "LANG", "fr", `"fr" 不是本服务器支持的语言；可接受：zh 或 en`},
+		{"timeout", "TIMEOUT_MS", "-1", `"-1" 不是 1 到 86400000 之间的整数；可接受：1 到 86400000（一天）之间的整数毫秒数，例如 30000`},
 		{"request", "MAX_REQUEST_BYTES", "1", "之间的整数字节数"},
 		{"body", "MAX_BODY_BYTES", "x", "SnowLuma 的上限"},
 		{"validate", "VALIDATE_PARAMS", "maybe", `"maybe" 不是布尔值`},
@@ -180,8 +180,8 @@ func TestErrorsInBothLanguages(t *testing.T) {
 		{"invisible inside", "EVENTS_TOKEN", "s3\u202ecret", "令牌中间有一个看不见的字符（U+202E）"},
 		{"bearer", "TOKEN", "Bearer s3cret", "'Bearer ' 前缀"},
 		{"scheme", "ENDPOINT", "ftp://h/", "URL 的协议不是 http 或 https"},
-		{"credentials", "ENDPOINT", "http://u:s3cret@h/", "URL 里嵌有凭据"},
-		{"query", "EVENTS_URL", "ws://h/?access_token=s3cret", "URL 带有查询字符串；可接受：带主机的绝对 ws:// 或 wss:// URL"},
+		{"credentials", "ENDPOINT", "http://u:s3cret@h/", "URL 里带了用户名或密码"},
+		{"query", "EVENTS_URL", "ws://h/?access_token=s3cret", "URL 带有查询参数（?）；可接受：带主机的绝对 ws:// 或 wss:// URL"},
 		{"port", "ENDPOINT", "http://h:0/", "端口"},
 		{"no host", "ENDPOINT", "http:///x", "URL 没有主机"},
 		{"fragment", "ENDPOINT", "http://h/#s3cret", "片段"},

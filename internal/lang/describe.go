@@ -23,7 +23,7 @@ type Act struct {
 // description quotes.
 const maxQuoted = 40
 
-// Describe says in l what a call will do, with its values: 禁言 群 20001 的
+// Describe says in l what a call will do, with its values: 禁言群 20001 的
 // 30001，60 秒 / mute 30001 in group 20001 for 60 s, 撤回消息 #-12345（"…"）.
 // ok is false for an action it has no sentence for, or params it cannot
 // read; the caller then names the action and its targets instead.
@@ -46,25 +46,25 @@ func (l Lang) Describe(a Act) (desc string, ok bool) {
 			return "", false
 		}
 		if d == 0 {
-			return s("lift the mute of %s in group %s", "解除 群 %[2]s 中 %[1]s 的禁言", u, g), true
+			return s("lift the mute of %s in group %s", "解除群 %[2]s 中 %[1]s 的禁言", u, g), true
 		}
-		return s("mute %s in group %s for %s", "禁言 群 %[2]s 的 %[1]s，%[3]s", u, g, l.seconds(d)), true
+		return s("mute %s in group %s for %s", "禁言群 %[2]s 的 %[1]s，%[3]s", u, g, l.seconds(d)), true
 	case "set_group_whole_ban":
 		if g == "" {
 			return "", false
 		}
 		if p.flag("enable", true) {
-			return s("mute everyone in group %s but its owner and admins", "开启 群 %s 的全员禁言（只有群主和管理员能发言）", g), true
+			return s("mute everyone in group %s but its owner and admins", "开启群 %s 的全员禁言（只有群主和管理员能发言）", g), true
 		}
-		return s("lift the mute of everyone in group %s", "关闭 群 %s 的全员禁言", g), true
+		return s("lift the mute of everyone in group %s", "关闭群 %s 的全员禁言", g), true
 	case "set_group_kick":
 		if g == "" || u == "" {
 			return "", false
 		}
 		if p.flag("reject_add_request", false) {
-			return s("remove %s from group %s and refuse their later requests to join", "把 %s 踢出 群 %s，并拒绝其以后再申请加群", u, g), true
+			return s("remove %s from group %s and refuse their later requests to join", "把 %s 踢出群 %s，并拒绝其以后再申请加群", u, g), true
 		}
-		return s("remove %s from group %s", "把 %s 踢出 群 %s", u, g), true
+		return s("remove %s from group %s", "把 %s 踢出群 %s", u, g), true
 	case "set_group_kick_members":
 		ids := p.ids("user_id")
 		if g == "" || len(ids) == 0 {
@@ -72,17 +72,17 @@ func (l Lang) Describe(a Act) (desc string, ok bool) {
 		}
 		list := strings.Join(ids, s(", ", "、"))
 		if p.flag("reject_add_request", false) {
-			return s("remove %s from group %s and refuse their later requests to join", "把 %s 踢出 群 %s，并拒绝他们以后再申请加群", list, g), true
+			return s("remove %s from group %s and refuse their later requests to join", "把 %s 踢出群 %s，并拒绝他们以后再申请加群", list, g), true
 		}
-		return s("remove %s from group %s", "把 %s 踢出 群 %s", list, g), true
+		return s("remove %s from group %s", "把 %s 踢出群 %s", list, g), true
 	case "set_group_leave":
 		if g == "" {
 			return "", false
 		}
 		if p.flag("is_dismiss", false) {
-			return s("leave group %s and dismiss it (as its owner)", "退出 群 %s 并解散它（账号是群主时）", g), true
+			return s("leave group %s and dismiss it (as its owner)", "退出群 %s 并解散（账号是群主时）", g), true
 		}
-		return s("leave group %s", "退出 群 %s", g), true
+		return s("leave group %s", "退出群 %s", g), true
 	case "delete_msg":
 		id := p.id("message_id")
 		if id == "" {
@@ -105,16 +105,16 @@ func (l Lang) Describe(a Act) (desc string, ok bool) {
 			return "", false
 		}
 		if p.flag("enable", true) {
-			return s("make %s an admin of group %s", "把 %s 设为 群 %s 的管理员", u, g), true
+			return s("make %s an admin of group %s", "把 %s 设为群 %s 的管理员", u, g), true
 		}
-		return s("remove %s from the admins of group %s", "取消 %s 在 群 %s 的管理员", u, g), true
+		return s("remove %s from the admins of group %s", "取消 %s 在群 %s 的管理员身份", u, g), true
 	case "delete_group_file":
 		if f := p.text("file_id"); g != "" && f != "" {
-			return s("delete file %s from group %s", "删除 群 %[2]s 的群文件 %[1]s", f, g), true
+			return s("delete file %s from group %s", "删除群 %[2]s 的群文件 %[1]s", f, g), true
 		}
 	case "delete_group_file_folder", "delete_group_folder":
 		if f := p.text("folder_id"); g != "" && f != "" {
-			return s("delete folder %s and its contents from group %s", "删除 群 %[2]s 的文件夹 %[1]s 及其内容", f, g), true
+			return s("delete folder %s and its contents from group %s", "删除群 %[2]s 的文件夹 %[1]s 及其内容", f, g), true
 		}
 	case "send_group_msg", "send_private_msg", "send_msg":
 		text := p.messageText("message")

@@ -155,3 +155,16 @@ func TestSprintf(t *testing.T) {
 		t.Errorf("en: %q", got)
 	}
 }
+
+// TestArchiveSummaryOrder: doctor's archive line puts each count where
+// its word is in Chinese, whose order differs from the English (messages
+// in chats, 会话在前).
+func TestArchiveSummaryOrder(t *testing.T) {
+	zh := Zh.Sprintf(DoctorArchiveOK, "/a.db", 3, 1200, 4, 1.25, "群 1")
+	if want := "/a.db：格式版本 3，4 个会话共 1200 条消息，1.2 MiB；各会话最新消息：群 1"; zh != want {
+		t.Errorf("zh: %q, want %q", zh, want)
+	}
+	if en := En.Sprintf(DoctorArchiveOK, "/a.db", 3, 1200, 4, 1.25, "group 1"); !strings.Contains(en, "1200 messages in 4 chats") {
+		t.Errorf("en: %q", en)
+	}
+}

@@ -141,6 +141,11 @@ const (
 	NoteChannelEmpty       Message = "note.channel_empty"    // CHANNEL_GROUPS variable, CHANNEL_USERS variable
 	NoteChannelIgnored     Message = "note.channel_ignored"  // list variables, CHANNEL variable
 	NoteUnknownVariable    Message = "note.unknown_variable" // the name, the closest known name
+	ConfigBadBots          Message = "config.bad_bots"       // the reason
+	ConfigBots             Message = "config.bots"
+	ConfigBotNoEndpoint    Message = "config.bot_no_endpoint" // label, its ENDPOINT variable
+	ConfigBotEndpoint      Message = "config.bot_endpoint"    // its ENDPOINT variable, label
+	NoteBotsFirstOnly      Message = "note.bots_first_only"   // the first bot's label
 	TerminalHint           Message = "terminal_hint"
 	NoteSandboxIgnored     Message = "note.sandbox_ignored" // the variable
 	SandboxStarted         Message = "sandbox.started"      // seed, HTTP URL, WebSocket URL
@@ -163,6 +168,19 @@ const (
 	DoctorArchiveShared  Message = "doctor.archive_shared"  // path, mode
 	DoctorArchiveFix     Message = "doctor.archive_fix"
 	DoctorArchiveHeldFix Message = "doctor.archive_held_fix"
+	DoctorArchiveFailed  Message = "doctor.archive_failed" // path, the problem in words, the archive's own detail
+	DoctorArchiveBadFix  Message = "doctor.archive_bad_fix"
+	ArchiveCorrupt       Message = "archive.corrupt"
+	ArchiveCorruptFix    Message = "archive.corrupt_fix"
+	ArchiveForeign       Message = "archive.foreign"
+	ArchiveForeignFix    Message = "archive.foreign_fix"
+	ArchiveNewer         Message = "archive.newer"
+	ArchiveNewerFix      Message = "archive.newer_fix"
+	ArchiveFull          Message = "archive.full"
+	ArchiveFullFix       Message = "archive.full_fix"
+	ArchiveIO            Message = "archive.io"
+	ArchiveIOFix         Message = "archive.io_fix"
+	ArchiveUnusable      Message = "archive.unusable" // path, the problem in words, the archive's own detail, the fix
 )
 
 // doctor's texts (internal/app). Its check names and verdicts in
@@ -188,6 +206,8 @@ const (
 	DoctorCheckTasks          Message = "doctor.check.task_directory"
 	DoctorCheckDryRun         Message = "doctor.check.dry_run"
 	DoctorCheckSandbox        Message = "doctor.check.sandbox"
+	DoctorCheckArchive        Message = "doctor.check.archive"
+	DoctorCheckChannel        Message = "doctor.check.channel"
 	DoctorDryRunOn            Message = "doctor.dry_run_on"
 	DoctorSandboxOn           Message = "doctor.sandbox_on"  // seed
 	DoctorVarProblem          Message = "doctor.var_problem" // variable, problem
@@ -313,12 +333,12 @@ const (
 
 // texts holds every message in both languages.
 var texts = map[Message]text{
-	FormNeedsOne:    {"%s needs one more parameter.", "%s 还缺 1 个参数。"},
+	FormNeedsOne:    {"%s needs one more parameter.", "%s 还缺一个参数。"},
 	FormNeedsMany:   {"%s needs %d more parameters.", "%s 还缺 %d 个参数。"},
 	FormFillIn:      {" Fill in %s.", "请填写 %s。"},
 	FormEnterJSON:   {" Enter a JSON object with exactly these fields in %s:", "请在 %s 中填一个 JSON 对象，只含下列字段："},
 	FormAlreadySet:  {"\nAlready given (not to be entered again): %s.", "\n已经给出的参数（不用再填）：%s。"},
-	FormMustConfirm: {"\nThis action must be confirmed: set %s to true to run %s once with these parameters. %s", "\n此操作须经确认：把 %s 设为 true，即用这些参数执行一次 %s。%s"},
+	FormMustConfirm: {"\nThis action must be confirmed: set %s to true to run %s once with these parameters. %s", "\n此操作需要确认：把 %s 设为 true，就会用这些参数执行一次 %s。%s"},
 	FormJSONTitle:   {"Parameters (JSON object)", "参数（JSON 对象）"},
 	FormJSONHelp:    {`A JSON object with exactly: %s. For example {"%s": ...}`, `一个只含 %s 的 JSON 对象，例如 {"%s": ...}`},
 	ConfirmQuestion: {"Allow %[1]s on %[3]s? %[4]s", "%[2]s %[1]s：%[3]s。允许执行吗？%[4]s"},
@@ -329,16 +349,16 @@ var texts = map[Message]text{
 	ConfirmMember:   {"user %d", "成员 %d"},
 	ConfirmSep:      {", ", "，"},
 	ConfirmRunTitle: {"Run it", "执行"},
-	ConfirmRunHelp:  {"true runs the action once; false runs nothing.", "true：执行一次；false：什么也不执行。"},
+	ConfirmRunHelp:  {"true runs the action once; false runs nothing.", "true：执行一次；false：不执行。"},
 
-	GateIntro:     {"Messages written by QQ users (%s) were read in this session, and this call %s. Such a message may be steering it: allow it only if you asked for it.\n", "本会话已读取 QQ 用户写的消息（%s），而此操作%s。这可能是那些消息在诱导模型：只有确是您本人要求时才允许。\n"},
+	GateIntro:     {"Messages written by QQ users (%s) were read in this session, and this call %s. Such a message may be steering it: allow it only if you asked for it.\n", "本会话读过 QQ 用户发的消息（%s），而这个操作%s。这可能是那些消息在诱导模型：只有确实是你本人要求的，才允许执行。\n"},
 	GateLocalFile: {"uploads the local file %s", "会上传本地文件 %s"},
 	GateURL:       {"has the URL %s in its parameters", "的参数里有网址 %s"},
-	GateElsewhere: {"goes to %s, whose messages were not read", "会发往未读取过的 %s"},
+	GateElsewhere: {"goes to %s, whose messages were not read", "会发往没读过消息的 %s"},
 	GateNotID:     {"names %s, which is not a number", "指定的 %s 不是号码"},
-	GateNoChat:    {"names no chat, so it reaches beyond the chats read", "未指定会话，内容会到达已读会话之外"},
+	GateNoChat:    {"names no chat, so it reaches beyond the chats read", "没有指定会话，内容可能发到读过的会话以外"},
 	GatePublic:    {"publishes what it carries outside any chat (QZone, the profile, the status)", "会把内容公开发布到会话之外（QQ 空间、资料、状态等）"},
-	GateCarries:   {"carries message %s of %s", "带着 %[2]s 的消息 %[1]s"},
+	GateCarries:   {"carries message %s of %s", "会带出消息 %[1]s（来自%[2]s）"},
 	GateSep:       {"; ", "；"},
 	GateGroup:     {"group %d", "群 %d"},
 	GatePrivate:   {"private chat %d", "与 %d 的私聊"},
@@ -357,8 +377,8 @@ var texts = map[Message]text{
 	ConfigLine:             {"%s: %s; accepted: %s", "%s：%s；可接受：%s"},
 	ConfigStartError:       {"configuration error: %s", "配置错误：%s"},
 	ConfigStartVarError:    {"configuration error: %s: %s", "配置错误：%s：%s"},
-	ConfigTasksOff:         {"background tasks are off: %s", "后台任务已关闭：%s"},
-	ConfigNotPositive:      {"%q is not a positive integer of at most %d", "%q 不是不大于 %d 的正整数"},
+	ConfigTasksOff:         {"background tasks are off: %s", "后台任务不可用：%s"},
+	ConfigNotPositive:      {"%q is not a positive integer of at most %d", "%q 不是 1 到 %d 之间的整数"},
 	ConfigNotBytesIn:       {"%q is not a whole number of bytes from %d to %d", "%q 不是 %d 到 %d 之间的整数字节数"},
 	ConfigNotWholeFrom0:    {"%q is not a whole number from 0 to %d", "%q 不是 0 到 %d 之间的整数"},
 	ConfigMillis:           {"a whole number of milliseconds from 1 to 86400000 (a day), e.g. %d", "1 到 86400000（一天）之间的整数毫秒数，例如 %d"},
@@ -370,7 +390,7 @@ var texts = map[Message]text{
 	ConfigBoolean:          {"true or false (also 1/yes or 0/no, any case)", "true 或 false（也可写 1/yes 或 0/no，不分大小写）"},
 	ConfigMillis0:          {"a whole number of milliseconds from 0 to 86400000 (a day), e.g. %d", "0 到 86400000（一天）之间的整数毫秒数，例如 %d"},
 	ConfigSeed:             {"a whole number from 0 to 18446744073709551615, e.g. 7", "0 到 18446744073709551615 之间的整数，例如 7"},
-	ConfigNotLang:          {"%q is not a language this server speaks", "%q 不是此服务器会用的语言"},
+	ConfigNotLang:          {"%q is not a language this server speaks", "%q 不是本服务器支持的语言"},
 	ConfigLangs:            {"zh or en, in any common form (zh-CN, zh_CN.UTF-8, zh-Hans, zh-TW, en-US, ...); unset: from LC_ALL, LC_MESSAGES or LANG, else the system's display language", "zh 或 en，常见写法都可以（zh-CN、zh_CN.UTF-8、zh-Hans、zh-TW、en-US 等）；不设时取自 LC_ALL、LC_MESSAGES 或 LANG，再不然取系统的显示语言"},
 	ConfigTokenControl:     {"the token contains a control character (%U), as a line break or a CRLF .env file leaves", "令牌含有控制字符（%U），换行或 CRLF 格式的 .env 文件会留下这种字符"},
 	ConfigTokenInvisible:   {"the token holds an invisible character (%U) %s, as copying from a web page, a chat or an editor leaves; it would be sent as part of the token", "令牌%[2]s有一个看不见的字符（%[1]U），从网页、聊天或编辑器复制时常会带上；它会被当作令牌的一部分发出"},
@@ -391,8 +411,8 @@ var texts = map[Message]text{
 	ConfigNotURL:           {"the value is not a URL", "这个值不是 URL"},
 	ConfigURLScheme:        {"the URL's scheme is not %s or %s", "URL 的协议不是 %s 或 %s"},
 	ConfigURLNoHost:        {"the URL has no host", "URL 没有主机"},
-	ConfigURLCredentials:   {"the URL embeds credentials", "URL 里嵌有凭据"},
-	ConfigURLQuery:         {"the URL has a query string", "URL 带有查询字符串"},
+	ConfigURLCredentials:   {"the URL embeds credentials", "URL 里带了用户名或密码"},
+	ConfigURLQuery:         {"the URL has a query string", "URL 带有查询参数（?）"},
 	ConfigURLFragment:      {"the URL has a fragment", "URL 带有片段（#）"},
 	ConfigEndpointURL:      {"an absolute http:// or https:// URL with a host, e.g. http://127.0.0.1:3000/, with the token in SNOWLUMA_MCP_TOKEN", "带主机的绝对 http:// 或 https:// URL，例如 http://127.0.0.1:3000/，令牌放在 SNOWLUMA_MCP_TOKEN 里"},
 	ConfigEventsURL:        {"an absolute ws:// or wss:// URL with a host, e.g. ws://127.0.0.1:3001/ (SnowLuma's default), with the token in SNOWLUMA_MCP_EVENTS_TOKEN or SNOWLUMA_MCP_TOKEN", "带主机的绝对 ws:// 或 wss:// URL，例如 ws://127.0.0.1:3001/（SnowLuma 的默认值），令牌放在 SNOWLUMA_MCP_EVENTS_TOKEN 或 SNOWLUMA_MCP_TOKEN 里"},
@@ -421,7 +441,7 @@ var texts = map[Message]text{
 	ConfigCannotOpen:       {"%s", "无法打开：%s"},
 	ConfigAuditFile:        {"an absolute path of a file this process may create and append to, e.g. /var/log/snowluma-mcp/audit.jsonl", "本进程可以创建并追加写入的文件的绝对路径，例如 /var/log/snowluma-mcp/audit.jsonl"},
 	NoteModeIgnored:        {"%s=%s ignored: no %s is set, so the mode is docs", "已忽略 %s=%s：未设置 %s，所以模式是 docs"},
-	NoteEventsIgnored:      {"%s ignored: docs mode stays offline, so no event tools are offered", "已忽略 %s：docs 模式不联网，不提供事件工具"},
+	NoteEventsIgnored:      {"%s ignored: docs mode stays offline, so no event tools are offered", "已忽略 %s：docs 模式不连接 SnowLuma，没有事件工具"},
 	NoteEventsTokenIgnored: {"%s ignored: no %s is set", "已忽略 %s：未设置 %s"},
 	NoteTaskDirIgnored:     {"%s ignored: background tasks need write mode", "已忽略 %s：后台任务需要 write 模式"},
 	ConfigNotChannel:       {"%q is not a channel mode", "%q 不是推送通道（SNOWLUMA_MCP_CHANNEL）的模式"},
@@ -432,9 +452,9 @@ var texts = map[Message]text{
 	ConfigChannelGroups:    {"comma-separated positive group numbers whose messages the channel pushes, e.g. 20001,20002; unset pushes no group", "用逗号分隔的正整数群号，推送通道会推送这些群的消息，例如 20001,20002；不设则不推送任何群"},
 	ConfigChannelUsers:     {"comma-separated positive QQ numbers, e.g. 30001,30002", "用逗号分隔的正整数 QQ 号，例如 30001,30002"},
 	ConfigChannelOutside:   {"%d is not in %s, and the channel stays inside the allowlists", "%d 不在 %s 中，而推送通道不能超出允许名单"},
-	ConfigChannelInside:    {"ids that %s also lists: add the id there, or remove it here", "%s 同样列出的号码：把该号码加到那里，或从这里删掉"},
+	ConfigChannelInside:    {"ids that %s also lists: add the id there, or remove it here", "也在 %s 里的号码：把这个号码加到那里，或从这里删掉"},
 	ConfigApproversWrite:   {"approval prompts are sent as private QQ messages, which needs write mode", "审批请求以 QQ 私聊消息发出，需要 write 模式"},
-	ConfigApproversFix:     {"set SNOWLUMA_MCP_MODE=write, or unset SNOWLUMA_MCP_CHANNEL_APPROVERS", "设 SNOWLUMA_MCP_MODE=write，或取消 SNOWLUMA_MCP_CHANNEL_APPROVERS"},
+	ConfigApproversFix:     {"set SNOWLUMA_MCP_MODE=write, or unset SNOWLUMA_MCP_CHANNEL_APPROVERS", "设 SNOWLUMA_MCP_MODE=write，或删去 SNOWLUMA_MCP_CHANNEL_APPROVERS"},
 	NoteChannelEmpty:       {"the channel is on but %s and %s are both unset, so it pushes no message; list the groups and people to follow", "推送通道已开启，但 %s 和 %s 都未设置，因此不会推送任何消息；请列出要关注的群和人"},
 	ConfigArchivePath:      {"an absolute path of the archive's SQLite file, e.g. /home/me/.local/state/snowluma-mcp/archive.db (created 0600 in a 0700 directory), or a postgres:// URL", "归档 SQLite 文件的绝对路径，例如 /home/me/.local/state/snowluma-mcp/archive.db（以 0600 创建，所在目录 0700），或 postgres:// URL"},
 	ConfigArchiveList:      {"* for every chat the allowlists permit, or comma-separated positive numbers, e.g. 20001,20002", "* 表示允许名单内的所有会话，或用逗号分隔的正整数号码，例如 20001,20002"},
@@ -445,14 +465,32 @@ var texts = map[Message]text{
 	ConfigZone:             {"an IANA zone name such as Asia/Shanghai, or an offset from UTC such as +08:00 (works without a zone database)", "IANA 时区名（例如 Asia/Shanghai），或相对 UTC 的时差（例如 +08:00，无需时区数据库）"},
 	NoteArchiveIgnored:     {"%s ignored: the archive needs read or write mode", "已忽略 %s：消息归档需要 read 或 write 模式"},
 	NoteArchiveEmpty:       {"the archive is on but %s and %s are both unset, so it keeps no chat; list the chats, or * for all", "消息归档已开启，但 %s 和 %s 都未设置，因此不保存任何会话；请列出会话，或用 * 表示全部"},
-	NoteArchiveNoEvents:    {"the archive has no event connection (%s unset): it catches up from SnowLuma's history at start only and keeps the bot's own sends", "消息归档没有事件连接（未设置 %s）：只在启动时从 SnowLuma 的历史补齐，并保存机器人自己发出的消息"},
-	DoctorArchiveNew:       {"%s does not exist yet; the server creates it (0600) at its next start", "%s 尚不存在；服务器下次启动时会创建它（0600）"},
+	NoteArchiveNoEvents:    {"the archive has no event connection (%s unset): it catches up from SnowLuma's history at start only and keeps the bot's own sends", "消息归档没有事件连接（未设置 %s）：只在启动时从 SnowLuma 的历史记录补齐，并保存机器人自己发出的消息"},
+	DoctorArchiveNew:       {"%s does not exist yet; the server creates it (0600) at its next start", "%s 还不存在；服务器下次启动时会创建它（0600）"},
 	DoctorArchiveHeld:      {"%s is held by a running snowluma-mcp (only one server may use the file); its get_runtime_info reports the archive", "%s 正被一个运行中的 snowluma-mcp 占用（同一文件只能由一个服务器使用）；可用它的 get_runtime_info 查看归档状态"},
-	DoctorArchiveOK:        {"%s: schema %d, %d messages in %d chats, %.1f MiB; newest per chat: %s", "%s：schema %d，%d 个会话共 %d 条消息，%.1f MiB；各会话最新消息：%s"},
+	DoctorArchiveOK:        {"%s: schema %d, %d messages in %d chats, %.1f MiB; newest per chat: %s", "%[1]s：格式版本 %[2]d，%[4]d 个会话共 %[3]d 条消息，%.1[5]f MiB；各会话最新消息：%[6]s"},
 	DoctorArchiveShared:    {"%s is readable by other users (mode %#o)", "%s 可被其他用户读取（权限 %#o）"},
 	DoctorArchiveHeldFix:   {"nothing to do while that server runs; stop it to have doctor check the file", "该服务器运行期间无需处理；如需 doctor 检查文件，请先停止它"},
 	DoctorArchiveFix:       {"run chmod 600 on it", "对它执行 chmod 600"},
+	DoctorArchiveFailed:    {"%[1]s: %[3]s", "%[1]s：%[2]s（%[3]s）"},
+	DoctorArchiveBadFix:    {"check the file SNOWLUMA_MCP_ARCHIVE names, or move it aside and restart", "检查 SNOWLUMA_MCP_ARCHIVE 指向的文件，或把它移到别处再重启"},
+	ArchiveCorrupt:         {"not a readable SQLite database, or damaged", "不是可读的 SQLite 数据库，或者已损坏"},
+	ArchiveCorruptFix:      {"move the file aside (keep it if you want to try to recover it) and restart; a new archive is created", "把这个文件移到别处（想尝试恢复就留着它）再重启，会新建一个归档"},
+	ArchiveForeign:         {"another program's SQLite database", "是别的程序的 SQLite 数据库，不是 snowluma-mcp 的归档"},
+	ArchiveForeignFix:      {"set SNOWLUMA_MCP_ARCHIVE to a new file; this one is left untouched", "把 SNOWLUMA_MCP_ARCHIVE 设为一个新文件；这个文件不会被改动"},
+	ArchiveNewer:           {"written by a newer snowluma-mcp", "由更新版本的 snowluma-mcp 写入"},
+	ArchiveNewerFix:        {"upgrade snowluma-mcp, or give this build its own SNOWLUMA_MCP_ARCHIVE file", "升级 snowluma-mcp，或给这个版本另设一个 SNOWLUMA_MCP_ARCHIVE 文件"},
+	ArchiveFull:            {"the disk or the archive's size limit is full", "磁盘或归档的大小上限已满"},
+	ArchiveFullFix:         {"free disk space, or lower SNOWLUMA_MCP_ARCHIVE_MAX_BYTES or SNOWLUMA_MCP_ARCHIVE_DAYS, and restart", "腾出磁盘空间，或调低 SNOWLUMA_MCP_ARCHIVE_MAX_BYTES 或 SNOWLUMA_MCP_ARCHIVE_DAYS，然后重启"},
+	ArchiveIO:              {"the file cannot be read or written", "文件无法读写"},
+	ArchiveIOFix:           {"check the path: its folder must be on a local disk and writable by this user, or choose another path", "检查路径：所在文件夹要在本机磁盘上、且此用户可写；或者换一个路径"},
+	ArchiveUnusable:        {"the archive %[1]s cannot be used: %[3]s; %[4]s", "消息归档 %[1]s 无法使用：%[2]s（%[3]s）。%[4]s；在此之前，归档工具会说明无法使用"},
 	NoteChannelIgnored:     {"%s ignored: %s is off", "已忽略 %s：%s 为 off"},
+	ConfigBadBots:          {"%s", "机器人列表有误：%s"},
+	ConfigBots:             {"comma-separated labels, each a lowercase letter and up to 15 more lowercase letters or digits, e.g. main,alt; the first bot is configured by the unsuffixed variables, each other one by SNOWLUMA_MCP_ENDPOINT_<LABEL>, SNOWLUMA_MCP_TOKEN_<LABEL>, SNOWLUMA_MCP_EVENTS_URL_<LABEL> and SNOWLUMA_MCP_EVENTS_TOKEN_<LABEL>", "用逗号分隔的标签，每个以小写字母开头，后接至多 15 个小写字母或数字，例如 main,alt；第一个机器人用不带后缀的变量配置，其余每个用 SNOWLUMA_MCP_ENDPOINT_<标签>、SNOWLUMA_MCP_TOKEN_<标签>、SNOWLUMA_MCP_EVENTS_URL_<标签> 和 SNOWLUMA_MCP_EVENTS_TOKEN_<标签> 配置"},
+	ConfigBotNoEndpoint:    {"bot %s has no endpoint: %s is unset", "机器人 %s 没有地址：未设置 %s"},
+	ConfigBotEndpoint:      {"set %s to that bot's SnowLuma OneBot HTTP endpoint, e.g. http://127.0.0.1:3010/, or remove %s from SNOWLUMA_MCP_BOTS", "把 %s 设为该机器人的 SnowLuma OneBot HTTP 地址，例如 http://127.0.0.1:3010/，或从 SNOWLUMA_MCP_BOTS 中删去 %s"},
+	NoteBotsFirstOnly:      {"with several bots, background tasks serve the first bot (%s) only", "配置了多个机器人时，后台任务只服务第一个机器人（%s）"},
 	NoteUnknownVariable:    {"warning: %s is not a variable this server reads and is ignored; did you mean %s? (see --help)", "警告：%s 不是此服务器读取的变量，已忽略；是不是想写 %s？（见 --help）"},
 	NoteSandboxIgnored:     {"%s ignored: the sandbox sets it to its simulated SnowLuma", "已忽略 %s：沙箱会把它设为自己模拟的 SnowLuma"},
 	SandboxStarted:         {"sandbox: a simulated SnowLuma with a simulated QQ account (seed %d), HTTP %s, WebSocket %s, in this process; nothing reaches QQ", "沙箱：在本进程内运行的模拟 SnowLuma 和模拟 QQ 账号（种子 %d），HTTP %s，WebSocket %s；不会有任何内容到达 QQ"},
@@ -461,13 +499,13 @@ var texts = map[Message]text{
 	TerminalHint:           {"this is an MCP server: it speaks JSON-RPC on stdin/stdout and is meant to be started by an MCP host (Claude Desktop, Claude Code, VS Code, Cursor, the MCP Inspector); see the README's host configurations. Press Ctrl-D (Ctrl-Z then Enter on Windows) to stop it", "这是一个 MCP 服务器：它通过标准输入输出收发 JSON-RPC 消息，应由 MCP 宿主（Claude Desktop、Claude Code、VS Code、Cursor、MCP Inspector）启动；见 README 中的宿主配置。按 Ctrl-D（Windows 上按 Ctrl-Z 再按回车）停止它"},
 
 	// doctor.
-	DoctorHeader:              {"%s doctor %s (SnowLuma catalog %s)", "%s doctor %s（SnowLuma 目录 %s）"},
-	DoctorFix:                 {"fix: %s", "解决：%s"},
+	DoctorHeader:              {"%s doctor %s (SnowLuma catalog %s)", "%s doctor %s（SnowLuma 动作目录 %s）"},
+	DoctorFix:                 {"fix: %s", "解决办法：%s"},
 	DoctorSummary:             {"%d failed, %d warnings", "%d 项失败，%d 项警告"},
 	DoctorSummaryOne:          {"%d failed, 1 warning", "%d 项失败，1 项警告"},
-	DoctorTasksOK:             {"%s is private (%s), belongs to this configuration and its lease is free", "%s 是私有的（%s），属于当前配置，目前没有别的服务器在用"},
-	DoctorPrivatePOSIX:        {"no access for group or others (mode 0700)", "同组用户和其他用户都无权访问（权限 0700）"},
-	DoctorPrivateWindows:      {"a directory; on Windows its access list is not read (Go shows every directory as 0777), so keep it inside your user profile", "是目录；在 Windows 上不读取它的访问控制列表（Go 把每个目录都显示为 0777），所以请把它放在你的用户目录里"},
+	DoctorTasksOK:             {"%s is private (%s), belongs to this configuration and its lease is free", "%s：%s；属于当前配置，目前没有别的服务器在用"},
+	DoctorPrivatePOSIX:        {"no access for group or others (mode 0700)", "私有（同组用户和其他用户都无权访问，权限 0700）"},
+	DoctorPrivateWindows:      {"a directory; on Windows its access list is not read (Go shows every directory as 0777), so keep it inside your user profile", "Windows 上不检查访问控制列表（Go 把每个目录都显示为 0777），请确保它在你自己的用户目录下"},
 	UnknownArgument:           {"%s: unknown argument %q; accepted: %s (configuration is by environment variables)", "%s：未知参数 %q；可接受：%s（配置通过环境变量设置）"},
 	DoctorCheckConfig:         {"configuration", "配置"},
 	DoctorCheckEndpoint:       {"endpoint", "地址"},
@@ -481,6 +519,8 @@ var texts = map[Message]text{
 	DoctorCheckTasks:          {"task directory", "任务目录"},
 	DoctorCheckDryRun:         {"dry run", "演练"},
 	DoctorCheckSandbox:        {"sandbox", "沙箱"},
+	DoctorCheckArchive:        {"archive", "消息归档"},
+	DoctorCheckChannel:        {"channel", "推送通道"},
 	DoctorDryRunOn:            {"on (SNOWLUMA_MCP_DRY_RUN): write actions and uploads are checked and not sent; read-only actions go to SnowLuma", "已开启（SNOWLUMA_MCP_DRY_RUN）：写操作和上传只做检查、不发送；只读操作照常发往 SnowLuma"},
 	DoctorSandboxOn:           {"the endpoint is the simulated SnowLuma of snowluma-mcp sandbox (seed %d), started by this process: nothing reaches QQ", "地址是 snowluma-mcp sandbox 在本进程内启动的模拟 SnowLuma（种子 %d）：不会有任何内容到达 QQ"},
 	DoctorVarProblem:          {"%s: %s", "%s：%s"},
@@ -492,25 +532,25 @@ var texts = map[Message]text{
 	DoctorInherited:           {"inherited from SNOWLUMA_MCP_TOKEN", "沿用 SNOWLUMA_MCP_TOKEN"},
 	DoctorNoteFix:             {"remove the ignored variable or change the mode", "删去被忽略的变量，或改换模式"},
 	DoctorMisspeltFix:         {"rename %s to %s, or remove it if it was not meant for this server", "把 %s 改名为 %s；若它不是给本服务器的，就删去"},
-	DoctorNoEndpoint:          {"no endpoint: docs mode serves the catalog and executes nothing", "没有地址：docs 模式只提供目录，什么也不执行"},
-	DoctorNoEndpointFix:       {"set SNOWLUMA_MCP_ENDPOINT to SnowLuma's OneBot HTTP endpoint, e.g. http://127.0.0.1:3000/, to run actions", "要执行操作，把 SNOWLUMA_MCP_ENDPOINT 设为 SnowLuma 的 OneBot HTTP 地址，例如 http://127.0.0.1:3000/"},
+	DoctorNoEndpoint:          {"no endpoint: docs mode serves the catalog and executes nothing", "未设置地址：docs 模式只提供动作目录，不执行任何动作"},
+	DoctorNoEndpointFix:       {"set SNOWLUMA_MCP_ENDPOINT to SnowLuma's OneBot HTTP endpoint, e.g. http://127.0.0.1:3000/, to run actions", "要执行动作，请把 SNOWLUMA_MCP_ENDPOINT 设为 SnowLuma 的 OneBot HTTP 地址，例如 http://127.0.0.1:3000/"},
 	DoctorAuditOK:             {"%s can be appended to (mode 0600)", "%s 可以追加写入（权限 0600）"},
 	DoctorTasksFix:            {"fix SNOWLUMA_MCP_TASK_DIR as the message says, or point it at a new private directory", "按提示修正 SNOWLUMA_MCP_TASK_DIR，或让它指向一个新的私有目录"},
 	DoctorCheckEndpointVar:    {"check SNOWLUMA_MCP_ENDPOINT", "检查 SNOWLUMA_MCP_ENDPOINT"},
 	DoctorAnswers:             {"%s answers as OneBot", "%s 有应答，是 OneBot 服务"},
 	DoctorTokenUnsetFix:       {"set SNOWLUMA_MCP_TOKEN to the access token of SnowLuma's OneBot HTTP server (its WebUI: 节点配置 → HTTP API → the pencil → 授权 Token)", "把 SNOWLUMA_MCP_TOKEN 设为 SnowLuma OneBot HTTP 服务的授权 Token（WebUI 面板“节点配置” → “HTTP API” → 编辑 → “授权 Token”）"},
-	DoctorTokenWrongFix:       {"SNOWLUMA_MCP_TOKEN does not match SnowLuma's access token: copy it again from SnowLuma's WebUI (节点配置 → HTTP API → the pencil → 授权 Token), or from httpServers' accessToken in config/onebot_<QQ number>.json in SnowLuma's folder", "SNOWLUMA_MCP_TOKEN 与 SnowLuma 的访问令牌不符：在 SnowLuma 的 WebUI 面板“节点配置” → “HTTP API” → 编辑 → “授权 Token”中重新复制（或 SnowLuma 目录下 config\\onebot_<QQ号>.json 里 httpServers 的 accessToken）"},
+	DoctorTokenWrongFix:       {"SNOWLUMA_MCP_TOKEN does not match SnowLuma's access token: copy it again from SnowLuma's WebUI (节点配置 → HTTP API → the pencil → 授权 Token), or from httpServers' accessToken in config/onebot_<QQ number>.json in SnowLuma's folder", "SNOWLUMA_MCP_TOKEN 与 SnowLuma 的访问令牌不符：在 SnowLuma 的 WebUI 面板“节点配置” → “HTTP API” → 编辑 → “授权 Token”中重新复制（或 SnowLuma 文件夹下 config\\onebot_<QQ号>.json 里 httpServers 的 accessToken）"},
 	DoctorTokenRefused:        {"SnowLuma refused the token (HTTP %d)", "SnowLuma 拒绝了令牌（HTTP %d）"},
 	DoctorNotOneBot:           {"%s answers HTTP, but not as OneBot: %s", "%s 有 HTTP 应答，但不是 OneBot：%s"},
 	DoctorNotOneBotFix:        {"point SNOWLUMA_MCP_ENDPOINT at SnowLuma's OneBot HTTP server (its host, port and path), not at a web page or another service", "让 SNOWLUMA_MCP_ENDPOINT 指向 SnowLuma 的 OneBot HTTP 服务器（它的主机、端口和路径），而不是网页或别的服务"},
 	DoctorNoAnswer:            {"no answer from %s: %s", "%s 没有应答：%s"},
 	DoctorNoAnswerFix:         {"start SnowLuma and enable its OneBot HTTP server (its WebUI: 节点配置 → HTTP API, the node switched on), or correct the host and port in SNOWLUMA_MCP_ENDPOINT", "启动 SnowLuma 并启用它的 OneBot HTTP 服务（WebUI 面板“节点配置” → “HTTP API”里的节点要打开），或改正 SNOWLUMA_MCP_ENDPOINT 中的主机和端口"},
-	DoctorBadPath:             {"%s answers as OneBot, but every action is unknown there (retcode 1404): its path is probably not SnowLuma's HTTP path", "%s 是 OneBot 服务，但在这个地址上每个动作都不存在（retcode 1404）：路径多半不是 SnowLuma 的 HTTP 路径"},
+	DoctorBadPath:             {"%s answers as OneBot, but every action is unknown there (retcode 1404): its path is probably not SnowLuma's HTTP path", "%s 是 OneBot 服务，但这个地址上所有动作都返回不存在（retcode 1404）：路径多半不是 SnowLuma 的 HTTP 路径"},
 	DoctorBadPathFix:          {"set SNOWLUMA_MCP_ENDPOINT to SnowLuma's HTTP server with the path configured in SnowLuma (default /, e.g. http://127.0.0.1:3000/)", "把 SNOWLUMA_MCP_ENDPOINT 设为 SnowLuma 的 HTTP 服务器，带上 SnowLuma 中配置的路径（默认 /，例如 http://127.0.0.1:3000/）"},
 	DoctorLoginFailed:         {"get_login_info did not succeed (status %q, retcode %s)", "get_login_info 没有成功（status %q，retcode %s）"},
 	DoctorLoginFix:            {"check SnowLuma's logs; the account may not be logged in", "查看 SnowLuma 的日志；账号可能没有登录"},
 	DoctorLoggedIn:            {"accepted; logged in as %s (%s)", "已接受；登录的是 %s（%s）"},
-	DoctorNoToken:             {"SnowLuma answered without a token; %s", "SnowLuma 不要令牌也应答了；%s"},
+	DoctorNoToken:             {"SnowLuma answered without a token; %s", "SnowLuma 没有要求令牌；%s"},
 	DoctorNoTokenFix:          {"set an access token in SnowLuma and in SNOWLUMA_MCP_TOKEN, so that nothing else on the machine can drive the account", "在 SnowLuma 和 SNOWLUMA_MCP_TOKEN 中设置访问令牌，免得本机上别的程序也能操纵这个账号"},
 	DoctorActionFailed:        {"%s failed: %s", "%s 失败：%s"},
 	DoctorLogsFix:             {"check SnowLuma's logs", "查看 SnowLuma 的日志"},
@@ -520,20 +560,20 @@ var texts = map[Message]text{
 	DoctorOfflineFix:          {"log the account in again in SnowLuma", "在 SnowLuma 中重新登录账号"},
 	DoctorOnline:              {"online", "在线"},
 	DoctorNoVersion:           {"get_version_info does not name SnowLuma's version", "get_version_info 没有给出 SnowLuma 的版本"},
-	DoctorNoVersionFix:        {"compare SnowLuma's version with the catalog's by hand", "手动比较 SnowLuma 的版本与目录的版本"},
-	DoctorVersionOK:           {"SnowLuma %s matches the bundled catalog", "SnowLuma %s 与内置目录相符"},
-	DoctorVersionOther:        {"SnowLuma %s, but the bundled catalog describes %s", "SnowLuma %s，但内置目录描述的是 %s"},
-	DoctorVersionFix:          {"upgrade snowluma-mcp to a release for this SnowLuma; meanwhile SNOWLUMA_MCP_VALIDATE_PARAMS=false lets newer params through", "把 snowluma-mcp 升级到适合此 SnowLuma 的版本；在此之前，SNOWLUMA_MCP_VALIDATE_PARAMS=false 可放行新参数"},
-	DoctorVersionOlderFix:     {"upgrade SnowLuma to %s; until then, expect actions and params the catalog lists that this SnowLuma lacks to fail (retcode 1404 for a missing action)", "把 SnowLuma 升级到 %s；在此之前，目录里有而这个 SnowLuma 没有的操作和参数会失败（缺少的操作返回 retcode 1404）"},
+	DoctorNoVersionFix:        {"compare SnowLuma's version with the catalog's by hand", "手动对照 SnowLuma 的版本和内置动作目录的版本"},
+	DoctorVersionOK:           {"SnowLuma %s matches the bundled catalog", "SnowLuma %s 与内置动作目录相符"},
+	DoctorVersionOther:        {"SnowLuma %s, but the bundled catalog describes %s", "SnowLuma %s，但内置动作目录对应的是 %s"},
+	DoctorVersionFix:          {"upgrade snowluma-mcp to a release for this SnowLuma; meanwhile SNOWLUMA_MCP_VALIDATE_PARAMS=false lets newer params through", "把 snowluma-mcp 升级到与这个 SnowLuma 对应的版本；在此之前，设 SNOWLUMA_MCP_VALIDATE_PARAMS=false 可放行新参数"},
+	DoctorVersionOlderFix:     {"upgrade SnowLuma to %s; until then, expect actions and params the catalog lists that this SnowLuma lacks to fail (retcode 1404 for a missing action)", "把 SnowLuma 升级到 %s；在此之前，动作目录里有、而这个 SnowLuma 没有的动作和参数会失败（缺少的动作返回 retcode 1404）"},
 	DoctorEventsRefused:       {"%s: %s", "%s：%s"},
 	DoctorEventsTokenUnsetFix: {"set SNOWLUMA_MCP_EVENTS_TOKEN to the access token of SnowLuma's WebSocket server, its own, apart from the HTTP server's in SnowLuma's generated configuration (its WebUI: 节点配置 → WS 服务端 → the pencil → 授权 Token)", "把 SNOWLUMA_MCP_EVENTS_TOKEN 设为 SnowLuma WebSocket 服务自己的授权 Token（SnowLuma 生成的配置里它和 HTTP 的不同；WebUI 面板“节点配置” → “WS 服务端” → 编辑 → “授权 Token”）"},
 	DoctorEventsTokenWrongFix: {"SNOWLUMA_MCP_EVENTS_TOKEN does not match the access token of SnowLuma's WebSocket server: copy it again from SnowLuma's WebUI (节点配置 → WS 服务端 → the pencil → 授权 Token), or from wsServers' accessToken in config/onebot_<QQ number>.json", "SNOWLUMA_MCP_EVENTS_TOKEN 与 SnowLuma WebSocket 服务器的访问令牌不符：在 SnowLuma 的 WebUI 面板“节点配置” → “WS 服务端” → 编辑 → “授权 Token”中重新复制（或 config\\onebot_<QQ号>.json 里 wsServers 的 accessToken）"},
 	DoctorNoEvents:            {"no event connection at %s: %s", "%s 没有事件连接：%s"},
-	DoctorNoEventsStep:        {"%s, or unset SNOWLUMA_MCP_EVENTS_URL", "%s；或者取消 SNOWLUMA_MCP_EVENTS_URL"},
-	DoctorNoEventsFix:         {"enable SnowLuma's WebSocket server (its WebUI: 节点配置 → WS 服务端) and set SNOWLUMA_MCP_EVENTS_URL to it (SnowLuma's default is ws://127.0.0.1:3001/), or unset it", "在 SnowLuma 的 WebUI 面板“节点配置” → “WS 服务端”里启用 WebSocket 服务，并把 SNOWLUMA_MCP_EVENTS_URL 设为它（SnowLuma 默认是 ws://127.0.0.1:3001/），或者取消这个变量"},
-	DoctorEventsSilent:        {"%s accepted the WebSocket upgrade but sent nothing within %v; SnowLuma greets an accepted connection at once, so whether the token is accepted is unknown", "%s 接受了 WebSocket 升级，但 %v 内什么也没发；SnowLuma 会立即问候被接受的连接，所以不知道令牌是否被接受"},
+	DoctorNoEventsStep:        {"%s, or unset SNOWLUMA_MCP_EVENTS_URL", "%s；或者删去 SNOWLUMA_MCP_EVENTS_URL"},
+	DoctorNoEventsFix:         {"enable SnowLuma's WebSocket server (its WebUI: 节点配置 → WS 服务端) and set SNOWLUMA_MCP_EVENTS_URL to it (SnowLuma's default is ws://127.0.0.1:3001/), or unset it", "在 SnowLuma 的 WebUI 面板“节点配置” → “WS 服务端”里启用 WebSocket 服务，并把 SNOWLUMA_MCP_EVENTS_URL 设为它（SnowLuma 默认是 ws://127.0.0.1:3001/），或者删去这个变量"},
+	DoctorEventsSilent:        {"%s accepted the WebSocket upgrade but sent nothing within %v; SnowLuma greets an accepted connection at once, so whether the token is accepted is unknown", "%s 接受了 WebSocket 升级，但 %v 内什么也没发来；SnowLuma 接受连接后会立即发来第一条消息，所以无法确定令牌是否被接受"},
 	DoctorEventsSilentFix:     {"check that SNOWLUMA_MCP_EVENTS_URL is SnowLuma's WebSocket server (SnowLuma's default is ws://127.0.0.1:3001/)", "确认 SNOWLUMA_MCP_EVENTS_URL 是 SnowLuma 的 WebSocket 服务器（SnowLuma 默认是 ws://127.0.0.1:3001/）"},
-	DoctorEventsOK:            {"%s accepted the token (events token %s) and greeted with %s", "%s 接受了令牌（事件令牌%s），并以 %s 问候"},
+	DoctorEventsOK:            {"%s accepted the token (events token %s) and greeted with %s", "%s 接受了令牌（事件令牌%s），并发来了 %s"},
 	DoctorDirWillCreate:       {"%s does not exist yet; it will be created (0700) at start", "%s 还不存在；启动时会创建（0700）"},
 	DoctorDirNoCreate:         {"%s cannot be created: a part of its path is not a directory", "无法创建 %s：它的路径中有一段不是目录"},
 	DoctorDirAbsFix:           {"point SNOWLUMA_MCP_DOWNLOAD_DIR at an absolute directory path", "让 SNOWLUMA_MCP_DOWNLOAD_DIR 指向一个绝对目录路径"},
@@ -547,16 +587,16 @@ var texts = map[Message]text{
 	DoctorDirSharedFix:        {"run chmod go-w on it (chmod 700 makes it private)", "对它执行 chmod go-w（chmod 700 让它私有）"},
 	DoctorDirReadable:         {"%s is readable by other users (mode %#o); downloads may hold private files", "%s 可被其他用户读取（权限 %#o）；下载的文件可能含有私密内容"},
 	DoctorDirPrivateFix:       {"run chmod 700 on it", "对它执行 chmod 700"},
-	DoctorDirPrivate:          {"private: %s", "私有：%s"},
+	DoctorDirPrivate:          {"private: %s", "%s"},
 	DoctorAnd:                 {"%s, %s", "%s，%s"},
 	DoctorFree:                {"%d MiB free for a quota of %d MiB", "可用 %d MiB，配额 %d MiB"},
 	DoctorFreeFix:             {"free disk space, or lower SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES below the free space", "腾出磁盘空间，或把 SNOWLUMA_MCP_DOWNLOAD_QUOTA_BYTES 调到可用空间以下"},
 	DoctorUploadNoRead:        {"the upload root cannot be read: %s", "无法读取上传根目录：%s"},
-	DoctorUploadFix:           {"point SNOWLUMA_MCP_UPLOAD_ROOT at an existing directory this user can read, or unset it", "让 SNOWLUMA_MCP_UPLOAD_ROOT 指向此用户可读的已有目录，或者取消它"},
+	DoctorUploadFix:           {"point SNOWLUMA_MCP_UPLOAD_ROOT at an existing directory this user can read, or unset it", "让 SNOWLUMA_MCP_UPLOAD_ROOT 指向此用户可读的已有目录，或者删去它"},
 	DoctorUploadOK:            {"%s is readable (%d entries); only files inside it can be uploaded", "%s 可读（%d 项）；只有其中的文件可以上传"},
 
 	// Warnings that still serve, and each note's fix.
-	NoteTokenShort:            {"warning: %s has %d characters, fewer than %d; SnowLuma accepts it and the server runs, but a token that short is easily guessed by anything that reaches the port, and error messages hide it wherever it appears, ordinary text included", "警告：%s 只有 %d 个字符，少于 %d 个；SnowLuma 接受它，服务器照常运行，但这么短的令牌，任何能连到端口的程序都容易猜中，而且错误信息里凡是出现它的地方都会被隐藏，连普通文字也一样"},
+	NoteTokenShort:            {"warning: %s has %d characters, fewer than %d; SnowLuma accepts it and the server runs, but a token that short is easily guessed by anything that reaches the port, and error messages hide it wherever it appears, ordinary text included", "警告：%s 只有 %d 个字符，少于 %d 个；SnowLuma 接受它，服务器照常运行，但这么短的令牌，任何能连到端口的程序都容易猜中，而且错误信息里凡是和它相同的文字都会被遮掉，连普通文字也不例外"},
 	NoteTokenShortFix:         {"set a longer token (SnowLuma generates 43-character ones) in SnowLuma's network settings and here alike", "在 SnowLuma 的网络配置和这里换成同一个更长的令牌（SnowLuma 自动生成的有 43 个字符）"},
 	NoteModeIgnoredFix:        {"set SNOWLUMA_MCP_ENDPOINT to SnowLuma's OneBot HTTP address to use this mode, or remove SNOWLUMA_MCP_MODE", "要使用这个模式，请把 SNOWLUMA_MCP_ENDPOINT 设为 SnowLuma 的 OneBot HTTP 地址；否则删去 SNOWLUMA_MCP_MODE"},
 	NoteEventsIgnoredFix:      {"set SNOWLUMA_MCP_ENDPOINT (read or write mode) to receive events, or remove SNOWLUMA_MCP_EVENTS_URL", "要接收事件，请设置 SNOWLUMA_MCP_ENDPOINT（read 或 write 模式）；否则删去 SNOWLUMA_MCP_EVENTS_URL"},
@@ -580,13 +620,13 @@ var texts = map[Message]text{
 			"用法：%s [--help | --version | doctor [--json] | sandbox [doctor [--json]]]\n\n" +
 			"doctor 按下面的环境变量检查正在运行的 SnowLuma（只执行只读动作），列出哪里有问题、怎么改。\n\n" +
 			"sandbox 在本进程里启动模拟的 SnowLuma 和 QQ 账号，以 write 模式提供同样的工具（SNOWLUMA_MCP_SANDBOX_SEED 决定模拟哪个账号）：不会有任何内容发到 QQ。sandbox doctor 对它运行 doctor。\n\n" +
-			"环境变量（Windows 上变量名不区分大小写；各变量的说明是英文，中文说明见 README.zh-CN.md 和 docs/configuration.md）："},
+			"环境变量（Windows 上变量名不区分大小写）："},
 	HelpDefault: {"default: %s", "默认：%s"},
 
 	// doctor on Windows.
 	DoctorDirWillCreateWindows: {"%s does not exist yet; it will be created at start", "%s 还不存在；启动时会创建"},
 	DoctorAuditOKWindows:       {"%s can be appended to", "%s 可以追加写入"},
-	DoctorArchiveNewWindows:    {"%s does not exist yet; the server creates it at its next start", "%s 尚不存在；服务器下次启动时会创建它"},
+	DoctorArchiveNewWindows:    {"%s does not exist yet; the server creates it at its next start", "%s 还不存在；服务器下次启动时会创建它"},
 
 	// Windows paths.
 	ConfigPathUnexpanded:     {"%s is not expanded here: an MCP host passes the value as written, so it is not an absolute path", "%s 在这里不会被展开：MCP 宿主按原样传入这个值，所以它不是绝对路径"},
@@ -600,4 +640,22 @@ var texts = map[Message]text{
 	TasksInUse:    {"the task folder %s is in use by %s: stop that server, or give this one its own SNOWLUMA_MCP_TASK_DIR", "任务文件夹 %s 正被%s使用：请停掉那个服务器，或给这个服务器另设一个 SNOWLUMA_MCP_TASK_DIR"},
 	HolderProcess: {"snowluma-mcp process %s (since %s)", " snowluma-mcp 进程 %s（%s 起）"},
 	HolderUnknown: {"another process", "另一个进程"},
+}
+
+// ArchiveProblem is the problem and the fix, as a person reads them, of an
+// archive file that cannot be used for the reason p (the archive
+// package's Problem: corrupt, foreign, newer, full; anything else is a
+// file that cannot be read or written).
+func ArchiveProblem(p string) (problem, fix Message) {
+	switch p {
+	case "corrupt":
+		return ArchiveCorrupt, ArchiveCorruptFix
+	case "foreign":
+		return ArchiveForeign, ArchiveForeignFix
+	case "newer":
+		return ArchiveNewer, ArchiveNewerFix
+	case "full":
+		return ArchiveFull, ArchiveFullFix
+	}
+	return ArchiveIO, ArchiveIOFix
 }

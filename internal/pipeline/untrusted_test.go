@@ -95,7 +95,7 @@ func TestGateTextReasons(t *testing.T) {
 	if !strings.Contains(en, "publishes what it carries outside any chat") || !strings.Contains(en, "carries message 22 of group 2") {
 		t.Errorf("en: %s", en)
 	}
-	if !strings.Contains(zh, "公开发布") || !strings.Contains(zh, "带着 群 2 的消息 22") {
+	if !strings.Contains(zh, "公开发布") || !strings.Contains(zh, "会带出消息 22（来自群 2）") {
 		t.Errorf("zh: %s", zh)
 	}
 }

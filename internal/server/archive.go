@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/channel"
 	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
@@ -46,6 +48,14 @@ type archiveService struct {
 	keeper  *archive.Keeper // nil without a store
 	log     io.Writer
 
+	// bots is the server's bots when several share the archive (nil with
+	// one: nothing is added then); index is this service's bot. The
+	// first bot's service serves the tools over every bot's chats; a
+	// further bot's keeps its own chats (keyed by its QQ number), its
+	// sends and its channel's catch-up.
+	bots  *botSet
+	index int
+
 	mu    sync.Mutex
 	noted string // the last failure logged
 	ch    *channelService
@@ -59,12 +69,18 @@ type archiveService struct {
 // newArchiveService returns the archive of b, or nil when none is
 // configured; the executor it reads SnowLuma through is set once that is
 // built.
-func newArchiveService(b *backend.Backend, mode config.Mode, log io.Writer) *archiveService {
-	if b.ArchivePath == "" || mode == config.ModeDocs {
+func newArchiveService(b *backend.Backend, opts Options, log io.Writer) *archiveService {
+	if first := opts.archiveOf; first != nil && opts.botIndex > 0 {
+		return furtherArchive(first, b, opts, log)
+	}
+	if b.ArchivePath == "" || opts.Mode == config.ModeDocs {
 		return nil
 	}
 	svc := &archiveService{store: b.Archive, problem: b.ArchiveProblem, path: b.ArchivePath, log: log,
-		catchUp: make(chan struct{}, 1)}
+		catchUp: make(chan struct{}, 1), bots: opts.bots}
+	if svc.store != nil && svc.bots != nil {
+		svc.store.SetBotLabel(svc.bots.labelOf)
+	}
 	if svc.store != nil {
 		// Tapped now, before anyone opens the event connection: the
 		// archive sees its first event.
@@ -73,6 +89,38 @@ func newArchiveService(b *backend.Backend, mode config.Mode, log io.Writer) *arc
 	}
 	svc.requestCatchUp()
 	return svc
+}
+
+// furtherArchive is the archive service of a further bot, whose backend is
+// b: the first bot's store, fed from b's event connection by a keeper of
+// its own that backfills through b's SnowLuma. Its keeper starts with
+// startFurther.
+func furtherArchive(first *archiveService, b *backend.Backend, opts Options, log io.Writer) *archiveService {
+	if first.store == nil {
+		return nil
+	}
+	svc := &archiveService{store: first.store, path: first.path, log: log, catchUp: make(chan struct{}, 1), bots: opts.bots, index: opts.botIndex}
+	svc.keeper = archive.NewFurtherKeeper(svc.store, b.Events, archiveSource{svc}, log)
+	svc.keeper.Backfilled = svc.requestCatchUp
+	svc.requestCatchUp()
+	return svc
+}
+
+// startFurther starts a further bot's keeper (the first bot's starts with
+// the archive feature's attach).
+func (svc *archiveService) startFurther() {
+	if svc != nil && svc.keeper != nil && svc.index > 0 {
+		go svc.keeper.Run(context.Background())
+	}
+}
+
+// key is the Chat.Bot of this service's bot: 0 for the first, a further
+// bot's QQ number (0 and false while it cannot be learnt).
+func (svc *archiveService) key(ctx context.Context) (int64, bool) {
+	if svc.bots == nil {
+		return 0, true
+	}
+	return svc.bots.keyOf(ctx, svc.index)
 }
 
 // hooks adds the archive's hook to the pipeline's: the bot's own sends
@@ -99,10 +147,28 @@ func archiveFeature(d *deps) (feature, error) {
 		if svc.store != nil {
 			f.attach = func(*mcp.Server) error { go svc.keeper.Run(context.Background()); return nil }
 		} else {
-			fmt.Fprintf(svc.log, "archive: %v\n", svc.problem)
+			fmt.Fprintln(svc.log, problemLine(svc.problem, cmp.Or(d.opts.Lang, lang.En)))
 		}
 	}
 	return f, nil
+}
+
+// problemLine is the one line that tells the operator, in l, why the
+// archive tools are off. A file another server holds is the usual case (a
+// second host started on the same configuration) and has its words in both
+// languages; any other problem of the file is the archive's own error in
+// English, and in another language its problem and fix in that language
+// with the archive's detail quoted.
+func problemLine(err error, l lang.Lang) string {
+	var e *archive.Error
+	switch {
+	case errors.As(err, &e) && e.Problem == archive.ProblemLocked:
+		return Name + ": " + l.Sprintf(lang.ArchiveInUse, e.File)
+	case errors.As(err, &e) && l != lang.En:
+		problem, fix := lang.ArchiveProblem(string(e.Problem))
+		return Name + ": " + l.Sprintf(lang.ArchiveUnusable, e.File, l.Sprintf(problem), e.Detail, l.Sprintf(fix))
+	}
+	return "archive: " + err.Error()
 }
 
 // unavailable is the archive tools' answer when the file cannot be used.
@@ -167,8 +233,8 @@ const readMessagesInput = `{
   "properties": {
     ` + archiveChatProps + `,
     "before": ` + archivePosition + `,
-    "after": ` + archivePosition + `,
-    "around": ` + archivePosition + `,
+    "after": {"type": ["integer", "string"], "description": "As before."},
+    "around": {"type": ["integer", "string"], "description": "As before."},
     "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50},
     ` + archiveFormat + `
   },
@@ -195,7 +261,7 @@ const markReadInput = `{
 // archiveMessagesResult names what a client may rely on: the count and
 // trust always, the lines or the messages by format.
 const archiveMessagesResult = `{"type": "object", "properties": {"lines": {"type": "string"}, "messages": {"type": "array"}}, "required": ["count", "trust"]}`
-const listChatsResult = `{"type": "object", "properties": {"chats": {"type": "array", "items": {"type": "object"}}}, "required": ["chats"]}`
+const listChatsResult = `{"type": "object", "properties": {"chats": {"type": "array"}}, "required": ["chats", "trust"]}`
 const markReadResult = `{"type": "object", "properties": {"unread": {"type": "integer"}}, "required": ["chat", "unread"]}`
 
 func archiveTools(svc *archiveService) []toolkit.Spec {
@@ -204,42 +270,135 @@ func archiveTools(svc *archiveService) []toolkit.Spec {
 		off = &outcome.Refusal{Kind: outcome.KindNotConfigured, Message: "the message archive is not configured on this server",
 			NextStep: "set SNOWLUMA_MCP_ARCHIVE to an absolute file path and SNOWLUMA_MCP_ARCHIVE_GROUPS / _USERS, use read or write mode, and restart the server"}
 	}
+	in := [4]string{searchMessagesInput, readMessagesInput, listChatsInput, markReadInput}
+	if svc != nil && svc.bots != nil {
+		// Several bots: each tool takes the optional bot (with one,
+		// nothing is added).
+		for i := range in {
+			in[i] = withArchiveBot(in[i], svc.bots)
+		}
+	}
 	return []toolkit.Spec{{
 		Name:        "search_messages",
 		Title:       "Search archived messages",
 		Description: "Full-text search of the local message archive, newest first.",
-		Input:       searchMessagesInput, Output: archiveMessagesResult, Needs: config.ModeRead, Idempotent: true,
+		Input:       in[0], Output: archiveMessagesResult, Needs: config.ModeRead, Idempotent: true,
 		Unavailable: off, Handler: toolkit.Handle(svc.search),
 	}, {
 		Name:        "read_messages",
 		Title:       "Read an archived chat",
 		Description: "One archived chat (group_id or user_id) in time order: the newest, or before/after/around a message_id or time; gaps mark missing messages.",
-		Input:       readMessagesInput, Output: archiveMessagesResult, Needs: config.ModeRead, Idempotent: true,
+		Input:       in[1], Output: archiveMessagesResult, Needs: config.ModeRead, Idempotent: true,
 		Unavailable: off, Handler: toolkit.Handle(svc.read),
 	}, {
 		Name:        "list_chats",
 		Title:       "List archived chats",
 		Description: "The archived chats, latest first, with unread counts.",
-		Input:       listChatsInput, Output: listChatsResult, Needs: config.ModeRead, Idempotent: true,
+		Input:       in[2], Output: listChatsResult, Needs: config.ModeRead, Idempotent: true,
 		Unavailable: off, Handler: toolkit.Handle(svc.listChats),
 	}, {
 		Name:        "mark_read",
 		Title:       "Mark an archived chat read",
 		Description: "Mark an archived chat (group_id or user_id) read up to message_id. Local only: nothing goes to QQ.",
-		Input:       markReadInput, Output: markReadResult, Needs: config.ModeRead, Writes: true, Idempotent: true,
+		Input:       in[3], Output: markReadResult, Needs: config.ModeRead, Writes: true, Idempotent: true,
 		Unavailable: off, Handler: toolkit.Handle(svc.markRead),
 	}}
 }
 
+// withArchiveBot adds the optional bot argument to an archive tool's input
+// schema.
+func withArchiveBot(input string, set *botSet) string {
+	var schema map[string]json.RawMessage
+	var props map[string]json.RawMessage
+	if json.Unmarshal([]byte(input), &schema) != nil || json.Unmarshal(schema["properties"], &props) != nil {
+		return input
+	}
+	labels := make([]string, len(set.bots))
+	for i, b := range set.bots {
+		labels[i] = b.Label
+	}
+	desc, _ := json.Marshal(strings.Join(labels, ", ") + " or a bot's QQ number. Default: every bot.")
+	props[botProp] = json.RawMessage(`{"type": ["string", "integer"], "description": ` + string(desc) + `}`)
+	schema["properties"], _ = json.Marshal(props)
+	out, err := json.Marshal(schema)
+	if err != nil {
+		return input
+	}
+	return string(out)
+}
+
+// botArg reads an archive tool's bot argument, several bots being
+// configured: the Chat.Bot key of the bot it names, nil without one.
+func (svc *archiveService) botArg(ctx context.Context, raw json.RawMessage) (*int64, *outcome.Reply) {
+	if svc.bots == nil {
+		return nil, nil
+	}
+	// Every bot's QQ number, asked once: the labels of what is read.
+	svc.bots.selfIDs(ctx)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var v string
+	if json.Unmarshal(raw, &v) != nil {
+		v = string(raw)
+	}
+	i, ok := svc.bots.find(ctx, v)
+	if !ok {
+		r := outcome.Fail(outcome.KindInvalidArguments, fmt.Sprintf("no bot %s on this server: %s", raw, svc.bots.names(ctx)), "call again with bot set to one of them (a label or its QQ number)")
+		return nil, &r
+	}
+	key, ok := svc.bots.keyOf(ctx, i)
+	if !ok {
+		r := outcome.Fail(outcome.KindTransport, "bot "+svc.bots.bots[i].Label+" did not say its QQ number (get_login_info)", "check that its SnowLuma is running, then call again")
+		return nil, &r
+	}
+	return &key, nil
+}
+
+// chatBot sets chat's bot: the one bot names, else, several bots being
+// configured, the one bot whose chat the archive holds (the first when
+// none does); two holding it is refused, naming the bots.
+func (svc *archiveService) chatBot(ctx context.Context, chat *archive.Chat, bot *int64) *outcome.Reply {
+	if bot != nil {
+		chat.Bot = *bot
+		return nil
+	}
+	if svc.bots == nil {
+		return nil
+	}
+	var holders []int64
+	for i := range svc.bots.bots {
+		if key, ok := svc.bots.keyOf(ctx, i); ok {
+			c := *chat
+			c.Bot = key
+			if svc.store.Holds(c) {
+				holders = append(holders, key)
+			}
+		}
+	}
+	switch len(holders) {
+	case 0:
+		chat.Bot = 0
+	case 1:
+		chat.Bot = holders[0]
+	default:
+		r := outcome.Fail(outcome.KindInvalidArguments, fmt.Sprintf("'bot' is required: several bots keep %v: %s", *chat, svc.bots.names(ctx)),
+			"call again with bot set to the label or QQ number of the bot whose view of the chat to use")
+		return &r
+	}
+	return nil
+}
+
 type searchMessagesArgs struct {
-	Query   string `json:"query"`
-	GroupID int64  `json:"group_id"`
-	UserID  int64  `json:"user_id"`
-	Since   string `json:"since"`
-	Until   string `json:"until"`
-	Limit   int    `json:"limit"`
-	Cursor  string `json:"cursor"`
-	Format  string `json:"format"`
+	Bot     json.RawMessage `json:"bot"`
+	Query   string          `json:"query"`
+	GroupID int64           `json:"group_id"`
+	UserID  int64           `json:"user_id"`
+	Since   string          `json:"since"`
+	Until   string          `json:"until"`
+	Limit   int             `json:"limit"`
+	Cursor  string          `json:"cursor"`
+	Format  string          `json:"format"`
 }
 
 // archivePage is the answer of search_messages and read_messages: the
@@ -247,6 +406,9 @@ type searchMessagesArgs struct {
 // each (format "fields").
 type archivePage struct {
 	Count int `json:"count"`
+	// Chat names the messages' one chat when the call named none (a
+	// search of every chat) and the lines therefore do not.
+	Chat string `json:"chat,omitempty"`
 	// Lines holds the messages in the order listed, one line each
 	// (qqmsg.AppendLines), when the format is "lines".
 	Lines string `json:"lines,omitempty"`
@@ -295,8 +457,9 @@ func forModel(msgs []archive.Message) []archive.Message {
 
 // pageOf is an archivePage of msgs in format: their text and names
 // neutralized as forModel does, as lines in the operator's zone (each
-// naming its chat when they are of several) or as fields.
-func (svc *archiveService) pageOf(msgs []archive.Message, format string) archivePage {
+// naming its chat when they are of several; chat naming their one chat
+// when the call did not, named being false) or as fields.
+func (svc *archiveService) pageOf(msgs []archive.Message, format string, named bool) archivePage {
 	page := archivePage{Count: len(msgs), Trust: channel.TrustUntrusted}
 	if format == "fields" {
 		if msgs == nil {
@@ -316,11 +479,19 @@ func (svc *archiveService) pageOf(msgs []archive.Message, format string) archive
 			oneChat = false
 		}
 	}
-	if !oneChat {
-		// A search across chats names each line's.
+	switch {
+	case !oneChat || svc.bots != nil:
+		// A search across chats names each line's, and, several bots
+		// sharing the archive, the bot's.
 		for i := range lines {
 			lines[i].Chat = msgs[i].Chat
+			if msgs[i].Bot != "" {
+				lines[i].Chat = msgs[i].Bot + " " + msgs[i].Chat
+			}
 		}
+	case !named && len(msgs) > 0:
+		// A search of all chats whose hits are of one says which.
+		page.Chat = msgs[0].Chat
 	}
 	page.Lines = string(qqmsg.AppendLines(nil, lines, svc.store.Location()))
 	return page
@@ -333,12 +504,24 @@ func (svc *archiveService) pageOf(msgs []archive.Message, format string) archive
 // that chat (see untrusted). The id a message replies to is not noted:
 // its sender wrote it, and it may name a message of any chat.
 func (svc *archiveService) seen(c *toolkit.Call, msgs []archive.Message) {
-	reg := svc.x.backend.Provenance
-	if reg == nil || c == nil || c.Req == nil || c.Req.Session == nil || len(msgs) == 0 {
+	if c == nil || c.Req == nil || c.Req.Session == nil || len(msgs) == 0 {
 		return
 	}
-	l := reg.For(c.Req.Session)
 	for _, m := range msgs {
+		// Several bots: the gate of the bot that received it, alone.
+		reg := svc.x.backend.Provenance
+		if svc.bots != nil && m.Bot != "" {
+			reg = nil
+			for _, b := range svc.bots.bots {
+				if b.Label == m.Bot && b.Backend != nil {
+					reg = b.Backend.Provenance
+				}
+			}
+		}
+		if reg == nil {
+			continue
+		}
+		l := reg.For(c.Req.Session)
 		chat := untrusted.UnknownChat
 		if m.GroupID != 0 {
 			chat = untrusted.GroupChat(m.GroupID)
@@ -362,8 +545,14 @@ func (svc *archiveService) search(ctx context.Context, c *toolkit.Call, in searc
 	if q.Until, r = svc.parseTime("/until", in.Until); r != nil {
 		return *r
 	}
+	if q.Bot, r = svc.botArg(ctx, in.Bot); r != nil {
+		return *r
+	}
 	if in.GroupID != 0 {
 		q.Chat = &archive.Chat{Group: true, ID: in.GroupID}
+		if r := svc.chatBot(ctx, q.Chat, q.Bot); r != nil {
+			return *r
+		}
 	}
 	if r, ok := svc.allowed(q.Chat, in.UserID); !ok {
 		return r
@@ -379,7 +568,7 @@ func (svc *archiveService) search(ctx context.Context, c *toolkit.Call, in searc
 		return svc.failed(err)
 	}
 	svc.seen(c, msgs)
-	page := svc.pageOf(msgs, in.Format)
+	page := svc.pageOf(msgs, in.Format, q.Chat != nil)
 	page.NextCursor = next
 	if found.Any {
 		page.Match = "any"
@@ -420,6 +609,7 @@ func chatOf(group, user int64) (archive.Chat, *outcome.Reply) {
 }
 
 type readArgs struct {
+	Bot     json.RawMessage `json:"bot"`
 	GroupID int64           `json:"group_id"`
 	UserID  int64           `json:"user_id"`
 	Before  json.RawMessage `json:"before"`
@@ -449,7 +639,7 @@ func (svc *archiveService) position(pointer string, raw json.RawMessage) (*archi
 
 // chatArg is the one chat a read_messages or mark_read call names, once
 // the archive is usable and the allowlists admit it; otherwise the refusal.
-func (svc *archiveService) chatArg(groupID, userID int64) (archive.Chat, outcome.Reply, bool) {
+func (svc *archiveService) chatArg(ctx context.Context, bot json.RawMessage, groupID, userID int64) (archive.Chat, outcome.Reply, bool) {
 	if r, bad := svc.unavailable(); bad {
 		return archive.Chat{}, r, false
 	}
@@ -460,11 +650,18 @@ func (svc *archiveService) chatArg(groupID, userID int64) (archive.Chat, outcome
 	if r, ok := svc.allowed(&chat, 0); !ok {
 		return archive.Chat{}, r, false
 	}
+	key, r := svc.botArg(ctx, bot)
+	if r == nil {
+		r = svc.chatBot(ctx, &chat, key)
+	}
+	if r != nil {
+		return archive.Chat{}, *r, false
+	}
 	return chat, outcome.Reply{}, true
 }
 
 func (svc *archiveService) read(ctx context.Context, c *toolkit.Call, in readArgs) outcome.Reply {
-	chat, refusal, ok := svc.chatArg(in.GroupID, in.UserID)
+	chat, refusal, ok := svc.chatArg(ctx, in.Bot, in.GroupID, in.UserID)
 	if !ok {
 		return refusal
 	}
@@ -491,40 +688,70 @@ func (svc *archiveService) read(ctx context.Context, c *toolkit.Call, in readArg
 		return svc.failed(err)
 	}
 	svc.seen(c, w.Messages)
-	page := svc.pageOf(w.Messages, in.Format)
+	page := svc.pageOf(w.Messages, in.Format, true)
 	page.Gaps, page.MoreBefore, page.MoreAfter = w.Gaps, &w.MoreBefore, &w.MoreAfter
 	return outcome.OK(page)
 }
 
 type listChatsArgs struct {
-	UnreadOnly bool `json:"unread_only"`
+	Bot        json.RawMessage `json:"bot"`
+	UnreadOnly bool            `json:"unread_only"`
 }
 
 func (svc *archiveService) listChats(ctx context.Context, _ *toolkit.Call, in listChatsArgs) outcome.Reply {
 	if r, bad := svc.unavailable(); bad {
 		return r
 	}
+	bot, r := svc.botArg(ctx, in.Bot)
+	if r != nil {
+		return *r
+	}
 	chats, err := svc.store.Chats(ctx, in.UnreadOnly)
 	if err != nil {
 		return svc.failed(err)
 	}
-	if chats == nil {
-		chats = []archive.ChatInfo{}
+	if bot != nil {
+		kept := chats[:0]
+		for _, c := range chats {
+			if c.BotKey == *bot {
+				kept = append(kept, c)
+			}
+		}
+		chats = kept
 	}
-	for i := range chats { // names are chosen by QQ users too
-		chats[i].Name = untrusted.NeutralizeAttr(chats[i].Name)
+	out := make([]listedChat, len(chats))
+	for i, c := range chats {
+		// names are chosen by QQ users too
+		out[i] = listedChat{Bot: c.Bot, Chat: c.Chat, Name: untrusted.NeutralizeAttr(c.Name), Unread: c.Unread, Messages: c.Messages}
+		if t, err := time.Parse(time.RFC3339, c.Newest); err == nil {
+			out[i].Newest = t.In(svc.store.Location()).Format("2006-01-02 15:04")
+		}
 	}
-	return outcome.OK(map[string]any{"chats": chats, "trust": channel.TrustUntrusted})
+	return outcome.OK(map[string]any{"chats": out, "trust": channel.TrustUntrusted})
+}
+
+// listedChat is one chat of list_chats' answer: the chat's one spelling
+// (which holds its id: a group_id or user_id beside it would say it
+// twice), its name, its newest message's time in the operator's zone to
+// the minute (as read_messages' before and after take it) and its counts.
+type listedChat struct {
+	Bot      string `json:"bot,omitempty"` // several bots: the one it is kept for
+	Chat     string `json:"chat"`
+	Name     string `json:"name,omitempty"`
+	Newest   string `json:"newest,omitempty"`
+	Unread   int64  `json:"unread"`
+	Messages int64  `json:"messages"`
 }
 
 type markReadArgs struct {
-	GroupID   int64 `json:"group_id"`
-	UserID    int64 `json:"user_id"`
-	MessageID int64 `json:"message_id"`
+	Bot       json.RawMessage `json:"bot"`
+	GroupID   int64           `json:"group_id"`
+	UserID    int64           `json:"user_id"`
+	MessageID int64           `json:"message_id"`
 }
 
 func (svc *archiveService) markRead(ctx context.Context, _ *toolkit.Call, in markReadArgs) outcome.Reply {
-	chat, refusal, ok := svc.chatArg(in.GroupID, in.UserID)
+	chat, refusal, ok := svc.chatArg(ctx, in.Bot, in.GroupID, in.UserID)
 	if !ok {
 		return refusal
 	}
@@ -536,6 +763,9 @@ func (svc *archiveService) markRead(ctx context.Context, _ *toolkit.Call, in mar
 		return badArg("/message_id", err.Error())
 	case err != nil:
 		return svc.failed(err)
+	}
+	if svc.bots != nil {
+		return outcome.OK(map[string]any{"chat": archive.ChatKey(chat), "bot": svc.bots.labelOf(chat.Bot), "unread": left})
 	}
 	return outcome.OK(map[string]any{"chat": archive.ChatKey(chat), "unread": left})
 }
@@ -667,6 +897,10 @@ func (svc *archiveService) recordSent(a *catalog.Action, params json.RawMessage,
 	default:
 		return
 	}
+	ok := false
+	if chat.Bot, ok = svc.key(context.Background()); !ok {
+		return
+	}
 	if err := svc.store.RecordSent(context.Background(), chat, id, p.Message); err != nil {
 		svc.note(err)
 	}
@@ -707,6 +941,9 @@ func (svc *archiveService) pushed(p channel.Push) {
 	if !ok {
 		return
 	}
+	if chat.Bot, ok = svc.key(context.Background()); !ok {
+		return
+	}
 	last, _ := strconv.ParseInt(p.Meta[channel.MetaMessageID], 10, 64)
 	first := last
 	if f, err := strconv.ParseInt(p.Meta[channel.MetaFirstMessageID], 10, 64); err == nil {
@@ -734,6 +971,9 @@ func pushChat(meta map[string]string) (archive.Chat, bool) {
 // of what the channel could not deliver, until ctx ends.
 func (svc *archiveService) catchUpLoop(ctx context.Context, cfg channel.Config, sink channel.Sink) {
 	follows := func(c archive.Chat) bool {
+		if key, ok := svc.key(ctx); !ok || c.Bot != key {
+			return false // another bot's chat: its own channel catches up
+		}
 		set := cfg.Users
 		if c.Group {
 			set = cfg.Groups
@@ -792,6 +1032,9 @@ func (svc *archiveService) catchUpOnce(ctx context.Context, follows func(archive
 			key = "group_id"
 		}
 		hint := fmt.Sprintf(`read_messages {"%s":%d,"around":%d}`, key, u.Chat.ID, u.First)
+		if svc.bots != nil {
+			hint = fmt.Sprintf(`read_messages {"bot":%q,"%s":%d,"around":%d}`, svc.bots.bots[svc.index].Label, key, u.Chat.ID, u.First)
+		}
 		p := channel.CatchUp(u.Count, msgs, hint)
 		if !u.Chat.Group {
 			p.Meta[channel.MetaUserID] = strconv.FormatInt(u.Chat.ID, 10)

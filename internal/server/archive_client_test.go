@@ -40,6 +40,7 @@ type archiveMsg struct {
 
 type archivePage struct {
 	Count    int          `json:"count"`
+	Chat     string       `json:"chat"`
 	Lines    string       `json:"lines"`
 	Messages []archiveMsg `json:"messages"`
 	Gaps     []struct {
@@ -52,7 +53,7 @@ type archivePage struct {
 
 type archiveChat struct {
 	Chat     string `json:"chat"`
-	GroupID  int64  `json:"group_id"`
+	Newest   string `json:"newest"`
 	Name     string `json:"name"`
 	Unread   int64  `json:"unread"`
 	Messages int64  `json:"messages"`
@@ -180,11 +181,11 @@ func TestArchiveLive(t *testing.T) {
 		chats, _ := call[struct{ Chats []archiveChat }](t, cs, "list_chats", map[string]any{"unread_only": true})
 		var mine *archiveChat
 		for i, c := range chats.Chats {
-			if c.GroupID == g {
+			if c.Chat == fmt.Sprint("group:", g) {
 				mine = &chats.Chats[i]
 			}
 		}
-		if mine == nil || mine.Unread < 122 || mine.Name == "" {
+		if mine == nil || mine.Unread < 122 || mine.Name == "" || len(mine.Newest) != len("2006-01-02 15:04") {
 			t.Fatalf("list_chats %+v", chats)
 		}
 		left, r := call[struct{ Unread int64 }](t, cs, "mark_read", map[string]any{"group_id": g, "message_id": m1.ID})
@@ -194,7 +195,7 @@ func TestArchiveLive(t *testing.T) {
 		call[struct{}](t, cs, "mark_read", map[string]any{"group_id": g})
 		chats, _ = call[struct{ Chats []archiveChat }](t, cs, "list_chats", map[string]any{"unread_only": true})
 		for _, c := range chats.Chats {
-			if c.GroupID == g {
+			if c.Chat == fmt.Sprint("group:", g) {
 				t.Fatalf("still unread after mark_read: %+v", c)
 			}
 		}
@@ -322,7 +323,7 @@ func TestArchiveChannelCatchUp(t *testing.T) {
 		// messages.
 		e2e.WaitFor(t, "the group archived", func() bool {
 			chats, _ := call[struct{ Chats []archiveChat }](t, cs, "list_chats", map[string]any{})
-			return slices.ContainsFunc(chats.Chats, func(c archiveChat) bool { return c.GroupID == g && c.Messages > 0 })
+			return slices.ContainsFunc(chats.Chats, func(c archiveChat) bool { return c.Chat == fmt.Sprint("group:", g) && c.Messages > 0 })
 		})
 		p.Close()
 		var missed []simulator.WorldMessage
@@ -807,6 +808,11 @@ func TestArchiveLines(t *testing.T) {
 			if p.Messages != nil || p.Count != len(fields.Messages) || !strings.Contains(p.Trust, "untrusted") {
 				t.Fatalf("%s: count %d, %d messages, trust %q; the fields have %d", tool, p.Count, len(p.Messages), p.Trust, len(fields.Messages))
 			}
+			// A read names its chat; a search of every chat whose hits
+			// are all of one says which, once.
+			if wantChat := map[string]string{"read_messages": "", "search_messages": fmt.Sprint("group:", a.group)}[tool]; p.Chat != wantChat {
+				t.Errorf("%s: chat %q, want %q", tool, p.Chat, wantChat)
+			}
 			var want []string
 			day := ""
 			for _, m := range fields.Messages {
@@ -837,9 +843,9 @@ func TestArchiveLines(t *testing.T) {
 		a.fake.WorldSay(0, a.friend, "跨聊天 乙", 0, true)
 		waitSearch(t, cs, map[string]any{"query": "跨聊天"}, "both chats archived", func(p archivePage) bool { return len(p.Messages) == 2 })
 		_, r := mcptest.CallTool(t, cs, "search_messages", map[string]any{"query": "跨聊天"})
-		lines := mcptest.Decode[archivePage](t, r.Result).Lines
-		if !strings.Contains(lines, fmt.Sprintf(" group:%d ", a.group)) || !strings.Contains(lines, fmt.Sprintf(" private:%d ", a.friend)) {
-			t.Errorf("a search across chats:\n%s", lines)
+		cross := mcptest.Decode[archivePage](t, r.Result)
+		if lines := cross.Lines; !strings.Contains(lines, fmt.Sprintf(" group:%d ", a.group)) || !strings.Contains(lines, fmt.Sprintf(" private:%d ", a.friend)) || cross.Chat != "" {
+			t.Errorf("a search across chats (chat %q):\n%s", cross.Chat, lines)
 		}
 	})
 }

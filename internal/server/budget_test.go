@@ -153,6 +153,16 @@ func TestHostListBudget(t *testing.T) {
 			t.Errorf("%s: %d tools as the host passes them take %d bytes, over the budget of %d", c.name, len(tools), n, c.budget)
 		}
 		t.Logf("%s: %d tools, %d bytes as a host passes them, %d whole", c.name, len(tools), n, whole)
+		// Two bots: each tool that reaches SnowLuma gains the bot argument.
+		two, err := botDefinitions(config.ModeWrite, t.TempDir(), c.caps, []string{"alt"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n2, whole2 := hostBytes(t, two)
+		if len(two) != len(tools) || n2 <= n {
+			t.Errorf("%s with two bots: %d tools, %d bytes; one bot: %d tools, %d bytes", c.name, len(two), n2, len(tools), n)
+		}
+		t.Logf("%s, two bots: %d bytes as a host passes them (+%d), %d whole", c.name, n2, n2-n, whole2)
 	}
 }
 

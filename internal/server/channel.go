@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strconv"
 	"strings"
 	"sync"
@@ -71,6 +72,10 @@ type channelService struct {
 	server  *mcp.Server     // set by attach: its sessions are the connection pushes reach
 	lang    lang.Lang       // the operator's, for the line of a session without a path
 	noPath  sync.Once       // that line is written once
+
+	// label, with several bots, names this bot in each push's meta
+	// (metaBot); "" with one.
+	label string
 
 	mu    sync.Mutex
 	ch    *channel.Channel // nil until the account is known
@@ -156,6 +161,22 @@ func (svc *channelService) configure(o *mcp.ServerOptions) {
 	}
 }
 
+// metaBot is the meta key of a push that names the bot that received it,
+// with several bots.
+const metaBot = "bot"
+
+// attachPeer starts a further bot's channel on s: it follows that bot's
+// account and pushes through the one wire, and asks its approvers for its
+// own bot's confirmations. Claude Code's permission requests stay the
+// first bot's (attach): one request, one relay.
+func (svc *channelService) attachPeer(s *mcp.Server) {
+	if svc == nil {
+		return
+	}
+	svc.server = s
+	go svc.run()
+}
+
 // attach takes Claude Code's permission requests and starts following the
 // account: the event connection opens now, not at the first call.
 func (svc *channelService) attach(s *mcp.Server) error {
@@ -205,7 +226,7 @@ func (svc *channelService) run() {
 			self, svc.cfg.Mode, len(svc.cfg.Groups), len(svc.cfg.Users), len(svc.cfg.Approvers))
 	}
 	done := make(chan struct{})
-	var sink channel.Sink = channelSink{svc.wire, svc.pushed, svc.undeliverable}
+	var sink channel.Sink = channelSink{svc.wire, svc.pushed, svc.undeliverable, svc.label}
 	if a := svc.archive; a != nil && a.store != nil {
 		// The archive keeps what could not be pushed, and pushes it later.
 		sink = archiveSink{sink, a}
@@ -461,9 +482,16 @@ type channelSink struct {
 	w      ChannelWire
 	pushed func(channel.Push)
 	failed func(error)
+	bot    string // the bot's label, with several bots
 }
 
 func (s channelSink) Push(ctx context.Context, p channel.Push) error {
+	if s.bot != "" {
+		meta := make(map[string]string, len(p.Meta)+1)
+		maps.Copy(meta, p.Meta)
+		meta[metaBot] = s.bot
+		p.Meta = meta
+	}
 	s.pushed(p)
 	err := s.w.Push(ctx, p.Content, p.Meta)
 	if err != nil {

@@ -51,13 +51,22 @@ func startChannel(t *testing.T, era mcptest.Era, env ...string) *qqChannel {
 	q := &qqChannel{fake: fake, p: p, era: era, nextID: 1}
 	// Nothing asked for events: the channel opened the connection at start.
 	q.conn = simtest.EventConn(t, fake, 0)
-	q.raw = p.Raw()
+	q.listen(t)
+	return q
+}
+
+// listen opens q's raw client, initialized (legacy) or listening for the
+// channel (2026-07-28), and records the capabilities declared.
+func (q *qqChannel) listen(t *testing.T) {
+	t.Helper()
+	era := q.era
+	q.raw = q.p.Raw()
 	if era == mcptest.Legacy {
 		init := e2e.Result(t, q.raw.Call(1000, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`))
 		q.caps, _ = init["capabilities"].(map[string]any)["experimental"].(map[string]any)
 		q.raw.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		q.params = func(params string) string { return params }
-		return q
+		return
 	}
 	meta := mcptest.ModernMeta("2026-07-28")
 	q.params = func(params string) string {
@@ -80,7 +89,6 @@ func startChannel(t *testing.T, era mcptest.Era, env ...string) *qqChannel {
 	if n, _ := ack["notifications"].(map[string]any); n["claude/channel"] != true {
 		t.Fatalf("listen acknowledged %v", ack)
 	}
-	return q
 }
 
 // next skips lines until a message of method and returns its params; a
@@ -381,7 +389,7 @@ func TestChannelConfirmFromQQ(t *testing.T) {
 			t.Fatalf("prompt %q has no id", text)
 		}
 		// The approver reads what will happen, with its values, in Chinese.
-		if !strings.Contains(text, "把 30005 踢出 群 20001") {
+		if !strings.Contains(text, "把 30005 踢出群 20001") {
 			t.Errorf("prompt %q does not say what will happen", text)
 		}
 		q.fake.Reset() // the next round's prompt is told apart

@@ -32,8 +32,24 @@ func Definitions(mode config.Mode, scratch string) ([]*mcp.Tool, error) {
 // definitions returns the tools a 2026-07-28 client with caps sees from a
 // server in mode with every optional service configured.
 func definitions(mode config.Mode, scratch string, caps *mcp.ClientCapabilities) ([]*mcp.Tool, error) {
+	return botDefinitions(mode, scratch, caps, nil)
+}
+
+// botDefinitions is definitions for a server that drives the bots
+// labelled further besides the first (main), each with a client alone.
+func botDefinitions(mode config.Mode, scratch string, caps *mcp.ClientCapabilities, further []string) ([]*mcp.Tool, error) {
 	b := &backend.Backend{}
 	opts := Options{Catalog: catalog.Preload(), Mode: mode, Backend: b}
+	if len(further) > 0 {
+		opts.Bots = []Bot{{Label: "main", Backend: b}}
+		for _, l := range further {
+			c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
+			if err != nil {
+				return nil, err
+			}
+			opts.Bots = append(opts.Bots, Bot{Label: l, Backend: &backend.Backend{Client: c}})
+		}
+	}
 	if mode != config.ModeDocs {
 		c, err := transfer.New(transfer.Options{Endpoint: "http://127.0.0.1:9/"})
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest"
 	"github.com/snowluma/snowluma-mcp/internal/mcptest/e2e"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 )
 
 // brief is list and search's light entry.
@@ -59,7 +60,7 @@ func TestToolDefinitions(t *testing.T) {
 			// (whose check_connection contacts SnowLuma in other modes) are
 			// closed-world.
 			open := tool.Name == "get_runtime_info"
-			if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint || tool.Annotations.OpenWorldHint == nil || *tool.Annotations.OpenWorldHint != open {
+			if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint || toolkit.OpenWorld(tool.Annotations) != open {
 				t.Errorf("%s: docs-mode tool annotations %+v", tool.Name, tool.Annotations)
 			}
 			if tool.Description == "" {

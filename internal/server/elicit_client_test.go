@@ -482,7 +482,7 @@ func TestFormsInChinese(t *testing.T) {
 			t.Fatalf("confirmed kick: %+v", r.Diagnostics)
 		}
 		forms := c.forms()
-		if len(forms) != 1 || !strings.HasPrefix(forms[0].Message, "把成员踢出群 set_group_kick：把 30001 踢出 群 20001。允许执行吗？") {
+		if len(forms) != 1 || !strings.HasPrefix(forms[0].Message, "把成员踢出群 set_group_kick：把 30001 踢出群 20001。允许执行吗？") {
 			t.Fatalf("confirmation %+v", forms)
 		}
 		props := mcptest.Decode[map[string]any](t, e2e.MustJSON(t, forms[0].RequestedSchema))["properties"].(map[string]any)

@@ -198,7 +198,7 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 			sentMsg,
 		}
 		push(t, c, frames...)
-		got := e2e.WaitRead(t, cs, all, "7 account events", func(r e2e.EventsRead) bool { return len(r.Events) == 7 })
+		got := e2e.WaitRead(t, cs, e2e.Raw(all), "7 account events", func(r e2e.EventsRead) bool { return len(r.Events) == 7 })
 		// Each event's bytes as sent, except that '<' and '>' are written
 		// as JSON escapes, so that no markup reaches the model (issue 37).
 		inert := strings.NewReplacer("<", `\u003c`, ">", `\u003e`)
@@ -210,9 +210,28 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 		if got.Status != "connected" || got.Gap || got.DroppedEvents != 0 || got.NotificationFailed || got.OldestCursor == nil || *got.OldestCursor != got.Events[0].Cursor {
 			t.Errorf("read: %+v", got)
 		}
+		// By default the same read holds the messages as lines, each
+		// naming its chat (they are of four), and the notice and the
+		// request as SnowLuma sent them, with the same cursors.
+		lines := e2e.MustRead(t, cs, all)
+		if lines.N() != 7 || len(lines.Events) != 2 || lines.Events[0].Cursor != got.Events[4].Cursor || string(lines.Events[1].Event) != string(got.Events[5].Event) ||
+			lines.NextCursor != got.NextCursor || *lines.OldestCursor != *got.OldestCursor {
+			t.Errorf("the read as lines: %+v", lines)
+		}
+		for _, want := range []string{" group:20001 ", "(30001) #", ": one\n", ": two\n", " group:20002 ", ": three\n", " private:30001 ", ": four\n", "(10001)[bot] #9: "} {
+			if !strings.Contains(lines.Lines, want) {
+				t.Errorf("lines lack %q:\n%s", want, lines.Lines)
+			}
+		}
+		if n := strings.Count(lines.Lines, "\n"); n != 6 { // five messages and one date
+			t.Errorf("%d lines:\n%s", n, lines.Lines)
+		}
+		if after := e2e.MustRead(t, cs, all+"?after="+got.Events[2].Cursor); after.N() != 4 || strings.Contains(after.Lines, ": three\n") || !strings.Contains(after.Lines, ": four\n") {
+			t.Errorf("lines after the third: %+v", after)
+		}
 		count := func(uri string) []string {
 			var texts []string
-			for _, e := range e2e.MustRead(t, cs, uri).Events {
+			for _, e := range e2e.MustRead(t, cs, e2e.Raw(uri)).Events {
 				var ev struct {
 					PostType string `json:"post_type"`
 					Raw      string `json:"raw_message"`
@@ -235,25 +254,26 @@ func TestEventsSubscribeFilterRead(t *testing.T) {
 		}
 
 		// Cursors: after returns only newer entries; next_cursor returns none.
-		after := e2e.MustRead(t, cs, all+"?after="+got.Events[2].Cursor)
+		after := e2e.MustRead(t, cs, e2e.Raw(all+"?after="+got.Events[2].Cursor))
 		if len(after.Events) != 4 || string(after.Events[0].Event) != frames[4] || after.Gap {
 			t.Errorf("after the third: %d events, gap %v", len(after.Events), after.Gap)
 		}
-		if none := e2e.MustRead(t, cs, all+"?after="+got.NextCursor); len(none.Events) != 0 || none.NextCursor != got.NextCursor || none.Gap {
+		if none := e2e.MustRead(t, cs, all+"?after="+got.NextCursor); none.N() != 0 || none.NextCursor != got.NextCursor || none.Gap {
 			t.Errorf("after next_cursor: %+v", none)
 		}
 		push(t, c, simulator.PrivateMessage(5, "later"))
-		if newer := e2e.WaitRead(t, cs, all+"?after="+got.NextCursor, "the later event", func(r e2e.EventsRead) bool { return len(r.Events) == 1 }); !strings.Contains(string(newer.Events[0].Event), "later") {
+		if newer := e2e.WaitRead(t, cs, e2e.Raw(all+"?after="+got.NextCursor), "the later event", func(r e2e.EventsRead) bool { return r.N() == 1 }); !strings.Contains(string(newer.Events[0].Event), "later") {
 			t.Errorf("newer: %s", newer.Events[0].Event)
 		}
 		// Reads never consume.
-		if again := e2e.MustRead(t, cs, all); len(again.Events) != 8 {
-			t.Errorf("a second read holds %d events", len(again.Events))
+		if again := e2e.MustRead(t, cs, all); again.N() != 8 {
+			t.Errorf("a second read holds %d events", again.N())
 		}
 		for _, tc := range []struct{ uri, want string }{
 			{group + "?after=" + got.Events[0].Cursor, "another event resource"},
 			{all + "?after=not-a-cursor", "not a cursor"},
 			{all + "?since=1", "only after"},
+			{all + "?format=json", "format must be"},
 			{e2e.EventsPrefix + "0123456789abcdef", "no live event resource"},
 		} {
 			if _, err := e2e.ReadEvents(t, cs, tc.uri); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -321,14 +341,14 @@ func TestEventsCaps(t *testing.T) {
 			push(t, c, simulator.PrivateMessage(1, fmt.Sprint(i)))
 		}
 		batchIn(1, "300 events seen")
-		r := e2e.MustRead(t, cs, msgs)
+		r := e2e.MustRead(t, cs, e2e.Raw(msgs))
 		if r.DroppedEvents != 300-256 || len(r.Events) != 256 || !r.Gap || !strings.Contains(string(r.Events[0].Event), `"raw_message":"44"`) {
 			t.Errorf("after 300 events: %d held, gap %v, oldest %s", len(r.Events), r.Gap, r.Events[0].Event)
 		}
-		if r := e2e.MustRead(t, cs, msgs+"?after="+first); !r.Gap || len(r.Events) != 256 {
+		if r := e2e.MustRead(t, cs, e2e.Raw(msgs+"?after="+first)); !r.Gap || len(r.Events) != 256 {
 			t.Errorf("after a cursor whose successors were evicted: gap %v, %d events", r.Gap, len(r.Events))
 		}
-		if r := e2e.MustRead(t, cs, msgs+"?after="+r.Events[10].Cursor); r.Gap || len(r.Events) != 245 {
+		if r := e2e.MustRead(t, cs, e2e.Raw(msgs+"?after="+r.Events[10].Cursor)); r.Gap || len(r.Events) != 245 {
 			t.Errorf("after a held cursor: gap %v, %d events", r.Gap, len(r.Events))
 		}
 
@@ -387,11 +407,11 @@ func TestEventsConnectionEnds(t *testing.T) {
 				uri := e2e.SubscribeEvents(t, cs, map[string]any{})
 				c := simtest.EventConn(t, fake, 0)
 				push(t, c, simulator.PrivateMessage(7, "kept"))
-				e2e.WaitRead(t, cs, uri, "the first event", func(r e2e.EventsRead) bool { return len(r.Events) == 1 })
+				e2e.WaitRead(t, cs, uri, "the first event", func(r e2e.EventsRead) bool { return r.N() == 1 })
 				tc.end(c)
 				r := e2e.WaitRead(t, cs, uri, "status "+tc.status, func(r e2e.EventsRead) bool { return r.Status == tc.status })
-				if !strings.Contains(r.StatusReason, tc.reason) || len(r.Events) != 1 {
-					t.Errorf("status_reason %q (want %q), %d events kept", r.StatusReason, tc.reason, len(r.Events))
+				if !strings.Contains(r.StatusReason, tc.reason) || r.N() != 1 || !strings.Contains(r.Lines, ": kept\n") {
+					t.Errorf("status_reason %q (want %q), %d events kept: %q", r.StatusReason, tc.reason, r.N(), r.Lines)
 				}
 				if _, err := c.Wait(15 * time.Second); err != nil {
 					t.Error(err)
@@ -491,7 +511,7 @@ func TestEventsNotifications(t *testing.T) {
 		for i := range burst {
 			push(t, c, simulator.PrivateMessage(1, fmt.Sprint(i)))
 		}
-		e2e.WaitRead(t, cs, uri, "the burst", func(r e2e.EventsRead) bool { return len(r.Events) == burst })
+		e2e.WaitRead(t, cs, uri, "the burst", func(r e2e.EventsRead) bool { return r.N() == burst })
 		// The property below holds for every prefix of the updates, so
 		// there is no quiet period to wait out: one update is enough.
 		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
@@ -527,8 +547,8 @@ func TestEventsNotifications(t *testing.T) {
 				t.Errorf("listen ended with %v", err)
 			}
 			// Closing the listen stream keeps the buffer.
-			if r := e2e.MustRead(t, cs, uri); len(r.Events) != burst {
-				t.Errorf("after closing the listen stream: %d events", len(r.Events))
+			if r := e2e.MustRead(t, cs, uri); r.N() != burst {
+				t.Errorf("after closing the listen stream: %d events", r.N())
 			}
 			mcptest.CallTool(t, cs, "unsubscribe_events", map[string]any{"uri": uri})
 		}
@@ -589,7 +609,7 @@ func TestEventsAllowlist(t *testing.T) {
 			simulator.PrivateMessage(39999, "other private"),
 			simulator.PrivateMessage(30002, "allowed private"),
 		)
-		got := e2e.WaitRead(t, cs, all, "the allowed events", func(r e2e.EventsRead) bool { return len(r.Events) >= 2 })
+		got := e2e.WaitRead(t, cs, e2e.Raw(all), "the allowed events", func(r e2e.EventsRead) bool { return len(r.Events) >= 2 })
 		var texts []string
 		for _, e := range got.Events {
 			var ev struct {
@@ -665,7 +685,7 @@ func TestEventsWebSocketToken(t *testing.T) {
 			t.Errorf("upgrade Authorization %q", got)
 		}
 		push(t, c, simulator.PrivateMessage(30001, "over the WebSocket token"))
-		e2e.WaitRead(t, cs2, uri, "the event", func(r e2e.EventsRead) bool { return len(r.Events) == 1 })
+		e2e.WaitRead(t, cs2, uri, "the event", func(r e2e.EventsRead) bool { return r.N() == 1 })
 		// The HTTP calls keep the HTTP token.
 		if res, r := mcptest.CallTool(t, cs2, "query_action", map[string]any{"action": "get_login_info"}); res.IsError {
 			t.Errorf("get_login_info: %+v", r.Diagnostics)
@@ -714,13 +734,13 @@ func TestEventsStall(t *testing.T) {
 				uri := e2e.SubscribeEvents(t, cs, map[string]any{})
 				c := simtest.EventConn(t, fake, 0)
 				push(t, c, simulator.PrivateMessage(7, "kept"))
-				e2e.WaitRead(t, cs, uri, "the first event", func(r e2e.EventsRead) bool { return len(r.Events) == 1 })
+				e2e.WaitRead(t, cs, uri, "the first event", func(r e2e.EventsRead) bool { return r.N() == 1 })
 				if err := tc.stall(c); err != nil {
 					t.Fatal(err)
 				}
 				r := e2e.WaitRead(t, cs, uri, "disconnected", func(r e2e.EventsRead) bool { return r.Status == "disconnected" })
-				if !strings.Contains(r.StatusReason, "stalled") || !strings.Contains(r.StatusReason, "750ms") || len(r.Events) != 1 {
-					t.Errorf("status_reason %q, %d events", r.StatusReason, len(r.Events))
+				if !strings.Contains(r.StatusReason, "stalled") || !strings.Contains(r.StatusReason, "750ms") || r.N() != 1 {
+					t.Errorf("status_reason %q, %d events", r.StatusReason, r.N())
 				}
 				rt := runtimeEvents(t, cs)
 				if rt.Events == nil || rt.Events.Status != "disconnected" {

@@ -106,16 +106,21 @@ type viewItem struct {
 	// A video's or file's name and size.
 	Name string `json:"name,omitempty"`
 	Size int64  `json:"size,omitempty"`
-	// Download says how to get the media itself.
+	// File is a picture's file, which the answer's download takes.
+	File string `json:"file,omitempty"`
+	// Download says how to get the media itself (a picture: the answer's
+	// download, said once for all of them).
 	Download string `json:"download,omitempty"`
 	// Error is why this item could not be shown.
 	Error *outcome.Diagnostics `json:"error,omitempty"`
 }
 
+// shownInfo is the image a picture is shown as; its width and height are
+// given only when they are not the picture's own (a picture scaled down).
 type shownInfo struct {
 	MIMEType string `json:"mime_type"`
-	Width    int    `json:"width"`
-	Height   int    `json:"height"`
+	Width    int    `json:"width,omitempty"`
+	Height   int    `json:"height,omitempty"`
 	Bytes    int    `json:"bytes"`
 }
 
@@ -125,8 +130,15 @@ type viewAnswer struct {
 	MediaCount int        `json:"media_count"`
 	Items      []viewItem `json:"items"`
 	NotShown   string     `json:"not_shown,omitempty"`
-	Trust      string     `json:"trust"`
+	// Download says how to save a picture's original, when items hold
+	// any: each picture names its file.
+	Download string `json:"download,omitempty"`
+	Trust    string `json:"trust"`
 }
+
+// pictureDownload is view_media's download of a picture, whose file each
+// picture item names.
+const pictureDownload = `invoke_action download_file_image_stream {"file": <a picture's file>} saves its original`
 
 func (v *viewer) view(ctx context.Context, in viewArgs) outcome.Reply {
 	b := v.x.backend
@@ -178,6 +190,9 @@ func (v *viewer) view(ctx context.Context, in viewArgs) outcome.Reply {
 			firstErr = item.Error
 		}
 		ans.Items = append(ans.Items, item)
+		if item.File != "" {
+			ans.Download = pictureDownload
+		}
 	}
 	if len(attach) == 0 && firstErr != nil && picked[0].Kind.Visual() {
 		// No picture could be shown: the call failed, for the first
@@ -259,7 +274,8 @@ func cmpOr(a, b string) string {
 func (v *viewer) picture(ctx context.Context, it qqmsg.Item, out viewItem) (viewItem, *media.Image) {
 	b := v.x.backend
 	src := qqmsg.Source(it)
-	out.Download = fmt.Sprintf("invoke_action download_file_image_stream {\"file\": %q} saves the original", src)
+	out.File = src
+	download := fmt.Sprintf("invoke_action download_file_image_stream {\"file\": %q} saves the original", src)
 	data, fail := v.fetch(ctx, "download_file_image_stream", src)
 	if fail != nil {
 		out.Error = fail
@@ -272,19 +288,22 @@ func (v *viewer) picture(ctx context.Context, it qqmsg.Item, out viewItem) (view
 		b.MediaStats.Unreadable.Add(1)
 		out.Error = &outcome.Diagnostics{Outcome: outcome.OutcomeFailed, Kind: outcome.KindMediaUnreadable,
 			Message:  fmt.Sprintf("picture #%d: %v", it.Index, err),
-			NextStep: "tell the user the picture could not be read; " + out.Download + " for a person to open"}
+			NextStep: "tell the user the picture could not be read; " + download + " for a person to open"}
 		return out, nil
 	case ctx.Err() != nil:
 		out.Error = &outcome.Diagnostics{Outcome: outcome.OutcomeFailed, Kind: outcome.KindCancelled, Message: "the call was cancelled", NextStep: "call again if still needed"}
 		return out, nil
 	case err != nil:
 		out.Error = &outcome.Diagnostics{Outcome: outcome.OutcomeFailed, Kind: outcome.KindTooLarge,
-			Message: fmt.Sprintf("picture #%d: %v", it.Index, err), NextStep: "raise SNOWLUMA_MCP_MAX_IMAGE_BYTES, or " + out.Download}
+			Message: fmt.Sprintf("picture #%d: %v", it.Index, err), NextStep: "raise SNOWLUMA_MCP_MAX_IMAGE_BYTES, or " + download}
 		return out, nil
 	}
 	b.MediaStats.Images.Add(1)
 	out.Format, out.Width, out.Height = img.Format, img.Width, img.Height
-	out.Shown = &shownInfo{MIMEType: img.MIMEType, Width: img.OutWidth, Height: img.OutHeight, Bytes: len(img.Data)}
+	out.Shown = &shownInfo{MIMEType: img.MIMEType, Bytes: len(img.Data)}
+	if img.OutWidth != img.Width || img.OutHeight != img.Height {
+		out.Shown.Width, out.Shown.Height = img.OutWidth, img.OutHeight
+	}
 	// QQ's OCR, when it answers: some hosts do not show a tool's image to
 	// the model at once, and the text keeps it from guessing.
 	r := v.read(ctx, "ocr_image", map[string]any{"image": src})

@@ -44,6 +44,7 @@ type viewed struct {
 			Seconds  int     `json:"seconds"`
 			Name     string  `json:"name"`
 			Size     int64   `json:"size"`
+			File     string  `json:"file"`
 			Download string  `json:"download"`
 			Error    *struct {
 				Kind    string `json:"kind"`
@@ -51,6 +52,7 @@ type viewed struct {
 			} `json:"error"`
 		} `json:"items"`
 		NotShown string `json:"not_shown"`
+		Download string `json:"download"`
 		Trust    string `json:"trust"`
 	}
 	images []*mcp.ImageContent
@@ -131,14 +133,16 @@ func TestViewMediaPictures(t *testing.T) {
 		v := view(t, cs, map[string]any{"message_id": simulator.MediaPhotosMessage})
 		a := v.answer
 		if v.res.IsError || len(v.images) != 4 || len(a.Items) != 4 || a.MediaCount != 5 || a.Chat != "group:30003" ||
-			!strings.Contains(a.NotShown, "#5") || !strings.HasPrefix(a.Trust, "untrusted") {
+			!strings.Contains(a.NotShown, "#5") || !strings.HasPrefix(a.Trust, "untrusted") || !strings.Contains(a.Download, "download_file_image_stream") {
 			t.Fatalf("%+v: %d images, answer %s", v.diag.Diagnostics, len(v.images), v.diag.Result)
 		}
 		wantFormat := []string{"jpeg", "png", "gif", "webp"}
 		for i, it := range a.Items {
 			m := decoded(t, v.images[i], 1<<20)
-			if it.Index != i+1 || it.Kind != "image" || it.Format != wantFormat[i] || it.Shown == nil ||
-				it.Shown.MIMEType != v.images[i].MIMEType || it.Shown.Width != m.Bounds().Dx() || it.Shown.Bytes != len(v.images[i].Data) || it.Bytes == 0 {
+			// These four are shown at their own size, which shown does
+			// not repeat.
+			if it.Index != i+1 || it.Kind != "image" || it.Format != wantFormat[i] || it.Shown == nil || it.Shown.Width != 0 || it.Shown.Height != 0 ||
+				it.Shown.MIMEType != v.images[i].MIMEType || it.Width != m.Bounds().Dx() || it.Height != m.Bounds().Dy() || it.Shown.Bytes != len(v.images[i].Data) || it.Bytes == 0 || it.File == "" || it.Download != "" {
 				t.Errorf("item %d: %+v", i+1, it)
 			}
 		}
@@ -309,8 +313,11 @@ func TestMediaPlaceholders(t *testing.T) {
 		fake, _, cs := liveEvents(t, era, "read", nil)
 		uri := e2e.SubscribeEvents(t, cs, map[string]any{})
 		push(t, simtest.EventConn(t, fake, 0), qqGroup("message", 20001, 30005, 4, msg))
-		got := e2e.WaitRead(t, cs, uri, "the message", func(r e2e.EventsRead) bool { return len(r.Events) == 1 })
-		res, err := cs.ReadResource(mcptest.Context(t), &mcp.ReadResourceParams{URI: uri})
+		got := e2e.WaitRead(t, cs, e2e.Raw(uri), "the message", func(r e2e.EventsRead) bool { return len(r.Events) == 1 })
+		if r := e2e.MustRead(t, cs, uri); !strings.HasSuffix(r.Lines, ": "+want+"\n") || r.Chat != "group:20001" {
+			t.Errorf("the read as lines: %q of %q, want the text %q of group:20001", r.Lines, r.Chat, want)
+		}
+		res, err := cs.ReadResource(mcptest.Context(t), &mcp.ReadResourceParams{URI: e2e.Raw(uri)})
 		if err != nil {
 			t.Fatal(err)
 		}

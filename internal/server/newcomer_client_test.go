@@ -167,7 +167,7 @@ func TestConfirmationShowsValues(t *testing.T) {
 			lang      string
 			ban, quit string
 		}{
-			{"zh", "对群成员禁言若干秒 set_group_ban：禁言 群 20001 的 30001，60 秒。允许执行吗？", "按消息 id 撤回一条消息 delete_msg：撤回消息 #-12345（“hello from the fake”）。允许执行吗？"},
+			{"zh", "对群成员禁言若干秒 set_group_ban：禁言群 20001 的 30001，60 秒。允许执行吗？", "按消息 id 撤回一条消息 delete_msg：撤回消息 #-12345（“hello from the fake”）。允许执行吗？"},
 			{"en", "Allow set_group_ban: mute 30001 in group 20001 for 60 s? ", `Allow delete_msg: recall message #-12345 ("hello from the fake")? `},
 		} {
 			c := &confirmer{}

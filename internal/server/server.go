@@ -57,6 +57,10 @@ type Options struct {
 	// client is required in read and write modes. Nil is a backend with
 	// nothing configured, enough for docs mode.
 	Backend *backend.Backend
+	// Bots, when it holds more than one, are the QQ accounts the server
+	// drives (bots.go); Backend is then ignored for Bots[0].Backend. With
+	// one bot or none, Backend alone is the bot and nothing changes.
+	Bots []Bot
 	// Log receives the server's log lines; nil discards.
 	Log io.Writer
 	// CallLog receives the line of each tool call, and the warnings about
@@ -87,12 +91,23 @@ type Options struct {
 	// transport the server runs on); required when the backend's channel
 	// is on.
 	Channel ChannelWire
+
+	// Set by New for several bots: the set, which bot a deps is built
+	// for, and the first bot's archive, which every further bot's keeper
+	// feeds (archive.go).
+	bots      *botSet
+	botIndex  int
+	archiveOf *archiveService
 }
 
 // New builds the MCP server for opts: the shared pieces once, then each
 // feature (see feature) in turn. It contacts nothing: SnowLuma is only
 // reached when an execution tool is called.
 func New(opts Options) (*mcp.Server, error) {
+	if len(opts.Bots) > 1 {
+		opts.Backend = opts.Bots[0].Backend
+		opts.bots = newBotSet(opts.Bots)
+	}
 	d, err := newDeps(opts)
 	if err != nil {
 		return nil, err
@@ -120,6 +135,16 @@ func New(opts Options) (*mcp.Server, error) {
 		}
 		specs = append(specs, f.tools...)
 	}
+	var further []*deps
+	if len(opts.Bots) > 1 {
+		if specs, further, err = botSpecs(opts, specs, d.catalog, d.archive); err != nil {
+			return nil, err
+		}
+		if d.channel != nil {
+			// Set before attach starts the channel: its pushes name the bot.
+			d.channel.label = opts.Bots[0].Label
+		}
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: Name, Title: "SnowLuma OneBot", Version: version.Current()}, sopts)
 	d.dispatch.On("initialize", proposeOnInitialize(cmp.Or[io.Writer](opts.Log, io.Discard)))
 	callLog := d.log
@@ -138,10 +163,65 @@ func New(opts Options) (*mcp.Server, error) {
 			return nil, fmt.Errorf("server: %w", err)
 		}
 	}
+	if further != nil {
+		// Every bot's event resources are served through the first bot's
+		// template and subscription handlers, each found in its own hub.
+		peers := []*eventService{d.events}
+		for _, fd := range further {
+			fd.archive.startFurther()
+			fd.events.attachPeer(s)
+			peers = append(peers, fd.events)
+			fd.channel.attachPeer(s)
+		}
+		for _, ev := range peers {
+			if ev != nil {
+				ev.peers = peers
+			}
+		}
+	}
 	// One receiving middleware: each request meets the wrapper of its
 	// method, if any, and nothing else.
 	d.dispatch.Install(s)
 	return s, nil
+}
+
+// botSpecs builds every further bot's features, for their tools alone
+// (resources, methods and hooks are the first bot's, but for the event
+// services New joins to them), and merges them with first, the first
+// bot's tools, into the one list (routeBots). It returns the further
+// bots' deps.
+func botSpecs(opts Options, first []toolkit.Spec, cat catalogSource, arch *archiveService) ([]toolkit.Spec, []*deps, error) {
+	per := [][]toolkit.Spec{first}
+	var further []*deps
+	for i, b := range opts.Bots[1:] {
+		o := opts
+		// The channel's wire is the server's one; task streams are the
+		// first bot's; the archive is the first bot's, fed by each.
+		o.Backend, o.TaskStreams = b.Backend, nil
+		o.botIndex, o.archiveOf = i+1, arch
+		d, err := newDeps(o)
+		if err != nil {
+			return nil, nil, fmt.Errorf("bot %s: %w", b.Label, err)
+		}
+		fs, err := features(d)
+		if err != nil {
+			return nil, nil, fmt.Errorf("bot %s: %w", b.Label, err)
+		}
+		if d.channel != nil {
+			d.channel.label = b.Label
+		}
+		further = append(further, d)
+		var specs []toolkit.Spec
+		for _, f := range fs {
+			specs = append(specs, f.tools...)
+		}
+		per = append(per, specs)
+	}
+	specs, err := routeBots(opts.bots, per, cat)
+	if err != nil {
+		return nil, nil, fmt.Errorf("server: %w", err)
+	}
+	return specs, further, nil
 }
 
 // features builds every feature of d, in the order New attaches them.
@@ -215,7 +295,7 @@ func newDeps(opts Options) (*deps, error) {
 	// the task runner's launch of background plans.
 	hooks := pipeline.Options{Launch: launchTask(b)}
 	ch.hooks(&hooks)
-	arch := newArchiveService(b, opts.Mode, logw)
+	arch := newArchiveService(b, opts, logw)
 	arch.hooks(&hooks)
 	x := newExecutor(cat, b, opts.Mode, sealer, cmp.Or(opts.Lang, lang.En), log, hooks)
 	if ch != nil {
@@ -226,7 +306,7 @@ func newDeps(opts Options) (*deps, error) {
 		arch.x = x
 	}
 	x.location, x.archive = cmp.Or(opts.Location, time.Local), arch != nil
-	return &deps{opts: opts, mode: opts.Mode, dispatch: &mcpseam.Dispatch{Pass: opts.Speed.PassEncoded, GrowStack: opts.Speed.GrowStacks}, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety, b.Provenance), channel: ch, archive: arch, sealer: sealer, log: log}, nil
+	return &deps{opts: opts, mode: opts.Mode, dispatch: &mcpseam.Dispatch{Pass: opts.Speed.PassEncoded, GrowStack: opts.Speed.GrowStacks}, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety, b.Provenance, x.location), channel: ch, archive: arch, sealer: sealer, log: log}, nil
 }
 
 // A catalogSource yields the catalog once it has loaded.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/snowluma/snowluma-mcp/catalog"
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/simulator"
 	"github.com/snowluma/snowluma-mcp/internal/simulator/simtest"
 )
@@ -87,7 +88,7 @@ func TestAnnotationsMatchBehaviour(t *testing.T) {
 		}
 		an := tool.Annotations
 		reached := fake.Requests()
-		if len(reached) > 0 && (an.OpenWorldHint == nil || !*an.OpenWorldHint) {
+		if len(reached) > 0 && !toolkit.OpenWorld(an) {
 			t.Errorf("%s contacted SnowLuma but does not declare openWorldHint: true", tool.Name)
 		}
 		for _, req := range reached {

@@ -125,6 +125,8 @@ type EventConn struct {
 	// Header is a copy of the upgrade request's headers.
 	Header http.Header
 
+	self int64 // the account its meta events name (WithSelfID)
+
 	ws       *websocket.Conn
 	raw      net.Conn      // the hijacked connection, for StallInFrame
 	done     chan struct{} // closed once the connection has ended
@@ -212,7 +214,7 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	// Reading keeps control frames flowing and sees the client's close.
 	ws.SetReadLimit(1 << 20)
-	ec := &EventConn{Header: r.Header.Clone(), ws: ws, raw: hj.conn, done: make(chan struct{}), stalled: make(chan struct{}), status: -1}
+	ec := &EventConn{Header: r.Header.Clone(), self: s.self(), ws: ws, raw: hj.conn, done: make(chan struct{}), stalled: make(chan struct{}), status: -1}
 	if e.token != "" && r.Header.Get("Authorization") != "Bearer "+e.token && r.URL.Query().Get("access_token") != e.token {
 		// Refused connections are not recorded in EventConns: SnowLuma
 		// never registers them.
@@ -223,7 +225,7 @@ func (s *Server) serveEvents(w http.ResponseWriter, r *http.Request) {
 	s.eventConns = append(s.eventConns, ec)
 	s.mu.Unlock()
 	defer close(ec.done)
-	for _, f := range []string{lifecycle("connect"), lifecycle("enable"), heartbeat(e.heartbeat)} {
+	for _, f := range []string{lifecycle(ec.self, "connect"), lifecycle(ec.self, "enable"), heartbeat(ec.self, e.heartbeat)} {
 		ec.Send(f)
 	}
 	go ec.beat(e.heartbeat)
@@ -249,7 +251,7 @@ func (c *EventConn) beat(interval time.Duration) {
 		case <-c.stalled:
 			return
 		case <-t.C:
-			c.Send(heartbeat(interval))
+			c.Send(heartbeat(c.self, interval))
 		}
 	}
 }
@@ -312,7 +314,7 @@ func (c *EventConn) CloseWith(code websocket.StatusCode, reason string) error {
 // Shutdown does what SnowLuma does when it stops: a lifecycle disable meta
 // event, then a normal close.
 func (c *EventConn) Shutdown() error {
-	if err := c.Send(lifecycle("disable")); err != nil {
+	if err := c.Send(lifecycle(c.self, "disable")); err != nil {
 		return err
 	}
 	return c.ws.Close(websocket.StatusNormalClosure, "normal")
@@ -332,7 +334,7 @@ func (c *EventConn) goodbye() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	c.writeMu.Lock()
-	err := c.ws.Write(ctx, websocket.MessageText, []byte(lifecycle("disable")))
+	err := c.ws.Write(ctx, websocket.MessageText, []byte(lifecycle(c.self, "disable")))
 	c.writeMu.Unlock()
 	if err != nil {
 		c.ws.CloseNow()
@@ -364,15 +366,15 @@ func (c *EventConn) Open() bool {
 	}
 }
 
-// lifecycle is a lifecycle meta event of account SelfID: connect, enable
+// lifecycle is a lifecycle meta event of account self: connect, enable
 // or disable.
-func lifecycle(sub string) string {
-	return fmt.Sprintf(`{"time":%d,"self_id":%d,"post_type":"meta_event","meta_event_type":"lifecycle","sub_type":%q,"status":{"online":true,"good":true}}`, time.Now().Unix(), SelfID, sub)
+func lifecycle(self int64, sub string) string {
+	return fmt.Sprintf(`{"time":%d,"self_id":%d,"post_type":"meta_event","meta_event_type":"lifecycle","sub_type":%q,"status":{"online":true,"good":true}}`, time.Now().Unix(), self, sub)
 }
 
-// heartbeat is a heartbeat meta event announcing interval.
-func heartbeat(interval time.Duration) string {
-	return fmt.Sprintf(`{"time":%d,"self_id":%d,"post_type":"meta_event","meta_event_type":"heartbeat","status":{"online":true,"good":true},"interval":%d}`, time.Now().Unix(), SelfID, interval.Milliseconds())
+// heartbeat is a heartbeat meta event of account self announcing interval.
+func heartbeat(self int64, interval time.Duration) string {
+	return fmt.Sprintf(`{"time":%d,"self_id":%d,"post_type":"meta_event","meta_event_type":"heartbeat","status":{"online":true,"good":true},"interval":%d}`, time.Now().Unix(), self, interval.Milliseconds())
 }
 
 // GroupMessage is a group message event of account SelfID, as SnowLuma
@@ -411,7 +413,7 @@ func FriendRequest(userID int64) string {
 
 // Heartbeat is a heartbeat meta event announcing SnowLuma's interval.
 func Heartbeat() string {
-	return heartbeat(DefaultHeartbeat)
+	return heartbeat(SelfID, DefaultHeartbeat)
 }
 
 var messageIDs atomic.Int64

@@ -71,6 +71,8 @@ type Server struct {
 
 	reportSelf bool // WithSelfMessages
 
+	selfID int64 // WithSelfID; 0 is SelfID
+
 	record  bool         // keep each request for Requests
 	conns   atomic.Int64 // TCP connections accepted
 	path    string       // the configured HTTP path, normalized as SnowLuma does
@@ -85,6 +87,27 @@ type Option func(*Server)
 // Other requests get HTTP 401 with SnowLuma's unauthorized envelope.
 func WithToken(token string) Option {
 	return func(s *Server) { s.token = token }
+}
+
+// WithSelfID makes the fake another account than SelfID: get_login_info
+// answers id, and the event connection's meta events carry it, as a
+// second SnowLuma account's would. For the fake without a world (the
+// simulated account's own data stays SelfID's).
+func WithSelfID(id int64, nickname string) Option {
+	return func(s *Server) {
+		s.selfID = id
+		s.handlers["get_login_info"] = func(json.RawMessage) Reply {
+			return OK(map[string]any{"user_id": id, "nickname": nickname})
+		}
+	}
+}
+
+// self is the account the fake is logged in as.
+func (s *Server) self() int64 {
+	if s.selfID != 0 {
+		return s.selfID
+	}
+	return SelfID
 }
 
 // WithHTTPPath configures the server's HTTP path, as SnowLuma's http server

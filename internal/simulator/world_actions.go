@@ -57,7 +57,7 @@ func (s *Server) inWorld(f worldFunc) Handler {
 func (s *Server) worldHandlers() map[string]Handler {
 	acts := map[string]worldFunc{
 		"get_login_info": func(w *world, _ *params) (any, [][]byte, *Reply) {
-			return map[string]any{"user_id": SelfID, "nickname": w.nickname}, nil, nil
+			return map[string]any{"user_id": s.self(), "nickname": w.nickname}, nil, nil
 		},
 		"get_status": func(*world, *params) (any, [][]byte, *Reply) {
 			return map[string]bool{"online": true, "good": true}, nil, nil

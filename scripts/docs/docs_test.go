@@ -7,7 +7,7 @@ import (
 
 // TestREADMEUpToDate fails when a tool, a variable or a failure kind
 // changed without the generated tables of the README and docs/ (the
-// variables in docs/configuration.md, the tools and the failure kinds in
+// variables in docs/configuration.md and docs/configuration.zh-CN.md, the tools and the failure kinds in
 // docs/tools.md): run go run ./scripts/docs and commit.
 func TestREADMEUpToDate(t *testing.T) {
 	root, err := repoRoot()
@@ -35,7 +35,7 @@ func TestREADMEUpToDate(t *testing.T) {
 		t.Fatalf("%s is out of date (run go run ./scripts/docs): it has %d lines, the generated one %d", name, len(a), len(b))
 	}
 	for _, want := range []struct{ page, table string }{
-		{"docs/configuration.md", "variables"}, {"docs/tools.md", "tools"}, {"docs/tools.md", "kinds"},
+		{"docs/configuration.md", "variables"}, {"docs/configuration.zh-CN.md", "variables-zh"}, {"docs/tools.md", "tools"}, {"docs/tools.md", "kinds"},
 	} {
 		if !strings.Contains(pages[want.page], "<!-- BEGIN GENERATED "+want.table+":") {
 			t.Errorf("%s has no generated %s table", want.page, want.table)

@@ -4,7 +4,8 @@
 // variable table from internal/config's declaration of every variable
 // (which --help prints too), and the failure vocabulary from outcome.Kinds.
 // Each table sits between a BEGIN GENERATED and an END GENERATED comment,
-// in whichever page holds it (docs/configuration.md, docs/tools.md); every
+// in whichever page holds it (docs/configuration.md and, in Chinese,
+// docs/configuration.zh-CN.md, docs/tools.md); every
 // table must be in some page; everything else is left alone.
 //
 //	go run ./scripts/docs          rewrite the pages
@@ -23,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/snowluma/snowluma-mcp/internal/config"
+	"github.com/snowluma/snowluma-mcp/internal/lang"
 	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/server"
 )
@@ -102,10 +104,11 @@ func Pages(root string) (map[string]string, error) {
 // tables are the generated tables by name.
 func tables() map[string]func() (string, error) {
 	return map[string]func() (string, error){
-		"tools":     toolTable,
-		"variables": variableTable,
-		"defaults":  defaultTable,
-		"kinds":     kindTable,
+		"tools":        toolTable,
+		"variables":    variableTable,
+		"variables-zh": variableTableZh,
+		"defaults":     defaultTable,
+		"kinds":        kindTable,
 	}
 }
 
@@ -148,9 +151,11 @@ func GenerateAll(pages map[string]string) (map[string]string, error) {
 	return out, nil
 }
 
-// cell makes text safe inside a Markdown table cell.
+// cell makes text safe inside a Markdown table cell: a pipe would end the
+// cell, and a placeholder such as <token> would be taken for an HTML tag
+// and vanish.
 func cell(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ")
+	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;").Replace(s)
 }
 
 // toolTable lists every tool with the modes it is offered in and the first
@@ -208,6 +213,19 @@ func variableTable() (string, error) {
 	var b strings.Builder
 	b.WriteString("| variable | default | meaning |\n| --- | --- | --- |\n")
 	for _, v := range config.Variables() {
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", v.Name, cell(v.Shown), cell(v.Meaning))
+	}
+	return b.String(), nil
+}
+
+// variableTableZh is variableTable in Chinese, for
+// docs/configuration.zh-CN.md: the same variables, their defaults and
+// meanings as the Chinese --help shows them.
+func variableTableZh() (string, error) {
+	var b strings.Builder
+	b.WriteString("| 变量 | 默认 | 说明 |\n| --- | --- | --- |\n")
+	for _, v := range config.Variables() {
+		v = v.In(lang.Zh)
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", v.Name, cell(v.Shown), cell(v.Meaning))
 	}
 	return b.String(), nil

@@ -14,8 +14,13 @@ import (
 // EventsPrefix begins the URI of every event resource.
 const EventsPrefix = "snowluma://onebot/events/"
 
-// EventsRead is an event resource read.
+// EventsRead is an event resource read, in either of its forms: by
+// default Count events, the message events as Lines (of Chat when they
+// are of one) and the others in Events; with format=raw (see Raw) every event in Events and no Count.
 type EventsRead struct {
+	Count  *int   `json:"count"`
+	Chat   string `json:"chat"`
+	Lines  string `json:"lines"`
 	Events []struct {
 		Cursor string          `json:"cursor"`
 		Event  json.RawMessage `json:"event"`
@@ -27,6 +32,23 @@ type EventsRead struct {
 	DroppedEvents      int64   `json:"dropped_events"`
 	Gap                bool    `json:"gap"`
 	NotificationFailed bool    `json:"notification_failed"`
+}
+
+// N is the number of events read, in either form.
+func (r EventsRead) N() int {
+	if r.Count != nil {
+		return *r.Count
+	}
+	return len(r.Events)
+}
+
+// Raw is uri asking for every event as SnowLuma sent it (format=raw),
+// for a test that reads the events' own fields.
+func Raw(uri string) string {
+	if strings.Contains(uri, "?") {
+		return uri + "&format=raw"
+	}
+	return uri + "?format=raw"
 }
 
 // SubscribeEvents calls subscribe_events with args (self_id the fake's
@@ -86,7 +108,7 @@ func WaitRead(t *testing.T, cs *mcp.ClientSession, uri string, what string, cond
 			return r
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s never held: %d events, status %s (%s)", what, len(r.Events), r.Status, r.StatusReason)
+			t.Fatalf("%s never held: %d events, status %s (%s)", what, r.N(), r.Status, r.StatusReason)
 		}
 		time.Sleep(wait)
 	}

@@ -380,11 +380,14 @@ func filter(mode config.Mode, byName map[string]*compiled, all []*mcp.Tool, cl *
 	return slices.Clip(tools)
 }
 
-// logCall writes the one stderr line of a tool call: tool, action, outcome,
+// logCall writes the one stderr line of a tool call: tool, bot, action, outcome,
 // failure kind, duration and traceparent. Never arguments, results, trace
 // state, baggage or credentials.
 func logCall(log *slog.Logger, tool string, c *Call, diag outcome.Diagnostics, d time.Duration) {
 	attrs := []any{slog.String("tool", tool)}
+	if c.Bot != "" {
+		attrs = append(attrs, slog.String("bot", c.Bot))
+	}
 	if c.Action != "" {
 		attrs = append(attrs, slog.String("action", c.Action))
 	}

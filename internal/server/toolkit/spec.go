@@ -82,17 +82,32 @@ type Call struct {
 	Trace trace.Context
 	// Action is the catalog action the call drove, for the log line.
 	Action string
+	// Bot is the label of the bot the call ran as, or of every bot it
+	// asked, when the server drives several; for the log line.
+	Bot string
 }
 
-// Annotations derives the tool's annotations from the spec.
+// Annotations derives the tool's annotations from the spec. openWorldHint
+// is written only when false: true is MCP's default for it
+// (ToolAnnotations in the schema of both eras), and a client loads every
+// tool's definition into each session. destructiveHint is written for
+// every tool that writes, whichever its value.
 func (s *Spec) Annotations() *mcp.ToolAnnotations {
-	open := s.OpenWorld
-	a := &mcp.ToolAnnotations{Title: s.Title, ReadOnlyHint: !s.Writes, IdempotentHint: s.Idempotent, OpenWorldHint: &open}
+	a := &mcp.ToolAnnotations{Title: s.Title, ReadOnlyHint: !s.Writes, IdempotentHint: s.Idempotent}
+	if !s.OpenWorld {
+		a.OpenWorldHint = new(bool)
+	}
 	if s.Writes {
 		d := s.Destructive
 		a.DestructiveHint = &d
 	}
 	return a
+}
+
+// OpenWorld reports a's openWorldHint, true when it is absent (MCP's
+// default).
+func OpenWorld(a *mcp.ToolAnnotations) bool {
+	return a == nil || a.OpenWorldHint == nil || *a.OpenWorldHint
 }
 
 // compiled is a Spec ready to serve: its wire definition and its compiled

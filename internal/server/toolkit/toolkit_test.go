@@ -70,8 +70,8 @@ func TestAnnotationsFollowSpec(t *testing.T) {
 		{spec("local", func(s *Spec) { s.Writes = true }), false, false, false, true},
 	} {
 		a := tc.s.Annotations()
-		if a.ReadOnlyHint != tc.readOnly || a.OpenWorldHint == nil || *a.OpenWorldHint != tc.open || a.Title != tc.s.Title {
-			t.Errorf("%s: %+v", tc.s.Name, a)
+		if a.ReadOnlyHint != tc.readOnly || OpenWorld(a) != tc.open || (a.OpenWorldHint != nil) == tc.open || a.Title != tc.s.Title {
+			t.Errorf("%s: %+v (openWorldHint is written only when false)", tc.s.Name, a)
 		}
 		if (a.DestructiveHint != nil) != tc.hasDestr || (a.DestructiveHint != nil && *a.DestructiveHint != tc.destructive) {
 			t.Errorf("%s: destructiveHint %v", tc.s.Name, a.DestructiveHint)
