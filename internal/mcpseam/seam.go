@@ -15,6 +15,9 @@
 //   - Wrap and Tap: the one transport wrapper that carries methods the SDK
 //     has no API for (task notifications on listen streams, Claude Code's
 //     channel).
+//   - DeclineDiscover (discover.go): server/discover answered with Method
+//     not found, without the SDK's handler, so that Claude Code falls back
+//     to the legacy lifecycle where its channel has a path.
 //
 // Speed tricks, measured in docs/performance.md; the hand-off to the
 // transport and the stack growth are switched on by the binary alone
