@@ -40,6 +40,7 @@ func feedBoth(t *testing.T, s *Store, first, further [][]byte) {
 	t.Helper()
 	ctx := context.Background()
 	main, other := s.NewFeed(), s.NewFurtherFeed()
+	other.SetBot(alt) // as its keeper does once get_login_info answers
 	go main.Run(ctx)
 	go other.Run(ctx)
 	for _, f := range first {
@@ -129,54 +130,101 @@ func TestSeveralBotsOneBotAddsNothing(t *testing.T) {
 	})
 }
 
-// TestSeveralBotsChatsPerBot: in the SQLite file a chat is one bot's view
-// of a group (UNIQUE (bot, grp, peer)): each bot's chat is listed with its
-// label and has its own read mark and channel record.
+// TestSeveralBotsChatsPerBot is the contract's per-bot chat: on both
+// stores, two bots in one group keep two chats (a PostgreSQL chat row is
+// keyed (bot, grp, peer) like the file's), each listed with its label and
+// with its own read mark and unread count, its own gap markers and its
+// own channel catch-up; a search of the group covers both unless a bot is
+// named.
 func TestSeveralBotsChatsPerBot(t *testing.T) {
 	t.Parallel()
-	s := openFile(t, func(o *Options) { o.BotLabel = botLabel })
-	ctx := context.Background()
-	now := time.Now().Unix() + 1
-	msg := groupMsg(1, 5, 100, now, "明天下午开会")
-	feedBoth(t, s, [][]byte{msg}, [][]byte{asBot(t, msg, alt)})
-	chats, err := s.Chats(ctx, false)
-	if err != nil || len(chats) != 2 {
-		t.Fatalf("chats %+v %v", chats, err)
-	}
-	got := []string{chats[0].Bot, chats[1].Bot}
-	slices.Sort(got)
-	if !slices.Equal(got, []string{"alt", "main"}) || chats[0].Unread != 1 || chats[1].Unread != 1 {
-		t.Fatalf("chats %+v", chats)
-	}
-	if left, err := s.MarkRead(ctx, Chat{Group: true, ID: 1, Bot: alt}, 0); err != nil || left != 0 {
-		t.Fatalf("mark alt's chat read: %d %v", left, err)
-	}
-	unread, _ := s.Chats(ctx, true)
-	if len(unread) != 1 || unread[0].Bot != "main" {
-		t.Fatalf("marking alt's chat read touched main's: %+v", unread)
-	}
-	u, err := s.Undelivered(ctx, func(Chat) bool { return true })
-	if err != nil || len(u) != 2 {
-		t.Fatalf("undelivered %+v %v", u, err)
-	}
-	for _, x := range u {
-		if x.Chat.Bot == alt {
-			if err := s.Delivered(ctx, x); err != nil {
-				t.Fatal(err)
+	eachStore(t, func(t *testing.T, open opener) {
+		s := open(t, func(o *Options) { o.BotLabel = botLabel })
+		ctx := context.Background()
+		now := time.Now().Unix() + 1
+		mainChat, altChat := Chat{Group: true, ID: 1}, Chat{Group: true, ID: 1, Bot: alt}
+
+		// alt held ten messages an hour ago; 250 more came while it was
+		// away, past SnowLuma's window: a gap in alt's chat alone.
+		h := &history{msgs: map[Chat][][]byte{}, ids: map[Chat][]int64{}, window: 1000}
+		for i := range int64(10) {
+			h.add(altChat, 1+i, now-3600+i, "旧消息")
+		}
+		if res, err := s.Backfill(ctx, h, altChat); err != nil || res.Added != 10 {
+			t.Fatalf("alt's first backfill: %+v %v", res, err)
+		}
+		for i := range int64(250) {
+			h.add(altChat, 100+i, now-3000+i, "错过的消息")
+		}
+		h.window = 99
+		if res, err := s.Backfill(ctx, h, altChat); err != nil || !res.Gap {
+			t.Fatalf("alt's backfill past the window: %+v %v", res, err)
+		}
+
+		msg := groupMsg(1, 5, 9000, now, "明天下午开会")
+		feedBoth(t, s, [][]byte{msg}, [][]byte{asBot(t, msg, alt)})
+
+		if g, err := s.Gaps(ctx, altChat); err != nil || len(g) != 1 {
+			t.Fatalf("alt's gaps: %+v %v", g, err)
+		}
+		if g, err := s.Gaps(ctx, mainChat); err != nil || len(g) != 0 {
+			t.Fatalf("alt's gap is main's too: %+v %v", g, err)
+		}
+		if w, err := s.Read(ctx, mainChat, nil, &Position{Time: time.Unix(now-4000, 0)}, nil, 0); err != nil || len(w.Messages) != 1 || len(w.Gaps) != 0 || w.Messages[0].Bot != "main" {
+			t.Fatalf("main's chat: %+v %v", w, err)
+		}
+		w, err := s.Read(ctx, altChat, nil, &Position{Time: time.Unix(now-4000, 0)}, nil, 20)
+		if err != nil || len(w.Messages) != 20 || len(w.Gaps) != 1 || w.Messages[0].Bot != "alt" {
+			t.Fatalf("alt's chat: %+v %v", w, err)
+		}
+
+		chats, err := s.Chats(ctx, false)
+		if err != nil || len(chats) != 2 {
+			t.Fatalf("chats %+v %v", chats, err)
+		}
+		unread := map[string]int64{}
+		for _, c := range chats {
+			unread[c.Bot] = c.Unread
+		}
+		if unread["main"] != 1 || unread["alt"] != 10+99+1 {
+			t.Fatalf("unread per bot %v, want main 1, alt 110", unread)
+		}
+		if left, err := s.MarkRead(ctx, altChat, 0); err != nil || left != 0 {
+			t.Fatalf("mark alt's chat read: %d %v", left, err)
+		}
+		if u, _ := s.Chats(ctx, true); len(u) != 1 || u[0].Bot != "main" || u[0].Unread != 1 {
+			t.Fatalf("marking alt's chat read touched main's: %+v", u)
+		}
+
+		all := func(Chat) bool { return true }
+		u, err := s.Undelivered(ctx, all)
+		if err != nil || len(u) != 2 {
+			t.Fatalf("undelivered %+v %v", u, err)
+		}
+		for _, x := range u {
+			if x.Chat.Bot == alt {
+				if err := s.Delivered(ctx, x); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
-	}
-	u, _ = s.Undelivered(ctx, func(Chat) bool { return true })
-	if len(u) != 1 || u[0].Chat.Bot != 0 {
-		t.Fatalf("delivering alt's catch-up delivered main's: %+v", u)
-	}
-	w, err := s.Read(ctx, Chat{Group: true, ID: 1, Bot: alt}, nil, nil, nil, 0)
-	if err != nil || len(w.Messages) != 1 || w.Messages[0].Bot != "alt" {
-		t.Fatalf("alt's chat: %+v %v", w, err)
-	}
-	if _, err := s.Read(ctx, Chat{Group: true, ID: 1, Bot: 30003}, nil, nil, nil, 0); err != ErrNoChat {
-		t.Fatalf("a third bot's chat: %v", err)
-	}
+		if u, _ = s.Undelivered(ctx, all); len(u) != 1 || u[0].Chat.Bot != 0 || u[0].Count != 1 {
+			t.Fatalf("delivering alt's catch-up delivered main's: %+v", u)
+		}
+
+		f, err := s.Find(ctx, Query{Text: "开会", Chat: &mainChat})
+		if err != nil || len(f.Messages) != 2 {
+			t.Fatalf("the group's search covers both bots: %+v %v", f.Messages, err)
+		}
+		one := int64(alt)
+		f, err = s.Find(ctx, Query{Text: "开会", Chat: &mainChat, Bot: &one})
+		if err != nil || len(f.Messages) != 1 || f.Messages[0].Bot != "alt" {
+			t.Fatalf("the group's search for alt: %+v %v", f.Messages, err)
+		}
+		if _, err := s.Read(ctx, Chat{Group: true, ID: 1, Bot: 30003}, nil, nil, nil, 0); err != ErrNoChat {
+			t.Fatalf("a third bot's chat: %v", err)
+		}
+	})
 }
 
 // TestMigrateSchema1 opens a file of schema version 1 (one bot, chats

@@ -4,9 +4,14 @@ package archive
 // (several bots, machines and operators) share: the same contract as
 // sqlite.go (storage), with what sharing adds.
 //
-//   - Each message is stored once, keyed by (bot, chat, message id):
-//     INSERT ... ON CONFLICT DO NOTHING, so a backfill never duplicates
-//     what another server stored.
+//   - A chat is one bot's view of a group or friend, keyed (bot, grp,
+//     peer) as in the file, but bot is always the bot's QQ number: the
+//     servers sharing the database each key their first bot 0 (Chat.Bot),
+//     and two servers of one account share its chats. Read marks, unread
+//     counts, gaps and the channel's catch-up are therefore per bot.
+//   - Each message is stored once, keyed by (chat, message id): INSERT
+//     ... ON CONFLICT DO NOTHING, so a backfill never duplicates what
+//     another server stored.
 //   - Search runs on a tsvector of each message's tokens (tokens.go's
 //     character pairs and words, folded in Go exactly as for SQLite),
 //     written as a tsvector literal so that no text-search parser or
@@ -19,7 +24,7 @@ package archive
 //     advisory lock, and a pass that finds it taken leaves the work to
 //     the one that holds it.
 //   - Read marks and the channel's delivery record are per reader
-//     (Options.Reader) in the marks table.
+//     (Options.Reader) and bot's chat in the marks table.
 //   - Nothing of the URL's password is ever shown: Path and every Error
 //     carry the URL redacted.
 
@@ -40,7 +45,7 @@ import (
 
 // PostgresSchemaVersion is the version of the database's layout this build
 // writes. Older databases are migrated on open; a newer one is refused.
-const PostgresSchemaVersion = 1
+const PostgresSchemaVersion = 2
 
 // Advisory lock keys (pg_advisory_xact_lock's bigint): "SLMA" and what
 // the lock guards.
@@ -88,6 +93,37 @@ var pgMigrations = [][]string{
 			read_key bigint NOT NULL DEFAULT 0,
 			pushed_key bigint NOT NULL,
 			PRIMARY KEY (reader, chat))`,
+	},
+	// Chats per bot: schema 1 kept one chat row per group or friend for
+	// every bot (UNIQUE (grp, peer)) and its messages carried their bot,
+	// so read marks, unread counts, gaps and the channel's catch-up were
+	// shared by the bots of a group. Each chat is split into one chat per
+	// bot found in its messages (the smallest QQ number keeps the row and
+	// its id), each bot's messages move to its chat, and the read marks,
+	// delivery marks and gap markers are copied to each. A chat that holds
+	// no message names no bot: it goes with its marks and gaps (the next
+	// backfill names it again).
+	1: {
+		`ALTER TABLE chats ADD COLUMN bot bigint NOT NULL DEFAULT 0, ADD COLUMN split_from bigint`,
+		`ALTER TABLE chats DROP CONSTRAINT chats_grp_peer_key`,
+		`DELETE FROM marks k WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.chat = k.chat)`,
+		`DELETE FROM gaps g WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.chat = g.chat)`,
+		`DELETE FROM chats c WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.chat = c.id)`,
+		`UPDATE chats c SET bot = (SELECT min(bot) FROM messages m WHERE m.chat = c.id)`,
+		`INSERT INTO chats (bot, grp, peer, name, created_key, split_from)
+			SELECT d.bot, c.grp, c.peer, c.name, c.created_key, c.id
+			FROM (SELECT DISTINCT chat, bot FROM messages) d JOIN chats c ON c.id = d.chat
+			WHERE d.bot <> c.bot`,
+		`UPDATE messages m SET chat = c.id FROM chats c WHERE c.split_from = m.chat AND c.bot = m.bot`,
+		`INSERT INTO marks (reader, chat, read_key, pushed_key)
+			SELECT k.reader, c.id, k.read_key, k.pushed_key FROM marks k JOIN chats c ON c.split_from = k.chat`,
+		`INSERT INTO gaps (chat, after_key, before_key)
+			SELECT c.id, g.after_key, g.before_key FROM gaps g JOIN chats c ON c.split_from = g.chat`,
+		`ALTER TABLE chats DROP COLUMN split_from, ALTER COLUMN bot DROP DEFAULT, ADD CONSTRAINT chats_bot_grp_peer_key UNIQUE (bot, grp, peer)`,
+		// A message's bot is its chat's.
+		`ALTER TABLE messages DROP CONSTRAINT messages_pkey`,
+		`ALTER TABLE messages DROP COLUMN bot`,
+		`ALTER TABLE messages ADD PRIMARY KEY (chat, msg)`,
 	},
 }
 
@@ -215,22 +251,53 @@ func (s *pgStore) init(ctx context.Context) error {
 // loadChats caches the chats' ids (other servers add chats at any time:
 // lookup asks the database for one it has not seen).
 func (s *pgStore) loadChats(ctx context.Context) error {
-	rows, err := s.pool.Query(ctx, `SELECT id, grp, peer FROM chats`)
+	rows, err := s.pool.Query(ctx, `SELECT id, bot, grp, peer FROM chats`)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id, peer int64
+		var id, bot, peer int64
 		var grp bool
-		if err := rows.Scan(&id, &grp, &peer); err != nil {
+		if err := rows.Scan(&id, &bot, &grp, &peer); err != nil {
 			return err
 		}
 		s.mu.Lock()
-		s.chats[Chat{Group: grp, ID: peer}] = id
+		s.chats[Chat{Group: grp, ID: peer, Bot: bot}] = id
 		s.mu.Unlock()
 	}
 	return rows.Err()
+}
+
+// rowKey is the key of c's row (and of the cache): c with its bot's QQ
+// number, the first bot's (SelfID) for 0. While that is not known, it
+// stays 0.
+func (s *pgStore) rowKey(c Chat) Chat {
+	c.Bot = s.selfOf(c.Bot)
+	return c
+}
+
+// localBot is the Chat.Bot of a row's bot: 0 for this server's first bot,
+// else the QQ number.
+func (s *pgStore) localBot(bot int64) int64 {
+	if self := s.self(); self != 0 && bot == self {
+		return 0
+	}
+	return bot
+}
+
+// ownBot reports whether chats keyed bot (a Chat.Bot) are kept by a bot of
+// this server: the first bot's, or a further bot's whose feed runs here.
+// Other servers' bots' chats share the database but are not listed or
+// caught up here. While the first bot's account is not known (doctor),
+// every chat is.
+func (s *pgStore) ownBot(bot int64) bool {
+	if bot == 0 || s.self() == 0 {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.feeds[bot] != nil
 }
 
 func (s *pgStore) close() error { s.pool.Close(); return nil }
@@ -277,14 +344,14 @@ func (s *pgStore) classify(err error) *Error {
 // lookup returns c's chat id, asking the database for a chat another
 // server created.
 func (s *pgStore) lookup(c Chat) (int64, bool) {
-	c.Bot = 0 // a chat row is every bot's; its messages carry their bot
+	c = s.rowKey(c)
 	if id, ok := s.cached(c); ok {
 		return id, true
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	var id int64
-	if err := s.pool.QueryRow(ctx, `SELECT id FROM chats WHERE grp = $1 AND peer = $2`, c.Group, c.ID).Scan(&id); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT id FROM chats WHERE bot = $1 AND grp = $2 AND peer = $3`, c.Bot, c.Group, c.ID).Scan(&id); err != nil {
 		return 0, false
 	}
 	s.mu.Lock()
@@ -293,21 +360,21 @@ func (s *pgStore) lookup(c Chat) (int64, bool) {
 	return id, true
 }
 
-// chatID returns c's row, creating it (in its own statement: a chat's row
-// never vanishes with a rolled-back batch, so the cache stays true).
+// chatID returns the row of the chat whose row key (rowKey) is c, creating
+// it (in its own statement: a chat's row never vanishes with a rolled-back
+// batch, so the cache stays true).
 func (s *pgStore) chatID(ctx context.Context, c Chat) (int64, error) {
-	c.Bot = 0 // a chat row is every bot's; its messages carry their bot
 	if id, ok := s.cached(c); ok {
 		return id, nil
 	}
 	created := keyOf(s.now().Unix()) - 1
 	var id int64
 	err := s.pool.QueryRow(ctx, `WITH ins AS (
-			INSERT INTO chats (grp, peer, created_key) VALUES ($1, $2, $3) ON CONFLICT (grp, peer) DO NOTHING RETURNING id)
-		SELECT id FROM ins UNION ALL SELECT id FROM chats WHERE grp = $1 AND peer = $2 LIMIT 1`, c.Group, c.ID, created).Scan(&id)
+			INSERT INTO chats (bot, grp, peer, created_key) VALUES ($1, $2, $3, $4) ON CONFLICT (bot, grp, peer) DO NOTHING RETURNING id)
+		SELECT id FROM ins UNION ALL SELECT id FROM chats WHERE bot = $1 AND grp = $2 AND peer = $3 LIMIT 1`, c.Bot, c.Group, c.ID, created).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Created by another server between the two halves: read it.
-		err = s.pool.QueryRow(ctx, `SELECT id FROM chats WHERE grp = $1 AND peer = $2`, c.Group, c.ID).Scan(&id)
+		err = s.pool.QueryRow(ctx, `SELECT id FROM chats WHERE bot = $1 AND grp = $2 AND peer = $3`, c.Bot, c.Group, c.ID).Scan(&id)
 	}
 	if err != nil {
 		return 0, err
@@ -395,23 +462,28 @@ func (s *pgStore) storeBatch(ctx context.Context, recs []Record, recalls []recal
 	keys := make([]int64, len(recs))
 	chatIDs := make([]int64, len(recs))
 	for i, r := range recs {
-		id, err := s.chatID(ctx, r.Chat)
+		c := s.rowKey(r.Chat)
+		if c.Bot == 0 {
+			c.Bot = r.Bot // the first bot's account not known yet: the event's self_id
+		}
+		id, err := s.chatID(ctx, c)
 		if err != nil {
 			return nil, s.fail(err)
 		}
 		chatIDs[i] = id
 	}
+	// A recall of a chat the archive does not hold has nothing to mark.
 	var recallChats []int64
+	var recallIDs []int64
 	for _, r := range recalls {
-		id, err := s.chatID(ctx, r.chat)
-		if err != nil {
-			return nil, s.fail(err)
+		if id, ok := s.lookup(r.chat); ok {
+			recallChats = append(recallChats, id)
+			recallIDs = append(recallIDs, r.id)
 		}
-		recallChats = append(recallChats, id)
 	}
 	now := s.now().Unix()
 	n := len(recs)
-	bots, times, msgs, uids, replies := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	times, msgs, uids, replies := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	senders, textCol, grams := make([]string, n), make([]string, n), make([]*string, n)
 	recalled, own := make([]bool, n), make([]bool, n)
 	for i, r := range recs {
@@ -419,7 +491,7 @@ func (s *pgStore) storeBatch(ctx context.Context, recs []Record, recalls []recal
 		if t <= 0 || t > now+86400 {
 			t = now
 		}
-		bots[i], times[i], msgs[i], uids[i], replies[i] = r.Bot, t, r.MessageID, r.UserID, r.ReplyTo
+		times[i], msgs[i], uids[i], replies[i] = t, r.MessageID, r.UserID, r.ReplyTo
 		senders[i], textCol[i], recalled[i], own[i] = r.Sender, r.Text, r.Recalled, r.Own
 		if g := tsvectorOf(r.Text); g != "" {
 			grams[i] = &g
@@ -430,14 +502,14 @@ func (s *pgStore) storeBatch(ctx context.Context, recs []Record, recalls []recal
 			// The low bits of a key are the message sequence: within one
 			// second, keys follow the order messages were stored in, on
 			// every server.
-			rows, err := tx.Query(ctx, `INSERT INTO messages (bot, chat, msg, id, uid, sender, text, reply, recalled, own, grams)
-				SELECT b, c, m, (t << 22) | (nextval('message_seq') % 4194304), u, se, tx, rp, rc, ow, g::tsvector
-				FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[], $7::text[], $8::bigint[], $9::boolean[], $10::boolean[], $11::text[])
-					WITH ORDINALITY AS v(b, c, m, t, u, se, tx, rp, rc, ow, g, ord)
+			rows, err := tx.Query(ctx, `INSERT INTO messages (chat, msg, id, uid, sender, text, reply, recalled, own, grams)
+				SELECT c, m, (t << 22) | (nextval('message_seq') % 4194304), u, se, tx, rp, rc, ow, g::tsvector
+				FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[], $6::text[], $7::bigint[], $8::boolean[], $9::boolean[], $10::text[])
+					WITH ORDINALITY AS v(c, m, t, u, se, tx, rp, rc, ow, g, ord)
 				ORDER BY ord
-				ON CONFLICT (bot, chat, msg) DO NOTHING
+				ON CONFLICT (chat, msg) DO NOTHING
 				RETURNING chat, msg, id`,
-				bots, chatIDs, msgs, times, uids, senders, textCol, replies, recalled, own, grams)
+				chatIDs, msgs, times, uids, senders, textCol, replies, recalled, own, grams)
 			if err != nil {
 				return err
 			}
@@ -462,13 +534,12 @@ func (s *pgStore) storeBatch(ctx context.Context, recs []Record, recalls []recal
 				}
 			}
 		}
-		for i, r := range recalls {
-			bot := s.selfOf(r.chat.Bot)
-			q := `UPDATE messages SET recalled = true, text = '', grams = NULL WHERE chat = $1 AND msg = $2 AND ($3 = 0 OR bot = $3)`
+		for i, id := range recallChats {
+			q := `UPDATE messages SET recalled = true, text = '', grams = NULL WHERE chat = $1 AND msg = $2`
 			if s.opts.KeepRecalled {
-				q = `UPDATE messages SET recalled = true WHERE chat = $1 AND msg = $2 AND ($3 = 0 OR bot = $3)`
+				q = `UPDATE messages SET recalled = true WHERE chat = $1 AND msg = $2`
 			}
-			if _, err := tx.Exec(ctx, q, recallChats[i], r.id, bot); err != nil {
+			if _, err := tx.Exec(ctx, q, id, recallIDs[i]); err != nil {
 				return err
 			}
 		}
@@ -481,7 +552,7 @@ func (s *pgStore) storeBatch(ctx context.Context, recs []Record, recalls []recal
 }
 
 func (s *pgStore) setName(ctx context.Context, c Chat, name string) error {
-	id, err := s.chatID(ctx, c)
+	id, err := s.chatID(ctx, s.rowKey(c))
 	if err != nil {
 		return s.fail(err)
 	}
@@ -489,7 +560,7 @@ func (s *pgStore) setName(ctx context.Context, c Chat, name string) error {
 	return s.fail(err)
 }
 
-const pgMessageColumns = `m.id, m.msg, c.grp, c.peer, m.bot, m.uid, m.sender, m.text, m.reply, m.recalled, m.own`
+const pgMessageColumns = `m.id, m.msg, c.grp, c.peer, c.bot, m.uid, m.sender, m.text, m.reply, m.recalled, m.own`
 
 func (s *pgStore) scanMessages(rows pgx.Rows) ([]Message, error) {
 	defer rows.Close()
@@ -502,10 +573,7 @@ func (s *pgStore) scanMessages(rows pgx.Rows) ([]Message, error) {
 			return nil, err
 		}
 		m.Chat = ChatKey(Chat{Group: grp, ID: peer})
-		if bot == s.self() {
-			bot = 0 // the first bot's chats are keyed 0
-		}
-		m.Bot = s.label(bot)
+		m.Bot = s.label(s.localBot(bot))
 		if grp {
 			m.GroupID = peer
 		}
@@ -583,11 +651,26 @@ func (s *pgStore) search(ctx context.Context, q Query) ([]Message, string, error
 		where = append(where, `%[1]sid < `+arg(keyOf(q.Until.Unix()+1)))
 	}
 	if q.Chat != nil {
-		id, ok := s.lookup(*q.Chat)
-		if !ok || !s.Readable(*q.Chat) {
+		if !s.Readable(*q.Chat) {
 			return nil, "", nil
 		}
-		where = append(where, `%[1]schat = `+arg(id))
+		// The group's or friend's chats of every bot, or of q.Bot's.
+		bot := int64(-1)
+		if q.Bot != nil {
+			bot = s.selfOf(*q.Bot)
+		}
+		var ids []int64
+		rows, err := s.pool.Query(ctx, `SELECT id FROM chats WHERE grp = $1 AND peer = $2 AND ($3 < 0 OR bot = $3)`, q.Chat.Group, q.Chat.ID, bot)
+		if err == nil {
+			ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+		}
+		if err != nil {
+			return nil, "", s.fail(err)
+		}
+		if len(ids) == 0 {
+			return nil, "", nil
+		}
+		where = append(where, `%[1]schat = ANY(`+arg(ids)+`)`)
 	}
 	ids, all, err := s.readable(ctx)
 	if err != nil {
@@ -598,7 +681,7 @@ func (s *pgStore) search(ctx context.Context, q Query) ([]Message, string, error
 	}
 	outer := ` WHERE m.grams @@ $1::tsquery`
 	if q.Bot != nil {
-		outer += ` AND m.bot = ` + arg(s.selfOf(*q.Bot))
+		outer += ` AND c.bot = ` + arg(s.selfOf(*q.Bot))
 	}
 	if q.UserID != 0 {
 		u := arg(q.UserID)
@@ -648,11 +731,10 @@ func (s *pgStore) search(ctx context.Context, q Query) ([]Message, string, error
 	return msgs, next, nil
 }
 
-// keyOfIn is the key of chat's message msg (this bot's first, when
-// several bots hold the id).
+// keyOfIn is the key of chat's message msg.
 func (s *pgStore) keyOfIn(ctx context.Context, chat, msg int64) (int64, error) {
 	var k int64
-	err := s.pool.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $2 ORDER BY (bot = $3) DESC, id LIMIT 1`, chat, msg, s.self()).Scan(&k)
+	err := s.pool.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $2`, chat, msg).Scan(&k)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, ErrNoMessage
 	}
@@ -788,7 +870,7 @@ func (s *pgStore) gaps(ctx context.Context, chat, lo, hi int64) ([]Gap, error) {
 }
 
 func (s *pgStore) listChats(ctx context.Context, unreadOnly bool) ([]ChatInfo, error) {
-	rows, err := s.pool.Query(ctx, `SELECT c.grp, c.peer, c.name,
+	rows, err := s.pool.Query(ctx, `SELECT c.grp, c.peer, c.bot, c.name,
 		(SELECT max(id) FROM messages WHERE chat = c.id),
 		(SELECT count(*) FROM (SELECT 1 FROM messages WHERE chat = c.id AND id > coalesce(k.read_key, 0) AND NOT own LIMIT $2) u),
 		(SELECT count(*) FROM messages WHERE chat = c.id)
@@ -804,13 +886,15 @@ func (s *pgStore) listChats(ctx context.Context, unreadOnly bool) ([]ChatInfo, e
 		var name string
 		var top *int64
 		var info ChatInfo
-		if err := rows.Scan(&c.Group, &c.ID, &name, &top, &info.Unread, &info.Messages); err != nil {
+		if err := rows.Scan(&c.Group, &c.ID, &c.Bot, &name, &top, &info.Unread, &info.Messages); err != nil {
 			return nil, s.fail(err)
 		}
-		if !s.Readable(c) || (unreadOnly && info.Unread == 0) {
+		c.Bot = s.localBot(c.Bot)
+		if !s.ownBot(c.Bot) || !s.Readable(c) || (unreadOnly && info.Unread == 0) {
 			continue
 		}
 		info.Chat, info.Name = ChatKey(c), name
+		info.Bot, info.BotKey = s.label(c.Bot), c.Bot
 		if c.Group {
 			info.GroupID = c.ID
 		} else {
@@ -849,7 +933,7 @@ func (s *pgStore) markRead(ctx context.Context, chat Chat, msg int64) (int64, er
 		var k *int64
 		var err error
 		if msg != 0 {
-			err = tx.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $2 ORDER BY (bot = $3) DESC, id LIMIT 1`, id, msg, s.selfOf(chat.Bot)).Scan(&k)
+			err = tx.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $2`, id, msg).Scan(&k)
 			if errors.Is(err, pgx.ErrNoRows) {
 				return ErrNoMessage
 			}
@@ -880,7 +964,7 @@ func (s *pgStore) markRead(ctx context.Context, chat Chat, msg int64) (int64, er
 const pushedKey = `coalesce((SELECT pushed_key FROM marks WHERE reader = $1 AND chat = c.id), c.created_key)`
 
 func (s *pgStore) undelivered(ctx context.Context, keep func(Chat) bool) ([]Undelivered, error) {
-	rows, err := s.pool.Query(ctx, `SELECT c.id, c.grp, c.peer, `+pushedKey+` FROM chats c`, s.reader)
+	rows, err := s.pool.Query(ctx, `SELECT c.id, c.grp, c.peer, c.bot, `+pushedKey+` FROM chats c`, s.reader)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -891,11 +975,12 @@ func (s *pgStore) undelivered(ctx context.Context, keep func(Chat) bool) ([]Unde
 	var chats []row
 	for rows.Next() {
 		var r row
-		if err := rows.Scan(&r.id, &r.c.Group, &r.c.ID, &r.pushed); err != nil {
+		if err := rows.Scan(&r.id, &r.c.Group, &r.c.ID, &r.c.Bot, &r.pushed); err != nil {
 			rows.Close()
 			return nil, s.fail(err)
 		}
-		if keep(r.c) {
+		r.c.Bot = s.localBot(r.c.Bot)
+		if s.ownBot(r.c.Bot) && keep(r.c) {
 			chats = append(chats, r)
 		}
 	}
@@ -953,15 +1038,14 @@ func (s *pgStore) pushed(ctx context.Context, chat Chat, first, msg int64) (held
 	}
 	err = s.write(ctx, func(tx pgx.Tx) error {
 		var k, kf int64
-		bot := s.selfOf(chat.Bot)
-		if err := tx.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $2 ORDER BY (bot = $3) DESC LIMIT 1`, id, msg, bot).Scan(&k); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $2`, id, msg).Scan(&k); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
 				return nil
 			}
 			return err
 		}
 		held = true
-		err := tx.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $2 ORDER BY (bot = $3) DESC LIMIT 1`, id, first, bot).Scan(&kf)
+		err := tx.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $2`, id, first).Scan(&kf)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
@@ -980,21 +1064,15 @@ func (s *pgStore) pushed(ctx context.Context, chat Chat, first, msg int64) (held
 	return held, behind, err
 }
 
-// botFilter is the SQL condition keeping this server's bot's messages
-// (every bot's while the bot is not known), with the bot at $n.
-func botFilter(n int) string {
-	return fmt.Sprintf(" AND ($%d = 0 OR bot = $%d)", n, n)
-}
-
 func (s *pgStore) reach(ctx context.Context, chat Chat, first int64) (held, target int64, err error) {
 	id, ok := s.lookup(chat)
 	if !ok {
 		return 0, 0, nil
 	}
 	var k *int64
-	q, args := `SELECT max(id) FROM messages WHERE chat = $1`+botFilter(2), []any{id, s.selfOf(chat.Bot)}
+	q, args := `SELECT max(id) FROM messages WHERE chat = $1`, []any{id}
 	if first != 0 {
-		q, args = q+` AND id < $3`, append(args, first)
+		q, args = q+` AND id < $2`, append(args, first)
 	}
 	if err := s.pool.QueryRow(ctx, q, args...).Scan(&k); err != nil {
 		return 0, 0, s.fail(err)
@@ -1026,8 +1104,8 @@ func (s *pgStore) heldAmong(ctx context.Context, chat Chat, recs []Record, held 
 		ids[i] = r.MessageID
 	}
 	var found bool
-	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE chat = $1 AND id <= $3 AND msg = ANY($4)`+botFilter(2)+`)`,
-		id, s.selfOf(chat.Bot), held, ids).Scan(&found)
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE chat = $1 AND id <= $2 AND msg = ANY($3))`,
+		id, held, ids).Scan(&found)
 	if err != nil {
 		return false, s.fail(err)
 	}
@@ -1048,12 +1126,12 @@ func (s *pgStore) keyOfMessage(ctx context.Context, chat Chat, msg int64) (int64
 		return 0, errNoChat
 	}
 	var k int64
-	err := s.pool.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $3`+botFilter(2)+` ORDER BY id LIMIT 1`, id, s.selfOf(chat.Bot), msg).Scan(&k)
+	err := s.pool.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $2`, id, msg).Scan(&k)
 	return k, err
 }
 
 func (s *pgStore) addGap(ctx context.Context, chat Chat, after, before int64) error {
-	id, err := s.chatID(ctx, chat)
+	id, err := s.chatID(ctx, s.rowKey(chat))
 	if err != nil {
 		return s.fail(err)
 	}

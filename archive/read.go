@@ -68,7 +68,8 @@ func (s *Store) stamp(unix int64) string {
 // Query is a search.
 type Query struct {
 	Text string
-	// Chat, when set, limits the search to one chat (of its bot).
+	// Chat, when set, limits the search to one group or friend: the chats
+	// of it that every bot keeps (its Bot is not read), or Bot's alone.
 	Chat *Chat
 	// Bot, when set, limits the search to the chats of one bot (a
 	// Chat.Bot key).

@@ -409,3 +409,130 @@ func TestSharedPrivileges(t *testing.T) {
 		t.Fatalf("check of the owner: %v", err)
 	}
 }
+
+// TestSharedMigrateSchema1 opens a database of schema version 1, whose
+// chat rows were every bot's (UNIQUE (grp, peer)) and whose messages
+// carried their bot, with two bots' messages in one group (both holding
+// message 100), two readers' marks and a gap marker: the chat is split
+// into one per bot, each with its own messages, both readers' marks and
+// the gap; a chat without messages goes. From then on each bot's read
+// mark is its own.
+func TestSharedMigrateSchema1(t *testing.T) {
+	t.Parallel()
+	url := newSchema(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	stmts := append([]string{`CREATE TABLE snowluma_mcp_schema (version integer NOT NULL)`, `INSERT INTO snowluma_mcp_schema VALUES (1)`}, pgMigrations[0]...)
+	for _, stmt := range stmts {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	now := time.Now().Unix() - 600
+	created := keyOf(now - 3600)
+	if _, err := conn.Exec(ctx, `INSERT INTO chats (id, grp, peer, name, created_key) VALUES (7, true, 1, '开发群', $1), (8, true, 2, '空群', $1)`, created); err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		bot, msg, key int64
+		text          string
+	}
+	rows := []row{
+		{self, 100, keyOf(now) + 1, "明天下午开会"},
+		{alt, 100, keyOf(now), "明天下午开会"},
+		{self, 101, keyOf(now+1) + 1, "会议室改了"},
+		{alt, 500, keyOf(now+2) + 1, "收到开会通知"},
+		{alt, 501, keyOf(now+3) + 1, "好的"},
+	}
+	for _, r := range rows {
+		if _, err := conn.Exec(ctx, `INSERT INTO messages (bot, chat, msg, id, uid, sender, text, grams) VALUES ($1, 7, $2, $3, 5, 'nick5', $4, $5::tsvector)`,
+			r.bot, r.msg, r.key, r.text, tsvectorOf(r.text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// alice read up to main's message 100; bob nothing; a gap before them.
+	if _, err := conn.Exec(ctx, `INSERT INTO marks (reader, chat, read_key, pushed_key) VALUES ('alice', 7, $1, $2), ('bob', 7, 0, $2), ('alice', 8, 0, $2)`,
+		rows[0].key, created); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO gaps (chat, after_key, before_key) VALUES (7, $1, $2), (8, $1, $2)`, keyOf(now-3000), keyOf(now-100)); err != nil {
+		t.Fatal(err)
+	}
+
+	s := openShared(t, url, self, func(o *Options) { o.Reader, o.BotLabel = "alice", botLabel })
+	s.NewFurtherFeed().SetBot(alt) // alt is this server's further bot
+	sum, err := s.Summary(ctx)
+	if err != nil || sum.SchemaVersion != 2 || sum.Chats != 2 || sum.Messages != 5 || sum.Gaps != 2 {
+		t.Fatalf("after migrating: %+v %v (want schema 2, 2 chats, 5 messages, 2 gaps)", sum, err)
+	}
+	var version int
+	if err := conn.QueryRow(ctx, `SELECT version FROM snowluma_mcp_schema`).Scan(&version); err != nil || version != 2 {
+		t.Fatalf("schema table: %d %v", version, err)
+	}
+	mainChat, altChat := Chat{Group: true, ID: 1}, Chat{Group: true, ID: 1, Bot: alt}
+	read := func(c Chat) []string {
+		t.Helper()
+		w, err := s.Read(ctx, c, nil, nil, nil, 0)
+		if err != nil {
+			t.Fatalf("read %v: %v", c, err)
+		}
+		var out []string
+		for _, m := range w.Messages {
+			out = append(out, fmt.Sprint(m.Bot, " ", m.MessageID))
+		}
+		return out
+	}
+	if got := read(mainChat); strings.Join(got, ",") != "main 100,main 101" {
+		t.Fatalf("main's chat: %q", got)
+	}
+	if got := read(altChat); strings.Join(got, ",") != "alt 100,alt 500,alt 501" {
+		t.Fatalf("alt's chat: %q", got)
+	}
+	for _, c := range []Chat{mainChat, altChat} {
+		if g, err := s.Gaps(ctx, c); err != nil || len(g) != 1 {
+			t.Fatalf("%v's gaps: %+v %v", c, g, err)
+		}
+	}
+	unread := func(s *Store) map[string]string {
+		t.Helper()
+		chats, err := s.Chats(ctx, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, c := range chats {
+			out[c.Bot] = fmt.Sprint(c.Name, " ", c.Unread)
+		}
+		return out
+	}
+	// alice's mark, copied to each bot's chat: main's 101 is unread, and
+	// alt's 500 and 501 (alt's 100 came before the mark).
+	if got := unread(s); len(got) != 2 || got["main"] != "开发群 1" || got["alt"] != "开发群 2" {
+		t.Fatalf("alice's chats after migrating: %v", got)
+	}
+	if left, err := s.MarkRead(ctx, altChat, 0); err != nil || left != 0 {
+		t.Fatalf("alice marks alt's chat read: %d %v", left, err)
+	}
+	if got := unread(s); got["main"] != "开发群 1" || got["alt"] != "开发群 0" {
+		t.Fatalf("marking alt's chat read touched main's: %v", got)
+	}
+	bob := openShared(t, url, self, func(o *Options) { o.Reader, o.BotLabel = "bob", botLabel })
+	bob.NewFurtherFeed().SetBot(alt)
+	if got := unread(bob); got["main"] != "开发群 2" || got["alt"] != "开发群 3" {
+		t.Fatalf("bob's chats: %v", got)
+	}
+	// Search finds both bots' copies of message 100, each labelled.
+	f, err := s.Find(ctx, Query{Text: "开会"})
+	if err != nil || len(f.Messages) != 3 {
+		t.Fatalf("search after migrating: %+v %v", f.Messages, err)
+	}
+	// A new message of either bot lands in its own chat.
+	ingest(t, s, groupMsg(1, 5, 102, now+10, "新消息"))
+	if got := read(mainChat); len(got) != 3 || got[2] != "main 102" {
+		t.Fatalf("main's chat after a new message: %q", got)
+	}
+}

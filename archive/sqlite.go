@@ -584,12 +584,22 @@ func (s *sqliteStore) search(ctx context.Context, q Query) (msgs []Message, next
 		args = append(args, keyOf(q.Until.Unix()+1))
 	}
 	if q.Chat != nil {
-		id, ok := s.lookup(*q.Chat)
-		if !ok || !s.Readable(*q.Chat) {
+		if !s.Readable(*q.Chat) {
 			return nil, "", nil
 		}
-		sqlText += ` AND m.chat = ?`
-		args = append(args, id)
+		// The group's or friend's chats of every bot, or of q.Bot's.
+		var ids []string
+		s.mu.Lock()
+		for c, id := range s.chats {
+			if c.Group == q.Chat.Group && c.ID == q.Chat.ID && (q.Bot == nil || c.Bot == *q.Bot) {
+				ids = append(ids, strconv.FormatInt(id, 10))
+			}
+		}
+		s.mu.Unlock()
+		if len(ids) == 0 {
+			return nil, "", nil
+		}
+		sqlText += ` AND m.chat IN (` + strings.Join(ids, ",") + `)`
 	}
 	if q.Bot != nil {
 		sqlText += ` AND c.bot = ?`

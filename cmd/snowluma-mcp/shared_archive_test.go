@@ -196,7 +196,7 @@ func TestSharedArchiveEndToEnd(t *testing.T) {
 	stop.Store(true)
 	wg.Wait()
 	ctx := context.Background()
-	s, err := archive.Open(ctx, archive.Options{Path: dbURL, Groups: archive.Selection{All: true}})
+	s, err := archive.Open(ctx, archive.Options{Path: dbURL, Groups: archive.Selection{All: true}, SelfID: simulator.SelfID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,26 +215,28 @@ func TestSharedArchiveEndToEnd(t *testing.T) {
 	}
 	t.Logf("kill -9 of writer A after search showed its %dth message: all held; B's %d found once each", before+1, len(bSent))
 
-	// Two bots wrote: B's messages are stored under B's account, A's under A's.
+	// Two bots wrote: B's messages are in B's chat of its group, A's in
+	// A's (chats are keyed by bot, group and peer; C's bot backfilled its
+	// own chats, which hold none of them).
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	var bots []int64
-	rows, err := conn.Query(ctx, `SELECT DISTINCT bot FROM messages ORDER BY bot`)
+	var bots []string
+	rows, err := conn.Query(ctx, `SELECT DISTINCT c.bot, c.peer FROM messages m JOIN chats c ON c.id = m.chat WHERE m.text LIKE '共享归档测试%' ORDER BY c.bot`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for rows.Next() {
-		var b int64
-		if err := rows.Scan(&b); err != nil {
+		var b, g int64
+		if err := rows.Scan(&b, &g); err != nil {
 			t.Fatal(err)
 		}
-		bots = append(bots, b)
+		bots = append(bots, fmt.Sprint(b, ":", g))
 	}
-	if rows.Err() != nil || !slices.Equal(bots, []int64{simulator.SelfID, botB}) {
-		t.Errorf("the bots the messages are stored under: %v (%v), want A's %d and B's %d", bots, rows.Err(), simulator.SelfID, botB)
+	if want := []string{fmt.Sprint(simulator.SelfID, ":", gA), fmt.Sprint(botB, ":", gB)}; rows.Err() != nil || !slices.Equal(bots, want) {
+		t.Errorf("the chats the messages are stored in: %v (%v), want %v", bots, rows.Err(), want)
 	}
 
 	// The password is in nothing shown.
