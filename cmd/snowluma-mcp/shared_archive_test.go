@@ -72,7 +72,8 @@ func sharedArchiveURL(t *testing.T) string {
 // SnowLuma (two bots' connections), ingest into one PostgreSQL database
 // at once, and a third process's search_messages finds both bots'
 // messages once each; a kill -9 of a writer loses nothing search had
-// shown. The URL's password appears in no stderr, doctor output, audit
+// shown; a reader's mark of one bot's chat of a group leaves another
+// bot's chat of it unread. The URL's password appears in no stderr, doctor output, audit
 // line, error or get_runtime_info.
 func TestSharedArchiveEndToEnd(t *testing.T) {
 	t.Parallel()
@@ -237,6 +238,31 @@ func TestSharedArchiveEndToEnd(t *testing.T) {
 	}
 	if want := []string{fmt.Sprint(simulator.SelfID, ":", gA), fmt.Sprint(botB, ":", gB)}; rows.Err() != nil || !slices.Equal(bots, want) {
 		t.Errorf("the chats the messages are stored in: %v (%v), want %v", bots, rows.Err(), want)
+	}
+
+	// Read marks are per bot's chat: C's bot keeps a chat of B's group of
+	// its own (its backfill); carol marking it read leaves B's chat of the
+	// group unread for her.
+	e2e.WaitFor(t, "C's bot's own chat of B's group, marked read", func() bool {
+		_, r := mcptest.CallTool(t, csC, "mark_read", map[string]any{"group_id": gB})
+		return r.Diagnostics.Outcome == "success"
+	})
+	var marks []string
+	rows, err = conn.Query(ctx, `SELECT c.bot, coalesce(k.read_key, 0) > 0 FROM chats c LEFT JOIN marks k ON k.chat = c.id AND k.reader = 'carol'
+		WHERE c.grp AND c.peer = $1 ORDER BY c.bot`, gB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var b int64
+		var read bool
+		if err := rows.Scan(&b, &read); err != nil {
+			t.Fatal(err)
+		}
+		marks = append(marks, fmt.Sprint(b, ":", read))
+	}
+	if want := []string{fmt.Sprint(simulator.SelfID, ":true"), fmt.Sprint(botB, ":false")}; rows.Err() != nil || !slices.Equal(marks, want) {
+		t.Errorf("carol's read marks of B's group per bot: %v (%v), want %v", marks, rows.Err(), want)
 	}
 
 	// The password is in nothing shown.
