@@ -73,8 +73,8 @@ func sharedArchiveURL(t *testing.T) string {
 // at once, and a third process's search_messages finds both bots'
 // messages once each; a kill -9 of a writer loses nothing search had
 // shown; a reader's mark of one bot's chat of a group leaves another
-// bot's chat of it unread. The URL's password appears in no stderr, doctor output, audit
-// line, error or get_runtime_info.
+// bot's chat of it unread. The URL's password appears in no stderr,
+// doctor output, audit line, error or get_runtime_info.
 func TestSharedArchiveEndToEnd(t *testing.T) {
 	t.Parallel()
 	dbURL := sharedArchiveURL(t)
