@@ -564,23 +564,7 @@ const pgMessageColumns = `m.id, m.msg, c.grp, c.peer, c.bot, m.uid, m.sender, m.
 
 func (s *pgStore) scanMessages(rows pgx.Rows) ([]Message, error) {
 	defer rows.Close()
-	var out []Message
-	for rows.Next() {
-		var m Message
-		var grp bool
-		var peer, bot int64
-		if err := rows.Scan(&m.key, &m.MessageID, &grp, &peer, &bot, &m.UserID, &m.Sender, &m.Text, &m.ReplyTo, &m.Recalled, &m.Own); err != nil {
-			return nil, err
-		}
-		m.Chat = ChatKey(Chat{Group: grp, ID: peer})
-		m.Bot = s.label(s.localBot(bot))
-		if grp {
-			m.GroupID = peer
-		}
-		m.Time = s.stamp(timeOf(m.key))
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return s.messages(rows, s.localBot)
 }
 
 // readable returns the chat ids the allowlists let a reader see, and
@@ -629,18 +613,14 @@ func (s *pgStore) search(ctx context.Context, q Query) ([]Message, string, error
 	if match == "" {
 		return nil, "", ErrEmptyQuery
 	}
-	limit := q.Limit
-	if limit <= 0 {
-		limit = DefaultSearch
-	}
-	limit = min(limit, MaxSearch)
+	limit := searchLimit(q.Limit)
 	args := []any{match}
 	arg := func(v any) string { args = append(args, v); return "$" + strconv.Itoa(len(args)) }
 	var where []string // on the messages alone, %[1]s their table's prefix
 	if q.Cursor != "" {
-		k, err := strconv.ParseInt(q.Cursor, 36, 64)
-		if err != nil || k <= 0 {
-			return nil, "", ErrCursor
+		k, err := cursorKey(q.Cursor)
+		if err != nil {
+			return nil, "", err
 		}
 		where = append(where, `%[1]sid < `+arg(k))
 	}
@@ -723,16 +703,11 @@ func (s *pgStore) search(ctx context.Context, q Query) ([]Message, string, error
 			return nil, "", s.fail(err)
 		}
 	}
-	next := ""
-	if len(msgs) > limit {
-		msgs = msgs[:limit]
-		next = strconv.FormatInt(msgs[limit-1].key, 36)
-	}
+	msgs, next := pageOf(msgs, limit)
 	return msgs, next, nil
 }
 
-// keyOfIn is the key of chat's message msg.
-func (s *pgStore) keyOfIn(ctx context.Context, chat, msg int64) (int64, error) {
+func (s *pgStore) keyIn(ctx context.Context, chat, msg int64) (int64, error) {
 	var k int64
 	err := s.pool.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $2`, chat, msg).Scan(&k)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -741,113 +716,23 @@ func (s *pgStore) keyOfIn(ctx context.Context, chat, msg int64) (int64, error) {
 	return k, err
 }
 
-func (s *pgStore) read(ctx context.Context, chat Chat, before, after, around *Position, limit int) (Window, error) {
-	id, ok := s.lookup(chat)
-	if !ok {
-		return Window{}, ErrNoChat
+func (s *pgStore) page(ctx context.Context, chat, lo, hi int64, newest bool, n int) ([]Message, error) {
+	order := "ASC"
+	if newest {
+		order = "DESC"
 	}
-	if limit <= 0 {
-		limit = DefaultRead
-	}
-	limit = min(limit, MaxRead)
-	keyOfPos := func(p *Position) (int64, error) {
-		if p.MessageID != 0 {
-			return s.keyOfIn(ctx, id, p.MessageID)
-		}
-		return keyOf(p.Time.Unix()), nil
-	}
-	query := func(cond, order string, n int, args ...any) ([]Message, error) {
-		all := append([]any{id}, args...)
-		all = append(all, n)
-		rows, err := s.pool.Query(ctx, `SELECT `+pgMessageColumns+` FROM messages m JOIN chats c ON c.id = m.chat WHERE m.chat = $1`+
-			cond+` ORDER BY m.id `+order+` LIMIT $`+strconv.Itoa(len(all)), all...)
-		if err != nil {
-			return nil, err
-		}
-		return s.scanMessages(rows)
-	}
-	reverse := func(ms []Message) {
-		for i, j := 0, len(ms)-1; i < j; i, j = i+1, j-1 {
-			ms[i], ms[j] = ms[j], ms[i]
-		}
-	}
-	var msgs []Message
-	var err error
-	switch {
-	case around.set():
-		k, err2 := keyOfPos(around)
-		if err2 != nil {
-			return Window{}, s.readErr(err2)
-		}
-		var older []Message
-		if older, err = query(` AND m.id < $2`, "DESC", limit/2, k); err == nil {
-			reverse(older)
-			var newer []Message
-			newer, err = query(` AND m.id >= $2`, "ASC", limit-len(older), k)
-			msgs = append(older, newer...)
-		}
-	case after.set():
-		k, err2 := keyOfPos(after)
-		if err2 != nil {
-			return Window{}, s.readErr(err2)
-		}
-		if after.MessageID == 0 {
-			k-- // a time includes its own second
-		}
-		cond, args := ` AND m.id > $2`, []any{k}
-		if before.set() {
-			kb, err2 := keyOfPos(before)
-			if err2 != nil {
-				return Window{}, s.readErr(err2)
-			}
-			cond += ` AND m.id < $3`
-			args = append(args, kb)
-		}
-		msgs, err = query(cond, "ASC", limit, args...)
-	case before.set():
-		k, err2 := keyOfPos(before)
-		if err2 != nil {
-			return Window{}, s.readErr(err2)
-		}
-		msgs, err = query(` AND m.id < $2`, "DESC", limit, k)
-		reverse(msgs)
-	default:
-		msgs, err = query(``, "DESC", limit)
-		reverse(msgs)
-	}
+	rows, err := s.pool.Query(ctx, `SELECT `+pgMessageColumns+` FROM messages m JOIN chats c ON c.id = m.chat
+		WHERE m.chat = $1 AND m.id > $2 AND m.id < $3 ORDER BY m.id `+order+` LIMIT $4`, chat, lo, hi, n)
 	if err != nil {
-		return Window{}, s.fail(err)
+		return nil, err
 	}
-	w := Window{Messages: msgs}
-	if w.Messages == nil {
-		w.Messages = []Message{}
-	}
-	if len(msgs) > 0 {
-		first, last := msgs[0].key, msgs[len(msgs)-1].key
-		err = s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE chat = $1 AND id < $2), EXISTS (SELECT 1 FROM messages WHERE chat = $1 AND id > $3)`,
-			id, first, last).Scan(&w.MoreBefore, &w.MoreAfter)
-		if err != nil {
-			return Window{}, s.fail(err)
-		}
-		lo, hi := first, last
-		if !w.MoreBefore {
-			lo = 0
-		}
-		if !w.MoreAfter {
-			hi = 1<<62 - 1
-		}
-		if w.Gaps, err = s.gaps(ctx, id, lo, hi); err != nil {
-			return Window{}, s.fail(err)
-		}
-	}
-	return w, nil
+	return s.scanMessages(rows)
 }
 
-func (s *pgStore) readErr(err error) error {
-	if errors.Is(err, ErrNoMessage) {
-		return err
-	}
-	return s.fail(err)
+func (s *pgStore) beyond(ctx context.Context, chat, first, last int64) (before, after bool, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE chat = $1 AND id < $2), EXISTS (SELECT 1 FROM messages WHERE chat = $1 AND id > $3)`,
+		chat, first, last).Scan(&before, &after)
+	return before, after, err
 }
 
 func (s *pgStore) gaps(ctx context.Context, chat, lo, hi int64) ([]Gap, error) {
@@ -856,71 +741,35 @@ func (s *pgStore) gaps(ctx context.Context, chat, lo, hi int64) ([]Gap, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Gap
-	for rows.Next() {
-		var a, b int64
-		if err := rows.Scan(&a, &b); err != nil {
-			return nil, err
-		}
-		g := Gap{From: s.stamp(timeOf(a)), Until: s.stamp(timeOf(b))}
-		g.Note = fmt.Sprintf("messages between %s and %s may be missing: SnowLuma's history did not reach back that far", g.From, g.Until)
-		out = append(out, g)
-	}
-	return out, rows.Err()
+	return s.gapRows(rows)
 }
 
-func (s *pgStore) listChats(ctx context.Context, unreadOnly bool) ([]ChatInfo, error) {
+func (s *pgStore) chatRows(ctx context.Context) ([]chatRow, error) {
 	rows, err := s.pool.Query(ctx, `SELECT c.grp, c.peer, c.bot, c.name,
 		(SELECT max(id) FROM messages WHERE chat = c.id),
 		(SELECT count(*) FROM (SELECT 1 FROM messages WHERE chat = c.id AND id > coalesce(k.read_key, 0) AND NOT own LIMIT $2) u),
 		(SELECT count(*) FROM messages WHERE chat = c.id)
 		FROM chats c LEFT JOIN marks k ON k.chat = c.id AND k.reader = $1`, s.reader, maxUnreadCounts)
 	if err != nil {
-		return nil, s.fail(err)
+		return nil, err
 	}
 	defer rows.Close()
-	var out []ChatInfo
-	var newest []int64
+	var out []chatRow
 	for rows.Next() {
-		var c Chat
-		var name string
+		var r chatRow
 		var top *int64
-		var info ChatInfo
-		if err := rows.Scan(&c.Group, &c.ID, &c.Bot, &name, &top, &info.Unread, &info.Messages); err != nil {
-			return nil, s.fail(err)
+		if err := rows.Scan(&r.chat.Group, &r.chat.ID, &r.chat.Bot, &r.name, &top, &r.unread, &r.messages); err != nil {
+			return nil, err
 		}
-		c.Bot = s.localBot(c.Bot)
-		if !s.ownBot(c.Bot) || !s.Readable(c) || (unreadOnly && info.Unread == 0) {
+		if r.chat.Bot = s.localBot(r.chat.Bot); !s.ownBot(r.chat.Bot) {
 			continue
 		}
-		info.Chat, info.Name = ChatKey(c), name
-		info.Bot, info.BotKey = s.label(c.Bot), c.Bot
-		if c.Group {
-			info.GroupID = c.ID
-		} else {
-			info.UserID = c.ID
-		}
-		var t int64
 		if top != nil {
-			t = *top
-			info.Newest = s.stamp(timeOf(t))
+			r.newest = *top
 		}
-		out = append(out, info)
-		newest = append(newest, t)
+		out = append(out, r)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, s.fail(err)
-	}
-	idx := make([]int, len(out))
-	for i := range idx {
-		idx[i] = i
-	}
-	sortByDesc(idx, newest)
-	sorted := make([]ChatInfo, len(out))
-	for i, j := range idx {
-		sorted[i] = out[j]
-	}
-	return sorted, nil
+	return out, rows.Err()
 }
 
 func (s *pgStore) markRead(ctx context.Context, chat Chat, msg int64) (int64, error) {
@@ -963,59 +812,38 @@ func (s *pgStore) markRead(ctx context.Context, chat Chat, msg int64) (int64, er
 // chat's creation when the reader has none yet).
 const pushedKey = `coalesce((SELECT pushed_key FROM marks WHERE reader = $1 AND chat = c.id), c.created_key)`
 
-func (s *pgStore) undelivered(ctx context.Context, keep func(Chat) bool) ([]Undelivered, error) {
+func (s *pgStore) pushMarks(ctx context.Context) ([]pushMark, error) {
 	rows, err := s.pool.Query(ctx, `SELECT c.id, c.grp, c.peer, c.bot, `+pushedKey+` FROM chats c`, s.reader)
 	if err != nil {
-		return nil, s.fail(err)
+		return nil, err
 	}
-	type row struct {
-		id, pushed int64
-		c          Chat
-	}
-	var chats []row
+	defer rows.Close()
+	var out []pushMark
 	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.id, &r.c.Group, &r.c.ID, &r.c.Bot, &r.pushed); err != nil {
-			rows.Close()
-			return nil, s.fail(err)
+		var m pushMark
+		if err := rows.Scan(&m.id, &m.chat.Group, &m.chat.ID, &m.chat.Bot, &m.pushed); err != nil {
+			return nil, err
 		}
-		r.c.Bot = s.localBot(r.c.Bot)
-		if s.ownBot(r.c.Bot) && keep(r.c) {
-			chats = append(chats, r)
+		if m.chat.Bot = s.localBot(m.chat.Bot); s.ownBot(m.chat.Bot) {
+			out = append(out, m)
 		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, s.fail(err)
+	return out, rows.Err()
+}
+
+func (s *pgStore) unpushed(ctx context.Context, chat, pushed int64) (count, first int64, newest []Message, err error) {
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM messages WHERE chat = $1 AND id > $2 AND NOT own`, chat, pushed).Scan(&count); err != nil || count == 0 {
+		return 0, 0, nil, err
 	}
-	var out []Undelivered
-	for _, r := range chats {
-		var u Undelivered
-		u.Chat = r.c
-		if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM messages WHERE chat = $1 AND id > $2 AND NOT own`, r.id, r.pushed).Scan(&u.Count); err != nil {
-			return nil, s.fail(err)
-		}
-		if u.Count == 0 {
-			continue
-		}
-		rs, err := s.pool.Query(ctx, `SELECT `+pgMessageColumns+` FROM messages m JOIN chats c ON c.id = m.chat WHERE m.chat = $1 AND m.id > $2 AND NOT m.own ORDER BY m.id DESC LIMIT $3`, r.id, r.pushed, CatchUpLines)
-		if err != nil {
-			return nil, s.fail(err)
-		}
-		if u.Newest, err = s.scanMessages(rs); err != nil {
-			return nil, s.fail(err)
-		}
-		u.top = u.Newest[0].key
-		for i, j := 0, len(u.Newest)-1; i < j; i, j = i+1, j-1 {
-			u.Newest[i], u.Newest[j] = u.Newest[j], u.Newest[i]
-		}
-		err = s.pool.QueryRow(ctx, `SELECT msg FROM messages WHERE chat = $1 AND id > $2 AND NOT own ORDER BY id LIMIT 1`, r.id, r.pushed).Scan(&u.First)
-		if err != nil {
-			return nil, s.fail(err)
-		}
-		out = append(out, u)
+	rows, err := s.pool.Query(ctx, `SELECT `+pgMessageColumns+` FROM messages m JOIN chats c ON c.id = m.chat WHERE m.chat = $1 AND m.id > $2 AND NOT m.own ORDER BY m.id DESC LIMIT $3`, chat, pushed, CatchUpLines)
+	if err != nil {
+		return 0, 0, nil, err
 	}
-	return out, nil
+	if newest, err = s.scanMessages(rows); err != nil {
+		return 0, 0, nil, err
+	}
+	err = s.pool.QueryRow(ctx, `SELECT msg FROM messages WHERE chat = $1 AND id > $2 AND NOT own ORDER BY id LIMIT 1`, chat, pushed).Scan(&first)
+	return count, first, newest, err
 }
 
 // setPushed raises this reader's delivery mark of chat to at least key.

@@ -510,23 +510,7 @@ const messageColumns = `m.id, m.msg, c.grp, c.peer, c.bot, m.user, m.sender, m.t
 
 func (s *sqliteStore) scanMessages(rows *sql.Rows) ([]Message, error) {
 	defer rows.Close()
-	var out []Message
-	for rows.Next() {
-		var m Message
-		var grp bool
-		var peer, bot int64
-		if err := rows.Scan(&m.key, &m.MessageID, &grp, &peer, &bot, &m.UserID, &m.Sender, &m.Text, &m.ReplyTo, &m.Recalled, &m.Own); err != nil {
-			return nil, err
-		}
-		m.Chat = ChatKey(Chat{Group: grp, ID: peer})
-		m.Bot = s.label(bot)
-		if grp {
-			m.GroupID = peer
-		}
-		m.Time = s.stamp(timeOf(m.key))
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return s.messages(rows, nil)
 }
 
 // readableChats returns the SQL condition that keeps reads inside the
@@ -560,17 +544,13 @@ func (s *sqliteStore) search(ctx context.Context, q Query) (msgs []Message, next
 	if match == "" {
 		return nil, "", ErrEmptyQuery
 	}
-	limit := q.Limit
-	if limit <= 0 {
-		limit = DefaultSearch
-	}
-	limit = min(limit, MaxSearch)
+	limit := searchLimit(q.Limit)
 	sqlText := `SELECT ` + messageColumns + ` FROM grams g JOIN messages m ON m.id = g.rowid JOIN chats c ON c.id = m.chat WHERE grams MATCH ?`
 	args := []any{match}
 	if q.Cursor != "" {
-		k, err := strconv.ParseInt(q.Cursor, 36, 64)
-		if err != nil || k <= 0 {
-			return nil, "", ErrCursor
+		k, err := cursorKey(q.Cursor)
+		if err != nil {
+			return nil, "", err
 		}
 		sqlText += ` AND g.rowid < ?`
 		args = append(args, k)
@@ -620,130 +600,36 @@ func (s *sqliteStore) search(ctx context.Context, q Query) (msgs []Message, next
 	if err != nil {
 		return nil, "", s.fail(err)
 	}
-	if len(msgs) > limit {
-		msgs = msgs[:limit]
-		next = strconv.FormatInt(msgs[limit-1].key, 36)
-	}
+	msgs, next = pageOf(msgs, limit)
 	return msgs, next, nil
 }
 
-// Read returns up to limit messages of chat: the newest without a position,
-// those after after, those before before, or those around around (half
-// before, the rest from it on).
-func (s *sqliteStore) read(ctx context.Context, chat Chat, before, after, around *Position, limit int) (Window, error) {
-	if e := s.Err(); e != nil {
-		return Window{}, e
+func (s *sqliteStore) keyIn(ctx context.Context, chat, msg int64) (int64, error) {
+	var k int64
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM messages WHERE chat = ? AND msg = ?`, chat, msg).Scan(&k)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, ErrNoMessage
 	}
-	id, ok := s.lookup(chat)
-	if !ok || !s.Readable(chat) {
-		return Window{}, ErrNoChat
-	}
-	if limit <= 0 {
-		limit = DefaultRead
-	}
-	limit = min(limit, MaxRead)
-	keyOfPos := func(p *Position, atOrAfter bool) (int64, error) {
-		if p.MessageID != 0 {
-			var k int64
-			err := s.db.QueryRowContext(ctx, `SELECT id FROM messages WHERE chat = ? AND msg = ?`, id, p.MessageID).Scan(&k)
-			if errors.Is(err, sql.ErrNoRows) {
-				return 0, ErrNoMessage
-			}
-			return k, err
-		}
-		return keyOf(p.Time.Unix()), nil
-	}
-	q := `SELECT ` + messageColumns + ` FROM messages m JOIN chats c ON c.id = m.chat WHERE m.chat = ?`
-	var msgs []Message
-	var err error
-	query := func(cond string, order string, n int, args ...any) ([]Message, error) {
-		rows, err := s.db.QueryContext(ctx, q+cond+` ORDER BY m.id `+order+` LIMIT ?`, append(append([]any{id}, args...), n)...)
-		if err != nil {
-			return nil, err
-		}
-		return s.scanMessages(rows)
-	}
-	reverse := func(ms []Message) {
-		for i, j := 0, len(ms)-1; i < j; i, j = i+1, j-1 {
-			ms[i], ms[j] = ms[j], ms[i]
-		}
-	}
-	switch {
-	case around.set():
-		k, err2 := keyOfPos(around, true)
-		if err2 != nil {
-			return Window{}, s.readErr(err2)
-		}
-		var older []Message
-		if older, err = query(` AND m.id < ?`, "DESC", limit/2, k); err == nil {
-			reverse(older)
-			var newer []Message
-			newer, err = query(` AND m.id >= ?`, "ASC", limit-len(older), k)
-			msgs = append(older, newer...)
-		}
-	case after.set():
-		k, err2 := keyOfPos(after, true)
-		if err2 != nil {
-			return Window{}, s.readErr(err2)
-		}
-		if after.MessageID == 0 {
-			k-- // a time includes its own second
-		}
-		lim := limit
-		cond, args := ` AND m.id > ?`, []any{k}
-		if before.set() {
-			kb, err2 := keyOfPos(before, false)
-			if err2 != nil {
-				return Window{}, s.readErr(err2)
-			}
-			cond += ` AND m.id < ?`
-			args = append(args, kb)
-		}
-		msgs, err = query(cond, "ASC", lim, args...)
-	case before.set():
-		k, err2 := keyOfPos(before, false)
-		if err2 != nil {
-			return Window{}, s.readErr(err2)
-		}
-		msgs, err = query(` AND m.id < ?`, "DESC", limit, k)
-		reverse(msgs)
-	default:
-		msgs, err = query(``, "DESC", limit)
-		reverse(msgs)
-	}
-	if err != nil {
-		return Window{}, s.fail(err)
-	}
-	w := Window{Messages: msgs}
-	if w.Messages == nil {
-		w.Messages = []Message{}
-	}
-	if len(msgs) > 0 {
-		first, last := msgs[0].key, msgs[len(msgs)-1].key
-		err = s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE chat = ? AND id < ?), EXISTS (SELECT 1 FROM messages WHERE chat = ? AND id > ?)`,
-			id, first, id, last).Scan(&w.MoreBefore, &w.MoreAfter)
-		if err != nil {
-			return Window{}, s.fail(err)
-		}
-		lo, hi := first, last
-		if !w.MoreBefore {
-			lo = 0
-		}
-		if !w.MoreAfter {
-			hi = 1<<62 - 1
-		}
-		if w.Gaps, err = s.gaps(ctx, id, lo, hi); err != nil {
-			return Window{}, s.fail(err)
-		}
-	}
-	return w, nil
+	return k, err
 }
 
-func (s *sqliteStore) readErr(err error) error {
-	if errors.Is(err, ErrNoMessage) {
-		return err
+func (s *sqliteStore) page(ctx context.Context, chat, lo, hi int64, newest bool, n int) ([]Message, error) {
+	order := "ASC"
+	if newest {
+		order = "DESC"
 	}
-	return s.fail(err)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages m JOIN chats c ON c.id = m.chat
+		WHERE m.chat = ? AND m.id > ? AND m.id < ? ORDER BY m.id `+order+` LIMIT ?`, chat, lo, hi, n)
+	if err != nil {
+		return nil, err
+	}
+	return s.scanMessages(rows)
+}
+
+func (s *sqliteStore) beyond(ctx context.Context, chat, first, last int64) (before, after bool, err error) {
+	err = s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE chat = ? AND id < ?), EXISTS (SELECT 1 FROM messages WHERE chat = ? AND id > ?)`,
+		chat, first, chat, last).Scan(&before, &after)
+	return before, after, err
 }
 
 // gaps lists the gap markers of chat that overlap the keys [lo, hi].
@@ -753,82 +639,30 @@ func (s *sqliteStore) gaps(ctx context.Context, chat, lo, hi int64) ([]Gap, erro
 		return nil, err
 	}
 	defer rows.Close()
-	var out []Gap
-	for rows.Next() {
-		var a, b int64
-		if err := rows.Scan(&a, &b); err != nil {
-			return nil, err
-		}
-		g := Gap{From: s.stamp(timeOf(a)), Until: s.stamp(timeOf(b))}
-		g.Note = fmt.Sprintf("messages between %s and %s may be missing: SnowLuma's history did not reach back that far", g.From, g.Until)
-		out = append(out, g)
-	}
-	return out, rows.Err()
+	return s.gapRows(rows)
 }
 
-// Chats lists the archived chats the allowlists let a reader see, the
-// most recently active first; unreadOnly keeps those with unread messages.
-func (s *sqliteStore) listChats(ctx context.Context, unreadOnly bool) ([]ChatInfo, error) {
-	if e := s.Err(); e != nil {
-		return nil, e
-	}
+func (s *sqliteStore) chatRows(ctx context.Context) ([]chatRow, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT c.grp, c.peer, c.bot, c.name,
 		(SELECT max(id) FROM messages WHERE chat = c.id),
 		(SELECT count(*) FROM (SELECT 1 FROM messages WHERE chat = c.id AND id > c.read_key AND own = 0 LIMIT ?)),
 		(SELECT count(*) FROM messages WHERE chat = c.id)
 		FROM chats c`, maxUnreadCounts)
 	if err != nil {
-		return nil, s.fail(err)
+		return nil, err
 	}
 	defer rows.Close()
-	var out []ChatInfo
-	var newest []int64
+	var out []chatRow
 	for rows.Next() {
-		var c Chat
-		var name string
+		var r chatRow
 		var top sql.NullInt64
-		var info ChatInfo
-		if err := rows.Scan(&c.Group, &c.ID, &c.Bot, &name, &top, &info.Unread, &info.Messages); err != nil {
-			return nil, s.fail(err)
+		if err := rows.Scan(&r.chat.Group, &r.chat.ID, &r.chat.Bot, &r.name, &top, &r.unread, &r.messages); err != nil {
+			return nil, err
 		}
-		if !s.Readable(c) || (unreadOnly && info.Unread == 0) {
-			continue
-		}
-		info.Chat, info.Name = ChatKey(c), name
-		info.Bot, info.BotKey = s.label(c.Bot), c.Bot
-		if c.Group {
-			info.GroupID = c.ID
-		} else {
-			info.UserID = c.ID
-		}
-		if top.Valid {
-			info.Newest = s.stamp(timeOf(top.Int64))
-		}
-		out = append(out, info)
-		newest = append(newest, top.Int64)
+		r.newest = top.Int64
+		out = append(out, r)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, s.fail(err)
-	}
-	// Most recently active first.
-	idx := make([]int, len(out))
-	for i := range idx {
-		idx[i] = i
-	}
-	sortByDesc(idx, newest)
-	sorted := make([]ChatInfo, len(out))
-	for i, j := range idx {
-		sorted[i] = out[j]
-	}
-	return sorted, nil
-}
-
-func sortByDesc(idx []int, by []int64) {
-	for i := 1; i < len(idx); i++ {
-		for j := i; j > 0 && by[idx[j]] > by[idx[j-1]]; j-- {
-			idx[j], idx[j-1] = idx[j-1], idx[j]
-		}
-	}
+	return out, rows.Err()
 }
 
 // MarkRead marks chat read up to message msg (the newest when 0). It
@@ -864,64 +698,36 @@ func (s *sqliteStore) markRead(ctx context.Context, chat Chat, msg int64) (int64
 	return left, err
 }
 
-// Undelivered lists, for each chat that keep selects, the messages others
-// wrote that the channel has not pushed.
-func (s *sqliteStore) undelivered(ctx context.Context, keep func(Chat) bool) ([]Undelivered, error) {
-	if e := s.Err(); e != nil {
-		return nil, e
-	}
+func (s *sqliteStore) pushMarks(ctx context.Context) ([]pushMark, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, grp, peer, bot, pushed_key FROM chats`)
 	if err != nil {
-		return nil, s.fail(err)
+		return nil, err
 	}
-	type row struct {
-		id, pushed int64
-		c          Chat
-	}
-	var chats []row
+	defer rows.Close()
+	var out []pushMark
 	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.id, &r.c.Group, &r.c.ID, &r.c.Bot, &r.pushed); err != nil {
-			rows.Close()
-			return nil, s.fail(err)
+		var m pushMark
+		if err := rows.Scan(&m.id, &m.chat.Group, &m.chat.ID, &m.chat.Bot, &m.pushed); err != nil {
+			return nil, err
 		}
-		if keep(r.c) && s.Readable(r.c) {
-			chats = append(chats, r)
-		}
+		out = append(out, m)
 	}
-	rows.Close()
-	var out []Undelivered
-	for _, r := range chats {
-		var u Undelivered
-		u.Chat = r.c
-		var first sql.NullInt64
-		err := s.db.QueryRowContext(ctx, `SELECT count(*), min(msg) FROM messages WHERE chat = ? AND id > ? AND own = 0`, r.id, r.pushed).Scan(&u.Count, &first)
-		if err != nil {
-			return nil, s.fail(err)
-		}
-		if u.Count == 0 {
-			continue
-		}
-		u.First = first.Int64
-		rs, err := s.db.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages m JOIN chats c ON c.id = m.chat WHERE m.chat = ? AND m.id > ? AND m.own = 0 ORDER BY m.id DESC LIMIT ?`, r.id, r.pushed, CatchUpLines)
-		if err != nil {
-			return nil, s.fail(err)
-		}
-		if u.Newest, err = s.scanMessages(rs); err != nil {
-			return nil, s.fail(err)
-		}
-		u.top = u.Newest[0].key
-		for i, j := 0, len(u.Newest)-1; i < j; i, j = i+1, j-1 {
-			u.Newest[i], u.Newest[j] = u.Newest[j], u.Newest[i]
-		}
-		// The oldest undelivered id, for the reader's after.
-		err = s.db.QueryRowContext(ctx, `SELECT msg FROM messages WHERE chat = ? AND id > ? AND own = 0 ORDER BY id LIMIT 1`, r.id, r.pushed).Scan(&u.First)
-		if err != nil {
-			return nil, s.fail(err)
-		}
-		out = append(out, u)
+	return out, rows.Err()
+}
+
+func (s *sqliteStore) unpushed(ctx context.Context, chat, pushed int64) (count, first int64, newest []Message, err error) {
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE chat = ? AND id > ? AND own = 0`, chat, pushed).Scan(&count); err != nil || count == 0 {
+		return 0, 0, nil, err
 	}
-	return out, nil
+	rows, err := s.db.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages m JOIN chats c ON c.id = m.chat WHERE m.chat = ? AND m.id > ? AND m.own = 0 ORDER BY m.id DESC LIMIT ?`, chat, pushed, CatchUpLines)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	if newest, err = s.scanMessages(rows); err != nil {
+		return 0, 0, nil, err
+	}
+	err = s.db.QueryRowContext(ctx, `SELECT msg FROM messages WHERE chat = ? AND id > ? AND own = 0 ORDER BY id LIMIT 1`, chat, pushed).Scan(&first)
+	return count, first, newest, err
 }
 
 // Delivered records that the channel pushed u (a catch-up push).

@@ -36,11 +36,25 @@ type storage interface {
 	setName(ctx context.Context, c Chat, name string) error
 
 	search(ctx context.Context, q Query) ([]Message, string, error)
-	read(ctx context.Context, chat Chat, before, after, around *Position, limit int) (Window, error)
-	listChats(ctx context.Context, unreadOnly bool) ([]ChatInfo, error)
+	// keyIn is the key of message msg of the chat whose id is chat
+	// (ErrNoMessage when it holds none); page reads up to n of its
+	// messages with keys strictly between lo and hi, newest first when
+	// newest, else oldest first; beyond says whether it holds messages
+	// before key first and after key last (common.go's window).
+	keyIn(ctx context.Context, chat, msg int64) (int64, error)
+	page(ctx context.Context, chat, lo, hi int64, newest bool, n int) ([]Message, error)
+	beyond(ctx context.Context, chat, first, last int64) (before, after bool, err error)
+	// chatRows lists the chats (a shared store: this server's bots'),
+	// with this reader's unread counts.
+	chatRows(ctx context.Context) ([]chatRow, error)
 
 	markRead(ctx context.Context, chat Chat, msg int64) (int64, error)
-	undelivered(ctx context.Context, keep func(Chat) bool) ([]Undelivered, error)
+	// pushMarks lists the chats (as chatRows) with this reader's delivery
+	// marks; unpushed reads what others wrote after key pushed in the
+	// chat whose id is chat: how many, the first's message id, and the
+	// newest CatchUpLines of them, newest first.
+	pushMarks(ctx context.Context) ([]pushMark, error)
+	unpushed(ctx context.Context, chat, pushed int64) (count, first int64, newest []Message, err error)
 	delivered(ctx context.Context, u Undelivered) error
 	pushed(ctx context.Context, chat Chat, first, msg int64) (held, behind bool, err error)
 
@@ -124,10 +138,11 @@ func (s *Store) Read(ctx context.Context, chat Chat, before, after, around *Posi
 	if e := s.Err(); e != nil {
 		return Window{}, e
 	}
-	if _, ok := s.lookup(chat); !ok || !s.Readable(chat) {
+	id, ok := s.lookup(chat)
+	if !ok || !s.Readable(chat) {
 		return Window{}, ErrNoChat
 	}
-	return s.st.read(ctx, chat, before, after, around, limit)
+	return s.window(ctx, id, before, after, around, limit)
 }
 
 // Chats lists the archived chats the allowlists let a reader see, the
@@ -136,7 +151,7 @@ func (s *Store) Chats(ctx context.Context, unreadOnly bool) ([]ChatInfo, error) 
 	if e := s.Err(); e != nil {
 		return nil, e
 	}
-	return s.st.listChats(ctx, unreadOnly)
+	return s.listChats(ctx, unreadOnly)
 }
 
 // MarkRead marks chat read up to message msg (the newest when 0), for
@@ -154,7 +169,7 @@ func (s *Store) Undelivered(ctx context.Context, keep func(Chat) bool) ([]Undeli
 	if e := s.Err(); e != nil {
 		return nil, e
 	}
-	return s.st.undelivered(ctx, func(c Chat) bool { return keep(c) && s.Readable(c) })
+	return s.undelivered(ctx, func(c Chat) bool { return keep(c) && s.Readable(c) })
 }
 
 // Delivered records that the channel pushed u (a catch-up push).
