@@ -61,7 +61,7 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 			return res, err
 		}
 	}
-	held, target, err := s.st.reach(ctx, chat, first)
+	held, target, err := s.reach(ctx, chat, first)
 	if err != nil {
 		return res, err
 	}
@@ -144,13 +144,13 @@ func (s *Store) Backfill(ctx context.Context, f Fetcher, chat Chat) (BackfillRes
 		}
 		if newest == 0 {
 			for i := len(all) - 1; i >= 0 && newest == 0; i-- {
-				if k, err := s.st.keyOfMessage(ctx, chat, all[i].MessageID); err == nil {
+				if k, err := s.keyOfMessage(ctx, chat, all[i].MessageID); err == nil {
 					newest = k
 				}
 			}
 		}
 		anchor = all[0].MessageID
-		if k, err := s.st.keyOfMessage(ctx, chat, anchor); err == nil {
+		if k, err := s.keyOfMessage(ctx, chat, anchor); err == nil {
 			oldest = k
 		}
 		if met {

@@ -1,10 +1,11 @@
 package archive
 
-// This file is what the two stores share of reading: the read window of
-// one chat, the chat listing, the channel's catch-up, messages and gap
-// markers as rows become them, and search's pages. It holds no SQL: each
-// store answers the few questions asked here (storage's keyIn, page,
-// beyond, gaps, chatRows, pushMarks, unpushed) in its own dialect.
+// This file is the logic the two stores share: the read window of one
+// chat, the chat listing, the channel's catch-up, what a backfill must
+// reach, messages, gap markers and chats as rows become them, and
+// search's pages. It holds no SQL: each store answers the few questions
+// asked here (storage's keyIn, page, beyond, gaps, chatRows, pushMarks,
+// unpushed, newestBelow, firstGap) in its own dialect.
 
 import (
 	"cmp"
@@ -157,6 +158,14 @@ func (s *Store) window(ctx context.Context, chat int64, before, after, around *P
 	return w, nil
 }
 
+// direction is the SQL order of a page: newest first, or oldest first.
+func direction(newest bool) string {
+	if newest {
+		return "DESC"
+	}
+	return "ASC"
+}
+
 // A chatRow is one chat as a store lists it for Chats.
 type chatRow struct {
 	chat             Chat
@@ -255,4 +264,53 @@ func pageOf(msgs []Message, limit int) ([]Message, string) {
 	}
 	msgs = msgs[:limit]
 	return msgs, strconv.FormatInt(msgs[limit-1].key, 36)
+}
+
+// cacheChats caches the chat ids of rows of chats (id, bot, grp, peer).
+func (s *Store) cacheChats(r rows) error {
+	for r.Next() {
+		var id, bot, peer int64
+		var grp bool
+		if err := r.Scan(&id, &bot, &grp, &peer); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.chats[Chat{Group: grp, ID: peer, Bot: bot}] = id
+		s.mu.Unlock()
+	}
+	return r.Err()
+}
+
+// keyOfMessage is the key of chat's message msg.
+func (s *Store) keyOfMessage(ctx context.Context, chat Chat, msg int64) (int64, error) {
+	id, ok := s.lookup(chat)
+	if !ok {
+		return 0, errNoChat
+	}
+	return s.st.keyIn(ctx, id, msg)
+}
+
+// reach returns what a backfill of chat must reach: held, the newest key
+// held before first (the event connection's first message of the chat; 0
+// when none came yet: the newest key held), and target, held or the
+// oldest open gap marker's start when that is older.
+func (s *Store) reach(ctx context.Context, chat Chat, first int64) (held, target int64, err error) {
+	id, ok := s.lookup(chat)
+	if !ok {
+		return 0, 0, nil
+	}
+	if first == 0 {
+		first = keyAbove
+	}
+	if held, err = s.st.newestBelow(ctx, id, first); err != nil || held == 0 {
+		return 0, 0, s.fail(err)
+	}
+	g, err := s.st.firstGap(ctx, id)
+	if err != nil {
+		return 0, 0, s.fail(err)
+	}
+	if g != 0 && g < held {
+		return held, g, nil
+	}
+	return held, held, nil
 }

@@ -256,17 +256,7 @@ func (s *pgStore) loadChats(ctx context.Context) error {
 		return err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var id, bot, peer int64
-		var grp bool
-		if err := rows.Scan(&id, &bot, &grp, &peer); err != nil {
-			return err
-		}
-		s.mu.Lock()
-		s.chats[Chat{Group: grp, ID: peer, Bot: bot}] = id
-		s.mu.Unlock()
-	}
-	return rows.Err()
+	return s.cacheChats(rows)
 }
 
 // rowKey is the key of c's row (and of the cache): c with its bot's QQ
@@ -717,12 +707,8 @@ func (s *pgStore) keyIn(ctx context.Context, chat, msg int64) (int64, error) {
 }
 
 func (s *pgStore) page(ctx context.Context, chat, lo, hi int64, newest bool, n int) ([]Message, error) {
-	order := "ASC"
-	if newest {
-		order = "DESC"
-	}
 	rows, err := s.pool.Query(ctx, `SELECT `+pgMessageColumns+` FROM messages m JOIN chats c ON c.id = m.chat
-		WHERE m.chat = $1 AND m.id > $2 AND m.id < $3 ORDER BY m.id `+order+` LIMIT $4`, chat, lo, hi, n)
+		WHERE m.chat = $1 AND m.id > $2 AND m.id < $3 ORDER BY m.id `+direction(newest)+` LIMIT $4`, chat, lo, hi, n)
 	if err != nil {
 		return nil, err
 	}
@@ -892,31 +878,20 @@ func (s *pgStore) pushed(ctx context.Context, chat Chat, first, msg int64) (held
 	return held, behind, err
 }
 
-func (s *pgStore) reach(ctx context.Context, chat Chat, first int64) (held, target int64, err error) {
-	id, ok := s.lookup(chat)
-	if !ok {
-		return 0, 0, nil
-	}
+func (s *pgStore) newestBelow(ctx context.Context, chat, below int64) (int64, error) {
 	var k *int64
-	q, args := `SELECT max(id) FROM messages WHERE chat = $1`, []any{id}
-	if first != 0 {
-		q, args = q+` AND id < $2`, append(args, first)
+	if err := s.pool.QueryRow(ctx, `SELECT max(id) FROM messages WHERE chat = $1 AND id < $2`, chat, below).Scan(&k); err != nil || k == nil {
+		return 0, err
 	}
-	if err := s.pool.QueryRow(ctx, q, args...).Scan(&k); err != nil {
-		return 0, 0, s.fail(err)
-	}
-	if k == nil || *k == 0 {
-		return 0, 0, nil
-	}
-	held, target = *k, *k
+	return *k, nil
+}
+
+func (s *pgStore) firstGap(ctx context.Context, chat int64) (int64, error) {
 	var g *int64
-	if err := s.pool.QueryRow(ctx, `SELECT min(after_key) FROM gaps WHERE chat = $1`, id).Scan(&g); err != nil {
-		return 0, 0, s.fail(err)
+	if err := s.pool.QueryRow(ctx, `SELECT min(after_key) FROM gaps WHERE chat = $1`, chat).Scan(&g); err != nil || g == nil {
+		return 0, err
 	}
-	if g != nil && *g < target {
-		target = *g
-	}
-	return held, target, nil
+	return *g, nil
 }
 
 func (s *pgStore) heldAmong(ctx context.Context, chat Chat, recs []Record, held int64) (bool, error) {
@@ -946,16 +921,6 @@ func (s *pgStore) messageAt(ctx context.Context, key int64) (int64, error) {
 		return 0, s.fail(err)
 	}
 	return msg, nil
-}
-
-func (s *pgStore) keyOfMessage(ctx context.Context, chat Chat, msg int64) (int64, error) {
-	id, ok := s.lookup(chat)
-	if !ok {
-		return 0, errNoChat
-	}
-	var k int64
-	err := s.pool.QueryRow(ctx, `SELECT id FROM messages WHERE chat = $1 AND msg = $2`, id, msg).Scan(&k)
-	return k, err
 }
 
 func (s *pgStore) addGap(ctx context.Context, chat Chat, after, before int64) error {

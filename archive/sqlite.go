@@ -37,35 +37,16 @@ func (s *sqliteStore) storeBatch(ctx context.Context, recs []Record, recalls []r
 	return keys, err
 }
 
-// reach returns what a backfill of chat must reach: held, the newest key
-// held before first (the event connection's first message of the chat; 0
-// when none came yet: the newest key held), and target, held or the
-// oldest open gap marker's start when that is older.
-func (s *sqliteStore) reach(ctx context.Context, chat Chat, first int64) (held, target int64, err error) {
-	id, ok := s.lookup(chat)
-	if !ok {
-		return 0, 0, nil
-	}
+func (s *sqliteStore) newestBelow(ctx context.Context, chat, below int64) (int64, error) {
 	var k sql.NullInt64
-	q, args := `SELECT max(id) FROM messages WHERE chat = ?`, []any{id}
-	if first != 0 {
-		q, args = q+` AND id < ?`, append(args, first)
-	}
-	if err := s.db.QueryRowContext(ctx, q, args...).Scan(&k); err != nil {
-		return 0, 0, s.fail(err)
-	}
-	held, target = k.Int64, k.Int64
-	if held == 0 {
-		return 0, 0, nil
-	}
+	err := s.db.QueryRowContext(ctx, `SELECT max(id) FROM messages WHERE chat = ? AND id < ?`, chat, below).Scan(&k)
+	return k.Int64, err
+}
+
+func (s *sqliteStore) firstGap(ctx context.Context, chat int64) (int64, error) {
 	var g sql.NullInt64
-	if err := s.db.QueryRowContext(ctx, `SELECT min(after_key) FROM gaps WHERE chat = ?`, id).Scan(&g); err != nil {
-		return 0, 0, s.fail(err)
-	}
-	if g.Valid && g.Int64 < target {
-		target = g.Int64
-	}
-	return held, target, nil
+	err := s.db.QueryRowContext(ctx, `SELECT min(after_key) FROM gaps WHERE chat = ?`, chat).Scan(&g)
+	return g.Int64, err
 }
 
 // SQLite result codes the archive tells apart (the primary code, the low
@@ -298,22 +279,12 @@ var migrations = [][]string{
 }
 
 func (s *sqliteStore) loadChats(ctx context.Context) error {
-	rows, err := s.db.QueryContext(ctx, "SELECT id, grp, peer, bot FROM chats")
+	rows, err := s.db.QueryContext(ctx, "SELECT id, bot, grp, peer FROM chats")
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var id, peer, bot int64
-		var grp bool
-		if err := rows.Scan(&id, &grp, &peer, &bot); err != nil {
-			return err
-		}
-		s.mu.Lock()
-		s.chats[Chat{Group: grp, ID: peer, Bot: bot}] = id
-		s.mu.Unlock()
-	}
-	return rows.Err()
+	return s.cacheChats(rows)
 }
 
 // Close stores what the feed still holds, then releases the file and its
@@ -614,12 +585,8 @@ func (s *sqliteStore) keyIn(ctx context.Context, chat, msg int64) (int64, error)
 }
 
 func (s *sqliteStore) page(ctx context.Context, chat, lo, hi int64, newest bool, n int) ([]Message, error) {
-	order := "ASC"
-	if newest {
-		order = "DESC"
-	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+messageColumns+` FROM messages m JOIN chats c ON c.id = m.chat
-		WHERE m.chat = ? AND m.id > ? AND m.id < ? ORDER BY m.id `+order+` LIMIT ?`, chat, lo, hi, n)
+		WHERE m.chat = ? AND m.id > ? AND m.id < ? ORDER BY m.id `+direction(newest)+` LIMIT ?`, chat, lo, hi, n)
 	if err != nil {
 		return nil, err
 	}
@@ -826,16 +793,6 @@ func (s *sqliteStore) messageAt(ctx context.Context, key int64) (int64, error) {
 		return 0, s.fail(err)
 	}
 	return msg, nil
-}
-
-func (s *sqliteStore) keyOfMessage(ctx context.Context, chat Chat, msg int64) (int64, error) {
-	id, ok := s.lookup(chat)
-	if !ok {
-		return 0, errNoChat
-	}
-	var k int64
-	err := s.db.QueryRowContext(ctx, `SELECT id FROM messages WHERE chat = ? AND msg = ?`, id, msg).Scan(&k)
-	return k, err
 }
 
 // addGap records that chat's messages between the keys after and before

@@ -13,8 +13,9 @@ import (
 // (sqlite.go) or a PostgreSQL database (postgres.go). It is the archive's
 // contract with its stores: every SQL statement lives behind it, and the
 // rest of the package (the feed, backfill's paging, parsing, search's
-// words, times, allowlists) is written once against it. The contract's
-// tests run on both stores (contract_test.go).
+// words, times, allowlists, and common.go's read window, listing and
+// catch-up) is written once against it. The contract's tests run on both
+// stores (contract_test.go).
 //
 // Keys are sortable message keys (keyOf: the time in seconds shifted left
 // by idShift, plus a number that orders the messages of one second as
@@ -58,9 +59,12 @@ type storage interface {
 	delivered(ctx context.Context, u Undelivered) error
 	pushed(ctx context.Context, chat Chat, first, msg int64) (held, behind bool, err error)
 
-	reach(ctx context.Context, chat Chat, first int64) (held, target int64, err error)
+	// newestBelow is the newest key below key below of the chat whose id
+	// is chat, firstGap the oldest start of its gap markers (0 for none);
+	// backfill's reach reads them.
+	newestBelow(ctx context.Context, chat, below int64) (int64, error)
+	firstGap(ctx context.Context, chat int64) (int64, error)
 	heldAmong(ctx context.Context, chat Chat, recs []Record, held int64) (bool, error)
-	keyOfMessage(ctx context.Context, chat Chat, msg int64) (int64, error)
 	messageAt(ctx context.Context, key int64) (int64, error)
 
 	addGap(ctx context.Context, chat Chat, after, before int64) error
