@@ -155,6 +155,12 @@ func (c *Catalog) buildIndex() *index {
 			zh, _ := fold(a.SummaryZh)
 			addText(mark, firstClause(strings.ToLower(a.Summary)), 0)
 			addText(mark, firstClause(zh), 0)
+			if clears(a) {
+				// Setting a value empty removes it: clearing a title is
+				// set_group_special_title's act too.
+				acted[groupTerm(synonymIndex["delete"])] = true
+				desc[groupTerm(synonymIndex["delete"])] = true
+			}
 		}
 		for _, name := range names {
 			ix.named[name] = int32(i)
@@ -204,6 +210,25 @@ func (c *Catalog) buildIndex() *index {
 	}
 	ix.avgLen /= float64(max(1, n))
 	return ix
+}
+
+// clears reports whether a, which changes something, says that an empty
+// or false value removes what it sets ("an empty title removes it", "false
+// removes the reaction"): such a change is a removal too.
+func clears(a *Action) bool {
+	texts := []string{a.Summary}
+	for _, p := range a.Params {
+		texts = append(texts, p.Description)
+	}
+	for _, t := range texts {
+		for _, clause := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool { return strings.ContainsRune(",;:.", r) }) {
+			if (strings.Contains(clause, "empty") || strings.Contains(clause, "false")) &&
+				(strings.Contains(clause, "removes") || strings.Contains(clause, "clears")) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // firstClause returns a summary up to its first comma, semicolon, colon
