@@ -91,6 +91,13 @@ var synonyms = [][]string{
 	{"invite", "invitation", "邀请"},
 	{"start", "发起", "开始", "initiate", "launch", "begin"},
 	{"whole", "全员禁言", "全体禁言", "whole_ban", "everyone"},
+	// Pressing a button of an inline keyboard (Telegram's callback
+	// buttons, https://core.telegram.org/bots/api#inlinekeyboardbutton;
+	// click_inline_keyboard_button) and marking a to-do done
+	// (complete_group_todo) are acts of their own: sending buttons is no
+	// click.
+	{"click", "点击", "press", "tap"},
+	{"complete", "完成", "finish"},
 }
 
 // phrases are the English word sequences of other chat platforms whose
@@ -141,6 +148,7 @@ var writeWords = map[string]bool{
 	"rename": true, "move": true, "like": true, "poke": true, "forward": true,
 	"signin": true, "read": true, "translate": true, "ocr": true, "whole": true,
 	"remark": true, "title": true, "card": true, "essence": true, "start": true,
+	"click": true, "complete": true,
 }
 
 // genericActs are the write words that name no particular change (set,
