@@ -238,6 +238,23 @@ var englishFiller = map[string]bool{
 	// The frame of a method's description: "Use this method to send
 	// text messages" (the Telegram Bot API's descriptions).
 	"use": true, "method": true, "tool": true, "endpoint": true,
+	// The rest of the English stop words (NLTK's English list,
+	// nltk_data corpora/stopwords/english) that say nothing of what is
+	// asked; those that can (all, no, not, off, up, down, only, own,
+	// before, after, over, under, more, most) are kept.
+	"am": true, "being": true, "had": true, "having": true, "does": true, "did": true,
+	"doing": true, "and": true, "but": true, "if": true, "or": true, "because": true,
+	"until": true, "while": true, "against": true, "between": true, "through": true,
+	"during": true, "further": true, "then": true, "here": true, "when": true,
+	"where": true, "why": true, "both": true, "each": true, "few": true, "such": true,
+	"than": true, "too": true, "very": true, "whom": true, "myself": true, "ours": true,
+	"yours": true, "yourself": true, "himself": true, "herself": true, "itself": true,
+	"themselves": true, "hers": true, "theirs": true,
+	// Time words are a request's arguments, not its intent, as the Chinese
+	// fillers' durations are: "is the bot still online", "messages from
+	// today".
+	"still": true, "yet": true, "already": true, "currently": true, "today": true,
+	"yesterday": true, "tomorrow": true, "ever": true,
 	// The platform an agent's other tools are named for (telegram_send_message,
 	// slack_post_message, discord.post_message): the act and object follow.
 	"telegram": true, "discord": true, "slack": true, "whatsapp": true,
