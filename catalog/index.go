@@ -186,9 +186,10 @@ func (c *Catalog) buildIndex() *index {
 		}
 		if composes(a) {
 			// What a message can hold (OneBot v11's segment types) is what
-			// sending one can send: "send a picture" is send_msg.
+			// sending one can send, as surely as its summary says it: "send
+			// a sticker" is send_msg, not the account's saved stickers.
 			for _, w := range segmentWords {
-				addEnglish(add, w, weightParam)
+				addEnglish(add, w, weightSummary)
 			}
 		}
 		for _, p := range a.Params {
