@@ -11,7 +11,10 @@ import (
 // thing. A keyword search term that equals any word of a group matches text
 // containing any word of that group. Every word is lower case.
 var synonyms = [][]string{
-	{"group", "群", "群聊", "群里", "qun", "chat", "channel", "guild", "conversation", "supergroup", "server"},
+	// A Matrix room is a group (the client-server API's joined_rooms,
+	// https://spec.matrix.org/v1.19/client-server-api/, as ruma-client-api
+	// names it: "the rooms the user is in").
+	{"group", "群", "群聊", "群里", "qun", "chat", "channel", "guild", "conversation", "supergroup", "server", "room"},
 	{"mute", "ban", "禁言", "silence", "restrict", "restriction", "timeout"},
 	{"unmute", "unban", "解禁", "解除禁言", "untimeout", "unrestrict"},
 	{"message", "msg", "消息"},
@@ -41,7 +44,9 @@ var synonyms = [][]string{
 	{"card", "名片", "群名片"},
 	{"title", "头衔"},
 	{"name", "名称", "名字"},
-	{"nickname", "昵称", "profile"},
+	// A display name is the nickname (Matrix's profile displayname,
+	// matrix-sdk's Client::set_display_name).
+	{"nickname", "昵称", "profile", "displayname"},
 	{"avatar", "头像", "portrait", "icon", "pfp"},
 	{"status", "状态", "online", "在线", "presence"},
 	{"login", "logged", "登录", "登陆", "account", "账号", "identity", "whoami"},
@@ -122,7 +127,15 @@ var phrases = [][2]string{
 	{"custom title", "special title"},
 	{"voice note", "record"}, {"voice message", "record"},
 	{"administrators", "admin member list"}, {"admins", "admin member list"},
-	{"chat action", "input status"}, {"get users", "get member list"},
+	// Telegram's sendChatAction ("typing") and Discord's Trigger Typing
+	// Indicator (discord-haskell TriggerTypingIndicator, nyxx
+	// triggerTyping, discordeno startTyping) show what QQ's input status
+	// shows.
+	{"send chat action", "set input status"}, {"chat action", "input status"},
+	{"trigger typing indicator", "set input status"}, {"trigger typing", "set input status"},
+	{"start typing", "set input status"}, {"typing indicator", "input status"}, {"typing", "input status"},
+	{"display name", "nickname"},
+	{"get users", "get member list"},
 	{"rename", "rename name"},
 	{"send reaction", "add reaction"},
 	{"get me", "get login info"}, {"bot info", "login info"}, {"current bot", "login account"},
