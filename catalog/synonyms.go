@@ -135,6 +135,10 @@ var phrases = [][2]string{
 	{"trigger typing indicator", "set input status"}, {"trigger typing", "set input status"},
 	{"start typing", "set input status"}, {"typing indicator", "input status"}, {"typing", "input status"},
 	{"display name", "nickname"},
+	// The groups one has joined are the group list (Matrix joined_rooms;
+	// Discord's list_guilds, "servers the bot belongs to").
+	{"joined rooms", "group list"}, {"joined groups", "group list"}, {"joined chats", "group list"},
+	{"joined servers", "group list"}, {"joined guilds", "group list"}, {"joined channels", "group list"},
 	{"get users", "get member list"},
 	{"rename", "rename name"},
 	{"send reaction", "add reaction"},
