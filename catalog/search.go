@@ -699,6 +699,9 @@ func rephrase(q string) string {
 			changed = true
 		}
 	}
+	if q, ok := quantified(padded); ok {
+		padded, changed = q, true
+	}
 	// To read is to get, unless what is read is marked so (mark as read,
 	// unread): "read a message by id" is get_msg.
 	if strings.Contains(padded, " read ") && !strings.Contains(padded, " mark") &&
@@ -709,6 +712,42 @@ func rephrase(q string) string {
 		return q
 	}
 	return strings.TrimSpace(padded)
+}
+
+// quantified rewrites the quantifiers all and every of a padded query: to
+// mute (or unmute) all is the whole group's mute, whatever the word for
+// muting (ban all, silence everyone); all before things in the plural
+// (within two words: "all available chats") says what the plural says,
+// a list of them, and is dropped, so that it does not find the names that
+// hold it (get_group_at_all_remain for "get all groups"). It reports
+// whether anything changed.
+func quantified(padded string) (string, bool) {
+	if !strings.Contains(padded, " all ") && !strings.Contains(padded, " every") {
+		return padded, false
+	}
+	fields := strings.Fields(padded)
+	out := make([]string, 0, len(fields))
+	changed := false
+	for i, f := range fields {
+		if f != "all" && f != "everyone" && f != "everybody" {
+			out = append(out, f)
+			continue
+		}
+		if i > 0 {
+			if g, ok := synonymIndex[fields[i-1]]; ok && (synonyms[g][0] == "mute" || synonyms[g][0] == "unmute") {
+				out[len(out)-1] = synonyms[g][0]
+				out = append(out, "everyone")
+				changed = changed || f != "everyone" || fields[i-1] != synonyms[g][0]
+				continue
+			}
+		}
+		if f == "all" && slices.ContainsFunc(fields[i+1:min(i+3, len(fields))], plural) {
+			changed = true
+			continue
+		}
+		out = append(out, f)
+	}
+	return " " + strings.Join(out, " ") + " ", changed
 }
 
 // ofOrder rewrites "the title of a group" as "group title", the order the
