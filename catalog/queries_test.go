@@ -503,6 +503,13 @@ func TestRewrites(t *testing.T) {
 		"the title of a group":               "group name",
 		"number of members":                  "members number",
 		"a list of the members of the group": "members group list",
+		"get all groups":                     "get groups",
+		"list all available chats":           "list available chats",
+		"ban all users":                      "mute everyone users",
+		"silence everyone":                   "mute everyone",
+		"mark all as read":                   "mark all as read",
+		"send chat action":                   "set input status",
+		"list joined rooms":                  "list group list",
 	} {
 		if got := rephrase(in); got != want {
 			t.Errorf("rephrase(%q) = %q, want %q", in, got, want)
