@@ -95,7 +95,9 @@ var synonyms = [][]string{
 	// (set_group_add_request); inviting someone is no action of QQ's.
 	{"invite", "invitation", "邀请"},
 	{"start", "发起", "开始", "initiate", "launch", "begin"},
-	{"whole", "全员禁言", "全体禁言", "whole_ban", "everyone"},
+	// The whole group: 全员, 全体 and 全群 are the "whole" of 全员禁言
+	// and 全体禁言, whatever act follows (全群禁言, 解除全体禁言).
+	{"whole", "全员禁言", "全体禁言", "whole_ban", "everyone", "全群", "全员", "全体"},
 	// Pressing a button of an inline keyboard (Telegram's callback
 	// buttons, https://core.telegram.org/bots/api#inlinekeyboardbutton;
 	// click_inline_keyboard_button) and marking a to-do done
