@@ -157,9 +157,10 @@ func (c *Catalog) buildIndex() *index {
 			addText(mark, firstClause(zh), 0)
 			if clears(a) {
 				// Setting a value empty removes it: clearing a title is
-				// set_group_special_title's act too.
+				// set_group_special_title's act too, found as a
+				// parameter's words are.
 				acted[groupTerm(synonymIndex["delete"])] = true
-				desc[groupTerm(synonymIndex["delete"])] = true
+				add(groupTerm(synonymIndex["delete"]), weightParam)
 			}
 		}
 		for _, name := range names {
@@ -214,8 +215,9 @@ func (c *Catalog) buildIndex() *index {
 }
 
 // clears reports whether a, which changes something, says that an empty
-// or false value removes what it sets ("an empty title removes it", "false
-// removes the reaction"): such a change is a removal too.
+// value removes what it sets ("an empty title removes it"), or is a switch
+// whose false undoes it ("false to revoke admin", "false removes the
+// reaction"): such a change is a removal too.
 func clears(a *Action) bool {
 	texts := []string{a.Summary}
 	for _, p := range a.Params {
@@ -223,8 +225,8 @@ func clears(a *Action) bool {
 	}
 	for _, t := range texts {
 		for _, clause := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool { return strings.ContainsRune(",;:.", r) }) {
-			if (strings.Contains(clause, "empty") || strings.Contains(clause, "false")) &&
-				(strings.Contains(clause, "removes") || strings.Contains(clause, "clears")) {
+			if strings.Contains(clause, "empty") && (strings.Contains(clause, "removes") || strings.Contains(clause, "clears")) ||
+				strings.HasPrefix(strings.TrimSpace(clause), "false to ") || strings.HasPrefix(strings.TrimSpace(clause), "false removes") {
 				return true
 			}
 		}

@@ -464,7 +464,7 @@ func guessedAct(ix *index, units []unit, asked map[string]bool, d int) bool {
 			continue
 		}
 		acts++
-		if slices.ContainsFunc(u.terms, func(t queryTerm) bool { return !t.hint && holdsTerm(ix.postings[t.term], d) }) {
+		if slices.ContainsFunc(u.terms, func(t queryTerm) bool { return !t.hint && (holdsTerm(ix.postings[t.term], d) || ix.acted[d][t.term]) }) {
 			held++
 		}
 	}

@@ -71,11 +71,16 @@ var synonyms = [][]string{
 	{"flash", "闪传"},
 	{"collection", "收藏"},
 	{"set", "设置", "修改", "改", "设", "设为", "设成", "开启", "打开", "关闭", "关掉", "开", "关",
-		"edit", "change", "update", "modify"},
+		"edit", "change", "update", "modify",
+		// Granting or assigning something sets it: grant admin
+		// (Telegram promoteChatMember's can_* rights, Discord's role
+		// assignment).
+		"grant", "assign"},
 	{"get", "获取", "查询", "查看", "查", "看", "读取", "fetch", "retrieve", "show", "view", "see", "check", "inspect"},
 	{"leave", "退群", "退出", "quit"},
 	{"approve", "handle", "accept", "reject", "同意", "处理", "批准", "审批", "拒绝", "decline", "deny"},
-	{"cancel", "取消", "撤下"},
+	// Revoking a right or a link cancels it (取消管理员 is revoking admin).
+	{"cancel", "取消", "撤下", "revoke"},
 	{"join", "入群", "加群", "进群"},
 	{"add", "添加", "加"},
 	{"batch", "批量", "多个", "多名", "一次", "bulk"},
