@@ -149,7 +149,16 @@ var phrases = [][2]string{
 	{"get users", "get member list"},
 	{"rename", "rename name"},
 	{"send reaction", "add reaction"},
-	{"get me", "get login info"}, {"bot info", "login info"}, {"current bot", "login account"},
+	{"get me", "get login info"}, {"who am i", "whoami"},
+	// The bot's own name is its nickname (Telegram setMyName, "change the
+	// bot's name"), a member's nickname in a group its card (Discord's
+	// Modify Guild Member nick, the member's nickname in the server).
+	{"my name", "nickname"}, {"bot name", "nickname"},
+	{"member nickname", "member card"}, {"group nickname", "group card"}, {"server nickname", "group card"},
+	{"guild nickname", "group card"},
+	// Copying a message into another chat is forwarding it (Telegram
+	// copyMessage, forwardMessage).
+	{"copy message", "forward message"}, {"copy messages", "forward message"}, {"bot info", "login info"}, {"current bot", "login account"},
 	{"bot itself", "login account"}, {"bot user", "login account"},
 	{"check in", "signin"}, {"checked in", "signin"},
 	{"read messages", "message history"},
