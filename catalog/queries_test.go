@@ -494,7 +494,7 @@ func TestRewrites(t *testing.T) {
 		"mute all members":                   "mute everyone members",
 		"chatty title":                       "chatty title",
 		"禁言":                                 "禁言",
-		"a member's nickname":                "member nickname",
+		"a member's nickname":                "member card",
 		"send a reaction":                    "add reaction",
 		"read a message by id":               "get message by id",
 		"mark messages as read":              "mark messages as read",
