@@ -100,9 +100,10 @@ var synonyms = [][]string{
 	// (set_group_add_request); inviting someone is no action of QQ's.
 	{"invite", "invitation", "邀请"},
 	{"start", "发起", "开始", "initiate", "launch", "begin"},
-	// The whole group: 全员, 全体 and 全群 are the "whole" of 全员禁言
-	// and 全体禁言, whatever act follows (全群禁言, 解除全体禁言).
-	{"whole", "全员禁言", "全体禁言", "whole_ban", "everyone", "全群", "全员", "全体"},
+	// The whole group: 全员 and 全群 are the "whole" of 全员禁言, whatever
+	// act follows (全群禁言, 解除全员禁言); 全体 alone is also the @全体成员
+	// of an at-all.
+	{"whole", "全员禁言", "全体禁言", "whole_ban", "everyone", "全群", "全员"},
 	// Pressing a button of an inline keyboard (Telegram's callback
 	// buttons, https://core.telegram.org/bots/api#inlinekeyboardbutton;
 	// click_inline_keyboard_button) and marking a to-do done
@@ -219,6 +220,9 @@ var compounds = map[string][]string{
 	"私信":   {"私聊", "发送"},
 	"发文件":  {"上传", "文件"},
 	"红包":   {"redpacket"}, // see foreignWords
+	"全员禁言": {"全员", "禁言"},
+	"全体禁言": {"全员", "禁言"},
+	"全群禁言": {"全员", "禁言"},
 }
 
 // fillers are Chinese words that carry no search meaning in an operator's
