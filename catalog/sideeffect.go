@@ -127,6 +127,12 @@ var foreignWords = []string{
 	// Slack chat.update) is a change (set) that no action sending messages
 	// makes: the generic acts must agree (see sameGeneric).
 	"invite", "archive", "schedule", "scheduled", "reminder",
+	// Telegram's sticker sets (setChatStickerSet, addStickerToSet,
+	// createNewStickerSet), the edits of a sent message (editMessageText,
+	// editMessageMedia; Slack's chat.update, "Update Message"), and the
+	// answers to a callback or an inline query (answerCallbackQuery,
+	// answerInlineQuery), https://core.telegram.org/bots/api.
+	"stickerset", "editmessage", "callbackquery", "inlinequery",
 }
 
 // namesDeed reports whether a query, whose firmly named terms (not spelling

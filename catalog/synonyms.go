@@ -171,6 +171,9 @@ var phrases = [][2]string{
 	// What QQ has no action for, joined into the one word of foreignWords.
 	{"slow mode", "slowmode"}, {"rate limit", "slowmode"},
 	{"red packet", "redpacket"}, {"red envelope", "redpacket"}, {"red packets", "redpacket"},
+	{"sticker set", "stickerset"}, {"sticker sets", "stickerset"}, {"sticker to set", "stickerset"},
+	{"edit message", "editmessage"}, {"edit messages", "editmessage"}, {"update message", "editmessage"},
+	{"callback query", "callbackquery"}, {"inline query", "inlinequery"},
 }
 
 // writeWords are the synonym groups (by their first word) that ask for a
