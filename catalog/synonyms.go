@@ -23,7 +23,10 @@ var synonyms = [][]string{
 	{"delete", "del", "remove", "删除", "移除", "删", "删掉"},
 	{"friend", "好友", "buddy", "contact"},
 	{"private", "私聊", "私发", "dm"},
-	{"file", "文件", "document", "attachment"},
+	// A file format names a file of its kind (sendDocument of a pdf,
+	// sendAnimation of a gif, sendAudio of an mp3: the Telegram Bot API's
+	// media methods).
+	{"file", "文件", "document", "attachment", "pdf", "zip", "rar", "7z", "txt", "doc", "docx", "xlsx", "pptx", "apk", "exe"},
 	{"folder", "directory", "文件夹", "目录"},
 	{"upload", "上传", "传"},
 	{"download", "下载"},
@@ -38,9 +41,9 @@ var synonyms = [][]string{
 	{"album", "相册"},
 	{"qzone", "空间", "qq空间", "说说"},
 	{"request", "请求", "申请"},
-	{"image", "图片", "picture", "pic", "photo"},
-	{"record", "语音", "voice", "audio", "ptt"},
-	{"video", "视频"},
+	{"image", "图片", "picture", "pic", "photo", "png", "jpg", "jpeg", "gif", "webp", "animation"},
+	{"record", "语音", "voice", "audio", "ptt", "mp3", "wav", "silk", "amr", "ogg"},
+	{"video", "视频", "mp4", "mov"},
 	{"card", "名片", "群名片"},
 	{"title", "头衔"},
 	{"name", "名称", "名字"},
@@ -150,6 +153,8 @@ var phrases = [][2]string{
 	{"get users", "get member list"},
 	{"rename", "rename name"},
 	{"send reaction", "add reaction"},
+	// "I'd like to" wants, not likes.
+	{"i'd like", "want"}, {"i’d like", "want"}, {"would like", "want"}, {"we'd like", "want"},
 	{"get me", "get login info"}, {"who am i", "whoami"},
 	// The bot's own name is its nickname (Telegram setMyName, "change the
 	// bot's name"), a member's nickname in a group its card (Discord's
