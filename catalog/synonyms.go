@@ -79,7 +79,7 @@ var synonyms = [][]string{
 		// (Telegram promoteChatMember's can_* rights, Discord's role
 		// assignment).
 		"grant", "assign"},
-	{"get", "获取", "查询", "查看", "查", "看", "读取", "fetch", "retrieve", "show", "view", "see", "check", "inspect"},
+	{"get", "获取", "查询", "查看", "查", "看", "读取", "fetch", "retrieve", "show", "view", "see", "check", "inspect", "tell"},
 	{"leave", "退群", "退出", "quit"},
 	{"approve", "handle", "accept", "reject", "同意", "处理", "批准", "审批", "拒绝", "decline", "deny"},
 	// Revoking a right or a link cancels it (取消管理员 is revoking admin).
