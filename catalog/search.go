@@ -702,6 +702,11 @@ func rephrase(q string) string {
 	if q, ok := quantified(padded); ok {
 		padded, changed = q, true
 	}
+	// Sending a reaction adds it, whatever words come between (Milky's
+	// send_group_message_reaction, Telegram's setMessageReaction).
+	if i := strings.Index(padded, " send "); i >= 0 && reacts(padded[i:]) {
+		padded, changed = padded[:i]+" add "+padded[i+len(" send "):], true
+	}
 	// To read is to get, unless what is read is marked so (mark as read,
 	// unread): "read a message by id" is get_msg.
 	if strings.Contains(padded, " read ") && !strings.Contains(padded, " mark") &&
@@ -748,6 +753,12 @@ func quantified(padded string) (string, bool) {
 		out = append(out, f)
 	}
 	return " " + strings.Join(out, " ") + " ", changed
+}
+
+// reacts reports whether a padded query names a reaction as such (an
+// emoji alone may be sent in a message).
+func reacts(padded string) bool {
+	return slices.ContainsFunc(strings.Fields(padded), func(w string) bool { return stem(w) == "reaction" })
 }
 
 // ofOrder rewrites "the title of a group" as "group title", the order the

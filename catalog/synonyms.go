@@ -93,7 +93,8 @@ var synonyms = [][]string{
 	{"rename", "重命名", "改名"},
 	{"move", "移动", "移到"},
 	{"remark", "备注"},
-	{"longnick", "个性签名", "签名"},
+	// A bio is the long signature (Milky's set_bio).
+	{"longnick", "个性签名", "签名", "bio"},
 	{"remain", "还剩", "剩余", "剩下"},
 	{"text", "文字", "文本"},
 	// Starting something (a call, a poll, a live stream) is an act no
