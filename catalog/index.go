@@ -376,11 +376,11 @@ var objectWords = map[string]bool{
 }
 
 // segmentWords are the OneBot v11 message segment types a sent message can
-// hold besides text (https://github.com/botuniverse/onebot-11, message/segment.md).
+// hold (https://github.com/botuniverse/onebot-11, message/segment.md).
 // Other platforms name two of them otherwise: an at is a mention
 // (Telegram's MessageEntity type "mention", Discord's mentions), a reply
 // quotes (Telegram's ReplyParameters.quote).
-var segmentWords = []string{"image", "record", "video", "face", "at", "reply", "mention", "quote"}
+var segmentWords = []string{"text", "image", "record", "video", "face", "at", "reply", "mention", "quote"}
 
 // composes reports whether a sends a message it composes from segments: it
 // takes a message and no forward nodes.

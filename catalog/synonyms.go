@@ -147,6 +147,9 @@ var phrases = [][2]string{
 	{"trigger typing indicator", "set input status"}, {"trigger typing", "set input status"},
 	{"start typing", "set input status"}, {"typing indicator", "input status"}, {"typing", "input status"},
 	{"display name", "nickname"},
+	// A WhatsApp group's subject is its name (WA MCP's
+	// wa_group_update_subject: "Change the name/subject of a group").
+	{"group subject", "group name"}, {"chat subject", "group name"},
 	// The groups one has joined are the group list (Matrix joined_rooms;
 	// Discord's list_guilds, "servers the bot belongs to").
 	{"joined rooms", "group list"}, {"joined groups", "group list"}, {"joined chats", "group list"},
@@ -304,6 +307,9 @@ var englishFiller = map[string]bool{
 	// The platform an agent's other tools are named for (telegram_send_message,
 	// slack_post_message, discord.post_message): the act and object follow.
 	"telegram": true, "discord": true, "slack": true, "whatsapp": true,
+	// and their prefixes (WA MCP's wa_send_text, wa_group_promote:
+	// delltrak/wamcp docs/API_REFERENCE.md; tg_ for Telegram).
+	"wa": true, "tg": true, "mcp": true,
 }
 
 // hanDictionary maps each Chinese word the segmenter knows to the search
