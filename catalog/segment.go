@@ -192,7 +192,12 @@ func englishUnit(w string) unit {
 		u.terms = append(u.terms, groupTerms(g)...)
 		u.alts = synonyms[g]
 		if head := synonyms[g][0]; plural(w) && !writeWords[head] && head != "get" && head != "list" {
-			u.terms = append(u.terms, queryTerm{term: groupTerm(synonymIndex["list"]), weight: pluralWeight, hint: true})
+			// Messages are listed by their history.
+			list := "list"
+			if head == "message" {
+				list = "history"
+			}
+			u.terms = append(u.terms, queryTerm{term: groupTerm(synonymIndex[list]), weight: pluralWeight, hint: true})
 		}
 	}
 	return u
