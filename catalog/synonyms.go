@@ -303,7 +303,15 @@ var englishFiller = map[string]bool{
 	// fillers' durations are: "is the bot still online", "messages from
 	// today".
 	"still": true, "yet": true, "already": true, "currently": true, "today": true,
-	"yesterday": true, "tomorrow": true, "ever": true,
+	"yesterday": true, "tomorrow": true, "ever": true, "second": true, "seconds": true,
+	"minute": true, "minutes": true, "hour": true, "hours": true, "day": true, "days": true,
+	"week": true, "weeks": true, "month": true, "months": true,
+	// Whom a request is about, as 某人 and 别人 are in Chinese: the
+	// action's parameters say who.
+	"person": true, "people": true, "guy": true, "guys": true, "spammer": true,
+	"spammers": true, "troll": true, "folks": true, "everybody": true,
+	// Greetings and thanks around a request.
+	"hi": true, "hey": true, "hello": true, "thanks": true, "thank": true, "kindly": true,
 	// The platform an agent's other tools are named for (telegram_send_message,
 	// slack_post_message, discord.post_message): the act and object follow.
 	"telegram": true, "discord": true, "slack": true, "whatsapp": true,
