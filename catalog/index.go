@@ -155,6 +155,12 @@ func (c *Catalog) buildIndex() *index {
 			zh, _ := fold(a.SummaryZh)
 			addText(mark, firstClause(strings.ToLower(a.Summary)), 0)
 			addText(mark, firstClause(zh), 0)
+			for _, p := range a.Params {
+				// A switch named for an act (delete_friend's block) does it.
+				if g, ok := synonymIndex[p.Name]; ok && writeWords[synonyms[g][0]] && strings.Contains(string(p.Schema), `"boolean"`) {
+					acted[groupTerm(g)] = true
+				}
+			}
 			if clears(a) {
 				// Setting a value empty removes it: clearing a title is
 				// set_group_special_title's act too, found as a

@@ -114,6 +114,10 @@ var synonyms = [][]string{
 	// (complete_group_todo) are acts of their own: sending buttons is no
 	// click.
 	{"click", "点击", "press", "tap"},
+	// Blocking someone (WhatsApp's block contact: delltrak/wamcp's
+	// wa_block_contact; telegram-mcp's "block, unblock") is what
+	// delete_friend's block switch does.
+	{"block", "拉黑", "blacklist"},
 	{"complete", "完成", "finish"},
 }
 
@@ -194,7 +198,7 @@ var writeWords = map[string]bool{
 	"rename": true, "move": true, "like": true, "poke": true, "forward": true,
 	"signin": true, "read": true, "translate": true, "ocr": true, "whole": true,
 	"remark": true, "title": true, "card": true, "essence": true, "start": true,
-	"click": true, "complete": true,
+	"click": true, "complete": true, "block": true,
 }
 
 // genericActs are the write words that name no particular change (set,
