@@ -34,7 +34,8 @@ var synonyms = [][]string{
 	{"admin", "管理员", "管理", "administrator", "promote", "demote", "moderator"},
 	{"owner", "群主"},
 	{"kick", "踢", "踢出", "移出", "踢人", "expel", "prune"},
-	{"notice", "公告", "announcement"},
+	// mirai-api-http abbreviates announcements: anno_list, anno_publish.
+	{"notice", "公告", "announcement", "anno"},
 	{"essence", "精华", "精华消息", "pin"},
 	{"poke", "戳", "戳一戳", "拍一拍", "nudge"},
 	{"like", "赞", "点赞", "thumbs"},
@@ -163,7 +164,12 @@ var phrases = [][2]string{
 	{"send reaction", "add reaction"},
 	// "I'd like to" wants, not likes.
 	{"i'd like", "want"}, {"i’d like", "want"}, {"would like", "want"}, {"we'd like", "want"},
-	{"get me", "get login info"}, {"who am i", "whoami"},
+	{"get me", "get login info"}, {"who am i", "whoami"}, {"get self", "get login info"},
+	// mirai-api-http's file_mkdir and sendTempMessage (a private chat
+	// through a group), and a list of messages, which is their history
+	// (Koishi's getMessageList).
+	{"mkdir", "create folder"}, {"temp message", "private message"},
+	{"message list", "message history"},
 	// The bot's own name is its nickname (Telegram setMyName, "change the
 	// bot's name"), a member's nickname in a group its card (Discord's
 	// Modify Guild Member nick, the member's nickname in the server).
