@@ -20,7 +20,7 @@ var synonyms = [][]string{
 	{"message", "msg", "消息"},
 	{"send", "发送", "发", "发布", "发表", "发出", "post"},
 	{"recall", "delete_msg", "撤回", "撤", "withdraw", "unsend", "retract", "purge"},
-	{"delete", "del", "remove", "删除", "移除", "删", "删掉"},
+	{"delete", "del", "remove", "删除", "移除", "删", "删掉", "clear", "清除", "清空"},
 	{"friend", "好友", "buddy", "contact"},
 	{"private", "私聊", "私发", "dm"},
 	// A file format names a file of its kind (sendDocument of a pdf,
@@ -95,7 +95,7 @@ var synonyms = [][]string{
 	{"move", "移动", "移到"},
 	{"remark", "备注"},
 	// A bio is the long signature (Milky's set_bio).
-	{"longnick", "个性签名", "签名", "bio"},
+	{"longnick", "个性签名", "签名", "bio", "signature"},
 	{"remain", "还剩", "剩余", "剩下"},
 	{"text", "文字", "文本"},
 	// Starting something (a call, a poll, a live stream) is an act no
@@ -115,6 +115,8 @@ var synonyms = [][]string{
 	// (complete_group_todo) are acts of their own: sending buttons is no
 	// click.
 	{"click", "点击", "press", "tap"},
+	// check_url_safely: whether a link is safe.
+	{"safe", "safely", "safety", "安全"},
 	// Blocking someone (WhatsApp's block contact: delltrak/wamcp's
 	// wa_block_contact; telegram-mcp's "block, unblock") is what
 	// delete_friend's block switch does.
@@ -162,6 +164,8 @@ var phrases = [][2]string{
 	{"get users", "get member list"},
 	{"rename", "rename name"},
 	{"send reaction", "add reaction"},
+	// Taking a message back is recalling it.
+	{"take back", "recall"}, {"undo sending", "recall"}, {"undo send", "recall"},
 	// "I'd like to" wants, not likes.
 	{"i'd like", "want"}, {"i’d like", "want"}, {"would like", "want"}, {"we'd like", "want"},
 	{"get me", "get login info"}, {"who am i", "whoami"}, {"get self", "get login info"},
