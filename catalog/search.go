@@ -693,14 +693,14 @@ func rephrase(q string) string {
 	if ordered, ok := ofOrder(padded); ok {
 		padded, changed = ordered, true
 	}
+	if q, ok := quantified(padded); ok {
+		padded, changed = q, true
+	}
 	for _, p := range phrases {
 		if from := " " + p[0] + " "; strings.Contains(padded, from) {
 			padded = strings.ReplaceAll(padded, from, " "+p[1]+" ")
 			changed = true
 		}
-	}
-	if q, ok := quantified(padded); ok {
-		padded, changed = q, true
 	}
 	// Sending a reaction adds it, whatever words come between (Milky's
 	// send_group_message_reaction, Telegram's setMessageReaction).
@@ -746,7 +746,7 @@ func quantified(padded string) (string, bool) {
 				continue
 			}
 		}
-		if f == "all" && slices.ContainsFunc(fields[i+1:min(i+3, len(fields))], plural) {
+		if f == "all" && slices.ContainsFunc(fields[i+1:min(i+3, len(fields))], func(w string) bool { return isWord(w) && stem(w) != w }) {
 			changed = true
 			continue
 		}
