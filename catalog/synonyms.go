@@ -79,7 +79,9 @@ var synonyms = [][]string{
 		// Granting or assigning something sets it: grant admin
 		// (Telegram promoteChatMember's can_* rights, Discord's role
 		// assignment).
-		"grant", "assign"},
+		"grant", "assign",
+		// Switching something on or off sets it, as 开启 and 关闭 do.
+		"enable", "disable", "toggle"},
 	{"get", "获取", "查询", "查看", "查", "看", "读取", "fetch", "retrieve", "show", "view", "see", "check", "inspect", "tell"},
 	{"leave", "退群", "退出", "quit"},
 	{"approve", "handle", "accept", "reject", "同意", "处理", "批准", "审批", "拒绝", "decline", "deny"},
@@ -142,6 +144,13 @@ var phrases = [][2]string{
 	{"unpin", "remove essence"},
 	{"mute all", "mute everyone"}, {"mute the whole", "mute everyone"}, {"unmute all", "unmute everyone"},
 	{"chat permissions", "whole ban"}, {"default permissions", "whole ban"},
+	// Locking a chat so that only admins can speak is the whole-group mute
+	// (WA MCP's wa_group_update_settings announce: "Only admins can send
+	// messages"; a Discord channel's lockdown denies @everyone sending).
+	{"lock group", "mute everyone"}, {"lock chat", "mute everyone"}, {"lock channel", "mute everyone"},
+	{"unlock group", "unmute everyone"}, {"unlock chat", "unmute everyone"}, {"unlock channel", "unmute everyone"},
+	{"lockdown", "mute everyone"},
+	{"turn on", "enable"}, {"turn off", "disable"},
 	{"invite link", "share card"},
 	{"custom title", "special title"},
 	{"voice note", "record"}, {"voice message", "record"},
