@@ -50,7 +50,7 @@ var synonyms = [][]string{
 	{"name", "名称", "名字"},
 	// A display name is the nickname (Matrix's profile displayname,
 	// matrix-sdk's Client::set_display_name).
-	{"nickname", "昵称", "profile", "displayname"},
+	{"nickname", "昵称", "profile", "displayname", "username"},
 	{"avatar", "头像", "portrait", "icon", "pfp"},
 	{"status", "状态", "online", "在线", "presence"},
 	{"login", "logged", "登录", "登陆", "account", "账号", "identity", "whoami"},
@@ -161,7 +161,7 @@ var phrases = [][2]string{
 	// shows.
 	{"send chat action", "set input status"}, {"chat action", "input status"},
 	{"trigger typing indicator", "set input status"}, {"trigger typing", "set input status"},
-	{"start typing", "set input status"}, {"typing indicator", "input status"}, {"typing", "input status"},
+	{"start typing", "set input status"}, {"send typing", "set input status"}, {"typing indicator", "input status"}, {"typing", "input status"},
 	{"display name", "nickname"},
 	// A WhatsApp group's subject is its name (WA MCP's
 	// wa_group_update_subject: "Change the name/subject of a group").
@@ -170,7 +170,7 @@ var phrases = [][2]string{
 	// Discord's list_guilds, "servers the bot belongs to").
 	{"joined rooms", "group list"}, {"joined groups", "group list"}, {"joined chats", "group list"},
 	{"joined servers", "group list"}, {"joined guilds", "group list"}, {"joined channels", "group list"},
-	{"get users", "get member list"},
+	{"get users", "get member list"}, {"get user", "get stranger info"},
 	{"rename", "rename name"},
 	{"send reaction", "add reaction"},
 	// Taking a message back is recalling it.
