@@ -133,6 +133,9 @@ var foreignWords = []string{
 	// answers to a callback or an inline query (answerCallbackQuery,
 	// answerInlineQuery), https://core.telegram.org/bots/api.
 	"stickerset", "editmessage", "callbackquery", "inlinequery",
+	// Payments (Telegram's sendInvoice; money moves in QQ no more than red
+	// packets do).
+	"payment", "money", "invoice",
 }
 
 // namesDeed reports whether a query, whose firmly named terms (not spelling

@@ -117,6 +117,8 @@ var synonyms = [][]string{
 	// (complete_group_todo) are acts of their own: sending buttons is no
 	// click.
 	{"click", "点击", "press", "tap"},
+	// set_group_anonymous: anonymous chat in a group.
+	{"anonymous", "匿名"},
 	// check_url_safely: whether a link is safe.
 	{"safe", "safely", "safety", "安全"},
 	// Blocking someone (WhatsApp's block contact: delltrak/wamcp's
@@ -203,6 +205,7 @@ var phrases = [][2]string{
 	// What QQ has no action for, joined into the one word of foreignWords.
 	{"slow mode", "slowmode"}, {"rate limit", "slowmode"},
 	{"red packet", "redpacket"}, {"red envelope", "redpacket"}, {"red packets", "redpacket"},
+	{"send money", "payment"}, {"transfer money", "payment"},
 	{"sticker set", "stickerset"}, {"sticker sets", "stickerset"}, {"sticker to set", "stickerset"},
 	{"edit message", "editmessage"}, {"edit messages", "editmessage"}, {"update message", "editmessage"},
 	{"callback query", "callbackquery"}, {"inline query", "inlinequery"},
@@ -255,6 +258,9 @@ var compounds = map[string][]string{
 	"私信":   {"私聊", "发送"},
 	"发文件":  {"上传", "文件"},
 	"红包":   {"redpacket"}, // see foreignWords
+	"转账":   {"payment"},
+	"付款":   {"payment"},
+	"支付":   {"payment"},
 	"全员禁言": {"全员", "禁言"},
 	"全体禁言": {"全员", "禁言"},
 	"全群禁言": {"全员", "禁言"},
