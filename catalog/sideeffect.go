@@ -119,7 +119,7 @@ var foreignWords = []string{
 	// Polls (Telegram sendPoll, stopPoll), red packets (go-cqhttp, whose
 	// maintainers will not send or claim them: Mrs4s/go-cqhttp#1579; none of
 	// SnowLuma's actions does) and webhooks.
-	"poll", "redpacket", "webhook",
+	"poll", "vote", "survey", "quiz", "redpacket", "webhook",
 	// Inviting someone (Slack conversations.invite; Telegram's invite
 	// links), archiving a conversation and scheduling a message (Slack
 	// conversations.archive, chat.scheduleMessage), reminders (Slack

@@ -259,6 +259,8 @@ var compounds = map[string][]string{
 	"发文件":  {"上传", "文件"},
 	"红包":   {"redpacket"}, // see foreignWords
 	"转账":   {"payment"},
+	"投票":   {"poll"},
+	"问卷":   {"poll"},
 	"付款":   {"payment"},
 	"支付":   {"payment"},
 	"全员禁言": {"全员", "禁言"},
