@@ -294,11 +294,13 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 		if (weak(h.cov, h.covered) && !(h.a.ReadOnly && h.cov == 1 && plain())) || readAnsweredByWrite(units, h.a) {
 			return true
 		}
-		if h.a.ReadOnly {
-			return false
-		}
 		if firm == nil {
 			firm = firmTerms(units, rephrased)
+		}
+		if h.a.ReadOnly {
+			// A read is no answer to a request for what QQ has no action
+			// for (a poll, a call) unless it holds the word.
+			return slices.ContainsFunc(foreignTerms, func(t string) bool { return firm[t] && !holdsTerm(ix.postings[t], h.index) })
 		}
 		return h.a.Destructive && namedN[h.index] == 0 || guessedAct(ix, units, asked, h.index) ||
 			!namesDeed(ix, h.index, units, firm)

@@ -136,6 +136,9 @@ var foreignWords = []string{
 	// Payments (Telegram's sendInvoice; money moves in QQ no more than red
 	// packets do).
 	"payment", "money", "invoice",
+	// Calls and live streams (Discord's voice and stage channels, Slack
+	// huddles; QQ's 语音通话 and 直播): no action starts or joins one.
+	"voicecall", "livestream",
 }
 
 // namesDeed reports whether a query, whose firmly named terms (not spelling

@@ -206,6 +206,8 @@ var phrases = [][2]string{
 	{"slow mode", "slowmode"}, {"rate limit", "slowmode"},
 	{"red packet", "redpacket"}, {"red envelope", "redpacket"}, {"red packets", "redpacket"},
 	{"send money", "payment"}, {"transfer money", "payment"},
+	{"voice call", "voicecall"}, {"video call", "voicecall"}, {"group call", "voicecall"},
+	{"live stream", "livestream"}, {"go live", "livestream"},
 	{"sticker set", "stickerset"}, {"sticker sets", "stickerset"}, {"sticker to set", "stickerset"},
 	{"edit message", "editmessage"}, {"edit messages", "editmessage"}, {"update message", "editmessage"},
 	{"callback query", "callbackquery"}, {"inline query", "inlinequery"},
@@ -260,6 +262,8 @@ var compounds = map[string][]string{
 	"红包":   {"redpacket"}, // see foreignWords
 	"转账":   {"payment"},
 	"投票":   {"poll"},
+	"通话":   {"voicecall"},
+	"直播":   {"livestream"},
 	"问卷":   {"poll"},
 	"付款":   {"payment"},
 	"支付":   {"payment"},
