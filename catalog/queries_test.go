@@ -347,10 +347,10 @@ func TestSearchTargets(t *testing.T) {
 		// (Chinese); 89.2/91.6/7.2% and 0 (agent). The fourth round
 		// (general rules and sourced vocabulary, tuned on the development
 		// halves only): 94.2/99.4/1.7% and 0 (Chinese, every target
-		// met); 91.6/92.8/4.8% and 0 (agent: top-3 below the target of
+		// met); 92.8/94.0/3.6% and 0 (agent: top-3 below the target of
 		// 95%, so its floor is the measured figure).
 		{"testdata/operator-queries.tsv", floors{targetTop1, targetTop3, targetFalseWeak, 0}},
-		{"testdata/agent-queries.tsv", floors{targetTop1, 0.927, targetFalseWeak, 0}},
+		{"testdata/agent-queries.tsv", floors{targetTop1, 0.939, targetFalseWeak, 0}},
 		// Written blind to the search code (testdata/README.md). Its first
 		// and only judgement as a whole, after the third round:
 		// 85.7/91.1/8.9% and 4 of 39 unanswerable requests answered by an
@@ -358,10 +358,10 @@ func TestSearchTargets(t *testing.T) {
 		// From the fourth round on it is split like the others, and only
 		// its development half is looked at. Its halves before the fourth
 		// round: dev 85.9/90.6/9.4% and 2 of 24; test 85.5/91.6/8.4% and 2
-		// of 15. After it: dev 96.5/97.6/2.4% and 0; test 88.0/92.8/6.0%
-		// and 2, below the targets for top-3, the weak flag and unflagged
+		// of 15. After it: dev 96.5/97.6/2.4% and 0; test 89.2/94.0/6.0%
+		// and 1, below the targets for top-3, the weak flag and unflagged
 		// writes, so those floors are the measured figures.
-		{"testdata/agent-queries-heldout.tsv", floors{targetTop1, 0.927, 0.061, 2}},
+		{"testdata/agent-queries-heldout.tsv", floors{targetTop1, 0.939, 0.061, 1}},
 	} {
 		dev, test := halves(loadQueries(t, c, set.file))
 		for _, half := range []struct {
