@@ -698,7 +698,10 @@ func rephrase(q string) string {
 	if q, ok := quantified(padded); ok {
 		padded, changed = q, true
 	}
-	for _, p := range phrases {
+	// Only the phrases whose first word the query holds are tried, in
+	// their order (one may make the words of a later one).
+	for k := nextPhrase(padded, 0); k >= 0; k = nextPhrase(padded, k+1) {
+		p := phrases[k]
 		if from := " " + p[0] + " "; strings.Contains(padded, from) {
 			padded = strings.ReplaceAll(padded, from, " "+p[1]+" ")
 			changed = true
@@ -756,6 +759,40 @@ func quantified(padded string) (string, bool) {
 	}
 	return " " + strings.Join(out, " ") + " ", changed
 }
+
+// nextPhrase returns the index of the first phrase from index from on
+// whose first word is a word of padded, or -1.
+func nextPhrase(padded string, from int) int {
+	best := -1
+	for rest := padded; rest != ""; {
+		var w string
+		if i := strings.IndexByte(rest, ' '); i >= 0 {
+			w, rest = rest[:i], rest[i+1:]
+		} else {
+			w, rest = rest, ""
+		}
+		for _, k := range phraseStarts[w] {
+			if k >= from {
+				if best < 0 || k < best {
+					best = k
+				}
+				break
+			}
+		}
+	}
+	return best
+}
+
+// phraseStarts maps the first word of each phrase to the indexes of the
+// phrases it starts, in order.
+var phraseStarts = func() map[string][]int {
+	m := map[string][]int{}
+	for k, p := range phrases {
+		first, _, _ := strings.Cut(p[0], " ")
+		m[first] = append(m[first], k)
+	}
+	return m
+}()
 
 // reacts reports whether a padded query names a reaction as such (an
 // emoji alone may be sent in a message).
