@@ -146,9 +146,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	for _, tok := range strings.FieldsFunc(whole, func(r rune) bool {
 		return !(r == '_' || r == '.' || r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)))
 	}) {
-		if d, ok := ix.named[strings.Trim(tok, ".")]; ok && len(tok) >= 5 && strings.ContainsAny(tok, "_.") {
-			mentioned[d] = true
-		} else if d, ok := ix.named[tok]; ok && len(tok) >= 8 {
+		if d, ok := namedIn(ix, strings.Trim(tok, ".")); ok {
 			mentioned[d] = true
 		}
 	}
@@ -352,6 +350,52 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	}
 	m.Category = majorityCategory(kept[:min(5, len(kept))], func(h *hit) *Action { return h.a })
 	return m
+}
+
+// namedIn returns the action a token of a query names: the token as it is
+// (get_msg; getGroupList squashed, of 8 letters at least), the method
+// after a receiver (Koishi's sender.getGroupList, bot.setGroupBan), or
+// either without the suffix of a variant (go-cqhttp's _async and
+// _rate_limited, coolq-sdk-rust's _v2).
+func namedIn(ix *index, tok string) (int32, bool) {
+	// A word alone must be long to be taken for a name; a separator, or
+	// a receiver before it, says it is one.
+	try := func(t string, method bool) (int32, bool) {
+		d, ok := ix.named[t]
+		return d, ok && (len(t) >= 5 && (method || strings.ContainsAny(t, "_.")) || len(t) >= 8)
+	}
+	cands := [2]string{tok}
+	if i := strings.LastIndexByte(tok, '.'); i >= 0 {
+		cands[1] = tok[i+1:]
+	}
+	for k, t := range cands {
+		if t == "" {
+			continue
+		}
+		if d, ok := try(t, k == 1); ok {
+			return d, true
+		}
+		if base, ok := variantOf(t); ok {
+			if d, ok := try(base, k == 1); ok {
+				return d, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// variantOf returns a name without the suffix that makes it a variant of
+// another: _async, _rate_limited, or _v and a digit.
+func variantOf(name string) (string, bool) {
+	for _, suffix := range []string{"_async", "_rate_limited"} {
+		if base, ok := strings.CutSuffix(name, suffix); ok {
+			return base, true
+		}
+	}
+	if n := len(name); n > 3 && name[n-3] == '_' && name[n-2] == 'v' && isDigit(name[n-1]) {
+		return name[:n-3], true
+	}
+	return "", false
 }
 
 // A hit is one action's standing in a search.
