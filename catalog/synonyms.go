@@ -75,6 +75,7 @@ var synonyms = [][]string{
 	{"flash", "闪传"},
 	{"collection", "收藏"},
 	{"set", "设置", "修改", "改", "设", "设为", "设成", "开启", "打开", "关闭", "关掉", "开", "关",
+		"改成", "改为", "设置为", "换成", "修改为",
 		"edit", "change", "update", "modify",
 		// Granting or assigning something sets it: grant admin
 		// (Telegram promoteChatMember's can_* rights, Discord's role
@@ -117,6 +118,9 @@ var synonyms = [][]string{
 	// (complete_group_todo) are acts of their own: sending buttons is no
 	// click.
 	{"click", "点击", "press", "tap"},
+	// go-cqhttp's 获取在线机型 and 重启: the model shown online, a restart.
+	{"model", "机型"},
+	{"restart", "重启", "reboot"},
 	// set_group_anonymous: anonymous chat in a group.
 	{"anonymous", "匿名"},
 	// check_url_safely: whether a link is safe.
