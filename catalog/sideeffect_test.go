@@ -14,7 +14,7 @@ func TestDeedOf(t *testing.T) {
 		"set_group_ban":         {acts: []string{term("mute")}, generic: []string{"set"}},
 		"delete_msg":            {acts: []string{term("delete"), term("recall")}, objects: []string{term("message")}},
 		"upload_group_file":     {acts: []string{term("upload")}, objects: []string{term("file")}},
-		"_set_model_show":       {objects: []string{"model", term("show")}, generic: []string{"set"}},
+		"_set_model_show":       {objects: []string{term("model"), term("show")}, generic: []string{"set"}},
 	} {
 		got := deedOf(name)
 		if !slices.Equal(got.acts, want.acts) || !slices.Equal(got.objects, want.objects) || !slices.Equal(got.generic, want.generic) {
