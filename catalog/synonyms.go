@@ -120,6 +120,7 @@ var synonyms = [][]string{
 	{"click", "点击", "press", "tap"},
 	// go-cqhttp's 获取在线机型 and 重启: the model shown online, a restart.
 	{"model", "机型"},
+	{"system", "系统"},
 	{"restart", "重启", "reboot"},
 	// set_group_anonymous: anonymous chat in a group.
 	{"anonymous", "匿名"},
