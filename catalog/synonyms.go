@@ -20,7 +20,7 @@ var synonyms = [][]string{
 	{"message", "msg", "消息"},
 	{"send", "发送", "发", "发布", "发表", "发出", "post"},
 	{"recall", "delete_msg", "撤回", "撤", "withdraw", "unsend", "retract", "purge"},
-	{"delete", "del", "remove", "删除", "移除", "删", "删掉", "clear", "清除", "清空"},
+	{"delete", "del", "remove", "删除", "移除", "删", "删掉", "clear", "清除", "清空", "reset"},
 	{"friend", "好友", "buddy", "contact"},
 	{"private", "私聊", "私发", "dm"},
 	// A file format names a file of its kind (sendDocument of a pdf,
@@ -50,7 +50,7 @@ var synonyms = [][]string{
 	{"name", "名称", "名字"},
 	// A display name is the nickname (Matrix's profile displayname,
 	// matrix-sdk's Client::set_display_name).
-	{"nickname", "昵称", "profile", "displayname", "username"},
+	{"nickname", "昵称", "profile", "displayname", "username", "nick"},
 	{"avatar", "头像", "portrait", "icon", "pfp"},
 	{"status", "状态", "online", "在线", "presence"},
 	{"login", "logged", "登录", "登陆", "account", "账号", "identity", "whoami"},
