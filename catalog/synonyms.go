@@ -180,6 +180,8 @@ var phrases = [][2]string{
 	{"get users", "get member list"}, {"get user", "get stranger info"},
 	{"rename", "rename name"},
 	{"send reaction", "add reaction"},
+	// Slack's chat.* methods act on messages (chat.delete, chat.postMessage).
+	{"chat delete", "delete message"}, {"chat post message", "send message"},
 	// Taking a message back is recalling it.
 	{"take back", "recall"}, {"undo sending", "recall"}, {"undo send", "recall"},
 	// "I'd like to" wants, not likes.
