@@ -147,6 +147,9 @@ var phrases = [][2]string{
 	{"group picture", "group avatar"}, {"group image", "group avatar"}, {"chat icon", "group avatar"},
 	{"server icon", "group avatar"}, {"guild icon", "group avatar"}, {"group icon", "group avatar"},
 	{"profile photo", "avatar"}, {"profile picture", "avatar"},
+	// Setting one's photo sets the avatar (Slack's users.setPhoto, after
+	// a chat's photo became the group's avatar above).
+	{"set photo", "set avatar"}, {"update photo", "set avatar"}, {"change photo", "set avatar"},
 	{"direct message", "private message"}, {"direct messages", "private message"},
 	{"unpin", "remove essence"},
 	{"mute all", "mute everyone"}, {"mute the whole", "mute everyone"}, {"unmute all", "unmute everyone"},
@@ -177,7 +180,7 @@ var phrases = [][2]string{
 	// Discord's list_guilds, "servers the bot belongs to").
 	{"joined rooms", "group list"}, {"joined groups", "group list"}, {"joined chats", "group list"},
 	{"joined servers", "group list"}, {"joined guilds", "group list"}, {"joined channels", "group list"},
-	{"get users", "get member list"}, {"get user", "get stranger info"},
+	{"get users", "get member list"}, {"list users", "list member"}, {"users list", "member list"}, {"get user", "get stranger info"},
 	{"rename", "rename name"},
 	{"send reaction", "add reaction"},
 	// Slack's chat.* methods act on messages (chat.delete, chat.postMessage).
