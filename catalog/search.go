@@ -286,8 +286,20 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	}
 	var firm map[string]bool
 	unsure := func(h *hit) bool {
-		if h.exact || h.nameSub {
+		if h.exact {
 			return false
+		}
+		if h.nameSub {
+			// Part of a name is sure of a read, and of a change only if it
+			// names the change's object: create_group is no
+			// create_group_file_folder.
+			if h.a.ReadOnly {
+				return false
+			}
+			if firm == nil {
+				firm = firmTerms(units, rephrased)
+			}
+			return !namesDeed(ix, h.index, units, firm)
 		}
 		if (weak(h.cov, h.covered) && !(h.a.ReadOnly && h.cov == 1 && plain())) || readAnsweredByWrite(units, h.a) {
 			return true

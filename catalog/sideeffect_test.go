@@ -58,6 +58,7 @@ func TestActAndObject(t *testing.T) {
 		"send money to my friend",
 		"start a video call with the group",
 		"发起一个投票",
+		"create_group", // part of create_group_file_folder's name, not its object
 	} {
 		m := c.Match(q, Filter{}, false)
 		if !m.Weak && len(m.Actions) > 0 && !m.Actions[0].ReadOnly {
