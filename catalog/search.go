@@ -159,6 +159,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 		}
 	}
 	probing := asksAbility(raw)
+	question := asksQuestion(raw)
 	var singular []string
 	for _, u := range units {
 		if u.word[0] < utf8.RuneSelf && stem(u.word) == u.word {
@@ -301,7 +302,10 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 			}
 			return !namesDeed(ix, h.index, units, firm)
 		}
-		if (weak(h.cov, h.covered) && !(h.a.ReadOnly && h.cov == 1 && plain())) || readAnsweredByWrite(units, h.a) {
+		if (weak(h.cov, h.covered) && !(h.a.ReadOnly && h.cov == 1 && plain())) || readAnsweredByWrite(units, h.a) ||
+			question && !h.a.ReadOnly && !saysAct(units) {
+			// A question that asks for no change ("what's the group's
+			// name") is not answered by one.
 			return true
 		}
 		if firm == nil {
@@ -476,6 +480,20 @@ const numberPenalty = 0.7
 // probePenalty scales the score of a can_ probe for a query that does not
 // ask whether something can be done: "send voice" is not can_send_record.
 const probePenalty = 0.5
+
+// asksQuestion reports whether a query, lower-cased, is a question about
+// what is (what, which, who, is, are, how many), which asks to read, not
+// how to do something (how do I).
+func asksQuestion(q string) bool {
+	first, rest, _ := strings.Cut(strings.TrimSpace(q), " ")
+	switch first {
+	case "what", "what's", "whats", "which", "who", "who's", "whose", "where", "is", "are", "was", "were", "has", "have":
+		return true
+	case "how":
+		return strings.HasPrefix(rest, "many ") || strings.HasPrefix(rest, "much ")
+	}
+	return false
+}
 
 // asksAbility reports whether a query, lower-cased, asks whether something
 // can be done, the question the can_ probes answer.

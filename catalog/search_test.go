@@ -388,3 +388,22 @@ func TestNamedIn(t *testing.T) {
 		}
 	}
 }
+
+// TestAsksQuestion checks which queries are questions about what is, which
+// ask to read.
+func TestAsksQuestion(t *testing.T) {
+	for q, want := range map[string]bool{
+		"what's the name of this group":  true,
+		"who muted him":                  true,
+		"how many members are there":     true,
+		"is the bot online":              true,
+		"how do i kick someone":          false,
+		"kick him":                       false,
+		"whatever":                       false,
+		"can you tell me the group name": false,
+	} {
+		if got := asksQuestion(q); got != want {
+			t.Errorf("asksQuestion(%q) = %v, want %v", q, got, want)
+		}
+	}
+}

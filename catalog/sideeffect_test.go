@@ -58,7 +58,8 @@ func TestActAndObject(t *testing.T) {
 		"send money to my friend",
 		"start a video call with the group",
 		"发起一个投票",
-		"create_group", // part of create_group_file_folder's name, not its object
+		"create_group",              // part of create_group_file_folder's name, not its object
+		"what is this group called", // a question asks to read
 	} {
 		m := c.Match(q, Filter{}, false)
 		if !m.Weak && len(m.Actions) > 0 && !m.Actions[0].ReadOnly {

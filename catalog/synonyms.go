@@ -178,6 +178,8 @@ var phrases = [][2]string{
 	{"group subject", "group name"}, {"chat subject", "group name"},
 	// The groups one has joined are the group list (Matrix joined_rooms;
 	// Discord's list_guilds, "servers the bot belongs to").
+	{"who is in", "member list of"}, {"who's in", "member list of"}, {"who are in", "member list of"},
+	{"how many people", "members number"}, {"how many members", "members number"},
 	{"joined rooms", "group list"}, {"joined groups", "group list"}, {"joined chats", "group list"},
 	{"joined servers", "group list"}, {"joined guilds", "group list"}, {"joined channels", "group list"},
 	{"get users", "get member list"}, {"list users", "list member"}, {"users list", "member list"}, {"get user", "get stranger info"},
@@ -327,7 +329,7 @@ var englishFiller = map[string]bool{
 	// Words of tool descriptions that pick which one, not what is done to
 	// it: "a specific member", "an existing message", "a previously banned
 	// user", "post a new message" (testdata/agent-vocabulary.tsv).
-	"specific": true, "particular": true, "certain": true, "given": true,
+	"specific": true, "particular": true, "certain": true, "given": true, "know": true,
 	"existing": true, "previously": true, "detailed": true, "new": true,
 	// The frame of a method's description: "Use this method to send
 	// text messages" (the Telegram Bot API's descriptions).
