@@ -513,6 +513,8 @@ func TestRewrites(t *testing.T) {
 		"mark all as read":                   "mark all as read",
 		"send chat action":                   "set input status",
 		"list joined rooms":                  "list group list",
+		"which groups have i joined":         "which groups have i",
+		"who is in the group":                "member list of group",
 	} {
 		if got := rephrase(in); got != want {
 			t.Errorf("rephrase(%q) = %q, want %q", in, got, want)

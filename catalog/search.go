@@ -781,6 +781,14 @@ func rephrase(q string) string {
 			changed = true
 		}
 	}
+	// The groups one has joined are the groups one is in ("which groups
+	// have I joined"): joined is no request to join.
+	if strings.Contains(padded, " joined ") && slices.ContainsFunc(strings.Fields(padded), func(w string) bool {
+		g, ok := synonymIndex[stem(w)]
+		return ok && synonyms[g][0] == "group" && stem(w) != w
+	}) {
+		padded, changed = strings.ReplaceAll(padded, " joined ", " "), true
+	}
 	// Sending a reaction adds it, whatever words come between (Milky's
 	// send_group_message_reaction, Telegram's setMessageReaction).
 	if i := strings.Index(padded, " send "); i >= 0 && reacts(padded[i:]) {
