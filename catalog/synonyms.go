@@ -15,7 +15,9 @@ var synonyms = [][]string{
 	// https://spec.matrix.org/v1.19/client-server-api/, as ruma-client-api
 	// names it: "the rooms the user is in").
 	{"group", "群", "群聊", "群里", "qun", "chat", "channel", "guild", "conversation", "supergroup", "server", "room"},
-	{"mute", "ban", "禁言", "silence", "restrict", "restriction", "timeout"},
+	// 口球 is the mute of group-admin plugins' commands (NJS's
+	// nonebot_plugin_easy_group_manager: 禁言/口球 @somebody).
+	{"mute", "ban", "禁言", "silence", "restrict", "restriction", "timeout", "口球"},
 	{"unmute", "unban", "解禁", "解除禁言", "untimeout", "unrestrict"},
 	{"message", "msg", "消息"},
 	{"send", "发送", "发", "发布", "发表", "发出", "post"},
@@ -160,6 +162,8 @@ var phrases = [][2]string{
 	{"lock group", "mute everyone"}, {"lock chat", "mute everyone"}, {"lock channel", "mute everyone"},
 	{"unlock group", "unmute everyone"}, {"unlock chat", "unmute everyone"}, {"unlock channel", "unmute everyone"},
 	{"lockdown", "mute everyone"},
+	// W1ndysBot GroupManager's banall and unbanall commands.
+	{"banall", "mute everyone"}, {"unbanall", "unmute everyone"}, {"muteall", "mute everyone"}, {"unmuteall", "unmute everyone"},
 	{"turn on", "enable"}, {"turn off", "disable"},
 	{"invite link", "share card"},
 	{"custom title", "special title"},
@@ -280,6 +284,7 @@ var compounds = map[string][]string{
 	"付款":   {"payment"},
 	"支付":   {"payment"},
 	"全员禁言": {"全员", "禁言"},
+	"群昵称":  {"群", "名片"}, // a member's nickname in the group is the card
 	"全体禁言": {"全员", "禁言"},
 	"全群禁言": {"全员", "禁言"},
 }
