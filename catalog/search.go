@@ -825,7 +825,11 @@ func quantified(padded string) (string, bool) {
 			out = append(out, f)
 			continue
 		}
-		if i > 0 {
+		// Whom all covers must be everyone: "mute all new members" is no
+		// whole-group mute.
+		everyone := i+1 == len(fields) || slices.Contains([]string{"members", "users", "people", "participants", "everyone"}, fields[i+1]) ||
+			isGroupWord(fields[i+1])
+		if i > 0 && everyone {
 			if g, ok := synonymIndex[fields[i-1]]; ok && (synonyms[g][0] == "mute" || synonyms[g][0] == "unmute") {
 				out[len(out)-1] = synonyms[g][0]
 				out = append(out, "everyone")
@@ -875,6 +879,13 @@ var phraseStarts = func() map[string][]int {
 	}
 	return m
 }()
+
+// isGroupWord reports whether w is a word for a group, in the singular or
+// the plural.
+func isGroupWord(w string) bool {
+	g, ok := synonymIndex[stem(w)]
+	return ok && synonyms[g][0] == "group"
+}
 
 // reacts reports whether a padded query names a reaction as such (an
 // emoji alone may be sent in a message).

@@ -188,7 +188,7 @@ var phrases = [][2]string{
 	{"joined servers", "group list"}, {"joined guilds", "group list"}, {"joined channels", "group list"},
 	{"get users", "get member list"}, {"list users", "list member"}, {"users list", "member list"}, {"get user", "get stranger info"},
 	{"rename", "rename name"},
-	{"send reaction", "add reaction"},
+	{"send reaction", "add reaction"}, {"react with", "add reaction"}, {"react to", "add reaction to"},
 	// Slack's chat.* methods act on messages (chat.delete, chat.postMessage).
 	{"chat delete", "delete message"}, {"chat post message", "send message"},
 	// Taking a message back is recalling it.
