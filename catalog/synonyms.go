@@ -274,6 +274,7 @@ var compounds = map[string][]string{
 	"转文字":  {"文字"},
 	"发信息":  {"发送", "消息"},
 	"私信":   {"私聊", "发送"},
+	"私聊":   {"私聊", "消息"}, // a private chat is its messages
 	"发文件":  {"上传", "文件"},
 	"红包":   {"redpacket"}, // see foreignWords
 	"转账":   {"payment"},
