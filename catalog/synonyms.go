@@ -19,7 +19,8 @@ var synonyms = [][]string{
 	// nonebot_plugin_easy_group_manager: 禁言/口球 @somebody).
 	{"mute", "ban", "禁言", "silence", "restrict", "restriction", "timeout", "口球"},
 	{"unmute", "unban", "解禁", "解除禁言", "untimeout", "unrestrict"},
-	{"message", "msg", "消息"},
+	// What people say in a chat is its messages.
+	{"message", "msg", "消息", "say", "said", "says"},
 	{"send", "发送", "发", "发布", "发表", "发出", "post"},
 	{"recall", "delete_msg", "撤回", "撤", "withdraw", "unsend", "retract", "purge"},
 	{"delete", "del", "remove", "删除", "移除", "删", "删掉", "clear", "清除", "清空", "reset"},
