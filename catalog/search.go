@@ -330,7 +330,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 		// A change must be asked for by a particular act (delete, remove),
 		// not only by a generic one (set) or its object (pin).
 		top := kept[0]
-		reads := top.a.ReadOnly || readAnsweredByWrite(units, top.a)
+		reads := top.a.ReadOnly || readAnsweredByWrite(units, top.a) || question && !saysAct(units)
 		for i := 1; i < min(promoteDepth, len(kept)); i++ {
 			if h := kept[i]; h.supported && h.a.ReadOnly == reads && (reads || saysAct(units)) &&
 				h.score >= promoteShare*top.score && !unsure(h) {
