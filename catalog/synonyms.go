@@ -372,6 +372,9 @@ var englishFiller = map[string]bool{
 	// and their prefixes (WA MCP's wa_send_text, wa_group_promote:
 	// delltrak/wamcp docs/API_REFERENCE.md; tg_ for Telegram).
 	"wa": true, "tg": true, "mcp": true,
+	// The receivers of an SDK's methods (Koishi's sender.deleteMsg,
+	// discord.js's client.user.setAvatar, Koishi's session.send).
+	"sender": true, "client": true, "session": true, "ctx": true,
 }
 
 // hanDictionary maps each Chinese word the segmenter knows to the search
