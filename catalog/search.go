@@ -291,10 +291,10 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 			return false
 		}
 		if h.nameSub {
-			// Part of a name is sure of a read, and of a change only if it
-			// names the change's object: create_group is no
-			// create_group_file_folder.
-			if h.a.ReadOnly {
+			// Part of a name is sure of a read, and a part typed as a name
+			// is sure of a change only if it names the change's object:
+			// create_group is no create_group_file_folder.
+			if h.a.ReadOnly || !strings.ContainsAny(whole, "_.") {
 				return false
 			}
 			if firm == nil {
