@@ -313,8 +313,11 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 		}
 		if h.a.ReadOnly {
 			// A read is no answer to a request for what QQ has no action
-			// for (a poll, a call) unless it holds the word.
-			return slices.ContainsFunc(foreignTerms, func(t string) bool { return firm[t] && !holdsTerm(ix.postings[t], h.index) })
+			// for (a poll, a call) unless it holds the word, nor to a
+			// request for a particular change it holds no word of
+			// ("create a channel for announcements").
+			return slices.ContainsFunc(foreignTerms, func(t string) bool { return firm[t] && !holdsTerm(ix.postings[t], h.index) }) ||
+				!question && asksChangeNotHeld(ix, units, h.index)
 		}
 		return h.a.Destructive && namedN[h.index] == 0 || guessedAct(ix, units, asked, h.index) ||
 			!namesDeed(ix, h.index, units, firm)
@@ -545,6 +548,33 @@ func guessedAct(ix *index, units []unit, asked map[string]bool, d int) bool {
 		}
 	}
 	return acts > 0 && held == 0
+}
+
+// asksChangeNotHeld reports whether a query asks, in words it holds, for a
+// particular change (not set, send or add, nor a state) and asks to read
+// nothing, while action d holds no word of the change.
+func asksChangeNotHeld(ix *index, units []unit, d int) bool {
+	asked := false
+	for _, u := range units {
+		if searchWords[u.word] && !u.guessed {
+			return false
+		}
+		g, ok := u.group()
+		if !ok || u.guessed {
+			continue
+		}
+		head := synonyms[g][0]
+		switch {
+		case head == "get" || head == "list" || u.state:
+			return false
+		case writeWords[head] && !genericActs[head] && !objectActs[head]:
+			if holdsTerm(ix.postings[groupTerm(g)], d) {
+				return false
+			}
+			asked = true
+		}
+	}
+	return asked
 }
 
 // holdsTerm reports whether ps, a term's postings, lists action d.
