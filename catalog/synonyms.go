@@ -166,7 +166,7 @@ var phrases = [][2]string{
 	// W1ndysBot GroupManager's banall and unbanall commands.
 	{"banall", "mute everyone"}, {"unbanall", "unmute everyone"}, {"muteall", "mute everyone"}, {"unmuteall", "unmute everyone"},
 	{"turn on", "enable"}, {"turn off", "disable"},
-	{"invite link", "share card"},
+	{"invite link", "share"},
 	{"custom title", "special title"},
 	{"voice note", "record"}, {"voice message", "record"},
 	{"administrators", "admin member list"}, {"admins", "admin member list"},
