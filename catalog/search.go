@@ -41,7 +41,10 @@ type Matches struct {
 	// Weak is true when the best match rests on little: the query's
 	// distinctive words matched nothing, or only a common word or filler
 	// did, or the best action changes something and its act or object is
-	// a guess (see guessedAct). The first action is then a guess, not an
+	// a guess (see guessedAct and namesDeed) or the query is a question
+	// that asks for no change, or the best action only reads and the
+	// query asks for something QQ has no action for or for a change the
+	// action holds no word of. The first action is then a guess, not an
 	// answer, and one that only reads.
 	Weak bool
 	// Category is the category most of the first matches belong to, the
@@ -814,8 +817,7 @@ func rephrase(q string) string {
 	// The groups one has joined are the groups one is in ("which groups
 	// have I joined"): joined is no request to join.
 	if strings.Contains(padded, " joined ") && slices.ContainsFunc(strings.Fields(padded), func(w string) bool {
-		g, ok := synonymIndex[stem(w)]
-		return ok && synonyms[g][0] == "group" && stem(w) != w
+		return isGroupWord(w) && stem(w) != w
 	}) {
 		padded, changed = strings.ReplaceAll(padded, " joined ", " "), true
 	}
