@@ -82,7 +82,9 @@ type index struct {
 	// reads. acted are the terms of its names and of the first clause of
 	// each summary, where a summary says what the action does ("Remove
 	// (kick) a member from a group"), not what else it touches
-	// (", optionally refusing their future join requests").
+	// (", optionally refusing their future join requests"), and the acts
+	// it does besides: a removal when it clears (see clears), the act a
+	// switch parameter is named for (delete_friend's block).
 	deeds       []deed
 	destructive []bool
 	described   []map[string]bool
