@@ -82,7 +82,9 @@ type index struct {
 	// reads. acted are the terms of its names and of the first clause of
 	// each summary, where a summary says what the action does ("Remove
 	// (kick) a member from a group"), not what else it touches
-	// (", optionally refusing their future join requests").
+	// (", optionally refusing their future join requests"), and the acts
+	// it does besides: a removal when it clears (see clears), the act a
+	// switch parameter is named for (delete_friend's block).
 	deeds       []deed
 	destructive []bool
 	described   []map[string]bool
@@ -155,6 +157,19 @@ func (c *Catalog) buildIndex() *index {
 			zh, _ := fold(a.SummaryZh)
 			addText(mark, firstClause(strings.ToLower(a.Summary)), 0)
 			addText(mark, firstClause(zh), 0)
+			for _, p := range a.Params {
+				// A switch named for an act (delete_friend's block) does it.
+				if g, ok := synonymIndex[p.Name]; ok && writeWords[synonyms[g][0]] && strings.Contains(string(p.Schema), `"boolean"`) {
+					acted[groupTerm(g)] = true
+				}
+			}
+			if clears(a) {
+				// Setting a value empty removes it: clearing a title is
+				// set_group_special_title's act too, found as a
+				// parameter's words are.
+				acted[groupTerm(synonymIndex["delete"])] = true
+				add(groupTerm(synonymIndex["delete"]), weightParam)
+			}
 		}
 		for _, name := range names {
 			ix.named[name] = int32(i)
@@ -180,9 +195,10 @@ func (c *Catalog) buildIndex() *index {
 		}
 		if composes(a) {
 			// What a message can hold (OneBot v11's segment types) is what
-			// sending one can send: "send a picture" is send_msg.
+			// sending one can send, as surely as its summary says it: "send
+			// a sticker" is send_msg, not the account's saved stickers.
 			for _, w := range segmentWords {
-				addEnglish(add, w, weightParam)
+				addEnglish(add, w, weightSummary)
 			}
 		}
 		for _, p := range a.Params {
@@ -204,6 +220,26 @@ func (c *Catalog) buildIndex() *index {
 	}
 	ix.avgLen /= float64(max(1, n))
 	return ix
+}
+
+// clears reports whether a, which changes something, says that an empty
+// value removes what it sets ("an empty title removes it"), or is a switch
+// whose false undoes it ("false to revoke admin", "false removes the
+// reaction"): such a change is a removal too.
+func clears(a *Action) bool {
+	texts := []string{a.Summary}
+	for _, p := range a.Params {
+		texts = append(texts, p.Description)
+	}
+	for _, t := range texts {
+		for _, clause := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool { return strings.ContainsRune(",;:.", r) }) {
+			if strings.Contains(clause, "empty") && (strings.Contains(clause, "removes") || strings.Contains(clause, "clears")) ||
+				strings.HasPrefix(strings.TrimSpace(clause), "false to ") || strings.HasPrefix(strings.TrimSpace(clause), "false removes") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // firstClause returns a summary up to its first comma, semicolon, colon
@@ -348,8 +384,11 @@ var objectWords = map[string]bool{
 }
 
 // segmentWords are the OneBot v11 message segment types a sent message can
-// hold besides text (https://github.com/botuniverse/onebot-11, message/segment.md).
-var segmentWords = []string{"image", "record", "video", "face", "at", "reply"}
+// hold (https://github.com/botuniverse/onebot-11, message/segment.md).
+// Other platforms name two of them otherwise: an at is a mention
+// (Telegram's MessageEntity type "mention", Discord's mentions), a reply
+// quotes (Telegram's ReplyParameters.quote).
+var segmentWords = []string{"text", "image", "record", "video", "face", "at", "reply", "mention", "quote"}
 
 // composes reports whether a sends a message it composes from segments: it
 // takes a message and no forward nodes.

@@ -3,6 +3,7 @@ package catalog
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"hash/fnv"
 	"os"
 	"slices"
@@ -266,6 +267,10 @@ type searchFigures struct {
 	top1, top3, falseWeak    float64
 	unflaggedWrites          []string
 	weakNone                 int // unanswerable queries weak or empty
+	// misses describe the answerable queries not answered first or
+	// called weak, and the unanswerable ones answered unflagged: shown
+	// for a development half only.
+	misses []string
 }
 
 // measure runs the default search over qs.
@@ -281,19 +286,26 @@ func measure(c *Catalog, qs []operatorQuery) searchFigures {
 				f.weakNone++
 			case !m.Actions[0].ReadOnly:
 				f.unflaggedWrites = append(f.unflaggedWrites, q.query+" → "+m.Actions[0].Name)
+			default:
+				f.misses = append(f.misses, fmt.Sprintf("unanswerable %q answered unflagged by %s", q.query, m.Actions[0].Name))
 			}
 			continue
 		}
 		f.answerable++
 		got := names(m.Actions[:min(3, len(m.Actions))])
-		if len(got) > 0 && slices.Contains(q.right, got[0]) {
+		first := len(got) > 0 && slices.Contains(q.right, got[0])
+		if first {
 			one++
 		}
-		if slices.ContainsFunc(got, func(n string) bool { return slices.Contains(q.right, n) }) {
+		in3 := slices.ContainsFunc(got, func(n string) bool { return slices.Contains(q.right, n) })
+		if in3 {
 			three++
 		}
 		if m.Weak {
 			weak++
+		}
+		if !first || m.Weak {
+			f.misses = append(f.misses, fmt.Sprintf("%q: got %v weak=%v in3=%v, want %v", q.query, got, m.Weak, in3, q.right))
 		}
 	}
 	n := float64(max(1, f.answerable))
@@ -328,46 +340,49 @@ func TestSearchTargets(t *testing.T) {
 		unflaggedWrites       int
 	}
 	for _, set := range []struct {
-		file  string
-		min   floors // the test half's floors
-		whole bool   // every query is held out: the whole set is judged
+		file string
+		min  floors // the test half's floors
 	}{
-		// Issue 54's third round (general word forms, a guess giving way
-		// to a sure runner-up) measured once: 91.9/99.4/2.9% and 0
-		// (Chinese); 89.2/91.6/7.2% and 0 (agent: top-3 fell from 94.0%,
-		// two queries of 83, while the held-out set below rose).
-		{"testdata/operator-queries.tsv", floors{targetTop1, targetTop3, targetFalseWeak, 0}, false},
-		{"testdata/agent-queries.tsv", floors{targetTop1, 0.915, 0.073, 0}, false},
-		// Written blind to the search code (testdata/README.md) and judged
-		// whole: before the third round 81.5/90.5/11.3% and 4; after it
-		// 85.7/91.1/8.9% and 4. Below issue 54's targets: its floors are
-		// the measured figures.
-		{"testdata/agent-queries-heldout.tsv", floors{0.857, 0.910, 0.090, 4}, true},
+		// Issue 54's third round measured once: 91.9/99.4/2.9% and 0
+		// (Chinese); 89.2/91.6/7.2% and 0 (agent). The fourth round
+		// (general rules and sourced vocabulary, tuned on the development
+		// halves only): 94.8/99.4/1.7% and 0 (Chinese) and
+		// 95.2/96.4/2.4% and 0 (agent): every target met.
+		{"testdata/operator-queries.tsv", floors{targetTop1, targetTop3, targetFalseWeak, 0}},
+		{"testdata/agent-queries.tsv", floors{targetTop1, targetTop3, targetFalseWeak, 0}},
+		// Written blind to the search code (testdata/README.md). Its first
+		// and only judgement as a whole, after the third round:
+		// 85.7/91.1/8.9% and 4 of 39 unanswerable requests answered by an
+		// unflagged write (before the third round 81.5/90.5/11.3% and 4).
+		// From the fourth round on it is split like the others, and only
+		// its development half is looked at. Its halves before the fourth
+		// round: dev 85.9/90.6/9.4% and 2 of 24; test 85.5/91.6/8.4% and 2
+		// of 15. After it: dev 97.6/100.0/1.2% and 0; test
+		// 89.2/94.0/6.0% and 1, below the targets for top-3, the weak flag
+		// and unflagged writes, so those floors are the measured figures.
+		{"testdata/agent-queries-heldout.tsv", floors{targetTop1, 0.939, 0.061, 1}},
 	} {
-		qs := loadQueries(t, c, set.file)
-		dev, test := halves(qs)
-		if set.whole {
-			dev, test = nil, qs
-		}
+		dev, test := halves(loadQueries(t, c, set.file))
 		for _, half := range []struct {
 			name string
 			qs   []operatorQuery
 		}{{"dev", dev}, {"test", test}} {
-			if len(half.qs) == 0 {
-				continue
-			}
 			f := measure(c, half.qs)
 			t.Logf("%s %s half: %d answerable: top-1 %.1f%% top-3 %.1f%% weak %.1f%%; %d unanswerable: %d weak or empty, %d answered by an unflagged write",
 				set.file, half.name, f.answerable, 100*f.top1, 100*f.top3, 100*f.falseWeak, f.unanswerable, f.weakNone, len(f.unflaggedWrites))
 			if half.name != "test" {
+				// Only the development half's queries are ever shown.
 				for _, u := range f.unflaggedWrites {
 					t.Logf("%s dev half: unanswerable %s, unflagged, changes something", set.file, u)
+				}
+				for _, m := range f.misses {
+					t.Logf("%s dev half: %s", set.file, m)
 				}
 				continue
 			}
 			if len(f.unflaggedWrites) > set.min.unflaggedWrites {
-				t.Errorf("%s test half: %d unanswerable requests answered by an unflagged write, want at most %d: %v",
-					set.file, len(f.unflaggedWrites), set.min.unflaggedWrites, f.unflaggedWrites)
+				t.Errorf("%s test half: %d unanswerable requests answered by an unflagged write, want at most %d",
+					set.file, len(f.unflaggedWrites), set.min.unflaggedWrites)
 			}
 			if f.top1 < set.min.top1 {
 				t.Errorf("%s test half: top-1 %.1f%%, want at least %.1f%%", set.file, 100*f.top1, 100*set.min.top1)
@@ -482,7 +497,7 @@ func TestRewrites(t *testing.T) {
 		"mute all members":                   "mute everyone members",
 		"chatty title":                       "chatty title",
 		"禁言":                                 "禁言",
-		"a member's nickname":                "member nickname",
+		"a member's nickname":                "member card",
 		"send a reaction":                    "add reaction",
 		"read a message by id":               "get message by id",
 		"mark messages as read":              "mark messages as read",
@@ -491,6 +506,15 @@ func TestRewrites(t *testing.T) {
 		"the title of a group":               "group name",
 		"number of members":                  "members number",
 		"a list of the members of the group": "members group list",
+		"get all groups":                     "get groups",
+		"list all available chats":           "list available chats",
+		"ban all users":                      "mute everyone users",
+		"silence everyone":                   "mute everyone",
+		"mark all as read":                   "mark all as read",
+		"send chat action":                   "set input status",
+		"list joined rooms":                  "list group list",
+		"which groups have i joined":         "which groups have i",
+		"who is in the group":                "member list of group",
 	} {
 		if got := rephrase(in); got != want {
 			t.Errorf("rephrase(%q) = %q, want %q", in, got, want)

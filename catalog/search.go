@@ -41,7 +41,10 @@ type Matches struct {
 	// Weak is true when the best match rests on little: the query's
 	// distinctive words matched nothing, or only a common word or filler
 	// did, or the best action changes something and its act or object is
-	// a guess (see guessedAct). The first action is then a guess, not an
+	// a guess (see guessedAct and namesDeed) or the query is a question
+	// that asks for no change, or the best action only reads and the
+	// query asks for something QQ has no action for or for a change the
+	// action holds no word of. The first action is then a guess, not an
 	// answer, and one that only reads.
 	Weak bool
 	// Category is the category most of the first matches belong to, the
@@ -146,9 +149,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	for _, tok := range strings.FieldsFunc(whole, func(r rune) bool {
 		return !(r == '_' || r == '.' || r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)))
 	}) {
-		if d, ok := ix.named[strings.Trim(tok, ".")]; ok && len(tok) >= 5 && strings.ContainsAny(tok, "_.") {
-			mentioned[d] = true
-		} else if d, ok := ix.named[tok]; ok && len(tok) >= 8 {
+		if d, ok := namedIn(ix, strings.Trim(tok, ".")); ok {
 			mentioned[d] = true
 		}
 	}
@@ -161,6 +162,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 		}
 	}
 	probing := asksAbility(raw)
+	question := asksQuestion(raw)
 	var singular []string
 	for _, u := range units {
 		if u.word[0] < utf8.RuneSelf && stem(u.word) == u.word {
@@ -288,17 +290,37 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	}
 	var firm map[string]bool
 	unsure := func(h *hit) bool {
-		if h.exact || h.nameSub {
+		if h.exact {
 			return false
 		}
-		if (weak(h.cov, h.covered) && !(h.a.ReadOnly && h.cov == 1 && plain())) || readAnsweredByWrite(units, h.a) {
+		if h.nameSub {
+			// Part of a name is sure of a read, and a part typed as a name
+			// is sure of a change only if it names the change's object:
+			// create_group is no create_group_file_folder.
+			if h.a.ReadOnly || !strings.ContainsAny(whole, "_.") {
+				return false
+			}
+			if firm == nil {
+				firm = firmTerms(units, rephrased)
+			}
+			return !namesDeed(ix, h.index, units, firm)
+		}
+		if (weak(h.cov, h.covered) && !(h.a.ReadOnly && h.cov == 1 && plain())) || readAnsweredByWrite(units, h.a) ||
+			question && !h.a.ReadOnly && !saysAct(units) {
+			// A question that asks for no change ("what's the group's
+			// name") is not answered by one.
 			return true
-		}
-		if h.a.ReadOnly {
-			return false
 		}
 		if firm == nil {
 			firm = firmTerms(units, rephrased)
+		}
+		if h.a.ReadOnly {
+			// A read is no answer to a request for what QQ has no action
+			// for (a poll, a call) unless it holds the word, nor to a
+			// request for a particular change it holds no word of
+			// ("create a channel for announcements").
+			return slices.ContainsFunc(foreignTerms, func(t string) bool { return firm[t] && !holdsTerm(ix.postings[t], h.index) }) ||
+				!question && asksChangeNotHeld(ix, units, h.index)
 		}
 		return h.a.Destructive && namedN[h.index] == 0 || guessedAct(ix, units, asked, h.index) ||
 			!namesDeed(ix, h.index, units, firm)
@@ -314,7 +336,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 		// A change must be asked for by a particular act (delete, remove),
 		// not only by a generic one (set) or its object (pin).
 		top := kept[0]
-		reads := top.a.ReadOnly || readAnsweredByWrite(units, top.a)
+		reads := top.a.ReadOnly || readAnsweredByWrite(units, top.a) || question && !saysAct(units)
 		for i := 1; i < min(promoteDepth, len(kept)); i++ {
 			if h := kept[i]; h.supported && h.a.ReadOnly == reads && (reads || saysAct(units)) &&
 				h.score >= promoteShare*top.score && !unsure(h) {
@@ -350,6 +372,52 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	}
 	m.Category = majorityCategory(kept[:min(5, len(kept))], func(h *hit) *Action { return h.a })
 	return m
+}
+
+// namedIn returns the action a token of a query names: the token as it is
+// (get_msg; getGroupList squashed, of 8 letters at least), the method
+// after a receiver (Koishi's sender.getGroupList, bot.setGroupBan), or
+// either without the suffix of a variant (go-cqhttp's _async and
+// _rate_limited, coolq-sdk-rust's _v2).
+func namedIn(ix *index, tok string) (int32, bool) {
+	// A word alone must be long to be taken for a name; a separator, or
+	// a receiver before it, says it is one.
+	try := func(t string, method bool) (int32, bool) {
+		d, ok := ix.named[t]
+		return d, ok && (len(t) >= 5 && (method || strings.ContainsAny(t, "_.")) || len(t) >= 8)
+	}
+	cands := [2]string{tok}
+	if i := strings.LastIndexByte(tok, '.'); i >= 0 {
+		cands[1] = tok[i+1:]
+	}
+	for k, t := range cands {
+		if t == "" {
+			continue
+		}
+		if d, ok := try(t, k == 1); ok {
+			return d, true
+		}
+		if base, ok := variantOf(t); ok {
+			if d, ok := try(base, k == 1); ok {
+				return d, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// variantOf returns a name without the suffix that makes it a variant of
+// another: _async, _rate_limited, or _v and a digit.
+func variantOf(name string) (string, bool) {
+	for _, suffix := range []string{"_async", "_rate_limited"} {
+		if base, ok := strings.CutSuffix(name, suffix); ok {
+			return base, true
+		}
+	}
+	if n := len(name); n > 3 && name[n-3] == '_' && name[n-2] == 'v' && isDigit(name[n-1]) {
+		return name[:n-3], true
+	}
+	return "", false
 }
 
 // A hit is one action's standing in a search.
@@ -419,6 +487,20 @@ const numberPenalty = 0.7
 // ask whether something can be done: "send voice" is not can_send_record.
 const probePenalty = 0.5
 
+// asksQuestion reports whether a query, lower-cased, is a question about
+// what is (what, which, who, is, are, how many), which asks to read, not
+// how to do something (how do I).
+func asksQuestion(q string) bool {
+	first, rest, _ := strings.Cut(strings.TrimSpace(q), " ")
+	switch first {
+	case "what", "what's", "whats", "which", "who", "who's", "whose", "where", "is", "are", "was", "were", "has", "have":
+		return true
+	case "how":
+		return strings.HasPrefix(rest, "many ") || strings.HasPrefix(rest, "much ")
+	}
+	return false
+}
+
 // asksAbility reports whether a query, lower-cased, asks whether something
 // can be done, the question the can_ probes answer.
 func asksAbility(q string) bool {
@@ -464,11 +546,38 @@ func guessedAct(ix *index, units []unit, asked map[string]bool, d int) bool {
 			continue
 		}
 		acts++
-		if slices.ContainsFunc(u.terms, func(t queryTerm) bool { return !t.hint && holdsTerm(ix.postings[t.term], d) }) {
+		if slices.ContainsFunc(u.terms, func(t queryTerm) bool { return !t.hint && (holdsTerm(ix.postings[t.term], d) || ix.acted[d][t.term]) }) {
 			held++
 		}
 	}
 	return acts > 0 && held == 0
+}
+
+// asksChangeNotHeld reports whether a query asks, in words it holds, for a
+// particular change (not set, send or add, nor a state) and asks to read
+// nothing, while action d holds no word of the change.
+func asksChangeNotHeld(ix *index, units []unit, d int) bool {
+	asked := false
+	for _, u := range units {
+		if searchWords[u.word] && !u.guessed {
+			return false
+		}
+		g, ok := u.group()
+		if !ok || u.guessed {
+			continue
+		}
+		head := synonyms[g][0]
+		switch {
+		case head == "get" || head == "list" || u.state:
+			return false
+		case writeWords[head] && !genericActs[head] && !objectActs[head]:
+			if holdsTerm(ix.postings[groupTerm(g)], d) {
+				return false
+			}
+			asked = true
+		}
+	}
+	return asked
 }
 
 // holdsTerm reports whether ps, a term's postings, lists action d.
@@ -693,11 +802,29 @@ func rephrase(q string) string {
 	if ordered, ok := ofOrder(padded); ok {
 		padded, changed = ordered, true
 	}
-	for _, p := range phrases {
+	if q, ok := quantified(padded); ok {
+		padded, changed = q, true
+	}
+	// Only the phrases whose first word the query holds are tried, in
+	// their order (one may make the words of a later one).
+	for k := nextPhrase(padded, 0); k >= 0; k = nextPhrase(padded, k+1) {
+		p := phrases[k]
 		if from := " " + p[0] + " "; strings.Contains(padded, from) {
 			padded = strings.ReplaceAll(padded, from, " "+p[1]+" ")
 			changed = true
 		}
+	}
+	// The groups one has joined are the groups one is in ("which groups
+	// have I joined"): joined is no request to join.
+	if strings.Contains(padded, " joined ") && slices.ContainsFunc(strings.Fields(padded), func(w string) bool {
+		return isGroupWord(w) && stem(w) != w
+	}) {
+		padded, changed = strings.ReplaceAll(padded, " joined ", " "), true
+	}
+	// Sending a reaction adds it, whatever words come between (Milky's
+	// send_group_message_reaction, Telegram's setMessageReaction).
+	if i := strings.Index(padded, " send "); i >= 0 && reacts(padded[i:]) {
+		padded, changed = padded[:i]+" add "+padded[i+len(" send "):], true
 	}
 	// To read is to get, unless what is read is marked so (mark as read,
 	// unread): "read a message by id" is get_msg.
@@ -709,6 +836,93 @@ func rephrase(q string) string {
 		return q
 	}
 	return strings.TrimSpace(padded)
+}
+
+// quantified rewrites the quantifiers all and every of a padded query: to
+// mute (or unmute) all is the whole group's mute, whatever the word for
+// muting (ban all, silence everyone); all before things in the plural
+// (within two words: "all available chats") says what the plural says,
+// a list of them, and is dropped, so that it does not find the names that
+// hold it (get_group_at_all_remain for "get all groups"). It reports
+// whether anything changed.
+func quantified(padded string) (string, bool) {
+	if !strings.Contains(padded, " all ") && !strings.Contains(padded, " every") {
+		return padded, false
+	}
+	fields := strings.Fields(padded)
+	out := make([]string, 0, len(fields))
+	changed := false
+	for i, f := range fields {
+		if f != "all" && f != "everyone" && f != "everybody" {
+			out = append(out, f)
+			continue
+		}
+		// Whom all covers must be everyone: "mute all new members" is no
+		// whole-group mute.
+		everyone := i+1 == len(fields) || slices.Contains([]string{"members", "users", "people", "participants", "everyone"}, fields[i+1]) ||
+			isGroupWord(fields[i+1])
+		if i > 0 && everyone {
+			if g, ok := synonymIndex[fields[i-1]]; ok && (synonyms[g][0] == "mute" || synonyms[g][0] == "unmute") {
+				out[len(out)-1] = synonyms[g][0]
+				out = append(out, "everyone")
+				changed = changed || f != "everyone" || fields[i-1] != synonyms[g][0]
+				continue
+			}
+		}
+		if f == "all" && slices.ContainsFunc(fields[i+1:min(i+3, len(fields))], func(w string) bool { return isWord(w) && stem(w) != w }) {
+			changed = true
+			continue
+		}
+		out = append(out, f)
+	}
+	return " " + strings.Join(out, " ") + " ", changed
+}
+
+// nextPhrase returns the index of the first phrase from index from on
+// whose first word is a word of padded, or -1.
+func nextPhrase(padded string, from int) int {
+	best := -1
+	for rest := padded; rest != ""; {
+		var w string
+		if i := strings.IndexByte(rest, ' '); i >= 0 {
+			w, rest = rest[:i], rest[i+1:]
+		} else {
+			w, rest = rest, ""
+		}
+		for _, k := range phraseStarts[w] {
+			if k >= from {
+				if best < 0 || k < best {
+					best = k
+				}
+				break
+			}
+		}
+	}
+	return best
+}
+
+// phraseStarts maps the first word of each phrase to the indexes of the
+// phrases it starts, in order.
+var phraseStarts = func() map[string][]int {
+	m := map[string][]int{}
+	for k, p := range phrases {
+		first, _, _ := strings.Cut(p[0], " ")
+		m[first] = append(m[first], k)
+	}
+	return m
+}()
+
+// isGroupWord reports whether w is a word for a group, in the singular or
+// the plural.
+func isGroupWord(w string) bool {
+	g, ok := synonymIndex[stem(w)]
+	return ok && synonyms[g][0] == "group"
+}
+
+// reacts reports whether a padded query names a reaction as such (an
+// emoji alone may be sent in a message).
+func reacts(padded string) bool {
+	return slices.ContainsFunc(strings.Fields(padded), func(w string) bool { return stem(w) == "reaction" })
 }
 
 // ofOrder rewrites "the title of a group" as "group title", the order the

@@ -359,3 +359,51 @@ func TestSearchConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestNamedIn checks which tokens of a query name an action outright: the
+// name, a method after a receiver, a variant's suffix dropped.
+func TestNamedIn(t *testing.T) {
+	c := mustLoad(t)
+	ix := c.index()
+	for tok, want := range map[string]string{
+		"get_msg":                  "get_msg",
+		"getgrouplist":             "get_group_list",
+		"sender.getgrouplist":      "get_group_list",
+		"bot.setgroupban":          "set_group_ban",
+		"set_group_ban_async":      "set_group_ban",
+		"get_group_member_info_v2": "get_group_member_info",
+		"send_msg_rate_limited":    "send_msg",
+		"sender.unknownmethod":     "",
+		"getmsg":                   "",        // too short to be taken for a name without a separator
+		"sender.getmsg":            "get_msg", // a receiver says a method follows
+		"a.b":                      "",
+	} {
+		d, ok := namedIn(ix, tok)
+		got := ""
+		if ok {
+			got = c.actions[d].Name
+		}
+		if got != want {
+			t.Errorf("namedIn(%q) = %q, want %q", tok, got, want)
+		}
+	}
+}
+
+// TestAsksQuestion checks which queries are questions about what is, which
+// ask to read.
+func TestAsksQuestion(t *testing.T) {
+	for q, want := range map[string]bool{
+		"what's the name of this group":  true,
+		"who muted him":                  true,
+		"how many members are there":     true,
+		"is the bot online":              true,
+		"how do i kick someone":          false,
+		"kick him":                       false,
+		"whatever":                       false,
+		"can you tell me the group name": false,
+	} {
+		if got := asksQuestion(q); got != want {
+			t.Errorf("asksQuestion(%q) = %v, want %v", q, got, want)
+		}
+	}
+}

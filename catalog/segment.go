@@ -192,7 +192,12 @@ func englishUnit(w string) unit {
 		u.terms = append(u.terms, groupTerms(g)...)
 		u.alts = synonyms[g]
 		if head := synonyms[g][0]; plural(w) && !writeWords[head] && head != "get" && head != "list" {
-			u.terms = append(u.terms, queryTerm{term: groupTerm(synonymIndex["list"]), weight: pluralWeight, hint: true})
+			// Messages are listed by their history.
+			list := "list"
+			if head == "message" {
+				list = "history"
+			}
+			u.terms = append(u.terms, queryTerm{term: groupTerm(synonymIndex[list]), weight: pluralWeight, hint: true})
 		}
 	}
 	return u
@@ -220,6 +225,11 @@ const undoWeight = 0.5
 // fillers left out.
 func hanUnits(run string, ix *index) []unit {
 	pieces := segmentHan(run)
+	// What follows "change it to" is the new value, not the request:
+	// 把群名改成测试群 asks to set the group name.
+	if i := slices.IndexFunc(pieces, func(p piece) bool { return valueVerbs[p.text] }); i >= 0 {
+		pieces = pieces[:i+1]
+	}
 	var units []unit
 	// Pairs never span a filler: 把他踢了 gives no pair 他踢.
 	for i := 0; i < len(pieces); {
@@ -289,6 +299,12 @@ func hanUnits(run string, ix *index) []unit {
 	}
 	return units
 }
+
+// valueVerbs are the Chinese verbs after which a command names the new
+// value (改成, 改为, 换成: change to), whose words say nothing of the
+// action; 设为 is left out, since what follows it is a kind (设为精华,
+// 设为管理员).
+var valueVerbs = map[string]bool{"改成": true, "改为": true, "换成": true, "修改为": true}
 
 // pairTerms returns the character pairs of s as terms sharing weight w.
 func pairTerms(s string, w float64) []queryTerm {

@@ -119,7 +119,7 @@ var foreignWords = []string{
 	// Polls (Telegram sendPoll, stopPoll), red packets (go-cqhttp, whose
 	// maintainers will not send or claim them: Mrs4s/go-cqhttp#1579; none of
 	// SnowLuma's actions does) and webhooks.
-	"poll", "redpacket", "webhook",
+	"poll", "vote", "survey", "quiz", "redpacket", "webhook",
 	// Inviting someone (Slack conversations.invite; Telegram's invite
 	// links), archiving a conversation and scheduling a message (Slack
 	// conversations.archive, chat.scheduleMessage), reminders (Slack
@@ -127,6 +127,18 @@ var foreignWords = []string{
 	// Slack chat.update) is a change (set) that no action sending messages
 	// makes: the generic acts must agree (see sameGeneric).
 	"invite", "archive", "schedule", "scheduled", "reminder",
+	// Telegram's sticker sets (setChatStickerSet, addStickerToSet,
+	// createNewStickerSet), the edits of a sent message (editMessageText,
+	// editMessageMedia; Slack's chat.update, "Update Message"), and the
+	// answers to a callback or an inline query (answerCallbackQuery,
+	// answerInlineQuery), https://core.telegram.org/bots/api.
+	"stickerset", "editmessage", "callbackquery", "inlinequery",
+	// Payments (Telegram's sendInvoice; money moves in QQ no more than red
+	// packets do).
+	"payment", "money", "invoice",
+	// Calls and live streams (Discord's voice and stage channels, Slack
+	// huddles; QQ's 语音通话 and 直播): no action starts or joins one.
+	"voicecall", "livestream",
 }
 
 // namesDeed reports whether a query, whose firmly named terms (not spelling

@@ -11,16 +11,25 @@ import (
 // thing. A keyword search term that equals any word of a group matches text
 // containing any word of that group. Every word is lower case.
 var synonyms = [][]string{
-	{"group", "群", "群聊", "群里", "qun", "chat", "channel", "guild", "conversation", "supergroup", "server"},
-	{"mute", "ban", "禁言", "silence", "restrict", "restriction", "timeout"},
+	// A Matrix room is a group (the client-server API's joined_rooms,
+	// https://spec.matrix.org/v1.19/client-server-api/, as ruma-client-api
+	// names it: "the rooms the user is in").
+	{"group", "群", "群聊", "群里", "qun", "chat", "channel", "guild", "conversation", "supergroup", "server", "room"},
+	// 口球 is the mute of group-admin plugins' commands (NJS's
+	// nonebot_plugin_easy_group_manager: 禁言/口球 @somebody).
+	{"mute", "ban", "禁言", "silence", "restrict", "restriction", "timeout", "口球"},
 	{"unmute", "unban", "解禁", "解除禁言", "untimeout", "unrestrict"},
-	{"message", "msg", "消息"},
+	// What people say in a chat is its messages.
+	{"message", "msg", "消息", "say", "said", "says"},
 	{"send", "发送", "发", "发布", "发表", "发出", "post"},
 	{"recall", "delete_msg", "撤回", "撤", "withdraw", "unsend", "retract", "purge"},
-	{"delete", "del", "remove", "删除", "移除", "删", "删掉"},
+	{"delete", "del", "remove", "删除", "移除", "删", "删掉", "clear", "清除", "清空", "reset"},
 	{"friend", "好友", "buddy", "contact"},
 	{"private", "私聊", "私发", "dm"},
-	{"file", "文件", "document", "attachment"},
+	// A file format names a file of its kind (sendDocument of a pdf,
+	// sendAnimation of a gif, sendAudio of an mp3: the Telegram Bot API's
+	// media methods).
+	{"file", "文件", "document", "attachment", "pdf", "zip", "rar", "7z", "txt", "doc", "docx", "xlsx", "pptx", "apk", "exe"},
 	{"folder", "directory", "文件夹", "目录"},
 	{"upload", "上传", "传"},
 	{"download", "下载"},
@@ -28,20 +37,23 @@ var synonyms = [][]string{
 	{"admin", "管理员", "管理", "administrator", "promote", "demote", "moderator"},
 	{"owner", "群主"},
 	{"kick", "踢", "踢出", "移出", "踢人", "expel", "prune"},
-	{"notice", "公告", "announcement"},
+	// mirai-api-http abbreviates announcements: anno_list, anno_publish.
+	{"notice", "公告", "announcement", "anno"},
 	{"essence", "精华", "精华消息", "pin"},
 	{"poke", "戳", "戳一戳", "拍一拍", "nudge"},
 	{"like", "赞", "点赞", "thumbs"},
 	{"album", "相册"},
 	{"qzone", "空间", "qq空间", "说说"},
 	{"request", "请求", "申请"},
-	{"image", "图片", "picture", "pic", "photo"},
-	{"record", "语音", "voice", "audio", "ptt"},
-	{"video", "视频"},
+	{"image", "图片", "picture", "pic", "photo", "png", "jpg", "jpeg", "gif", "webp", "animation"},
+	{"record", "语音", "voice", "audio", "ptt", "mp3", "wav", "silk", "amr", "ogg"},
+	{"video", "视频", "mp4", "mov"},
 	{"card", "名片", "群名片"},
 	{"title", "头衔"},
 	{"name", "名称", "名字"},
-	{"nickname", "昵称", "profile"},
+	// A display name is the nickname (Matrix's profile displayname,
+	// matrix-sdk's Client::set_display_name).
+	{"nickname", "昵称", "profile", "displayname", "username", "nick"},
 	{"avatar", "头像", "portrait", "icon", "pfp"},
 	{"status", "状态", "online", "在线", "presence"},
 	{"login", "logged", "登录", "登陆", "account", "账号", "identity", "whoami"},
@@ -66,11 +78,19 @@ var synonyms = [][]string{
 	{"flash", "闪传"},
 	{"collection", "收藏"},
 	{"set", "设置", "修改", "改", "设", "设为", "设成", "开启", "打开", "关闭", "关掉", "开", "关",
-		"edit", "change", "update", "modify"},
-	{"get", "获取", "查询", "查看", "查", "看", "读取", "fetch", "retrieve", "show", "view", "see", "check", "inspect"},
+		"改成", "改为", "设置为", "换成", "修改为",
+		"edit", "change", "update", "modify",
+		// Granting or assigning something sets it: grant admin
+		// (Telegram promoteChatMember's can_* rights, Discord's role
+		// assignment).
+		"grant", "assign",
+		// Switching something on or off sets it, as 开启 and 关闭 do.
+		"enable", "disable", "toggle"},
+	{"get", "获取", "查询", "查看", "查", "看", "读取", "fetch", "retrieve", "show", "view", "see", "check", "inspect", "tell"},
 	{"leave", "退群", "退出", "quit"},
 	{"approve", "handle", "accept", "reject", "同意", "处理", "批准", "审批", "拒绝", "decline", "deny"},
-	{"cancel", "取消", "撤下"},
+	// Revoking a right or a link cancels it (取消管理员 is revoking admin).
+	{"cancel", "取消", "撤下", "revoke"},
 	{"join", "入群", "加群", "进群"},
 	{"add", "添加", "加"},
 	{"batch", "批量", "多个", "多名", "一次", "bulk"},
@@ -80,7 +100,8 @@ var synonyms = [][]string{
 	{"rename", "重命名", "改名"},
 	{"move", "移动", "移到"},
 	{"remark", "备注"},
-	{"longnick", "个性签名", "签名"},
+	// A bio is the long signature (Milky's set_bio).
+	{"longnick", "个性签名", "签名", "bio", "signature"},
 	{"remain", "还剩", "剩余", "剩下"},
 	{"text", "文字", "文本"},
 	// Starting something (a call, a poll, a live stream) is an act no
@@ -90,7 +111,29 @@ var synonyms = [][]string{
 	// (set_group_add_request); inviting someone is no action of QQ's.
 	{"invite", "invitation", "邀请"},
 	{"start", "发起", "开始", "initiate", "launch", "begin"},
-	{"whole", "全员禁言", "全体禁言", "whole_ban", "everyone"},
+	// The whole group: 全员 and 全群 are the "whole" of 全员禁言, whatever
+	// act follows (全群禁言, 解除全员禁言); 全体 alone is also the @全体成员
+	// of an at-all.
+	{"whole", "全员禁言", "全体禁言", "whole_ban", "everyone", "全群", "全员"},
+	// Pressing a button of an inline keyboard (Telegram's callback
+	// buttons, https://core.telegram.org/bots/api#inlinekeyboardbutton;
+	// click_inline_keyboard_button) and marking a to-do done
+	// (complete_group_todo) are acts of their own: sending buttons is no
+	// click.
+	{"click", "点击", "press", "tap"},
+	// go-cqhttp's 获取在线机型 and 重启: the model shown online, a restart.
+	{"model", "机型"},
+	{"system", "系统"},
+	{"restart", "重启", "reboot"},
+	// set_group_anonymous: anonymous chat in a group.
+	{"anonymous", "匿名"},
+	// check_url_safely: whether a link is safe.
+	{"safe", "safely", "safety", "安全"},
+	// Blocking someone (WhatsApp's block contact: delltrak/wamcp's
+	// wa_block_contact; telegram-mcp's "block, unblock") is what
+	// delete_friend's block switch does.
+	{"block", "拉黑", "blacklist"},
+	{"complete", "完成", "finish"},
 }
 
 // phrases are the English word sequences of other chat platforms whose
@@ -107,18 +150,67 @@ var phrases = [][2]string{
 	{"group picture", "group avatar"}, {"group image", "group avatar"}, {"chat icon", "group avatar"},
 	{"server icon", "group avatar"}, {"guild icon", "group avatar"}, {"group icon", "group avatar"},
 	{"profile photo", "avatar"}, {"profile picture", "avatar"},
+	// Setting one's photo sets the avatar (Slack's users.setPhoto, after
+	// a chat's photo became the group's avatar above).
+	{"set photo", "set avatar"}, {"update photo", "set avatar"}, {"change photo", "set avatar"},
 	{"direct message", "private message"}, {"direct messages", "private message"},
 	{"unpin", "remove essence"},
 	{"mute all", "mute everyone"}, {"mute the whole", "mute everyone"}, {"unmute all", "unmute everyone"},
 	{"chat permissions", "whole ban"}, {"default permissions", "whole ban"},
-	{"invite link", "share card"},
+	// Locking a chat so that only admins can speak is the whole-group mute
+	// (WA MCP's wa_group_update_settings announce: "Only admins can send
+	// messages"; a Discord channel's lockdown denies @everyone sending).
+	{"lock group", "mute everyone"}, {"lock chat", "mute everyone"}, {"lock channel", "mute everyone"},
+	{"unlock group", "unmute everyone"}, {"unlock chat", "unmute everyone"}, {"unlock channel", "unmute everyone"},
+	{"lockdown", "mute everyone"},
+	// W1ndysBot GroupManager's banall and unbanall commands.
+	{"banall", "mute everyone"}, {"unbanall", "unmute everyone"}, {"muteall", "mute everyone"}, {"unmuteall", "unmute everyone"},
+	{"turn on", "enable"}, {"turn off", "disable"},
+	{"invite link", "share"},
 	{"custom title", "special title"},
 	{"voice note", "record"}, {"voice message", "record"},
 	{"administrators", "admin member list"}, {"admins", "admin member list"},
-	{"chat action", "input status"}, {"get users", "get member list"},
+	// Telegram's sendChatAction ("typing") and Discord's Trigger Typing
+	// Indicator (discord-haskell TriggerTypingIndicator, nyxx
+	// triggerTyping, discordeno startTyping) show what QQ's input status
+	// shows.
+	{"send chat action", "set input status"}, {"chat action", "input status"},
+	{"trigger typing indicator", "set input status"}, {"trigger typing", "set input status"},
+	{"start typing", "set input status"}, {"send typing", "set input status"}, {"typing indicator", "input status"}, {"typing", "input status"},
+	{"display name", "nickname"},
+	// A WhatsApp group's subject is its name (WA MCP's
+	// wa_group_update_subject: "Change the name/subject of a group").
+	{"group subject", "group name"}, {"chat subject", "group name"},
+	// The groups one has joined are the group list (Matrix joined_rooms;
+	// Discord's list_guilds, "servers the bot belongs to").
+	{"who is in", "member list of"}, {"who's in", "member list of"}, {"who are in", "member list of"},
+	{"how many people", "members number"}, {"how many members", "members number"},
+	{"joined rooms", "group list"}, {"joined groups", "group list"}, {"joined chats", "group list"},
+	{"joined servers", "group list"}, {"joined guilds", "group list"}, {"joined channels", "group list"},
+	{"get users", "get member list"}, {"list users", "list member"}, {"users list", "member list"}, {"get user", "get stranger info"},
 	{"rename", "rename name"},
-	{"send reaction", "add reaction"},
-	{"get me", "get login info"}, {"bot info", "login info"}, {"current bot", "login account"},
+	{"send reaction", "add reaction"}, {"react with", "add reaction"}, {"react to", "add reaction to"},
+	// Slack's chat.* methods act on messages (chat.delete, chat.postMessage).
+	{"chat delete", "delete message"}, {"chat post message", "send message"},
+	// Taking a message back is recalling it.
+	{"take back", "recall"}, {"undo sending", "recall"}, {"undo send", "recall"},
+	// "I'd like to" wants, not likes.
+	{"i'd like", "want"}, {"i’d like", "want"}, {"would like", "want"}, {"we'd like", "want"},
+	{"get me", "get login info"}, {"who am i", "whoami"}, {"get self", "get login info"},
+	// mirai-api-http's file_mkdir and sendTempMessage (a private chat
+	// through a group), and a list of messages, which is their history
+	// (Koishi's getMessageList).
+	{"mkdir", "create folder"}, {"temp message", "private message"},
+	{"message list", "message history"},
+	// The bot's own name is its nickname (Telegram setMyName, "change the
+	// bot's name"), a member's nickname in a group its card (Discord's
+	// Modify Guild Member nick, the member's nickname in the server).
+	{"my name", "nickname"}, {"bot name", "nickname"},
+	{"member nickname", "member card"}, {"group nickname", "group card"}, {"server nickname", "group card"},
+	{"guild nickname", "group card"},
+	// Copying a message into another chat is forwarding it (Telegram
+	// copyMessage, forwardMessage).
+	{"copy message", "forward message"}, {"copy messages", "forward message"}, {"bot info", "login info"}, {"current bot", "login account"},
 	{"bot itself", "login account"}, {"bot user", "login account"},
 	{"check in", "signin"}, {"checked in", "signin"},
 	{"read messages", "message history"},
@@ -130,6 +222,12 @@ var phrases = [][2]string{
 	// What QQ has no action for, joined into the one word of foreignWords.
 	{"slow mode", "slowmode"}, {"rate limit", "slowmode"},
 	{"red packet", "redpacket"}, {"red envelope", "redpacket"}, {"red packets", "redpacket"},
+	{"send money", "payment"}, {"transfer money", "payment"},
+	{"voice call", "voicecall"}, {"video call", "voicecall"}, {"group call", "voicecall"},
+	{"live stream", "livestream"}, {"go live", "livestream"},
+	{"sticker set", "stickerset"}, {"sticker sets", "stickerset"}, {"sticker to set", "stickerset"},
+	{"edit message", "editmessage"}, {"edit messages", "editmessage"}, {"update message", "editmessage"},
+	{"callback query", "callbackquery"}, {"inline query", "inlinequery"},
 }
 
 // writeWords are the synonym groups (by their first word) that ask for a
@@ -141,6 +239,7 @@ var writeWords = map[string]bool{
 	"rename": true, "move": true, "like": true, "poke": true, "forward": true,
 	"signin": true, "read": true, "translate": true, "ocr": true, "whole": true,
 	"remark": true, "title": true, "card": true, "essence": true, "start": true,
+	"click": true, "complete": true, "block": true,
 }
 
 // genericActs are the write words that name no particular change (set,
@@ -176,8 +275,20 @@ var compounds = map[string][]string{
 	"转文字":  {"文字"},
 	"发信息":  {"发送", "消息"},
 	"私信":   {"私聊", "发送"},
+	"私聊":   {"私聊", "消息"}, // a private chat is its messages
 	"发文件":  {"上传", "文件"},
 	"红包":   {"redpacket"}, // see foreignWords
+	"转账":   {"payment"},
+	"投票":   {"poll"},
+	"通话":   {"voicecall"},
+	"直播":   {"livestream"},
+	"问卷":   {"poll"},
+	"付款":   {"payment"},
+	"支付":   {"payment"},
+	"全员禁言": {"全员", "禁言"},
+	"群昵称":  {"群", "名片"}, // a member's nickname in the group is the card
+	"全体禁言": {"全员", "禁言"},
+	"全群禁言": {"全员", "禁言"},
 }
 
 // fillers are Chinese words that carry no search meaning in an operator's
@@ -225,14 +336,45 @@ var englishFiller = map[string]bool{
 	// Words of tool descriptions that pick which one, not what is done to
 	// it: "a specific member", "an existing message", "a previously banned
 	// user", "post a new message" (testdata/agent-vocabulary.tsv).
-	"specific": true, "particular": true, "certain": true, "given": true,
+	"specific": true, "particular": true, "certain": true, "given": true, "know": true,
 	"existing": true, "previously": true, "detailed": true, "new": true,
 	// The frame of a method's description: "Use this method to send
 	// text messages" (the Telegram Bot API's descriptions).
 	"use": true, "method": true, "tool": true, "endpoint": true,
+	// The rest of the English stop words (NLTK's English list,
+	// nltk_data corpora/stopwords/english) that say nothing of what is
+	// asked; those that can (all, no, not, off, up, down, only, own,
+	// before, after, over, under, more, most) are kept.
+	"am": true, "being": true, "had": true, "having": true, "does": true, "did": true,
+	"doing": true, "and": true, "but": true, "if": true, "or": true, "because": true,
+	"until": true, "while": true, "against": true, "between": true, "through": true,
+	"during": true, "further": true, "then": true, "here": true, "when": true,
+	"where": true, "why": true, "both": true, "each": true, "few": true, "such": true,
+	"than": true, "too": true, "very": true, "whom": true, "myself": true, "ours": true,
+	"yours": true, "yourself": true, "himself": true, "herself": true, "itself": true,
+	"themselves": true, "hers": true, "theirs": true,
+	// Time words are a request's arguments, not its intent, as the Chinese
+	// fillers' durations are: "is the bot still online", "messages from
+	// today".
+	"still": true, "yet": true, "already": true, "currently": true, "today": true,
+	"yesterday": true, "tomorrow": true, "ever": true, "second": true, "seconds": true,
+	"minute": true, "minutes": true, "hour": true, "hours": true, "day": true, "days": true,
+	"week": true, "weeks": true, "month": true, "months": true,
+	// Whom a request is about, as 某人 and 别人 are in Chinese: the
+	// action's parameters say who.
+	"person": true, "people": true, "guy": true, "guys": true, "spammer": true,
+	"spammers": true, "troll": true, "folks": true, "everybody": true,
+	// Greetings and thanks around a request.
+	"hi": true, "hey": true, "hello": true, "thanks": true, "thank": true, "kindly": true,
 	// The platform an agent's other tools are named for (telegram_send_message,
 	// slack_post_message, discord.post_message): the act and object follow.
 	"telegram": true, "discord": true, "slack": true, "whatsapp": true,
+	// and their prefixes (WA MCP's wa_send_text, wa_group_promote:
+	// delltrak/wamcp docs/API_REFERENCE.md; tg_ for Telegram).
+	"wa": true, "tg": true, "mcp": true,
+	// The receivers of an SDK's methods (Koishi's sender.deleteMsg,
+	// discord.js's client.user.setAvatar, Koishi's session.send).
+	"sender": true, "client": true, "session": true, "ctx": true,
 }
 
 // hanDictionary maps each Chinese word the segmenter knows to the search
