@@ -799,6 +799,9 @@ func rephrase(q string) string {
 			changed = true
 		}
 	}
+	if p, ok := phrasal(padded); ok {
+		padded, changed = p, true
+	}
 	if ordered, ok := ofOrder(padded); ok {
 		padded, changed = ordered, true
 	}

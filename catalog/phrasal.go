@@ -1,0 +1,99 @@
+package catalog
+
+import (
+	"slices"
+	"strings"
+)
+
+// A phrasalVerb is an English verb and a particle that together mean one
+// of the acts QQ's actions perform, whether the particle follows the verb
+// ("kick out the spammer") or its object ("kick the spammer out"): the act
+// replaces the verb, and the particle, which alone means something else
+// (out, back, up, in), is dropped. The meanings are the phrasal verbs'
+// entries in the Cambridge English Dictionary's phrasal-verb pages and
+// Wiktionary's "English phrasal verbs" category, read for the acts of
+// synonyms: take back and pull back withdraw what was said (a recall),
+// kick, throw, boot, chuck and turf out expel (a kick), shut up silences
+// (a mute), let in admits (approving a request to join), turn and switch
+// on or off enable or disable, turn down refuses (a rejection, answered as
+// an approval is), put up posts a notice (send), wipe out deletes, hand
+// over and give grant, take away removes, pull up and look up find (get),
+// sign out leaves.
+type phrasalVerb struct {
+	verbs     []string // the verb's forms
+	particles []string
+	act       string // the words that replace the verb
+}
+
+var phrasalVerbs = []phrasalVerb{
+	{forms("take", "took", "taken", "taking"), []string{"back"}, "recall"},
+	{forms("pull"), []string{"back"}, "recall"},
+	{forms("kick"), []string{"out"}, "kick"},
+	{forms("throw", "threw", "thrown"), []string{"out"}, "kick"},
+	{forms("boot"), []string{"out"}, "kick"},
+	{forms("chuck"), []string{"out"}, "kick"},
+	{forms("turf"), []string{"out"}, "kick"},
+	{forms("shut", "shut", "shut", "shutting"), []string{"up"}, "mute"},
+	{forms("let", "let", "let", "letting"), []string{"in"}, "approve"},
+	{forms("turn"), []string{"on"}, "enable"},
+	{forms("switch"), []string{"on"}, "enable"},
+	{forms("turn"), []string{"off"}, "disable"},
+	{forms("switch"), []string{"off"}, "disable"},
+	{forms("shut", "shut", "shut", "shutting"), []string{"off"}, "disable"},
+	{forms("turn"), []string{"down"}, "reject"},
+	{forms("put", "put", "put", "putting"), []string{"up"}, "post"},
+	{forms("wipe"), []string{"out", "off", "away"}, "delete"},
+	{forms("hand"), []string{"over"}, "grant"},
+	{forms("take", "took", "taken", "taking"), []string{"away", "off"}, "remove"},
+	{forms("pull"), []string{"up"}, "get"},
+	{forms("look"), []string{"up"}, "get"},
+	{forms("sign", "signed", "signed", "signing"), []string{"out"}, "leave"},
+}
+
+// phrasalReach is how many words may stand between a phrasal verb and its
+// particle: its object ("kick that spammer out", "let the new member in").
+const phrasalReach = 3
+
+// forms returns a regular English verb's forms (base, -s, -ed, -ing), or
+// the base and the irregular forms given.
+func forms(base string, irregular ...string) []string {
+	if len(irregular) > 0 {
+		return append([]string{base, base + "s"}, irregular...)
+	}
+	ed, ing := base+"ed", base+"ing"
+	if strings.HasSuffix(base, "e") {
+		ed, ing = base+"d", base[:len(base)-1]+"ing"
+	}
+	return []string{base, base + "s", ed, ing}
+}
+
+// phrasal rewrites the phrasal verbs of a padded query (see phrasalVerbs)
+// as their acts. It reports whether anything changed.
+func phrasal(padded string) (string, bool) {
+	fields := strings.Fields(padded)
+	changed := false
+	for i := 0; i < len(fields); i++ {
+		for _, pv := range phrasalVerbs {
+			if !slices.Contains(pv.verbs, fields[i]) {
+				continue
+			}
+			j := i + 1
+			for ; j < len(fields) && j <= i+1+phrasalReach; j++ {
+				if slices.Contains(pv.particles, fields[j]) {
+					break
+				}
+			}
+			if j >= len(fields) || j > i+1+phrasalReach {
+				continue
+			}
+			fields[i] = pv.act
+			fields = append(fields[:j], fields[j+1:]...)
+			changed = true
+			break
+		}
+	}
+	if !changed {
+		return padded, false
+	}
+	return " " + strings.Join(fields, " ") + " ", true
+}
