@@ -9,7 +9,8 @@ import (
 // of the acts QQ's actions perform, whether the particle follows the verb
 // ("kick out the spammer") or its object ("kick the spammer out"): the act
 // replaces the verb, and the particle, which alone means something else
-// (out, back, up, in), is dropped. The meanings are the phrasal verbs'
+// (out, back, up, in), is dropped; letting someone talk again, an
+// idiom, not a phrasal verb, lifts a mute. The meanings are the phrasal verbs'
 // entries in the Cambridge English Dictionary's phrasal-verb pages and
 // Wiktionary's "English phrasal verbs" category, read for the acts of
 // synonyms: take back and pull back withdraw what was said (a recall),
@@ -34,7 +35,9 @@ var phrasalVerbs = []phrasalVerb{
 	{forms("chuck"), []string{"out"}, "kick"},
 	{forms("turf"), []string{"out"}, "kick"},
 	{forms("shut", "shut", "shut", "shutting"), []string{"up"}, "mute"},
-	{forms("let", "let", "let", "letting"), []string{"in"}, "approve"},
+	{forms("let", "let", "let", "letting"), []string{"in"}, "approve join request"},
+	// Letting someone talk or speak again lifts a mute.
+	{forms("let", "let", "let", "letting"), []string{"talk", "speak", "chat"}, "unmute"},
 	{forms("turn"), []string{"on"}, "enable"},
 	{forms("switch"), []string{"on"}, "enable"},
 	{forms("turn"), []string{"off"}, "disable"},

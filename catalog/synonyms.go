@@ -25,7 +25,7 @@ var synonyms = [][]string{
 	{"recall", "delete_msg", "撤回", "撤", "withdraw", "unsend", "retract", "purge"},
 	{"delete", "del", "remove", "删除", "移除", "删", "删掉", "clear", "清除", "清空", "reset"},
 	{"friend", "好友", "buddy", "contact"},
-	{"private", "私聊", "私发", "dm"},
+	{"private", "私聊", "私发", "dm", "privately"},
 	// A file format names a file of its kind (sendDocument of a pdf,
 	// sendAnimation of a gif, sendAudio of an mp3: the Telegram Bot API's
 	// media methods).
@@ -178,6 +178,15 @@ var phrases = [][2]string{
 	{"trigger typing indicator", "set input status"}, {"trigger typing", "set input status"},
 	{"start typing", "set input status"}, {"send typing", "set input status"}, {"typing indicator", "input status"}, {"typing", "input status"},
 	{"display name", "nickname"},
+	// A role that is a QQ rank is that rank (Discord's roles and
+	// Telegram's administrator rights: the admin role is the admin); other
+	// roles stay foreign (foreignWords).
+	{"admin role", "admin"}, {"administrator role", "admin"}, {"moderator role", "admin"}, {"owner role", "owner"},
+	// Who runs, manages or moderates a group is asked of its admins.
+	{"who runs", "admin member list"}, {"who manages", "admin member list"}, {"who moderates", "admin member list"},
+	{"who owns", "owner member list"},
+	// Dropping someone a message or a line sends one.
+	{"drop message", "send message"}, {"drop line", "send message"}, {"drop note", "send message"},
 	// A WhatsApp group's subject is its name (WA MCP's
 	// wa_group_update_subject: "Change the name/subject of a group").
 	{"group subject", "group name"}, {"chat subject", "group name"},
