@@ -872,6 +872,19 @@ func quantified(padded string) (string, bool) {
 				continue
 			}
 		}
+		// Everyone shown or listed is the members: "show me everyone in
+		// the group" asks for the member list, not the whole group's mute.
+		if f != "all" && i > 0 {
+			k := i - 1
+			if k > 0 && (fields[k] == "me" || fields[k] == "us") {
+				k--
+			}
+			if g, ok := synonymIndex[fields[k]]; ok && (synonyms[g][0] == "get" || synonyms[g][0] == "list") {
+				out = append(out, "members")
+				changed = true
+				continue
+			}
+		}
 		if f == "all" && slices.ContainsFunc(fields[i+1:min(i+3, len(fields))], func(w string) bool { return isWord(w) && stem(w) != w }) {
 			changed = true
 			continue
