@@ -38,3 +38,23 @@ func TestProbeQueries(t *testing.T) {
 	t.Logf("all: %d answerable: top-1 %.1f%% top-3 %.1f%% weak %.1f%%; %d unanswerable: %d weak or empty, %d answered by an unflagged write",
 		all.answerable, 100*all.top1, 100*all.top3, 100*all.falseWeak, all.unanswerable, all.weakNone, len(all.unflaggedWrites))
 }
+
+// TestJoinSeparable checks the two colloquial spreads of a Chinese verb
+// joinSeparable undoes, and that it joins only dictionary words.
+func TestJoinSeparable(t *testing.T) {
+	for in, want := range map[string]string{
+		"给他禁个言":   "给他禁言",
+		"帮我点个赞":   "帮我点赞",
+		"帮我退了这个群": "帮我退群",
+		"看看群里都有谁": "看群里都有谁",
+		"查一查群成员":  "查群成员",
+		"戳一戳他":    "戳一戳他",  // a word of its own
+		"发了个消息":   "发了个消息", // 发消 is no word
+		"群群":      "群群",    // 群 is no verb said twice to soften it
+		"禁":       "禁",
+	} {
+		if got := joinSeparable(in); got != want {
+			t.Errorf("joinSeparable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

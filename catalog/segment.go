@@ -224,7 +224,7 @@ const undoWeight = 0.5
 // dictionary does not know, each with the character pairs that start in it,
 // fillers left out.
 func hanUnits(run string, ix *index) []unit {
-	pieces := segmentHan(run)
+	pieces := segmentHan(joinSeparable(run))
 	// What follows "change it to" is the new value, not the request:
 	// 把群名改成测试群 asks to set the group name.
 	if i := slices.IndexFunc(pieces, func(p piece) bool { return valueVerbs[p.text] }); i >= 0 {
@@ -451,4 +451,75 @@ func (u unit) coverage() float64 {
 		return u.weight / 2
 	}
 	return u.weight
+}
+
+// joinSeparable undoes two ways colloquial Chinese spreads a verb over
+// more characters than the dictionary word: a separable verb-object word
+// (离合词) split by an aspect particle, a measure word or a demonstrative
+// (禁个言, 点个赞, 退了这个群 for 禁言, 点赞, 退群), and a one-character
+// verb said twice to soften it (看看, 查一查 for 看, 查). Both are the
+// grammar references' rules (the Chinese Grammar Wiki's "Separable verb"
+// and "Verb reduplication" pages, resources.allsetlearning.com); only
+// dictionary words are joined, so the rest of the run is left as it is.
+func joinSeparable(run string) string {
+	rs := []rune(run)
+	if len(rs) < 2 {
+		return run
+	}
+	var b strings.Builder
+	for i := 0; i < len(rs); i++ {
+		v := rs[i]
+		b.WriteRune(v)
+		// A one-character verb twice, or with 一 between: one verb.
+		if verbChar(v) {
+			if i+1 < len(rs) && rs[i+1] == v {
+				i++
+				continue
+			}
+			if _, word := hanDictionary[string(rs[i:min(i+3, len(rs))])]; !word && i+2 < len(rs) && rs[i+1] == '一' && rs[i+2] == v {
+				i += 2
+				continue
+			}
+		}
+		for _, infix := range separableInfixes {
+			in := []rune(infix)
+			k := i + 1 + len(in)
+			if k < len(rs) && string(rs[i+1:k]) == infix && separable[string([]rune{v, rs[k]})] {
+				b.WriteRune(rs[k])
+				i = k
+				break
+			}
+		}
+	}
+	return b.String()
+}
+
+// separableInfixes are what comes between the verb and the object of a
+// separable word, longest first: an aspect particle (了, 过), a measure
+// word (个, 一下) and a demonstrative (这个, 那个).
+var separableInfixes = []string{"了这个", "了那个", "一下这个", "一下", "一个", "了个", "这个", "那个", "个", "了", "过"}
+
+// separable are the dictionary's two-character words of an act (禁言,
+// 点赞, 退群, 改名, 签到, 拉黑): a split form is joined only into one of
+// them.
+var separable = func() map[string]bool {
+	m := map[string]bool{}
+	for _, g := range synonyms {
+		if !writeWords[g[0]] {
+			continue
+		}
+		for _, w := range g {
+			if hasHan(w) && utf8.RuneCountInString(w) == 2 {
+				m[w] = true
+			}
+		}
+	}
+	return m
+}()
+
+// verbChar reports whether r alone is a dictionary word of an act or of
+// reading (删, 看, 查): the verbs said twice to soften them.
+func verbChar(r rune) bool {
+	g, ok := synonymIndex[string(r)]
+	return ok && (writeWords[synonyms[g][0]] || synonyms[g][0] == "get")
 }
