@@ -295,7 +295,8 @@ var compounds = map[string][]string{
 	"付款":   {"payment"},
 	"支付":   {"payment"},
 	"全员禁言": {"全员", "禁言"},
-	"群昵称":  {"群", "名片"}, // a member's nickname in the group is the card
+	"群昵称":  {"群", "名片"},  // a member's nickname in the group is the card
+	"有谁":   {"成员", "列表"}, // who is there: the members
 	"全体禁言": {"全员", "禁言"},
 	"全群禁言": {"全员", "禁言"},
 }
