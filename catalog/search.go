@@ -536,7 +536,8 @@ const (
 // "delete the chat photo"); set, send and add name no particular change,
 // so they are not counted.
 func guessedAct(ix *index, units []unit, asked map[string]bool, d int) bool {
-	if objs := ix.objects[d]; len(objs) > 0 && !slices.ContainsFunc(objs, func(o string) bool { return asked[o] }) {
+	if objs := ix.objects[d]; len(objs) > 0 && !slices.ContainsFunc(objs, func(o string) bool { return asked[o] }) &&
+		!slices.ContainsFunc(ix.deeds[d].heads, func(h string) bool { return impliedAsked(units, h) }) {
 		return true
 	}
 	acts, held := 0, 0
@@ -981,4 +982,13 @@ func ofOrder(padded string) (string, bool) {
 // isWord reports whether s is an English word: ASCII letters only.
 func isWord(s string) bool {
 	return s != "" && !strings.ContainsFunc(s, func(r rune) bool { return !isLower(byte(r)) || r >= utf8.RuneSelf })
+}
+
+// impliedAsked reports whether a query names an object, whose synonym
+// group's first word is head, by an act that is done to it (see impliedBy).
+func impliedAsked(units []unit, head string) bool {
+	return slices.ContainsFunc(units, func(u unit) bool {
+		g, ok := u.group()
+		return ok && !u.guessed && slices.Contains(impliedBy[head], synonyms[g][0])
+	})
 }
