@@ -58,3 +58,21 @@ func TestJoinSeparable(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownNoun checks which queries name a thing no action knows.
+func TestUnknownNoun(t *testing.T) {
+	ix := mustLoad(t).index()
+	for q, want := range map[string]bool{
+		"pin the channel to the sidebar":   true,
+		"set up a webhook for the channel": true,
+		"delete that spam message":         false, // spam modifies message
+		"change the bot's display name":    false,
+		"make bob an admin":                false, // admin is known
+		"kick alice":                       false, // a name takes no determiner
+		"删除这条消息":                           false,
+	} {
+		if got := unknownNoun(ix, q); got != want {
+			t.Errorf("unknownNoun(%q) = %v, want %v", q, got, want)
+		}
+	}
+}

@@ -323,7 +323,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 				!question && asksChangeNotHeld(ix, units, h.index)
 		}
 		return h.a.Destructive && namedN[h.index] == 0 || guessedAct(ix, units, asked, h.index) ||
-			!namesDeed(ix, h.index, units, firm)
+			!namesDeed(ix, h.index, units, firm) || unknownNoun(ix, raw)
 	}
 	m.Weak = unsure(kept[0])
 	if m.Weak {
@@ -992,3 +992,41 @@ func impliedAsked(units []unit, head string) bool {
 		return ok && !u.guessed && slices.Contains(impliedBy[head], synonyms[g][0])
 	})
 }
+
+// unknownNoun reports whether a query, lower-cased, names a thing no
+// action knows: a word after a determiner (the sidebar, a webhook) that
+// no action's text holds, nor the synonym table, nor the filler, and that
+// heads its phrase (the query ends or a preposition follows). A change is
+// no confident answer to a request about such a thing: what it asks to
+// change is not something QQ's actions change. Names of people take no
+// determiner, and a word before another ("the spam message") is the
+// next word's modifier, as is a possessive (the bot's name), so none
+// counts.
+func unknownNoun(ix *index, raw string) bool {
+	ws := strings.FieldsFunc(raw, func(r rune) bool { return !isLower(byte(r)) && r != '\'' || r >= utf8.RuneSelf })
+	for i := 1; i < len(ws); i++ {
+		w := ws[i]
+		if !determiners[ws[i-1]] || len(w) < 3 || englishFiller[w] || determiners[w] || !isWord(w) {
+			continue
+		}
+		if i+1 < len(ws) && !prepositions[ws[i+1]] {
+			continue
+		}
+		if _, syn := synonymIndex[w]; syn {
+			continue
+		}
+		if _, syn := synonymIndex[stem(w)]; syn {
+			continue
+		}
+		if len(ix.postings[stem(w)]) == 0 && len(ix.postings[w]) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// determiners are the English words before a noun that say which one.
+var determiners = map[string]bool{"the": true, "a": true, "an": true, "this": true, "that": true, "my": true, "our": true, "your": true, "his": true, "her": true, "their": true, "its": true}
+
+// prepositions are the English words that may follow a noun phrase's head.
+var prepositions = map[string]bool{"to": true, "in": true, "on": true, "for": true, "from": true, "with": true, "at": true, "of": true, "into": true, "by": true, "about": true}
