@@ -23,7 +23,7 @@ func TestProbeQueries(t *testing.T) {
 		kind, _, _ := strings.Cut(q.source, " ")
 		byKind[kind] = append(byKind[kind], q)
 	}
-	for _, kind := range []string{"intent", "platform", "zh", "absent"} {
+	for _, kind := range []string{"intent", "platform", "zh", "absent", "intent2", "platform2", "zh2", "absent2"} {
 		f := measure(c, byKind[kind])
 		t.Logf("%s: %d answerable: top-1 %.1f%% top-3 %.1f%% weak %.1f%%; %d unanswerable: %d weak or empty, %d answered by an unflagged write",
 			kind, f.answerable, 100*f.top1, 100*f.top3, 100*f.falseWeak, f.unanswerable, f.weakNone, len(f.unflaggedWrites))
