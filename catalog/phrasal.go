@@ -10,7 +10,8 @@ import (
 // ("kick out the spammer") or its object ("kick the spammer out"): the act
 // replaces the verb, and the particle, which alone means something else
 // (out, back, up, in), is dropped; letting someone talk again, an
-// idiom, not a phrasal verb, lifts a mute. The meanings are the phrasal verbs'
+// idiom, not a phrasal verb, lifts a mute, and stopping or keeping them from
+// talking mutes them. The meanings are the phrasal verbs'
 // entries in the Cambridge English Dictionary's phrasal-verb pages and
 // Wiktionary's "English phrasal verbs" category, read for the acts of
 // synonyms: take back and pull back withdraw what was said (a recall),
@@ -19,7 +20,7 @@ import (
 // on or off enable or disable, turn down refuses (a rejection, answered as
 // an approval is), put up posts a notice (send), wipe out deletes, hand
 // over and give grant, take away removes, pull up and look up find (get),
-// sign out leaves.
+// sign out leaves, boot from expels as boot out does.
 type phrasalVerb struct {
 	verbs     []string // the verb's forms
 	particles []string
@@ -31,12 +32,13 @@ var phrasalVerbs = []phrasalVerb{
 	{forms("pull"), []string{"back"}, "recall"},
 	{forms("kick"), []string{"out"}, "kick"},
 	{forms("throw", "threw", "thrown"), []string{"out"}, "kick"},
-	{forms("boot"), []string{"out"}, "kick"},
+	{forms("boot"), []string{"out", "from"}, "kick"},
 	{forms("chuck"), []string{"out"}, "kick"},
 	{forms("turf"), []string{"out"}, "kick"},
 	{forms("shut", "shut", "shut", "shutting"), []string{"up"}, "mute"},
 	{forms("let", "let", "let", "letting"), []string{"in"}, "approve join request"},
-	// Letting someone talk or speak again lifts a mute.
+	// Letting someone talk or speak again lifts a mute, and stopping or keeping them from
+	// talking mutes them.
 	{forms("let", "let", "let", "letting"), []string{"talk", "speak", "chat"}, "unmute"},
 	{forms("turn"), []string{"on"}, "enable"},
 	{forms("switch"), []string{"on"}, "enable"},
@@ -51,6 +53,10 @@ var phrasalVerbs = []phrasalVerb{
 	{forms("pull"), []string{"up"}, "get"},
 	{forms("look"), []string{"up"}, "get"},
 	{forms("sign", "signed", "signed", "signing"), []string{"out"}, "leave"},
+	// Stopping or keeping someone from talking mutes them.
+	{forms("stop", "stopped", "stopped", "stopping"), []string{"talking", "speaking", "chatting", "posting"}, "mute"},
+	{forms("keep", "kept", "kept", "keeping"), []string{"talking", "speaking", "chatting", "posting"}, "mute"},
+	{forms("prevent"), []string{"talking", "speaking", "chatting", "posting"}, "mute"},
 }
 
 // phrasalReach is how many words may stand between a phrasal verb and its

@@ -825,6 +825,17 @@ func rephrase(q string) string {
 	}) {
 		padded, changed = strings.ReplaceAll(padded, " joined ", " "), true
 	}
+	// The whole of a group is the group, unless it is muted or unmuted
+	// (the whole-group mute): "delete the whole channel" asks for no mute.
+	if strings.Contains(padded, " whole ") && !slices.ContainsFunc(strings.Fields(padded), func(w string) bool {
+		g, ok := synonymIndex[w]
+		if !ok {
+			g, ok = synonymIndex[stem(w)]
+		}
+		return ok && (synonyms[g][0] == "mute" || synonyms[g][0] == "unmute")
+	}) {
+		padded, changed = strings.ReplaceAll(padded, " whole ", " "), true
+	}
 	// Sending a reaction adds it, whatever words come between (Milky's
 	// send_group_message_reaction, Telegram's setMessageReaction).
 	if i := strings.Index(padded, " send "); i >= 0 && reacts(padded[i:]) {
@@ -864,7 +875,9 @@ func quantified(padded string) (string, bool) {
 		// Whom all covers must be everyone: "mute all new members" is no
 		// whole-group mute.
 		everyone := i+1 == len(fields) || slices.Contains([]string{"members", "users", "people", "participants", "everyone"}, fields[i+1]) ||
-			isGroupWord(fields[i+1])
+			isGroupWord(fields[i+1]) ||
+			// everybody in the group
+			i+2 < len(fields) && slices.Contains([]string{"in", "on", "across", "of"}, fields[i+1]) && isGroupWord(fields[i+2])
 		if i > 0 && everyone {
 			if g, ok := synonymIndex[fields[i-1]]; ok && (synonyms[g][0] == "mute" || synonyms[g][0] == "unmute") {
 				out[len(out)-1] = synonyms[g][0]

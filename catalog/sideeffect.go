@@ -50,13 +50,15 @@ var actNamedBy = map[string][]string{"upload": {"send"}}
 // impliedBy maps an object to the acts that name it by their meaning:
 // sending, recalling or forwarding is done to a message, kicking and
 // muting to a member, approving to a request, uploading and
-// downloading to a file. A query holding the act
+// downloading to a file, blocking to a friend (拉黑 is delete_friend's
+// block). A query holding the act
 // names the object.
 var impliedBy = map[string][]string{
 	"message": {"send", "recall", "forward", "read"},
 	"member":  {"kick", "mute", "unmute"},
 	"request": {"approve"},
 	"file":    {"upload", "download"},
+	"friend":  {"block"},
 }
 
 // deedOf reads the acts and objects of an action's name.

@@ -15,9 +15,10 @@ var synonyms = [][]string{
 	// https://spec.matrix.org/v1.19/client-server-api/, as ruma-client-api
 	// names it: "the rooms the user is in").
 	{"group", "群", "群聊", "群里", "qun", "chat", "channel", "guild", "conversation", "supergroup", "server", "room"},
+	// 闭嘴 (shut up) is to be made silent.
 	// 口球 is the mute of group-admin plugins' commands (NJS's
 	// nonebot_plugin_easy_group_manager: 禁言/口球 @somebody).
-	{"mute", "ban", "禁言", "silence", "restrict", "restriction", "timeout", "口球"},
+	{"mute", "ban", "禁言", "silence", "restrict", "restriction", "timeout", "口球", "闭嘴"},
 	{"unmute", "unban", "解禁", "解除禁言", "untimeout", "unrestrict"},
 	// What people say in a chat is its messages.
 	{"message", "msg", "消息", "say", "said", "says"},
@@ -221,6 +222,9 @@ var phrases = [][2]string{
 	// copyMessage, forwardMessage).
 	{"copy message", "forward message"}, {"copy messages", "forward message"}, {"bot info", "login info"}, {"current bot", "login account"},
 	{"bot itself", "login account"}, {"bot user", "login account"},
+	{"own account", "login account"}, {"bot account", "login account"},
+	// To get rid of something is to remove it.
+	{"get rid of", "remove"}, {"got rid of", "remove"},
 	{"check in", "signin"}, {"checked in", "signin"},
 	{"read messages", "message history"},
 	{"user info", "stranger info"}, {"user information", "stranger info"}, {"user details", "stranger info"},
