@@ -79,8 +79,15 @@ func forms(base string, irregular ...string) []string {
 // phrasal rewrites the phrasal verbs of a padded query (see phrasalVerbs)
 // as their acts. It reports whether anything changed.
 func phrasal(padded string) (string, bool) {
-	fields := strings.Fields(padded)
 	changed := false
+	// To get rid of something is to remove it; of would otherwise be read
+	// as the of of "the name of the group".
+	for _, rid := range []string{" get rid of ", " got rid of ", " getting rid of "} {
+		if strings.Contains(padded, rid) {
+			padded, changed = strings.ReplaceAll(padded, rid, " remove "), true
+		}
+	}
+	fields := strings.Fields(padded)
 	for i := 0; i < len(fields); i++ {
 		for _, pv := range phrasalVerbs {
 			if !slices.Contains(pv.verbs, fields[i]) {

@@ -322,7 +322,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 			return slices.ContainsFunc(foreignTerms, func(t string) bool { return firm[t] && !holdsTerm(ix.postings[t], h.index) }) ||
 				!question && asksChangeNotHeld(ix, units, h.index)
 		}
-		return h.a.Destructive && namedN[h.index] == 0 || guessedAct(ix, units, asked, h.index) ||
+		return h.a.Destructive && namedN[h.index] == 0 && !saysActOf(ix, units, h.index) || guessedAct(ix, units, asked, h.index) ||
 			!namesDeed(ix, h.index, units, firm) || unknownNoun(ix, raw)
 	}
 	m.Weak = unsure(kept[0])
@@ -1043,3 +1043,18 @@ var determiners = map[string]bool{"the": true, "a": true, "an": true, "this": tr
 
 // prepositions are the English words that may follow a noun phrase's head.
 var prepositions = map[string]bool{"to": true, "in": true, "on": true, "for": true, "from": true, "with": true, "at": true, "of": true, "into": true, "by": true, "about": true}
+
+// saysActOf reports whether a query asks, in words it holds, for a
+// particular change that action d performs though its name does not say
+// it: a switch of its own (delete_friend's block for 拉黑) or the act of
+// the first clause of its summary.
+func saysActOf(ix *index, units []unit, d int) bool {
+	return slices.ContainsFunc(units, func(u unit) bool {
+		g, ok := u.group()
+		if !ok || u.guessed || u.state {
+			return false
+		}
+		head := synonyms[g][0]
+		return writeWords[head] && !genericActs[head] && !objectActs[head] && ix.acted[d][groupTerm(g)]
+	})
+}

@@ -223,8 +223,6 @@ var phrases = [][2]string{
 	{"copy message", "forward message"}, {"copy messages", "forward message"}, {"bot info", "login info"}, {"current bot", "login account"},
 	{"bot itself", "login account"}, {"bot user", "login account"},
 	{"own account", "login account"}, {"bot account", "login account"},
-	// To get rid of something is to remove it.
-	{"get rid of", "remove"}, {"got rid of", "remove"},
 	{"check in", "signin"}, {"checked in", "signin"},
 	{"read messages", "message history"},
 	{"user info", "stranger info"}, {"user information", "stranger info"}, {"user details", "stranger info"},
@@ -378,6 +376,7 @@ var englishFiller = map[string]bool{
 	// action's parameters say who.
 	"person": true, "people": true, "guy": true, "guys": true, "spammer": true,
 	"spammers": true, "troll": true, "folks": true, "everybody": true,
+	"troublemaker": true, "troublemakers": true, "offender": true, "bully": true,
 	// Greetings and thanks around a request.
 	"hi": true, "hey": true, "hello": true, "thanks": true, "thank": true, "kindly": true,
 	// The platform an agent's other tools are named for (telegram_send_message,
