@@ -23,7 +23,7 @@ func TestProbeQueries(t *testing.T) {
 		kind, _, _ := strings.Cut(q.source, " ")
 		byKind[kind] = append(byKind[kind], q)
 	}
-	for _, kind := range []string{"intent", "platform", "zh", "absent", "intent2", "platform2", "zh2", "absent2"} {
+	for _, kind := range []string{"intent", "platform", "zh", "absent", "intent2", "platform2", "zh2", "absent2", "platform3"} {
 		f := measure(c, byKind[kind])
 		t.Logf("%s: %d answerable: top-1 %.1f%% top-3 %.1f%% weak %.1f%%; %d unanswerable: %d weak or empty, %d answered by an unflagged write",
 			kind, f.answerable, 100*f.top1, 100*f.top3, 100*f.falseWeak, f.unanswerable, f.weakNone, len(f.unflaggedWrites))
@@ -73,6 +73,25 @@ func TestUnknownNoun(t *testing.T) {
 	} {
 		if got := unknownNoun(ix, q); got != want {
 			t.Errorf("unknownNoun(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
+
+// TestAPIWords checks the rewriting of REST requests and dotted SDK
+// methods.
+func TestAPIWords(t *testing.T) {
+	for in, want := range map[string]string{
+		"put /guilds/{guild.id}/bans/{user.id}": "set guild ban",
+		"delete /channels/:id/messages/123":     "delete channel message",
+		"app.client.chat.postMessage":           "chat.postMessage",
+		"users.profile.set":                     "users.profile.set",
+		"put this file into the group":          "put this file into the group",
+		"send_group_msg":                        "send_group_msg",
+		"delete /users/@me/guilds/{guild.id}":   "leave guild",
+	} {
+		got, _ := apiWords(in)
+		if got != want {
+			t.Errorf("apiWords(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -785,13 +785,13 @@ func rephrase(q string) string {
 	if !strings.ContainsFunc(q, func(r rune) bool { return r < utf8.RuneSelf && unicode.IsLetter(r) }) {
 		return q
 	}
+	api, changed := apiWords(q)
 	padded := " " + strings.Map(func(r rune) rune {
 		if r == '_' || r == '-' || r == '.' {
 			return ' '
 		}
 		return r
-	}, q) + " "
-	changed := false
+	}, api) + " "
 	// A possessive says whose, which the words around it say too: a
 	// member's nickname is a member nickname.
 	for _, s := range []string{"'s ", "’s "} {

@@ -1,0 +1,77 @@
+package catalog
+
+import "strings"
+
+// An agent often types a platform's API as it is called: a REST request
+// (Discord's PUT /guilds/{guild.id}/bans/{user.id}) or an SDK's dotted
+// method (Slack Bolt's app.client.chat.postMessage). apiWords rewrites
+// both as the words they stand for, before the dots and slashes become
+// spaces: a request's method is its act (RFC 9110's method semantics: PUT
+// and PATCH replace or change a resource, a set; GET, POST and DELETE are
+// words the synonym table knows), a path's placeholders are its
+// parameters and go, a collection followed by a placeholder is one of its
+// items (bans/{user.id} is one ban), and the receivers before a method
+// (app, client, web, sdk, self, this) say whose method it is, not what it
+// does; a path of the caller's own (@me) that is deleted is left. It reports whether anything changed.
+func apiWords(q string) (string, bool) {
+	fields := strings.Fields(q)
+	changed := false
+	if len(fields) >= 2 && strings.HasPrefix(fields[1], "/") && httpMethods[fields[0]] != "" {
+		fields[0] = httpMethods[fields[0]]
+		segs := strings.Split(fields[1], "/")
+		var out []string
+		for i, s := range segs {
+			if s == "@me" || s == "me" {
+				// The caller's own: deleting its membership of something
+				// is leaving it (Discord's DELETE /users/@me/guilds/{id}).
+				out = out[:0]
+				if fields[0] == "delete" {
+					fields[0] = "leave"
+				}
+				continue
+			}
+			if s == "" || placeholder(s) {
+				continue
+			}
+			if i+1 < len(segs) && placeholder(segs[i+1]) {
+				s = stem(s)
+			}
+			out = append(out, s)
+		}
+		fields[1] = strings.Join(out, " ")
+		changed = true
+	}
+	for i, f := range fields {
+		if !strings.Contains(f, ".") {
+			continue
+		}
+		parts := strings.Split(f, ".")
+		k := 0
+		for k < len(parts)-1 && receivers[parts[k]] {
+			k++
+		}
+		if k > 0 {
+			fields[i] = strings.Join(parts[k:], ".")
+			changed = true
+		}
+	}
+	if !changed {
+		return q, false
+	}
+	return strings.Join(fields, " "), true
+}
+
+// placeholder reports whether a path segment stands for a value: {id},
+// :id, or digits.
+func placeholder(s string) bool {
+	return strings.HasPrefix(s, "{") || strings.HasPrefix(s, ":") || strings.Trim(s, "0123456789") == ""
+}
+
+// httpMethods maps the HTTP methods to the words of their acts.
+var httpMethods = map[string]string{"get": "get", "post": "post", "put": "set", "patch": "set", "delete": "delete"}
+
+// receivers are the objects an SDK's methods are called on.
+var receivers = map[string]bool{
+	"app": true, "client": true, "web": true, "sdk": true, "self": true, "this": true,
+	"api": true, "bot": true, "ctx": true, "session": true, "sender": true,
+}
