@@ -14,6 +14,9 @@ import "strings"
 // (app, client, web, sdk, self, this) say whose method it is, not what it
 // does; a path of the caller's own (@me) that is deleted is left. It reports whether anything changed.
 func apiWords(q string) (string, bool) {
+	if !strings.ContainsAny(q, "./") {
+		return q, false
+	}
 	fields := strings.Fields(q)
 	changed := false
 	if len(fields) >= 2 && strings.HasPrefix(fields[1], "/") && httpMethods[fields[0]] != "" {

@@ -87,12 +87,13 @@ func phrasal(padded string) (string, bool) {
 			padded, changed = strings.ReplaceAll(padded, rid, " remove "), true
 		}
 	}
+	if !changed && !holdsPhrasalVerb(padded) {
+		return padded, false
+	}
 	fields := strings.Fields(padded)
 	for i := 0; i < len(fields); i++ {
-		for _, pv := range phrasalVerbs {
-			if !slices.Contains(pv.verbs, fields[i]) {
-				continue
-			}
+		for _, k := range phrasalByVerb[fields[i]] {
+			pv := phrasalVerbs[k]
 			j := i + 1
 			for ; j < len(fields) && j <= i+1+phrasalReach; j++ {
 				if slices.Contains(pv.particles, fields[j]) {
@@ -112,4 +113,35 @@ func phrasal(padded string) (string, bool) {
 		return padded, false
 	}
 	return " " + strings.Join(fields, " ") + " ", true
+}
+
+// phrasalByVerb maps each form of a phrasal verb to its entries in
+// phrasalVerbs, in order.
+var phrasalByVerb = func() map[string][]int {
+	m := map[string][]int{}
+	for k, pv := range phrasalVerbs {
+		for _, v := range pv.verbs {
+			if !slices.Contains(m[v], k) {
+				m[v] = append(m[v], k)
+			}
+		}
+	}
+	return m
+}()
+
+// holdsPhrasalVerb reports whether a padded query holds a phrasal verb's
+// form, without cutting it into words.
+func holdsPhrasalVerb(padded string) bool {
+	for rest := padded; rest != ""; {
+		var w string
+		if i := strings.IndexByte(rest, ' '); i >= 0 {
+			w, rest = rest[:i], rest[i+1:]
+		} else {
+			w, rest = rest, ""
+		}
+		if _, ok := phrasalByVerb[w]; ok {
+			return true
+		}
+	}
+	return false
 }

@@ -1016,26 +1016,47 @@ func impliedAsked(units []unit, head string) bool {
 // next word's modifier, as is a possessive (the bot's name), so none
 // counts.
 func unknownNoun(ix *index, raw string) bool {
-	ws := strings.FieldsFunc(raw, func(r rune) bool { return !isLower(byte(r)) && r != '\'' || r >= utf8.RuneSelf })
-	for i := 1; i < len(ws); i++ {
-		w := ws[i]
-		if !determiners[ws[i-1]] || len(w) < 3 || englishFiller[w] || determiners[w] || !isWord(w) {
-			continue
+	// The words of raw, read in turn without cutting it up: letters and
+	// apostrophes.
+	rest := raw
+	next := func() string {
+		isIn := func(r rune) bool { return isLower(byte(r)) && r < utf8.RuneSelf || r == '\'' }
+		i := strings.IndexFunc(rest, isIn)
+		if i < 0 {
+			rest = ""
+			return ""
 		}
-		if i+1 < len(ws) && !prepositions[ws[i+1]] {
-			continue
+		rest = rest[i:]
+		j := strings.IndexFunc(rest, func(r rune) bool { return !isIn(r) })
+		if j < 0 {
+			j = len(rest)
 		}
-		if _, syn := synonymIndex[w]; syn {
-			continue
-		}
-		if _, syn := synonymIndex[stem(w)]; syn {
-			continue
-		}
-		if len(ix.postings[stem(w)]) == 0 && len(ix.postings[w]) == 0 {
+		w := rest[:j]
+		rest = rest[j:]
+		return w
+	}
+	prev, w := next(), next()
+	for w != "" {
+		after := next()
+		if determiners[prev] && len(w) >= 3 && !englishFiller[w] && !determiners[w] && isWord(w) &&
+			(after == "" || prepositions[after]) && unknownWord(ix, w) {
 			return true
 		}
+		prev, w = w, after
 	}
 	return false
+}
+
+// unknownWord reports whether an English word is in neither the synonym
+// table nor any action's text.
+func unknownWord(ix *index, w string) bool {
+	if _, syn := synonymIndex[w]; syn {
+		return false
+	}
+	if _, syn := synonymIndex[stem(w)]; syn {
+		return false
+	}
+	return len(ix.postings[stem(w)]) == 0 && len(ix.postings[w]) == 0
 }
 
 // determiners are the English words before a noun that say which one.

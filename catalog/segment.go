@@ -462,35 +462,48 @@ func (u unit) coverage() float64 {
 // and "Verb reduplication" pages, resources.allsetlearning.com); only
 // dictionary words are joined, so the rest of the run is left as it is.
 func joinSeparable(run string) string {
-	rs := []rune(run)
-	if len(rs) < 2 {
+	var b strings.Builder // written only once something is joined
+	done := 0             // the bytes of run already in b
+	for i := 0; i < len(run); {
+		v, n := utf8.DecodeRuneInString(run[i:])
+		next := i + n
+		skip := -1 // the end of what stands for v alone, when joined
+		var obj string
+		if verbChar(v) {
+			// A one-character verb twice, or with 一 between: one verb.
+			rest := run[next:]
+			if r, m := utf8.DecodeRuneInString(rest); r == v {
+				skip = next + m
+			} else if r == '一' {
+				if r2, m2 := utf8.DecodeRuneInString(rest[m:]); r2 == v {
+					if _, word := hanDictionary[run[i:next+m+m2]]; !word {
+						skip = next + m + m2
+					}
+				}
+			}
+		}
+		if skip < 0 && separableFirst[v] {
+			for _, infix := range separableInfixes {
+				if rest, ok := strings.CutPrefix(run[next:], infix); ok {
+					if r, m := utf8.DecodeRuneInString(rest); m > 0 && separable[string(v)+string(r)] {
+						skip, obj = len(run)-len(rest)+m, string(r)
+						break
+					}
+				}
+			}
+		}
+		if skip < 0 {
+			i = next
+			continue
+		}
+		b.WriteString(run[done:next])
+		b.WriteString(obj)
+		done, i = skip, skip
+	}
+	if done == 0 {
 		return run
 	}
-	var b strings.Builder
-	for i := 0; i < len(rs); i++ {
-		v := rs[i]
-		b.WriteRune(v)
-		// A one-character verb twice, or with 一 between: one verb.
-		if verbChar(v) {
-			if i+1 < len(rs) && rs[i+1] == v {
-				i++
-				continue
-			}
-			if _, word := hanDictionary[string(rs[i:min(i+3, len(rs))])]; !word && i+2 < len(rs) && rs[i+1] == '一' && rs[i+2] == v {
-				i += 2
-				continue
-			}
-		}
-		for _, infix := range separableInfixes {
-			in := []rune(infix)
-			k := i + 1 + len(in)
-			if k < len(rs) && string(rs[i+1:k]) == infix && separable[string([]rune{v, rs[k]})] {
-				b.WriteRune(rs[k])
-				i = k
-				break
-			}
-		}
-	}
+	b.WriteString(run[done:])
 	return b.String()
 }
 
@@ -523,3 +536,13 @@ func verbChar(r rune) bool {
 	g, ok := synonymIndex[string(r)]
 	return ok && (writeWords[synonyms[g][0]] || synonyms[g][0] == "get")
 }
+
+// separableFirst are the first characters of the separable words.
+var separableFirst = func() map[rune]bool {
+	m := map[rune]bool{}
+	for w := range separable {
+		r, _ := utf8.DecodeRuneInString(w)
+		m[r] = true
+	}
+	return m
+}()
