@@ -360,7 +360,10 @@ func TestSearchTargets(t *testing.T) {
 		// of 15. After it: dev 97.6/100.0/1.2% and 0; test
 		// 89.2/94.0/6.0% and 1, below the targets for top-3, the weak flag
 		// and unflagged writes, so those floors are the measured figures.
-		{"testdata/agent-queries-heldout.tsv", floors{targetTop1, 0.939, 0.061, 1}},
+		// The fifth round (general rules checked on its own probes,
+		// probe_test.go): 89.2/94.0/4.8% and 1, the weak flag within its
+		// target now.
+		{"testdata/agent-queries-heldout.tsv", floors{targetTop1, 0.939, targetFalseWeak, 1}},
 	} {
 		dev, test := halves(loadQueries(t, c, set.file))
 		for _, half := range []struct {
