@@ -143,6 +143,17 @@ var foreignWords = []string{
 	// Calls and live streams (Discord's voice and stage channels, Slack
 	// huddles; QQ's 语音通话 and 直播): no action starts or joins one.
 	"voicecall", "livestream",
+	// The rest of the platforms' method families QQ has no action for:
+	// Slack's bookmarks.*, dnd.* (snooze), workflows.*, views.open (a
+	// modal), chat.unfurl; Telegram's sendVenue, sendGame,
+	// getUserChatBoosts, setChatMenuButton; Discord's audit log, auto
+	// moderation and stage instances; LINE Messaging API's narrowcast and
+	// multicast; Lark's calendar and video meetings; Zulip's drafts; a
+	// shared screen. (Dice and locations are message segments QQ sends,
+	// so they are not here.)
+	"bookmark", "snooze", "dnd", "workflow", "modal", "unfurl", "venue", "game", "boost",
+	"menu", "audit", "automod", "stage", "narrowcast", "multicast", "calendar", "meeting",
+	"draft", "screen",
 }
 
 // namesDeed reports whether a query, whose firmly named terms (not spelling
