@@ -25,38 +25,41 @@ type phrasalVerb struct {
 	verbs     []string // the verb's forms
 	particles []string
 	act       string // the words that replace the verb
+	// from marks a verb whose particle must follow from and someone:
+	// "stop everyone from talking" mutes, "stop posting" does not.
+	from bool
 }
 
 var phrasalVerbs = []phrasalVerb{
-	{forms("take", "took", "taken", "taking"), []string{"back"}, "recall"},
-	{forms("pull"), []string{"back"}, "recall"},
-	{forms("kick"), []string{"out"}, "kick"},
-	{forms("throw", "threw", "thrown"), []string{"out"}, "kick"},
-	{forms("boot"), []string{"out", "from"}, "kick"},
-	{forms("chuck"), []string{"out"}, "kick"},
-	{forms("turf"), []string{"out"}, "kick"},
-	{forms("shut", "shut", "shut", "shutting"), []string{"up"}, "mute"},
-	{forms("let", "let", "let", "letting"), []string{"in"}, "approve join request"},
+	{forms("take", "took", "taken", "taking"), []string{"back"}, "recall", false},
+	{forms("pull"), []string{"back"}, "recall", false},
+	{forms("kick"), []string{"out"}, "kick", false},
+	{forms("throw", "threw", "thrown"), []string{"out"}, "kick", false},
+	{forms("boot"), []string{"out", "from"}, "kick", false},
+	{forms("chuck"), []string{"out"}, "kick", false},
+	{forms("turf"), []string{"out"}, "kick", false},
+	{forms("shut", "shut", "shut", "shutting"), []string{"up"}, "mute", false},
+	{forms("let", "let", "let", "letting"), []string{"in"}, "approve join request", false},
 	// Letting someone talk or speak again lifts a mute, and stopping or keeping them from
 	// talking mutes them.
-	{forms("let", "let", "let", "letting"), []string{"talk", "speak", "chat"}, "unmute"},
-	{forms("turn"), []string{"on"}, "enable"},
-	{forms("switch"), []string{"on"}, "enable"},
-	{forms("turn"), []string{"off"}, "disable"},
-	{forms("switch"), []string{"off"}, "disable"},
-	{forms("shut", "shut", "shut", "shutting"), []string{"off"}, "disable"},
-	{forms("turn"), []string{"down"}, "reject"},
-	{forms("put", "put", "put", "putting"), []string{"up"}, "post"},
-	{forms("wipe"), []string{"out", "off", "away"}, "delete"},
-	{forms("hand"), []string{"over"}, "grant"},
-	{forms("take", "took", "taken", "taking"), []string{"away", "off"}, "remove"},
-	{forms("pull"), []string{"up"}, "get"},
-	{forms("look"), []string{"up"}, "get"},
-	{forms("sign", "signed", "signed", "signing"), []string{"out"}, "leave"},
+	{forms("let", "let", "let", "letting"), []string{"talk", "speak", "chat"}, "unmute", false},
+	{forms("turn"), []string{"on"}, "enable", false},
+	{forms("switch"), []string{"on"}, "enable", false},
+	{forms("turn"), []string{"off"}, "disable", false},
+	{forms("switch"), []string{"off"}, "disable", false},
+	{forms("shut", "shut", "shut", "shutting"), []string{"off"}, "disable", false},
+	{forms("turn"), []string{"down"}, "reject", false},
+	{forms("put", "put", "put", "putting"), []string{"up"}, "post", false},
+	{forms("wipe"), []string{"out", "off", "away"}, "delete", false},
+	{forms("hand"), []string{"over"}, "grant", false},
+	{forms("take", "took", "taken", "taking"), []string{"away", "off"}, "remove", false},
+	{forms("pull"), []string{"up"}, "get", false},
+	{forms("look"), []string{"up"}, "get", false},
+	{forms("sign", "signed", "signed", "signing"), []string{"out"}, "leave", false},
 	// Stopping or keeping someone from talking mutes them.
-	{forms("stop", "stopped", "stopped", "stopping"), []string{"talking", "speaking", "chatting", "posting"}, "mute"},
-	{forms("keep", "kept", "kept", "keeping"), []string{"talking", "speaking", "chatting", "posting"}, "mute"},
-	{forms("prevent"), []string{"talking", "speaking", "chatting", "posting"}, "mute"},
+	{forms("stop", "stopped", "stopped", "stopping"), []string{"talking", "speaking", "chatting", "posting"}, "mute", true},
+	{forms("keep", "kept", "kept", "keeping"), []string{"talking", "speaking", "chatting", "posting"}, "mute", true},
+	{forms("prevent"), []string{"talking", "speaking", "chatting", "posting"}, "mute", true},
 }
 
 // phrasalReach is how many words may stand between a phrasal verb and its
@@ -100,7 +103,7 @@ func phrasal(padded string) (string, bool) {
 					break
 				}
 			}
-			if j >= len(fields) || j > i+1+phrasalReach {
+			if j >= len(fields) || j > i+1+phrasalReach || pv.from && (j < i+3 || fields[j-1] != "from") {
 				continue
 			}
 			fields[i] = pv.act

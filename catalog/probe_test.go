@@ -102,3 +102,23 @@ func TestAPIWords(t *testing.T) {
 		}
 	}
 }
+
+// TestPhrasal checks the phrasal verbs' rewriting, the particle after the
+// verb or after its object, and what is left alone.
+func TestPhrasal(t *testing.T) {
+	for in, want := range map[string]string{
+		"kick that spammer out of the group": "kick that spammer of the group",
+		"take it back":                       "recall it",
+		"let the new member in":              "approve join request the new member",
+		"stop everyone from talking":         "mute everyone from",
+		"stop posting in this group":         "stop posting in this group",
+		"get rid of the file":                "remove the file",
+		"turn down the request":              "reject the request",
+		"take a look at the list":            "take a look at the list",
+	} {
+		got, _ := phrasal(" " + in + " ")
+		if got = strings.TrimSpace(got); got != want {
+			t.Errorf("phrasal(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

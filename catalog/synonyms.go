@@ -206,6 +206,8 @@ var phrases = [][2]string{
 	{"take back", "recall"}, {"undo sending", "recall"}, {"undo send", "recall"},
 	// "I'd like to" wants, not likes.
 	{"i'd like", "want"}, {"i’d like", "want"}, {"would like", "want"}, {"we'd like", "want"},
+	// Letting someone know is telling them: a read.
+	{"let me know", "get"}, {"let us know", "get"},
 	{"get me", "get login info"}, {"who am i", "whoami"}, {"get self", "get login info"},
 	// mirai-api-http's file_mkdir and sendTempMessage (a private chat
 	// through a group), and a list of messages, which is their history
