@@ -15,10 +15,12 @@ var synonyms = [][]string{
 	// https://spec.matrix.org/v1.19/client-server-api/, as ruma-client-api
 	// names it: "the rooms the user is in").
 	{"group", "群", "群聊", "群里", "qun", "chat", "channel", "guild", "conversation", "supergroup", "server", "room"},
-	// 闭嘴 (shut up) is to be made silent.
+	// 闭嘴 (shut up), 别说话 (don't talk) and 禁止发言 (no speaking) are to
+	// be made silent.
 	// 口球 is the mute of group-admin plugins' commands (NJS's
 	// nonebot_plugin_easy_group_manager: 禁言/口球 @somebody).
-	{"mute", "ban", "禁言", "silence", "restrict", "restriction", "timeout", "口球", "闭嘴"},
+	{"mute", "ban", "禁言", "silence", "restrict", "restriction", "timeout", "口球", "闭嘴",
+		"别说话", "不许说话", "禁止发言", "禁止说话"},
 	{"unmute", "unban", "解禁", "解除禁言", "untimeout", "unrestrict"},
 	// What people say in a chat is its messages.
 	{"message", "msg", "消息", "say", "said", "says"},
@@ -37,7 +39,7 @@ var synonyms = [][]string{
 	{"member", "成员", "群员", "participant"},
 	{"admin", "管理员", "管理", "administrator", "promote", "demote", "moderator"},
 	{"owner", "群主"},
-	{"kick", "踢", "踢出", "移出", "踢人", "expel", "prune"},
+	{"kick", "踢", "踢出", "移出", "踢人", "expel", "prune", "请出"},
 	// mirai-api-http abbreviates announcements: anno_list, anno_publish.
 	{"notice", "公告", "announcement", "anno"},
 	{"essence", "精华", "精华消息", "pin"},
@@ -301,6 +303,10 @@ var compounds = map[string][]string{
 	"全员禁言": {"全员", "禁言"},
 	"群昵称":  {"群", "名片"},  // a member's nickname in the group is the card
 	"有谁":   {"成员", "列表"}, // who is there: the members
+	"谁是":   {"成员", "列表"}, // who is (the admin): the members
+	"多少人":  {"成员", "人数"}, // how many people: the member count
+	"张图":   {"图片"},       // 这张图: this picture
+	"发图":   {"发送", "图片"},
 	"全体禁言": {"全员", "禁言"},
 	"全群禁言": {"全员", "禁言"},
 }
