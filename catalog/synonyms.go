@@ -227,6 +227,9 @@ var phrases = [][2]string{
 	{"copy message", "forward message"}, {"copy messages", "forward message"}, {"bot info", "login info"}, {"current bot", "login account"},
 	{"bot itself", "login account"}, {"bot user", "login account"},
 	{"own account", "login account"}, {"bot account", "login account"},
+	// mirai-api-http's botProfile reads the bot's own profile; Milky's
+	// get_impl_info the implementation's name and version.
+	{"bot profile", "login info"}, {"impl info", "version info"}, {"implementation info", "version info"},
 	{"check in", "signin"}, {"checked in", "signin"},
 	{"read messages", "message history"},
 	{"user info", "stranger info"}, {"user information", "stranger info"}, {"user details", "stranger info"},
