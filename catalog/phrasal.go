@@ -10,7 +10,7 @@ import (
 // ("kick out the spammer") or its object ("kick the spammer out"): the act
 // replaces the verb, and the particle, which alone means something else
 // (out, back, up, in), is dropped; letting someone talk again, an
-// idiom, not a phrasal verb, lifts a mute, and stopping or keeping them from
+// idiom, not a phrasal verb, lifts a mute, making someone say sends, and stopping or keeping them from
 // talking mutes them. The meanings are the phrasal verbs'
 // entries in the Cambridge English Dictionary's phrasal-verb pages and
 // Wiktionary's "English phrasal verbs" category, read for the acts of
@@ -19,7 +19,8 @@ import (
 // (a mute), let in admits (approving a request to join), turn and switch
 // on or off enable or disable, turn down refuses (a rejection, answered as
 // an approval is), put up posts a notice (send), wipe out deletes, hand
-// over and give grant, take away removes, pull up and look up find (get),
+// over and give grant, take away removes, pull up and look up find (get), take down and pull down delete, find
+// out and figure out get,
 // sign out leaves, boot from expels as boot out does.
 type phrasalVerb struct {
 	verbs     []string // the verb's forms
@@ -54,6 +55,13 @@ var phrasalVerbs = []phrasalVerb{
 	{forms("hand"), []string{"over"}, "grant", false},
 	{forms("take", "took", "taken", "taking"), []string{"away", "off"}, "remove", false},
 	{forms("pull"), []string{"up"}, "get", false},
+	{forms("take", "took", "taken", "taking"), []string{"down"}, "delete", false},
+	{forms("pull"), []string{"down"}, "delete", false},
+	{forms("find", "found", "found", "finding"), []string{"out"}, "get", false},
+	{forms("figure"), []string{"out"}, "get", false},
+	// Making or having someone say something is sending a message.
+	{forms("make", "made", "made", "making"), []string{"say"}, "send message", false},
+	{forms("have", "had", "had", "having"), []string{"say"}, "send message", false},
 	{forms("look"), []string{"up"}, "get", false},
 	{forms("sign", "signed", "signed", "signing"), []string{"out"}, "leave", false},
 	// Stopping or keeping someone from talking mutes them.

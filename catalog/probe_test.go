@@ -115,6 +115,8 @@ func TestPhrasal(t *testing.T) {
 		"get rid of the file":                "remove the file",
 		"turn down the request":              "reject the request",
 		"take a look at the list":            "take a look at the list",
+		"take the notice down":               "delete the notice",
+		"make the bot say hi":                "send message the bot hi",
 	} {
 		got, _ := phrasal(" " + in + " ")
 		if got = strings.TrimSpace(got); got != want {

@@ -492,6 +492,9 @@ const probePenalty = 0.5
 // how to do something (how do I).
 func asksQuestion(q string) bool {
 	first, rest, _ := strings.Cut(strings.TrimSpace(q), " ")
+	if first == "have" && slices.ContainsFunc([]string{"the ", "my ", "our ", "this ", "that "}, func(p string) bool { return strings.HasPrefix(rest, p) }) {
+		return false // have the bot send: a request, not a question
+	}
 	switch first {
 	case "what", "what's", "whats", "which", "who", "who's", "whose", "where", "is", "are", "was", "were", "has", "have":
 		return true

@@ -390,6 +390,10 @@ var englishFiller = map[string]bool{
 	"troublemaker": true, "troublemakers": true, "offender": true, "bully": true,
 	// Greetings and thanks around a request.
 	"hi": true, "hey": true, "hello": true, "thanks": true, "thank": true, "kindly": true,
+	// and chat's spellings of them and of a person (yo, u, plz, dude).
+	"yo": true, "u": true, "plz": true, "pls": true, "thx": true, "dude": true, "bro": true,
+	// The frame of an attempt: "im trying to figure out".
+	"im": true, "try": true, "trying": true, "tried": true,
 	// The platform an agent's other tools are named for (telegram_send_message,
 	// slack_post_message, discord.post_message): the act and object follow.
 	"telegram": true, "discord": true, "slack": true, "whatsapp": true,
