@@ -1,6 +1,9 @@
 package catalog
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // An agent often types a platform's API as it is called: a REST request
 // (Discord's PUT /guilds/{guild.id}/bans/{user.id}) or an SDK's dotted
@@ -12,7 +15,8 @@ import "strings"
 // parameters and go, a collection followed by a placeholder is one of its
 // items (bans/{user.id} is one ban), and the receivers before a method
 // (app, client, web, sdk, self, this) say whose method it is, not what it
-// does; a path of the caller's own (@me) that is deleted is left. It reports whether anything changed.
+// does; a path of the caller's own (@me) that is deleted is left, and
+// Slack's and Rocket.Chat's chat.* act on messages. It reports whether anything changed.
 func apiWords(q string) (string, bool) {
 	if !strings.ContainsAny(q, "./") {
 		return q, false
@@ -50,13 +54,30 @@ func apiWords(q string) (string, bool) {
 		}
 		parts := strings.Split(f, ".")
 		k := 0
-		for k < len(parts)-1 && receivers[parts[k]] {
+		for k < len(parts)-1 && (receivers[parts[k]] || version(parts[k])) {
 			k++
 		}
-		if k > 0 {
-			fields[i] = strings.Join(parts[k:], ".")
+		// A version inside a name (Lark's im.v1.message.create) says
+		// which edition of the method, not what it does.
+		if kept := slices.DeleteFunc(slices.Clone(parts[k:]), version); len(kept) > 0 && len(kept) < len(parts)-k {
+			parts = append(parts[:k], kept...)
 			changed = true
 		}
+		if k > 0 {
+			parts = parts[k:]
+			changed = true
+		}
+		// Slack's and Rocket.Chat's chat.* are the methods of messages
+		// (chat.delete, chat.react, chat.getMessage), not of a chat.
+		if len(parts) == 2 && parts[0] == "chat" {
+			if strings.Contains(strings.ToLower(q), "message") {
+				parts = parts[1:]
+			} else {
+				parts[0] = "message"
+			}
+			changed = true
+		}
+		fields[i] = strings.Join(parts, ".")
 	}
 	if !changed {
 		return q, false
@@ -77,4 +98,11 @@ var httpMethods = map[string]string{"get": "get", "post": "post", "put": "set", 
 var receivers = map[string]bool{
 	"app": true, "client": true, "web": true, "sdk": true, "self": true, "this": true,
 	"api": true, "bot": true, "ctx": true, "session": true, "sender": true,
+	// Lark's instant-messaging service (im.v1.message.create).
+	"im": true,
+}
+
+// version reports whether a part of a name is a version: v and digits.
+func version(s string) bool {
+	return len(s) > 1 && s[0] == 'v' && strings.Trim(s[1:], "0123456789") == ""
 }

@@ -90,7 +90,10 @@ func TestAPIWords(t *testing.T) {
 	for in, want := range map[string]string{
 		"put /guilds/{guild.id}/bans/{user.id}": "set guild ban",
 		"delete /channels/:id/messages/123":     "delete channel message",
-		"app.client.chat.postMessage":           "chat.postMessage",
+		"app.client.chat.postMessage":           "postMessage",
+		"chat.delete":                           "message.delete",
+		"im.v1.chat.members.delete":             "chat.members.delete",
+		"im.v1.message.create":                  "message.create",
 		"users.profile.set":                     "users.profile.set",
 		"put this file into the group":          "put this file into the group",
 		"send_group_msg":                        "send_group_msg",

@@ -812,6 +812,14 @@ func rephrase(q string) string {
 	if q, ok := quantified(padded); ok {
 		padded, changed = q, true
 	}
+	// A post that is acted on is a message (Mattermost's CreatePost,
+	// DeletePost, PinPost): post after another act is no act.
+	if i := strings.Index(padded, " post "); i > 0 {
+		before := strings.Fields(padded[:i])
+		if g, ok := synonymIndex[before[len(before)-1]]; ok && (writeWords[synonyms[g][0]] || synonyms[g][0] == "get") {
+			padded, changed = padded[:i]+" message "+padded[i+len(" post "):], true
+		}
+	}
 	// Only the phrases whose first word the query holds are tried, in
 	// their order (one may make the words of a later one).
 	for k := nextPhrase(padded, 0); k >= 0; k = nextPhrase(padded, k+1) {

@@ -24,8 +24,10 @@ var synonyms = [][]string{
 	{"unmute", "unban", "解禁", "解除禁言", "untimeout", "unrestrict"},
 	// What people say in a chat is its messages.
 	{"message", "msg", "消息", "say", "said", "says"},
-	{"send", "发送", "发", "发布", "发表", "发出", "post"},
-	{"recall", "delete_msg", "撤回", "撤", "withdraw", "unsend", "retract", "purge"},
+	// A push sends (the LINE Messaging API's pushMessage).
+	{"send", "发送", "发", "发布", "发表", "发出", "post", "push"},
+	// Matrix redacts what it recalls (m.room.redaction).
+	{"recall", "delete_msg", "撤回", "撤", "withdraw", "unsend", "retract", "purge", "redact", "redaction"},
 	{"delete", "del", "remove", "删除", "移除", "删", "删掉", "clear", "清除", "清空", "reset"},
 	{"friend", "好友", "buddy", "contact"},
 	{"private", "私聊", "私发", "dm", "privately"},
@@ -197,7 +199,7 @@ var phrases = [][2]string{
 	// Discord's list_guilds, "servers the bot belongs to").
 	{"who is in", "member list of"}, {"who's in", "member list of"}, {"who are in", "member list of"},
 	{"how many people", "members number"}, {"how many members", "members number"},
-	{"joined rooms", "group list"}, {"joined groups", "group list"}, {"joined chats", "group list"},
+	{"joined members", "member list"}, {"joined rooms", "group list"}, {"joined groups", "group list"}, {"joined chats", "group list"},
 	{"joined servers", "group list"}, {"joined guilds", "group list"}, {"joined channels", "group list"},
 	{"get users", "get member list"}, {"list users", "list member"}, {"users list", "member list"}, {"get user", "get stranger info"},
 	{"rename", "rename name"},
@@ -237,6 +239,8 @@ var phrases = [][2]string{
 	// Creating a message or a reaction is sending or adding one (Discord's
 	// Create Message, Create Reaction; Satori's createReaction).
 	{"create message", "send message"}, {"create reaction", "add reaction"},
+	// Lark's methods put the object first (im.v1.message.create).
+	{"message create", "send message"}, {"reaction create", "add reaction"},
 	// What QQ has no action for, joined into the one word of foreignWords.
 	{"slow mode", "slowmode"}, {"rate limit", "slowmode"},
 	{"red packet", "redpacket"}, {"red envelope", "redpacket"}, {"red packets", "redpacket"},
@@ -392,8 +396,8 @@ var englishFiller = map[string]bool{
 	"hi": true, "hey": true, "hello": true, "thanks": true, "thank": true, "kindly": true,
 	// and chat's spellings of them and of a person (yo, u, plz, dude).
 	"yo": true, "u": true, "plz": true, "pls": true, "thx": true, "dude": true, "bro": true,
-	// The frame of an attempt: "im trying to figure out".
-	"im": true, "try": true, "trying": true, "tried": true,
+	// The frame of an attempt: "trying to figure out".
+	"try": true, "trying": true, "tried": true,
 	// The platform an agent's other tools are named for (telegram_send_message,
 	// slack_post_message, discord.post_message): the act and object follow.
 	"telegram": true, "discord": true, "slack": true, "whatsapp": true,
