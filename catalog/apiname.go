@@ -30,10 +30,14 @@ func apiWords(q string) (string, bool) {
 		for i, s := range segs {
 			if s == "@me" || s == "me" {
 				// The caller's own: deleting its membership of something
-				// is leaving it (Discord's DELETE /users/@me/guilds/{id}).
-				out = out[:0]
-				if fields[0] == "delete" {
-					fields[0] = "leave"
+				// is leaving it (Discord's DELETE /users/@me/guilds/{id});
+				// elsewhere @me says whose (reactions/{emoji}/@me is one's
+				// own reaction).
+				if len(out) == 1 && out[0] == "users" && i+1 < len(segs) {
+					out = out[:0]
+					if fields[0] == "delete" {
+						fields[0] = "leave"
+					}
 				}
 				continue
 			}
