@@ -836,16 +836,23 @@ func rephrase(q string) string {
 	}) {
 		padded, changed = strings.ReplaceAll(padded, " joined ", " "), true
 	}
-	// The whole of a group is the group, unless it is muted or unmuted
-	// (the whole-group mute): "delete the whole channel" asks for no mute.
-	if strings.Contains(padded, " whole ") && !slices.ContainsFunc(strings.Fields(padded), func(w string) bool {
+	// The whole (or entire) group is the group, unless it is muted or
+	// unmuted (the whole-group mute): "delete the whole channel" asks for
+	// no mute.
+	if (strings.Contains(padded, " whole ") || strings.Contains(padded, " entire ")) && !slices.ContainsFunc(strings.Fields(padded), func(w string) bool {
 		g, ok := synonymIndex[w]
 		if !ok {
 			g, ok = synonymIndex[stem(w)]
 		}
+		if !ok {
+			if b, _ := baseForm(w, func(b string) bool { _, ok := synonymIndex[b]; return ok }); b != "" {
+				g, ok = synonymIndex[b]
+			}
+		}
 		return ok && (synonyms[g][0] == "mute" || synonyms[g][0] == "unmute")
 	}) {
-		padded, changed = strings.ReplaceAll(padded, " whole ", " "), true
+		padded = strings.ReplaceAll(strings.ReplaceAll(padded, " whole ", " "), " entire ", " ")
+		changed = true
 	}
 	// Sending a reaction adds it, whatever words come between (Milky's
 	// send_group_message_reaction, Telegram's setMessageReaction).

@@ -119,7 +119,8 @@ var synonyms = [][]string{
 	// The whole group: 全员 and 全群 are the "whole" of 全员禁言, whatever
 	// act follows (全群禁言, 解除全员禁言); 全体 alone is also the @全体成员
 	// of an at-all.
-	{"whole", "全员禁言", "全体禁言", "whole_ban", "everyone", "全群", "全员"},
+	// Entire is whole ("mute the entire group").
+	{"whole", "全员禁言", "全体禁言", "whole_ban", "everyone", "全群", "全员", "entire"},
 	// Pressing a button of an inline keyboard (Telegram's callback
 	// buttons, https://core.telegram.org/bots/api#inlinekeyboardbutton;
 	// click_inline_keyboard_button) and marking a to-do done
