@@ -40,8 +40,8 @@ func TestProbeQueries(t *testing.T) {
 	// The figures measured when the round's rules were done (before
 	// them: top-1 60.4%, top-3 73.6%, weak 22.6% and 1 unflagged write,
 	// on the first batch alone).
-	if all.top1 < 0.87 || all.top3 < 0.95 || all.falseWeak > 0.05 || len(all.unflaggedWrites) > 0 {
-		t.Errorf("probes: top-1 %.1f%% top-3 %.1f%% weak %.1f%%, %d unflagged writes; want at least 87%%, 95%%, at most 5%% and none",
+	if all.top1 < 0.89 || all.top3 < 0.95 || all.falseWeak > 0.05 || len(all.unflaggedWrites) > 0 {
+		t.Errorf("probes: top-1 %.1f%% top-3 %.1f%% weak %.1f%%, %d unflagged writes; want at least 89%%, 95%%, at most 5%% and none",
 			100*all.top1, 100*all.top3, 100*all.falseWeak, len(all.unflaggedWrites))
 	}
 }
