@@ -229,6 +229,8 @@ var phrases = [][2]string{
 	// copyMessage, forwardMessage).
 	{"copy message", "forward message"}, {"copy messages", "forward message"}, {"bot info", "login info"}, {"current bot", "login account"},
 	{"bot itself", "login account"}, {"bot user", "login account"},
+	// Discord's Get Current User is the bot's own account.
+	{"current user", "login account"},
 	{"own account", "login account"}, {"bot account", "login account"},
 	// mirai-api-http's botProfile reads the bot's own profile; Milky's
 	// get_impl_info the implementation's name and version.
