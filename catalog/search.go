@@ -614,7 +614,9 @@ func readAnsweredByWrite(units []unit, a *Action) bool {
 		}
 		if synonyms[g][0] == "get" || synonyms[g][0] == "list" || u.state {
 			read = true // banned users are a list to read
-		} else if writeWords[synonyms[g][0]] {
+		} else if writeWords[synonyms[g][0]] && !objectActs[synonyms[g][0]] {
+			// A thing a change is named for (a card, a title) is no
+			// request to change it: "find a member by their card".
 			return false
 		}
 	}

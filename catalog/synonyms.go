@@ -200,6 +200,8 @@ var phrases = [][2]string{
 	// Discord's list_guilds, "servers the bot belongs to").
 	{"who is in", "member list of"}, {"who's in", "member list of"}, {"who are in", "member list of"},
 	{"how many people", "members number"}, {"how many members", "members number"},
+	// How many groups or friends is asked of their list.
+	{"how many groups", "group list"}, {"how many friends", "friend list"},
 	{"joined members", "member list"}, {"joined rooms", "group list"}, {"joined groups", "group list"}, {"joined chats", "group list"},
 	{"joined servers", "group list"}, {"joined guilds", "group list"}, {"joined channels", "group list"},
 	{"get users", "get member list"}, {"list users", "list member"}, {"users list", "member list"}, {"get user", "get stranger info"},
