@@ -70,17 +70,43 @@ func TestJoinSeparable(t *testing.T) {
 func TestUnknownNoun(t *testing.T) {
 	ix := mustLoad(t).index()
 	for q, want := range map[string]bool{
-		"pin the channel to the sidebar":   true,
-		"set up a webhook for the channel": true,
-		"delete that spam message":         false, // spam modifies message
-		"change the bot's display name":    false,
-		"make bob an admin":                false, // admin is known
-		"kick alice":                       false, // a name takes no determiner
-		"删除这条消息":                           false,
+		"pin the channel to the sidebar":     true,
+		"set up a webhook for the channel":   true,
+		"delete that spam message":           false, // spam modifies message
+		"change the bot's display name":      false,
+		"make bob an admin":                  false, // admin is known
+		"kick alice":                         false, // a name takes no determiner
+		"删除这条消息":                             false,
+		"change the group backdrop":          true,  // the head is the last word
+		"delete the folder called old stuff": false, // a name follows called
 	} {
 		if got := unknownNoun(ix, q); got != want {
 			t.Errorf("unknownNoun(%q) = %v, want %v", q, got, want)
 		}
+	}
+}
+
+// TestStandingRule checks that requests for a rule the bot should keep
+// are told from requests for one act now.
+func TestStandingRule(t *testing.T) {
+	for q, want := range map[string]bool{
+		"auto-approve every friend request": true,
+		"kick anybody who posts a link":     true,
+		"whenever someone joins, say hello": true,
+		"每天早上八点定时发一条消息":                     true,
+		"mute bob for ten minutes":          false,
+		"do the daily check-in":             false,
+		"send the notice to every group":    false,
+		"把这条消息设为精华":                         false,
+	} {
+		if got := standingRule(q); got != want {
+			t.Errorf("standingRule(%q) = %v, want %v", q, got, want)
+		}
+	}
+	// A change is no confident answer to one.
+	m := mustLoad(t).Match("automatically mute whoever sends an invite link", Filter{}, false)
+	if len(m.Actions) > 0 && !m.Actions[0].ReadOnly && !m.Weak {
+		t.Errorf("a standing rule got a confident change first: %s", m.Actions[0].Name)
 	}
 }
 

@@ -362,8 +362,16 @@ func TestSearchTargets(t *testing.T) {
 		// and unflagged writes, so those floors are the measured figures.
 		// The fifth round (general rules checked on its own probes,
 		// probe_test.go): 89.2/94.0/4.8% and 1, the weak flag within its
-		// target now.
-		{"testdata/agent-queries-heldout.tsv", floors{targetTop1, 0.939, targetFalseWeak, 1}},
+		// target now. The sixth (standing rules, a phrase's head): 0
+		// unflagged writes, that target met too; top-3 still 94.0%.
+		{"testdata/agent-queries-heldout.tsv", floors{targetTop1, 0.939, targetFalseWeak, 0}},
+		// A second set written blind (testdata/README.md), wider in its
+		// platforms (Mattermost, Rocket.Chat, Zulip, LINE, Lark). Judged
+		// whole after the fifth round: 73.5/83.7/13.5% and 9 of 47; its
+		// development half was then looked at for the sixth round. Its
+		// test half after that round: 74.5/82.4/10.8% and 3 of 19, below
+		// every target: the floors are the measured figures.
+		{"testdata/agent-queries-blind2.tsv", floors{0.745, 0.823, 0.108, 3}},
 	} {
 		dev, test := halves(loadQueries(t, c, set.file))
 		for _, half := range []struct {

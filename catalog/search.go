@@ -323,7 +323,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 				!question && asksChangeNotHeld(ix, units, h.index)
 		}
 		return h.a.Destructive && namedN[h.index] == 0 && !saysActOf(ix, units, h.index) || guessedAct(ix, units, asked, h.index) ||
-			!namesDeed(ix, h.index, units, firm) || unknownNoun(ix, raw)
+			!namesDeed(ix, h.index, units, firm) || unknownNoun(ix, raw) || standingRule(raw)
 	}
 	m.Weak = unsure(kept[0])
 	if m.Weak {
@@ -1055,16 +1055,56 @@ func unknownNoun(ix *index, raw string) bool {
 		rest = rest[j:]
 		return w
 	}
-	prev, w := next(), next()
-	for w != "" {
+	// A phrase opens at a determiner and its head is its last word, the
+	// one before the query's end or a preposition: the others modify it
+	// (the chat wallpaper is a wallpaper).
+	open := false
+	for w := next(); w != ""; {
 		after := next()
-		if determiners[prev] && len(w) >= 3 && !englishFiller[w] && !determiners[w] && isWord(w) &&
-			(after == "" || prepositions[after]) && unknownWord(ix, w) {
-			return true
+		switch {
+		case determiners[w]:
+			open = true
+		case open && (after == "" || prepositions[after]):
+			if len(w) >= 3 && !englishFiller[w] && isWord(w) && unknownWord(ix, w) {
+				return true
+			}
+			open = false
+		case open && (englishFiller[w] || prepositions[w] || phraseClosers[w]):
+			// A name or a clause follows (the folder called old stuff).
+			open = false
 		}
-		prev, w = w, after
+		w = after
 	}
 	return false
+}
+
+// phraseClosers end a noun phrase before its last word: what follows
+// names it or says more of it.
+var phraseClosers = map[string]bool{"called": true, "named": true, "titled": true, "labeled": true, "labelled": true,
+	"which": true, "who": true, "whose": true, "where": true, "when": true, "that": true, "and": true, "or": true, "but": true}
+
+// standingRule reports whether a query, lower-cased, asks for a rule the
+// bot should keep (automatically, whenever, every night, anyone who,
+// 自动, 每天, 定时) rather than for one act now. Such automation is what
+// bot frameworks' plugins do (a keyword filter, a scheduled mute); no
+// action of SnowLuma's keeps a rule, so an action that changes something
+// is no confident answer to one.
+func standingRule(raw string) bool {
+	for _, s := range standingWords {
+		if strings.Contains(raw, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// standingWords mark a standing rule: English as words in a phrase
+// (padded with spaces in the query), Chinese as they are written.
+var standingWords = []string{
+	"automatically", "auto-", "whenever", "anyone who", "anybody who", "everyone who", "everybody who",
+	"every time", "each time", "every day", "every night", "every morning", "every evening", "every week",
+	"every hour", "every minute", "each day", "each night", "each morning", "each week",
+	"自动", "每天", "每晚", "每周", "每小时", "每隔", "定时", "每当", "凡是",
 }
 
 // unknownWord reports whether an English word is in neither the synonym
