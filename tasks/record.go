@@ -45,6 +45,10 @@ type Record struct {
 	// Tool and Action say what the task runs, for listings.
 	Tool   string `json:"tool"`
 	Action string `json:"action"`
+	// Bot is the label of the QQ account the task acts as, when the
+	// server drives several (empty with one, and in records written
+	// before several bots: the first bot's).
+	Bot string `json:"bot,omitempty"`
 	// Result is the saved outcome of a completed task, as the caller gave
 	// it to Finish.
 	Result json.RawMessage `json:"result,omitempty"`

@@ -65,6 +65,14 @@ func (r *Runner) Running() int {
 // Start records a new working task for tool and action, then runs job in
 // the background. The record is on disk before job starts.
 func (r *Runner) Start(tool, action string, job Job) (Record, error) {
+	return r.StartFor("", tool, action, job)
+}
+
+// StartFor is Start for a task that acts as bot, the label of one of the
+// QQ accounts a server drives: the record names it, so that a listing
+// says which account a transfer went through. One runner serves every
+// bot: one task directory, one lease, MaxRunning in all.
+func (r *Runner) StartFor(bot, tool, action string, job Job) (Record, error) {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -81,7 +89,7 @@ func (r *Runner) Start(tool, action string, job Job) (Record, error) {
 	r.running[key] = slot
 	r.mu.Unlock()
 
-	rec, err := r.store.create(tool, action)
+	rec, err := r.store.create(bot, tool, action)
 	r.mu.Lock()
 	delete(r.running, key)
 	if err != nil {

@@ -202,11 +202,11 @@ func (s *Store) write(r *Record) error {
 }
 
 // create writes a new working record for tool and action.
-func (s *Store) create(tool, action string) (*Record, error) {
+func (s *Store) create(bot, tool, action string) (*Record, error) {
 	raw := make([]byte, 16)
 	rand.Read(raw)
 	now := s.now().UTC()
-	r := &Record{ID: hex.EncodeToString(raw), Status: StatusWorking, CreatedAt: now, UpdatedAt: now, Tool: tool, Action: action}
+	r := &Record{ID: hex.EncodeToString(raw), Status: StatusWorking, CreatedAt: now, UpdatedAt: now, Tool: tool, Action: action, Bot: bot}
 	if err := s.write(r); err != nil {
 		return nil, err
 	}

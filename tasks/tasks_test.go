@@ -199,7 +199,7 @@ func TestListPaging(t *testing.T) {
 	defer s.Close()
 	var want []string
 	for i := 0; i < 120; i++ {
-		rec, err := s.create("t", "a")
+		rec, err := s.create("", "t", "a")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -370,4 +370,36 @@ func crashChild() {
 		os.Exit(4)
 	}
 	select {}
+}
+
+// TestRecordBot: a task started for a bot names it in its record, on disk
+// and after the store is opened again; a record without one (one bot, or
+// written before several bots) reads as the first bot's, "".
+func TestRecordBot(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tasks-dir")
+	s := open(t, dir)
+	r := NewRunner(s)
+	alt, err := r.StartFor("alt", "invoke_action_background", "download_file_stream", func(context.Context) (json.RawMessage, error) { return json.RawMessage(`{}`), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := r.Start("invoke_action_background", "download_file_stream", func(context.Context) (json.RawMessage, error) { return json.RawMessage(`{}`), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEnded(t, s, alt.ID)
+	waitEnded(t, s, one.ID)
+	r.Close()
+	raw, err := os.ReadFile(s.path(one.ID))
+	if err != nil || strings.Contains(string(raw), `"bot"`) {
+		t.Errorf("a record of one bot names a bot (%v): %s", err, raw)
+	}
+	s.Close()
+	again := open(t, dir)
+	for id, want := range map[string]string{alt.ID: "alt", one.ID: ""} {
+		got, err := again.Get(id)
+		if err != nil || got.Bot != want {
+			t.Errorf("task %s after reopening: bot %q (%v), want %q", id, got.Bot, err, want)
+		}
+	}
 }

@@ -249,16 +249,15 @@ func openBackend(cfg *config.Config, stderr io.Writer) (*backend.Backend, int) {
 
 // openFurtherBots opens the backend of every bot after the first, whose
 // backend is first, and returns them all labelled; nil with one bot.
-// Background tasks serve the first bot only, as a start-up note says when
-// they are configured (the archive is every bot's: the server feeds the
-// first bot's store from each). On failure it says why,
-// closes what it opened and returns nil with the exit status.
+// The first bot's task runner runs every bot's background tasks (the
+// server gives it each bot's; one task directory and lease, each record
+// naming its bot), and its archive is every bot's (the server feeds it
+// from each). On
+// failure it says why, closes what it opened and returns nil with the
+// exit status.
 func openFurtherBots(cfg *config.Config, first *backend.Backend, stderr io.Writer) ([]server.Bot, int) {
 	if len(cfg.Bots) < 2 {
 		return nil, ExitOK
-	}
-	if cfg.Archive != nil || cfg.TaskDir != "" {
-		fmt.Fprintf(stderr, "%s: %s\n", server.Name, cfg.Lang.Sprintf(lang.NoteBotsFirstOnly, cfg.Bots[0].Label))
 	}
 	bots := []server.Bot{{Label: cfg.Bots[0].Label, Backend: first}}
 	for i := 1; i < len(cfg.Bots); i++ {

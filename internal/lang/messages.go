@@ -145,7 +145,6 @@ const (
 	ConfigBots             Message = "config.bots"
 	ConfigBotNoEndpoint    Message = "config.bot_no_endpoint" // label, its ENDPOINT variable
 	ConfigBotEndpoint      Message = "config.bot_endpoint"    // its ENDPOINT variable, label
-	NoteBotsFirstOnly      Message = "note.bots_first_only"   // the first bot's label
 	TerminalHint           Message = "terminal_hint"
 	NoteSandboxIgnored     Message = "note.sandbox_ignored" // the variable
 	SandboxStarted         Message = "sandbox.started"      // seed, HTTP URL, WebSocket URL
@@ -490,7 +489,6 @@ var texts = map[Message]text{
 	ConfigBots:             {"comma-separated labels, each a lowercase letter and up to 15 more lowercase letters or digits, e.g. main,alt; the first bot is configured by the unsuffixed variables, each other one by SNOWLUMA_MCP_ENDPOINT_<LABEL>, SNOWLUMA_MCP_TOKEN_<LABEL>, SNOWLUMA_MCP_EVENTS_URL_<LABEL> and SNOWLUMA_MCP_EVENTS_TOKEN_<LABEL>", "用逗号分隔的标签，每个以小写字母开头，后接至多 15 个小写字母或数字，例如 main,alt；第一个机器人用不带后缀的变量配置，其余每个用 SNOWLUMA_MCP_ENDPOINT_<标签>、SNOWLUMA_MCP_TOKEN_<标签>、SNOWLUMA_MCP_EVENTS_URL_<标签> 和 SNOWLUMA_MCP_EVENTS_TOKEN_<标签> 配置"},
 	ConfigBotNoEndpoint:    {"bot %s has no endpoint: %s is unset", "机器人 %s 没有地址：未设置 %s"},
 	ConfigBotEndpoint:      {"set %s to that bot's SnowLuma OneBot HTTP endpoint, e.g. http://127.0.0.1:3010/, or remove %s from SNOWLUMA_MCP_BOTS", "把 %s 设为该机器人的 SnowLuma OneBot HTTP 地址，例如 http://127.0.0.1:3010/，或从 SNOWLUMA_MCP_BOTS 中删去 %s"},
-	NoteBotsFirstOnly:      {"with several bots, background tasks serve the first bot (%s) only", "配置了多个机器人时，后台任务只服务第一个机器人（%s）"},
 	NoteUnknownVariable:    {"warning: %s is not a variable this server reads and is ignored; did you mean %s? (see --help)", "警告：%s 不是此服务器读取的变量，已忽略；是不是想写 %s？（见 --help）"},
 	NoteSandboxIgnored:     {"%s ignored: the sandbox sets it to its simulated SnowLuma", "已忽略 %s：沙箱会把它设为自己模拟的 SnowLuma"},
 	SandboxStarted:         {"sandbox: a simulated SnowLuma with a simulated QQ account (seed %d), HTTP %s, WebSocket %s, in this process; nothing reaches QQ", "沙箱：在本进程内运行的模拟 SnowLuma 和模拟 QQ 账号（种子 %d），HTTP %s，WebSocket %s；不会有任何内容到达 QQ"},

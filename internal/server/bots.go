@@ -31,6 +31,15 @@ type Bot struct {
 	Backend *backend.Backend
 }
 
+// botLabel is the label of the bot o builds a deps for when several bots
+// are configured, "" with one (whose records and answers name no bot).
+func (o Options) botLabel() string {
+	if o.bots == nil {
+		return ""
+	}
+	return o.bots.bots[o.botIndex].Label
+}
+
 // botProp is the bot argument added to every tool that reaches SnowLuma
 // when several bots are configured.
 const botProp = "bot"

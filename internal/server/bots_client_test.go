@@ -489,3 +489,72 @@ func TestSeveralBotsArchive(t *testing.T) {
 		}
 	})
 }
+
+// TestSeveralBotsTasks: background tasks are every bot's. A task with
+// bot alt reaches only alt's SnowLuma, with alt's token; without bot it
+// is refused naming both bots and nothing starts; list_tasks names each
+// task's bot, and tasks/get serves them all from the one task directory.
+func TestSeveralBotsTasks(t *testing.T) {
+	t.Parallel()
+	main, alt, env := twoBots(t)
+	dir := filepath.Join(t.TempDir(), "tasks")
+	p := serve(t, mcptest.Modern, append(env, "SNOWLUMA_MCP_TASK_DIR="+dir)...)
+	t.Cleanup(func() { e2e.NoLeak(t, p) })
+	c := e2e.NewTaskClient(t, p)
+
+	start := func(bot string) map[string]any {
+		args := `{"action":"test_download_stream","params":{}}`
+		if bot != "" {
+			args = fmt.Sprintf(`{"action":"test_download_stream","params":{},"bot":%q}`, bot)
+		}
+		return c.Result(c.Call("tools/call", `{"name":"invoke_action_background","arguments":`+args+`}`, true))
+	}
+	streams := func(f *simulator.Server) (tokens []string) {
+		for _, r := range f.Requests() {
+			if r.Action == "test_download_stream" {
+				tokens = append(tokens, r.Header.Get("Authorization"))
+			}
+		}
+		return tokens
+	}
+
+	r := start("")
+	if r["isError"] != true || !strings.Contains(fmt.Sprint(r["structuredContent"]), "'bot' is required: main (10001), alt (20002)") {
+		t.Fatalf("a task without bot: %v", r)
+	}
+	if len(streams(main))+len(streams(alt)) != 0 {
+		t.Fatal("a refused task reached SnowLuma")
+	}
+	handle := func(bot string) string {
+		h := start(bot)
+		id, ok := h["taskId"].(string)
+		if !ok {
+			t.Fatalf("bot %s: no task started: %v", bot, h)
+		}
+		return id
+	}
+	altID := handle("alt")
+	if end := c.Wait(altID); end["status"] != "completed" {
+		t.Fatalf("alt's task ended %v", end)
+	}
+	if got := streams(alt); !slices.Equal(got, []string{"Bearer alt-bot-token-00002"}) || len(streams(main)) != 0 {
+		t.Fatalf("alt's task: alt got %q, main got %q; want alt's token at alt only", got, streams(main))
+	}
+	mainID := handle("10001")
+	if end := c.Wait(mainID); end["status"] != "completed" {
+		t.Fatalf("main's task ended %v", end)
+	}
+	if got := streams(main); !slices.Equal(got, []string{"Bearer main-bot-token-0001"}) || len(streams(alt)) != 1 {
+		t.Fatalf("main's task: main got %q, alt %d", got, len(streams(alt)))
+	}
+
+	l := c.Result(c.Call("tools/call", `{"name":"list_tasks","arguments":{}}`, true))
+	bots := map[string]any{}
+	for _, e := range l["structuredContent"].(map[string]any)["result"].(map[string]any)["tasks"].([]any) {
+		e := e.(map[string]any)
+		bots[e["taskId"].(string)] = e["bot"]
+	}
+	if bots[altID] != "alt" || bots[mainID] != "main" || len(bots) != 2 {
+		t.Errorf("list_tasks: %v, want %s alt and %s main", l, altID, mainID)
+	}
+}

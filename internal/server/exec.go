@@ -19,6 +19,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/safety"
+	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
@@ -40,6 +41,9 @@ type executor struct {
 	// says whether the local archive is on (the history's note names it).
 	location *time.Location
 	archive  bool
+	// tasks runs this bot's background tasks (the first bot's runner
+	// with several bots); nil when they are off.
+	tasks *tasks.Runner
 }
 
 // newExecutor returns the executor of b, with the pipeline's hooks (Sent,

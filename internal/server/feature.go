@@ -10,6 +10,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/mcpseam"
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
+	"github.com/snowluma/snowluma-mcp/tasks"
 )
 
 // A feature is what one adapter file adds to the server. New builds the
@@ -63,6 +64,10 @@ type deps struct {
 	events   *eventService    // nil without events
 	channel  *channelService  // nil when the QQ channel is off
 	archive  *archiveService  // nil without an archive
-	sealer   *seal.Sealer     // continuations of every form
-	log      *slog.Logger     // the one line per call, and warnings
+	// tasks runs background tasks (nil when they are off, for the reason
+	// in tasksOff): the backend's, or with several bots the first bot's.
+	tasks    *tasks.Runner
+	tasksOff string
+	sealer   *seal.Sealer // continuations of every form
+	log      *slog.Logger // the one line per call, and warnings
 }

@@ -160,7 +160,7 @@ func (x *executor) runtimeInfo(ctx context.Context, c *toolkit.Call, in runtimeA
 		rt := m.Runtime(&x.backend.MediaStats)
 		info.Media = &rt
 	}
-	if run := x.backend.Tasks; run != nil {
+	if run := x.tasks; run != nil {
 		info.TasksEnabled = true
 		info.Tasks = &tasksInfo{TaskDir: run.Store().Dir(), Running: run.Running(), MaxRunning: tasks.MaxRunning}
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/snowluma/snowluma-mcp/internal/seal"
 	"github.com/snowluma/snowluma-mcp/internal/server/toolkit"
 	"github.com/snowluma/snowluma-mcp/internal/version"
+	"github.com/snowluma/snowluma-mcp/tasks"
 	"github.com/snowluma/snowluma-mcp/untrusted"
 )
 
@@ -93,11 +94,14 @@ type Options struct {
 	Channel ChannelWire
 
 	// Set by New for several bots: the set, which bot a deps is built
-	// for, and the first bot's archive, which every further bot's keeper
-	// feeds (archive.go).
+	// for, the first bot's archive, which every further bot's keeper
+	// feeds (archive.go), and the first bot's task runner, which runs
+	// every bot's background tasks (tasks.go).
 	bots      *botSet
 	botIndex  int
 	archiveOf *archiveService
+	tasksOf   *tasks.Runner
+	tasksOff  string
 }
 
 // New builds the MCP server for opts: the shared pieces once, then each
@@ -199,6 +203,7 @@ func botSpecs(opts Options, first []toolkit.Spec, cat catalogSource, arch *archi
 		// first bot's; the archive is the first bot's, fed by each.
 		o.Backend, o.TaskStreams = b.Backend, nil
 		o.botIndex, o.archiveOf = i+1, arch
+		o.tasksOf, o.tasksOff = opts.Backend.Tasks, opts.Backend.TasksProblem
 		d, err := newDeps(o)
 		if err != nil {
 			return nil, nil, fmt.Errorf("bot %s: %w", b.Label, err)
@@ -293,7 +298,11 @@ func newDeps(opts Options) (*deps, error) {
 	}
 	// The pipeline's hooks, given once: the channel's, the archive's, and
 	// the task runner's launch of background plans.
-	hooks := pipeline.Options{Launch: launchTask(b)}
+	runner, off := b.Tasks, b.TasksProblem
+	if opts.botIndex > 0 {
+		runner, off = opts.tasksOf, opts.tasksOff
+	}
+	hooks := pipeline.Options{Launch: launchTask(runner, b.Sandbox, opts.botLabel())}
 	ch.hooks(&hooks)
 	arch := newArchiveService(b, opts, logw)
 	arch.hooks(&hooks)
@@ -305,8 +314,8 @@ func newDeps(opts Options) (*deps, error) {
 	if arch != nil {
 		arch.x = x
 	}
-	x.location, x.archive = cmp.Or(opts.Location, time.Local), arch != nil
-	return &deps{opts: opts, mode: opts.Mode, dispatch: &mcpseam.Dispatch{Pass: opts.Speed.PassEncoded, GrowStack: opts.Speed.GrowStacks}, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety, b.Provenance, x.location), channel: ch, archive: arch, sealer: sealer, log: log}, nil
+	x.location, x.archive, x.tasks = cmp.Or(opts.Location, time.Local), arch != nil, runner
+	return &deps{opts: opts, mode: opts.Mode, dispatch: &mcpseam.Dispatch{Pass: opts.Speed.PassEncoded, GrowStack: opts.Speed.GrowStacks}, catalog: cat, backend: b, exec: x, events: newEventService(b.Events, opts.Mode, x.safety, b.Provenance, x.location), channel: ch, archive: arch, tasks: runner, tasksOff: off, sealer: sealer, log: log}, nil
 }
 
 // A catalogSource yields the catalog once it has loaded.

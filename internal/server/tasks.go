@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/snowluma/snowluma-mcp/internal/backend"
 	"github.com/snowluma/snowluma-mcp/internal/config"
 	"github.com/snowluma/snowluma-mcp/internal/outcome"
 	"github.com/snowluma/snowluma-mcp/internal/pipeline"
@@ -45,10 +44,9 @@ type taskService struct {
 // methods over the backend's task runner, and pushes its status changes to
 // the listen streams when opts.TaskStreams is set.
 func tasksFeature(d *deps) (feature, error) {
-	b := d.backend
-	t := newTaskService(d.exec, b.Tasks, b.TasksProblem)
-	if b.Tasks != nil && d.opts.TaskStreams != nil {
-		b.Tasks.OnChange(t.pushTo(d.opts.TaskStreams, d.log))
+	t := newTaskService(d.exec, d.tasks, d.tasksOff)
+	if d.tasks != nil && d.opts.TaskStreams != nil {
+		d.tasks.OnChange(t.pushTo(d.opts.TaskStreams, d.log))
 	}
 	return feature{tools: t.specs(), attach: t.addTaskMethods}, nil
 }
@@ -123,19 +121,20 @@ func (t *taskService) start(ctx context.Context, c *toolkit.Call, in actionArgs)
 	return t.x.call(ctx, c, in, true, true)
 }
 
-// launchTask returns the pipeline's Launch hook over b's task runner, nil
-// when tasks are off: it writes the task record and starts job, the
-// checked send, as the task's job. The job outlives the request (see
+// launchTask returns the pipeline's Launch hook over runner, nil when
+// tasks are off: it writes the task record, naming bot (the label of the
+// account the send acts as, "" with one bot), and starts job, the checked
+// send, as the task's job. The job outlives the request (see
 // pipeline.Launch); its result is saved as the tool result it would have
 // been.
-func launchTask(b *backend.Backend) pipeline.Launch {
-	if b.Tasks == nil {
+func launchTask(runner *tasks.Runner, sandbox bool, bot string) pipeline.Launch {
+	if runner == nil {
 		return nil
 	}
 	return func(_ context.Context, action string, job func(context.Context) outcome.Reply) outcome.Reply {
-		rec, err := b.Tasks.Start(backgroundTool, action, func(ctx context.Context) (json.RawMessage, error) {
+		rec, err := runner.StartFor(bot, backgroundTool, action, func(ctx context.Context) (json.RawMessage, error) {
 			reply := job(ctx)
-			reply.Diag.Sandbox = b.Sandbox // as every tool result says it
+			reply.Diag.Sandbox = sandbox // as every tool result says it
 			saved, err := json.Marshal(toolkit.Render(reply))
 			if err != nil {
 				return nil, fmt.Errorf("the transfer's result could not be encoded: %w", err)
@@ -176,6 +175,7 @@ func (t *taskService) list(_ context.Context, _ *toolkit.Call, in listTasksArgs)
 		LastUpdatedAt string `json:"lastUpdatedAt"`
 		Tool          string `json:"tool"`
 		Action        string `json:"action"`
+		Bot           string `json:"bot,omitempty"` // with several bots
 	}
 	type corrupt struct {
 		TaskID string `json:"taskId"`
@@ -187,7 +187,7 @@ func (t *taskService) list(_ context.Context, _ *toolkit.Call, in listTasksArgs)
 		Corrupted  []corrupt `json:"corrupted,omitempty"`
 	}{Tasks: make([]entry, 0, len(p.Tasks)), NextCursor: p.Next}
 	for _, r := range p.Tasks {
-		out.Tasks = append(out.Tasks, entry{r.ID, string(r.Status), r.StatusMessage, stamp(r.CreatedAt), stamp(r.UpdatedAt), r.Tool, r.Action})
+		out.Tasks = append(out.Tasks, entry{r.ID, string(r.Status), r.StatusMessage, stamp(r.CreatedAt), stamp(r.UpdatedAt), r.Tool, r.Action, r.Bot})
 	}
 	for _, c := range p.Corrupt {
 		out.Corrupted = append(out.Corrupted, corrupt{c.ID, c.Error()})
