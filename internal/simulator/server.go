@@ -71,7 +71,9 @@ type Server struct {
 
 	reportSelf bool // WithSelfMessages
 
-	selfID int64 // WithSelfID; 0 is SelfID
+	selfID   int64    // WithSelfID; 0 is SelfID
+	nickname string   // WithSelfID's
+	shared   *sharing // Share: a group shared with another fake's account
 
 	record  bool         // keep each request for Requests
 	conns   atomic.Int64 // TCP connections accepted
@@ -91,11 +93,12 @@ func WithToken(token string) Option {
 
 // WithSelfID makes the fake another account than SelfID: get_login_info
 // answers id, and the event connection's meta events carry it, as a
-// second SnowLuma account's would. For the fake without a world (the
-// simulated account's own data stays SelfID's).
+// second SnowLuma account's would. A fake with a world is that account's
+// world: the seed's people, groups and history with id in the bot's
+// place, every event's self_id id.
 func WithSelfID(id int64, nickname string) Option {
 	return func(s *Server) {
-		s.selfID = id
+		s.selfID, s.nickname = id, nickname
 		s.handlers["get_login_info"] = func(json.RawMessage) Reply {
 			return OK(map[string]any{"user_id": id, "nickname": nickname})
 		}
@@ -182,7 +185,19 @@ func New(opts ...Option) (*Server, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	if s.world != nil {
+	if w := s.world; w != nil {
+		if s.selfID != 0 && s.selfID != w.self {
+			// The world of that account: the same seed's people, groups
+			// and history, with the account in the bot's place.
+			nw := newWorldOf(w.seed, time.Unix(w.epoch, 0).Add(historyEnd), s.selfID)
+			if w.grown {
+				nw.grow()
+			}
+			if s.nickname != "" {
+				nw.nickname = s.nickname
+			}
+			s.world = nw
+		}
 		s.startWorld(ctx)
 	}
 	s.srv = &http.Server{

@@ -30,6 +30,7 @@ type world struct {
 	ids   *rand.Rand // message ids, request sequences and uids, in order of use
 	talk  *rand.Rand // the trickle's content
 
+	self     int64  // the account: SelfID unless WithSelfID names another
 	nickname string // the bot's
 	people   map[int64]*person
 	friends  []int64
@@ -49,6 +50,7 @@ type world struct {
 	// reportSelf pushes the bot's own sends as message_sent, as SnowLuma
 	// does with reportSelfMessage on; its default is off.
 	reportSelf bool
+	grown      bool // the busy world's size (grow)
 }
 
 // person is someone the account knows: a friend, a member of a group, or a
@@ -168,7 +170,14 @@ const historyEnd = 10 * time.Minute
 
 // newWorld builds the world of seed, its history dated back from now.
 func newWorld(seed uint64, now time.Time) *world {
+	return newWorldOf(seed, now, SelfID)
+}
+
+// newWorldOf is newWorld with self as the account: the same seed gives
+// the same people, groups and history whatever the account's number.
+func newWorldOf(seed uint64, now time.Time, account int64) *world {
 	w := &world{
+		self:     account,
 		seed:     seed,
 		build:    rand.New(rand.NewPCG(seed, 0x5eed0001)),
 		ids:      rand.New(rand.NewPCG(seed, 0x5eed0002)),
@@ -205,7 +214,7 @@ func newWorld(seed uint64, now time.Time) *world {
 	// a plain member of the third.
 	gnames := strings.Split(worldGroupNames, "|")
 	r.Shuffle(len(gnames), func(i, j int) { gnames[i], gnames[j] = gnames[j], gnames[i] })
-	self := &person{id: SelfID, uid: "u_" + w.uidTail(r), nickname: w.nickname, sex: "unknown", level: 32}
+	self := &person{id: w.self, uid: "u_" + w.uidTail(r), nickname: w.nickname, sex: "unknown", level: 32}
 	for gi, botRole := range []string{"owner", "admin", "member"} {
 		g := &group{id: int64(100000000 + r.IntN(899999999)), name: gnames[gi], max: []int{200, 500, 2000}[r.IntN(3)]}
 		for w.groupByID(g.id) != nil {
@@ -279,7 +288,7 @@ func newWorld(seed uint64, now time.Time) *world {
 			gap := int64(120 + r.IntN(2400))
 			from := id
 			if k%2 == 1 {
-				from = SelfID
+				from = w.self
 			}
 			lines = append(lines, line{gap: gap, from: from, text: pick(r, worldLines)})
 		}
@@ -307,7 +316,7 @@ func newWorld(seed uint64, now time.Time) *world {
 // newPerson makes a person with a fresh QQ number.
 func (w *world) newPerson(r *rand.Rand, name string) *person {
 	var id int64
-	for id == 0 || id == SelfID || w.people[id] != nil {
+	for id == 0 || id == w.self || w.people[id] != nil {
 		id = int64(10000000 + r.IntN(3000000000))
 	}
 	p := &person{id: id, uid: "u_" + w.uidTail(r), nickname: name,

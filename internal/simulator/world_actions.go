@@ -135,6 +135,9 @@ func (s *Server) worldHandlers() map[string]Handler {
 	for name, f := range acts {
 		h[name] = s.inWorld(f)
 	}
+	for _, name := range []string{"send_group_msg", "send_msg"} {
+		h[name] = s.relaying(h[name])
+	}
 	return h
 }
 
@@ -158,9 +161,9 @@ func accepted(data any) worldFunc {
 func yes(*world, *params) (any, [][]byte, *Reply) { return map[string]bool{"yes": true}, nil, nil }
 
 // notice builds a notice event of the account.
-func notice(fields map[string]any) []byte {
+func (w *world) notice(fields map[string]any) []byte {
 	fields["time"] = now()
-	fields["self_id"] = SelfID
+	fields["self_id"] = w.self
 	fields["post_type"] = "notice"
 	return encode(fields)
 }
@@ -177,8 +180,8 @@ func (w *world) friendList(*params) (any, [][]byte, *Reply) {
 func (w *world) strangerInfo(p *params) (any, [][]byte, *Reply) {
 	id := p.id("user_id")
 	who := w.people[id]
-	if id == SelfID {
-		who = &person{id: SelfID, nickname: w.nickname, sex: "unknown", level: 32}
+	if id == w.self {
+		who = &person{id: w.self, nickname: w.nickname, sex: "unknown", level: 32}
 	}
 	if who == nil {
 		return map[string]any{"user_id": id, "nickname": "", "sex": "unknown", "age": 0}, nil, nil
@@ -311,7 +314,7 @@ func (w *world) atAllRemain(p *params) (any, [][]byte, *Reply) {
 	if fail != nil {
 		return nil, nil, fail
 	}
-	can := g.member(SelfID).role != "member"
+	can := g.member(w.self).role != "member"
 	left := 0
 	if can {
 		left = 10
@@ -335,7 +338,7 @@ func (w *world) honorInfo(p *params) (any, [][]byte, *Reply) {
 	// The talkative honour goes to whoever said most in the history.
 	said := map[int64]int{}
 	for _, id := range w.byPeer[peer{true, g.id}] {
-		if m := w.messages[id]; !m.recalled && m.sender != SelfID {
+		if m := w.messages[id]; !m.recalled && m.sender != w.self {
 			said[m.sender]++
 		}
 	}
@@ -412,8 +415,8 @@ func (w *world) answerJoin(p *params) (any, [][]byte, *Reply) {
 		return nil, nil, nil
 	}
 	r.group.members = append(r.group.members, &member{person: r.who, role: "member", joinTime: now(), level: 1})
-	return nil, [][]byte{notice(map[string]any{"notice_type": "group_increase", "sub_type": "approve",
-		"group_id": r.group.id, "operator_id": SelfID, "user_id": r.who.id})}, nil
+	return nil, [][]byte{w.notice(map[string]any{"notice_type": "group_increase", "sub_type": "approve",
+		"group_id": r.group.id, "operator_id": w.self, "user_id": r.who.id})}, nil
 }
 
 func (w *world) answerFriend(p *params) (any, [][]byte, *Reply) {
@@ -434,7 +437,7 @@ func (w *world) answerFriend(p *params) (any, [][]byte, *Reply) {
 	}
 	r.who.remark = remark
 	w.friends = append(w.friends, r.who.id)
-	return nil, [][]byte{notice(map[string]any{"notice_type": "friend_add", "user_id": r.who.id})}, nil
+	return nil, [][]byte{w.notice(map[string]any{"notice_type": "friend_add", "user_id": r.who.id})}, nil
 }
 
 // rank orders roles by power.
@@ -455,19 +458,19 @@ func (w *world) over(g *group, user int64) (*member, *Reply) {
 	if m == nil {
 		return nil, failure(fmt.Sprintf("%d is not a member of group %d", user, g.id))
 	}
-	if user == SelfID {
+	if user == w.self {
 		return nil, failure("the account cannot do this to itself")
 	}
-	if rank(g.member(SelfID).role) <= rank(m.role) {
+	if rank(g.member(w.self).role) <= rank(m.role) {
 		return nil, failure(fmt.Sprintf("no permission: the account is %s of group %d and %d is %s",
-			g.member(SelfID).role, g.id, user, m.role))
+			g.member(w.self).role, g.id, user, m.role))
 	}
 	return m, nil
 }
 
 // needRole checks that the bot holds at least role in g.
 func (w *world) needRole(g *group, role string) *Reply {
-	if have := g.member(SelfID).role; rank(have) < rank(role) {
+	if have := g.member(w.self).role; rank(have) < rank(role) {
 		return failure(fmt.Sprintf("no permission: this needs %s of group %d, the account is %s", role, g.id, have))
 	}
 	return nil
@@ -494,8 +497,8 @@ func (w *world) remove(g *group, user int64) ([]byte, *Reply) {
 		return nil, fail
 	}
 	g.members = slices.DeleteFunc(g.members, func(x *member) bool { return x == m })
-	return notice(map[string]any{"notice_type": "group_decrease", "sub_type": "kick",
-		"group_id": g.id, "operator_id": SelfID, "user_id": user}), nil
+	return w.notice(map[string]any{"notice_type": "group_decrease", "sub_type": "kick",
+		"group_id": g.id, "operator_id": w.self, "user_id": user}), nil
 }
 
 func (w *world) kickMembers(p *params) (any, [][]byte, *Reply) {
@@ -537,8 +540,8 @@ func (w *world) ban(p *params) (any, [][]byte, *Reply) {
 	if d > 0 {
 		sub, m.shutEnd = "ban", now()+d
 	}
-	return nil, [][]byte{notice(map[string]any{"notice_type": "group_ban", "sub_type": sub, "group_id": g.id,
-		"operator_id": SelfID, "user_id": uid, "duration": d})}, nil
+	return nil, [][]byte{w.notice(map[string]any{"notice_type": "group_ban", "sub_type": sub, "group_id": g.id,
+		"operator_id": w.self, "user_id": uid, "duration": d})}, nil
 }
 
 func (w *world) wholeBan(p *params) (any, [][]byte, *Reply) {
@@ -574,7 +577,7 @@ func (w *world) setAdmin(p *params) (any, [][]byte, *Reply) {
 		sub, m.role = "set", "admin"
 	}
 	sortMembers(g.members)
-	return nil, [][]byte{notice(map[string]any{"notice_type": "group_admin", "sub_type": sub, "group_id": g.id, "user_id": uid})}, nil
+	return nil, [][]byte{w.notice(map[string]any{"notice_type": "group_admin", "sub_type": sub, "group_id": g.id, "user_id": uid})}, nil
 }
 
 func (w *world) setCard(p *params) (any, [][]byte, *Reply) {
@@ -585,7 +588,7 @@ func (w *world) setCard(p *params) (any, [][]byte, *Reply) {
 		return nil, nil, fail
 	}
 	m := g.member(uid)
-	if uid != SelfID {
+	if uid != w.self {
 		if m, fail = w.over(g, uid); fail != nil {
 			return nil, nil, fail
 		}
@@ -632,7 +635,7 @@ func (w *world) leave(p *params) (any, [][]byte, *Reply) {
 	if fail != nil || p.err != "" {
 		return nil, nil, fail
 	}
-	if g.member(SelfID).role == "owner" && !dismiss {
+	if g.member(w.self).role == "owner" && !dismiss {
 		return nil, nil, failure("the account owns this group: set is_dismiss to disband it")
 	}
 	w.groups = slices.DeleteFunc(w.groups, func(x *group) bool { return x == g })
@@ -672,7 +675,7 @@ func (w *world) send(p *params, kind string) (any, [][]byte, *Reply) {
 		if g == nil {
 			return nil, nil, failure(fmt.Sprintf("group %d not found: the account is not a member", to.id))
 		}
-		self := g.member(SelfID)
+		self := g.member(w.self)
 		if self.shutEnd > now() || (g.wholeBan && self.role == "member") {
 			return nil, nil, failure(fmt.Sprintf("send failed: the account is muted in group %d", g.id))
 		}
@@ -680,7 +683,7 @@ func (w *world) send(p *params, kind string) (any, [][]byte, *Reply) {
 	} else if w.people[to.id] == nil {
 		return nil, nil, failure(fmt.Sprintf("send failed: %d is not a friend or a member of a shared group", to.id))
 	}
-	m := w.store(to, SelfID, now(), segs)
+	m := w.store(to, w.self, now(), segs)
 	m.selfCopy = true
 	if !w.reportSelf {
 		return map[string]int32{"message_id": m.id}, nil, nil
@@ -717,7 +720,7 @@ func (w *world) recall(p *params) (any, [][]byte, *Reply) {
 	if m == nil || int64(m.id) != id || m.recalled {
 		return nil, nil, failure("message not found or not retractable")
 	}
-	if m.sender != SelfID {
+	if m.sender != w.self {
 		g := w.groupByID(m.peer.id)
 		if !m.peer.group || g == nil {
 			return nil, nil, failure("message not found or not retractable")
@@ -728,10 +731,10 @@ func (w *world) recall(p *params) (any, [][]byte, *Reply) {
 	}
 	m.recalled = true
 	if m.peer.group {
-		return nil, [][]byte{notice(map[string]any{"notice_type": "group_recall", "group_id": m.peer.id,
-			"operator_id": SelfID, "user_id": m.sender, "message_id": m.id})}, nil
+		return nil, [][]byte{w.notice(map[string]any{"notice_type": "group_recall", "group_id": m.peer.id,
+			"operator_id": w.self, "user_id": m.sender, "message_id": m.id})}, nil
 	}
-	return nil, [][]byte{notice(map[string]any{"notice_type": "friend_recall", "user_id": m.peer.id, "message_id": m.id})}, nil
+	return nil, [][]byte{w.notice(map[string]any{"notice_type": "friend_recall", "user_id": m.peer.id, "message_id": m.id})}, nil
 }
 
 // HistoryWindow is how many of a conversation's newest messages the
@@ -862,7 +865,7 @@ func (w *world) deleteFile(p *params) (any, [][]byte, *Reply) {
 	if fail != nil {
 		return nil, nil, fail
 	}
-	if f.uploader != SelfID {
+	if f.uploader != w.self {
 		if fail := w.needRole(g, "admin"); fail != nil {
 			return nil, nil, fail
 		}
@@ -884,7 +887,7 @@ func (w *world) createFolder(p *params) (any, [][]byte, *Reply) {
 	if fail := w.needRole(g, "admin"); fail != nil {
 		return nil, nil, fail
 	}
-	g.folders = append(g.folders, &groupFolder{id: "/" + w.fileUUID(w.ids), name: name, created: now(), creator: SelfID})
+	g.folders = append(g.folders, &groupFolder{id: "/" + w.fileUUID(w.ids), name: name, created: now(), creator: w.self})
 	return nil, nil, nil
 }
 
@@ -945,14 +948,14 @@ func (w *world) uploadFile(s *Server, p *params, toGroup bool) (any, [][]byte, *
 		name = base
 	}
 	f := &groupFile{id: "/" + w.fileUUID(w.ids), name: name, folder: folder, size: int64(len(data)),
-		uploaded: now(), uploader: SelfID, busid: 102}
+		uploaded: now(), uploader: w.self, busid: 102}
 	s.AddFile(f.id, File{Name: f.name, Data: data})
 	if !toGroup {
 		return map[string]string{"file_id": f.id}, nil, nil
 	}
 	g.files = append(g.files, f)
-	return map[string]string{"file_id": f.id}, [][]byte{notice(map[string]any{"notice_type": "group_upload",
-		"group_id": g.id, "user_id": SelfID,
+	return map[string]string{"file_id": f.id}, [][]byte{w.notice(map[string]any{"notice_type": "group_upload",
+		"group_id": g.id, "user_id": w.self,
 		"file": map[string]any{"id": f.id, "name": f.name, "size": f.size, "busid": f.busid}})}, nil
 }
 

@@ -56,12 +56,13 @@ func WithBusyWorldAt(seed uint64, now time.Time) Option {
 // every message already there, which keep their places at the end of each
 // conversation.
 func (w *world) grow() {
+	w.grown = true
 	r := rand.New(rand.NewPCG(w.seed, 0x5eed0006))
 	names := strings.Split(worldGroupNames, "|")
 	for _, g := range w.groups {
 		names = slices.DeleteFunc(names, func(n string) bool { return n == g.name })
 	}
-	self := w.groups[0].member(SelfID)
+	self := w.groups[0].member(w.self)
 	for len(w.groups) < BusyGroups && len(names) > 0 {
 		g := &group{id: int64(100000000 + r.IntN(899999999)), name: names[0], max: 500}
 		names = names[1:]

@@ -161,7 +161,7 @@ func (w *world) step() []byte {
 	g := w.groups[r.IntN(len(w.groups))]
 	var others []*member
 	for _, m := range g.members {
-		if m.id != SelfID {
+		if m.id != w.self {
 			others = append(others, m)
 		}
 	}
@@ -174,7 +174,7 @@ func (w *world) step() []byte {
 		// QQ shows join requests to a group's owner and admins only.
 		var managed []*group
 		for _, x := range w.groups {
-			if rank(x.member(SelfID).role) > 0 {
+			if rank(x.member(w.self).role) > 0 {
 				managed = append(managed, x)
 			}
 		}
@@ -185,12 +185,12 @@ func (w *world) step() []byte {
 		who := w.newPerson(r, pick(r, worldNicknames)+fmt.Sprint(w.tick))
 		req := &joinRequest{seq: w.newSeq(), group: g, who: who, comment: pick(r, worldJoinComments)}
 		w.joins = append(w.joins, req)
-		return encode(map[string]any{"time": now(), "self_id": SelfID, "post_type": "request", "request_type": "group",
+		return encode(map[string]any{"time": now(), "self_id": w.self, "post_type": "request", "request_type": "group",
 			"sub_type": "add", "group_id": g.id, "user_id": who.id, "comment": req.comment,
 			"flag": fmt.Sprintf("add:%d:%s", g.id, who.uid)})
 	case w.tick%7 == 0:
-		return notice(map[string]any{"notice_type": "notify", "sub_type": "poke", "group_id": g.id,
-			"user_id": m.id, "target_id": SelfID, "action": "戳了戳", "suffix": "",
+		return w.notice(map[string]any{"notice_type": "notify", "sub_type": "poke", "group_id": g.id,
+			"user_id": m.id, "target_id": w.self, "action": "戳了戳", "suffix": "",
 			"action_img_url": sandboxHost + "/nudgeaction/expression.jpg"})
 	}
 	at := now()
@@ -218,7 +218,7 @@ func (s *Server) WorldGroups() []WorldGroup {
 	defer w.mu.Unlock()
 	out := make([]WorldGroup, 0, len(w.groups))
 	for _, g := range w.groups {
-		out = append(out, WorldGroup{ID: g.id, Name: g.name, Role: g.member(SelfID).role})
+		out = append(out, WorldGroup{ID: g.id, Name: g.name, Role: g.member(w.self).role})
 	}
 	return out
 }
@@ -293,9 +293,9 @@ func (s *Server) WorldRecall(id int64) {
 	m.recalled = true
 	var ev []byte
 	if m.peer.group {
-		ev = notice(map[string]any{"notice_type": "group_recall", "group_id": m.peer.id, "operator_id": m.sender, "user_id": m.sender, "message_id": m.id})
+		ev = w.notice(map[string]any{"notice_type": "group_recall", "group_id": m.peer.id, "operator_id": m.sender, "user_id": m.sender, "message_id": m.id})
 	} else {
-		ev = notice(map[string]any{"notice_type": "friend_recall", "user_id": m.peer.id, "message_id": m.id})
+		ev = w.notice(map[string]any{"notice_type": "friend_recall", "user_id": m.peer.id, "message_id": m.id})
 	}
 	w.mu.Unlock()
 	s.push(ev)

@@ -101,7 +101,7 @@ func (w *world) chatLine(c peer, line string) []segment {
 	text := textSegment(line)
 	switch k := r.IntN(10); {
 	case k == 0 && c.group:
-		return []segment{dataSegment("at", map[string]string{"qq": strconv.FormatInt(SelfID, 10)}), textSegment(" " + line)}
+		return []segment{dataSegment("at", map[string]string{"qq": strconv.FormatInt(w.self, 10)}), textSegment(" " + line)}
 	case k <= 2:
 		ids := w.byPeer[c]
 		if len(ids) == 0 {
@@ -239,9 +239,9 @@ func (w *world) view(m *message, asEvent bool) messageEvent {
 	e := messageEvent{Time: m.time, MessageID: m.id, MessageSeq: m.seq, UserID: m.sender,
 		Message: m.segments, RawMessage: rawMessage(m.segments)}
 	if asEvent {
-		e.SelfID = SelfID
+		e.SelfID = w.self
 		e.PostType = "message"
-		if m.sender == SelfID {
+		if m.sender == w.self {
 			e.PostType = "message_sent"
 		}
 	} else {
@@ -251,7 +251,7 @@ func (w *world) view(m *message, asEvent bool) messageEvent {
 	if m.selfCopy && !asEvent {
 		// SnowLuma's own copy of a send: the sender it knows without
 		// asking QQ, and the conversation as group_id or target_id.
-		e.Sender = privateSender{UserID: SelfID, Sex: "unknown"}
+		e.Sender = privateSender{UserID: w.self, Sex: "unknown"}
 		e.MessageType, e.SubType = "private", "friend"
 		if m.peer.group {
 			e.MessageType, e.SubType, e.GroupID = "group", "normal", m.peer.id
@@ -280,7 +280,7 @@ func (w *world) view(m *message, asEvent bool) messageEvent {
 
 // nicknameOf is the nickname of id: the bot's own, or a known person's.
 func (w *world) nicknameOf(id int64) string {
-	if id == SelfID {
+	if id == w.self {
 		return w.nickname
 	}
 	if p := w.people[id]; p != nil {
