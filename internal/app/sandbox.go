@@ -43,10 +43,14 @@ func runSandbox(ctx context.Context, p Process) int {
 	}
 	environ := p.Environ
 	// The configuration is checked as the sandbox will serve it, with its
-	// own endpoint, events URL and write mode in place (placeholders until
-	// it runs): a channel or approvers need them, and the operator sets
-	// none of them here.
-	cfg, err := config.Load(withSandboxVars(environ, sandboxVars("http://127.0.0.1/", sandboxCheckToken, "ws://127.0.0.1/", sandboxCheckToken)))
+	// own endpoints, events URLs and write mode in place (placeholders
+	// until it runs): a channel or approvers need them, and the operator
+	// sets none of them here.
+	check := sandboxVars("", "http://127.0.0.1/", sandboxCheckToken, "ws://127.0.0.1/", sandboxCheckToken)
+	for _, label := range sandboxLabels(environ) {
+		check = append(check, sandboxVars(label, "http://127.0.0.1/", sandboxCheckToken, "ws://127.0.0.1/", sandboxCheckToken)[:4]...)
+	}
+	cfg, err := config.Load(withSandboxVars(environ, check))
 	if err != nil {
 		l := config.PersonLang(environ)
 		msg := err.Error()
@@ -72,6 +76,10 @@ func runSandbox(ctx context.Context, p Process) int {
 	if trickle == 0 {
 		trickle = -1 // silence, in NewSandbox's terms
 	}
+	if len(cfg.Bots) > 2 {
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.SandboxTooManyBots, len(cfg.Bots)))
+		return ExitUsage
+	}
 	sb, err := simulator.NewSandbox(simulator.SandboxOptions{Seed: cfg.SandboxSeed, Actions: names, Trickle: trickle,
 		ReportSelf: cfg.SandboxReportSelf})
 	if err != nil {
@@ -79,8 +87,24 @@ func runSandbox(ctx context.Context, p Process) int {
 		return ExitFailed
 	}
 	defer sb.Close()
+	// With two bots, the second is a second account of a world of its
+	// own (the next seed), sharing one group with the first.
+	var second *simulator.Sandbox
+	var shared int64
+	if len(cfg.Bots) == 2 {
+		second, err = simulator.NewSandbox(simulator.SandboxOptions{Seed: cfg.SandboxSeed + 1, Actions: names, Trickle: trickle,
+			ReportSelf: cfg.SandboxReportSelf, Account: sandboxSecondAccount, Nickname: "沙箱小号"})
+		if err == nil {
+			defer second.Close()
+			shared, err = simulator.Share(sb.Server, second.Server)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
+			return ExitFailed
+		}
+	}
 
-	env, notes, cleanup, err := sandboxEnviron(environ, sb)
+	env, notes, cleanup, err := sandboxEnviron(environ, sb, cfg.Bots[len(cfg.Bots)-1].Label, second)
 	defer cleanup()
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", server.Name, err)
@@ -93,6 +117,9 @@ func runSandbox(ctx context.Context, p Process) int {
 		return runDoctor(ctx, args[1:], env, true, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.SandboxStarted, sb.Seed, sb.URL, sb.EventsURL()))
+	if second != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.SandboxSecond, cfg.Bots[1].Label, sandboxSecondAccount, second.URL, second.EventsURL(), shared))
+	}
 	get := config.Lookup(env)
 	fmt.Fprintf(stderr, "%s: %s\n", server.Name, l.Sprintf(lang.SandboxDirs, get(config.Prefix+"_TASK_DIR"), get(config.Prefix+"_DOWNLOAD_DIR"), get(config.Prefix+"_UPLOAD_ROOT")))
 	p.Environ = env
@@ -105,10 +132,13 @@ func runSandbox(ctx context.Context, p Process) int {
 // private temporary directories for the task directory, downloads and
 // the upload root where the operator set none. cleanup removes them; it
 // is safe to call whatever the error.
-func sandboxEnviron(environ []string, sb *simulator.Sandbox) (env, notes []string, cleanup func(), err error) {
+func sandboxEnviron(environ []string, sb *simulator.Sandbox, label string, second *simulator.Sandbox) (env, notes []string, cleanup func(), err error) {
 	cleanup = func() {}
 	operator := config.Lookup(environ)
-	forced := sandboxVars(sb.URL, sb.Token, sb.EventsURL(), sb.EventsToken)
+	forced := sandboxVars("", sb.URL, sb.Token, sb.EventsURL(), sb.EventsToken)
+	if second != nil {
+		forced = append(forced, sandboxVars(label, second.URL, second.Token, second.EventsURL(), second.EventsToken)[:4]...)
+	}
 	set := map[string]string{}
 	for _, f := range forced {
 		name := config.Prefix + "_" + f.name
@@ -154,15 +184,36 @@ func sandboxEnviron(environ []string, sb *simulator.Sandbox) (env, notes []strin
 // (its name without config.Prefix).
 type sandboxVar struct{ name, value string }
 
-// sandboxVars are the sandbox's endpoint, tokens, events URL and mode.
-func sandboxVars(endpoint, token, eventsURL, eventsToken string) []sandboxVar {
+// sandboxSecondAccount is the QQ number of the sandbox's second account.
+const sandboxSecondAccount = 20002
+
+// sandboxVars are a simulated account's endpoint, tokens and events URL,
+// then the mode: the first bot's with label "", a further bot's with
+// _<LABEL> added to each name.
+func sandboxVars(label, endpoint, token, eventsURL, eventsToken string) []sandboxVar {
+	suffix := ""
+	if label != "" {
+		suffix = "_" + strings.ToUpper(label)
+	}
 	return []sandboxVar{
-		{"ENDPOINT", endpoint},
-		{"TOKEN", token},
-		{"EVENTS_URL", eventsURL},
-		{"EVENTS_TOKEN", eventsToken},
+		{"ENDPOINT" + suffix, endpoint},
+		{"TOKEN" + suffix, token},
+		{"EVENTS_URL" + suffix, eventsURL},
+		{"EVENTS_TOKEN" + suffix, eventsToken},
 		{"MODE", "write"},
 	}
+}
+
+// sandboxLabels are the labels SNOWLUMA_MCP_BOTS names after the first,
+// as written (config.Load checks them).
+func sandboxLabels(environ []string) []string {
+	var labels []string
+	for i, f := range strings.Split(config.Lookup(environ)(config.Prefix+"_BOTS"), ",") {
+		if f = strings.TrimSpace(f); i > 0 && f != "" {
+			labels = append(labels, strings.ToLower(f))
+		}
+	}
+	return labels
 }
 
 // withSandboxVars returns environ with vars in place of the operator's.

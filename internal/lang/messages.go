@@ -149,6 +149,8 @@ const (
 	NoteSandboxIgnored     Message = "note.sandbox_ignored" // the variable
 	SandboxStarted         Message = "sandbox.started"      // seed, HTTP URL, WebSocket URL
 	SandboxDirs            Message = "sandbox.dirs"         // task directory, download directory, upload root
+	SandboxSecond          Message = "sandbox.second"       // label, QQ number, HTTP URL, WebSocket URL, shared group
+	SandboxTooManyBots     Message = "sandbox.too_many"     // how many labels SNOWLUMA_MCP_BOTS names
 	SandboxDryRun          Message = "sandbox.dry_run"
 
 	ConfigArchivePath    Message = "config.archive_path"
@@ -493,6 +495,8 @@ var texts = map[Message]text{
 	NoteSandboxIgnored:     {"%s ignored: the sandbox sets it to its simulated SnowLuma", "已忽略 %s：沙箱会把它设为自己模拟的 SnowLuma"},
 	SandboxStarted:         {"sandbox: a simulated SnowLuma with a simulated QQ account (seed %d), HTTP %s, WebSocket %s, in this process; nothing reaches QQ", "沙箱：在本进程内运行的模拟 SnowLuma 和模拟 QQ 账号（种子 %d），HTTP %s，WebSocket %s；不会有任何内容到达 QQ"},
 	SandboxDirs:            {"sandbox: task directory %s, download directory %s, upload root %s (temporary ones are removed at exit)", "沙箱：任务目录 %s，下载目录 %s，上传根目录 %s（临时目录在退出时删除）"},
+	SandboxSecond:          {"sandbox: bot %s is a second simulated account, %d, HTTP %s, WebSocket %s; both accounts are in group %d, and what one sends there the other receives", "沙箱：机器人 %s 是第二个模拟账号 %d，HTTP %s，WebSocket %s；两个账号都在群 %d 里，一个在群里发的消息另一个会收到"},
+	SandboxTooManyBots:     {"the sandbox simulates one or two accounts; SNOWLUMA_MCP_BOTS names %d: name two labels (e.g. main,alt), or unset it", "沙箱只模拟一个或两个账号；SNOWLUMA_MCP_BOTS 列出了 %d 个：请只写两个标签（如 main,alt），或不设置它"},
 	SandboxDryRun:          {"dry run: write actions and uploads are checked and not sent; read-only actions go to SnowLuma", "演练模式：写操作和上传只做检查、不发送；只读操作照常发往 SnowLuma"},
 	TerminalHint:           {"this is an MCP server: it speaks JSON-RPC on stdin/stdout and is meant to be started by an MCP host (Claude Desktop, Claude Code, VS Code, Cursor, the MCP Inspector); see the README's host configurations. Press Ctrl-D (Ctrl-Z then Enter on Windows) to stop it", "这是一个 MCP 服务器：它通过标准输入输出收发 JSON-RPC 消息，应由 MCP 宿主（Claude Desktop、Claude Code、VS Code、Cursor、MCP Inspector）启动；见 README 中的宿主配置。按 Ctrl-D（Windows 上按 Ctrl-Z 再按回车）停止它"},
 

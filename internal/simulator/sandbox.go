@@ -36,6 +36,10 @@ type SandboxOptions struct {
 	// ReportSelf pushes the bot's own sends as message_sent, as SnowLuma
 	// does with reportSelfMessage on (its default is off).
 	ReportSelf bool
+	// Account, when not zero, is the simulated QQ account's number in
+	// place of SelfID, and Nickname its nickname (WithSelfID).
+	Account  int64
+	Nickname string
 }
 
 // NewSandbox starts a sandbox on loopback. The caller calls Close.
@@ -59,6 +63,9 @@ func NewSandbox(o SandboxOptions) (*Sandbox, error) {
 	}
 	if o.ReportSelf {
 		opts = append(opts, WithSelfMessages())
+	}
+	if o.Account != 0 {
+		opts = append(opts, WithSelfID(o.Account, o.Nickname))
 	}
 	s, err := New(opts...)
 	if err != nil {
