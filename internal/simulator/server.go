@@ -71,9 +71,9 @@ type Server struct {
 
 	reportSelf bool // WithSelfMessages
 
-	selfID   int64    // WithSelfID; 0 is SelfID
-	nickname string   // WithSelfID's
-	shared   *sharing // Share: a group shared with another fake's account
+	selfID   int64                   // WithSelfID; 0 is SelfID
+	nickname string                  // WithSelfID's
+	shared   atomic.Pointer[sharing] // Share: a group shared with another fake's account
 
 	record  bool         // keep each request for Requests
 	conns   atomic.Int64 // TCP connections accepted

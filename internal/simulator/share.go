@@ -71,13 +71,14 @@ func Share(a, b *Server) (int64, error) {
 		}
 	}
 	wb.groups = append(wb.groups, gb)
+	wb.imported = gb.id
 	join(wb, gb, wb.self, wb.nickname)
 	join(wa, ga, wb.self, wb.nickname)
 	if m := gb.member(wa.self); m != nil {
 		wb.people[wa.self] = m.person
 	}
-	a.shared = &sharing{other: b, group: ga.id}
-	b.shared = &sharing{other: a, group: ga.id}
+	a.shared.Store(&sharing{other: b, group: ga.id})
+	b.shared.Store(&sharing{other: a, group: ga.id})
 	return ga.id, nil
 }
 
@@ -86,7 +87,7 @@ func Share(a, b *Server) (int64, error) {
 func (s *Server) relaying(h Handler) Handler {
 	return func(raw json.RawMessage) Reply {
 		r := h(raw)
-		sh := s.shared
+		sh := s.shared.Load()
 		if sh == nil || r.Body != nil || r.Envelope.Status != "ok" {
 			return r
 		}

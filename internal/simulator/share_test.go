@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestShare: two accounts' worlds share one group. Each account's world is
@@ -60,5 +61,32 @@ func TestShare(t *testing.T) {
 	sender, _ := ev["sender"].(map[string]any)
 	if sender["nickname"] != "AltBot" {
 		t.Errorf("main sees alt's message from %v", sender)
+	}
+}
+
+// TestShareTrickle: the shared group's members speak to both accounts:
+// what they say in the first account's world reaches the second's, and
+// the second world's own trickle never speaks there for them.
+func TestShareTrickle(t *testing.T) {
+	main := startFake(t, WithWorld(7), WithTrickle(5*time.Millisecond))
+	alt := startFake(t, WithWorld(8), WithSelfID(20002, "AltBot"))
+	gid, err := Share(main, alt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	toAlt := listen(t, alt)
+	ev := toAlt(func(ev map[string]any) bool { return ev["post_type"] == "message" })
+	if ev["group_id"] != float64(gid) || ev["self_id"] != float64(20002) || ev["user_id"] == float64(SelfID) || ev["user_id"] == float64(20002) {
+		t.Errorf("alt received %v, want a member's message in group %d", ev, gid)
+	}
+
+	w := alt.world
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for range 300 {
+		w.step()
+		if w.said != nil && w.said.peer.id == gid {
+			t.Fatalf("alt's own trickle spoke in the shared group %d", gid)
+		}
 	}
 }

@@ -51,6 +51,12 @@ type world struct {
 	// does with reportSelfMessage on; its default is off.
 	reportSelf bool
 	grown      bool // the busy world's size (grow)
+	// imported is a group this world holds from another account's
+	// (Share): its members speak in the other world, and reach this one
+	// through it.
+	imported int64
+	// said is the group message the last step stored, for Share's relay.
+	said *message
 }
 
 // person is someone the account knows: a friend, a member of a group, or a

@@ -140,9 +140,19 @@ func (s *Server) live(ctx context.Context, interval time.Duration) {
 			w := s.world
 			w.mu.Lock()
 			ev := w.step()
+			var said *message
+			sh := s.shared.Load()
+			if sh != nil && w.said != nil && w.said.peer.id == sh.group {
+				c := *w.said
+				said = &c
+			}
 			w.mu.Unlock()
 			if ev != nil {
 				s.push(ev)
+			}
+			if said != nil {
+				// The shared group's members speak to both accounts.
+				sh.other.receive(said.peer.id, said.sender, said.segments)
 			}
 		}
 	}
@@ -158,7 +168,11 @@ func (w *world) step() []byte {
 	if len(w.groups) == 0 {
 		return nil
 	}
+	w.said = nil
 	g := w.groups[r.IntN(len(w.groups))]
+	if g.id == w.imported {
+		return nil // its members speak in the world it came from
+	}
 	var others []*member
 	for _, m := range g.members {
 		if m.id != w.self {
@@ -196,6 +210,7 @@ func (w *world) step() []byte {
 	at := now()
 	msg := w.store(peer{true, g.id}, m.id, at, w.chatLine(peer{true, g.id}, pick(r, worldLines)))
 	m.lastSent = at
+	w.said = msg
 	return encode(w.view(msg, true))
 }
 
