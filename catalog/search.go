@@ -402,6 +402,15 @@ func namedIn(ix *index, tok string) (int32, bool) {
 				return d, true
 			}
 		}
+		// A typed name without the prefix of an implementation's own
+		// actions (NapCat's nc_, go-cqhttp's hidden _) names it.
+		if strings.Contains(t, "_") {
+			for _, pre := range []string{"nc_", "_"} {
+				if d, ok := try(pre+t, k == 1); ok {
+					return d, true
+				}
+			}
+		}
 	}
 	return 0, false
 }

@@ -377,6 +377,8 @@ func TestNamedIn(t *testing.T) {
 		"getmsg":                   "",        // too short to be taken for a name without a separator
 		"sender.getmsg":            "get_msg", // a receiver says a method follows
 		"a.b":                      "",
+		"get_user_status":          "nc_get_user_status", // NapCat's prefix left out
+		"get_group_notice":         "_get_group_notice",  // go-cqhttp's hidden _
 	} {
 		d, ok := namedIn(ix, tok)
 		got := ""
