@@ -369,9 +369,9 @@ func TestSearchTargets(t *testing.T) {
 		// platforms (Mattermost, Rocket.Chat, Zulip, LINE, Lark). Judged
 		// whole after the fifth round: 73.5/83.7/13.5% and 9 of 47; its
 		// development half was then looked at for the sixth round. Its
-		// test half after that round: 74.5/82.4/10.8% and 3 of 19, below
+		// test half after that round: 75.5/83.3/10.8% and 3 of 19, below
 		// every target: the floors are the measured figures.
-		{"testdata/agent-queries-blind2.tsv", floors{0.745, 0.823, 0.108, 3}},
+		{"testdata/agent-queries-blind2.tsv", floors{0.754, 0.833, 0.108, 3}},
 	} {
 		dev, test := halves(loadQueries(t, c, set.file))
 		for _, half := range []struct {

@@ -238,6 +238,21 @@ var phrases = [][2]string{
 	// get_impl_info the implementation's name and version.
 	{"bot profile", "login info"}, {"impl info", "version info"}, {"implementation info", "version info"},
 	{"check in", "signin"}, {"checked in", "signin"},
+	// Slack's conversations.mark "sets the read cursor in a channel";
+	// Matrix's read markers and receipts (m.fully_read, m.read) mark what
+	// was read.
+	{"read cursor", "mark read"}, {"read marker", "mark read"}, {"read markers", "mark read"},
+	{"read receipt", "mark read"}, {"read receipts", "mark read"},
+	// Text to speech is the AI voice QQ speaks a text in (NapCat's
+	// send_group_ai_record, get_ai_record: "AI 语音").
+	{"text to speech", "ai record"}, {"into speech", "ai record"}, {"tts", "ai record"}, {"文字转语音", "ai record"},
+	// Matrix's power levels rank a room's members: 50 is a moderator,
+	// 100 an admin (the client-server API's m.room.power_levels).
+	{"power level", "admin"}, {"power levels", "admin"},
+	// Discord's Modify Current Member sets the bot's nick in a guild,
+	// which is a group's card.
+	{"member nick", "group card"}, {"current member nick", "group card"},
+	{"profile image", "avatar"}, {"profile pic", "avatar"},
 	{"read messages", "message history"},
 	{"user info", "stranger info"}, {"user information", "stranger info"}, {"user details", "stranger info"},
 	{"create dm", "send private message"}, {"dm", "private message"},
