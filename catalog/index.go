@@ -174,6 +174,13 @@ func (c *Catalog) buildIndex() *index {
 		for _, name := range names {
 			ix.named[name] = int32(i)
 			ix.named[squash(name)] = int32(i)
+			if undoes(a, name) {
+				// A switch is turned off by the same action: OneBot has no
+				// unset_group_admin, set_group_admin with enable false is it
+				// (Telegram's unpin and unban pair each act with its undoing).
+				ix.named["un"+name] = int32(i)
+				ix.named["un"+squash(name)] = int32(i)
+			}
 			if g, ok := synonymIndex[name]; ok {
 				addName(groupTerm(g), weightName)
 			}
@@ -397,4 +404,16 @@ func composes(a *Action) bool {
 		return slices.ContainsFunc(a.Params, func(p Param) bool { return p.Name == name })
 	}
 	return a.Send && has("message") && !has("messages")
+}
+
+// undoes reports whether the action named name (set_group_admin) is also its
+// own undoing: a set_ action with a boolean switch (enable, is_set, set)
+// that turns what it sets off.
+func undoes(a *Action, name string) bool {
+	if !strings.HasPrefix(name, "set") {
+		return false
+	}
+	return slices.ContainsFunc(a.Params, func(p Param) bool {
+		return (p.Name == "enable" || p.Name == "is_set" || p.Name == "set") && strings.Contains(string(p.Schema), `"boolean"`)
+	})
 }

@@ -154,3 +154,50 @@ func TestPhrasal(t *testing.T) {
 		}
 	}
 }
+
+// TestGivenOrTaken checks that a role given or taken, in either language
+// and in operators' slang, is set, and that a role named beside another
+// object leaves the act to that object.
+func TestGivenOrTaken(t *testing.T) {
+	c := mustLoad(t)
+	for q, want := range map[string]string{
+		"添加管理员":                           "set_group_admin",
+		"把他管理撤了":                          "set_group_admin",
+		"给他加个管理":                          "set_group_admin",
+		"上管":                              "set_group_admin",
+		"撤管":                              "set_group_admin",
+		"下群管":                             "set_group_admin",
+		"add an admin":                    "set_group_admin",
+		"revoke admin":                    "set_group_admin",
+		"撤回管理员发的那条消息":                     "delete_msg",
+		"delete the admin's announcement": "_del_group_notice",
+	} {
+		m := c.Match(q, Filter{}, false)
+		if len(m.Actions) == 0 || m.Actions[0].Name != want || m.Weak {
+			t.Errorf("%q: got %v weak=%v, want %s first and sure", q, names(m.Actions[:min(3, len(m.Actions))]), m.Weak, want)
+		}
+	}
+}
+
+// TestUndoneName checks that a switch's undoing typed as a name
+// (unset_group_admin) names the switch, and that an action with no switch
+// is not taken for its own undoing.
+func TestUndoneName(t *testing.T) {
+	ix := mustLoad(t).index()
+	for tok, want := range map[string]string{
+		"unset_group_admin":    "set_group_admin",
+		"unsetGroupWholeBan":   "set_group_whole_ban",
+		"unset_msg_emoji_like": "set_msg_emoji_like",
+		"unset_essence_msg":    "",
+		"unset_group_card":     "",
+	} {
+		d, ok := namedIn(ix, strings.ToLower(tok))
+		got := ""
+		if ok {
+			got = ix.names[d][0]
+		}
+		if got != want {
+			t.Errorf("namedIn(%q) = %q, want %q", tok, got, want)
+		}
+	}
+}

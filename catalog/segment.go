@@ -145,8 +145,56 @@ func (c *Catalog) parse(q string, ix *index) []unit {
 	}
 	flushWord()
 	flushHan()
+	givenOrTaken(units)
 	return units
 }
+
+// givenOrTaken rewrites the act done to a role: a role is given and taken
+// by setting it, so adding, removing, revoking or recalling an admin
+// (添加管理员, 把他的管理员撤了, remove admin) asks for the setting act,
+// as group-admin plugins' commands do (kivibot-plugin-group-manager's
+// 管理+ and 管理-, nonebot set_admin's 管理 with 添加 and 删除, Koishi
+// plugins' 设置 and 取消管理 calling setGroupAdmin with enable on or off).
+func givenOrTaken(units []unit) {
+	role := slices.ContainsFunc(units, func(u unit) bool {
+		g, ok := u.group()
+		return ok && synonyms[g][0] == "admin"
+	})
+	// The role is what is acted on only when nothing else is named: 撤回
+	// 管理员发的消息 recalls a message.
+	other := slices.ContainsFunc(units, func(u unit) bool {
+		g, ok := u.group()
+		return ok && !roleActs[synonyms[g][0]] && !roleWords[synonyms[g][0]]
+	})
+	if !role || other {
+		return
+	}
+	set := synonymIndex["set"]
+	for i, u := range units {
+		g, ok := u.group()
+		if !ok || !roleActs[synonyms[g][0]] {
+			continue
+		}
+		// The word keeps its weight (it is as particular a request as it
+		// was) and is covered by the setting act too. A role recalled
+		// (撤) is revoked: no message is.
+		terms := slices.Clone(u.terms)
+		if synonyms[g][0] == "recall" {
+			cancel := synonymIndex["cancel"]
+			units[i].word, units[i].alts = "cancel", synonyms[cancel]
+			terms = groupTerms(cancel)
+		}
+		units[i].terms = append(terms, groupTerms(set)...)
+	}
+}
+
+// roleActs are the synonym groups (by their first word) of the acts that
+// give or take a role.
+var roleActs = map[string]bool{"add": true, "delete": true, "recall": true, "cancel": true}
+
+// roleWords are the synonym groups, besides the acts, of a request to give
+// or take a role: the role, the set act, and whose and where it is.
+var roleWords = map[string]bool{"admin": true, "set": true, "group": true, "member": true}
 
 // plural reports whether w is an English plural (or third person) of a
 // synonym: its singular is one and it is not one itself (status, thumbs

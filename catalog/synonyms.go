@@ -95,7 +95,7 @@ var synonyms = [][]string{
 	{"leave", "退群", "退出", "quit"},
 	{"approve", "handle", "accept", "reject", "同意", "处理", "批准", "审批", "拒绝", "decline", "deny"},
 	// Revoking a right or a link cancels it (取消管理员 is revoking admin).
-	{"cancel", "取消", "撤下", "revoke"},
+	{"cancel", "取消", "撤下", "撤销", "revoke"},
 	{"join", "入群", "加群", "进群"},
 	{"add", "添加", "加"},
 	{"batch", "批量", "多个", "多名", "一次", "bulk"},
@@ -336,6 +336,14 @@ var compounds = map[string][]string{
 	"发图":   {"发送", "图片"},
 	"全体禁言": {"全员", "禁言"},
 	"全群禁言": {"全员", "禁言"},
+	// A group's admin is its 群管 (Koishi plugins' "需要群管权限"), made
+	// one with 上管 and unmade with 下管 or 撤管 in operators' slang.
+	"群管":  {"群", "管理员"},
+	"上管":  {"设置", "管理员"},
+	"下管":  {"取消", "管理员"},
+	"撤管":  {"取消", "管理员"},
+	"上群管": {"设置", "管理员"},
+	"下群管": {"取消", "管理员"},
 }
 
 // fillers are Chinese words that carry no search meaning in an operator's
