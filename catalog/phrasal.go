@@ -49,6 +49,7 @@ var phrasalVerbs = []phrasalVerb{
 	{forms("turn"), []string{"off"}, "disable", false},
 	{forms("switch"), []string{"off"}, "disable", false},
 	{forms("shut", "shut", "shut", "shutting"), []string{"off"}, "disable", false},
+	{forms("shut", "shut", "shut", "shutting"), []string{"down"}, "shutdown", false},
 	{forms("turn"), []string{"down"}, "reject", false},
 	{forms("put", "put", "put", "putting"), []string{"up"}, "post", false},
 	{forms("wipe"), []string{"out", "off", "away"}, "delete", false},

@@ -201,3 +201,24 @@ func TestUndoneName(t *testing.T) {
 		}
 	}
 }
+
+// TestBotExit checks that ending the bot's process is found by its words
+// in both languages, and that leaving a group still leaves the group.
+func TestBotExit(t *testing.T) {
+	c := mustLoad(t)
+	for q, want := range map[string]string{
+		"exit the bot":             "bot_exit",
+		"shut the bot down":        "bot_exit",
+		"terminate the process":    "bot_exit",
+		"关掉机器人":                    "bot_exit",
+		"退出机器人":                    "bot_exit",
+		"退群":                       "set_group_leave",
+		"漫游消息":                     "get_group_msg_history",
+		"recall a message in Lark": "delete_msg",
+	} {
+		m := c.Match(q, Filter{}, false)
+		if len(m.Actions) == 0 || m.Actions[0].Name != want || m.Weak {
+			t.Errorf("%q: got %v weak=%v, want %s first and sure", q, names(m.Actions[:min(3, len(m.Actions))]), m.Weak, want)
+		}
+	}
+}

@@ -33,6 +33,9 @@ var scopeWords = map[string]bool{
 	"group": true, "qq": true, "self": true, "private": true, "qun": true,
 	"to": true, "as": true, "of": true, "by": true, "all": true, "single": true,
 	"front": true, "nc": true, "ex": true, "do": true, "get": true, "can": true,
+	// bot_exit ends the bot's own process: the bot is who, as qq and
+	// self are.
+	"bot": true,
 }
 
 // objectActs are the write words of action names that are the object, not

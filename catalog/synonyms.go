@@ -65,7 +65,9 @@ var synonyms = [][]string{
 	{"version", "版本"},
 	{"list", "列表", "列出", "哪些", "有哪些", "谁"},
 	{"info", "详情", "资料", "信息", "information", "details", "detail", "metadata"},
-	{"history", "历史", "历史消息", "聊天记录", "消息记录", "记录", "recent"},
+	// Messages kept on the server are roaming (QQ's 漫游消息;
+	// mirai-api-http's roamingMessages reads a friend's).
+	{"history", "历史", "历史消息", "聊天记录", "消息记录", "记录", "recent", "roaming", "漫游", "漫游消息"},
 	{"forward", "合并转发", "转发"},
 	{"reaction", "emoji", "表情", "回应", "react"},
 	{"face", "表情包", "sticker"},
@@ -116,6 +118,9 @@ var synonyms = [][]string{
 	// (set_group_add_request); inviting someone is no action of QQ's.
 	{"invite", "invitation", "邀请"},
 	{"start", "发起", "开始", "initiate", "launch", "begin"},
+	// Ending the bot's own process (bot_exit): a shutdown, to exit or
+	// terminate it.
+	{"exit", "shutdown", "terminate", "退出进程", "关闭进程", "结束进程"},
 	// The whole group: 全员 and 全群 are the "whole" of 全员禁言, whatever
 	// act follows (全群禁言, 解除全员禁言); 全体 alone is also the @全体成员
 	// of an at-all.
@@ -281,7 +286,7 @@ var writeWords = map[string]bool{
 	"rename": true, "move": true, "like": true, "poke": true, "forward": true,
 	"signin": true, "read": true, "translate": true, "ocr": true, "whole": true,
 	"remark": true, "title": true, "card": true, "essence": true, "start": true,
-	"click": true, "complete": true, "block": true,
+	"click": true, "complete": true, "block": true, "exit": true,
 }
 
 // genericActs are the write words that name no particular change (set,
@@ -344,6 +349,14 @@ var compounds = map[string][]string{
 	"撤管":  {"取消", "管理员"},
 	"上群管": {"设置", "管理员"},
 	"下群管": {"取消", "管理员"},
+	// The bot itself is quit or closed by ending its process; a group
+	// is left with 退群.
+	"退出机器人": {"退出进程"},
+	"关闭机器人": {"关闭进程"},
+	"关掉机器人": {"关闭进程"},
+	// A group's notifications are its system messages: join requests and
+	// invitations (Milky's get_group_notifications).
+	"群通知": {"群", "系统", "消息"},
 }
 
 // fillers are Chinese words that carry no search meaning in an operator's
@@ -429,6 +442,10 @@ var englishFiller = map[string]bool{
 	// The platform an agent's other tools are named for (telegram_send_message,
 	// slack_post_message, discord.post_message): the act and object follow.
 	"telegram": true, "discord": true, "slack": true, "whatsapp": true,
+	// Other platforms named in a request say where its words come from,
+	// not what is asked ("recall a message in Lark").
+	"lark": true, "feishu": true, "mattermost": true, "zulip": true, "rocketchat": true,
+	"wechat": true, "wecom": true, "dingtalk": true, "kook": true,
 	// and their prefixes (WA MCP's wa_send_text, wa_group_promote:
 	// delltrak/wamcp docs/API_REFERENCE.md; tg_ for Telegram).
 	"wa": true, "tg": true, "mcp": true,
