@@ -98,6 +98,8 @@ func TestStandingRule(t *testing.T) {
 		"do the daily check-in":             false,
 		"send the notice to every group":    false,
 		"把这条消息设为精华":                         false,
+		"list everyone who is muted":        false,
+		"everyone who joins gets a welcome": true,
 	} {
 		if got := standingRule(q); got != want {
 			t.Errorf("standingRule(%q) = %v, want %v", q, got, want)
@@ -220,5 +222,22 @@ func TestBotExit(t *testing.T) {
 		if len(m.Actions) == 0 || m.Actions[0].Name != want || m.Weak {
 			t.Errorf("%q: got %v weak=%v, want %s first and sure", q, names(m.Actions[:min(3, len(m.Actions))]), m.Weak, want)
 		}
+	}
+}
+
+// TestWithout checks that what a request is done without is not asked for.
+func TestWithout(t *testing.T) {
+	for in, want := range map[string]string{
+		"pin the message without notification": "pin message",
+		"kick him without a reason":            "kick him",
+		"without":                              "without",
+	} {
+		if got := rephrase(in); got != want {
+			t.Errorf("rephrase(%q) = %q, want %q", in, got, want)
+		}
+	}
+	m := mustLoad(t).Match("pinMessage without a notification", Filter{}, false)
+	if len(m.Actions) == 0 || m.Actions[0].Name != "set_essence_msg" || m.Weak {
+		t.Errorf("pin without notification: got %v weak=%v, want set_essence_msg first and sure", names(m.Actions[:min(3, len(m.Actions))]), m.Weak)
 	}
 }

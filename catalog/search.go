@@ -100,6 +100,11 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 	rephrased := rephrase(words)
 	units := c.parse(rephrased, ix)
 	raw := strings.ToLower(strings.TrimSpace(query))
+	// The words a request does without are no part of it (see rephrase).
+	said := raw
+	if p, ok := dropWithout(" " + raw + " "); ok {
+		said = strings.TrimSpace(p)
+	}
 	subs := needles(whole, raw)
 
 	total := 0.0
@@ -323,7 +328,7 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 				!question && asksChangeNotHeld(ix, units, h.index)
 		}
 		return h.a.Destructive && namedN[h.index] == 0 && !saysActOf(ix, units, h.index) || guessedAct(ix, units, asked, h.index) ||
-			!namesDeed(ix, h.index, units, firm) || unknownNoun(ix, raw) || standingRule(raw)
+			!namesDeed(ix, h.index, units, firm) || unknownNoun(ix, said) || standingRule(said)
 	}
 	m.Weak = unsure(kept[0])
 	if m.Weak {
@@ -814,6 +819,9 @@ func rephrase(q string) string {
 			changed = true
 		}
 	}
+	if p, ok := dropWithout(padded); ok {
+		padded, changed = p, true
+	}
 	if p, ok := phrasal(padded); ok {
 		padded, changed = p, true
 	}
@@ -882,6 +890,24 @@ func rephrase(q string) string {
 	return strings.TrimSpace(padded)
 }
 
+// dropWithout removes from a padded query what it asks to do without:
+// "pin without notification" asks for no notice (Telegram's
+// disable_notification). It reports whether anything was removed.
+func dropWithout(padded string) (string, bool) {
+	i := strings.Index(padded, " without ")
+	if i <= 0 {
+		return padded, false
+	}
+	rest := strings.Fields(padded[i+len(" without "):])
+	if len(rest) > 0 && (rest[0] == "a" || rest[0] == "an" || rest[0] == "the" || rest[0] == "any") {
+		rest = rest[1:]
+	}
+	if len(rest) > 0 {
+		rest = rest[1:]
+	}
+	return padded[:i] + " " + strings.Join(rest, " ") + " ", true
+}
+
 // quantified rewrites the quantifiers all and every of a padded query: to
 // mute (or unmute) all is the whole group's mute, whatever the word for
 // muting (ban all, silence everyone); all before things in the plural
@@ -923,6 +949,14 @@ func quantified(padded string) (string, bool) {
 				k--
 			}
 			if g, ok := synonymIndex[fields[k]]; ok && (synonyms[g][0] == "get" || synonyms[g][0] == "list") {
+				out = append(out, "members")
+				changed = true
+				continue
+			}
+		}
+		// and so is a list of everyone, which ofOrder turned round.
+		if f != "all" && i+1 < len(fields) {
+			if g, ok := synonymIndex[fields[i+1]]; ok && synonyms[g][0] == "list" {
 				out = append(out, "members")
 				changed = true
 				continue
@@ -1100,12 +1134,27 @@ var phraseClosers = map[string]bool{"called": true, "named": true, "titled": tru
 // is no confident answer to one.
 func standingRule(raw string) bool {
 	for _, s := range standingWords {
-		if strings.Contains(raw, s) {
-			return true
+		i := strings.Index(raw, s)
+		if i < 0 {
+			continue
 		}
+		// Whoever is in a state now ("everyone who is muted") is a
+		// description of whom to read, not a rule: a rule's clause acts
+		// ("anyone who posts a link").
+		if strings.HasSuffix(s, " who") {
+			next, _, _ := strings.Cut(strings.TrimSpace(raw[i+len(s):]), " ")
+			if stateVerbs[next] {
+				continue
+			}
+		}
+		return true
 	}
 	return false
 }
+
+// stateVerbs are the English verbs after which a relative clause says what
+// someone is or has, not what they do.
+var stateVerbs = map[string]bool{"is": true, "are": true, "was": true, "were": true, "has": true, "have": true, "had": true, "currently": true}
 
 // standingWords mark a standing rule: English as words in a phrase
 // (padded with spaces in the query), Chinese as they are written.
