@@ -241,3 +241,22 @@ func TestWithout(t *testing.T) {
 		t.Errorf("pin without notification: got %v weak=%v, want set_essence_msg first and sure", names(m.Actions[:min(3, len(m.Actions))]), m.Weak)
 	}
 }
+
+// TestBanRemoves checks that another platform's ban, which removes the
+// member for good, is read as a kick, and QQ's ban, a mute for a time, is
+// left alone.
+func TestBanRemoves(t *testing.T) {
+	for in, want := range map[string]string{
+		"ban the user from this channel": "kick user from this channel",
+		"ban chat member":                "kick chat member",
+		"ban them permanently":           "kick them permanently",
+		"ban him for 10 minutes":         "ban him for 10 minutes",
+		"ban from talking":               "ban from talking",
+		"ban user":                       "ban user",
+		"unban user from the group":      "unban user from group",
+	} {
+		if got := rephrase(in); got != want {
+			t.Errorf("rephrase(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -822,6 +822,9 @@ func rephrase(q string) string {
 	if p, ok := dropWithout(padded); ok {
 		padded, changed = p, true
 	}
+	if p, ok := banRemoves(padded); ok {
+		padded, changed = p, true
+	}
 	if p, ok := phrasal(padded); ok {
 		padded, changed = p, true
 	}
@@ -888,6 +891,48 @@ func rephrase(q string) string {
 		return q
 	}
 	return strings.TrimSpace(padded)
+}
+
+// banRemoves rewrites another platform's ban as the kick it is. On
+// Telegram (banChatMember), Discord (Create Guild Ban) and Matrix
+// (/rooms/{roomId}/ban) a ban removes the member and keeps them from
+// coming back, which QQ does with set_group_kick and reject_add_request;
+// QQ's own ban (set_group_ban, 禁言) is a mute for a time. A ban is the
+// other platforms' when it is from a group (not from talking), of a guild
+// or a chat member, or for good, and no time is given.
+func banRemoves(padded string) (string, bool) {
+	if !strings.Contains(padded, " ban ") {
+		return padded, false
+	}
+	fields := strings.Fields(padded)
+	removes := false
+	for i, f := range fields {
+		switch {
+		case durationWords[f] || strings.Trim(f, "0123456789") == "":
+			return padded, false
+		case f == "from":
+			k := i + 1
+			for k < len(fields) && (fields[k] == "the" || fields[k] == "this" || fields[k] == "that" || fields[k] == "a" || fields[k] == "our" || fields[k] == "my") {
+				k++
+			}
+			removes = removes || k < len(fields) && isGroupWord(fields[k])
+		case f == "guild" || f == "rejoin" || f == "permanently" || f == "forever":
+			removes = true
+		case f == "back" && i > 0 && fields[i-1] == "come",
+			f == "member" && i > 0 && fields[i-1] == "chat":
+			removes = true
+		}
+	}
+	if !removes {
+		return padded, false
+	}
+	return strings.ReplaceAll(padded, " ban ", " kick "), true
+}
+
+// durationWords say for how long: a ban given a time is QQ's mute.
+var durationWords = map[string]bool{
+	"minute": true, "minutes": true, "min": true, "mins": true, "hour": true, "hours": true,
+	"day": true, "days": true, "week": true, "weeks": true, "temporarily": true, "until": true,
 }
 
 // dropWithout removes from a padded query what it asks to do without:
