@@ -260,3 +260,28 @@ func TestBanRemoves(t *testing.T) {
 		}
 	}
 }
+
+// TestNotServed checks two requests next to a real action that it does
+// not serve: giving away the group's ownership (set_group_admin makes
+// admins) and a translation into another language than Chinese
+// (translate_en2zh turns English into Chinese), while the requests it
+// serves stay sure.
+func TestNotServed(t *testing.T) {
+	c := mustLoad(t)
+	for q, sure := range map[string]bool{
+		"make my co-admin the group owner":    false,
+		"transfer ownership of the group":     false,
+		"把群主转让给他":                             false,
+		"群主设置管理员":                             true,
+		"translate this sentence into french": false,
+		"把这段话翻译成日语":                           false,
+		"英译中":                                 true,
+		"translate this english word":         true,
+	} {
+		m := c.Match(q, Filter{}, false)
+		got := len(m.Actions) > 0 && !m.Weak
+		if got != sure {
+			t.Errorf("%q: got %v weak=%v, want sure=%v", q, names(m.Actions[:min(3, len(m.Actions))]), m.Weak, sure)
+		}
+	}
+}

@@ -325,9 +325,11 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 			// request for a particular change it holds no word of
 			// ("create a channel for announcements").
 			return slices.ContainsFunc(foreignTerms, func(t string) bool { return firm[t] && !holdsTerm(ix.postings[t], h.index) }) ||
-				!question && asksChangeNotHeld(ix, units, h.index)
+				!question && asksChangeNotHeld(ix, units, h.index) ||
+				strings.Contains(h.a.Name, "translate") && translatesAway(said)
 		}
 		return h.a.Destructive && namedN[h.index] == 0 && !saysActOf(ix, units, h.index) || guessedAct(ix, units, asked, h.index) ||
+			givesOwner(ix, units, said, h.index) ||
 			!namesDeed(ix, h.index, units, firm) || unknownNoun(ix, said) || standingRule(said)
 	}
 	m.Weak = unsure(kept[0])
@@ -545,6 +547,46 @@ const (
 	partCoverage = 0.6
 	partWeight   = 3.5
 )
+
+// translatesAway reports whether a query asks for a translation into a
+// language other than Chinese: QQ's translation (translate_en2zh) only
+// turns English into Chinese.
+func translatesAway(said string) bool {
+	for _, lang := range otherLanguages {
+		for _, into := range []string{"into ", "to ", "成", "为"} {
+			if strings.Contains(said, into+lang) {
+				return true
+			}
+		}
+	}
+	return strings.Contains(said, "中译") || strings.Contains(said, "from chinese")
+}
+
+// otherLanguages are the languages, in English and Chinese, that QQ's
+// translation does not translate into.
+var otherLanguages = []string{
+	"english", "japanese", "korean", "french", "german", "spanish", "russian", "italian", "portuguese", "arabic",
+	"英文", "英语", "日文", "日语", "韩文", "韩语", "法语", "法文", "德语", "德文", "西班牙语", "俄语", "俄文",
+}
+
+// givesOwner reports whether a query asks to give a group's ownership
+// (hand the owner role over, 转让群主) and action d does not: QQ's bots
+// have no action that transfers a group, and set_group_admin, which only
+// the owner may call, makes admins.
+func givesOwner(ix *index, units []unit, said string, d int) bool {
+	head := func(h string) func(unit) bool {
+		return func(u unit) bool { g, ok := u.group(); return ok && synonyms[g][0] == h }
+	}
+	owner := slices.IndexFunc(units, head("owner"))
+	if owner < 0 || ix.acted[d][groupTerm(synonymIndex["owner"])] {
+		return false
+	}
+	// The owner set is the owner given (set the group owner); the owner
+	// who sets something (群主设置管理员) gives nothing.
+	set := slices.IndexFunc(units, func(u unit) bool { return head("set")(u) || u.word == "make" || u.word == "appoint" })
+	return strings.Contains(said, "转让") || strings.Contains(said, "transfer") || strings.Contains(said, "ownership") ||
+		set >= 0 && set < owner
+}
 
 // guessedAct reports whether action d, which changes something, is a guess
 // at the query's act: the things its name acts on are all unnamed in the

@@ -357,6 +357,9 @@ var compounds = map[string][]string{
 	// A group's notifications are its system messages: join requests and
 	// invitations (Milky's get_group_notifications).
 	"群通知": {"群", "系统", "消息"},
+	// English into Chinese is what QQ's translation does.
+	"英译中": {"翻译"},
+	"英翻中": {"翻译"},
 }
 
 // fillers are Chinese words that carry no search meaning in an operator's
