@@ -77,7 +77,10 @@ var synonyms = [][]string{
 	{"todo", "待办"},
 	{"comment", "评论"},
 	{"read", "已读", "mark"},
-	{"honor", "荣誉"},
+	// A group's honors are its titles of the day (go-cqhttp's
+	// get_group_honor_info types: talkative 龙王, performer 群聊之火,
+	// legend 群聊炽焰, strong_newbie 冒尖小春笋, emotion 快乐之源).
+	{"honor", "荣誉", "talkative", "龙王", "群聊之火", "群聊炽焰", "冒尖小春笋", "快乐之源"},
 	{"ocr", "文字识别", "识别"},
 	{"translate", "翻译"},
 	{"rkey", "密钥"},
@@ -376,7 +379,7 @@ var fillers = []string{
 	"建议", "方法", "能否", "如何", "为什么", "没有", "无法", "不能", "不了", "调用", "使用",
 	"出现", "时候", "的时候", "自动", "机器人", "插件", "指令", "命令", "增加", "新增", "一直",
 	"崩溃", "找不到", "不到", "完全", "响应", "返回", "结果", "参数", "计划", "关于", "请问",
-	"一段时间", "之后", "方式", "办法", "可能", "情况", "正常",
+	"一段时间", "之后", "方式", "办法", "可能", "情况", "正常", "修复",
 	// Adverbs around the action: 主动退群, 再关掉, 别人发的.
 	"主动", "别人", "再", "又", "还", "都", "也", "就", "先", "然后",
 	// Numbers and durations are a request's arguments, not its intent.
