@@ -370,8 +370,12 @@ func TestSearchTargets(t *testing.T) {
 		// whole after the fifth round: 73.5/83.7/13.5% and 9 of 47; its
 		// development half was then looked at for the sixth round. Its
 		// test half after that round: 75.5/83.3/10.8% and 3 of 19, below
-		// every target: the floors are the measured figures.
-		{"testdata/agent-queries-blind2.tsv", floors{0.754, 0.833, 0.108, 3}},
+		// every target: the floors are the measured figures. The seventh
+		// (roles given and taken, other platforms' bans, ending the bot's
+		// process, requests no action serves; its development half went
+		// from 77.0/85.8/15.9% and 3 of 28 to 85.8/93.8/8.8% and 2):
+		// 76.5/84.3/9.8% and 3.
+		{"testdata/agent-queries-blind2.tsv", floors{0.764, 0.843, 0.099, 3}},
 	} {
 		dev, test := halves(loadQueries(t, c, set.file))
 		for _, half := range []struct {
