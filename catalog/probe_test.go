@@ -231,6 +231,8 @@ func TestWithout(t *testing.T) {
 		"pin the message without notification": "pin message",
 		"kick him without a reason":            "kick him",
 		"without":                              "without",
+		"mute everyone except the admins":      "mute everyone",
+		"mute all except for admins":           "mute everyone",
 	} {
 		if got := rephrase(in); got != want {
 			t.Errorf("rephrase(%q) = %q, want %q", in, got, want)
@@ -239,6 +241,31 @@ func TestWithout(t *testing.T) {
 	m := mustLoad(t).Match("pinMessage without a notification", Filter{}, false)
 	if len(m.Actions) == 0 || m.Actions[0].Name != "set_essence_msg" || m.Weak {
 		t.Errorf("pin without notification: got %v weak=%v, want set_essence_msg first and sure", names(m.Actions[:min(3, len(m.Actions))]), m.Weak)
+	}
+}
+
+// TestSourcedPhrases checks phrases taken from other platforms and QQ's
+// own names: a nickname in one group is its card, who talks the most holds
+// the talkative honor, a group's notifications are its system messages
+// (Milky), and a chat where only admins can speak is the whole-group mute.
+func TestSourcedPhrases(t *testing.T) {
+	c := mustLoad(t)
+	for q, want := range map[string]string{
+		"change my nickname in this group":                 "set_group_card",
+		"set the bot's nickname in the server":             "set_group_card",
+		"who talks the most in this group":                 "get_group_honor_info",
+		"get_group_notifications":                          "get_group_system_msg",
+		"make it so only admins can send messages":         "set_group_whole_ban",
+		"can you stop everyone except admins from talking": "set_group_whole_ban",
+	} {
+		m := c.Match(q, Filter{}, false)
+		if len(m.Actions) == 0 || m.Actions[0].Name != want || m.Weak {
+			t.Errorf("%q: got %v weak=%v, want %s first and sure", q, names(m.Actions[:min(3, len(m.Actions))]), m.Weak, want)
+		}
+	}
+	// What only admins can do but speak is no mute.
+	if m := c.Match("only admins can see the files", Filter{}, false); len(m.Actions) > 0 && m.Actions[0].Name == "set_group_whole_ban" {
+		t.Errorf("only admins can see the files: got set_group_whole_ban first")
 	}
 }
 

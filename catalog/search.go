@@ -977,22 +977,28 @@ var durationWords = map[string]bool{
 	"day": true, "days": true, "week": true, "weeks": true, "temporarily": true, "until": true,
 }
 
-// dropWithout removes from a padded query what it asks to do without:
-// "pin without notification" asks for no notice (Telegram's
-// disable_notification). It reports whether anything was removed.
+// dropWithout removes from a padded query what it asks to do without or
+// leaves out: "pin without notification" asks for no notice (Telegram's
+// disable_notification), and "mute everyone except admins" for no admin,
+// whom QQ's whole-group mute leaves speaking anyway. It reports whether
+// anything was removed.
 func dropWithout(padded string) (string, bool) {
-	i := strings.Index(padded, " without ")
-	if i <= 0 {
-		return padded, false
+	changed := false
+	for _, marker := range []string{" without ", " except for ", " except "} {
+		i := strings.Index(padded, marker)
+		if i <= 0 {
+			continue
+		}
+		rest := strings.Fields(padded[i+len(marker):])
+		if len(rest) > 0 && (rest[0] == "a" || rest[0] == "an" || rest[0] == "the" || rest[0] == "any") {
+			rest = rest[1:]
+		}
+		if len(rest) > 0 {
+			rest = rest[1:]
+		}
+		padded, changed = padded[:i]+" "+strings.Join(rest, " ")+" ", true
 	}
-	rest := strings.Fields(padded[i+len(" without "):])
-	if len(rest) > 0 && (rest[0] == "a" || rest[0] == "an" || rest[0] == "the" || rest[0] == "any") {
-		rest = rest[1:]
-	}
-	if len(rest) > 0 {
-		rest = rest[1:]
-	}
-	return padded[:i] + " " + strings.Join(rest, " ") + " ", true
+	return padded, changed
 }
 
 // quantified rewrites the quantifiers all and every of a padded query: to

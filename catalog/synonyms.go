@@ -183,6 +183,11 @@ var phrases = [][2]string{
 	{"invite link", "share"},
 	{"custom title", "special title"},
 	{"voice note", "record"}, {"voice message", "record"},
+	// A chat where only admins can speak is a whole-group mute (WA MCP's
+	// announce setting above).
+	{"only admins can talk", "mute everyone"}, {"only admins can speak", "mute everyone"},
+	{"only admins can chat", "mute everyone"}, {"only admins can send", "mute everyone send"},
+	{"only admins can post", "mute everyone send"},
 	{"administrators", "admin member list"}, {"admins", "admin member list"},
 	// Telegram's sendChatAction ("typing") and Discord's Trigger Typing
 	// Indicator (discord-haskell TriggerTypingIndicator, nyxx
@@ -235,6 +240,11 @@ var phrases = [][2]string{
 	{"my name", "nickname"}, {"bot name", "nickname"},
 	{"member nickname", "member card"}, {"group nickname", "group card"}, {"server nickname", "group card"},
 	{"guild nickname", "group card"},
+	// A nickname in one group is that group's card (群名片; Discord's
+	// nickname in a server, Modify Current Member).
+	{"nickname in group", "group card"}, {"nickname in this group", "group card"},
+	{"nickname in server", "group card"}, {"nickname in this server", "group card"},
+	{"nickname in chat", "group card"}, {"nickname in this chat", "group card"},
 	// Copying a message into another chat is forwarding it (Telegram
 	// copyMessage, forwardMessage).
 	{"copy message", "forward message"}, {"copy messages", "forward message"}, {"bot info", "login info"}, {"current bot", "login account"},
@@ -261,6 +271,13 @@ var phrases = [][2]string{
 	// which is a group's card.
 	{"member nick", "group card"}, {"current member nick", "group card"},
 	{"profile image", "avatar"}, {"profile pic", "avatar"},
+	// Who talks the most holds QQ's talkative honor (龙王; go-cqhttp's
+	// get_group_honor_info type talkative).
+	{"talks the most", "talkative"}, {"talks most", "talkative"}, {"most talkative", "talkative"},
+	{"most active", "talkative"},
+	// A group's notifications are its system messages: join requests,
+	// invitations (Milky's get_group_notifications).
+	{"group notifications", "group system message"}, {"group notification", "group system message"},
 	{"read messages", "message history"},
 	{"user info", "stranger info"}, {"user information", "stranger info"}, {"user details", "stranger info"},
 	{"create dm", "send private message"}, {"dm", "private message"},
