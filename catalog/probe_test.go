@@ -247,7 +247,8 @@ func TestWithout(t *testing.T) {
 // TestSourcedPhrases checks phrases taken from other platforms and QQ's
 // own names: a nickname in one group is its card, who talks the most holds
 // the talkative honor, a group's notifications are its system messages
-// (Milky), and a chat where only admins can speak is the whole-group mute.
+// (Milky), a chat where only admins can speak is the whole-group mute, and
+// setting an announcement publishes one (Rocket.Chat's setAnnouncement).
 func TestSourcedPhrases(t *testing.T) {
 	c := mustLoad(t)
 	for q, want := range map[string]string{
@@ -255,6 +256,7 @@ func TestSourcedPhrases(t *testing.T) {
 		"set the bot's nickname in the server":             "set_group_card",
 		"who talks the most in this group":                 "get_group_honor_info",
 		"get_group_notifications":                          "get_group_system_msg",
+		"set the group announcement":                       "_send_group_notice",
 		"make it so only admins can send messages":         "set_group_whole_ban",
 		"can you stop everyone except admins from talking": "set_group_whole_ban",
 	} {
