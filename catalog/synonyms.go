@@ -271,13 +271,12 @@ var phrases = [][2]string{
 	// which is a group's card.
 	{"member nick", "group card"}, {"current member nick", "group card"},
 	{"profile image", "avatar"}, {"profile pic", "avatar"},
-	// Setting, updating or creating a chat's announcement publishes one
-	// (Rocket.Chat's channels.setAnnouncement and groups.setAnnouncement,
-	// Easemob's updateChatRoomAnnouncement, QQ guilds' CreateAnnounces).
-	{"set announcement", "send announcement"}, {"update announcement", "send announcement"},
-	{"change announcement", "send announcement"}, {"create announcement", "send announcement"},
+	// Setting or creating a chat's announcement publishes one (Rocket.Chat's
+	// channels.setAnnouncement and groups.setAnnouncement, QQ guilds'
+	// CreateAnnounces); updating one is an edit QQ has no action for.
+	{"set announcement", "send announcement"}, {"create announcement", "send announcement"},
 	{"set group announcement", "send group announcement"}, {"set channel announcement", "send group announcement"},
-	{"update chat room announcement", "send group announcement"}, {"create announces", "send announcement"},
+	{"create announces", "send announcement"},
 	// Who talks the most holds QQ's talkative honor (龙王; go-cqhttp's
 	// get_group_honor_info type talkative).
 	{"talks the most", "talkative"}, {"talks most", "talkative"}, {"most talkative", "talkative"},
