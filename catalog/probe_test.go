@@ -248,7 +248,8 @@ func TestWithout(t *testing.T) {
 // own names: a nickname in one group is its card, who talks the most holds
 // the talkative honor, a group's notifications are its system messages
 // (Milky), a chat where only admins can speak is the whole-group mute, and
-// setting an announcement publishes one (Rocket.Chat's setAnnouncement).
+// setting an announcement publishes one (Rocket.Chat's setAnnouncement),
+// and a private chat is a friend's, no group's.
 func TestSourcedPhrases(t *testing.T) {
 	c := mustLoad(t)
 	for q, want := range map[string]string{
@@ -257,6 +258,8 @@ func TestSourcedPhrases(t *testing.T) {
 		"who talks the most in this group":                 "get_group_honor_info",
 		"get_group_notifications":                          "get_group_system_msg",
 		"set the group announcement":                       "_send_group_notice",
+		"私聊记录":                                             "get_friend_msg_history",
+		"private chat history":                             "get_friend_msg_history",
 		"make it so only admins can send messages":         "set_group_whole_ban",
 		"can you stop everyone except admins from talking": "set_group_whole_ban",
 	} {

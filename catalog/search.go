@@ -166,6 +166,11 @@ func (c *Catalog) Match(query string, f Filter, keywords bool) Matches {
 			asked[t.term] = asked[t.term] || !t.hint
 		}
 	}
+	// A private chat is one with a friend (私聊记录 is a friend's history):
+	// naming it names the friend the action acts on.
+	if asked[privateTerm] {
+		asked[friendTerm] = true
+	}
 	probing := asksAbility(raw)
 	question := asksQuestion(raw)
 	var singular []string
@@ -486,6 +491,13 @@ const precisionFloor = 0.25
 // objectPenalty scales the score of an action for each object of its name
 // the query does not name (see objectWords).
 const objectPenalty = 0.8
+
+// privateTerm and friendTerm are the index terms of the private and friend
+// synonym groups.
+var (
+	privateTerm = groupTerm(synonymIndex["private"])
+	friendTerm  = groupTerm(synonymIndex["friend"])
+)
 
 // promoteDepth and promoteShare bound the actions a guess at the first
 // may yield to: among the first promoteDepth, scoring at least

@@ -168,6 +168,8 @@ var phrases = [][2]string{
 	// a chat's photo became the group's avatar above).
 	{"set photo", "set avatar"}, {"update photo", "set avatar"}, {"change photo", "set avatar"},
 	{"direct message", "private message"}, {"direct messages", "private message"},
+	// A private chat is no group chat (私聊).
+	{"private chat", "private"}, {"private conversation", "private"},
 	{"unpin", "remove essence"},
 	{"mute all", "mute everyone"}, {"mute the whole", "mute everyone"}, {"unmute all", "unmute everyone"},
 	{"chat permissions", "whole ban"}, {"default permissions", "whole ban"},
