@@ -65,10 +65,28 @@ var phrasalVerbs = []phrasalVerb{
 	{forms("have", "had", "had", "having"), []string{"say"}, "send message", false},
 	{forms("look"), []string{"up"}, "get", false},
 	{forms("sign", "signed", "signed", "signing"), []string{"out"}, "leave", false},
-	// Stopping or keeping someone from talking mutes them.
-	{forms("stop", "stopped", "stopped", "stopping"), []string{"talking", "speaking", "chatting", "posting"}, "mute", true},
-	{forms("keep", "kept", "kept", "keeping"), []string{"talking", "speaking", "chatting", "posting"}, "mute", true},
-	{forms("prevent"), []string{"talking", "speaking", "chatting", "posting"}, "mute", true},
+	// Stopping or keeping someone from talking mutes them; from sending a
+	// kind of content, it is a rule QQ has none of (see contentKinds).
+	{forms("stop", "stopped", "stopped", "stopping"), fromParticles, "mute", true},
+	{forms("keep", "kept", "kept", "keeping"), fromParticles, "mute", true},
+	{forms("prevent"), fromParticles, "mute", true},
+}
+
+// fromParticles are the speaking that stopping someone from mutes.
+var fromParticles = []string{"talking", "speaking", "chatting", "posting", "sending"}
+
+// contentKinds are the kinds of content that other platforms let a chat
+// forbid while its members still talk (Telegram's ChatPermissions
+// can_send_photos, can_send_videos, can_send_audios, can_send_documents,
+// can_add_web_page_previews; Discord's ATTACH_FILES and EMBED_LINKS
+// permissions). QQ mutes a member or the whole group, never one kind of
+// content, so stopping someone from sending one of them is the foreign
+// contentrule (foreignWords), not a mute.
+var contentKinds = map[string]bool{
+	"photo": true, "photos": true, "picture": true, "pictures": true, "image": true, "images": true,
+	"video": true, "videos": true, "link": true, "links": true, "sticker": true, "stickers": true,
+	"file": true, "files": true, "gif": true, "gifs": true, "voice": true, "audio": true,
+	"media": true, "attachment": true, "attachments": true, "document": true, "documents": true,
 }
 
 // phrasalReach is how many words may stand between a phrasal verb and its
@@ -116,6 +134,9 @@ func phrasal(padded string) (string, bool) {
 				continue
 			}
 			fields[i] = pv.act
+			if pv.from && j+1 < len(fields) && contentKinds[fields[j+1]] {
+				fields[i] = "contentrule"
+			}
 			fields = append(fields[:j], fields[j+1:]...)
 			changed = true
 			break

@@ -258,6 +258,7 @@ func TestSourcedPhrases(t *testing.T) {
 		"who talks the most in this group":                 "get_group_honor_info",
 		"get_group_notifications":                          "get_group_system_msg",
 		"set the group announcement":                       "_send_group_notice",
+		"stop him from sending messages":                   "set_group_ban",
 		"私聊记录":                                             "get_friend_msg_history",
 		"private chat history":                             "get_friend_msg_history",
 		"make it so only admins can send messages":         "set_group_whole_ban",

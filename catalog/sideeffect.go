@@ -157,6 +157,10 @@ var foreignWords = []string{
 	"bookmark", "snooze", "dnd", "workflow", "modal", "unfurl", "venue", "game", "boost",
 	"menu", "audit", "automod", "stage", "narrowcast", "multicast", "calendar", "meeting",
 	"draft", "screen",
+	// A rule against one kind of content (photos, links, stickers) while
+	// members still talk (see contentKinds): QQ's mutes silence a member
+	// or the whole group.
+	"contentrule",
 }
 
 // namesDeed reports whether a query, whose firmly named terms (not spelling

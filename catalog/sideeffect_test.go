@@ -48,7 +48,10 @@ func TestActAndObject(t *testing.T) {
 		"give a member a role",
 		"join the group",          // kicking refuses joins in a later clause; it is no join
 		"update the announcement", // a change, not a send
-		"set the group",           // set names no mute of its own
+		// QQ forbids no one kind of content (Telegram's can_send_photos).
+		"stop members from sending photos but let them send text",
+		"prevent members from sending links",
+		"set the group", // set names no mute of its own
 		"chat.update",
 		"pin a chat to the top", // a guess yields only to an act said
 		// This round's: a click is no send, a sticker set, a payment, a
