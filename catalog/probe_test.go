@@ -249,7 +249,7 @@ func TestWithout(t *testing.T) {
 // the talkative honor, a group's notifications are its system messages
 // (Milky), a chat where only admins can speak is the whole-group mute, and
 // setting an announcement publishes one (Rocket.Chat's setAnnouncement),
-// and a private chat is a friend's, no group's.
+// and a private chat, or a chat with someone, is a friend's, no group's.
 func TestSourcedPhrases(t *testing.T) {
 	c := mustLoad(t)
 	for q, want := range map[string]string{
@@ -261,6 +261,8 @@ func TestSourcedPhrases(t *testing.T) {
 		"stop him from sending messages":                   "set_group_ban",
 		"私聊记录":                                             "get_friend_msg_history",
 		"private chat history":                             "get_friend_msg_history",
+		"get my chat history with Alice":                   "get_friend_msg_history",
+		"mark the chat with Bob as read":                   "mark_private_msg_as_read",
 		"make it so only admins can send messages":         "set_group_whole_ban",
 		"can you stop everyone except admins from talking": "set_group_whole_ban",
 	} {

@@ -912,6 +912,9 @@ func rephrase(q string) string {
 	}) {
 		padded, changed = strings.ReplaceAll(padded, " joined ", " "), true
 	}
+	if p, ok := chatWithSomeone(padded); ok {
+		padded, changed = p, true
+	}
 	// The whole (or entire) group is the group, unless it is muted or
 	// unmuted (the whole-group mute): "delete the whole channel" asks for
 	// no mute.
@@ -1109,6 +1112,47 @@ var phraseStarts = func() map[string][]int {
 	}
 	return m
 }()
+
+// chatWithSomeone rewrites a chat, conversation or history with someone
+// ("the chat with Bob", "history with my friend") as a private one: a
+// group's chat is with no one in particular. Someone is a pronoun, a
+// friend, or a word the synonyms do not hold (a name); the first such
+// chat is rewritten. It reports whether anything changed.
+func chatWithSomeone(padded string) (string, bool) {
+	for _, head := range []string{"chat history", "chat", "conversation", "history"} {
+		from := " " + head + " with "
+		i := strings.Index(padded, from)
+		if i < 0 {
+			continue
+		}
+		rest := strings.Fields(padded[i+len(from):])
+		if len(rest) > 0 && determiners[rest[0]] {
+			rest = rest[1:]
+		}
+		if len(rest) == 0 {
+			continue
+		}
+		w := rest[0]
+		_, known := synonymIndex[w]
+		if _, ok := synonymIndex[stem(w)]; ok {
+			known = true
+		}
+		if w == "him" || w == "her" || w == "them" || stem(w) == "friend" || !known && !isWordOfNumber(w) {
+			with := " private with "
+			if strings.HasSuffix(head, "history") {
+				with = " private history with "
+			}
+			return padded[:i] + with + padded[i+len(from):], true
+		}
+	}
+	return padded, false
+}
+
+// isWordOfNumber reports whether w is made of digits (a group or QQ number
+// says nothing of who).
+func isWordOfNumber(w string) bool {
+	return w != "" && strings.Trim(w, "0123456789") == ""
+}
 
 // isGroupWord reports whether w is a word for a group, in the singular or
 // the plural.
