@@ -162,7 +162,7 @@ func TestPhrasal(t *testing.T) {
 // object leaves the act to that object.
 func TestGivenOrTaken(t *testing.T) {
 	c := mustLoad(t)
-	for q, want := range map[string]string{
+	firstAndSure(t, c, map[string]string{
 		"添加管理员":                           "set_group_admin",
 		"把他管理撤了":                          "set_group_admin",
 		"给他加个管理":                          "set_group_admin",
@@ -173,12 +173,7 @@ func TestGivenOrTaken(t *testing.T) {
 		"revoke admin":                    "set_group_admin",
 		"撤回管理员发的那条消息":                     "delete_msg",
 		"delete the admin's announcement": "_del_group_notice",
-	} {
-		m := c.Match(q, Filter{}, false)
-		if len(m.Actions) == 0 || m.Actions[0].Name != want || m.Weak {
-			t.Errorf("%q: got %v weak=%v, want %s first and sure", q, names(m.Actions[:min(3, len(m.Actions))]), m.Weak, want)
-		}
-	}
+	})
 }
 
 // TestUndoneName checks that a switch's undoing typed as a name
@@ -208,7 +203,7 @@ func TestUndoneName(t *testing.T) {
 // in both languages, and that leaving a group still leaves the group.
 func TestBotExit(t *testing.T) {
 	c := mustLoad(t)
-	for q, want := range map[string]string{
+	firstAndSure(t, c, map[string]string{
 		"exit the bot":             "bot_exit",
 		"shut the bot down":        "bot_exit",
 		"terminate the process":    "bot_exit",
@@ -217,31 +212,19 @@ func TestBotExit(t *testing.T) {
 		"退群":                       "set_group_leave",
 		"漫游消息":                     "get_group_msg_history",
 		"recall a message in Lark": "delete_msg",
-	} {
-		m := c.Match(q, Filter{}, false)
-		if len(m.Actions) == 0 || m.Actions[0].Name != want || m.Weak {
-			t.Errorf("%q: got %v weak=%v, want %s first and sure", q, names(m.Actions[:min(3, len(m.Actions))]), m.Weak, want)
-		}
-	}
+	})
 }
 
 // TestWithout checks that what a request is done without is not asked for.
 func TestWithout(t *testing.T) {
-	for in, want := range map[string]string{
+	rephrases(t, map[string]string{
 		"pin the message without notification": "pin message",
 		"kick him without a reason":            "kick him",
 		"without":                              "without",
 		"mute everyone except the admins":      "mute everyone",
 		"mute all except for admins":           "mute everyone",
-	} {
-		if got := rephrase(in); got != want {
-			t.Errorf("rephrase(%q) = %q, want %q", in, got, want)
-		}
-	}
-	m := mustLoad(t).Match("pinMessage without a notification", Filter{}, false)
-	if len(m.Actions) == 0 || m.Actions[0].Name != "set_essence_msg" || m.Weak {
-		t.Errorf("pin without notification: got %v weak=%v, want set_essence_msg first and sure", names(m.Actions[:min(3, len(m.Actions))]), m.Weak)
-	}
+	})
+	firstAndSure(t, mustLoad(t), map[string]string{"pinMessage without a notification": "set_essence_msg"})
 }
 
 // TestSourcedPhrases checks phrases taken from other platforms and QQ's
@@ -252,7 +235,7 @@ func TestWithout(t *testing.T) {
 // and a private chat, or a chat with someone, is a friend's, no group's.
 func TestSourcedPhrases(t *testing.T) {
 	c := mustLoad(t)
-	for q, want := range map[string]string{
+	firstAndSure(t, c, map[string]string{
 		"change my nickname in this group":                 "set_group_card",
 		"set the bot's nickname in the server":             "set_group_card",
 		"who talks the most in this group":                 "get_group_honor_info",
@@ -265,12 +248,7 @@ func TestSourcedPhrases(t *testing.T) {
 		"mark the chat with Bob as read":                   "mark_private_msg_as_read",
 		"make it so only admins can send messages":         "set_group_whole_ban",
 		"can you stop everyone except admins from talking": "set_group_whole_ban",
-	} {
-		m := c.Match(q, Filter{}, false)
-		if len(m.Actions) == 0 || m.Actions[0].Name != want || m.Weak {
-			t.Errorf("%q: got %v weak=%v, want %s first and sure", q, names(m.Actions[:min(3, len(m.Actions))]), m.Weak, want)
-		}
-	}
+	})
 	// What only admins can do but speak is no mute.
 	if m := c.Match("only admins can see the files", Filter{}, false); len(m.Actions) > 0 && m.Actions[0].Name == "set_group_whole_ban" {
 		t.Errorf("only admins can see the files: got set_group_whole_ban first")
@@ -281,7 +259,7 @@ func TestSourcedPhrases(t *testing.T) {
 // member for good, is read as a kick, and QQ's ban, a mute for a time, is
 // left alone.
 func TestBanRemoves(t *testing.T) {
-	for in, want := range map[string]string{
+	rephrases(t, map[string]string{
 		"ban the user from this channel": "kick user from this channel",
 		"ban chat member":                "kick chat member",
 		"ban them permanently":           "kick them permanently",
@@ -289,11 +267,7 @@ func TestBanRemoves(t *testing.T) {
 		"ban from talking":               "ban from talking",
 		"ban user":                       "ban user",
 		"unban user from the group":      "unban user from group",
-	} {
-		if got := rephrase(in); got != want {
-			t.Errorf("rephrase(%q) = %q, want %q", in, got, want)
-		}
-	}
+	})
 }
 
 // TestNotServed checks two requests next to a real action that it does
@@ -317,6 +291,28 @@ func TestNotServed(t *testing.T) {
 		got := len(m.Actions) > 0 && !m.Weak
 		if got != sure {
 			t.Errorf("%q: got %v weak=%v, want sure=%v", q, names(m.Actions[:min(3, len(m.Actions))]), m.Weak, sure)
+		}
+	}
+}
+
+// firstAndSure checks that each query finds its action first, with no
+// weak flag.
+func firstAndSure(t *testing.T, c *Catalog, want map[string]string) {
+	t.Helper()
+	for q, name := range want {
+		m := c.Match(q, Filter{}, false)
+		if len(m.Actions) == 0 || m.Actions[0].Name != name || m.Weak {
+			t.Errorf("%q: got %v weak=%v, want %s first and sure", q, names(m.Actions[:min(3, len(m.Actions))]), m.Weak, name)
+		}
+	}
+}
+
+// rephrases checks rephrase on each input.
+func rephrases(t *testing.T, want map[string]string) {
+	t.Helper()
+	for in, out := range want {
+		if got := rephrase(in); got != out {
+			t.Errorf("rephrase(%q) = %q, want %q", in, got, out)
 		}
 	}
 }
