@@ -965,11 +965,11 @@ func banRemoves(padded string) (string, bool) {
 	removes := false
 	for i, f := range fields {
 		switch {
-		case durationWords[f] || strings.Trim(f, "0123456789") == "":
+		case durationWords[f] || isNumber(f):
 			return padded, false
 		case f == "from":
 			k := i + 1
-			for k < len(fields) && (fields[k] == "the" || fields[k] == "this" || fields[k] == "that" || fields[k] == "a" || fields[k] == "our" || fields[k] == "my") {
+			for k < len(fields) && determiners[fields[k]] {
 				k++
 			}
 			removes = removes || k < len(fields) && isGroupWord(fields[k])
@@ -1005,7 +1005,7 @@ func dropWithout(padded string) (string, bool) {
 			continue
 		}
 		rest := strings.Fields(padded[i+len(marker):])
-		if len(rest) > 0 && (rest[0] == "a" || rest[0] == "an" || rest[0] == "the" || rest[0] == "any") {
+		if len(rest) > 0 && (determiners[rest[0]] || rest[0] == "any") {
 			rest = rest[1:]
 		}
 		if len(rest) > 0 {
@@ -1137,7 +1137,7 @@ func chatWithSomeone(padded string) (string, bool) {
 		if _, ok := synonymIndex[stem(w)]; ok {
 			known = true
 		}
-		if w == "him" || w == "her" || w == "them" || stem(w) == "friend" || !known && !isWordOfNumber(w) {
+		if w == "him" || w == "her" || w == "them" || stem(w) == "friend" || !known && !isNumber(w) {
 			with := " private with "
 			if strings.HasSuffix(head, "history") {
 				with = " private history with "
@@ -1148,9 +1148,9 @@ func chatWithSomeone(padded string) (string, bool) {
 	return padded, false
 }
 
-// isWordOfNumber reports whether w is made of digits (a group or QQ number
-// says nothing of who).
-func isWordOfNumber(w string) bool {
+// isNumber reports whether w is made of digits: a duration's count, or a
+// group or QQ number, which says nothing of who.
+func isNumber(w string) bool {
 	return w != "" && strings.Trim(w, "0123456789") == ""
 }
 

@@ -89,7 +89,7 @@ func (c *Catalog) parse(q string, ix *index) []unit {
 	flushWord := func() {
 		w := word.String()
 		word.Reset()
-		if len(w) < 2 || englishFiller[w] || strings.Trim(w, "0123456789") == "" {
+		if len(w) < 2 || englishFiller[w] || isNumber(w) {
 			return
 		}
 		guessed := false
