@@ -492,11 +492,12 @@ const precisionFloor = 0.25
 // the query does not name (see objectWords).
 const objectPenalty = 0.8
 
-// privateTerm and friendTerm are the index terms of the private and friend
-// synonym groups.
+// privateTerm, friendTerm and ownerTerm are the index terms of the
+// private, friend and owner synonym groups.
 var (
 	privateTerm = groupTerm(synonymIndex["private"])
 	friendTerm  = groupTerm(synonymIndex["friend"])
+	ownerTerm   = groupTerm(synonymIndex["owner"])
 )
 
 // promoteDepth and promoteShare bound the actions a guess at the first
@@ -590,7 +591,7 @@ func givesOwner(ix *index, units []unit, said string, d int) bool {
 		return func(u unit) bool { g, ok := u.group(); return ok && synonyms[g][0] == h }
 	}
 	owner := slices.IndexFunc(units, head("owner"))
-	if owner < 0 || ix.acted[d][groupTerm(synonymIndex["owner"])] {
+	if owner < 0 || ix.acted[d][ownerTerm] {
 		return false
 	}
 	// The owner set is the owner given (set the group owner); the owner
